@@ -1,0 +1,435 @@
+//! Template parsing (`prefix.mask`), the namespace size it implies, and the derived
+//! descriptions dbcreate reports (the "GRANITE" durability properties, the directory
+//! synonym and comma-separated numbers).
+//!
+//! The rules and every error message follow Perl Noid 0.424's `parse_template`
+//! exactly (spec §2.2), because the messages are printed verbatim by `dbcreate` and
+//! `validate`, and scripts written against the Perl tool compare them.
+
+use std::fmt;
+
+use crate::xdigits::{is_xdigit, NOLIMIT};
+
+/// The order in which a minter hands out identifiers, from the first mask letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GenType {
+    /// `r` masks: quasi-random order driven by Perl's reseeded `rand`.
+    Random,
+    /// `s` (bounded) and `z` (unbounded) masks: plain counting.
+    Sequential,
+}
+
+impl GenType {
+    /// The word Perl stores under `:/generator_type` and prints in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GenType::Random => "random",
+            GenType::Sequential => "sequential",
+        }
+    }
+
+    /// Parses the stored `:/generator_type` value. Perl's genid treats anything other
+    /// than `sequential` as random, so this does too.
+    pub fn from_stored(s: &str) -> GenType {
+        if s == "sequential" {
+            GenType::Sequential
+        } else {
+            GenType::Random
+        }
+    }
+}
+
+impl fmt::Display for GenType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a template was rejected. `Display` gives Perl's message byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateError {
+    /// The template is empty or `-`. Perl returns NOLIMIT here rather than failing
+    /// outright (a bind-only minter), but no identifier can be generated.
+    NoMinting,
+    /// No `.` followed by at least one word character.
+    NoMask,
+    /// The mask does not start with `r`, `s` or `z`.
+    BadGenerator,
+    /// `k` appears other than once at the very end, or there is no mask character
+    /// between the generator letter and `k` (this is what a bare `.r` hits).
+    BadCheckCharPosition,
+    /// A mask character other than `d` or `e`.
+    BadMaskChar,
+    /// With a check character, the prefix contains a character that is neither an
+    /// extended digit nor `/`. (Perl's message says "mask" but it is the prefix.)
+    BadPrefixForCheckChar,
+    /// The namespace has more identifiers than fit in an `i64`. Perl would fall back
+    /// to floating point and mint unreliably; this port refuses such templates.
+    TooLarge,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TemplateError::NoMinting => "parse_template: no minting possible.",
+            TemplateError::NoMask => {
+                "parse_template: no template mask - can't generate identifiers."
+            }
+            TemplateError::BadGenerator => {
+                "parse_template: mask must begin with one of the letters\n'r' (random), 's' (sequential), or 'z' (sequential unlimited)."
+            }
+            TemplateError::BadCheckCharPosition => {
+                "parse_template: exactly one check character (k) is allowed, and it may\nonly appear at the end of a string of one or more mask characters."
+            }
+            TemplateError::BadMaskChar => {
+                "parse_template: a mask may contain only the letters 'd' or 'e'."
+            }
+            TemplateError::BadPrefixForCheckChar => {
+                "parse_template: with a check character at the end, a mask may contain only characters from \"0123456789bcdfghjkmnpqrstvwxz\"."
+            }
+            TemplateError::TooLarge => {
+                "parse_template: template describes more than 9223372036854775807 identifiers."
+            }
+        })
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+/// A successfully parsed template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// The template exactly as given, which is what dbcreate stores under
+    /// `:/template` and what validate prints. The normalised form is
+    /// `prefix + "." + mask`.
+    pub template: String,
+    /// Everything before the first `.` of the last path component.
+    pub prefix: String,
+    /// The first run of word characters after that `.`, e.g. `reedeedk`.
+    pub mask: String,
+    /// Random for `r` masks, sequential for `s` and `z`.
+    pub gen_type: GenType,
+    /// Number of identifiers in the namespace, or [`NOLIMIT`] (-1) for `z` masks.
+    pub total: i64,
+    /// True when the mask ends in `k`, i.e. identifiers carry an NCDA check character.
+    pub has_checkchar: bool,
+    /// Perl's "synonym": prefix + (mask length - 1), plus `+` for `z` masks
+    /// (`f5.reedeedk` → `f57`). It names the suggested parent directory `noid_<synonym>`.
+    pub synonym: String,
+}
+
+/// Perl's `\s` on byte strings: ASCII whitespace including vertical tab.
+fn is_perl_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+}
+
+/// Perl's `\w` on byte strings (no Unicode rules for command-line arguments).
+fn is_perl_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Returns the final path component Perl's `m|^(.*/)?([^/]+)$|` would capture, or ""
+/// when the pattern does not match. The directory part can only be skipped if it has
+/// no newline, because `.` does not match `\n`.
+fn last_component(t: &str) -> &str {
+    match t.rfind('/') {
+        None => t,
+        Some(i) if t[..i].contains('\n') => "",
+        Some(i) => &t[i + 1..],
+    }
+}
+
+/// Parses a template exactly as Perl Noid 0.424's `parse_template` does (spec §2.2).
+///
+/// Anything after the first run of word characters following the `.` is ignored, so
+/// `x.sdd-foo` parses like `x.sdd`. A leading directory (`dir/f5.rdd`) is dropped.
+pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
+    // `$template ||= ""`: Perl treats "0" as false too.
+    let given = if t == "0" { "" } else { t };
+    let stripped =
+        given.trim_end_matches(|c: char| c == '/' || (c.is_ascii() && is_perl_space(c as u8)));
+    let rest = last_component(stripped);
+    if rest.is_empty() || rest == "0" || rest == "-" {
+        return Err(TemplateError::NoMinting);
+    }
+    let dot = rest.find('.').ok_or(TemplateError::NoMask)?;
+    let prefix = &rest[..dot];
+    let after = &rest.as_bytes()[dot + 1..];
+    let mask_len = after.iter().take_while(|b| is_perl_word(**b)).count();
+    if mask_len == 0 {
+        return Err(TemplateError::NoMask);
+    }
+    let mask = &rest[dot + 1..dot + 1 + mask_len];
+    let mb = mask.as_bytes();
+
+    if !matches!(mb[0], b'r' | b's' | b'z') {
+        return Err(TemplateError::BadGenerator);
+    }
+    // /^.[^k]+k?$/
+    let body = mb[1..].strip_suffix(b"k").unwrap_or(&mb[1..]);
+    if body.is_empty() || body.contains(&b'k') {
+        return Err(TemplateError::BadCheckCharPosition);
+    }
+    // /^.[de]+k?$/
+    if !body.iter().all(|b| matches!(b, b'd' | b'e')) {
+        return Err(TemplateError::BadMaskChar);
+    }
+    let has_checkchar = mb.ends_with(b"k");
+    if has_checkchar && !prefix.bytes().all(|b| b == b'/' || is_xdigit(b)) {
+        return Err(TemplateError::BadPrefixForCheckChar);
+    }
+
+    let unlimited = mb[0] == b'z';
+    let mut synonym = format!("{}{}", prefix, mask.len() - 1);
+    if unlimited {
+        synonym.push('+');
+    }
+    let total = if unlimited {
+        NOLIMIT
+    } else {
+        body.iter()
+            .try_fold(1i64, |acc, b| {
+                acc.checked_mul(if *b == b'e' { 29 } else { 10 })
+            })
+            .ok_or(TemplateError::TooLarge)?
+    };
+    Ok(Template {
+        template: t.to_string(),
+        prefix: prefix.to_string(),
+        mask: mask.to_string(),
+        gen_type: if mb[0] == b'r' {
+            GenType::Random
+        } else {
+            GenType::Sequential
+        },
+        total,
+        has_checkchar,
+        synonym,
+    })
+}
+
+impl Template {
+    /// True for `z` masks, which never run out.
+    pub fn is_unlimited(&self) -> bool {
+        self.total == NOLIMIT
+    }
+
+    /// The width dbcreate stores as `:/padwidth`: queue keys zero-pad identifiers to
+    /// it so that the "lvf" entries sort by value. 16 extra characters leave room for
+    /// `z` growth, 2 otherwise.
+    pub fn padwidth(&self) -> usize {
+        (if self.is_unlimited() { 16 } else { 2 }) + self.mask.len()
+    }
+
+    /// The seven-letter durability summary dbcreate stores as `:/properties`; each
+    /// position holds its letter of "GRANITE" or `-` (spec §5, "Properties").
+    ///
+    /// `genonly` is false only for a minter created without a template (bind-only,
+    /// where the stored template is `.zd`); several properties then cannot be claimed
+    /// because arbitrary identifiers may be bound.
+    pub fn properties(&self, naan: &str, longterm: bool, genonly: bool) -> String {
+        let mut p = String::with_capacity(7);
+        let flag = |p: &mut String, on: bool, letter: char| p.push(if on { letter } else { '-' });
+
+        // G: globally unique only under a real registered NAAN.
+        flag(&mut p, !naan.is_empty() && naan != "00000", 'G');
+        // R: randomly sequenced.
+        flag(&mut p, self.gen_type == GenType::Random, 'R');
+        // A: no run of three alphabetic positions, so no accidental acronyms. Letters
+        // of the prefix and every `e`/`k` position count as alphabetic, and a `z`
+        // mask is treated as if it could grow by three more `e` positions.
+        let pre: String = self
+            .prefix
+            .chars()
+            .map(|c| if c.is_ascii_alphabetic() { 'e' } else { c })
+            .collect();
+        let mut m = self.mask.replace('k', "e");
+        if let Some(rest) = m.strip_prefix("ze") {
+            m = format!("zeeee{rest}");
+        }
+        let m = m.get(1..).unwrap_or("");
+        flag(&mut p, genonly && !format!("{pre}{m}").contains("eee"), 'A');
+        // N: non-reassignable, promised only by the "long" term.
+        flag(&mut p, longterm, 'N');
+        // I: impression safe unless the prefix has a hyphen a typesetter could eat.
+        flag(&mut p, genonly && !self.prefix.contains('-'), 'I');
+        // T: transcription safe thanks to the check character.
+        flag(&mut p, self.has_checkchar, 'T');
+        // E: elided of vowels; a bind-only minter may hold anything, so it claims E.
+        let vowels = self.prefix.chars().any(|c| "aeiouyAEIOUY".contains(c));
+        let odd_mask = self.mask.chars().any(|c| !"rszdek".contains(c));
+        flag(&mut p, !(genonly && (vowels || odd_mask)), 'E');
+        p
+    }
+}
+
+/// Formats a number with commas between groups of three digits, as Perl Noid's
+/// `human_num` does for reports (`70728100` → `70,728,100`). Like the Perl regex,
+/// which is anchored on a leading digit, negative numbers are left without commas.
+pub fn human_num(n: i64) -> String {
+    let digits = n.to_string();
+    if n < 0 {
+        return digits;
+    }
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(t: &str) -> String {
+        parse_template(t).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn f5_reedeedk() {
+        let t = parse_template("f5.reedeedk").unwrap();
+        assert_eq!(t.template, "f5.reedeedk");
+        assert_eq!(t.prefix, "f5");
+        assert_eq!(t.mask, "reedeedk");
+        assert_eq!(t.gen_type, GenType::Random);
+        assert_eq!(t.total, 70_728_100);
+        assert!(t.has_checkchar);
+        assert_eq!(t.synonym, "f57");
+        assert_eq!(t.padwidth(), 10);
+        assert_eq!(t.properties("13030", true, true), "GRANITE");
+        assert_eq!(human_num(t.total), "70,728,100");
+    }
+
+    #[test]
+    fn sequential_and_unlimited() {
+        let t = parse_template(".sdd").unwrap();
+        assert_eq!(
+            (t.prefix.as_str(), t.total, t.synonym.as_str()),
+            ("", 100, "2")
+        );
+        assert_eq!(t.gen_type, GenType::Sequential);
+        assert_eq!(t.padwidth(), 5);
+        let t = parse_template("s.zd").unwrap();
+        assert_eq!(t.total, NOLIMIT);
+        assert!(t.is_unlimited());
+        assert_eq!(t.gen_type, GenType::Sequential);
+        assert_eq!(t.synonym, "s1+");
+        assert_eq!(t.padwidth(), 18);
+        assert_eq!(parse_template("xv.sdddd").unwrap().total, 10_000);
+        assert_eq!(parse_template("fk.redek").unwrap().total, 8_410);
+        assert_eq!(parse_template(".rddd").unwrap().total, 1_000);
+        assert_eq!(parse_template(".se").unwrap().total, 29);
+    }
+
+    #[test]
+    fn trailing_junk_directory_and_whitespace() {
+        let t = parse_template("x.sdd-foo.bar").unwrap();
+        assert_eq!((t.prefix.as_str(), t.mask.as_str()), ("x", "sdd"));
+        let t = parse_template("some/dir/ab.rdd/ \t\n").unwrap();
+        assert_eq!((t.prefix.as_str(), t.mask.as_str()), ("ab", "rdd"));
+        assert_eq!(t.template, "some/dir/ab.rdd/ \t\n");
+        let t = parse_template("a.b.sd").unwrap_err();
+        assert_eq!(t, TemplateError::BadGenerator);
+        // A newline in the directory part defeats Perl's `.*`, so nothing matches.
+        assert_eq!(
+            parse_template("a\nb/c.sd").unwrap_err(),
+            TemplateError::NoMinting
+        );
+    }
+
+    #[test]
+    fn no_minting() {
+        for t in ["", "-", "0", "/", " ", "dir/-", "-/"] {
+            assert_eq!(err(t), "parse_template: no minting possible.", "{t:?}");
+        }
+    }
+
+    #[test]
+    fn bad_templates_give_perl_messages() {
+        let no_mask = "parse_template: no template mask - can't generate identifiers.";
+        assert_eq!(err("abc"), no_mask);
+        assert_eq!(err("ab."), no_mask);
+        assert_eq!(err("ab.-rd"), no_mask);
+        assert_eq!(
+            err(".q"),
+            "parse_template: mask must begin with one of the letters\n'r' (random), 's' (sequential), or 'z' (sequential unlimited)."
+        );
+        assert_eq!(err(".Rdd"), err(".q"));
+        let cc = "parse_template: exactly one check character (k) is allowed, and it may\nonly appear at the end of a string of one or more mask characters.";
+        for t in [".r", ".rk", ".rdkk", ".rkd", ".zk", "x.sdkd"] {
+            assert_eq!(err(t), cc, "{t}");
+        }
+        let md = "parse_template: a mask may contain only the letters 'd' or 'e'.";
+        for t in ["ab.rdxdk", ".rddx", ".sD", ".z_"] {
+            assert_eq!(err(t), md, "{t}");
+        }
+        let px = "parse_template: with a check character at the end, a mask may contain only characters from \"0123456789bcdfghjkmnpqrstvwxz\".";
+        for t in ["a.rdk", "x-.rdk", "F.sdk", "bl.rek"] {
+            assert_eq!(err(t), px, "{t}");
+        }
+        // The prefix may contain `/` and xdigits with a check character.
+        // "x/" is a directory, so ".rdk" (empty prefix) is what gets parsed.
+        assert_eq!(parse_template("x/.rdk").unwrap().prefix, "");
+        assert!(parse_template("xz.redek").is_ok());
+        // Without a check character any prefix is fine.
+        assert!(parse_template("a-B.rdd").is_ok());
+    }
+
+    #[test]
+    fn too_large_namespace_is_refused() {
+        assert!(parse_template(".sddddddddddddddddd").is_ok()); // 10^18
+        assert_eq!(
+            parse_template(".sdddddddddddddddddddd").unwrap_err(),
+            TemplateError::TooLarge
+        );
+        // Unlimited masks have no total, so any length is accepted.
+        assert!(parse_template(".zdddddddddddddddddddddddd").is_ok());
+    }
+
+    #[test]
+    fn properties_letters() {
+        let p = |t: &str, naan: &str, long: bool, genonly: bool| {
+            parse_template(t).unwrap().properties(naan, long, genonly)
+        };
+        assert_eq!(p("f5.reedeedk", "00000", true, true), "-RANITE");
+        assert_eq!(p("f5.reedeedk", "", false, true), "-RA-ITE");
+        assert_eq!(p(".sdd", "13030", false, true), "G-A-I-E");
+        // Three alphabetic positions in a row: no A.
+        assert_eq!(p("x.seeed", "", false, true), "----I-E");
+        assert_eq!(p("xy.sdd", "", false, true), "--A-I--");
+        assert_eq!(p(".zed", "", false, true), "----I-E");
+        assert_eq!(p(".zde", "", false, true), "--A-I-E");
+        // A hyphen loses I; the vowel `a` loses E.
+        assert_eq!(p("a-b.sdd", "", false, true), "--A----");
+    }
+
+    #[test]
+    fn bind_only_minter_properties() {
+        let t = parse_template(".zd").unwrap();
+        assert_eq!(t.properties("", false, false), "------E");
+        assert_eq!(t.properties("13030", true, false), "G--N--E");
+    }
+
+    #[test]
+    fn human_num_groups() {
+        assert_eq!(human_num(0), "0");
+        assert_eq!(human_num(999), "999");
+        assert_eq!(human_num(1000), "1,000");
+        assert_eq!(human_num(8410), "8,410");
+        assert_eq!(human_num(100_000), "100,000");
+        assert_eq!(human_num(1_234_567), "1,234,567");
+        assert_eq!(human_num(-1234), "-1234");
+    }
+
+    #[test]
+    fn gen_type_strings() {
+        assert_eq!(GenType::Random.as_str(), "random");
+        assert_eq!(GenType::Sequential.to_string(), "sequential");
+        assert_eq!(GenType::from_stored("sequential"), GenType::Sequential);
+        assert_eq!(GenType::from_stored(""), GenType::Random);
+    }
+}

@@ -1,0 +1,300 @@
+//! The `validate` command's per-identifier verdicts (spec §5, "validate"), also used
+//! by `hold` and `queue` on generator-only minters to refuse foreign identifiers.
+//!
+//! Each identifier gets one line, `id: ID` or `iderr: …`, in the order and with the
+//! exact wording of Perl Noid 0.424, because scripts parse this output.
+
+use crate::checkchar::checkchar;
+use crate::template::parse_template;
+use crate::xdigits::is_xdigit;
+
+/// Message when no identifier was given.
+const NO_IDS: &str = "error: must specify a template and at least one identifier.";
+
+/// Validates `ids` against a template and returns one line per identifier, or the
+/// command-level error message.
+///
+/// * `template_arg` is the template given on the command line; `-` means the
+///   minter's own template `minter_template` (as stored under `:/template`; empty
+///   for a bind-only minter, which then accepts every non-empty identifier).
+/// * `minter_naan` is the minter's `:/naan`. Even with an explicit template, the
+///   identifier must start with this NAAN and `/`, as in Perl.
+///
+/// Checks, per identifier, in Perl's order: empty; `:/` (only `:/idmap/…` is
+/// accepted); the leading NAAN + `/` + prefix; the check character over the whole
+/// identifier (a trailing `+` passes, as Perl's `checkchar` accepts it); then each
+/// remaining character against the mask positions after the generator letter (`d`
+/// digits, `e` extended digits, `k` anything) and finally the length. `z` masks are
+/// checked as fixed length, as Perl does.
+///
+/// Perl compared prefixes and characters with regexes built from the identifier
+/// itself, so metacharacters in an identifier could pass wrongly or crash the
+/// program; this port compares literally instead.
+pub fn validate_ids(
+    template_arg: &str,
+    minter_template: &str,
+    minter_naan: &str,
+    ids: &[&str],
+) -> Result<Vec<String>, String> {
+    if ids.is_empty() {
+        return Err(NO_IDS.to_string());
+    }
+    let (prefix, mask) = if template_arg == "-" {
+        if minter_template.is_empty() || minter_template == "0" {
+            // Blanket validation of a bind-only minter: Perl's
+            // `grep(s/^(.)/id: $1/, @ids)` drops ids whose first character is
+            // missing or a newline.
+            return Ok(ids
+                .iter()
+                .filter(|id| !id.is_empty() && !id.starts_with('\n'))
+                .map(|id| format!("id: {id}"))
+                .collect());
+        }
+        // The stored :/prefix and :/mask come from parsing the stored template; a
+        // template that could not mint stored them empty.
+        match parse_template(minter_template) {
+            Ok(t) => (t.prefix, t.mask),
+            Err(_) => (String::new(), String::new()),
+        }
+    } else {
+        match parse_template(template_arg) {
+            Ok(t) => (t.prefix, t.mask),
+            Err(e) => return Err(format!("error: template {template_arg} bad: {e}")),
+        }
+    };
+
+    // Perl: `$first = $naan || ""; $first and $first .= "/"; $first .= $prefix`.
+    let mut first = String::new();
+    if !minter_naan.is_empty() && minter_naan != "0" {
+        first.push_str(minter_naan);
+        first.push('/');
+    }
+    first.push_str(&prefix);
+
+    let has_cc = mask.ends_with('k');
+    // The mask positions an identifier's variable part is checked against: the
+    // generator letter is dropped, `k` stays and accepts any character.
+    let positions: Vec<char> = mask.chars().skip(1).collect();
+
+    Ok(ids
+        .iter()
+        .map(|id| validate_one(id, template_arg, &first, has_cc, &positions))
+        .collect())
+}
+
+/// Perl's `\s`: ASCII whitespace including vertical tab.
+fn is_perl_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C')
+}
+
+/// The verdict line for one identifier.
+fn validate_one(id: &str, template: &str, first: &str, has_cc: bool, positions: &[char]) -> String {
+    if id.chars().all(is_perl_space) {
+        return "iderr: can't validate an empty identifier".to_string();
+    }
+    if let Some(rest) = id.strip_prefix(":/") {
+        // `^:/idmap/.+`: at least one character other than newline after the slash.
+        return match rest.strip_prefix("idmap/") {
+            Some(elem) if elem.chars().next().is_some_and(|c| c != '\n') => format!("id: {id}"),
+            _ => "iderr: identifiers must not start with \":/\".".to_string(),
+        };
+    }
+    let varpart = match id.strip_prefix(first) {
+        Some(v) => v,
+        None => return format!("iderr: {id} should begin with {first}."),
+    };
+    if has_cc && !checkchar(id).is_some_and(|s| s != "0") {
+        return format!("iderr: {id} has a check character error");
+    }
+    let mut mask = positions.iter();
+    for c in varpart.chars() {
+        let Some(m) = mask.next() else {
+            return format!("iderr: {id} longer than specified template ({template})");
+        };
+        let ok = match m {
+            'e' => c.is_ascii() && is_xdigit(c as u8),
+            'd' => c.is_ascii_digit(),
+            _ => true,
+        };
+        if !ok {
+            let what = if *m == 'e' { "extended digit" } else { "digit" };
+            return format!(
+                "iderr: {id} char '{c}' conflicts with template ({template}) char '{m}' ({what})"
+            );
+        }
+    }
+    if mask.next().is_some() {
+        return format!("iderr: {id} shorter than specified template ({template})");
+    }
+    format!("id: {id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F5: &str = "f5.reedeedk";
+
+    fn v(t: &str, ids: &[&str]) -> Vec<String> {
+        validate_ids(t, F5, "13030", ids).unwrap()
+    }
+
+    #[test]
+    fn conformance_vector() {
+        assert_eq!(
+            v(
+                "-",
+                &["13030/f54x54g11", "13030/f54y54g11", "13030/f54x45g11"]
+            ),
+            vec![
+                "id: 13030/f54x54g11",
+                "iderr: 13030/f54y54g11 has a check character error",
+                "iderr: 13030/f54x45g11 has a check character error",
+            ]
+        );
+    }
+
+    #[test]
+    fn command_level_errors() {
+        assert_eq!(
+            validate_ids("-", F5, "13030", &[]).unwrap_err(),
+            "error: must specify a template and at least one identifier."
+        );
+        assert_eq!(
+            validate_ids("ab.rdxdk", F5, "13030", &["x"]).unwrap_err(),
+            "error: template ab.rdxdk bad: parse_template: a mask may contain only the letters 'd' or 'e'."
+        );
+        assert_eq!(
+            validate_ids(".r", F5, "", &["x"]).unwrap_err(),
+            "error: template .r bad: parse_template: exactly one check character (k) is allowed, and it may\nonly appear at the end of a string of one or more mask characters."
+        );
+        assert_eq!(
+            validate_ids("", F5, "", &["x"]).unwrap_err(),
+            "error: template  bad: parse_template: no minting possible."
+        );
+        // The id check comes before the template is looked at.
+        assert_eq!(validate_ids(".q", F5, "", &[]).unwrap_err(), NO_IDS);
+    }
+
+    #[test]
+    fn empty_and_admin_ids() {
+        assert_eq!(
+            v(
+                "-",
+                &["", "  ", ":/idmap/foo", ":/idmap/", ":/c0/top", ":x"]
+            ),
+            vec![
+                "iderr: can't validate an empty identifier",
+                "iderr: can't validate an empty identifier",
+                "id: :/idmap/foo",
+                "iderr: identifiers must not start with \":/\".",
+                "iderr: identifiers must not start with \":/\".",
+                "iderr: :x should begin with 13030/f5.",
+            ]
+        );
+    }
+
+    #[test]
+    fn naan_is_required_even_with_explicit_template() {
+        assert_eq!(
+            v("fk.redek", &["fk491f"]),
+            vec!["iderr: fk491f should begin with 13030/fk."]
+        );
+        assert_eq!(
+            validate_ids("fk.redek", F5, "", &["fk491f", "fk492f", "fk419f"]).unwrap(),
+            vec![
+                "id: fk491f",
+                "iderr: fk492f has a check character error",
+                "iderr: fk419f has a check character error",
+            ]
+        );
+    }
+
+    #[test]
+    fn plus_passes_the_check_character_test() {
+        assert_eq!(v("-", &["13030/f54x54g1+"]), vec!["id: 13030/f54x54g1+"]);
+    }
+
+    #[test]
+    fn per_character_messages() {
+        use crate::checkchar::compute;
+        let with_cc = |body: &str| format!("{body}{}", compute(body));
+        let long = with_cc("13030/f50000000");
+        let short = with_cc("13030/f50000");
+        let ids = [
+            "13030/f50000005",
+            "13030/f5zz9zz9d",
+            "13030/f5a000000+",
+            "13030/f500a000+",
+            long.as_str(),
+            short.as_str(),
+        ];
+        assert_eq!(
+            v("-", &ids),
+            vec![
+                "id: 13030/f50000005".to_string(),
+                "id: 13030/f5zz9zz9d".to_string(),
+                "iderr: 13030/f5a000000+ char 'a' conflicts with template (-) char 'e' (extended digit)"
+                    .to_string(),
+                "iderr: 13030/f500a000+ char 'a' conflicts with template (-) char 'd' (digit)".to_string(),
+                format!("iderr: {long} longer than specified template (-)"),
+                format!("iderr: {short} shorter than specified template (-)"),
+            ]
+        );
+        // The template is printed as given.
+        assert_eq!(
+            validate_ids("x.sdd", "", "", &["x1", "x123", "xa1"]).unwrap(),
+            vec![
+                "iderr: x1 shorter than specified template (x.sdd)",
+                "iderr: x123 longer than specified template (x.sdd)",
+                "iderr: xa1 char 'a' conflicts with template (x.sdd) char 'd' (digit)",
+            ]
+        );
+    }
+
+    #[test]
+    fn z_masks_are_checked_as_fixed_length() {
+        assert_eq!(
+            validate_ids("tb7r.zdd", "", "", &["tb7r99", "tb7r100"]).unwrap(),
+            vec![
+                "id: tb7r99",
+                "iderr: tb7r100 longer than specified template (tb7r.zdd)"
+            ]
+        );
+    }
+
+    #[test]
+    fn regex_metacharacters_are_compared_literally() {
+        assert_eq!(
+            validate_ids(".sd", "", "", &["."]).unwrap(),
+            vec!["iderr: . char '.' conflicts with template (.sd) char 'd' (digit)"]
+        );
+        assert_eq!(
+            validate_ids("a.sd", "", "", &["b1"]).unwrap(),
+            vec!["iderr: b1 should begin with a."]
+        );
+    }
+
+    #[test]
+    fn bind_only_minter_accepts_everything() {
+        assert_eq!(
+            validate_ids("-", "", "", &["anything", "", "\nx", ":/c0"]).unwrap(),
+            vec!["id: anything", "id: :/c0"]
+        );
+        assert_eq!(
+            validate_ids("-", "", "", &[""]).unwrap(),
+            Vec::<String>::new()
+        );
+        // An explicit template still applies on a bind-only minter.
+        assert_eq!(validate_ids(".sd", "", "", &["5"]).unwrap(), vec!["id: 5"]);
+    }
+
+    #[test]
+    fn minter_template_that_cannot_mint() {
+        // A "-" minter stored an empty prefix and mask: everything is too long.
+        assert_eq!(
+            validate_ids("-", "-", "", &["x"]).unwrap(),
+            vec!["iderr: x longer than specified template (-)"]
+        );
+    }
+}
