@@ -1,0 +1,333 @@
+//! The EggNog `rrm` line protocol (N2T's RewriteMap resolver): one request line
+//! `ID.resolve[ HEADERBLOB]`, one answer line.
+//!
+//! Answers (always exactly one line, embedded CR/LF deleted):
+//!
+//! | answer | line |
+//! |---|---|
+//! | redirect | `redirNNN TARGET` (`redir302 …` by default, `redir303` for conneg) |
+//! | inflection, no target bound | `inflect "op=arkinflect" "id=ID" "suffix=%3f"` |
+//! | conneg for a metadata type | `inflect "op=cn.application/json" "id=ID"` |
+//! | several targets | `inflect "op=multi" "id=ID" "target=A" "target=B"` |
+//! | partial id | `inflect "op=partial" "partial=ark:/99999"` |
+//! | not found | `NULL` (default) or EggNog's `redir302 ` ([`Miss::Eggnog`]) |
+//! | malformed request, storage error | `error: …` |
+//!
+//! `NULL` is the default miss answer because Apache's prg protocol treats `NULL` as
+//! "not found" (so `${map:key|default}` works), while EggNog's empty-target line needs a
+//! dedicated `^_rslv_redir3.. $` rule. Inflect arguments are `"name=value"` with space,
+//! `?`, tab, `"`, `%`, CR and LF hex-encoded as `%hh` (lower case, as EggNog).
+//!
+//! The header blob (built by the Apache config from request headers) is %-decoded once,
+//! then `!!!pr=http|https!!!` (protocol) and `!!!ac=ACCEPT!!!` are taken from it.
+
+use std::borrow::Cow;
+
+use crate::lookup::Lookup;
+use crate::resolve::{Answer, Request, Resolver};
+
+/// What a miss is answered with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Miss {
+    /// `NULL`: Apache's prg protocol reads it as "not found" (the default).
+    #[default]
+    Null,
+    /// `redir302 ` with an empty target, as EggNog answers.
+    Eggnog,
+}
+
+/// One parsed request line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EggRequest<'a> {
+    /// The identifier (invalid UTF-8 bytes arrive `%XX`-encoded).
+    pub id: Cow<'a, str>,
+    /// `!!!ac=…!!!` from the header blob.
+    pub accept: Option<String>,
+    /// `!!!pr=…!!!` from the header blob.
+    pub proto: Option<String>,
+}
+
+/// Why a line is not a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EggError {
+    /// The line has no `.resolve` method.
+    NotResolve,
+}
+
+impl std::fmt::Display for EggError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EggError::NotResolve => {
+                f.write_str("expected \"ID.resolve\" or \"ID.resolve HEADERS\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EggError {}
+
+const METHOD: &str = ".resolve";
+
+/// Parse a request line (without its line terminator). `Ok(None)` for a blank line,
+/// which is answered as a miss.
+pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = escape_invalid_utf8(line);
+    let (id, blob) = split_request(text)?;
+    let (accept, proto) = match blob {
+        Some(b) => header_fields(&b),
+        None => (None, None),
+    };
+    Ok(Some(EggRequest { id, accept, proto }))
+}
+
+fn split_request(text: Cow<'_, str>) -> Result<(Cow<'_, str>, Option<String>), EggError> {
+    let cut = |s: &str| -> Option<(usize, Option<usize>)> {
+        // A blob made of raw headers may hold spaces: its `!!!` marker is unambiguous.
+        if let Some(i) = s.find(".resolve !!!") {
+            return Some((i, Some(i + METHOD.len() + 1)));
+        }
+        if s.ends_with(METHOD) {
+            return Some((s.len() - METHOD.len(), None));
+        }
+        let sp = s.rfind(' ')?;
+        s[..sp]
+            .ends_with(METHOD)
+            .then(|| (sp - METHOD.len(), Some(sp + 1)))
+    };
+    let (id_end, blob_start) = cut(&text).ok_or(EggError::NotResolve)?;
+    let blob = blob_start.map(|s| text[s..].to_string());
+    let id = match text {
+        Cow::Borrowed(t) => Cow::Borrowed(&t[..id_end]),
+        Cow::Owned(mut t) => {
+            t.truncate(id_end);
+            Cow::Owned(t)
+        }
+    };
+    Ok((id, blob))
+}
+
+/// Invalid UTF-8 bytes become `%XX`: Apache hands over %-decoded URLs, so this restores
+/// the URL spelling of such bytes (which then pass through into a suffix unchanged).
+fn escape_invalid_utf8(line: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(line) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            let mut out = String::with_capacity(line.len() + 16);
+            for chunk in line.utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`.
+fn header_fields(blob: &str) -> (Option<String>, Option<String>) {
+    let decoded = percent_decode(blob);
+    let field = |name: &str| -> Option<String> {
+        let start = decoded.find(name)? + name.len();
+        let end = decoded[start..]
+            .find("!!!")
+            .map_or(decoded.len(), |e| start + e);
+        let v = decoded[start..end].trim();
+        (!v.is_empty()).then(|| v.to_string())
+    };
+    (field("!!!ac="), field("!!!pr="))
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let h = b.get(i + 1).and_then(|c| (*c as char).to_digit(16));
+            let l = b.get(i + 2).and_then(|c| (*c as char).to_digit(16));
+            if let (Some(h), Some(l)) = (h, l) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Answer one request line: append exactly one line (with its `\n`) to `out`.
+pub fn answer<L: Lookup + ?Sized>(
+    resolver: &Resolver,
+    l: &L,
+    line: &[u8],
+    miss: Miss,
+    out: &mut Vec<u8>,
+) {
+    match parse_line(line) {
+        Ok(None) => render(&Answer::NotFound, miss, out),
+        Ok(Some(req)) => {
+            let r = Request {
+                id: &req.id,
+                accept: req.accept.as_deref(),
+                proto: req.proto.as_deref(),
+            };
+            match resolver.resolve(l, &r) {
+                Ok(a) => render(&a, miss, out),
+                Err(e) => error_line(&e.to_string(), out),
+            }
+        }
+        Err(e) => error_line(&e.to_string(), out),
+    }
+}
+
+/// Append `error: MESSAGE\n`, the message made single-line.
+pub fn error_line(msg: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"error: ");
+    push_clean(msg.as_bytes(), out);
+    out.push(b'\n');
+}
+
+/// Append bytes without CR/LF (deleted, as EggNog does).
+fn push_clean(b: &[u8], out: &mut Vec<u8>) {
+    if b.contains(&b'\n') || b.contains(&b'\r') {
+        out.extend(b.iter().filter(|&&c| c != b'\n' && c != b'\r'));
+    } else {
+        out.extend_from_slice(b);
+    }
+}
+
+/// Render an answer as one egg protocol line (with its `\n`).
+pub fn render(answer: &Answer, miss: Miss, out: &mut Vec<u8>) {
+    match answer {
+        Answer::Redirect { code, target } => {
+            out.extend_from_slice(b"redir");
+            push_code(*code, out);
+            out.push(b' ');
+            push_clean(target.as_bytes(), out);
+        }
+        Answer::NotFound => match miss {
+            Miss::Null => out.extend_from_slice(b"NULL"),
+            Miss::Eggnog => out.extend_from_slice(b"redir302 "),
+        },
+        Answer::Inflection { id, suffix, .. } => {
+            inflect(out, &[("op", "arkinflect"), ("id", id), ("suffix", suffix)])
+        }
+        Answer::Negotiate { id, media_type, .. } => {
+            let op = format!("cn.{media_type}");
+            inflect(out, &[("op", &op), ("id", id)]);
+        }
+        Answer::Multi { id, targets } => {
+            let mut args = vec![("op", "multi"), ("id", id.as_str())];
+            args.extend(targets.iter().map(|t| ("target", t.as_str())));
+            inflect(out, &args);
+        }
+        Answer::Partial { key, .. } => inflect(out, &[("op", "partial"), ("partial", key)]),
+    }
+    out.push(b'\n');
+}
+
+fn push_code(code: u16, out: &mut Vec<u8>) {
+    let code = code.min(999);
+    out.extend_from_slice(&[
+        b'0' + (code / 100) as u8,
+        b'0' + (code / 10 % 10) as u8,
+        b'0' + (code % 10) as u8,
+    ]);
+}
+
+fn inflect(out: &mut Vec<u8>, args: &[(&str, &str)]) {
+    out.extend_from_slice(b"inflect");
+    for (name, value) in args {
+        out.extend_from_slice(b" \"");
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'=');
+        for &c in value.as_bytes() {
+            match c {
+                b' ' | b'?' | b'\t' | b'"' | b'%' | b'\r' | b'\n' => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    out.extend_from_slice(&[b'%', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]]);
+                }
+                _ => out.push(c),
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_forms() {
+        let r = parse_line(b"ark:/1/a b.resolve").unwrap().unwrap();
+        assert_eq!(r.id, "ark:/1/a b");
+        assert_eq!(r.accept, None);
+        let r = parse_line(b"ark:/1/a b.resolve !!!pr=https!!!!!!ac=application%2Fjson!!!")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.id, "ark:/1/a b");
+        assert_eq!(r.accept.as_deref(), Some("application/json"));
+        assert_eq!(r.proto.as_deref(), Some("https"));
+        let r = parse_line(b"x.resolve.resolve").unwrap().unwrap();
+        assert_eq!(r.id, "x.resolve");
+        let r = parse_line(b"x\xff.resolve").unwrap().unwrap();
+        assert_eq!(r.id, "x%FF");
+        assert_eq!(parse_line(b"   ").unwrap(), None);
+        assert_eq!(parse_line(b"").unwrap(), None);
+        assert_eq!(parse_line(b"x.fetch").unwrap_err(), EggError::NotResolve);
+        assert_eq!(parse_line(b".resolve").unwrap().unwrap().id, "");
+    }
+
+    #[test]
+    fn render_lines() {
+        let mut out = Vec::new();
+        render(
+            &Answer::Redirect {
+                code: 301,
+                target: "a\nb".into(),
+            },
+            Miss::Null,
+            &mut out,
+        );
+        render(&Answer::NotFound, Miss::Null, &mut out);
+        render(&Answer::NotFound, Miss::Eggnog, &mut out);
+        render(
+            &Answer::Inflection {
+                id: "ark:/1/x".into(),
+                suffix: "??".into(),
+                bindings: vec![],
+            },
+            Miss::Null,
+            &mut out,
+        );
+        render(
+            &Answer::Partial {
+                key: "ark:/99999".into(),
+                bindings: vec![],
+            },
+            Miss::Null,
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "redir301 ab\nNULL\nredir302 \n\
+             inflect \"op=arkinflect\" \"id=ark:/1/x\" \"suffix=%3f%3f\"\n\
+             inflect \"op=partial\" \"partial=ark:/99999\"\n"
+        );
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
+    }
+}

@@ -1,0 +1,51 @@
+//! Pure identifier resolution for noid: no I/O, no RocksDB, no HTTP.
+//!
+//! Everything that decides *what* an identifier resolves to lives here, so that the
+//! `noidr` line protocols, the HTTP server and `noid fetch/get` all give the same answer
+//! for the same store. Storage is reached only through the [`Lookup`] trait.
+//!
+//! * [`idmap`]: Perl Noid's `:idmap` rules on the linear-time `regex` crate.
+//! * [`elem_value`]: one element's value, stored or mapped (`noid get`).
+//! * [`noid_line`]: the noid line protocol (`get ID ELEM` → one line).
+//! * [`Resolver`]: N2T-style resolution of a request to an [`Answer`]
+//!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
+//! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
+//! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
+//!
+//! All types are `Send + Sync` and hold no per-request state: one [`Resolver`] serves
+//! every thread.
+//!
+//! ```
+//! use noid_resolve::{egg, Answer, MemLookup, Request, Resolver, Rules};
+//!
+//! let store = MemLookup::new();
+//! store.bind("ark:/12345/xt2", "_t", "http://obj.example.com/datasets/");
+//! let resolver = Resolver::new(Rules::empty());
+//!
+//! let a = resolver.resolve(&store, &Request::new("ark:/12345/xt2rv8b/chap3")).unwrap();
+//! assert_eq!(a, Answer::Redirect { code: 302, target: "http://obj.example.com/datasets/rv8b/chap3".into() });
+//!
+//! let mut line = Vec::new();
+//! egg::answer(&resolver, &store, b"ark:/99999/nope.resolve", egg::Miss::Null, &mut line);
+//! assert_eq!(line, b"NULL\n");
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod egg;
+mod elem;
+mod ident;
+pub mod idmap;
+mod lookup;
+pub mod noid_line;
+mod resolve;
+mod rules;
+
+pub use elem::{bindings, elem_value, ElemValue, Source};
+pub use idmap::{compile_pattern, IdmapError};
+pub use lookup::{is_truthy, Lookup, LookupError, MemLookup};
+pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
+pub use rules::{Rules, RulesError, DEFAULT_RULES};
+
+#[cfg(test)]
+mod tests;

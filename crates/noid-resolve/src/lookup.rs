@@ -1,0 +1,150 @@
+//! Read access to a minter's key space, the only thing resolution needs from storage.
+//!
+//! The trait is deliberately tiny (point get plus a bounded prefix scan) so that the
+//! RocksDB store, an in-memory map in tests, or anything else can serve resolution
+//! without this crate knowing about files, locks or RocksDB.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::RwLock;
+
+/// Read access to the minter's key space.
+///
+/// Keys are Perl Noid's: `ID\tELEM` for bindings, `:/idmap/ELEM\tPATTERN` for rules,
+/// `:/...` for admin values. Implementations must be usable from many threads at once
+/// when the HTTP server shares one store between its workers.
+pub trait Lookup {
+    /// The value stored under `key`, or `None` when the key is absent.
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError>;
+
+    /// Up to `limit` (key, value) pairs whose key starts with `prefix`, in bytewise key order.
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError>;
+}
+
+impl<T: Lookup + ?Sized> Lookup for &T {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        (**self).get(key)
+    }
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        (**self).scan_prefix(prefix, limit)
+    }
+}
+
+impl<T: Lookup + ?Sized> Lookup for std::sync::Arc<T> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        (**self).get(key)
+    }
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        (**self).scan_prefix(prefix, limit)
+    }
+}
+
+/// A storage failure seen while resolving (I/O error, corrupt store, closed store ...).
+///
+/// It carries only a message: callers turn it into one `error: …` answer line or an
+/// HTTP 500, and never need to branch on its cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupError(pub String);
+
+impl fmt::Display for LookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+/// An in-memory [`Lookup`] over a sorted map, for tests and examples of the crates that
+/// build on this one (no RocksDB needed).
+///
+/// Interior mutability lets a test change bindings while a resolver holds a shared
+/// reference, as a `noid bind` would under a running daemon.
+#[derive(Debug, Default)]
+pub struct MemLookup {
+    map: RwLock<BTreeMap<Vec<u8>, Vec<u8>>>,
+}
+
+impl MemLookup {
+    /// An empty key space.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Store `value` under the raw `key`.
+    pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        self.map
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.as_ref().to_vec(), value.as_ref().to_vec());
+    }
+
+    /// Bind `value` to element `elem` of identifier `id` (key `ID\tELEM`), as `noid bind set` does.
+    pub fn bind(&self, id: &str, elem: &str, value: impl AsRef<[u8]>) {
+        self.insert(format!("{id}\t{elem}"), value);
+    }
+
+    /// Store an `:idmap` rule as `noid bind set :idmap/PATTERN ELEM VALUE` does
+    /// (key `:/idmap/ELEM\tPATTERN`).
+    pub fn bind_idmap(&self, pattern: &str, elem: &str, replacement: &str) {
+        self.insert(format!(":/idmap/{elem}\t{pattern}"), replacement);
+    }
+
+    /// Remove the raw `key`.
+    pub fn remove(&self, key: impl AsRef<[u8]>) {
+        self.map
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key.as_ref());
+    }
+}
+
+impl Lookup for MemLookup {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        Ok(self
+            .map
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned())
+    }
+
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+        Ok(map
+            .range(prefix.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(limit)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
+    }
+}
+
+/// Build the binding key `ID\tELEM` into `buf` (cleared first), reusing its allocation.
+pub(crate) fn binding_key(buf: &mut Vec<u8>, id: &str, elem: &str) {
+    buf.clear();
+    buf.reserve(id.len() + elem.len() + 1);
+    buf.extend_from_slice(id.as_bytes());
+    buf.push(b'\t');
+    buf.extend_from_slice(elem.as_bytes());
+}
+
+/// Perl truthiness of a stored value: `""` and `"0"` count as unbound, as in Noid's fetch/get.
+pub fn is_truthy(value: &[u8]) -> bool {
+    !(value.is_empty() || value == b"0")
+}

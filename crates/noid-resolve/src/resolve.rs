@@ -1,0 +1,830 @@
+//! N2T-style resolution of one identifier to one [`Answer`], shared by the egg line
+//! protocol and the HTTP server so that both answer exactly the same thing.
+//!
+//! The order of the steps follows EggNog's `resolve()` (see `docs/RESOLUTION.md` for the
+//! table of request kinds and answers):
+//!
+//! 1. the verbatim id's `_t` (a plain hit costs one lookup and nothing else);
+//! 2. other spellings (normalisation, `ark:`↔`ark:/`, hyphens, DOI case, shadow ARKs);
+//! 3. an inflection suffix (`?`, `??`, `?info`, `/`, `./` …) on a bound id;
+//! 4. ancestor chopping (suffix passthrough), longest bound ancestor first;
+//! 5. the `:idmap` rules of `_t`;
+//! 6. partial ids (`ark:`, `ark:/99999`, `doi:10.5072`);
+//! 7. redirect rules on the shoulder, NAAN or scheme (bound in the store, or in the
+//!    operator's rules file);
+//! 8. forwarding of ARKs of other NAANs to a global resolver;
+//! 9. not found.
+//!
+//! A found target then goes through the output decision (EggNog's `cnflect`): several
+//! targets, inflections, content negotiation, `${…}` placeholders and suffix, redirect
+//! code, prefix extension.
+
+use std::borrow::Cow;
+
+use crate::elem;
+use crate::ident::{is_word, Family, Parsed};
+use crate::idmap;
+use crate::lookup::{binding_key, is_truthy, Lookup, LookupError};
+use crate::rules::Rules;
+
+/// The target element.
+const TARGET: &str = "_t";
+/// Ancestor-match flag: `n` forbids suffix passthrough below this id.
+const ANCESTOR_MATCH: &str = "_t_am";
+/// Inflection targets: `_,eTi,<suffix>`, and `_,eTi,` for any inflection.
+const INFLECTION_TARGET: &str = "_,eTi,";
+/// Content-negotiation targets: `_,eTm,<type>`, and `_,eTm,` for any type.
+const METADATA_TARGET: &str = "_,eTm,";
+/// The kernel elements, shown first in metadata answers.
+pub const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
+/// Media types the resolver can answer itself with a metadata record when an `Accept`
+/// asks for them and no `_,eTm,` target is bound.
+pub const METADATA_TYPES: [&str; 3] = ["application/json", "text/plain", "text/x-anvl"];
+/// Inflection suffixes answered with metadata when no inflection target is bound,
+/// longest first (`?info` is read as `??`).
+const INFLECTIONS: [&str; 9] = ["./??", "/??", "./?", "/?", "??", "./", "?", "/", "!"];
+/// Most bindings shown in a metadata answer.
+const MAX_BINDINGS: usize = 1000;
+
+/// One resolution request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The identifier as requested, including any suffix and any raw query/inflection
+    /// (`ark:/12345/x??`, `ark:/12345/x/page2?q=1`); leading `/`s are ignored.
+    pub id: &'a str,
+    /// The client's `Accept` header, if any; a list containing `*/*` does not negotiate.
+    pub accept: Option<&'a str>,
+    /// `http` or `https`: the protocol prepended to rule targets that have none.
+    pub proto: Option<&'a str>,
+}
+
+impl<'a> Request<'a> {
+    /// A request for `id` with no headers.
+    pub fn new(id: &'a str) -> Request<'a> {
+        Request {
+            id,
+            accept: None,
+            proto: None,
+        }
+    }
+}
+
+/// What resolution decided. Each variant says how the HTTP layer should present it; the
+/// egg protocol's rendering is in [`crate::egg`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Redirect: HTTP status `code` with `Location: target`. Codes come from the stored
+    /// target (`301 https://…`) and default to 302; 303 for content negotiation. A 4xx
+    /// code (`410 …`) means: answer that status, the target text being informational.
+    Redirect {
+        /// HTTP status code (300–417).
+        code: u16,
+        /// Location, newline-free.
+        target: String,
+    },
+    /// An inflection (`?`, `??`, `/` …) of a bound id with no inflection target: show the
+    /// id's metadata (200, `text/plain` ANVL, or JSON when the client accepts it).
+    Inflection {
+        /// The bound id the suffix was found on.
+        id: String,
+        /// The inflection as normalised (`?info` is given as `??`).
+        suffix: String,
+        /// Kernel elements first (`who what when where how`, `where` defaulting to the
+        /// id), then the other elements in key order; admin and `_,` elements omitted.
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// Content negotiation asked for a metadata type this resolver serves itself
+    /// ([`METADATA_TYPES`]) and no `_,eTm,` target is bound: answer the metadata in
+    /// `media_type` (200).
+    Negotiate {
+        /// The bound id.
+        id: String,
+        /// One of [`METADATA_TYPES`].
+        media_type: String,
+        /// As for [`Answer::Inflection`].
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// The `_t` value holds several targets (one per line): 300 Multiple Choices with
+    /// the list.
+    Multi {
+        /// The bound id.
+        id: String,
+        /// The targets, suffix and placeholders applied, in stored order.
+        targets: Vec<String>,
+    },
+    /// A partial identifier (`ark:`, `ark:/99999`, `doi:10.5072`) that is not bound
+    /// itself: describe the namespace (200) or 404 if the layer has nothing to show.
+    Partial {
+        /// Canonical key of the partial id (`ark:/99999`).
+        key: String,
+        /// Bindings under that key (other than `_t`), possibly empty.
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// Nothing bound, no ancestor, rule or forwarding applies: 404.
+    NotFound,
+}
+
+/// How a target was found; it decides conneg and the rule-only treatment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// The id itself (in some spelling) or through `:idmap`.
+    Exact,
+    /// An ancestor, the rest of the id being the suffix.
+    Ancestor,
+    /// A shoulder/NAAN/scheme redirect rule.
+    Rule,
+}
+
+struct Found {
+    /// The id whose `_t` (or rule) matched.
+    root: String,
+    value: Vec<u8>,
+    suffix: String,
+    via: Via,
+}
+
+/// The resolver: immutable rules plus the process-wide `:idmap` cache, so one instance
+/// is shared by every thread (`Send + Sync`).
+#[derive(Debug, Clone, Default)]
+pub struct Resolver {
+    rules: Rules,
+}
+
+impl Resolver {
+    /// A resolver with these rules.
+    pub fn new(rules: Rules) -> Resolver {
+        Resolver { rules }
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Resolve one request. Only storage failures are errors; every request, however
+    /// malformed, gets an [`Answer`].
+    pub fn resolve<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        req: &Request<'_>,
+    ) -> Result<Answer, LookupError> {
+        let id = req.id.trim_start_matches('/');
+        if id.is_empty() {
+            return Ok(Answer::NotFound);
+        }
+        let mut key = Vec::with_capacity(id.len() + 8);
+        // 1. Verbatim: the hot path, one lookup.
+        if let Some(value) = target_of(l, &mut key, id)? {
+            let found = Found {
+                root: id.to_string(),
+                value,
+                suffix: String::new(),
+                via: Via::Exact,
+            };
+            return self.finish(l, req, found, None);
+        }
+        let p = Parsed::new(id);
+        match self.find(l, &mut key, id, &p)? {
+            Some(found) => self.finish(l, req, found, Some(&p)),
+            None => self.fallback(l, &mut key, &p),
+        }
+    }
+
+    /// Steps 2–5 and 7: the first binding or rule that applies.
+    fn find<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        id: &str,
+        p: &Parsed,
+    ) -> Result<Option<Found>, LookupError> {
+        let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
+            root,
+            value,
+            suffix: suffix.to_string(),
+            via: Via::Exact,
+        };
+        // 2. Other spellings of the whole id.
+        for alt in p.alternates(id) {
+            if let Some(v) = target_of(l, key, &alt)? {
+                return Ok(Some(exact(alt, v, "")));
+            }
+        }
+        // 3. Inflections on a bound id, whatever its passthrough flags say.
+        if let Some((base_len, infl)) = inflection_suffix(id) {
+            let base = &id[..base_len];
+            if let Some(v) = target_of(l, key, base)? {
+                return Ok(Some(exact(base.to_string(), v, infl)));
+            }
+            if let Some((nlen, _)) = inflection_suffix(&p.norm) {
+                let nbase = &p.norm[..nlen];
+                if nbase != base {
+                    if let Some(v) = target_of(l, key, nbase)? {
+                        return Ok(Some(exact(nbase.to_string(), v, infl)));
+                    }
+                }
+            }
+        }
+        // 4. Ancestors.
+        if let Some(found) = chop(l, key, p)? {
+            return Ok(Some(found));
+        }
+        // 5. :idmap rules of _t.
+        if let Some(v) = idmap::map_id(l, id, TARGET)? {
+            if !v.is_empty() {
+                return Ok(Some(exact(id.to_string(), v, "")));
+            }
+        }
+        // 6. Partial ids are not redirected by rules (see `fallback`).
+        if p.partial_key().is_some() {
+            return Ok(None);
+        }
+        // 7. Rules, most specific first.
+        self.rule(l, key, p)
+    }
+
+    /// Shoulder, NAAN and scheme rules: bound in the store (`_t` of `ark:/12345` or
+    /// `ark:`) or in the rules file. The shoulder's own `_t` was already tried by chopping.
+    fn rule<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        p: &Parsed,
+    ) -> Result<Option<Found>, LookupError> {
+        let levels = [
+            (p.shoulder_key(), false),
+            (p.naan_key(), true),
+            (Some(p.scheme_key()).filter(|s| !s.is_empty()), true),
+        ];
+        for (level, in_store) in levels {
+            let Some(k) = level else { continue };
+            let suffix = &p.norm[k.len()..];
+            if in_store {
+                if let Some(v) = target_of(l, key, k)? {
+                    if !flag_is_n(l, key, k)? {
+                        return Ok(Some(rule_found(k, v, suffix)));
+                    }
+                }
+            }
+            if let Some(t) = self.rules.get_canonical(&Rules::canonical_key(k)) {
+                return Ok(Some(rule_found(k, t.as_bytes().to_vec(), suffix)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Steps 6, 8, 9: partial ids, forwarding, not found.
+    fn fallback<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        p: &Parsed,
+    ) -> Result<Answer, LookupError> {
+        if let Some(k) = p.partial_key() {
+            let mut bindings = elem::bindings(l, &k, MAX_BINDINGS)?;
+            bindings.retain(|(e, _)| e != TARGET && !e.starts_with("_,"));
+            return Ok(Answer::Partial { key: k, bindings });
+        }
+        if let (Some(global), Family::Ark, Some(naan)) =
+            (&self.rules.global_resolver, p.family, p.naan())
+        {
+            if !self.is_local_naan(l, key, naan)? {
+                return Ok(Answer::Redirect {
+                    code: 302,
+                    target: strip_newlines(format!("{global}{}", p.norm)),
+                });
+            }
+        }
+        Ok(Answer::NotFound)
+    }
+
+    /// Loop protection for forwarding: a NAAN is ours if the rules file says so or if
+    /// the store holds any identifier under it; then a miss is a real miss.
+    fn is_local_naan<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        naan: &str,
+    ) -> Result<bool, LookupError> {
+        if self.rules.local_naans.iter().any(|n| n == naan) {
+            return Ok(true);
+        }
+        key.clear();
+        key.extend_from_slice(b"ark:/");
+        key.extend_from_slice(naan.as_bytes());
+        key.push(b'/');
+        if !l.scan_prefix(key, 1)?.is_empty() {
+            return Ok(true);
+        }
+        key.truncate(key.len() - 1);
+        key.push(b'\t');
+        Ok(!l.scan_prefix(key, 1)?.is_empty())
+    }
+
+    /// The output decision (EggNog's `cnflect`).
+    fn finish<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        req: &Request<'_>,
+        found: Found,
+        parsed: Option<&Parsed>,
+    ) -> Result<Answer, LookupError> {
+        let Found {
+            root,
+            value,
+            suffix,
+            via,
+        } = found;
+        let mut key = Vec::with_capacity(root.len() + 24);
+        let text = String::from_utf8_lossy(&value);
+        let text = text.trim_end_matches(['\r', '\n']);
+        let ext = parsed.and_then(|p| p.ext.as_deref());
+        // The parse is needed only for placeholders or rules; plain hits skip it.
+        let lazy;
+        let p: Option<&Parsed> = match parsed {
+            Some(p) => Some(p),
+            None if text.contains("${") => {
+                lazy = Parsed::new(req.id);
+                Some(&lazy)
+            }
+            None => None,
+        };
+        let proto = (via == Via::Rule).then(|| req.proto.unwrap_or("http"));
+
+        // Inflections: a suffix with no word character.
+        let infl = if suffix.ends_with("?info") {
+            Cow::Owned(format!("{}??", &suffix[..suffix.len() - 5]))
+        } else {
+            Cow::Borrowed(suffix.as_str())
+        };
+        if via != Via::Rule && !infl.is_empty() && !infl.bytes().any(is_word) {
+            for elem in [
+                format!("{INFLECTION_TARGET}{infl}"),
+                INFLECTION_TARGET.into(),
+            ] {
+                if let Some(t) = truthy(l, &mut key, &root, &elem)? {
+                    return Ok(redirect(&t, 302, ext));
+                }
+            }
+            if INFLECTIONS.contains(&infl.as_ref()) {
+                let bindings = metadata(l, &root)?;
+                return Ok(Answer::Inflection {
+                    id: root,
+                    suffix: infl.into_owned(),
+                    bindings,
+                });
+            }
+        }
+
+        // Content negotiation: only on an id found as such, without suffix.
+        if via == Via::Exact && suffix.is_empty() {
+            if let Some(types) = req.accept.and_then(accept_types) {
+                for t in &types {
+                    let elem = format!("{METADATA_TARGET}{t}");
+                    if let Some(v) = truthy(l, &mut key, &root, &elem)? {
+                        return Ok(redirect(&v, 303, ext));
+                    }
+                }
+                if let Some(v) = truthy(l, &mut key, &root, METADATA_TARGET)? {
+                    return Ok(redirect(&v, 303, ext));
+                }
+                if let Some(t) = types.iter().find(|t| METADATA_TYPES.contains(&t.as_str())) {
+                    let bindings = metadata(l, &root)?;
+                    return Ok(Answer::Negotiate {
+                        id: root,
+                        media_type: t.clone(),
+                        bindings,
+                    });
+                }
+            }
+        }
+
+        // Several targets: one per line.
+        if text.contains('\n') {
+            let targets: Vec<String> = text
+                .split('\n')
+                .map(|t| t.trim_end_matches('\r'))
+                .filter(|t| !t.is_empty())
+                .map(|t| finish_target(t, &suffix, p, proto, ext))
+                .collect();
+            if targets.len() > 1 {
+                return Ok(Answer::Multi { id: root, targets });
+            }
+        }
+        let (code, target) = split_code(text.trim_matches(['\r', '\n']));
+        Ok(Answer::Redirect {
+            code: code.unwrap_or(302),
+            target: finish_target(target, &suffix, p, proto, ext),
+        })
+    }
+}
+
+fn rule_found(key: &str, value: Vec<u8>, suffix: &str) -> Found {
+    Found {
+        root: key.to_string(),
+        value,
+        suffix: suffix.to_string(),
+        via: Via::Rule,
+    }
+}
+
+/// The truthy `_t` of `id`, if any.
+fn target_of<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    id: &str,
+) -> Result<Option<Vec<u8>>, LookupError> {
+    truthy(l, key, id, TARGET)
+}
+
+/// The truthy value of `id elem`, if any.
+fn truthy<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    id: &str,
+    elem: &str,
+) -> Result<Option<Vec<u8>>, LookupError> {
+    binding_key(key, id, elem);
+    Ok(l.get(key)?.filter(|v| is_truthy(v)))
+}
+
+/// True when `id`'s `_t_am` flag is `n` (no suffix passthrough).
+fn flag_is_n<L: Lookup + ?Sized>(l: &L, key: &mut Vec<u8>, id: &str) -> Result<bool, LookupError> {
+    binding_key(key, id, ANCESTOR_MATCH);
+    Ok(l.get(key)?.is_some_and(|v| v.trim_ascii() == b"n"))
+}
+
+/// A recognised inflection at the end of `id`: (length of the base, inflection as
+/// normalised). The base must be non-empty.
+fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
+    if let Some(base) = id.strip_suffix("?info") {
+        for pre in ["./", "/", ""] {
+            if let Some(b) = base.strip_suffix(pre) {
+                if !b.is_empty() {
+                    let infl = match pre {
+                        "./" => "./??",
+                        "/" => "/??",
+                        _ => "??",
+                    };
+                    return Some((b.len(), infl));
+                }
+            }
+        }
+    }
+    INFLECTIONS
+        .iter()
+        .find(|s| id.len() > s.len() && id.ends_with(*s))
+        .map(|s| (id.len() - s.len(), *s))
+}
+
+/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`).
+fn chop<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    p: &Parsed,
+) -> Result<Option<Found>, LookupError> {
+    let norm = p.norm.as_str();
+    let b = norm.as_bytes();
+    let stop = p.stop_len;
+    if stop == 0 || b.len() <= stop {
+        return Ok(None);
+    }
+    // Nothing starts with the non-choppable start: no ancestor can exist.
+    if l.scan_prefix(&b[..stop], 1)?.is_empty() {
+        return Ok(None);
+    }
+    if let Some(shoulder) = p.shoulder_key() {
+        if flag_is_n(l, key, shoulder)? {
+            return Ok(None);
+        }
+    }
+    let mut end = b.len();
+    while end > stop && !is_word(b[end - 1]) {
+        end -= 1;
+    }
+    let mut tested_stop = false;
+    let mut candidate = (end < b.len()).then_some(end);
+    loop {
+        if let Some(len) = candidate {
+            tested_stop |= len == stop;
+            let anc = &norm[..len];
+            if let Some(v) = target_of(l, key, anc)? {
+                return found_ancestor(l, key, p, len, v);
+            }
+        }
+        // Remove one word and the separators before it: `[^\w~]*[\w~]+$`.
+        let mut e = end;
+        while e > 0 && is_word(b[e - 1]) {
+            e -= 1;
+        }
+        while e > 0 && !is_word(b[e - 1]) {
+            e -= 1;
+        }
+        if e < stop || e == end {
+            break;
+        }
+        end = e;
+        candidate = Some(end);
+    }
+    // The shoulder itself as an id.
+    if p.shoulder_end.is_some() && !tested_stop {
+        if let Some(v) = target_of(l, key, &norm[..stop])? {
+            return found_ancestor(l, key, p, stop, v);
+        }
+    }
+    Ok(None)
+}
+
+/// An ancestor of length `len` is bound; it forbids passthrough with `_t_am` = `n`.
+fn found_ancestor<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    p: &Parsed,
+    len: usize,
+    value: Vec<u8>,
+) -> Result<Option<Found>, LookupError> {
+    let root = &p.norm[..len];
+    if flag_is_n(l, key, root)? {
+        return Ok(None);
+    }
+    Ok(Some(Found {
+        root: root.to_string(),
+        value,
+        suffix: flex_decode(&p.norm[len..]).into_owned(),
+        via: Via::Ancestor,
+    }))
+}
+
+/// EggNog's flex encoding in suffixes: `^HH` stands for the byte 0xHH.
+fn flex_decode(s: &str) -> Cow<'_, str> {
+    if !s.contains('^') {
+        return Cow::Borrowed(s);
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'^' && i + 2 < b.len() {
+            if let (Some(h), Some(lo)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + lo);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
+/// `[012347]`; 308 (Permanent Redirect) is accepted too, on purpose.
+fn split_code(text: &str) -> (Option<u16>, &str) {
+    let b = text.as_bytes();
+    if b.len() >= 4
+        && matches!(b[0], b'3' | b'4')
+        && matches!(b[1], b'0' | b'1')
+        && matches!(b[2], b'0'..=b'4' | b'7' | b'8')
+        && b[3] == b' '
+    {
+        let code = (b[0] - b'0') as u16 * 100 + (b[1] - b'0') as u16 * 10 + (b[2] - b'0') as u16;
+        return (Some(code), text[4..].trim_start_matches(' '));
+    }
+    (None, text)
+}
+
+/// A redirect to an inflection or metadata target (code from the value, else `default`).
+fn redirect(value: &[u8], default: u16, ext: Option<&str>) -> Answer {
+    let text = String::from_utf8_lossy(value);
+    let (code, target) = split_code(text.trim_matches(['\r', '\n']));
+    let mut target = strip_newlines(target.to_string());
+    if let Some(ext) = ext {
+        target = apply_extension(&target, ext);
+    }
+    Answer::Redirect {
+        code: code.unwrap_or(default),
+        target,
+    }
+}
+
+/// Placeholders and suffix, protocol for rules, prefix extension.
+fn finish_target(
+    target: &str,
+    suffix: &str,
+    p: Option<&Parsed>,
+    proto: Option<&str>,
+    ext: Option<&str>,
+) -> String {
+    let mut out = substitute(target, suffix, p);
+    if let Some(proto) = proto {
+        if !has_url_scheme(&out) {
+            out = format!("{proto}://{out}");
+        }
+    }
+    if let Some(ext) = ext {
+        out = apply_extension(&out, ext);
+    }
+    strip_newlines(out)
+}
+
+/// Replace `${suffix}`, `${id}`, `${blade}`, `${nlid}`, `${naan}`, `${scheme}` (every
+/// occurrence); when the target has none of them, append the suffix.
+fn substitute(target: &str, suffix: &str, p: Option<&Parsed>) -> String {
+    if !target.contains("${") {
+        let mut s = String::with_capacity(target.len() + suffix.len());
+        s.push_str(target);
+        s.push_str(suffix);
+        return s;
+    }
+    let mut out = String::with_capacity(target.len() + suffix.len() + 32);
+    let mut rest = target;
+    let mut any = false;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let name = &after[..close];
+        let value = match (name, p) {
+            ("suffix", _) => Some(suffix),
+            ("id", Some(p)) => Some(p.local_id()),
+            ("blade", Some(p)) => Some(p.blade()),
+            ("nlid", Some(p)) => Some(p.nlid()),
+            ("naan", Some(p)) => Some(p.naan().unwrap_or("")),
+            ("scheme", Some(p)) => Some(p.scheme_key().trim_end_matches(':')),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                out.push_str(v);
+                any = true;
+            }
+            None => out.push_str(&rest[i..i + 3 + close]),
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    if !any {
+        out.push_str(suffix);
+    }
+    out
+}
+
+fn has_url_scheme(s: &str) -> bool {
+    match s.find("://") {
+        Some(i) if i > 0 => {
+            let b = s.as_bytes();
+            b[0].is_ascii_alphabetic()
+                && b[..i]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
+        }
+        _ => false,
+    }
+}
+
+/// Prefix extension: `-dev-2a` goes to the end of the target's first host label
+/// (`http://a.b.org/x` → `http://a-dev-2a.b.org/x`).
+fn apply_extension(target: &str, ext: &str) -> String {
+    let host = if has_url_scheme(target) {
+        target.find("://").map_or(0, |i| i + 3)
+    } else {
+        0
+    };
+    let label_end = target[host..]
+        .find(['.', '/', ':', '?', '#'])
+        .map_or(target.len(), |i| host + i);
+    let mut out = String::with_capacity(target.len() + ext.len());
+    out.push_str(&target[..label_end]);
+    out.push_str(ext);
+    out.push_str(&target[label_end..]);
+    out
+}
+
+/// Answers are single lines: embedded CR and LF are deleted (as EggNog does).
+fn strip_newlines(mut s: String) -> String {
+    if s.contains(['\r', '\n']) {
+        s.retain(|c| c != '\r' && c != '\n');
+    }
+    s
+}
+
+/// The media types of an `Accept` header in preference order, or `None` when it does not
+/// negotiate (empty, or containing `*/*`).
+fn accept_types(accept: &str) -> Option<Vec<String>> {
+    let mut types: Vec<(f32, String)> = Vec::new();
+    for part in accept.split(',') {
+        let mut params = part.split(';');
+        let t = params.next().unwrap_or("").trim().to_ascii_lowercase();
+        if t.is_empty() {
+            continue;
+        }
+        if t == "*/*" {
+            return None;
+        }
+        let q = params
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        if q > 0.0 && !t.ends_with("/*") {
+            types.push((q, t));
+        }
+    }
+    types.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+    (!types.is_empty()).then(|| types.into_iter().map(|(_, t)| t).collect())
+}
+
+/// The id's bindings for a metadata answer: kernel elements first (`where` defaults to
+/// the id, as N2T implies it), then the rest in key order; `_,` elements are internal.
+fn metadata<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
+    let all = elem::bindings(l, id, MAX_BINDINGS)?;
+    let mut out = Vec::with_capacity(all.len() + 1);
+    for k in KERNEL {
+        let mut any = false;
+        for (e, v) in all.iter().filter(|(e, _)| e == k) {
+            out.push((e.clone(), v.clone()));
+            any = true;
+        }
+        if !any && k == "where" {
+            out.push(("where".to_string(), id.as_bytes().to_vec()));
+        }
+    }
+    out.extend(
+        all.into_iter()
+            .filter(|(e, _)| !KERNEL.contains(&e.as_str()) && !e.starts_with("_,")),
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn codes() {
+        assert_eq!(split_code("301 zaf"), (Some(301), "zaf"));
+        assert_eq!(split_code("410 zaf"), (Some(410), "zaf"));
+        assert_eq!(split_code("308   zaf"), (Some(308), "zaf"));
+        assert_eq!(split_code("999 zaf"), (None, "999 zaf"));
+        assert_eq!(split_code("305 zaf"), (None, "305 zaf"));
+        assert_eq!(split_code("301zaf"), (None, "301zaf"));
+        assert_eq!(split_code("301"), (None, "301"));
+    }
+
+    #[test]
+    fn flex() {
+        assert_eq!(flex_decode("a^20b"), "a b");
+        assert_eq!(flex_decode("a^2"), "a^2");
+        assert_eq!(flex_decode("a^zzb^"), "a^zzb^");
+        assert_eq!(flex_decode("^5e^41"), "^A");
+    }
+
+    #[test]
+    fn extension() {
+        assert_eq!(
+            apply_extension("http://a.b.org", "-dev-2a"),
+            "http://a-dev-2a.b.org"
+        );
+        assert_eq!(
+            apply_extension("https://z.b.example.com/x", "-dev"),
+            "https://z-dev.b.example.com/x"
+        );
+        assert_eq!(
+            apply_extension("localhost:8080/x", "-dev"),
+            "localhost-dev:8080/x"
+        );
+    }
+
+    #[test]
+    fn accept() {
+        assert_eq!(accept_types("text/html,*/*;q=0.8"), None);
+        assert_eq!(accept_types(""), None);
+        assert_eq!(
+            accept_types("text/turtle;q=0.5, application/json"),
+            Some(vec![
+                "application/json".to_string(),
+                "text/turtle".to_string()
+            ])
+        );
+        assert_eq!(accept_types("text/*"), None);
+    }
+
+    #[test]
+    fn inflection_suffixes() {
+        assert_eq!(inflection_suffix("a?"), Some((1, "?")));
+        assert_eq!(inflection_suffix("a??"), Some((1, "??")));
+        assert_eq!(inflection_suffix("a?info"), Some((1, "??")));
+        assert_eq!(inflection_suffix("a/?info"), Some((1, "/??")));
+        assert_eq!(inflection_suffix("a./??"), Some((1, "./??")));
+        assert_eq!(inflection_suffix("a/"), Some((1, "/")));
+        assert_eq!(inflection_suffix("?"), None);
+        assert_eq!(inflection_suffix("a"), None);
+    }
+}

@@ -1,0 +1,184 @@
+//! The operator's rules table: redirect rules for schemes, NAANs and shoulders, and the
+//! global-resolver forwarding settings, parsed from the text of a rules file.
+//!
+//! The file is read by `noidr` (this crate does no I/O); the format is documented in
+//! `rules/default.rules`, which is also the built-in table used when no file is given.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::ident::{Family, Parsed};
+
+/// The built-in rules file, used when the operator names none.
+pub const DEFAULT_RULES: &str = include_str!("../rules/default.rules");
+
+/// A parse error in a rules file, with its 1-based line number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for RulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+/// A parsed rules table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// Canonical key (see [`Rules::canonical_key`]) → target template.
+    table: HashMap<String, String>,
+    /// Where unknown ARKs are forwarded (the identifier is appended), if anywhere.
+    pub global_resolver: Option<String>,
+    /// NAANs this resolver answers for; their ARKs are never forwarded (loop protection).
+    pub local_naans: Vec<String>,
+}
+
+impl Rules {
+    /// No rules, no forwarding.
+    pub fn empty() -> Rules {
+        Rules::default()
+    }
+
+    /// The built-in table ([`DEFAULT_RULES`]).
+    pub fn builtin() -> Rules {
+        Rules::parse(DEFAULT_RULES).expect("the built-in rules file parses")
+    }
+
+    /// Parse the text of a rules file.
+    ///
+    /// Each non-blank line that does not start with `#` is either a rule `KEY TARGET`
+    /// (KEY contains a colon: `doi:`, `ark:/12345`, `doi:10.5072/FK2`) or a directive
+    /// `global-resolver URL` / `local-naans NAAN...`.
+    pub fn parse(text: &str) -> Result<Rules, RulesError> {
+        let mut rules = Rules::default();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let err = |message: String| RulesError {
+                line: i + 1,
+                message,
+            };
+            let (key, value) = match line.split_once(char::is_whitespace) {
+                Some((k, v)) => (k, v.trim()),
+                None => (line, ""),
+            };
+            if key.contains(':') {
+                if value.is_empty() {
+                    return Err(err(format!("rule {key:?} has no target")));
+                }
+                rules
+                    .table
+                    .insert(Rules::canonical_key(key), value.to_string());
+                continue;
+            }
+            match key {
+                "global-resolver" => {
+                    if value.is_empty() || value.contains(char::is_whitespace) {
+                        return Err(err("global-resolver needs exactly one URL".into()));
+                    }
+                    rules.global_resolver = Some(value.to_string());
+                }
+                "local-naans" => rules
+                    .local_naans
+                    .extend(value.split_whitespace().map(str::to_ascii_lowercase)),
+                _ => {
+                    return Err(err(format!(
+                        "unknown directive {key:?} (a rule's key must contain a colon, \
+                         e.g. \"doi:\"; directives are global-resolver and local-naans)"
+                    )))
+                }
+            }
+        }
+        Ok(rules)
+    }
+
+    /// The form under which a key is stored and matched: the request normalisation
+    /// (lower-case scheme, `ark:/`, lower-case NAAN), and DOIs upper-cased because they
+    /// are case-insensitive.
+    pub fn canonical_key(key: &str) -> String {
+        let p = Parsed::new(key);
+        match p.family {
+            Family::Doi => format!("doi:{}", p.local_id().to_uppercase()),
+            _ => p.norm,
+        }
+    }
+
+    /// The target template for an already canonical key.
+    pub(crate) fn get_canonical(&self, key: &str) -> Option<&str> {
+        self.table.get(key).map(String::as_str)
+    }
+
+    /// The target template of `key` (any spelling), if a rule exists.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.get_canonical(&Rules::canonical_key(key))
+    }
+
+    /// Number of redirect rules.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when there are no redirect rules.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_parses_and_has_doi() {
+        let r = Rules::builtin();
+        assert_eq!(r.get("doi:"), Some("https://doi.org/${id}"));
+        assert_eq!(r.get("DOI:"), Some("https://doi.org/${id}"));
+        assert_eq!(r.global_resolver, None);
+    }
+
+    #[test]
+    fn keys_are_normalised() {
+        let r = Rules::parse(
+            "ARK:12345  https://a.org/${nlid}\n\
+             doi:10.5072/fk2   301 https://b.org/${blade}\n",
+        )
+        .unwrap();
+        assert_eq!(r.get("ark:/12345"), Some("https://a.org/${nlid}"));
+        assert_eq!(r.get("doi:10.5072/FK2"), Some("301 https://b.org/${blade}"));
+        assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn directives() {
+        let r = Rules::parse(
+            "# comment\n\nglobal-resolver https://n2t.net/\nlocal-naans 12345 B5072\nlocal-naans 99999\n",
+        )
+        .unwrap();
+        assert_eq!(r.global_resolver.as_deref(), Some("https://n2t.net/"));
+        assert_eq!(r.local_naans, vec!["12345", "b5072", "99999"]);
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = Rules::parse("doi: x\nbogus thing\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.to_string()
+                .starts_with("line 2: unknown directive \"bogus\""),
+            "{e}"
+        );
+        let e = Rules::parse("doi:\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 1: rule \"doi:\" has no target");
+        assert!(Rules::parse("global-resolver\n").is_err());
+    }
+}

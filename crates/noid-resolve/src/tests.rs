@@ -1,0 +1,725 @@
+//! Table-driven tests of resolution through the egg protocol's exact answer lines, and
+//! of the [`Answer`] values the HTTP layer maps.
+
+use crate::egg::{self, Miss};
+use crate::{Answer, MemLookup, Request, Resolver, Rules};
+
+/// A store from `(id, element, value)` triples; `:idmap/PATTERN` ids become rules.
+fn store(bindings: &[(&str, &str, &str)]) -> MemLookup {
+    let l = MemLookup::new();
+    for (id, elem, value) in bindings {
+        match id.strip_prefix(":idmap/") {
+            Some(pattern) => l.bind_idmap(pattern, elem, value),
+            None => l.bind(id, elem, value),
+        }
+    }
+    l
+}
+
+/// One egg request against `bindings` with the rules file `rules`: the exact answer line.
+#[track_caller]
+fn check_rules(bindings: &[(&str, &str, &str)], rules: &str, line: &str, expect: &str) {
+    let l = store(bindings);
+    let r = Resolver::new(Rules::parse(rules).expect("rules parse"));
+    let mut out = Vec::new();
+    egg::answer(&r, &l, line.as_bytes(), Miss::Null, &mut out);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        format!("{expect}\n"),
+        "request {line:?}"
+    );
+}
+
+/// As [`check_rules`] with no rules.
+#[track_caller]
+fn check(bindings: &[(&str, &str, &str)], line: &str, expect: &str) {
+    check_rules(bindings, "", line, expect)
+}
+
+#[track_caller]
+fn resolve(bindings: &[(&str, &str, &str)], req: Request<'_>) -> Answer {
+    let l = store(bindings);
+    Resolver::new(Rules::empty()).resolve(&l, &req).unwrap()
+}
+
+// ---- conformance-public.md, "N2T-style resolution" -------------------------------
+
+#[test]
+fn conformance_suffix_passthrough() {
+    check(
+        &[("ark:/00224/foo", "_t", "zaf")],
+        "ark:/00224/foo/bar//zif?zaf=ab&cd.resolve",
+        "redir302 zaf/bar//zif?zaf=ab&cd",
+    );
+}
+
+#[test]
+fn conformance_shoulder_as_id() {
+    check(
+        &[("ark:/12345/xt2", "_t", "http://obj.example.com/datasets/")],
+        "ark:/12345/xt2rv8b/chap3/sect5//para4.txt.1.bak.resolve",
+        "redir302 http://obj.example.com/datasets/rv8b/chap3/sect5//para4.txt.1.bak",
+    );
+}
+
+#[test]
+fn conformance_suffix_placeholders() {
+    let b = [("ark:/98765/f3", "_t", "bar${suffix}zaf${suffix}foo")];
+    check(&b, "ark:/98765/f3abc.resolve", "redir302 barabczafabcfoo");
+    check(&b, "ark:/98765/f3.resolve", "redir302 barzaffoo");
+}
+
+#[test]
+fn conformance_codes() {
+    check(&[("X", "_t", "301 zaf")], "X.resolve", "redir301 zaf");
+    check(&[("X", "_t", "999 zaf")], "X.resolve", "redir302 999 zaf");
+}
+
+#[test]
+fn conformance_miss() {
+    check(&[], "ark:/99999/nope.resolve", "NULL");
+    let r = Resolver::default();
+    let mut out = Vec::new();
+    egg::answer(
+        &r,
+        &MemLookup::new(),
+        b"ark:/99999/nope.resolve",
+        Miss::Eggnog,
+        &mut out,
+    );
+    assert_eq!(out, b"redir302 \n");
+}
+
+// ---- targets and codes ------------------------------------------------------------
+
+#[test]
+fn redirect_codes() {
+    for (value, line) in [
+        ("301 zaf", "redir301 zaf"),
+        ("302 zaf", "redir302 zaf"),
+        ("303 zaf", "redir303 zaf"),
+        ("307 zaf", "redir307 zaf"),
+        ("308 zaf", "redir308 zaf"),
+        ("410 zaf", "redir410 zaf"),
+        ("404 zaf", "redir404 zaf"),
+        ("999 zaf", "redir302 999 zaf"),
+        ("305 zaf", "redir302 305 zaf"),
+        ("301zaf", "redir302 301zaf"),
+        ("301  two spaces", "redir301 two spaces"),
+        ("https://e.org/?a=b c", "redir302 https://e.org/?a=b c"),
+        ("line\r\n", "redir302 line"),
+    ] {
+        check(&[("X", "_t", value)], "X.resolve", line);
+    }
+}
+
+#[test]
+fn falsy_targets_are_unbound() {
+    check(&[("X", "_t", "0")], "X.resolve", "NULL");
+    check(&[("X", "_t", "")], "X.resolve", "NULL");
+}
+
+#[test]
+fn code_with_suffix_passthrough() {
+    check(
+        &[("ark:/12345/fk4a", "_t", "301 https://e.org/a")],
+        "ark:/12345/fk4a/b.resolve",
+        "redir301 https://e.org/a/b",
+    );
+}
+
+#[test]
+fn several_targets_are_multi() {
+    let b = [("X", "_t", "http://a.org/\nhttp://b.org/\n")];
+    check(
+        &b,
+        "X.resolve",
+        "inflect \"op=multi\" \"id=X\" \"target=http://a.org/\" \"target=http://b.org/\"",
+    );
+    assert_eq!(
+        resolve(&b, Request::new("X/y")),
+        Answer::Multi {
+            id: "X".into(),
+            targets: vec!["http://a.org//y".into(), "http://b.org//y".into()]
+        }
+    );
+}
+
+// ---- ancestor chopping --------------------------------------------------------------
+
+#[test]
+fn longest_bound_ancestor_wins() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "A"),
+        ("ark:/12345/fk4a/b", "_t", "B"),
+        ("ark:/12345/fk4a/b/c", "_t", "C"),
+    ];
+    check(&b, "ark:/12345/fk4a/b/c/d/e.resolve", "redir302 C/d/e");
+    check(&b, "ark:/12345/fk4a/b/x.y.resolve", "redir302 B/x.y");
+    check(&b, "ark:/12345/fk4a/bc.resolve", "redir302 A/bc");
+    check(&b, "ark:/12345/fk4a.resolve", "redir302 A");
+    check(&b, "ark:/12345/fk4ab.resolve", "NULL");
+    check(&b, "ark:/12345/fk5a/b.resolve", "NULL");
+}
+
+#[test]
+fn four_level_chop_back() {
+    check(
+        &[("ark:/13030/fk4abcde", "_t", "https://e.org/o")],
+        "ark:/13030/fk4abcde/l1/l2/l3/l4.resolve",
+        "redir302 https://e.org/o/l1/l2/l3/l4",
+    );
+}
+
+#[test]
+fn trailing_separators_are_trimmed_first() {
+    check(
+        &[("ark:/12345/fk4a", "_t", "A")],
+        "ark:/12345/fk4a//.resolve",
+        "redir302 A//",
+    );
+    check(
+        &[("ark:/12345/fk4a", "_t", "A")],
+        "ark:/12345/fk4a.b.resolve",
+        "redir302 A.b",
+    );
+}
+
+#[test]
+fn suffix_placeholders_anywhere() {
+    let b = [(
+        "ark:/12345/fk4a",
+        "_t",
+        "${suffix}|https://e.org/?s=${suffix}&t=${suffix}",
+    )];
+    check(
+        &b,
+        "ark:/12345/fk4a/p.resolve",
+        "redir302 /p|https://e.org/?s=/p&t=/p",
+    );
+    check(
+        &[("ark:/12345/fk4a", "_t", "https://e.org/${nope}")],
+        "ark:/12345/fk4a/p.resolve",
+        "redir302 https://e.org/${nope}/p",
+    );
+}
+
+#[test]
+fn flex_encoded_suffix() {
+    check(
+        &[("ark:/12345/fk4a", "_t", "T")],
+        "ark:/12345/fk4a/a^20b.resolve",
+        "redir302 T/a b",
+    );
+}
+
+#[test]
+fn no_passthrough_flags() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "A"),
+        ("ark:/12345/fk4a", "_t_am", "n"),
+        ("ark:/12345/fk4", "_t", "S"),
+    ];
+    check(&b, "ark:/12345/fk4a/b.resolve", "NULL");
+    check(&b, "ark:/12345/fk4a.resolve", "redir302 A");
+    // Inflections are not passthrough: they still work.
+    check(
+        &b,
+        "ark:/12345/fk4a?.resolve",
+        "inflect \"op=arkinflect\" \"id=ark:/12345/fk4a\" \"suffix=%3f\"",
+    );
+    // The shoulder's own flag stops passthrough for everything under it.
+    let b = [
+        ("ark:/12345/fk4a", "_t", "A"),
+        ("ark:/12345/fk4", "_t_am", "n"),
+    ];
+    check(&b, "ark:/12345/fk4a/b.resolve", "NULL");
+    check(&b, "ark:/12345/fk4a.resolve", "redir302 A");
+}
+
+#[test]
+fn schemeless_noid_ids() {
+    let b = [("13030/kt639k9", "_t", "http://e.org/k"), ("X", "_t", "x")];
+    check(
+        &b,
+        "13030/kt639k9/page2.resolve",
+        "redir302 http://e.org/k/page2",
+    );
+    check(&b, "X/foo.resolve", "redir302 x/foo");
+    check(&b, "Xfoo.resolve", "NULL");
+}
+
+#[test]
+fn chopping_never_goes_above_the_naan() {
+    check(
+        &[
+            ("ark:/12345", "_t_", "x"),
+            ("ark:", "_t", "http://n2t.net/ark:"),
+        ],
+        "ark:/99999/x.resolve",
+        "redir302 http://n2t.net/ark:/99999/x",
+    );
+    check(
+        &[("ark:/00224/", "_t", "x")],
+        "ark:/00224/a.resolve",
+        "NULL",
+    );
+}
+
+// ---- normalisation ------------------------------------------------------------------
+
+#[test]
+fn normalisation() {
+    let b = [
+        ("ark:/12345/xyz", "_t", "slash"),
+        ("ark:12345/new", "_t", "noslash"),
+        ("ark:/b5072/low", "_t", "naan"),
+        ("doi:10.5072/FK2X", "_t", "doi"),
+    ];
+    check(&b, "ark:12345/xyz.resolve", "redir302 slash");
+    check(&b, "ARK:/12345/xyz.resolve", "redir302 slash");
+    check(&b, "/ark:/12345/xyz.resolve", "redir302 slash");
+    check(&b, "ark:/12345/x-y-z.resolve", "redir302 slash");
+    check(&b, "ark:/12345/new.resolve", "redir302 noslash");
+    check(&b, "ark:/B5072/low.resolve", "redir302 naan");
+    check(&b, "doi:10.5072/fk2x.resolve", "redir302 doi");
+    check(&b, "DOI:10.5072/FK2X.resolve", "redir302 doi");
+    check(&b, "eoi:10.5072/FK2X.resolve", "redir302 doi");
+    check(&b, "ark:/b5072/fk2x.resolve", "redir302 doi");
+    check(&b, "t-ark:/12345/xyz.resolve", "redir302 slash");
+}
+
+#[test]
+fn odd_requests_are_misses() {
+    for line in [
+        ".resolve",
+        "/.resolve",
+        "ark:/12345/(.*)[.resolve",
+        "^$\\.resolve",
+        "\0\0.resolve",
+        "a b c.resolve !!!ac=",
+        "ark:/12345/fk4%zz.resolve",
+    ] {
+        check(&[("ark:/12345/fk4", "_t_am", "y")], line, "NULL");
+    }
+    check(
+        &[],
+        "no method",
+        "error: expected \"ID.resolve\" or \"ID.resolve HEADERS\"",
+    );
+    check(&[], "", "NULL");
+    check(&[], "   ", "NULL");
+}
+
+// ---- :idmap on _t -------------------------------------------------------------------
+
+#[test]
+fn idmap_targets() {
+    let b = [
+        (":idmap/^ark:/12345/(\\w+)$", "_t", "http://x.org/$1"),
+        (":idmap/^ft", "_t", "301 http://g7h.org/"),
+    ];
+    check(&b, "ark:/12345/abc.resolve", "redir302 http://x.org/abc");
+    check(&b, "ft89.resolve", "redir301 http://g7h.org/89");
+    check(&b, "ark:/12345/a/b.resolve", "NULL");
+}
+
+#[test]
+fn stored_and_ancestor_targets_beat_idmap() {
+    let b = [
+        (":idmap/^ark:/12345/", "_t", "mapped/"),
+        ("ark:/12345/fk4a", "_t", "stored"),
+    ];
+    check(&b, "ark:/12345/fk4a.resolve", "redir302 stored");
+    check(&b, "ark:/12345/fk4a/x.resolve", "redir302 stored/x");
+    check(&b, "ark:/12345/zz.resolve", "redir302 mapped/zz");
+}
+
+// ---- inflections (issue 7) ----------------------------------------------------------
+
+#[test]
+fn inflections_without_targets_answer_metadata() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "T"),
+        ("ark:/12345/fk4a", "who", "Me"),
+    ];
+    for (req, suffix) in [
+        ("?", "%3f"),
+        ("??", "%3f%3f"),
+        ("?info", "%3f%3f"),
+        ("/", "/"),
+        ("./", "./"),
+        ("/?", "/%3f"),
+        ("./??", "./%3f%3f"),
+    ] {
+        check(
+            &b,
+            &format!("ark:/12345/fk4a{req}.resolve"),
+            &format!("inflect \"op=arkinflect\" \"id=ark:/12345/fk4a\" \"suffix={suffix}\""),
+        );
+    }
+}
+
+#[test]
+fn inflection_targets() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "T"),
+        ("ark:/12345/fk4a", "_,eTi,?", "https://e.org/brief"),
+        ("ark:/12345/fk4b", "_t", "T"),
+        ("ark:/12345/fk4b", "_,eTi,", "301 https://e.org/any"),
+    ];
+    check(
+        &b,
+        "ark:/12345/fk4a?.resolve",
+        "redir302 https://e.org/brief",
+    );
+    check(
+        &b,
+        "ark:/12345/fk4a??.resolve",
+        "inflect \"op=arkinflect\" \"id=ark:/12345/fk4a\" \"suffix=%3f%3f\"",
+    );
+    check(
+        &b,
+        "ark:/12345/fk4b??.resolve",
+        "redir301 https://e.org/any",
+    );
+    check(
+        &b,
+        "ark:/12345/fk4b?info.resolve",
+        "redir301 https://e.org/any",
+    );
+    // A non-inflection suffix without word characters passes through.
+    check(&b, "ark:/12345/fk4a//.resolve", "redir302 T//");
+}
+
+#[test]
+fn inflection_answer_lists_kernel_first() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "T"),
+        ("ark:/12345/fk4a", "_,eTm,text/html", "H"),
+        ("ark:/12345/fk4a", "how", "text"),
+        ("ark:/12345/fk4a", "color", "red"),
+        ("ark:/12345/fk4a", "who", "Me"),
+        ("ark:/12345/fk4a", ":/c", "i|x|y|1"),
+    ];
+    let a = resolve(&b, Request::new("ark:/12345/fk4a??"));
+    let Answer::Inflection {
+        id,
+        suffix,
+        bindings,
+    } = a
+    else {
+        panic!("{a:?}")
+    };
+    assert_eq!((id.as_str(), suffix.as_str()), ("ark:/12345/fk4a", "??"));
+    let names: Vec<&str> = bindings.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(names, ["who", "where", "how", "_t", "color"]);
+    assert_eq!(bindings[1].1, b"ark:/12345/fk4a");
+}
+
+// ---- content negotiation (issue 7) --------------------------------------------------
+
+#[test]
+fn content_negotiation() {
+    let b = [
+        ("ark:/12345/fk4a", "_t", "T"),
+        (
+            "ark:/12345/fk4a",
+            "_,eTm,application/json",
+            "https://e.org/a.json",
+        ),
+        ("ark:/12345/fk4b", "_t", "T"),
+        ("ark:/12345/fk4b", "_,eTm,", "https://e.org/any-md"),
+    ];
+    let ac = |id: &str, accept: &str| format!("{id}.resolve !!!pr=https!!!!!!ac={accept}!!!");
+    check(
+        &b,
+        &ac("ark:/12345/fk4a", "application/json"),
+        "redir303 https://e.org/a.json",
+    );
+    check(
+        &b,
+        &ac("ark:/12345/fk4a", "text/turtle;q=0.2, application/json"),
+        "redir303 https://e.org/a.json",
+    );
+    check(
+        &b,
+        &ac("ark:/12345/fk4a", "application%2Fjson"),
+        "redir303 https://e.org/a.json",
+    );
+    // Browsers send */*: no negotiation.
+    check(
+        &b,
+        &ac("ark:/12345/fk4a", "application/json,*/*;q=0.8"),
+        "redir302 T",
+    );
+    // A type we cannot serve and no target: the plain target.
+    check(&b, &ac("ark:/12345/fk4a", "text/html"), "redir302 T");
+    // A metadata type without a target: our own metadata answer.
+    check(
+        &b,
+        &ac("ark:/12345/fk4a", "text/plain"),
+        "inflect \"op=cn.text/plain\" \"id=ark:/12345/fk4a\"",
+    );
+    // The generic metadata target.
+    check(
+        &b,
+        &ac("ark:/12345/fk4b", "text/turtle"),
+        "redir303 https://e.org/any-md",
+    );
+    // Not on suffixes.
+    check(
+        &b,
+        &ac("ark:/12345/fk4a/x", "application/json"),
+        "redir302 T/x",
+    );
+    assert!(matches!(
+        resolve(
+            &b,
+            Request {
+                id: "ark:/12345/fk4a",
+                accept: Some("application/json;q=1"),
+                proto: None
+            }
+        ),
+        Answer::Redirect { code: 303, .. }
+    ));
+    assert_eq!(
+        resolve(
+            &b[2..],
+            Request {
+                id: "ark:/12345/fk4b",
+                accept: Some("application/json"),
+                proto: None
+            }
+        ),
+        Answer::Redirect {
+            code: 303,
+            target: "https://e.org/any-md".into()
+        }
+    );
+}
+
+// ---- prefix extension (issue 7) -----------------------------------------------------
+
+#[test]
+fn prefix_extension() {
+    check(
+        &[("doi:10.12345/XYZ", "_t", "303 http://a.b.org")],
+        "doi:10.12345-dev-2a/XYZ.resolve",
+        "redir303 http://a-dev-2a.b.org",
+    );
+    check(
+        &[("ark:/12345", "_t", "a.b.org/${nlid}")],
+        "ark:/12345-dev/678.resolve",
+        "redir302 http://a-dev.b.org/678",
+    );
+    check_rules(
+        &[],
+        "xyzzy: https://a.b.org/${id}",
+        "xyzzy-dev:foo.resolve !!!pr=https!!!",
+        "redir302 https://a-dev.b.org/foo",
+    );
+}
+
+// ---- redirect rules (issue 7) -------------------------------------------------------
+
+#[test]
+fn rules_file() {
+    let rules = "doi: https://doi.org/${id}\n\
+                 ark:/12345/fk4 https://e.org/fk4/${blade}\n\
+                 ark:/12345 301 https://naan.org/${nlid}\n\
+                 hdl: hdl.handle.net/${id}\n";
+    check_rules(
+        &[],
+        rules,
+        "doi:10.5072/FK2ABC.resolve",
+        "redir302 https://doi.org/10.5072/FK2ABC",
+    );
+    check_rules(
+        &[],
+        rules,
+        "ark:/12345/fk4abc/d.resolve",
+        "redir302 https://e.org/fk4/abc/d",
+    );
+    check_rules(
+        &[],
+        rules,
+        "ark:/12345/zz9/d.resolve",
+        "redir301 https://naan.org/zz9/d",
+    );
+    check_rules(
+        &[],
+        rules,
+        "hdl:1234/5.resolve",
+        "redir302 http://hdl.handle.net/1234/5",
+    );
+    check_rules(
+        &[],
+        rules,
+        "hdl:1234/5.resolve !!!pr=https!!!",
+        "redir302 https://hdl.handle.net/1234/5",
+    );
+    check_rules(&[], rules, "pmid:1.resolve", "NULL");
+    // A bound id beats every rule.
+    check_rules(
+        &[("doi:10.5072/FK2ABC", "_t", "mine")],
+        rules,
+        "doi:10.5072/FK2ABC.resolve",
+        "redir302 mine",
+    );
+}
+
+#[test]
+fn rules_bound_in_the_store() {
+    let b = [
+        ("ark:/13960", "_t", "https://archive.org/ark:/${id}"),
+        ("ark:", "_t", "https://n2t.net/ark:/${id}"),
+        ("ark:/99999/fk4", "_t", "https://shoulder.org/${blade}"),
+    ];
+    check(
+        &b,
+        "ark:/13960/t6m042969.resolve",
+        "redir302 https://archive.org/ark:/13960/t6m042969",
+    );
+    check(
+        &b,
+        "ark:/11111/x.resolve",
+        "redir302 https://n2t.net/ark:/11111/x",
+    );
+    check(
+        &b,
+        "ark:/99999/fk4zz.resolve",
+        "redir302 https://shoulder.org/zz",
+    );
+    // A rule without placeholders gets the rest of the id appended.
+    check(
+        &[("ark:/13960", "_t", "https://a.org/ark:/13960")],
+        "ark:/13960/x/y.resolve",
+        "redir302 https://a.org/ark:/13960/x/y",
+    );
+    // The store beats the file at the same level; the shoulder beats the NAAN.
+    check_rules(
+        &b,
+        "ark:/13960 https://file.org/",
+        "ark:/13960/x.resolve",
+        "redir302 https://archive.org/ark:/13960/x",
+    );
+    check_rules(
+        &b,
+        "ark:/13960/t6 https://file.org/${blade}",
+        "ark:/13960/t6m04.resolve",
+        "redir302 https://file.org/m04",
+    );
+}
+
+#[test]
+fn partial_ids() {
+    let rules = "doi: https://doi.org/${id}";
+    for (line, key) in [
+        ("ark:.resolve", "ark:"),
+        ("ark:/.resolve", "ark:"),
+        ("ark:/99999.resolve", "ark:/99999"),
+        ("ark:99999/.resolve", "ark:/99999"),
+        ("doi:10.5072.resolve", "doi:10.5072"),
+        ("doi:.resolve", "doi:"),
+    ] {
+        check_rules(
+            &[],
+            rules,
+            line,
+            &format!("inflect \"op=partial\" \"partial={key}\""),
+        );
+    }
+    // A bound partial id is a plain id.
+    check(
+        &[("ark:/99999", "_t", "n")],
+        "ark:/99999.resolve",
+        "redir302 n",
+    );
+}
+
+#[test]
+fn forwarding_to_a_global_resolver() {
+    let rules = "global-resolver https://n2t.net/\nlocal-naans 12345\n";
+    check_rules(
+        &[],
+        rules,
+        "ark:/99999/nope.resolve",
+        "redir302 https://n2t.net/ark:/99999/nope",
+    );
+    check_rules(
+        &[],
+        rules,
+        "ark:99999/nope??.resolve",
+        "redir302 https://n2t.net/ark:/99999/nope??",
+    );
+    // Loop protection: our own NAANs are never forwarded.
+    check_rules(&[], rules, "ark:/12345/nope.resolve", "NULL");
+    check_rules(
+        &[("ark:/67890/x", "_t", "T")],
+        rules,
+        "ark:/67890/nope.resolve",
+        "NULL",
+    );
+    // Only ARKs are forwarded.
+    check_rules(&[], rules, "doi:10.1/x.resolve", "NULL");
+    check_rules(&[], rules, "X.resolve", "NULL");
+}
+
+// ---- concurrency contract -----------------------------------------------------------
+
+#[test]
+fn resolver_is_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Resolver>();
+    assert_send_sync::<MemLookup>();
+    let l = std::sync::Arc::new(store(&[
+        ("ark:/12345/fk4a", "_t", "A"),
+        (":idmap/^m", "_t", "M"),
+    ]));
+    let r = std::sync::Arc::new(Resolver::default());
+    let threads: Vec<_> = (0..4)
+        .map(|i| {
+            let (l, r) = (l.clone(), r.clone());
+            std::thread::spawn(move || {
+                for j in 0..500 {
+                    let id = format!("ark:/12345/fk4a/{i}/{j}");
+                    let a = r.resolve(&*l, &Request::new(&id)).unwrap();
+                    assert_eq!(
+                        a,
+                        Answer::Redirect {
+                            code: 302,
+                            target: format!("A/{i}/{j}")
+                        }
+                    );
+                    let a = r.resolve(&*l, &Request::new("mx")).unwrap();
+                    assert_eq!(
+                        a,
+                        Answer::Redirect {
+                            code: 302,
+                            target: "Mx".into()
+                        }
+                    );
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn every_module_has_a_doc_comment() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("//!"),
+            "{} lacks a //! module doc",
+            path.display()
+        );
+    }
+}

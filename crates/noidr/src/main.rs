@@ -1,0 +1,3 @@
+//! `noidr`: the resolver daemon (work in progress).
+
+fn main() {}
