@@ -15,7 +15,11 @@ const BATCH: u64 = 10_000;
 fn bench_template(c: &mut Criterion, name: &str, template: &str, naan: &str) {
     let t = parse_template(template).unwrap();
     let mask = CompiledMask::new(&t.mask).unwrap();
-    let firstpart = if naan.is_empty() { t.prefix.clone() } else { format!("{naan}/{}", t.prefix) };
+    let firstpart = if naan.is_empty() {
+        t.prefix.clone()
+    } else {
+        format!("{naan}/{}", t.prefix)
+    };
     let fresh = init_counters(t.total);
     let mut state = fresh.clone();
     let mut id = String::with_capacity(32);

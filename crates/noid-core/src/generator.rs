@@ -399,10 +399,10 @@ impl GeneratorState {
     /// * Exhaustion (`oatop != -1 && oacounter >= oatop`) is checked first. Without
     ///   `wrap` it is an error and nothing changes; with `wrap` a sequential minter
     ///   restarts at 0 and a random one re-runs [`init_counters`].
-    /// * Random: counter `n = saclist[int(rand(len))]` is incremented (values start at
-    ///   1) and the body is `n2xdig(value + n·percounter)`; a counter reaching its top
-    ///   moves from the saclist to the siclist. Sequential: the body is
-    ///   `n2xdig(oacounter)`, starting at 0.
+    /// * Random: counter `n = saclist[int(rand(len))]` is incremented (its values
+    ///   start at one) and the body is `n2xdig(value + n·percounter)`; a counter
+    ///   reaching its top moves from the saclist to the siclist.
+    /// * Sequential: the body is `n2xdig(oacounter)`, starting at 0.
     ///
     /// `oacounter` is incremented on every success.
     pub fn genid_into(

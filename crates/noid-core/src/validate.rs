@@ -103,7 +103,8 @@ fn validate_one(id: &str, template: &str, first: &str, has_cc: bool, positions: 
         Some(v) => v,
         None => return format!("iderr: {id} should begin with {first}."),
     };
-    if has_cc && !checkchar(id).is_some_and(|s| s != "0") {
+    // Perl tests the result for truth: undef and "0" (from `checkchar("+")`) fail.
+    if has_cc && checkchar(id).is_none_or(|s| s == "0") {
         return format!("iderr: {id} has a check character error");
     }
     let mut mask = positions.iter();

@@ -15,7 +15,10 @@ use support::Minter;
 fn f5_reedeedk_long_13030() {
     let mut m = Minter::new("f5.reedeedk", "long", "13030");
     assert_eq!(human_num(m.template.total), "70,728,100");
-    assert_eq!(m.mint_n(3), ["13030/f54x54g11", "13030/f5154dn7k", "13030/f5wd3q12m"]);
+    assert_eq!(
+        m.mint_n(3),
+        ["13030/f54x54g11", "13030/f5154dn7k", "13030/f5wd3q12m"]
+    );
     assert_eq!(m.template.properties("13030", true, true), "GRANITE");
 }
 
@@ -38,7 +41,13 @@ fn f5_reedeedk_namespace_bounds() {
     assert_eq!(checkchar("13030/f5000000+").unwrap(), "13030/f50000005");
     assert_eq!(checkchar("13030/f5zz9zz9+").unwrap(), "13030/f5zz9zz9d");
     assert_eq!(
-        validate_ids("-", "f5.reedeedk", "13030", &["13030/f50000005", "13030/f5zz9zz9d"]).unwrap(),
+        validate_ids(
+            "-",
+            "f5.reedeedk",
+            "13030",
+            &["13030/f50000005", "13030/f5zz9zz9d"]
+        )
+        .unwrap(),
         ["id: 13030/f50000005", "id: 13030/f5zz9zz9d"]
     );
 }
@@ -47,7 +56,10 @@ fn f5_reedeedk_namespace_bounds() {
 fn s_zd_never_runs_out() {
     let mut m = Minter::new("s.zd", "-", "");
     let ids = m.mint_n(12);
-    assert_eq!(ids, ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"]);
+    assert_eq!(
+        ids,
+        ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"]
+    );
     assert_eq!(m.template.total, -1);
 }
 
@@ -69,7 +81,10 @@ fn xv_sdddd_last_is_xv9999() {
     let ids = m.mint_n(10_000);
     assert_eq!(ids[0], "xv0000");
     assert_eq!(ids[9_999], "xv9999");
-    assert_eq!(m.mint().unwrap_err().to_string(), "identifiers exhausted (stopped at 10000).");
+    assert_eq!(
+        m.mint().unwrap_err().to_string(),
+        "identifiers exhausted (stopped at 10000)."
+    );
 }
 
 #[test]
@@ -102,18 +117,30 @@ fn sdeeedk() {
 fn se_has_29_ids_then_exhausts() {
     let mut m = Minter::new(".se", "-", "");
     let ids = m.mint_n(29);
-    let expected: Vec<String> = "0123456789bcdfghjkmnpqrstvwxz".chars().map(String::from).collect();
+    let expected: Vec<String> = "0123456789bcdfghjkmnpqrstvwxz"
+        .chars()
+        .map(String::from)
+        .collect();
     assert_eq!(ids, expected);
-    assert_eq!(m.mint().unwrap_err().to_string(), "identifiers exhausted (stopped at 29).");
+    assert_eq!(
+        m.mint().unwrap_err().to_string(),
+        "identifiers exhausted (stopped at 29)."
+    );
 }
 
 #[test]
 fn sd_medium_exhausts_after_10() {
     let mut m = Minter::new(".sd", "medium", "");
-    assert_eq!(m.mint_n(10), ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+    assert_eq!(
+        m.mint_n(10),
+        ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
+    );
     let err = m.mint().unwrap_err();
     assert!(matches!(err, GenError::Exhausted(e) if e.stopped_at == 10));
-    assert_eq!(format!("error: {err}"), "error: identifiers exhausted (stopped at 10).");
+    assert_eq!(
+        format!("error: {err}"),
+        "error: identifiers exhausted (stopped at 10)."
+    );
     // It stays exhausted.
     assert!(m.mint().is_err());
 }
@@ -129,7 +156,10 @@ fn z_growth_repeats_the_radix_after_z() {
     let ids = Minter::new(".zed", "-", "").mint_n(291);
     assert_eq!((ids[289].as_str(), ids[290].as_str()), ("z9", "100"));
     let ids = Minter::new(".zde", "-", "").mint_n(291);
-    assert_eq!((ids[28].as_str(), ids[29].as_str(), ids[290].as_str()), ("0z", "10", "100"));
+    assert_eq!(
+        (ids[28].as_str(), ids[29].as_str(), ids[290].as_str()),
+        ("0z", "10", "100")
+    );
 }
 
 #[test]
@@ -144,7 +174,11 @@ fn check_character_vectors() {
     assert!(!verify("fk419f"));
     assert_eq!(
         validate_ids("fk.redek", "fk.redek", "", &["fk491f", "fk492f", "fk419f"]).unwrap(),
-        ["id: fk491f", "iderr: fk492f has a check character error", "iderr: fk419f has a check character error"]
+        [
+            "id: fk491f",
+            "iderr: fk492f has a check character error",
+            "iderr: fk419f has a check character error"
+        ]
     );
     // Including the NAAN changes the result.
     assert_eq!(compute("xf93gt2"), '1');
@@ -173,18 +207,25 @@ fn hand_rand_index(seed: u64, len: u128) -> usize {
     let x0 = (u128::from(seed as u32) << 16) | 0x330E;
     let x1 = (0x5DEECE66Du128 * x0 + 0xB) % (1u128 << 48);
     // floor(len * x1 / 2^48) exactly; the f64 product agrees for len <= 293.
-    (len * x1 >> 48) as usize
+    ((len * x1) >> 48) as usize
 }
 
 #[test]
 fn short_random_minter_wraps_with_the_seed_quirk() {
     let mut m = Minter::new(".rdd", "short", "");
-    assert_eq!((m.template.total, m.state.percounter, m.state.counters.len()), (100, 1, 100));
+    assert_eq!(
+        (m.template.total, m.state.percounter, m.state.counters.len()),
+        (100, 1, 100)
+    );
     let first = m.mint_n(100);
     let mut sorted = first.clone();
     sorted.sort();
     sorted.dedup();
-    assert_eq!(sorted.len(), 100, "the whole namespace once before wrapping");
+    assert_eq!(
+        sorted.len(),
+        100,
+        "the whole namespace once before wrapping"
+    );
     assert_eq!(&first[..3], ["18", "05", "92"]);
 
     // Post-wrap pick 1: srand was called with the OLD oacounter (100). All 100
@@ -197,7 +238,10 @@ fn short_random_minter_wraps_with_the_seed_quirk() {
     let mut left: Vec<usize> = (0..100).filter(|n| *n != i).collect();
     let n2 = left.remove(hand_rand_index(1, 99));
     let expected_second = format!("{:02}", (n2 + 1) % 100);
-    assert_eq!((expected_first.as_str(), expected_second.as_str()), ("26", "05"));
+    assert_eq!(
+        (expected_first.as_str(), expected_second.as_str()),
+        ("26", "05")
+    );
 
     assert_eq!(m.mint_n(2), [expected_first, expected_second]);
     assert_eq!(m.state.oacounter, 2);
@@ -209,5 +253,8 @@ fn short_random_minter_wraps_with_the_seed_quirk() {
 fn sequential_short_minter_wraps_to_zero() {
     let mut m = Minter::new("x.sdd", "short", "");
     let ids = m.mint_n(102);
-    assert_eq!((ids[99].as_str(), ids[100].as_str(), ids[101].as_str()), ("x99", "x00", "x01"));
+    assert_eq!(
+        (ids[99].as_str(), ids[100].as_str(), ids[101].as_str()),
+        ("x99", "x00", "x01")
+    );
 }

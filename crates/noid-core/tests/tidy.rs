@@ -25,5 +25,8 @@ fn every_rust_file_starts_with_a_module_doc() {
     for dir in ["src", "tests", "benches"] {
         check_dir(&root.join(dir), &mut missing);
     }
-    assert!(missing.is_empty(), "files without a leading //! doc: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "files without a leading //! doc: {missing:?}"
+    );
 }

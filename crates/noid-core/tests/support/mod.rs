@@ -34,14 +34,26 @@ impl Minter {
         }
         firstpart.push_str(&template.prefix);
         let mask = CompiledMask::new(&template.mask).expect("valid mask");
-        Minter { state, firstpart, mask, wrap: term == "short", naan: naan.to_string(), template }
+        Minter {
+            state,
+            firstpart,
+            mask,
+            wrap: term == "short",
+            naan: naan.to_string(),
+            template,
+        }
     }
 
     /// One `mint 1`.
     pub fn mint(&mut self) -> Result<String, GenError> {
         let mut body = String::new();
-        self.state.genid_into(&self.mask, self.template.gen_type, self.wrap, &mut body)?;
-        Ok(assemble(&self.firstpart, &body, self.template.has_checkchar))
+        self.state
+            .genid_into(&self.mask, self.template.gen_type, self.wrap, &mut body)?;
+        Ok(assemble(
+            &self.firstpart,
+            &body,
+            self.template.has_checkchar,
+        ))
     }
 
     /// `mint n`, panicking on any error.
