@@ -1,0 +1,69 @@
+//! Circulation records (`ID<TAB>:/c` = `SVEC|DATE|CONTACT|OACOUNTER`) and what issuing
+//! an identifier does besides writing one.
+
+use noid_resolve::Lookup;
+
+use crate::error::MinterError;
+use crate::hold;
+use crate::keys;
+use crate::state::{Context, Minter};
+use crate::txn::Txn;
+
+/// The first letter of an identifier's status history (`i` issued, `q` queued,
+/// `u` unqueued), or `None` when it never circulated.
+pub fn status<L: Lookup + ?Sized>(
+    txn: &Txn<'_, L>,
+    id: &str,
+) -> Result<(Option<u8>, String), MinterError> {
+    let rec = txn.get_str(&keys::circ(id))?;
+    Ok((rec.bytes().next(), rec))
+}
+
+/// The status history part of a record (`iqi` in `iqi|…`).
+pub fn svec(rec: &str) -> &str {
+    rec.split('|').next().unwrap_or("")
+}
+
+/// Write a circulation record with `letter` prepended to the old history.
+///
+/// Issuing (`i`) also removes any pepper, clears the bindings of an identifier that
+/// circulated before (Perl meant to and did not: see docs/COMPATIBILITY.md), and on a
+/// long-term minter places the automatic hold.
+pub fn set_circ_rec<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    m: &mut Minter,
+    ctx: &Context,
+    id: &str,
+    letter: char,
+    old_rec: &str,
+) -> Result<(), MinterError> {
+    let rec = format!(
+        "{letter}{}|{}|{}|{}",
+        svec(old_rec),
+        ctx.now_temper(),
+        ctx.contact,
+        m.gen.oacounter
+    );
+    if letter == 'i' {
+        if !old_rec.is_empty() {
+            clear_bindings(txn, id)?;
+        }
+        txn.delete(keys::pepper(id));
+        if m.longterm {
+            hold::hold_set(txn, m, id)?;
+        }
+    }
+    txn.put(keys::circ(id), rec);
+    Ok(())
+}
+
+/// Remove every user binding of `id` (its `ID<TAB>ELEM` keys other than `:/…`).
+fn clear_bindings<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, id: &str) -> Result<(), MinterError> {
+    let prefix = keys::id_prefix(id);
+    for (k, _) in txn.scan_prefix(&prefix, usize::MAX)? {
+        if !k[prefix.len()..].starts_with(b":/") {
+            txn.delete(k);
+        }
+    }
+    Ok(())
+}

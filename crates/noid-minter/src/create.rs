@@ -1,0 +1,207 @@
+//! `dbcreate`: the admin keys of a new minter, its creation record (`NOID/README`,
+//! also stored as `:/erc`) and the report printed to the user.
+
+use noid_core::generator::init_counters;
+use noid_core::template::{human_num, parse_template, GenType};
+
+use crate::error::MinterError;
+
+/// What `dbcreate` was given, plus the facts about the environment it records.
+pub struct CreateArgs<'a> {
+    /// The template, absent for a bind-only minter (which then mints with `.zd`).
+    pub template: Option<&'a str>,
+    /// `long`, `medium`, `-` or `short` (default `-`).
+    pub term: Option<&'a str>,
+    /// NAA number, e.g. `13030`.
+    pub naan: Option<&'a str>,
+    /// Name Assigning Authority, e.g. `cdlib.org`.
+    pub naa: Option<&'a str>,
+    /// Sub-authority, e.g. `oac/cmp`.
+    pub subnaa: Option<&'a str>,
+    /// Who is creating it.
+    pub contact: &'a str,
+    /// `temper(now)`.
+    pub when: &'a str,
+    /// `host:/absolute/dbdir`.
+    pub where_: &'a str,
+    /// The Dbdir as the user named it (for "See DIR/NOID/README").
+    pub dbdir_display: &'a str,
+    /// Two random numbers for the "Sample identifiers" line (Perl used unseeded rand).
+    pub samples: (u64, u64),
+}
+
+/// The result of a successful `dbcreate`.
+pub struct Created {
+    /// Every admin key and value to store.
+    pub keys: Vec<(String, String)>,
+    /// The creation record (README contents, also `:/erc`).
+    pub readme: String,
+    /// The report for standard output (without the final blank line).
+    pub report: String,
+    /// Perl's log line.
+    pub log: String,
+}
+
+/// Validate the arguments and compute the new minter's contents.
+pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
+    if a.contact.is_empty() {
+        return Err(MinterError::refused(format!(
+            "error: contact ({}) must be non-empty.",
+            a.contact
+        )));
+    }
+    let term = a.term.unwrap_or("-");
+    let (longterm, wrap) = match term {
+        "long" => (true, false),
+        "medium" | "-" => (false, false),
+        "short" => (false, true),
+        other => {
+            return Err(MinterError::refused(format!(
+                "error: term ({other}) must be either \"long\", \"medium\", \"-\", or \"short\"."
+            )))
+        }
+    };
+    let genonly = a.template.is_some();
+    let template_str = a.template.unwrap_or(".zd");
+    let t = parse_template(template_str).map_err(|e| MinterError::refused(e.to_string()))?;
+    let naan = a.naan.unwrap_or("");
+    let naa = a.naa.unwrap_or("");
+    let subnaa = a.subnaa.unwrap_or("");
+    if longterm {
+        if a.naan.is_none() || a.naa.is_none() || a.subnaa.is_none() {
+            return Err(MinterError::refused(
+                "error: longterm identifiers require an NAA Number, NAA, and SubNAA.",
+            ));
+        }
+        let has5 = naan
+            .as_bytes()
+            .windows(5)
+            .any(|w| w.iter().all(u8::is_ascii_digit));
+        if !has5 || naa.is_empty() || subnaa.is_empty() {
+            return Err(MinterError::refused(
+                "error: term of \"long\" requires a 5-digit NAAN (00000 if none), and non-empty string values for NAA and SubNAA.",
+            ));
+        }
+    }
+
+    let firstpart = if naan.is_empty() {
+        t.prefix.clone()
+    } else {
+        format!("{naan}/{}", t.prefix)
+    };
+    let unlimited = t.total == -1;
+    let gen = init_counters(t.total);
+    let gen_type = t.gen_type.as_str();
+    let total_word = if unlimited {
+        "unlimited".to_string()
+    } else {
+        t.total.to_string()
+    };
+    let sample = |r: u64| -> String {
+        let n = if unlimited {
+            r % 100_000
+        } else {
+            r % (t.total.max(1) as u64)
+        };
+        let body = match t.gen_type {
+            GenType::Random if !unlimited => noid_core::generator::n2xdig(n + 1, &t.mask),
+            _ => noid_core::generator::n2xdig(n, &t.mask),
+        }
+        .unwrap_or_default();
+        noid_core::generator::assemble(&firstpart, &body, t.has_checkchar)
+    };
+    let (s1, s2) = (sample(a.samples.0), sample(a.samples.1));
+    let mint_text = if unlimited {
+        format!("an unbounded number of identifiers\n       with the template \"{template_str}\".")
+    } else {
+        format!(
+            "{} identifiers with the template \"{template_str}\".",
+            human_num(t.total)
+        )
+    };
+    let what = format!(
+        "{total_word} {gen_type} identifiers of form {template_str}\n       A Noid minting and binding database has been created that will bind\n       {}and mint {mint_text}\n       Sample identifiers would be \"{s1}\" and \"{s2}\".\n       Minting order is {gen_type}.",
+        if genonly { "" } else { "any identifier " }
+    );
+    let props = t.properties(naan, longterm, genonly);
+    let synonym = if genonly {
+        format!("noid_{}", t.synonym)
+    } else {
+        "noidany".to_string()
+    };
+    let p = |i: usize| {
+        if props.as_bytes().get(i) == Some(&b'-') {
+            "_ not"
+        } else {
+            "_____"
+        }
+    };
+    let readme = format!(
+        "# Creation record for the identifier generator in NOID/noid.bdb.\n# \nerc:\nwho:       {contact}\nwhat:      {what}\nwhen:      {when}\nwhere:     {where_}\nVersion:   Noid 0.424\nSize:      {total_word}\nTemplate:  {template}\n       A suggested parent directory for this template is \"{synonym}\".  Note:\n       separate minters need separate directories, and templates can suggest\n       short names; e.g., the template \"xz.redek\" suggests the parent directory\n       \"noid_xz4\" since identifiers are \"xz\" followed by 4 characters.\nPolicy:    (:{props})\n       This minter's durability summary is (maximum possible being \"GRANITE\")\n         \"{props}\", which breaks down, property by property, as follows.\n          ^^^^^^^\n          |||||||_{p6} (E)lided of vowels to avoid creating words by accident\n          ||||||_{p5} (T)ranscription safe due to a generated check character\n          |||||_{p4} (I)mpression safe from ignorable typesetter-added hyphens\n          ||||_{p3} (N)on-reassignable in life of Name Assigning Authority\n          |||_{p2} (A)lphabetic-run-limited to pairs to avoid acronyms\n          ||_{p1} (R)andomly sequenced to avoid series semantics\n          |_{p0} (G)lobally unique within a registered namespace (currently\n                     tests only ARK namespaces; apply for one at ark@cdlib.org)\nAuthority: {naa_t} | {subnaa_t}\nNAAN:      {naan_t}\n",
+        contact = a.contact,
+        when = a.when,
+        where_ = a.where_,
+        template = template_str,
+        p6 = p(6),
+        p5 = p(5),
+        p4 = p(4),
+        p3 = p(3),
+        p2 = p(2),
+        p1 = p(1),
+        p0 = p(0),
+        naa_t = if naa.is_empty() { "no Name Assigning Authority" } else { naa },
+        subnaa_t = if subnaa.is_empty() { "no sub authority" } else { subnaa },
+        naan_t = if naan.is_empty() { "no NAA Number" } else { naan },
+    );
+    let report = format!(
+        "Created:   minter for {what}  See {}/NOID/README for details.\n",
+        a.dbdir_display
+    );
+
+    let b = |v: bool| if v { "1".to_string() } else { String::new() };
+    let mut keys: Vec<(String, String)> = vec![
+        ("naa".into(), naa.into()),
+        ("naan".into(), naan.into()),
+        ("subnaa".into(), subnaa.into()),
+        ("longterm".into(), b(longterm)),
+        ("wrap".into(), b(wrap)),
+        ("template".into(), template_str.into()),
+        ("prefix".into(), t.prefix.clone()),
+        ("mask".into(), t.mask.clone()),
+        ("firstpart".into(), firstpart.clone()),
+        ("addcheckchar".into(), b(t.has_checkchar)),
+        ("generator_type".into(), gen_type.into()),
+        (
+            "genonly".into(),
+            if genonly { "1".into() } else { "0".into() },
+        ),
+        ("total".into(), t.total.to_string()),
+        (
+            "padwidth".into(),
+            ((if unlimited { 16 } else { 2 }) + t.mask.len()).to_string(),
+        ),
+        ("oacounter".into(), "0".into()),
+        ("oatop".into(), t.total.to_string()),
+        ("held".into(), "0".into()),
+        ("queued".into(), "0".into()),
+        ("fseqnum".into(), "1".into()),
+        ("gseqnum".into(), "1".into()),
+        ("gseqnum_date".into(), "0".into()),
+        ("version".into(), "0.424".into()),
+        ("properties".into(), props.clone()),
+        ("erc".into(), readme.clone()),
+        ("percounter".into(), gen.percounter.to_string()),
+        ("saclist".into(), gen.saclist_string()),
+        ("siclist".into(), gen.siclist_string()),
+    ];
+    for (n, c) in gen.counters.iter().enumerate() {
+        keys.push((format!("c{n}/top"), c.top.to_string()));
+        keys.push((format!("c{n}/value"), c.value.to_string()));
+    }
+    Ok(Created {
+        keys,
+        readme,
+        report,
+        log: format!("Creating database for template \"{template_str}\"."),
+    })
+}

@@ -1,0 +1,40 @@
+//! Peppered identifiers (`ID!PEPPER`): the pepper is a per-identifier password that
+//! every change to a peppered identifier must quote (noid manual, `peppermint`).
+
+use noid_resolve::Lookup;
+
+use crate::error::MinterError;
+use crate::keys;
+use crate::txn::Txn;
+
+/// The base identifier that a change may act on: `given` itself when it is not
+/// peppered, or the part before `!` when the pepper after it is the stored one.
+pub fn authorize<L: Lookup + ?Sized>(txn: &Txn<'_, L>, given: &str) -> Result<String, MinterError> {
+    if let Some((base, pep)) = given.rsplit_once('!') {
+        if let Some(stored) = txn.get(&keys::pepper(base))? {
+            return if stored == pep.as_bytes() {
+                Ok(base.to_string())
+            } else {
+                Err(MinterError::refused(format!(
+                    "error: {base}: wrong pepper."
+                )))
+            };
+        }
+    }
+    if txn.exists(&keys::pepper(given))? {
+        return Err(MinterError::refused(format!(
+            "error: {given}: identifier is peppered; changes require the peppered form {given}!PEPPER."
+        )));
+    }
+    Ok(given.to_string())
+}
+
+/// The base identifier for reading: strips a trailing `!PEPPER` if it names a peppered id.
+pub fn base_for_read<L: Lookup + ?Sized>(l: &L, given: &str) -> Result<String, MinterError> {
+    if let Some((base, pep)) = given.rsplit_once('!') {
+        if l.get(&keys::pepper(base))?.as_deref() == Some(pep.as_bytes()) {
+            return Ok(base.to_string());
+        }
+    }
+    Ok(given.to_string())
+}
