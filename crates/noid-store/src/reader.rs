@@ -1,0 +1,143 @@
+//! The resolver's long-lived view of a minter: a RocksDB secondary that follows the
+//! writers cheaply and survives the store being replaced.
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{Direction, IteratorMode, DB};
+
+use crate::error::{io, StoreError};
+use crate::generation::{self, Watcher};
+use crate::layout::Layout;
+use crate::options::db_options;
+
+/// A follower of one minter's database. Never takes the writers' lock.
+pub struct Reader {
+    db: DB,
+    watcher: Watcher,
+    layout: Layout,
+    secondary_dir: PathBuf,
+    owns_secondary_dir: bool,
+    cache_bytes: usize,
+}
+
+impl Reader {
+    /// Open the minter in `dbdir` as a secondary. RocksDB needs a writable directory of
+    /// its own for a secondary's info log: `secondary_dir`, or a fresh one under the
+    /// system temporary directory (removed on drop).
+    pub fn open(dbdir: &Path, secondary_dir: Option<&Path>, cache_bytes: usize) -> Result<Reader, StoreError> {
+        let layout = Layout::new(dbdir);
+        if !layout.exists() {
+            return Err(StoreError::NoDatabase(layout.db.clone()));
+        }
+        let (secondary_dir, owns_secondary_dir) = match secondary_dir {
+            Some(d) => (d.to_path_buf(), false),
+            None => (temp_secondary_dir(), true),
+        };
+        std::fs::create_dir_all(&secondary_dir).map_err(io(&secondary_dir))?;
+        let watcher = Watcher::open(&layout.generation)?;
+        let db = DB::open_as_secondary(&db_options(cache_bytes), &layout.db, &secondary_dir)?;
+        Ok(Reader { db, watcher, layout, secondary_dir, owns_secondary_dir, cache_bytes })
+    }
+
+    /// Catch up with the writers if, and only if, one committed since the last call.
+    /// Costs nanoseconds when nothing changed. Returns whether anything was done.
+    pub fn refresh_if_changed(&mut self) -> Result<bool, StoreError> {
+        if self.watcher.changed() {
+            self.catch_up()?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// Catch up with the primary unconditionally (the background timer's job).
+    pub fn catch_up(&self) -> Result<(), StoreError> {
+        Ok(self.db.try_catch_up_with_primary()?)
+    }
+
+    /// Whether the minter on disk is no longer the one we opened (removed and created
+    /// anew, or restored). RocksDB's own catch-up silently shows nothing in that case.
+    pub fn replaced(&self) -> bool {
+        generation::store_id_on_disk(&self.layout.generation) != Some(self.watcher.store_id())
+    }
+
+    /// Close and open again (SIGHUP, or after [`Reader::replaced`]).
+    pub fn reopen(&mut self) -> Result<(), StoreError> {
+        let dbdir = self.layout.noid_dir.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let layout = Layout::new(&dbdir);
+        if !layout.exists() {
+            return Err(StoreError::NoDatabase(layout.db.clone()));
+        }
+        let watcher = Watcher::open(&layout.generation)?;
+        let db = DB::open_as_secondary(&db_options(self.cache_bytes), &layout.db, &self.secondary_dir)?;
+        self.db = db;
+        self.watcher = watcher;
+        Ok(())
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.db.get_pinned(key)?.map(|v| v.to_vec()))
+    }
+
+    /// Whether `key` holds a value, without copying it.
+    pub fn contains(&self, key: &[u8]) -> Result<bool, StoreError> {
+        Ok(self.db.get_pinned(key)?.is_some())
+    }
+
+    /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
+    pub fn scan_from(&self, start: &[u8], f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+        scan_from(&self.db, start, f)
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if self.owns_secondary_dir {
+            let _ = std::fs::remove_dir_all(&self.secondary_dir);
+        }
+    }
+}
+
+impl noid_resolve::Lookup for Reader {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
+        Ok(Reader::get(self, key)?)
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+        Ok(scan_prefix(&self.db, prefix, limit)?)
+    }
+}
+
+pub(crate) fn scan_from(db: &DB, start: &[u8], mut f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+    for item in db.iterator(IteratorMode::From(start, Direction::Forward)) {
+        let (k, v) = item?;
+        if !f(&k, &v) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn scan_prefix(db: &DB, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    let mut out = Vec::new();
+    if limit == 0 {
+        return Ok(out);
+    }
+    scan_from(db, prefix, |k, v| {
+        if !k.starts_with(prefix) {
+            return false;
+        }
+        out.push((k.to_vec(), v.to_vec()));
+        out.len() < limit
+    })?;
+    Ok(out)
+}
+
+pub(crate) fn temp_secondary_dir() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!("noid-secondary-{}-{nanos}", std::process::id()))
+}

@@ -1,0 +1,42 @@
+//! Read-only access for short-lived commands (`fetch`, `get`, `dbinfo`, `validate`).
+//!
+//! RocksDB's own read-only mode has undefined behaviour while a primary is open, and a
+//! shared `flock` would make writers wait for readers. A secondary opened in a
+//! throw-away directory does neither, and opens in about a millisecond.
+
+use std::path::Path;
+
+use crate::error::StoreError;
+use crate::reader::Reader;
+
+/// A read-only view of a minter that does not block writers.
+pub struct Snapshot {
+    reader: Reader,
+}
+
+impl Snapshot {
+    /// Open the minter in `dbdir` for reading.
+    pub fn open(dbdir: &Path) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot { reader: Reader::open(dbdir, None, 8 << 20)? })
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.reader.get(key)
+    }
+
+    /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
+    pub fn scan_from(&self, start: &[u8], f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+        self.reader.scan_from(start, f)
+    }
+}
+
+impl noid_resolve::Lookup for Snapshot {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
+        Ok(self.reader.get(key)?)
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+        noid_resolve::Lookup::scan_prefix(&self.reader, prefix, limit)
+    }
+}
