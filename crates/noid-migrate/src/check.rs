@@ -82,7 +82,12 @@ impl Census {
             if name.starts_with(b"q/") {
                 self.queue_entries += 1;
             } else if name.starts_with(b"idmap/") {
-                self.idmap_rules += 1;
+                // Long-term minters hold the pseudo-identifier `:/idmap/ELEM` too.
+                if key.ends_with(b"\t:/h") {
+                    self.holds += 1;
+                } else {
+                    self.idmap_rules += 1;
+                }
             } else if name.starts_with(b":/") {
                 self.notes += 1;
             }
@@ -817,6 +822,7 @@ mod tests {
         l.insert("c\tz", "1");
         l.insert(":/q/00000000000000/000001/c", "c");
         l.insert(":/idmap/e\t^x", "y");
+        l.insert(":/idmap/e\t:/h", "1");
         l.insert(":/:/note", "n");
         let c = census(&l);
         assert_eq!(
@@ -831,7 +837,7 @@ mod tests {
                 c.idmap_rules,
                 c.notes
             ),
-            (1, 1, 1, 1, 3, 2, 1, 1, 1)
+            (1, 1, 1, 2, 3, 2, 1, 1, 1)
         );
     }
 }

@@ -387,9 +387,10 @@ impl<R: BufRead> Reader<R> {
                 return Err(DumpError::at(
                     self.line,
                     format!(
-                        "the export is damaged: its end line \"{}\" does not match the {} records read",
+                        "the export is damaged: its end line \"{}\" does not match the {} record{} read",
                         snippet(&self.buf),
-                        self.records
+                        self.records,
+                        if self.records == 1 { "" } else { "s" }
                     ),
                 ));
             }
@@ -680,7 +681,7 @@ mod tests {
             "line 6: the dump holds more than one database (a Noid minter has one)"
         );
         assert_eq!(err("# noid export v2\n"), "line 1: unsupported export format \"# noid export v2\" (this noid reads \"# noid export v1\")");
-        assert_eq!(err("# noid export v1\na\tb\n# end 2\n"), "line 3: the export is damaged: its end line \"# end 2\" does not match the 1 records read");
+        assert_eq!(err("# noid export v1\na\tb\n# end 2\n"), "line 3: the export is damaged: its end line \"# end 2\" does not match the 1 record read");
         assert_eq!(
             err("# noid export v1\na\tb\tc\n# end 1\n"),
             "line 2: a record needs exactly one tab between key and value: \"a\\tb\\tc\""

@@ -166,16 +166,16 @@ impl Validator {
             .collect();
         if missing.len() == REQUIRED.len() {
             return Err(NotAMinter(format!(
-                "not a Noid minter: none of the keys {} is present ({} records read; is this the dump of some other database?)",
+                "not a Noid minter: none of the keys {} is present ({} read; is this the dump of some other database?)",
                 missing.join(", "),
-                self.records
+                records(self.records)
             )));
         }
         if !missing.is_empty() {
             return Err(NotAMinter(format!(
-                "not a complete Noid minter: the dump lacks {} ({} records read)",
+                "not a complete Noid minter: the dump lacks {} ({} read)",
                 missing.join(", "),
-                self.records
+                records(self.records)
             )));
         }
         let bad = |name: &str, what: &str| {
@@ -275,6 +275,10 @@ impl Validator {
             records: self.records,
         })
     }
+}
+
+fn records(n: u64) -> String {
+    format!("{n} record{}", if n == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]
