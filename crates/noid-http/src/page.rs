@@ -1,0 +1,266 @@
+//! Metadata pages: what `?`, `??`, content negotiation and partial identifiers show in
+//! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it.
+//!
+//! ANVL (`name: value` lines, a record opened by `erc:`; a value's further lines are
+//! continuation lines indented by four spaces; a `:` or `%` in a name is `%3a`/`%25`):
+//!
+//! ```text
+//! erc:
+//! who: Smith, J.
+//! what: A title
+//! when: 2020
+//! where: ark:/12345/x
+//! ```
+//!
+//! JSON: `{"id": "ark:/12345/x", "inflection": "?", "erc": {"who": "Smith, J.", …}}`,
+//! names in the same order, bytes that are not UTF-8 replaced by U+FFFD.
+//!
+//! A brief inflection (`?`, `/`, `./`, `/?`, `./?`, `!`) shows the kernel elements
+//! (`who what when where how`) only; `??` (and `?info`, which the resolver reports as
+//! `??`) shows every element.
+
+use std::fmt::Write;
+
+/// The ERC kernel, shown by brief inflections.
+const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
+
+/// Output format of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `text/plain` ANVL.
+    Anvl,
+    /// `application/json`.
+    Json,
+}
+
+impl Format {
+    /// JSON when the `Accept` header lists `application/json` (with a non-zero q)
+    /// before or without `text/plain`; ANVL otherwise.
+    pub fn from_accept(accept: Option<&str>) -> Format {
+        let Some(a) = accept else { return Format::Anvl };
+        for item in a.split(',') {
+            let mut parts = item.split(';');
+            let mt = parts.next().unwrap_or("").trim();
+            let zero = parts.any(|p| {
+                let p = p.trim();
+                p.strip_prefix("q=")
+                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+            });
+            if zero {
+                continue;
+            }
+            if mt.eq_ignore_ascii_case("application/json") {
+                return Format::Json;
+            }
+            if mt.eq_ignore_ascii_case("text/plain") || mt.eq_ignore_ascii_case("text/x-anvl") {
+                return Format::Anvl;
+            }
+        }
+        Format::Anvl
+    }
+
+    /// The `Content-Type`.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Anvl => "text/plain; charset=utf-8",
+            Format::Json => "application/json",
+        }
+    }
+}
+
+/// Whether an inflection suffix asks for every element (`??`) or the kernel only.
+pub fn is_full(suffix: &str) -> bool {
+    suffix.ends_with("??")
+}
+
+/// A metadata page for `id` (or a partial key), with an optional inflection suffix.
+pub fn metadata(
+    fmt: Format,
+    id_label: &str,
+    id: &str,
+    inflection: Option<&str>,
+    bindings: &[(String, Vec<u8>)],
+    full: bool,
+) -> String {
+    let shown: Vec<(&str, String)> = bindings
+        .iter()
+        .filter(|(n, _)| full || KERNEL.contains(&n.as_str()))
+        .map(|(n, v)| (n.as_str(), String::from_utf8_lossy(v).into_owned()))
+        .collect();
+    match fmt {
+        Format::Anvl => {
+            let mut s = String::from("erc:\n");
+            if !shown.iter().any(|(n, _)| *n == "where") && id_label != "id" {
+                // partial ids have no `where`; say what was asked for
+                anvl_line(&mut s, id_label, id);
+            }
+            for (n, v) in &shown {
+                anvl_line(&mut s, n, v);
+            }
+            s
+        }
+        Format::Json => {
+            let mut s = String::from("{");
+            json_str(&mut s, id_label);
+            s.push(':');
+            json_str(&mut s, id);
+            if let Some(inf) = inflection {
+                s.push_str(",\"inflection\":");
+                json_str(&mut s, inf);
+            }
+            s.push_str(",\"erc\":{");
+            for (i, (n, v)) in shown.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                json_str(&mut s, n);
+                s.push(':');
+                json_str(&mut s, v);
+            }
+            s.push_str("}}\n");
+            s
+        }
+    }
+}
+
+/// The list of targets for a `300 Multiple Choices`.
+pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
+    match fmt {
+        Format::Anvl => {
+            let mut s = String::from("erc:\n");
+            anvl_line(&mut s, "where", id);
+            for t in targets {
+                anvl_line(&mut s, "target", t);
+            }
+            s
+        }
+        Format::Json => {
+            let mut s = String::from("{\"id\":");
+            json_str(&mut s, id);
+            s.push_str(",\"targets\":[");
+            for (i, t) in targets.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                json_str(&mut s, t);
+            }
+            s.push_str("]}\n");
+            s
+        }
+    }
+}
+
+fn anvl_line(s: &mut String, name: &str, value: &str) {
+    for c in name.chars() {
+        match c {
+            ':' => s.push_str("%3a"),
+            '%' => s.push_str("%25"),
+            '\n' | '\r' => s.push(' '),
+            c => s.push(c),
+        }
+    }
+    s.push(':');
+    let mut lines = value.split('\n');
+    if let Some(first) = lines.next() {
+        if !first.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(first.trim_end_matches('\r'));
+    }
+    for l in lines {
+        s.push_str("\n    ");
+        s.push_str(l.trim_end_matches('\r'));
+    }
+    s.push('\n');
+}
+
+fn json_str(s: &mut String, v: &str) {
+    s.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(n: &str, v: &str) -> (String, Vec<u8>) {
+        (n.to_owned(), v.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn accept() {
+        assert_eq!(Format::from_accept(None), Format::Anvl);
+        assert_eq!(Format::from_accept(Some("application/json")), Format::Json);
+        assert_eq!(
+            Format::from_accept(Some("text/html, application/json;q=0.9")),
+            Format::Json
+        );
+        assert_eq!(
+            Format::from_accept(Some("text/plain, application/json")),
+            Format::Anvl
+        );
+        assert_eq!(
+            Format::from_accept(Some("application/json;q=0, text/html")),
+            Format::Anvl
+        );
+        assert_eq!(Format::from_accept(Some("*/*")), Format::Anvl);
+    }
+
+    #[test]
+    fn anvl_brief_and_full() {
+        let bs = [
+            b("who", "Smith, J."),
+            b("what", "two\nlines"),
+            b("where", "ark:/1/x"),
+            b("note", "x"),
+        ];
+        assert_eq!(
+            metadata(Format::Anvl, "id", "ark:/1/x", Some("?"), &bs, false),
+            "erc:\nwho: Smith, J.\nwhat: two\n    lines\nwhere: ark:/1/x\n"
+        );
+        assert!(
+            metadata(Format::Anvl, "id", "ark:/1/x", Some("??"), &bs, true).ends_with("note: x\n")
+        );
+        assert_eq!(
+            metadata(
+                Format::Anvl,
+                "partial",
+                "ark:/99999",
+                None,
+                &[b("a:b", "c")],
+                true
+            ),
+            "erc:\npartial: ark:/99999\na%3ab: c\n"
+        );
+    }
+
+    #[test]
+    fn json() {
+        let bs = [b("who", "A \"q\"\\"), b("what", "t\u{1}"), b("x", "y")];
+        assert_eq!(
+            metadata(Format::Json, "id", "ark:/1/x", Some("?"), &bs, false),
+            "{\"id\":\"ark:/1/x\",\"inflection\":\"?\",\"erc\":{\"who\":\"A \\\"q\\\"\\\\\",\"what\":\"t\\u0001\"}}\n"
+        );
+        assert_eq!(
+            multi(Format::Json, "i", &["a".into(), "b".into()]),
+            "{\"id\":\"i\",\"targets\":[\"a\",\"b\"]}\n"
+        );
+        assert_eq!(
+            multi(Format::Anvl, "i", &["a".into()]),
+            "erc:\nwhere: i\ntarget: a\n"
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! From an HTTP request to an HTTP response: limits, routing, rendering answers.
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{
+    HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, TRANSFER_ENCODING, VARY,
+};
+use hyper::{Method, Response, StatusCode};
+
+use crate::page::{self, Format};
+use crate::route::{self, Route};
+use crate::{Answer, Backend, Config, Request};
+
+pub(crate) type Resp = Response<Full<Bytes>>;
+
+const TEXT: &str = "text/plain; charset=utf-8";
+
+fn text(status: StatusCode, body: impl Into<Bytes>) -> Resp {
+    let mut r = Response::new(Full::new(body.into()));
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(TEXT));
+    r
+}
+
+fn empty(status: StatusCode) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::new()));
+    *r.status_mut() = status;
+    r
+}
+
+/// A header value from resolver output: CR/LF (never valid in a header) and other
+/// controls but TAB are dropped, as N2T drops embedded newlines from answers.
+fn header_value(s: &str) -> HeaderValue {
+    match HeaderValue::from_str(s) {
+        Ok(v) => v,
+        Err(_) => {
+            let clean: Vec<u8> = s
+                .bytes()
+                .filter(|&b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+                .collect();
+            HeaderValue::from_bytes(&clean).unwrap_or_else(|_| HeaderValue::from_static(""))
+        }
+    }
+}
+
+fn status_header(code: u16) -> HeaderValue {
+    HeaderValue::from(code)
+}
+
+pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Request<B>) -> Resp {
+    let uri = req.uri();
+    let path = uri.path();
+    let query = uri.query();
+    let target_len = path.len() + query.map_or(0, |q| q.len() + 1);
+    if target_len > cfg.max_uri_len {
+        let mut r = text(StatusCode::URI_TOO_LONG, "request-target too long\n");
+        r.headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        return r;
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        r.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let h = req.headers();
+    let has_body = h.contains_key(TRANSFER_ENCODING)
+        || h.get(CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0");
+    if has_body {
+        // Never read it: close the connection instead of draining an unknown body.
+        let mut r = text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "no request body is accepted\n",
+        );
+        r.headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        return r;
+    }
+    let Some((route, enc_id)) = route::split(path) else {
+        return text(StatusCode::BAD_REQUEST, "bad request-target\n");
+    };
+    if route == Route::Health {
+        return match backend.health() {
+            Ok(()) => text(StatusCode::OK, "ok\n"),
+            Err(e) => text(StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
+        };
+    }
+    let accept = h.get(hyper::header::ACCEPT).and_then(|v| v.to_str().ok());
+    let proto = h.get("x-forwarded-proto").and_then(|v| v.to_str().ok());
+    let answer = match route::identifier(enc_id, query) {
+        Some(id) if !id.is_empty() => {
+            let rq = Request {
+                id: &id,
+                accept,
+                proto,
+            };
+            match backend.resolve(&rq) {
+                Ok(a) => a,
+                Err(e) => {
+                    log::error!("resolving {id:?}: {e}");
+                    return text(StatusCode::INTERNAL_SERVER_ERROR, "resolver error\n");
+                }
+            }
+        }
+        _ => Answer::NotFound,
+    };
+    render(route, decide(answer, accept))
+}
+
+/// An answer reduced to what HTTP can say.
+enum Out {
+    Redirect {
+        code: u16,
+        target: String,
+    },
+    Page {
+        status: StatusCode,
+        ctype: &'static str,
+        body: String,
+    },
+    NotFound,
+}
+
+fn decide(answer: Answer, accept: Option<&str>) -> Out {
+    let fmt = Format::from_accept(accept);
+    let page = |status, body| Out::Page {
+        status,
+        ctype: fmt.content_type(),
+        body,
+    };
+    match answer {
+        Answer::Redirect { code, target } => Out::Redirect { code, target },
+        Answer::NotFound => Out::NotFound,
+        Answer::Inflection {
+            id,
+            suffix,
+            bindings,
+        } => {
+            let full = page::is_full(&suffix);
+            page(
+                StatusCode::OK,
+                page::metadata(fmt, "id", &id, Some(&suffix), &bindings, full),
+            )
+        }
+        Answer::Negotiate {
+            id,
+            media_type,
+            bindings,
+        } => {
+            let fmt = if media_type.eq_ignore_ascii_case("application/json") {
+                Format::Json
+            } else {
+                Format::Anvl
+            };
+            let ctype = if fmt == Format::Json {
+                "application/json"
+            } else if media_type.eq_ignore_ascii_case("text/x-anvl") {
+                "text/x-anvl; charset=utf-8"
+            } else {
+                "text/plain; charset=utf-8"
+            };
+            Out::Page {
+                status: StatusCode::OK,
+                ctype,
+                body: page::metadata(fmt, "id", &id, None, &bindings, true),
+            }
+        }
+        Answer::Multi { id, targets } => page(
+            StatusCode::MULTIPLE_CHOICES,
+            page::multi(fmt, &id, &targets),
+        ),
+        Answer::Partial { key, bindings } => {
+            if bindings.is_empty() {
+                Out::NotFound
+            } else {
+                page(
+                    StatusCode::OK,
+                    page::metadata(fmt, "partial", &key, None, &bindings, true),
+                )
+            }
+        }
+    }
+}
+
+/// What an answer becomes on each route.
+fn render(route: Route, out: Out) -> Resp {
+    match out {
+        Out::Redirect { code, target } => redirect(route, code, &target),
+        Out::NotFound => match route {
+            Route::Auth => empty(StatusCode::FORBIDDEN),
+            _ => text(StatusCode::NOT_FOUND, "unknown identifier\n"),
+        },
+        Out::Page {
+            status,
+            ctype,
+            body,
+        } => {
+            let mut r = match route {
+                // auth_request cannot carry a body: 401 sends nginx to /redirect/
+                Route::Auth => empty(StatusCode::UNAUTHORIZED),
+                Route::Lookup => text(StatusCode::OK, body),
+                _ => text(status, body),
+            };
+            if route != Route::Auth {
+                r.headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(ctype));
+            }
+            if route != Route::Direct && route != Route::Redirect {
+                r.headers_mut()
+                    .insert("x-status", status_header(status.as_u16()));
+            }
+            // the same URL gives JSON or ANVL depending on Accept
+            r.headers_mut()
+                .insert(VARY, HeaderValue::from_static("Accept"));
+            r
+        }
+    }
+}
+fn redirect(route: Route, code: u16, target: &str) -> Resp {
+    let is_redirect = (300..400).contains(&code);
+    match route {
+        Route::Auth => {
+            // auth_request passes 2xx, 401 and 403 only; 401 tells the nginx config to
+            // fetch the full answer from /redirect/.
+            let mut r = empty(if is_redirect {
+                StatusCode::NO_CONTENT
+            } else {
+                StatusCode::UNAUTHORIZED
+            });
+            r.headers_mut().insert("x-target", header_value(target));
+            r.headers_mut().insert("x-status", status_header(code));
+            r
+        }
+        Route::Lookup => {
+            let mut r = text(StatusCode::OK, target.to_owned());
+            r.headers_mut().insert("x-status", status_header(code));
+            r
+        }
+        _ => {
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::FOUND);
+            if is_redirect {
+                let mut r = empty(status);
+                r.headers_mut().insert(LOCATION, header_value(target));
+                r
+            } else {
+                text(status, format!("{target}\n"))
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Request-target parsing: which route, which identifier.
+//!
+//! Pure functions, no I/O, so that every rule here is unit-tested.
+
+/// The routes, one per web-server pattern (see the crate docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `GET /health`.
+    Health,
+    /// `GET /redirect/<id>`: a real redirect (nginx `proxy_pass`, Apache `mod_proxy`).
+    Redirect,
+    /// `GET /auth/<id>`: 204 + `X-Target` / 403 (nginx `auth_request`).
+    Auth,
+    /// `GET /lookup/<id>`: 200 + the target as the body / 404 (njs subrequest).
+    Lookup,
+    /// `GET /<id>`: the same answers as [`Route::Redirect`].
+    Direct,
+}
+
+/// Splits a request path into its route and the still %-encoded identifier part.
+///
+/// Returns `None` for `/` alone and for a route prefix with an empty identifier.
+pub fn split(path: &str) -> Option<(Route, &str)> {
+    if path == "/health" {
+        return Some((Route::Health, ""));
+    }
+    let rest = path.strip_prefix('/')?;
+    let (route, id) = if let Some(id) = rest.strip_prefix("redirect/") {
+        (Route::Redirect, id)
+    } else if let Some(id) = rest.strip_prefix("auth/") {
+        (Route::Auth, id)
+    } else if let Some(id) = rest.strip_prefix("lookup/") {
+        (Route::Lookup, id)
+    } else {
+        (Route::Direct, rest)
+    };
+    Some((route, id))
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Decodes `%HH` escapes exactly once. A `%` not followed by two hex digits is kept
+/// as it is (lenient, like Apache's `mod_rewrite` view of a path); `+` stays `+`
+/// (it means a space only in HTML form bodies, never in a path).
+pub fn pct_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h << 4 | l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The identifier a request asks for: the path part decoded once, then, when the
+/// request-target had a `?`, that `?` and the query exactly as received (not decoded).
+///
+/// This is what Apache's `RewriteRule` sees (a %-decoded path) plus the raw query
+/// (`%{QUERY_STRING}`), and what nginx forwards as `$request_uri`. A bare trailing `?`
+/// or `??` (ARK inflections) is kept: `/x?` gives `x?`, `/x??` gives `x??`.
+///
+/// `None` when the decoded bytes are not UTF-8 (no identifier can match them).
+pub fn identifier(encoded_path: &str, query: Option<&str>) -> Option<String> {
+    let mut bytes = pct_decode(encoded_path);
+    if let Some(q) = query {
+        bytes.push(b'?');
+        bytes.extend_from_slice(q.as_bytes());
+    }
+    // A decoded CR or LF can never be part of a stored identifier that is resolvable
+    // through a web server (Apache refuses such keys), and would be a header-injection
+    // hazard if echoed, so such requests are misses.
+    if bytes.iter().any(|&c| c == b'\n' || c == b'\r' || c == 0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes() {
+        assert_eq!(split("/health"), Some((Route::Health, "")));
+        assert_eq!(
+            split("/redirect/ark:/1/x"),
+            Some((Route::Redirect, "ark:/1/x"))
+        );
+        assert_eq!(split("/auth/ark:/1/x"), Some((Route::Auth, "ark:/1/x")));
+        assert_eq!(
+            split("/lookup/ark%3A%2F1"),
+            Some((Route::Lookup, "ark%3A%2F1"))
+        );
+        assert_eq!(split("/ark:/1/x"), Some((Route::Direct, "ark:/1/x")));
+        assert_eq!(split("/"), Some((Route::Direct, "")));
+        assert_eq!(split("/redirect/"), Some((Route::Redirect, "")));
+        assert_eq!(split("*"), None);
+    }
+
+    #[test]
+    fn decode_once() {
+        assert_eq!(pct_decode("a%20b"), b"a b");
+        assert_eq!(pct_decode("a%2520b"), b"a%20b");
+        assert_eq!(pct_decode("%41%62"), b"Ab");
+        assert_eq!(pct_decode("%"), b"%");
+        assert_eq!(pct_decode("a%2"), b"a%2");
+        assert_eq!(pct_decode("a%zz"), b"a%zz");
+        assert_eq!(pct_decode("a+b"), b"a+b");
+        assert_eq!(pct_decode("%e2%82%ac"), "€".as_bytes());
+        assert_eq!(pct_decode("%3f"), b"?");
+    }
+
+    #[test]
+    fn identifiers() {
+        assert_eq!(identifier("ark:/1/a%20b", None).unwrap(), "ark:/1/a b");
+        assert_eq!(identifier("ark:/1/x", Some("")).unwrap(), "ark:/1/x?");
+        assert_eq!(identifier("ark:/1/x", Some("?")).unwrap(), "ark:/1/x??");
+        assert_eq!(
+            identifier("ark:/1/x", Some("a=%26")).unwrap(),
+            "ark:/1/x?a=%26"
+        );
+        assert_eq!(
+            identifier("ark:/1/x%3Finfo", None).unwrap(),
+            "ark:/1/x?info"
+        );
+        assert_eq!(identifier("a%0Ab", None), None);
+        assert_eq!(identifier("a%00b", None), None);
+        assert_eq!(identifier("a%ffb", None), None);
+    }
+}

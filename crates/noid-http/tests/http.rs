@@ -1,0 +1,671 @@
+//! The server on a real socket, driven by a raw HTTP/1.1 client, so that every byte
+//! of the request-target (bare `?`, `%`-escapes) reaches it exactly as written.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use noid_http::{Answer, Backend, Config, Listener, Request};
+
+/// One request as the backend saw it: (id, accept, proto).
+type Seen = (String, Option<String>, Option<String>);
+
+/// id → answer, recording every request it sees.
+#[derive(Default)]
+struct MapBackend {
+    map: BTreeMap<String, Answer>,
+    seen: Mutex<Vec<Seen>>,
+}
+
+impl Backend for MapBackend {
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
+        self.seen.lock().unwrap().push((
+            req.id.to_owned(),
+            req.accept.map(str::to_owned),
+            req.proto.map(str::to_owned),
+        ));
+        if req.id == "boom" {
+            return Err("store went away".into());
+        }
+        Ok(self.map.get(req.id).cloned().unwrap_or(Answer::NotFound))
+    }
+}
+
+fn redirect(code: u16, t: &str) -> Answer {
+    Answer::Redirect {
+        code,
+        target: t.to_owned(),
+    }
+}
+
+struct Server {
+    addr: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    backend: Arc<MapBackend>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+fn start_with(bind: &str, config: Config) -> Server {
+    let mut map = BTreeMap::new();
+    map.insert(
+        "ark:/13030/x1".into(),
+        redirect(302, "https://example.org/x1"),
+    );
+    map.insert(
+        "ark:/13030/p".into(),
+        redirect(301, "https://example.org/moved"),
+    );
+    map.insert(
+        "ark:/13030/q".into(),
+        redirect(302, "https://example.org/s?x=1&y=2"),
+    );
+    map.insert(
+        "ark:/13030/a b".into(),
+        redirect(303, "https://example.org/space"),
+    );
+    map.insert(
+        "ark:/13030/x1?".into(),
+        redirect(302, "https://example.org/x1/brief"),
+    );
+    map.insert(
+        "ark:/13030/x1??".into(),
+        redirect(302, "https://example.org/x1/full"),
+    );
+    map.insert(
+        "ark:/13030/x1?a=%26b".into(),
+        redirect(302, "https://example.org/raw-query"),
+    );
+    map.insert("ark:/13030/gone".into(), redirect(410, "withdrawn in 2020"));
+    map.insert(
+        "ark:/13030/€".into(),
+        redirect(302, "https://example.org/euro"),
+    );
+    map.insert(
+        "ark:/13030/nl".into(),
+        redirect(302, "https://example.org/a\r\nX-Evil: 1"),
+    );
+    let bindings = vec![
+        ("who".to_owned(), b"Smith, J.".to_vec()),
+        ("what".to_owned(), b"Two\nlines".to_vec()),
+        ("where".to_owned(), b"ark:/13030/m".to_vec()),
+        ("note".to_owned(), b"internal".to_vec()),
+    ];
+    for suffix in ["?", "??"] {
+        map.insert(
+            format!("ark:/13030/m{suffix}"),
+            Answer::Inflection {
+                id: "ark:/13030/m".into(),
+                suffix: suffix.into(),
+                bindings: bindings.clone(),
+            },
+        );
+    }
+    map.insert(
+        "ark:/13030/json".into(),
+        Answer::Negotiate {
+            id: "ark:/13030/m".into(),
+            media_type: "application/json".into(),
+            bindings,
+        },
+    );
+    map.insert(
+        "ark:/13030/two".into(),
+        Answer::Multi {
+            id: "ark:/13030/two".into(),
+            targets: vec!["https://a/".into(), "https://b/".into()],
+        },
+    );
+    map.insert(
+        "ark:/99999".into(),
+        Answer::Partial {
+            key: "ark:/99999".into(),
+            bindings: vec![],
+        },
+    );
+    let backend = Arc::new(MapBackend {
+        map,
+        seen: Mutex::default(),
+    });
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (atx, arx) = std::sync::mpsc::channel();
+    let b2: Arc<dyn Backend> = backend.clone();
+    let bind = bind.to_owned();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = Listener::bind(&bind).await.unwrap();
+            atx.send(l.local_addr()).unwrap();
+            noid_http::serve_with(l, b2, config, async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+        });
+    });
+    let addr = arx.recv().unwrap();
+    Server {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+        backend,
+    }
+}
+
+fn start() -> Server {
+    start_with("127.0.0.1:0", Config::default())
+}
+
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn body(&self) -> &str {
+        std::str::from_utf8(&self.body).unwrap()
+    }
+}
+
+/// Reads one response (Content-Length framed; HEAD and 1xx/204/304 have no body).
+fn read_resp(r: &mut BufReader<TcpStream>, head: bool) -> Resp {
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 "), "status line {line:?}");
+    let status: u16 = line[9..12].parse().unwrap();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h).unwrap();
+        let h = h.trim_end_matches(['\r', '\n']);
+        if h.is_empty() {
+            break;
+        }
+        let (n, v) = h.split_once(':').unwrap();
+        headers.push((n.to_owned(), v.trim().to_owned()));
+    }
+    let mut resp = Resp {
+        status,
+        headers,
+        body: Vec::new(),
+    };
+    let len: usize = resp
+        .header("content-length")
+        .map_or(0, |v| v.parse().unwrap());
+    if !head && status != 204 && status != 304 {
+        resp.body = vec![0; len];
+        r.read_exact(&mut resp.body).unwrap();
+    }
+    resp
+}
+
+fn connect(addr: &str) -> BufReader<TcpStream> {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    BufReader::new(s)
+}
+
+fn raw(addr: &str, request: &str) -> Resp {
+    let mut c = connect(addr);
+    c.get_mut().write_all(request.as_bytes()).unwrap();
+    read_resp(&mut c, request.starts_with("HEAD "))
+}
+
+fn get(addr: &str, target: &str) -> Resp {
+    raw(addr, &format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n"))
+}
+
+#[test]
+fn redirect_route() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/x1");
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some("https://example.org/x1"));
+    assert_eq!(r.header("content-length"), Some("0"));
+    let r = get(&s.addr, "/redirect/ark:/13030/p");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (301, Some("https://example.org/moved"))
+    );
+    let r = get(&s.addr, "/redirect/ark:/13030/q");
+    assert_eq!(r.header("location"), Some("https://example.org/s?x=1&y=2"));
+    let r = get(&s.addr, "/redirect/ark:/13030/nope");
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body(), "unknown identifier\n");
+    assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(r.header("location"), None);
+}
+
+#[test]
+fn direct_route_is_redirect_route() {
+    let s = start();
+    let r = get(&s.addr, "/ark:/13030/x1");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (302, Some("https://example.org/x1"))
+    );
+    assert_eq!(get(&s.addr, "/ark:/13030/nope").status, 404);
+    assert_eq!(get(&s.addr, "/").status, 404);
+}
+
+#[test]
+fn auth_route() {
+    let s = start();
+    let r = get(&s.addr, "/auth/ark:/13030/p");
+    assert_eq!(r.status, 204);
+    assert_eq!(r.header("x-target"), Some("https://example.org/moved"));
+    assert_eq!(r.header("x-status"), Some("301"));
+    assert_eq!(r.header("location"), None);
+    let r = get(&s.addr, "/auth/ark:/13030/nope");
+    assert_eq!(r.status, 403);
+    assert_eq!(r.header("x-target"), None);
+    // not a redirect: 401 means "ask /redirect/ for the whole answer"
+    let r = get(&s.addr, "/auth/ark:/13030/gone");
+    assert_eq!(r.status, 401);
+    assert_eq!(r.header("x-status"), Some("410"));
+}
+
+#[test]
+fn lookup_route_decodes_once() {
+    let s = start();
+    let r = get(&s.addr, "/lookup/ark%3A%2F13030%2Fx1");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body(), "https://example.org/x1");
+    assert_eq!(r.header("x-status"), Some("302"));
+    // encodeURIComponent("ark:/13030/a b")
+    let r = get(&s.addr, "/lookup/ark%3A%2F13030%2Fa%20b");
+    assert_eq!((r.status, r.body()), (200, "https://example.org/space"));
+    assert_eq!(r.header("x-status"), Some("303"));
+    // an encoded ? is part of the identifier: the inflection
+    let r = get(&s.addr, "/lookup/ark%3A%2F13030%2Fx1%3F%3F");
+    assert_eq!(r.body(), "https://example.org/x1/full");
+    // decoded exactly once: %2520 is "%20", not " "
+    assert_eq!(get(&s.addr, "/lookup/ark%3A%2F13030%2Fa%2520b").status, 404);
+    let r = get(&s.addr, "/lookup/nope");
+    assert_eq!(r.status, 404);
+    let seen = s.backend.seen.lock().unwrap();
+    assert!(seen.iter().any(|(id, _, _)| id == "ark:/13030/a%20b"));
+}
+
+#[test]
+fn encoded_and_space_ids() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/a%20b");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("https://example.org/space"))
+    );
+    let r = get(&s.addr, "/redirect/ark:%2F13030%2Fx1");
+    assert_eq!(r.status, 302);
+    let r = get(&s.addr, "/redirect/ark:/13030/%E2%82%AC");
+    assert_eq!(r.header("location"), Some("https://example.org/euro"));
+    // invalid UTF-8, NUL, CR/LF after decoding: misses, never passed to the resolver
+    for t in [
+        "/redirect/ark:/13030/%FF",
+        "/redirect/a%00b",
+        "/redirect/ark:/13030/x1%0A",
+        "/auth/a%0Db",
+    ] {
+        let r = get(&s.addr, t);
+        assert!(r.status == 404 || r.status == 403, "{t}: {}", r.status);
+    }
+    assert!(s
+        .backend
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|(id, _, _)| !id.contains(['\0', '\n', '\r'])));
+}
+
+#[test]
+fn inflections_and_queries_keep_the_raw_query() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/x1?");
+    assert_eq!(r.header("location"), Some("https://example.org/x1/brief"));
+    let r = get(&s.addr, "/redirect/ark:/13030/x1??");
+    assert_eq!(r.header("location"), Some("https://example.org/x1/full"));
+    let r = get(&s.addr, "/ark:/13030/x1??");
+    assert_eq!(r.header("location"), Some("https://example.org/x1/full"));
+    // the query is not decoded: %26 stays %26
+    let r = get(&s.addr, "/redirect/ark:/13030/x1?a=%26b");
+    assert_eq!(r.header("location"), Some("https://example.org/raw-query"));
+    let r = get(&s.addr, "/auth/ark:/13030/x1?");
+    assert_eq!(
+        (r.status, r.header("x-target")),
+        (204, Some("https://example.org/x1/brief"))
+    );
+    let seen = s.backend.seen.lock().unwrap();
+    let ids: Vec<&str> = seen.iter().map(|(i, _, _)| i.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "ark:/13030/x1?",
+            "ark:/13030/x1??",
+            "ark:/13030/x1??",
+            "ark:/13030/x1?a=%26b",
+            "ark:/13030/x1?"
+        ]
+    );
+}
+
+#[test]
+fn accept_and_proto_reach_the_resolver() {
+    let s = start();
+    raw(
+        &s.addr,
+        "GET /redirect/ark:/13030/x1 HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Forwarded-Proto: https\r\n\r\n",
+    );
+    raw(
+        &s.addr,
+        "GET /auth/ark:/13030/x1 HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    let seen = s.backend.seen.lock().unwrap();
+    assert_eq!(
+        seen[0],
+        (
+            "ark:/13030/x1".into(),
+            Some("application/json".into()),
+            Some("https".into())
+        )
+    );
+    assert_eq!(seen[1], ("ark:/13030/x1".into(), None, None));
+}
+
+#[test]
+fn gone_is_a_text_answer() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/gone");
+    assert_eq!(r.status, 410);
+    assert_eq!(r.body(), "withdrawn in 2020\n");
+    assert_eq!(r.header("location"), None);
+    let r = get(&s.addr, "/lookup/ark:%2F13030%2Fgone");
+    assert_eq!((r.status, r.header("x-status")), (200, Some("410")));
+}
+
+#[test]
+fn newlines_in_targets_never_split_headers() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/nl");
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some("https://example.org/aX-Evil: 1"));
+    assert_eq!(r.header("x-evil"), None);
+}
+
+#[test]
+fn health_and_errors() {
+    let s = start();
+    let r = get(&s.addr, "/health");
+    assert_eq!((r.status, r.body()), (200, "ok\n"));
+    let r = get(&s.addr, "/redirect/boom");
+    assert_eq!((r.status, r.body()), (500, "resolver error\n"));
+}
+
+#[test]
+fn head_has_no_body() {
+    let s = start();
+    let r = raw(
+        &s.addr,
+        "HEAD /redirect/ark:/13030/nope HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(r.header("content-length"), Some("19"));
+}
+
+#[test]
+fn limits() {
+    let s = start();
+    let r = raw(
+        &s.addr,
+        "POST /redirect/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+    );
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
+    let r = raw(
+        &s.addr,
+        "GET /redirect/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+    );
+    assert_eq!(r.status, 413);
+    assert_eq!(r.header("connection"), Some("close"));
+    let r = raw(&s.addr, "GET /redirect/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+    assert_eq!(r.status, 413);
+    let long = format!("/redirect/{}", "a".repeat(9000));
+    assert_eq!(get(&s.addr, &long).status, 414);
+    let ok = format!("/redirect/{}", "a".repeat(8000));
+    assert_eq!(get(&s.addr, &ok).status, 404);
+    let big_header = format!(
+        "GET /redirect/x HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(40_000)
+    );
+    let r = raw(&s.addr, &big_header);
+    assert_eq!(r.status, 431);
+}
+
+#[test]
+fn keep_alive_many_requests_one_connection() {
+    let s = start();
+    let mut c = connect(&s.addr);
+    for i in 0..200 {
+        let t = if i % 2 == 0 {
+            "/redirect/ark:/13030/x1"
+        } else {
+            "/auth/nope"
+        };
+        c.get_mut()
+            .write_all(format!("GET {t} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .unwrap();
+        let r = read_resp(&mut c, false);
+        assert_eq!(r.status, if i % 2 == 0 { 302 } else { 403 });
+    }
+    // pipelined: three requests in one write, three answers in order
+    c.get_mut()
+        .write_all(
+            b"GET /ark:/13030/p HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        .unwrap();
+    assert_eq!(read_resp(&mut c, false).status, 301);
+    assert_eq!(read_resp(&mut c, false).status, 404);
+    assert_eq!(read_resp(&mut c, false).body(), "ok\n");
+}
+
+#[test]
+fn nodelay_is_set() {
+    // TCP_NODELAY is on the server side; the observable effect: 50 sequential
+    // keep-alive round trips finish far below 50 × 40 ms (the delayed-ACK stall).
+    let s = start();
+    let mut c = connect(&s.addr);
+    c.get_mut().set_nodelay(true).unwrap();
+    let t0 = std::time::Instant::now();
+    for _ in 0..50 {
+        c.get_mut()
+            .write_all(b"GET /lookup/ark%3A%2F13030%2Fx1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        assert_eq!(read_resp(&mut c, false).status, 200);
+    }
+    assert!(
+        t0.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t0.elapsed()
+    );
+}
+
+#[test]
+fn header_read_timeout_closes_idle_connections() {
+    let s = start_with(
+        "127.0.0.1:0",
+        Config {
+            header_read_timeout: Duration::from_millis(300),
+            ..Config::default()
+        },
+    );
+    let mut c = connect(&s.addr);
+    c.get_mut()
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .unwrap(); // incomplete head
+    let t0 = std::time::Instant::now();
+    let mut buf = Vec::new();
+    let n = c.read_to_end(&mut buf).unwrap_or(0);
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    // hyper may answer 408 or just close; either way the connection ends
+    assert!(
+        n == 0 || String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 408"),
+        "{buf:?}"
+    );
+}
+
+#[test]
+fn unix_socket() {
+    let dir = std::env::temp_dir().join(format!("noid-http-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.sock");
+    // a stale socket file is replaced
+    drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    let s = start_with(&format!("unix:{}", path.display()), Config::default());
+    assert_eq!(s.addr, format!("unix:{}", path.display()));
+    let mut u = std::os::unix::net::UnixStream::connect(&path).unwrap();
+    u.write_all(b"GET /redirect/ark:/13030/x1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    u.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 302"), "{out}");
+    assert!(
+        out.contains("\r\nlocation: https://example.org/x1\r\n"),
+        "{out}"
+    );
+    drop(s);
+    assert!(!path.exists(), "socket file removed at shutdown");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn addr_parsing() {
+    use noid_http::{parse_addr, Addr};
+    let tcp = |s: &str| Addr::Tcp(s.parse().unwrap());
+    assert_eq!(parse_addr("8090").unwrap(), tcp("127.0.0.1:8090"));
+    assert_eq!(parse_addr(":8090").unwrap(), tcp("127.0.0.1:8090"));
+    assert_eq!(parse_addr("").unwrap(), tcp("127.0.0.1:8090"));
+    assert_eq!(parse_addr("0.0.0.0:80").unwrap(), tcp("0.0.0.0:80"));
+    assert_eq!(parse_addr("[::1]:81").unwrap(), tcp("[::1]:81"));
+    assert_eq!(
+        parse_addr("unix:/run/n.sock").unwrap(),
+        Addr::Unix("/run/n.sock".into())
+    );
+    assert_eq!(
+        parse_addr("/run/n.sock").unwrap(),
+        Addr::Unix("/run/n.sock".into())
+    );
+    assert_eq!(
+        parse_addr("./n.sock").unwrap(),
+        Addr::Unix("./n.sock".into())
+    );
+    assert!(parse_addr("localhost").is_err());
+    assert!(parse_addr("99999").is_err());
+    assert!(parse_addr("unix:").is_err());
+}
+
+#[test]
+fn a_closure_is_a_backend() {
+    let b: Arc<dyn Backend> = Arc::new(|r: &Request<'_>| -> Result<Answer, String> {
+        Ok(if r.id == "x" {
+            redirect(307, "/y")
+        } else {
+            Answer::NotFound
+        })
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let l = Listener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(noid_http::serve(l, b, async {
+            let _ = rx.await;
+        }));
+        let r = tokio::task::spawn_blocking(move || get(&addr, "/x"))
+            .await
+            .unwrap();
+        assert_eq!((r.status, r.header("location")), (307, Some("/y")));
+        tx.send(()).unwrap();
+        server.await.unwrap().unwrap();
+    });
+}
+
+#[test]
+fn inflection_pages() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/m?");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(r.header("vary"), Some("Accept"));
+    assert_eq!(
+        r.body(),
+        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\n"
+    );
+    let r = get(&s.addr, "/ark:/13030/m??");
+    assert_eq!(
+        r.body(),
+        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\nnote: internal\n"
+    );
+    let r = raw(
+        &s.addr,
+        "GET /ark:/13030/m? HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n",
+    );
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(
+        r.body(),
+        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"where\":\"ark:/13030/m\"}}\n"
+    );
+    // auth_request cannot carry the page: 401 + X-Status sends nginx to /redirect/
+    let r = get(&s.addr, "/auth/ark:/13030/m?");
+    assert_eq!((r.status, r.header("x-status")), (401, Some("200")));
+    let r = get(&s.addr, "/lookup/ark%3A%2F13030%2Fm%3F");
+    assert_eq!((r.status, r.header("x-status")), (200, Some("200")));
+    assert!(r.body().starts_with("erc:\nwho: Smith"));
+}
+
+#[test]
+fn negotiated_multi_and_partial() {
+    let s = start();
+    let r = get(&s.addr, "/redirect/ark:/13030/json");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("application/json"))
+    );
+    assert!(r.body().contains("\"note\":\"internal\""), "{}", r.body());
+    let r = get(&s.addr, "/redirect/ark:/13030/two");
+    assert_eq!(r.status, 300);
+    assert_eq!(
+        r.body(),
+        "erc:\nwhere: ark:/13030/two\ntarget: https://a/\ntarget: https://b/\n"
+    );
+    let r = get(&s.addr, "/auth/ark:/13030/two");
+    assert_eq!((r.status, r.header("x-status")), (401, Some("300")));
+    // a partial id with nothing to show is a miss
+    assert_eq!(get(&s.addr, "/redirect/ark:/99999").status, 404);
+    assert_eq!(get(&s.addr, "/auth/ark:/99999").status, 403);
+}

@@ -1,0 +1,161 @@
+//! The server in front of the real `noid_resolve::Resolver` on a `MemLookup`: the
+//! answers the web servers will relay, byte for byte.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+use noid_http::{Answer, Backend, Listener, Request};
+use noid_resolve::{MemLookup, Resolver, Rules};
+
+struct Real {
+    resolver: Resolver,
+    store: MemLookup,
+}
+
+impl Backend for Real {
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
+        self.resolver
+            .resolve(&self.store, req)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn fetch(addr: &str, target: &str, accept: Option<&str>) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let accept = accept
+        .map(|a| format!("Accept: {a}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: x\r\n{accept}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+fn status_and(out: &str, header: &str) -> (u16, Option<String>) {
+    let status = out[9..12].parse().unwrap();
+    let h = out
+        .split("\r\n")
+        .find_map(|l| {
+            l.split_once(": ")
+                .filter(|(n, _)| n.eq_ignore_ascii_case(header))
+        })
+        .map(|(_, v)| v.to_owned());
+    (status, h)
+}
+
+fn body(out: &str) -> &str {
+    out.split_once("\r\n\r\n").unwrap().1
+}
+
+#[test]
+fn real_resolver_over_http() {
+    let store = MemLookup::new();
+    store.bind("ark:/00224/foo", "_t", "zaf");
+    store.bind("ark:/12345/xt2", "_t", "http://obj.example.com/datasets/");
+    store.bind("ark:/12345/sfx", "_t", "https://h.example/bar${suffix}zaf");
+    store.bind("ark:/12345/p", "_t", "301 https://example.org/moved");
+    store.bind("ark:/12345/m", "_t", "https://example.org/m");
+    store.bind("ark:/12345/m", "who", "Smith, J.");
+    store.bind("ark:/12345/m", "what", "A title");
+    store.bind(
+        "ark:/12345/m",
+        "_,eTm,text/turtle",
+        "https://example.org/m.ttl",
+    );
+    let backend: Arc<dyn Backend> = Arc::new(Real {
+        resolver: Resolver::new(Rules::empty()),
+        store,
+    });
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let l = rt.block_on(Listener::bind("127.0.0.1:0")).unwrap();
+    let addr = l.local_addr();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = rt.spawn(noid_http::serve(l, backend, async {
+        let _ = rx.await;
+    }));
+
+    // chop-back to the ancestor, the tail (with its raw query) appended
+    let out = fetch(&addr, "/redirect/ark:/00224/foo/bar//zif?zaf=ab&cd", None);
+    assert_eq!(
+        status_and(&out, "location"),
+        (302, Some("zaf/bar//zif?zaf=ab&cd".into()))
+    );
+    // shoulder-as-id
+    let out = fetch(&addr, "/ark:/12345/xt2rv8b/chap3", None);
+    assert_eq!(
+        status_and(&out, "location").1.as_deref(),
+        Some("http://obj.example.com/datasets/rv8b/chap3")
+    );
+    // ${suffix}
+    let out = fetch(&addr, "/redirect/ark:/12345/sfx/abc", None);
+    assert_eq!(
+        status_and(&out, "location").1.as_deref(),
+        Some("https://h.example/bar/abczaf")
+    );
+    // stored code
+    let out = fetch(&addr, "/redirect/ark:/12345/p", None);
+    assert_eq!(
+        status_and(&out, "location"),
+        (301, Some("https://example.org/moved".into()))
+    );
+    // auth_request form
+    let out = fetch(&addr, "/auth/ark:/12345/p", None);
+    assert_eq!(
+        status_and(&out, "x-target"),
+        (204, Some("https://example.org/moved".into()))
+    );
+    assert_eq!(status_and(&out, "x-status").1.as_deref(), Some("301"));
+    // miss
+    assert_eq!(
+        status_and(&fetch(&addr, "/redirect/ark:/99999/nope", None), "location"),
+        (404, None)
+    );
+    assert_eq!(
+        status_and(&fetch(&addr, "/auth/ark:/99999/nope", None), "location").0,
+        403
+    );
+    // inflections: the metadata page
+    let out = fetch(&addr, "/redirect/ark:/12345/m?", None);
+    assert_eq!(
+        status_and(&out, "content-type"),
+        (200, Some("text/plain; charset=utf-8".into()))
+    );
+    assert!(
+        body(&out).starts_with("erc:\nwho: Smith, J.\nwhat: A title\n"),
+        "{out}"
+    );
+    let out = fetch(&addr, "/redirect/ark:/12345/m??", Some("application/json"));
+    assert_eq!(
+        status_and(&out, "content-type").1.as_deref(),
+        Some("application/json")
+    );
+    assert!(
+        body(&out).starts_with("{\"id\":\"ark:/12345/m\",\"inflection\":\"??\""),
+        "{out}"
+    );
+    // content negotiation: a bound _,eTm, target gives a 303
+    let out = fetch(&addr, "/redirect/ark:/12345/m", Some("text/turtle"));
+    assert_eq!(
+        status_and(&out, "location"),
+        (303, Some("https://example.org/m.ttl".into()))
+    );
+    // a browser Accept list does not negotiate
+    let out = fetch(&addr, "/redirect/ark:/12345/m", Some("text/html,*/*;q=0.8"));
+    assert_eq!(
+        status_and(&out, "location"),
+        (302, Some("https://example.org/m".into()))
+    );
+
+    tx.send(()).unwrap();
+    rt.block_on(server).unwrap().unwrap();
+}
