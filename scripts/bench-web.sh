@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# Web-server benchmarks of issue 5, all in one run (docs/BENCHMARKS-web.md):
+#
+#   Apache + noidr prg: (apache-conf/noid-resolve.conf)      vs
+#   Apache + a trivial constant prg: (same config, a 10-line C program: the ceiling)  vs
+#   Apache + dbm=sdbm: (httxt2dbm from the same bindings)     vs
+#   Apache without any map (a fixed redirect: Apache's own ceiling);
+#   Apache mod_proxy -> noidr --http (apache-conf/noid-proxy.conf);
+#   nginx proxy_pass / auth_request / njs -> noidr --http (nginx-conf/*.conf)  vs
+#   nginx with the same bindings in a native `map`.
+#
+# Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback, each request for a
+# random one of the N (default 1,000,000) bound identifiers; median of 3 runs.
+#
+#   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--only REGEX] [--write]
+#
+# --write replaces the results section of docs/BENCHMARKS-web.md. Expects release
+# binaries in ${CARGO_TARGET_DIR:-~/.cache/noid-target}/release (noid, noidr); installs
+# apache2-bin, apache2-utils, nginx, libnginx-mod-http-js, wrk, curl when missing (root).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/noid-target}/release}
+NOID=$BIN/noid
+NOIDR=$BIN/noidr
+IDS=1000000
+RUNS=3
+SECS=${BENCH_SECONDS:-10}
+ONLY=.
+WRITE=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --ids) IDS=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --seconds) SECS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --write) WRITE=1; shift ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
+    esac
+done
+for b in "$NOID" "$NOIDR"; do
+    [ -x "$b" ] || { echo "bench-web: $b missing (cargo build --release)" >&2; exit 1; }
+done
+
+"$REPO/scripts/web-apache.sh" install
+"$REPO/scripts/web-nginx.sh" install
+if ! command -v wrk >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y wrk >/dev/null
+fi
+
+W=$(mktemp -d /tmp/noid-bench-web.XXXXXX)
+chmod 755 "$W"
+HTTP_PID=""
+cleanup() {
+    for d in "$W"/ap-*; do [ -d "$d" ] && "$REPO/scripts/web-apache.sh" stop "$d" >/dev/null 2>&1; done
+    for d in "$W"/ng-*; do [ -d "$d" ] && "$REPO/scripts/web-nginx.sh" stop "$d" >/dev/null 2>&1; done
+    [ -n "$HTTP_PID" ] && kill -TERM "$HTTP_PID" 2>/dev/null && wait "$HTTP_PID" 2>/dev/null
+    rm -rf "$W"
+}
+trap cleanup EXIT
+log() { echo "bench-web: $*" >&2; }
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+NEXT_PORT=$((30000 + RANDOM % 20000))
+take_port() {
+    while ! port_free "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done
+    echo "$NEXT_PORT"
+    NEXT_PORT=$((NEXT_PORT + 1))
+}
+
+# --- data: N identifiers, one file per consumer ----------------------------------------
+# ark:/99999/fk4NNNNNNN -> https://example.org/obj/NNNNNNN (same lengths for every id)
+log "generating $IDS bindings"
+awk -v n="$IDS" 'BEGIN {
+    for (i = 1; i <= n; i++) {
+        id = sprintf("ark:/99999/fk4%07d", i); t = sprintf("https://example.org/obj/%07d", i)
+        print "bind set " id " _t " t                    > "'"$W"'/bulk.txt"
+        print id " " t                                   > "'"$W"'/dbm.txt"
+        print "\"/" id "\" \"" t "\";"                   > "'"$W"'/nginx.map"
+        print "/" id                                     > "'"$W"'/paths.txt"
+    }
+}'
+DB=$W/db
+mkdir -p "$DB"
+"$NOID" -f "$DB" dbcreate >/dev/null
+t0=$(date +%s.%N)
+"$NOID" -f "$DB" - <"$W/bulk.txt" >/dev/null
+t1=$(date +%s.%N)
+log "loaded $IDS bindings with noid bulk mode in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
+httxt2dbm -f SDBM -i "$W/dbm.txt" -o "$W/map.dbm" >/dev/null
+log "built the sdbm map"
+
+# wrk: a random bound identifier per request; prints one machine-readable line.
+cat >"$W/rand.lua" <<EOF
+local paths = {}
+for line in io.lines("$W/paths.txt") do paths[#paths + 1] = line end
+local n = #paths
+math.randomseed(os.time())
+request = function()
+    return wrk.format("GET", paths[math.random(n)])
+end
+done = function(summary, latency, requests)
+    local s = summary.duration / 1e6
+    io.write(string.format("RESULT %.0f %d %d %d %d %d\n", summary.requests / s,
+        latency:percentile(50), latency:percentile(99), summary.errors.status,
+        summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+        summary.requests))
+end
+EOF
+
+# The trivial prg: answers a constant of the same length as a real answer.
+cat >"$W/constprg.c" <<'EOF'
+#include <unistd.h>
+int main(void) {
+    static const char a[] = "redir302 https://example.org/obj/0000000\n";
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(0, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] == '\n' && write(1, a, sizeof a - 1) < 0) return 1;
+    return 0;
+}
+EOF
+cc -O2 -o "$W/constprg" "$W/constprg.c"
+
+# --- running -----------------------------------------------------------------------------
+RESULTS=$W/results.txt
+: >"$RESULTS"
+sanity() { # PORT: a random id must redirect to its own target
+    local port=$1 i loc want code
+    for i in 17 $((IDS / 2)) $IDS; do
+        want=$(printf "https://example.org/obj/%07d" "$i")
+        read -r code loc < <(curl -s -o /dev/null -w '%{http_code} %{redirect_url}\n' \
+            "http://127.0.0.1:$port/$(printf 'ark:/99999/fk4%07d' "$i")")
+        if [ "$code" != 302 ] || { [ "$loc" != "$want" ] && [ "$2" != const ]; }; then
+            log "sanity check failed on port $port: $code $loc (want 302 $want)"
+            return 1
+        fi
+    done
+}
+bench() { # NAME PORT [const]
+    local name=$1 port=$2 r
+    [[ "$name" =~ $ONLY ]] || return 0
+    sanity "$port" "${3:-}" || { echo "$name FAILED" >>"$RESULTS"; return 0; }
+    wrk -t1 -c16 -d2s -s "$W/rand.lua" "http://127.0.0.1:$port" >/dev/null 2>&1 || true # warm-up
+    local lines=()
+    for r in $(seq 1 "$RUNS"); do
+        lines+=("$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:$port" | grep '^RESULT')")
+        log "$name run $r: ${lines[-1]}"
+    done
+    printf '%s\n' "${lines[@]}" | awk -v name="$name" '
+        { rps[NR] = $2; p50[NR] = $3; p99[NR] = $4; st += $5; er += $6 }
+        function med(a,   n, i, j, t) { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+        END { printf "%s %d %d %d %d %d\n", name, med(rps), med(p50), med(p99), st, er }' >>"$RESULTS"
+}
+
+apache() { # NAME CONF-BODY -> starts an instance, prints its port
+    local d=$W/ap-$1
+    mkdir -p "$d"
+    local port
+    port=$(take_port)
+    printf 'Listen 127.0.0.1:%s\nDefine NOIDR %s\nDefine NOID_DBDIR %s\n%s\n' "$port" "${NOIDR_PROG:-$NOIDR}" "$DB" "$2" >"$d/site.conf"
+    NOID_WEB_ACCESSLOG=0 "$REPO/scripts/web-apache.sh" start "$d" >&2
+    for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+    echo "$port"
+}
+apache_stop() { "$REPO/scripts/web-apache.sh" stop "$W/ap-$1"; }
+
+nginx() { # NAME SITE-BODY [HTTP-EXTRA]
+    local d=$W/ng-$1
+    mkdir -p "$d"
+    echo "$2" >"$d/site.conf"
+    NOID_WEB_ACCESSLOG=0 NOID_WEB_NGINX_HTTP="${3:-}" "$REPO/scripts/web-nginx.sh" start "$d" >&2
+}
+nginx_stop() { "$REPO/scripts/web-nginx.sh" stop "$W/ng-$1"; }
+
+# noidr --http, shared by the proxy variants
+H=$(take_port)
+"$NOIDR" -f "$DB" --http "127.0.0.1:$H" 2>"$W/noidr-http.log" &
+HTTP_PID=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$H/health" && break; sleep 0.1; done
+
+RESOLVE_CONF="Include $REPO/apache-conf/noid-server.conf
+Include $REPO/apache-conf/noid-resolve.conf"
+
+if [[ apache-noidr-prg =~ $ONLY ]]; then
+    p=$(apache noidr "$RESOLVE_CONF")
+    bench apache-noidr-prg "$p"
+    apache_stop noidr
+fi
+if [[ apache-constant-prg =~ $ONLY ]]; then
+    p=$(NOIDR_PROG=$W/constprg apache const "$RESOLVE_CONF")
+    bench apache-constant-prg "$p" const
+    apache_stop const
+fi
+if [[ apache-dbm-sdbm =~ $ONLY ]]; then
+    p=$(apache dbm "RewriteEngine On
+RewriteMap m \"dbm=sdbm:$W/map.dbm\"
+RewriteCond \"\${m:\$1|__NOTFOUND__}\" \"^(?!__NOTFOUND__\$)(.+)\$\"
+RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]")
+    bench apache-dbm-sdbm "$p"
+    apache_stop dbm
+fi
+if [[ apache-fixed-redirect =~ $ONLY ]]; then
+    p=$(apache fixed "RewriteEngine On
+RewriteRule \"^/ark:/\" \"https://example.org/obj/0000000\" [R=302,L]")
+    bench apache-fixed-redirect "$p" const
+    apache_stop fixed
+fi
+if [[ apache-mod_proxy-noidr-http =~ $ONLY ]]; then
+    p=$(apache proxy "Define NOIDR_URL http://127.0.0.1:$H
+Include $REPO/apache-conf/noid-proxy.conf")
+    bench apache-mod_proxy-noidr-http "$p"
+    apache_stop proxy
+fi
+
+UPSTREAM="upstream noidr { server 127.0.0.1:$H; keepalive 32; keepalive_timeout 60s; }"
+for pattern in proxy auth njs; do
+    name=nginx-$pattern-noidr-http
+    [[ $name =~ $ONLY ]] || continue
+    p=$(take_port)
+    nginx "$pattern" "js_import noid from $REPO/nginx-conf/noid.js;
+$UPSTREAM
+server { listen 127.0.0.1:$p; root $W/ng-$pattern/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
+    bench "$name" "$p"
+    nginx_stop "$pattern"
+done
+if [[ nginx-native-map =~ $ONLY ]]; then
+    p=$(take_port)
+    t0=$(date +%s.%N)
+    nginx map "map \$uri \$noid_target {
+    default \"\";
+    include $W/nginx.map;
+}
+server {
+    listen 127.0.0.1:$p;
+    location / {
+        if (\$noid_target) { return 302 \$noid_target; }
+        return 404;
+    }
+}" "map_hash_bucket_size 256; map_hash_max_size 2097152;"
+    for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
+    t1=$(date +%s.%N)
+    log "nginx with a $IDS-entry map started in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
+    bench nginx-native-map "$p"
+    nginx_stop map
+fi
+
+# --- report ------------------------------------------------------------------------------
+TABLE=$(
+    echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    awk '$2 == "FAILED" { printf "| %s | FAILED (sanity check) | | | | |\n", $1; next }
+         { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d |\n", $1, $2, $3, $4, $5, $6 }' "$RESULTS"
+)
+echo "$TABLE"
+if [ "$WRITE" = 1 ]; then
+    f=$REPO/docs/BENCHMARKS-web.md
+    {
+        echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
+        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r); $IDS bound identifiers;"
+        echo "\`wrk -t1 -c16 -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs."
+        echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
+        echo
+        echo "$TABLE"
+        echo "<!-- results:end -->"
+    } >"$W/section.md"
+    if [ -f "$f" ] && grep -q '<!-- results:begin' "$f"; then
+        awk -v sec="$W/section.md" '
+            /<!-- results:begin/ { while ((getline l < sec) > 0) print l; skip = 1; next }
+            /<!-- results:end/ { skip = 0; next }
+            !skip { print }' "$f" >"$W/new.md"
+        cp "$W/new.md" "$f"
+    else
+        cat "$W/section.md" >>"$f"
+    fi
+    log "wrote $f"
+fi

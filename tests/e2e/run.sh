@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# End-to-end tests: real Apache httpd and nginx, started with the SHIPPED configs
+# (apache-conf/*.conf and nginx-conf/*.conf are included, never copied), in front of the
+# real noidr (line protocols and --http) on a real minter written by the real noid.
+#
+#   tests/e2e/run.sh            (root: installs apache2-bin, nginx, libnginx-mod-http-js,
+#                                curl when missing)
+#
+# Builds nothing: expects release binaries in ${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-~/.cache/noid-target}/release}.
+# Prints one line per check and a last line "N passed, M failed"; exits non-zero on any
+# failure. Leaves nothing running; keeps its directory on failure (printed) for the logs.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/noid-target}/release}
+NOID=$BIN/noid
+NOIDR=$BIN/noidr
+PASS=0
+FAIL=0
+
+for b in "$NOID" "$NOIDR"; do
+    if [ ! -x "$b" ]; then
+        echo "e2e: $b missing: build with: CARGO_TARGET_DIR=${BIN%/release} cargo build --release" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+
+"$REPO/scripts/web-apache.sh" install
+"$REPO/scripts/web-nginx.sh" install
+
+WORK=$(mktemp -d /tmp/noid-e2e.XXXXXX)
+chmod 755 "$WORK" # the noid-get vhost runs its noidr as www-data
+DB=$WORK/db
+AP=$WORK/apache
+NG=$WORK/nginx
+mkdir -p "$DB" "$AP" "$NG"
+HTTP_PID=""
+
+cleanup() {
+    "$REPO/scripts/web-apache.sh" stop "$AP" >/dev/null 2>&1
+    "$REPO/scripts/web-nginx.sh" stop "$NG" >/dev/null 2>&1
+    if [ -n "$HTTP_PID" ]; then
+        kill -TERM "$HTTP_PID" 2>/dev/null
+        wait "$HTTP_PID" 2>/dev/null
+    fi
+    if [ "$FAIL" = 0 ] && [ -z "${NOID_E2E_KEEP:-}" ]; then
+        rm -rf "$WORK"
+    else
+        echo "e2e: logs kept in $WORK (apache/logs, nginx/logs, noidr-http.log)" >&2
+    fi
+}
+trap cleanup EXIT
+
+ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+
+# --- ports -----------------------------------------------------------------------------
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+NEXT_PORT=$((20000 + RANDOM % 20000))
+take_port() {
+    while ! port_free "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done
+    echo "$NEXT_PORT"
+    NEXT_PORT=$((NEXT_PORT + 1))
+}
+H1=$(take_port)  # noidr --http
+AE=$(take_port)  # Apache, noid-resolve.conf (egg), pages proxied to H1
+AG=$(take_port)  # Apache, noid-get.conf (manual), noidr as www-data
+AP_=$(take_port) # Apache, noid-proxy.conf -> H1
+AM=$(take_port)  # Apache, noid-resolve.conf, misses forwarded to a global resolver
+AF=$(take_port)  # Apache, noid-resolve.conf, misses fall through
+N1=$(take_port)  # nginx, noid-proxy.conf
+N2=$(take_port)  # nginx, noid-auth.conf
+N3=$(take_port)  # nginx, noid-njs.conf
+
+# --- the minter and its bindings -------------------------------------------------------
+bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
+if ! "$NOID" -f "$DB" dbcreate >"$WORK/dbcreate.log" 2>&1; then
+    cat "$WORK/dbcreate.log" >&2
+    bad "noid dbcreate"
+    echo "$PASS passed, $FAIL failed"
+    exit 1
+fi
+# N2T style: the _t element of full identifiers
+bind ark:/13030/xt1 _t https://example.org/xt1
+bind ark:/13030/p1 _t "301 https://example.org/moved"
+bind ark:/13030/t7 _t "307 https://example.org/temp"
+bind ark:/13030/q1 _t "https://example.org/search?x=1&y=2"
+bind ark:/00224/foo _t https://example.org/zaf
+bind ark:/12345/xt2 _t http://obj.example.com/datasets/
+bind ark:/12345/sfx _t 'https://h.example/bar${suffix}zaf'
+bind "ark:/13030/a b" _t https://example.org/space
+bind "ark:/13030/€uro" _t https://example.org/euro
+bind "ark:/13030/pct%41" _t https://example.org/literal-percent
+bind ark:/13030/live _t https://example.org/v1
+bind ark:/13030/gone _t "410 withdrawn"
+bind ark:/13030/m _t https://example.org/m
+bind ark:/13030/m who "Smith, J."
+bind ark:/13030/m what "A test object"
+bind ark:/13030/m _,eTm,text/turtle https://example.org/m.ttl
+# the manual's style: myGoto on NAAN-relative ids
+bind 13030/kt639k9 myGoto https://example.org/kt639k9
+bind "13030/a b" myGoto "https://example.org/get?space=1"
+bind 13030/local myGoto /local/page.html
+
+# --- noidr --http ----------------------------------------------------------------------
+"$NOIDR" -f "$DB" --http "127.0.0.1:$H1" >"$WORK/noidr-http.log" 2>&1 &
+HTTP_PID=$!
+for _ in $(seq 1 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$H1/health" && break
+    sleep 0.1
+done
+
+# --- Apache ----------------------------------------------------------------------------
+mkdir -p "$AP/htdocs/local" "$AP/htdocs/ark:/99999"
+echo "local page" >"$AP/htdocs/local/page.html"
+echo "a static file" >"$AP/htdocs/ark:/99999/static"
+cat >"$AP/site.conf" <<EOF
+Listen 127.0.0.1:$AE
+Listen 127.0.0.1:$AG
+Listen 127.0.0.1:$AP_
+Listen 127.0.0.1:$AM
+Listen 127.0.0.1:$AF
+Define NOIDR $NOIDR
+Define NOID_DBDIR $DB
+Include $REPO/apache-conf/noid-server.conf
+<VirtualHost 127.0.0.1:$AE>
+    Define NOIDR_URL http://127.0.0.1:$H1
+    Include $REPO/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_URL
+</VirtualHost>
+<VirtualHost 127.0.0.1:$AG>
+    Define NOIDR_USER www-data:www-data
+    Include $REPO/apache-conf/noid-get.conf
+    UnDefine NOIDR_USER
+</VirtualHost>
+<VirtualHost 127.0.0.1:$AP_>
+    Define NOIDR_URL http://127.0.0.1:$H1
+    Include $REPO/apache-conf/noid-proxy.conf
+    UnDefine NOIDR_URL
+</VirtualHost>
+<VirtualHost 127.0.0.1:$AM>
+    Define NOID_MISS_GLOBAL https://n2t.example
+    Include $REPO/apache-conf/noid-resolve.conf
+    UnDefine NOID_MISS_GLOBAL
+</VirtualHost>
+<VirtualHost 127.0.0.1:$AF>
+    Define NOID_MISS_FALLTHROUGH
+    Include $REPO/apache-conf/noid-resolve.conf
+    UnDefine NOID_MISS_FALLTHROUGH
+</VirtualHost>
+EOF
+if "$REPO/scripts/web-apache.sh" start "$AP"; then ok "apache starts with the shipped configs"; else bad "apache start"; fi
+
+# --- nginx -----------------------------------------------------------------------------
+cat >"$NG/site.conf" <<EOF
+js_import noid from $REPO/nginx-conf/noid.js;
+upstream noidr {
+    server 127.0.0.1:$H1;
+    keepalive 16;
+    keepalive_timeout 60s;
+}
+server { listen 127.0.0.1:$N1; include $REPO/nginx-conf/noid-proxy.conf; }
+server { listen 127.0.0.1:$N2; root $NG/empty; include $REPO/nginx-conf/noid-auth.conf; }
+server { listen 127.0.0.1:$N3; include $REPO/nginx-conf/noid-njs.conf; }
+EOF
+if "$REPO/scripts/web-nginx.sh" start "$NG"; then ok "nginx starts with the shipped configs"; else bad "nginx start"; fi
+
+# wait until every server answers
+for p in $AE $AG $AP_ $AM $AF $N1 $N2 $N3; do
+    for _ in $(seq 1 50); do
+        curl -s -o /dev/null "http://127.0.0.1:$p/" && break
+        sleep 0.1
+    done
+done
+
+# --- checking --------------------------------------------------------------------------
+# req PORT PATH [curl args...] -> STATUS LOC BODY CTYPE
+req() {
+    local port=$1 path=$2
+    shift 2
+    rm -f "$WORK/h" "$WORK/b"
+    STATUS=$(curl -s --path-as-is -m 10 -D "$WORK/h" -o "$WORK/b" -w '%{http_code}' "$@" "http://127.0.0.1:$port$path") || STATUS=000
+    LOC=$(sed -n 's/^[Ll]ocation: //p' "$WORK/h" | tr -d '\r')
+    CTYPE=$(sed -n 's/^[Cc]ontent-[Tt]ype: //p' "$WORK/h" | tr -d '\r')
+    BODY=$(cat "$WORK/b" 2>/dev/null)
+}
+# expect NAME PORT PATH STATUS [LOCATION|-] [curl args...]
+expect() {
+    local name=$1 port=$2 path=$3 status=$4 loc=${5:--}
+    shift 5 2>/dev/null || shift $#
+    req "$port" "$path" "$@"
+    if [ "$STATUS" = "$status" ] && { [ "$loc" = "*" ] || [ "$loc" = "$LOC" ] || { [ "$loc" = - ] && [ -z "$LOC" ]; }; }; then
+        ok "$name $path -> $STATUS ${LOC}"
+    else
+        bad "$name $path: want $status ${loc}, got $STATUS ${LOC} $(head -c 200 "$WORK/b" 2>/dev/null | tr '\n' ' ')"
+    fi
+}
+# expect_body NAME PORT PATH STATUS SUBSTRING [curl args...]
+expect_body() {
+    local name=$1 port=$2 path=$3 status=$4 sub=$5
+    shift 5
+    req "$port" "$path" "$@"
+    if [ "$STATUS" = "$status" ] && [[ "$BODY" == *"$sub"* ]]; then
+        ok "$name $path -> $STATUS body has '${sub//$'\n'/\\n}'"
+    else
+        bad "$name $path: want $status with '${sub//$'\n'/\\n}', got $STATUS [$CTYPE] $(head -c 300 "$WORK/b" 2>/dev/null | tr '\n' '|')"
+    fi
+}
+
+# The full resolvers: same requests, same answers on every server and pattern.
+RESOLVERS="apache-egg:$AE apache-proxy:$AP_ nginx-proxy:$N1 nginx-auth:$N2 nginx-njs:$N3 noidr-http:$H1"
+CASES=$(
+    cat <<'EOF'
+/ark:/13030/xt1|302|https://example.org/xt1
+/ark:/13030/p1|301|https://example.org/moved
+/ark:/13030/t7|307|https://example.org/temp
+/ark:/13030/q1|302|https://example.org/search?x=1&y=2
+/ark:/00224/foo/bar//zif?zaf=ab&cd|302|https://example.org/zaf/bar//zif?zaf=ab&cd
+/ark:/12345/xt2rv8b/chap3/sect5//para4.txt.1.bak|302|http://obj.example.com/datasets/rv8b/chap3/sect5//para4.txt.1.bak
+/ark:/12345/sfx|302|https://h.example/barzaf
+/ark:/12345/sfx/abc|302|https://h.example/bar/abczaf
+/ark:/13030/a%20b|302|https://example.org/space
+/ark:/13030/%E2%82%ACuro|302|https://example.org/euro
+/ark:/13030/pct%2541|302|https://example.org/literal-percent
+/ark:/13030/xt1?x=%26y|302|https://example.org/xt1?x=%26y
+/ark:/13030/m|302|https://example.org/m
+/ark:/13030/gone|410|-
+/ark:/99999/nope|404|-
+/ark:/13030/a%0Ab|404|-
+EOF
+)
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    while IFS='|' read -r path status loc; do
+        if [ "$name" = noidr-http ]; then path=/redirect$path; fi
+        expect "$name" "$port" "$path" "$status" "$loc"
+    done <<<"$CASES"
+done
+
+# Inflections and content negotiation (issue 7), through every pattern.
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    expect_body "$name ?" "$port" "$pre/ark:/13030/m?" 200 $'erc:\nwho: Smith, J.\nwhat: A test object\n'
+    expect_body "$name ??" "$port" "$pre/ark:/13030/m??" 200 $'who: Smith, J.'
+    expect_body "$name ? json" "$port" "$pre/ark:/13030/m?" 200 '"who":"Smith, J."' -H "Accept: application/json"
+    expect "$name conneg" "$port" "$pre/ark:/13030/m" 303 https://example.org/m.ttl -H "Accept: text/turtle"
+    expect "$name browser accept" "$port" "$pre/ark:/13030/m" 302 https://example.org/m -H "Accept: text/html,application/xhtml+xml,*/*;q=0.8"
+done
+
+# The manual's "get ID myGoto" (noidr --protocol noid, run as www-data).
+expect apache-get "$AG" /ark:/13030/kt639k9 302 https://example.org/kt639k9
+expect apache-get "$AG" /ark:/13030/a%20b 302 "https://example.org/get?space=1"
+expect_body apache-get "$AG" /ark:/13030/local 200 "local page"
+expect apache-get "$AG" /ark:/13030/nope 404 -
+expect apache-get "$AG" "/ark:/13030/it's" 404 -
+
+# Misses: forwarded to a global resolver, or falling through to the file system.
+expect apache-miss-global "$AM" /ark:/99999/nope 302 https://n2t.example/ark:/99999/nope
+expect apache-miss-global "$AM" "/ark:/99999/nope?q=%20x" 302 "https://n2t.example/ark:/99999/nope?q=%20x"
+expect apache-miss-global "$AM" /ark:/13030/xt1 302 https://example.org/xt1
+expect_body apache-miss-fallthrough "$AF" /ark:/99999/static 200 "a static file"
+expect apache-miss-fallthrough "$AF" /ark:/99999/nope 404 -
+expect apache-miss-fallthrough "$AF" /ark:/13030/xt1 302 https://example.org/xt1
+
+# A binding changed while everything runs: visible at once, no restart, no sleep.
+bind ark:/13030/live _t https://example.org/v2
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    expect "$name live update" "$port" "$pre/ark:/13030/live" 302 https://example.org/v2
+done
+bind 13030/kt639k9 myGoto https://example.org/kt-v2
+expect "apache-get live update" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
+bind ark:/13030/new _t https://example.org/new
+expect "apache-egg new binding" "$AE" /ark:/13030/new 302 https://example.org/new
+
+# --- the prg programs under signals ----------------------------------------------------
+APID=$(cat "$AP/run/httpd.pid")
+prg_pids() { pgrep -P "$APID" -f -- "--protocol" | sort; }
+PIDS=$(prg_pids)
+n=$(echo "$PIDS" | grep -c .)
+if [ "$n" = 4 ]; then ok "apache started 4 noidr prg programs (one per map)"; else bad "expected 4 noidr prg programs, found $n: $PIDS"; fi
+if [ -n "$PIDS" ] && [ "$(stat -c %U "/proc/$(pgrep -P "$APID" -f -- '--protocol noid' | head -1)")" = www-data ]; then
+    ok "the noid-get prg runs as www-data (RewriteMap user:group)"
+else
+    bad "the noid-get prg does not run as www-data"
+fi
+
+# SIGHUP: noidr reopens its store and keeps answering (same processes).
+for p in $PIDS; do kill -HUP "$p"; done
+sleep 0.3
+expect "after SIGHUP apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org/xt1
+expect "after SIGHUP apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
+bind ark:/13030/live _t https://example.org/v3
+expect "after SIGHUP live update" "$AE" /ark:/13030/live 302 https://example.org/v3
+if [ "$(prg_pids)" = "$PIDS" ]; then ok "noidr survived SIGHUP"; else bad "prg programs changed after SIGHUP"; fi
+
+# Killed: httpd does not respawn it; lookups come back empty: the configured miss answer.
+for p in $PIDS; do kill -KILL "$p"; done
+sleep 0.3
+expect "noidr killed: apache-egg misses" "$AE" /ark:/13030/xt1 404 -
+expect "noidr killed: apache-get misses" "$AG" /ark:/13030/kt639k9 404 -
+expect "noidr killed: global forward" "$AM" /ark:/13030/xt1 302 https://n2t.example/ark:/13030/xt1
+
+# Graceful restart (SIGUSR1): a fresh noidr for every map.
+"$REPO/scripts/web-apache.sh" graceful "$AP"
+for _ in $(seq 1 100); do
+    req "$AE" /ark:/13030/xt1
+    [ "$STATUS" = 302 ] && break
+    sleep 0.1
+done
+NEW=$(prg_pids)
+if [ "$(echo "$NEW" | grep -c .)" = 4 ] && [ -z "$(comm -12 <(echo "$PIDS") <(echo "$NEW"))" ]; then
+    ok "graceful restart started 4 fresh noidr programs"
+else
+    bad "after graceful restart: prg pids '$NEW' (before: '$PIDS')"
+fi
+expect "after graceful apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org/xt1
+expect "after graceful apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
+
+# --- the HTTP mode's own contract ------------------------------------------------------
+expect_body noidr-http "$H1" /health 200 ok
+expect noidr-http-auth "$H1" /auth/ark:/13030/p1 204 -
+req "$H1" /auth/ark:/13030/p1
+if grep -qi '^x-target: https://example.org/moved' "$WORK/h" && grep -qi '^x-status: 301' "$WORK/h"; then
+    ok "noidr-http /auth/ X-Target and X-Status"
+else
+    bad "noidr-http /auth/ headers: $(tr '\r\n' '  ' <"$WORK/h")"
+fi
+expect noidr-http-auth-miss "$H1" /auth/ark:/99999/nope 403 -
+expect_body noidr-http-lookup "$H1" "/lookup/ark%3A%2F13030%2Fa%20b" 200 https://example.org/space
+
+if grep -q "AH10508" "$AP/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
+if grep -q "exited on signal" "$NG/logs/error.log"; then bad "an nginx worker crashed (njs)"; fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
