@@ -45,10 +45,12 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
         m.gen.oacounter
     );
     if letter == 'i' {
+        // Only an identifier that circulated before can have bindings to clear or a
+        // pepper; skipping the delete for first issues keeps tombstones out of the store.
         if !old_rec.is_empty() {
             clear_bindings(txn, id)?;
+            txn.delete(keys::pepper(id));
         }
-        txn.delete(keys::pepper(id));
         if m.longterm {
             hold::hold_set(txn, m, id)?;
         }

@@ -31,8 +31,12 @@ pub enum StoreError {
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoreError::NoDatabase(p) => write!(f, "no database ({}) -- use dbcreate?", p.display()),
-            StoreError::AlreadyExists(p) => write!(f, "a NOID database already exists in \"{}\".", p.display()),
+            StoreError::NoDatabase(p) => {
+                write!(f, "no database ({}) -- use dbcreate?", p.display())
+            }
+            StoreError::AlreadyExists(p) => {
+                write!(f, "a NOID database already exists in \"{}\".", p.display())
+            }
             StoreError::LockTimeout { path, seconds } => write!(
                 f,
                 "lock timeout after {seconds} seconds; another noid process holds \"{}\"",
@@ -60,5 +64,8 @@ impl From<StoreError> for noid_resolve::LookupError {
 
 /// Attach a path to an I/O error.
 pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io { path: path.to_path_buf(), source }
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }

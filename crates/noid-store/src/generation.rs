@@ -38,11 +38,17 @@ impl Bumper {
     /// Map the generation file for writing; recreates it if it is missing or short
     /// (a store imported or restored without it).
     pub fn open(path: &Path) -> Result<Bumper, StoreError> {
-        let ok = std::fs::metadata(path).map(|m| m.len() == SIZE).unwrap_or(false);
+        let ok = std::fs::metadata(path)
+            .map(|m| m.len() == SIZE)
+            .unwrap_or(false);
         if !ok {
             create(path)?;
         }
-        let f = OpenOptions::new().read(true).write(true).open(path).map_err(io(path))?;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io(path))?;
         // SAFETY: the file has a fixed size of 16 bytes and is only ever accessed through
         // aligned atomic operations, by writers (serialised by the lock) and readers.
         let map = unsafe { MmapMut::map_mut(&f) }.map_err(io(path))?;
@@ -70,14 +76,21 @@ impl Watcher {
         if len != SIZE {
             return Err(StoreError::Io {
                 path: path.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, "generation file has the wrong size"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "generation file has the wrong size",
+                ),
             });
         }
         // SAFETY: see `Bumper::open`; we only read through atomics.
         let map = unsafe { Mmap::map(&f) }.map_err(io(path))?;
         let seen = counter(map.as_ptr()).load(Ordering::Acquire);
         let store_id = counter(map[8..].as_ptr()).load(Ordering::Acquire);
-        Ok(Watcher { map, seen, store_id })
+        Ok(Watcher {
+            map,
+            seen,
+            store_id,
+        })
     }
 
     /// The current generation.

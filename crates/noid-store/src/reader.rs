@@ -24,7 +24,11 @@ impl Reader {
     /// Open the minter in `dbdir` as a secondary. RocksDB needs a writable directory of
     /// its own for a secondary's info log: `secondary_dir`, or a fresh one under the
     /// system temporary directory (removed on drop).
-    pub fn open(dbdir: &Path, secondary_dir: Option<&Path>, cache_bytes: usize) -> Result<Reader, StoreError> {
+    pub fn open(
+        dbdir: &Path,
+        secondary_dir: Option<&Path>,
+        cache_bytes: usize,
+    ) -> Result<Reader, StoreError> {
         let layout = Layout::new(dbdir);
         if !layout.exists() {
             return Err(StoreError::NoDatabase(layout.db.clone()));
@@ -36,7 +40,14 @@ impl Reader {
         std::fs::create_dir_all(&secondary_dir).map_err(io(&secondary_dir))?;
         let watcher = Watcher::open(&layout.generation)?;
         let db = DB::open_as_secondary(&db_options(cache_bytes), &layout.db, &secondary_dir)?;
-        Ok(Reader { db, watcher, layout, secondary_dir, owns_secondary_dir, cache_bytes })
+        Ok(Reader {
+            db,
+            watcher,
+            layout,
+            secondary_dir,
+            owns_secondary_dir,
+            cache_bytes,
+        })
     }
 
     /// Catch up with the writers if, and only if, one committed since the last call.
@@ -63,13 +74,22 @@ impl Reader {
 
     /// Close and open again (SIGHUP, or after [`Reader::replaced`]).
     pub fn reopen(&mut self) -> Result<(), StoreError> {
-        let dbdir = self.layout.noid_dir.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let dbdir = self
+            .layout
+            .noid_dir
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
         let layout = Layout::new(&dbdir);
         if !layout.exists() {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
         let watcher = Watcher::open(&layout.generation)?;
-        let db = DB::open_as_secondary(&db_options(self.cache_bytes), &layout.db, &self.secondary_dir)?;
+        let db = DB::open_as_secondary(
+            &db_options(self.cache_bytes),
+            &layout.db,
+            &self.secondary_dir,
+        )?;
         self.db = db;
         self.watcher = watcher;
         Ok(())
@@ -86,7 +106,11 @@ impl Reader {
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
-    pub fn scan_from(&self, start: &[u8], f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+    pub fn scan_from(
+        &self,
+        start: &[u8],
+        f: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
         scan_from(&self.db, start, f)
     }
 }
@@ -104,12 +128,20 @@ impl noid_resolve::Lookup for Reader {
         Ok(Reader::get(self, key)?)
     }
 
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
         Ok(scan_prefix(&self.db, prefix, limit)?)
     }
 }
 
-pub(crate) fn scan_from(db: &DB, start: &[u8], mut f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+pub(crate) fn scan_from(
+    db: &DB,
+    start: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]) -> bool,
+) -> Result<(), StoreError> {
     for item in db.iterator(IteratorMode::From(start, Direction::Forward)) {
         let (k, v) = item?;
         if !f(&k, &v) {
@@ -119,7 +151,11 @@ pub(crate) fn scan_from(db: &DB, start: &[u8], mut f: impl FnMut(&[u8], &[u8]) -
     Ok(())
 }
 
-pub(crate) fn scan_prefix(db: &DB, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+pub(crate) fn scan_prefix(
+    db: &DB,
+    prefix: &[u8],
+    limit: usize,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
     let mut out = Vec::new();
     if limit == 0 {
         return Ok(out);

@@ -17,7 +17,9 @@ pub struct Snapshot {
 impl Snapshot {
     /// Open the minter in `dbdir` for reading.
     pub fn open(dbdir: &Path) -> Result<Snapshot, StoreError> {
-        Ok(Snapshot { reader: Reader::open(dbdir, None, 8 << 20)? })
+        Ok(Snapshot {
+            reader: Reader::open(dbdir, None, 8 << 20)?,
+        })
     }
 
     /// The value under `key`.
@@ -26,7 +28,11 @@ impl Snapshot {
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
-    pub fn scan_from(&self, start: &[u8], f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
+    pub fn scan_from(
+        &self,
+        start: &[u8],
+        f: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
         self.reader.scan_from(start, f)
     }
 }
@@ -36,7 +42,11 @@ impl noid_resolve::Lookup for Snapshot {
         Ok(self.reader.get(key)?)
     }
 
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
         noid_resolve::Lookup::scan_prefix(&self.reader, prefix, limit)
     }
 }

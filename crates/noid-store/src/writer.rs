@@ -40,7 +40,12 @@ impl Writer {
         let lock = take_lock(&layout, timeout)?;
         let db = DB::open(&db_options(8 << 20), &layout.db)?;
         let bumper = Bumper::open(&layout.generation)?;
-        Ok(Writer { db, bumper, layout, _lock: lock })
+        Ok(Writer {
+            db,
+            bumper,
+            layout,
+            _lock: lock,
+        })
     }
 
     /// Create a new, empty minter database in `dbdir` (the `NOID` directory may exist,
@@ -58,7 +63,12 @@ impl Writer {
         let db = DB::open(&opts, &layout.db)?;
         generation::create(&layout.generation)?;
         let bumper = Bumper::open(&layout.generation)?;
-        Ok(Writer { db, bumper, layout, _lock: lock })
+        Ok(Writer {
+            db,
+            bumper,
+            layout,
+            _lock: lock,
+        })
     }
 
     /// The minter's paths.
@@ -73,8 +83,15 @@ impl Writer {
 
     /// Call `f` on each (key, value) from the first key `>= start` onwards, in bytewise
     /// order, until it returns false.
-    pub fn scan_from(&self, start: &[u8], mut f: impl FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError> {
-        for item in self.db.iterator(IteratorMode::From(start, Direction::Forward)) {
+    pub fn scan_from(
+        &self,
+        start: &[u8],
+        mut f: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        for item in self
+            .db
+            .iterator(IteratorMode::From(start, Direction::Forward))
+        {
             let (k, v) = item?;
             if !f(&k, &v) {
                 break;
@@ -114,7 +131,11 @@ impl noid_resolve::Lookup for Writer {
         Ok(Writer::get(self, key)?)
     }
 
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
         Ok(crate::reader::scan_prefix(&self.db, prefix, limit)?)
     }
 }
@@ -135,12 +156,20 @@ fn take_lock(layout: &Layout, timeout: Duration) -> Result<File, StoreError> {
             Ok(()) => return Ok(f),
             Err(e) if e.raw_os_error() == fs2::lock_contended_error().raw_os_error() => {
                 if start.elapsed() >= timeout {
-                    return Err(StoreError::LockTimeout { path: path.clone(), seconds: timeout.as_secs() });
+                    return Err(StoreError::LockTimeout {
+                        path: path.clone(),
+                        seconds: timeout.as_secs(),
+                    });
                 }
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
-            Err(e) => return Err(StoreError::Io { path: path.clone(), source: e }),
+            Err(e) => {
+                return Err(StoreError::Io {
+                    path: path.clone(),
+                    source: e,
+                })
+            }
         }
     }
 }

@@ -15,22 +15,35 @@ const T: Duration = Duration::from_secs(5);
 fn create_commit_and_read_back() {
     let d = tempfile::tempdir().unwrap();
     let w = Writer::create(d.path(), T).unwrap();
-    w.commit([put(":/a", "1"), put("id\te", "v"), put("id\tf", "w")]).unwrap();
+    w.commit([put(":/a", "1"), put("id\te", "v"), put("id\tf", "w")])
+        .unwrap();
     assert_eq!(w.get(b":/a").unwrap().as_deref(), Some(&b"1"[..]));
     w.commit([Op::Delete(b"id\tf".to_vec())]).unwrap();
     drop(w);
     let s = Snapshot::open(d.path()).unwrap();
-    assert_eq!(Lookup::scan_prefix(&s, b"id\t", 10).unwrap(), vec![(b"id\te".to_vec(), b"v".to_vec())]);
+    assert_eq!(
+        Lookup::scan_prefix(&s, b"id\t", 10).unwrap(),
+        vec![(b"id\te".to_vec(), b"v".to_vec())]
+    );
 }
 
 #[test]
 fn create_refuses_an_existing_store_and_open_needs_one() {
     let d = tempfile::tempdir().unwrap();
     drop(Writer::create(d.path(), T).unwrap());
-    assert!(matches!(Writer::create(d.path(), T), Err(StoreError::AlreadyExists(_))));
+    assert!(matches!(
+        Writer::create(d.path(), T),
+        Err(StoreError::AlreadyExists(_))
+    ));
     let e = tempfile::tempdir().unwrap();
-    assert!(matches!(Writer::open(e.path(), T), Err(StoreError::NoDatabase(_))));
-    assert!(matches!(Snapshot::open(e.path()), Err(StoreError::NoDatabase(_))));
+    assert!(matches!(
+        Writer::open(e.path(), T),
+        Err(StoreError::NoDatabase(_))
+    ));
+    assert!(matches!(
+        Snapshot::open(e.path()),
+        Err(StoreError::NoDatabase(_))
+    ));
 }
 
 #[test]

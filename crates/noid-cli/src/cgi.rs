@@ -1,0 +1,88 @@
+//! Web mode: invoked under a name starting `noidu` (for example `noidu_kt5` as a CGI
+//! script), the command comes from `QUERY_STRING` (`+` for spaces, `%`-escapes
+//! decoded), `?-` runs the commands in the POST body, output is `text/plain` with
+//! errors on the same stream, and `-f` and `dbcreate` are refused.
+
+use std::io::{BufReader, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::bulk::{self, Lines, OneCommand};
+use crate::session::Session;
+
+/// Run in web mode.
+pub fn run(argv0: &str) -> ExitCode {
+    let mut so = std::io::stdout();
+    let _ = so.write_all(b"Content-Type: text/plain\n\n");
+    let _ = so.flush();
+    if std::env::args()
+        .skip(1)
+        .any(|a| a == "-f" || a.starts_with("-f"))
+    {
+        println!("-f option not allowed in URL interface.");
+        return ExitCode::from(2);
+    }
+    let Ok(query) = std::env::var("QUERY_STRING") else {
+        println!("error: No QUERY_STRING (hence no command) defined.");
+        return ExitCode::from(2);
+    };
+    // `+` separates words (as in Perl Noid); `%`-escapes are decoded inside each word,
+    // so `%20` is a space within a value and `%2B` a literal plus.
+    let line = query.replace('+', " ");
+    let words = match shell_words::split(&line) {
+        Ok(w) => w.iter().map(|w| percent_decode(w)).collect::<Vec<_>>(),
+        Err(e) => {
+            println!("error: cannot split query ({e}): {line}");
+            return ExitCode::from(2);
+        }
+    };
+    let dbdir = crate::env::dbdir(None, argv0);
+    let session = Session {
+        dbdir_display: dbdir.display().to_string(),
+        dbdir,
+        web: true,
+        contact: crate::env::contact(true),
+        lock_timeout: Duration::from_secs(60),
+    };
+    let ok = if words.len() == 1 && words[0] == "-" {
+        let stdin = std::io::stdin();
+        let mut src = Lines {
+            input: BufReader::new(stdin.lock()),
+            buffered: |r| !r.buffer().is_empty(),
+        };
+        bulk::run(&session, &mut src)
+    } else {
+        let mut src = OneCommand {
+            words: Some(words),
+            stdin: std::io::stdin(),
+        };
+        bulk::run(&session, &mut src)
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Decode `%XX` escapes (invalid ones are kept as they are).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(v) = hex {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,73 @@
+//! From process arguments to an exit status: choose the mode (one command, bulk,
+//! web), build the [`Session`], and run.
+
+use std::io::BufReader;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::args::Args;
+use crate::bulk::{self, Lines, OneCommand};
+use crate::output::Out;
+use crate::session::Session;
+use crate::usage::usage;
+
+/// Run the `noid` command.
+pub fn run() -> ExitCode {
+    let argv0 = std::env::args().next().unwrap_or_else(|| "noid".into());
+    let name = argv0.rsplit('/').next().unwrap_or(&argv0).to_string();
+    if name.starts_with("noidu") {
+        return crate::cgi::run(&argv0);
+    }
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if args.version {
+        println!("This is \"noid\" version 0.424.");
+        return ExitCode::SUCCESS;
+    }
+    let session = Session {
+        dbdir: crate::env::dbdir(args.dbdir.as_deref(), &argv0),
+        dbdir_display: crate::env::dbdir(args.dbdir.as_deref(), &argv0)
+            .display()
+            .to_string(),
+        web: false,
+        contact: crate::env::contact(false),
+        lock_timeout: Duration::from_secs(args.lock_timeout),
+    };
+    if session.contact.is_empty() {
+        eprintln!("Can't tell who you are.");
+        return ExitCode::from(1);
+    }
+    if args.command.is_empty() {
+        let mut out = Out::default();
+        usage(&mut out, true, true, "intro");
+        let _ = out.flush(false);
+        return ExitCode::from(2);
+    }
+    let ok = if args.command.len() == 1 && args.command[0] == "-" {
+        let stdin = std::io::stdin();
+        let mut src = Lines {
+            input: BufReader::with_capacity(1 << 16, stdin.lock()),
+            buffered: |r| !r.buffer().is_empty(),
+        };
+        bulk::run(&session, &mut src)
+    } else {
+        let mut src = OneCommand {
+            words: Some(args.command),
+            stdin: std::io::stdin(),
+        };
+        bulk::run(&session, &mut src)
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,104 @@
+//! `dbcreate [Template [Term [NAAN NAA SubNAA]]]`: a new minter in `Dbdir/NOID/`.
+//!
+//! Unlike Perl Noid, nothing is left behind when the arguments are bad: they are
+//! checked before the directory is made.
+
+use noid_minter::create::{dbcreate, CreateArgs};
+use noid_minter::MinterError;
+use noid_store::{StoreError, Writer};
+use rand::Rng;
+
+use crate::output::Out;
+use crate::session::Session;
+
+/// Run `dbcreate`.
+pub fn run(session: &Session, args: &[String], out: &mut Out) {
+    let layout = noid_store::Layout::new(&session.dbdir);
+    if layout.exists() {
+        out.out(already_exists(session));
+        out.failed = true;
+        return;
+    }
+    let a = |i: usize| args.get(i).map(String::as_str);
+    let ctx = session.context();
+    let abs = if session.dbdir.is_absolute() {
+        session.dbdir.display().to_string()
+    } else {
+        let pwd = std::env::var("PWD")
+            .ok()
+            .or_else(|| {
+                std::env::current_dir()
+                    .ok()
+                    .map(|p| p.display().to_string())
+            })
+            .unwrap_or_default();
+        format!("{pwd}/{}", session.dbdir_display)
+    };
+    let where_ = format!("{}:{abs}", crate::env::hostname());
+    let when = ctx.now_temper();
+    let mut r = rand::thread_rng();
+    let created = dbcreate(&CreateArgs {
+        template: a(0),
+        term: a(1),
+        naan: a(2),
+        naa: a(3),
+        subnaa: a(4),
+        contact: &session.contact,
+        when: &when,
+        where_: &where_,
+        dbdir_display: &session.dbdir_display,
+        samples: (r.gen(), r.gen()),
+    });
+    let created = match created {
+        Ok(c) => c,
+        Err(MinterError::Refused(msg)) | Err(MinterError::Store(msg)) => {
+            out.out(format!("{msg}\n\n"));
+            out.failed = true;
+            return;
+        }
+    };
+    let writer = match Writer::create(&session.dbdir, session.lock_timeout) {
+        Ok(w) => w,
+        Err(StoreError::AlreadyExists(_)) => {
+            out.out(already_exists(session));
+            out.failed = true;
+            return;
+        }
+        Err(e) => {
+            out.out(format!("error: {e}\n\n"));
+            out.failed = true;
+            return;
+        }
+    };
+    let ops = created
+        .keys
+        .iter()
+        .map(|(k, v)| noid_store::Op::Put(noid_minter::keys::admin(k), v.clone().into_bytes()));
+    let readme = &writer.layout().readme;
+    let log = &writer.layout().log;
+    let files = std::fs::write(readme, &created.readme)
+        .and_then(|_| std::fs::write(log, format!("{}\n", created.log)))
+        .map_err(|e| format!("error: cannot write {}: {e}", readme.display()));
+    if let Err(msg) = files {
+        out.out(format!("{msg}\n\n"));
+        out.failed = true;
+        return;
+    }
+    if let Err(e) = writer.commit(ops) {
+        out.out(format!("error: {e}\n\n"));
+        out.failed = true;
+        return;
+    }
+    out.out(format!("{}\n", created.report));
+}
+
+fn already_exists(session: &Session) -> String {
+    let where_ = if session.dbdir_display == "." {
+        "the current directory".to_string()
+    } else {
+        format!("\"{}\"", session.dbdir_display)
+    };
+    format!(
+        "error: a NOID database already exists in {where_}.\n\tTo permit creation of a new minter, rename\n\tor remove the entire NOID subdirectory.\n\n"
+    )
+}

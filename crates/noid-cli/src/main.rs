@@ -1,0 +1,16 @@
+//! `noid`: the admin command of a noid minter. Everything happens in [`cli::run`];
+//! `main` only turns its outcome into an exit status.
+
+mod args;
+mod bulk;
+mod cgi;
+mod cli;
+mod commands;
+mod env;
+mod output;
+mod session;
+mod usage;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

@@ -1,0 +1,144 @@
+//! The usage and help texts of Perl Noid's `noid` script, printed the way it printed
+//! them: through `bprint` (a space after every newline, so the text reads as one ANVL
+//! `Usage:` element), to stderr when in error, with the closing newline always on stdout.
+
+use crate::output::Out;
+
+/// The commands, in Perl's order (also the help topics after `intro all templates`).
+pub const COMMANDS: &[&str] = &[
+    "bind",
+    "dbinfo",
+    "dbcreate",
+    "fetch",
+    "get",
+    "hello",
+    "help",
+    "hold",
+    "mint",
+    "note",
+    "peppermint",
+    "queue",
+    "validate",
+    "import",
+    "export",
+    "check",
+];
+
+fn topics() -> Vec<&'static str> {
+    let mut t = vec!["intro", "all", "templates"];
+    t.extend_from_slice(COMMANDS);
+    t
+}
+
+/// The help text of `topic` (`brief` selects the one-paragraph summary); "" when none.
+fn info(topic: &str, brief: bool) -> &'static str {
+    match (topic, brief) {
+        ("bind", true) => "\n   noid bind How Id Element Value\t# to bind an Id's Element, where\n      How is set|add|insert|new|replace|mint|append|prepend|delete|purge.\n      Use an Id of :idmap/Idpattern, Value=PerlReplacementPattern so that\n      fetch returns variable values.  Use \":\" as Element to read Elements\n      and Values up to a blank line from stdin (up to EOF with \":-\").\n",
+        ("dbcreate", true) => "\n   noid dbcreate [ Template (long|-|short) [ NAAN NAA SubNAA ] ]\n      where Template=prefix.Tmask, T=(r|s|z), and mask=string of (e|d|k)\n",
+        ("dbcreate", false) => "\nTo create an identifier minter governed by Template and Term (\"long\" or \"-\"),\n\n   noid dbcreate [ Template Term [ NAAN NAA SubNAA ] ]\n\nThe Template gives the number and form of generated identifiers.  Examples:\n\n    .rddd        minter of random 3-digit numbers that stops after the 1000th\n    .zd          sequential numbers without limit, adding new digits as needed\n  bc.sdddd       sequential 4-digit numbers with constant prefix \"bc\"\n    .rdedeede    .7 billion random ids, extended-digits at chars 2, 4, 5 and 7\n  fk.rdeeek      .24 million random ids with prefix \"fk\" and final check char\n\nFor persistent identifiers, use \"long\" for Term, and specify the NAAN, NAA,\nand SubNAA.  Otherwise, use \"-\" for Term or omit it.  The NAAN is a globally\nregistered Name Assigning Authority Number; for identifiers conforming to the\nARK scheme, this is a 5-digit number registered with ark@cdlib.org, or 00000.\nThe NAA is the character string equivalent registered for the NAAN; for\nexample, the NAAN, 13030, corresponds to the NAA, \"cdlib.org\".  The SubNAA\nis also a character string, but it is a locally determined and possibly\nstructured subauthority string (e.g., \"oac\", \"ucb/dpg\", \"practice_area\") that\nis not globally registered.\n",
+        ("fetch", true) => "\n   noid fetch Id Element ...\t\t# fetch/map one or more Elements\n",
+        ("fetch", false) => "\nTo bind,\n\n   noid bind replace fk0wqkb myGoto http://www.cdlib.org/foobar.html\n\nsets \"myGoto\" element of identifier \"fk0wqkb\" to a string (here a URL).\n",
+        ("get", true) => "\n   noid get Id Element ...\t\t# fetch/map Elements without labels\n",
+        ("hold", true) => "\n   noid hold (set|release) Id ...\t# place or remove a \"hold\" on Id(s)\n",
+        ("mint", true) => "\n   noid mint N [ Elem Value ]\t# to mint N identifiers (optionally binding)\n",
+        ("queue", true) => "\n   noid queue (now|first|lvf|Time) Id ...\t# queue (eg, recycle) Id(s)\n      Time is NU, meaning N units, where U= d(ays) | s(econds).\n      With \"lvf\" (Lowest Value First) lowest value of id will mint first.\n",
+        ("validate", true) => "\n   noid validate Template Id ...\t# to check if Ids are valid\n      Use Template of \"-\" to use the minter's native template.\n",
+        ("import", true) => "\n   noid import Path\t\t\t# create this minter from a Perl Noid one\n      Path is an old NOID directory, its noid.bdb, or a db_dump -p text file (- for stdin).\n",
+        ("export", true) => "\n   noid export [noid|dbdump]\t\t# write the whole minter to stdout\n",
+        ("check", true) => "\n   noid check [--repair]\t\t# report the minter's health\n",
+        _ => "",
+    }
+}
+
+/// Perl's `usage(in_error, brief, topic)`, appended to `out`.
+pub fn usage(out: &mut Out, in_error: bool, brief: bool, topic: &str) {
+    let topic = if topic.is_empty() {
+        "intro".to_string()
+    } else {
+        topic.to_lowercase()
+    };
+    let all = topics();
+    let blurbs: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|t| t.starts_with(topic.as_str()))
+        .collect();
+    let mut text = String::new();
+    if blurbs.len() != 1 {
+        if blurbs.is_empty() {
+            text.push_str(&format!("Sorry: nothing under \"{topic}\".\n"));
+        } else {
+            text.push_str(&format!(
+                "Help: Your request ({topic}), matches more than one topic:\n\t({}).\n",
+                blurbs.join(", ")
+            ));
+        }
+        text.push_str(" You might try one of these topics:");
+        emit(out, in_error, &text, false);
+        // Perl printed the topic list itself to STDOUT.
+        let mut n = 0;
+        let mut rest = all.iter();
+        let mut list = String::new();
+        loop {
+            if rest.len() == 0 {
+                list.push_str("\n ");
+                break;
+            }
+            if n % 8 == 0 {
+                list.push_str("\n\t");
+            } else {
+                list.push(' ');
+                list.push_str(rest.next().expect("topic"));
+            }
+            n += 1;
+        }
+        list.push_str("\n\n");
+        out.out(list);
+        return;
+    }
+    let blurb = blurbs[0];
+    if blurb == "intro" {
+        let mut t =
+            String::from("Usage:\n              noid [-f Dbdir] [-v] [-h] Command Arguments");
+        if brief {
+            t.push_str("\n              noid -h             (for help with a Command summary).");
+            emit(out, in_error, &t, true);
+            out.out("\n\n");
+            return;
+        }
+        t.push_str("\n\nDbdir defaults to \".\" if not found from -f or a NOID environment variable.\nFor more information try \"noid --help\" or \"noid help Command\".  Summary:\n");
+        for c in COMMANDS {
+            t.push_str(info(c, true));
+        }
+        t.push_str("\nIf invoked as \"noidu...\", output is formatted for a web client.  Give Command\nas \"-\" to run a block of noid Commands read from stdin or from POST data.");
+        emit(out, in_error, &t, true);
+        out.out("\n\n");
+        return;
+    }
+    let t = info(blurb, brief);
+    if t.is_empty() {
+        let name = if brief {
+            format!("{blurb}/brief")
+        } else {
+            blurb.to_string()
+        };
+        emit(
+            out,
+            in_error,
+            &format!("Sorry: no information on \"{name}\".\n\n"),
+            false,
+        );
+        return;
+    }
+    emit(out, in_error, t, true);
+    out.out("\n");
+}
+
+fn emit(out: &mut Out, in_error: bool, text: &str, bprint: bool) {
+    match (in_error, bprint) {
+        (true, true) => out.bprint_err(text),
+        (true, false) => out.err(text),
+        (false, true) => out.bprint_out(text),
+        (false, false) => out.out(text),
+    }
+}

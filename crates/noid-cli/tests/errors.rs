@@ -1,0 +1,139 @@
+//! Bad input: a clear message, a non-zero exit status, and an unchanged store.
+
+use std::time::Duration;
+
+use crate::util::*;
+
+#[test]
+fn missing_database() {
+    let d = Dir::new();
+    let r = d.noid(&["mint", "1"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "\n\n");
+    assert_eq!(
+        r.stderr,
+        format!("error: no database ({}/NOID/noid.bdb) -- use dbcreate?\n \n Usage:\n               noid [-f Dbdir] [-v] [-h] Command Arguments\n               noid -h             (for help with a Command summary).", d.path().display())
+    );
+    assert!(!d.path().join("NOID").exists(), "nothing created");
+}
+
+#[test]
+fn unknown_command() {
+    let d = Dir::minter(&[".sd"]);
+    let r = d.noid(&["frobnicate", "a", "b"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "error: no such command: frobnicate (a b)\n\n\n");
+    assert!(r
+        .stderr
+        .starts_with("Usage:\n               noid [-f Dbdir]"));
+}
+
+#[test]
+fn bad_templates_and_terms_create_nothing() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["ab.rdxdk"], "parse_template: a mask may contain only the letters 'd' or 'e'.\n\n"),
+        (&[".r"], "parse_template: exactly one check character (k) is allowed, and it may\nonly appear at the end of a string of one or more mask characters.\n\n"),
+        (&["x.q"], "parse_template: mask must begin with one of the letters\n'r' (random), 's' (sequential), or 'z' (sequential unlimited).\n\n"),
+        (&["abc"], "parse_template: no template mask - can't generate identifiers.\n\n"),
+        (&[".sd", "bogus"], "error: term (bogus) must be either \"long\", \"medium\", \"-\", or \"short\".\n\n"),
+        (&[".sd", "long"], "error: longterm identifiers require an NAA Number, NAA, and SubNAA.\n\n"),
+        (&[".sd", "long", "123", "a", "b"], "error: term of \"long\" requires a 5-digit NAAN (00000 if none), and non-empty string values for NAA and SubNAA.\n\n"),
+    ];
+    for (args, msg) in cases {
+        let d = Dir::new();
+        let r = d.noid(&[&["dbcreate"], *args].concat());
+        assert_eq!(r.code, 1, "{args:?}");
+        assert_eq!(&r.stdout, msg, "{args:?}");
+        assert!(
+            !d.path().join("NOID/noid.rocksdb").exists(),
+            "{args:?} created a store"
+        );
+    }
+}
+
+#[test]
+fn dbcreate_twice_is_refused() {
+    let d = Dir::minter(&[".sd"]);
+    let r = d.noid(&["dbcreate", ".sdd"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        format!("error: a NOID database already exists in \"{}\".\n\tTo permit creation of a new minter, rename\n\tor remove the entire NOID subdirectory.\n\n", d.path().display())
+    );
+    assert!(d.noid(&["dbinfo"]).stdout.contains("  :/template: .sd\n"));
+}
+
+#[test]
+fn bad_mint_count() {
+    let d = Dir::minter(&[".sd"]);
+    let r = d.noid(&["mint", "x"]);
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stderr
+        .starts_with("Argument error: expected positive integer, got \"x\"\n"));
+    let r = d.noid(&["mint"]);
+    assert!(r
+        .stderr
+        .starts_with("Argument error: expected positive integer, got nothing\n"));
+    assert!(d.noid(&["dbinfo"]).stdout.contains("  :/oacounter: 0\n"));
+}
+
+#[test]
+fn hold_errors() {
+    let d = Dir::minter(&[".sdd"]);
+    assert!(d
+        .noid(&["hold"])
+        .failed()
+        .stderr
+        .starts_with("error: hold \"set\" or \"release\"?\n"));
+    assert!(d
+        .noid(&["hold", "maybe", "00"])
+        .stderr
+        .starts_with("error: unrecognized hold directive (maybe)\n"));
+    assert!(d
+        .noid(&["hold", "set"])
+        .stderr
+        .starts_with("error: no Id(s) specified\n"));
+    let r = d.noid(&["hold", "set", "00", "0x"]);
+    assert!(r.stderr.starts_with("error: hold operation not started -- one or more ids did not validate:\niderr: 0x char 'x' conflicts with template (-) char 'd' (digit)\n"), "{}", r.stderr);
+    assert!(
+        d.noid(&["dbinfo"]).stdout.contains("  :/held: 0\n"),
+        "nothing held after a refused hold"
+    );
+}
+
+#[test]
+fn unreadable_store() {
+    let d = Dir::minter(&[".sd"]);
+    std::fs::write(d.path().join("NOID/noid.rocksdb/CURRENT"), b"garbage\n").unwrap();
+    let r = d.noid(&["mint", "1"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.starts_with("error: database error: "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn locked_store_times_out() {
+    let d = Dir::minter(&[".sd"]);
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.path().join("NOID/lock"))
+        .unwrap();
+    fs2::FileExt::lock_exclusive(&lock).unwrap();
+    let start = std::time::Instant::now();
+    let r = d.noid(&["--lock-timeout", "1", "mint", "1"]);
+    assert!(start.elapsed() >= Duration::from_secs(1));
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: lock timeout after 1 seconds; another noid process holds \"{}/NOID/lock\"\n",
+            d.path().display()
+        )
+    );
+    drop(lock);
+    assert_eq!(d.mint(1), ["0"], "nothing was minted while locked");
+}

@@ -1,0 +1,11 @@
+//! Integration tests of the `noid` binary: each test drives the real executable
+//! against a real RocksDB minter in its own temporary directory.
+
+mod util;
+
+mod bind;
+mod cgi;
+mod concurrency;
+mod conformance;
+mod errors;
+mod scenarios;
