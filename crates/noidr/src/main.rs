@@ -1,3 +1,76 @@
-//! `noidr`: the resolver daemon (work in progress).
+//! `noidr`: the noid resolver daemon.
+//!
+//! Apache starts one `noidr` per `RewriteMap prg:` and writes it one request per line;
+//! every line gets exactly one answer line (see `lines`). The store is followed as a
+//! RocksDB secondary (see `follow`); resolution itself is crate `noid-resolve`.
+//! `main` only parses flags and maps errors to an exit status.
 
-fn main() {}
+mod args;
+mod follow;
+mod http;
+mod lines;
+mod protocol;
+mod signals;
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+
+use clap::Parser;
+use noid_resolve::Resolver;
+
+use crate::args::{Args, Config, Mode};
+use crate::follow::Follower;
+
+fn main() -> ExitCode {
+    let argv0 = std::env::args().next().unwrap_or_else(|| "noidr".into());
+    match run(Args::parse(), &argv0) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("noidr: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
+    let cfg = Config::from_args(args, argv0)?;
+    env_logger::Builder::new()
+        .filter_level(cfg.log_level)
+        .target(env_logger::Target::Stderr)
+        .format_timestamp_millis()
+        .init();
+    let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
+    follower.spawn_background()?;
+    let resolver = Resolver::new(cfg.rules);
+    let result = match cfg.mode {
+        Mode::Lines(protocol) => {
+            signals::spawn(follower.clone(), true)?;
+            let answerer = protocol::Answerer::new(protocol, resolver, cfg.miss);
+            // Our own handles on fds 0 and 1: the loop does its own buffering (and needs
+            // to see whether more input is buffered), so std's LineWriter is bypassed.
+            let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+            let output = File::from(io::stdout().as_fd().try_clone_to_owned()?);
+            lines::serve(input, output, |line, out| {
+                answerer.answer(&follower, line, out)
+            })
+            .map(|n| log::info!("end of input after {n} requests"))
+        }
+        Mode::Http { addr, threads } => {
+            signals::spawn(follower.clone(), false)?;
+            http::serve(
+                &addr,
+                threads,
+                http::Backend::new(follower.clone(), resolver),
+            )
+        }
+    };
+    follower.cleanup();
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        // Apache went away: nobody is left to answer.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,212 @@
+//! Benchmark client for `noidr` over a pipe (used by `scripts/bench-noidr.sh`).
+//!
+//! ```text
+//! bench_noidr load DBDIR N            # create a store of N bound ARKs (skipped if present)
+//! bench_noidr run NOIDR DBDIR N REQS  # measure: hits, misses, 4-level chop-backs
+//! ```
+//!
+//! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
+//! answers per second and round-trip latency p50/p99 one request at a time (as Apache
+//! sends them), then answers per second pipelined (a writer thread sends all requests
+//! while a reader thread counts answers). Request ids are drawn at random (fixed seed)
+//! among the N bound ids. Output is a Markdown table.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use noid_store::{Op, Writer};
+
+const XDIGITS: &[u8] = b"0123456789bcdfghjkmnpqrstvwxz";
+
+/// The i-th bound id: `ark:/13030/fk4` + 6 extended digits.
+fn id(mut i: u64) -> String {
+    let mut s = *b"000000";
+    for c in s.iter_mut().rev() {
+        *c = XDIGITS[(i % 29) as usize];
+        i /= 29;
+    }
+    format!("ark:/13030/fk4{}", std::str::from_utf8(&s).unwrap())
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn load(dbdir: &Path, n: u64) {
+    if dbdir.join("NOID").exists() {
+        eprintln!("store {} exists; not reloading", dbdir.display());
+        return;
+    }
+    let start = Instant::now();
+    let w = Writer::create(dbdir, Duration::from_secs(10)).expect("create store");
+    let mut i = 0;
+    while i < n {
+        let end = (i + 100_000).min(n);
+        w.commit((i..end).map(|j| {
+            Op::Put(
+                format!("{}\t_t", id(j)).into_bytes(),
+                format!("https://example.org/objects/{j:08}").into_bytes(),
+            )
+        }))
+        .expect("commit");
+        i = end;
+    }
+    w.compact();
+    eprintln!("loaded {n} ids in {:.1} s", start.elapsed().as_secs_f64());
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+struct Result {
+    one_rate: f64,
+    p50: Duration,
+    p99: Duration,
+    piped_rate: f64,
+}
+
+fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect: &[u8]) -> Result {
+    let mut child = Command::new(noidr)
+        .arg("-f")
+        .arg(dbdir)
+        .args(["--protocol", protocol])
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start noidr");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = Vec::new();
+    let mut ask = |req: &[u8], line: &mut Vec<u8>| {
+        stdin.write_all(req).unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        stdout.read_until(b'\n', line).unwrap();
+    };
+    // Warm up (page cache, block cache).
+    for r in reqs.iter().take(20_000) {
+        ask(r, &mut line);
+    }
+    assert!(
+        line.starts_with(expect),
+        "unexpected answer {:?}",
+        String::from_utf8_lossy(&line)
+    );
+    let mut lat = Vec::with_capacity(reqs.len());
+    let start = Instant::now();
+    for r in reqs {
+        let t = Instant::now();
+        ask(r, &mut line);
+        lat.push(t.elapsed());
+    }
+    let one_rate = reqs.len() as f64 / start.elapsed().as_secs_f64();
+    lat.sort_unstable();
+    let (p50, p99) = (percentile(&lat, 0.50), percentile(&lat, 0.99));
+
+    // Pipelined: all requests written by one thread, answers counted by another.
+    let all: Vec<u8> = reqs.concat();
+    let start = Instant::now();
+    let writer = std::thread::spawn(move || {
+        let mut w = BufWriter::with_capacity(1 << 16, stdin);
+        w.write_all(&all).unwrap();
+        w.flush().unwrap();
+        w
+    });
+    let mut count = 0;
+    while count < reqs.len() {
+        line.clear();
+        if stdout.read_until(b'\n', &mut line).unwrap() == 0 {
+            break;
+        }
+        count += 1;
+    }
+    let piped_rate = count as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(count, reqs.len());
+    drop(writer.join().unwrap());
+    let _ = child.wait();
+    Result {
+        one_rate,
+        p50,
+        p99,
+        piped_rate,
+    }
+}
+
+fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut pick = || rng.next() % n;
+    let kinds: Vec<(&str, &str, Vec<Vec<u8>>, &[u8])> = vec![
+        (
+            "hit",
+            "egg",
+            (0..count)
+                .map(|_| format!("{}.resolve\n", id(pick())).into_bytes())
+                .collect(),
+            b"redir302 https://example.org/objects/",
+        ),
+        (
+            "miss",
+            "egg",
+            // Same shoulder, never bound (ids past N).
+            (0..count)
+                .map(|_| format!("{}.resolve\n", id(n + pick())).into_bytes())
+                .collect(),
+            b"NULL",
+        ),
+        (
+            "4-level chop-back",
+            "egg",
+            (0..count)
+                .map(|_| format!("{}/a/b.c/d.resolve\n", id(pick())).into_bytes())
+                .collect(),
+            b"redir302 https://example.org/objects/",
+        ),
+        (
+            "hit (noid `get ID _t`)",
+            "noid",
+            (0..count)
+                .map(|_| format!("get {} _t\n", id(pick())).into_bytes())
+                .collect(),
+            b"https://example.org/objects/",
+        ),
+    ];
+    println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s |");
+    println!("|---|---|---|---|---|");
+    for (name, protocol, reqs, expect) in kinds {
+        let r = measure(noidr, dbdir, protocol, &reqs, expect);
+        println!(
+            "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} |",
+            r.one_rate,
+            r.p50.as_secs_f64() * 1e6,
+            r.p99.as_secs_f64() * 1e6,
+            r.piped_rate
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("load") if args.len() == 4 => load(Path::new(&args[2]), args[3].parse().expect("N")),
+        Some("run") if args.len() == 6 => run(
+            Path::new(&args[2]),
+            Path::new(&args[3]),
+            args[4].parse().expect("N"),
+            args[5].parse().expect("REQS"),
+        ),
+        _ => {
+            eprintln!("usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Command line: raw clap flags, then a validated [`Config`] built before anything runs.
+//!
+//! Apache starts `RewriteMap prg:` programs with an EMPTY environment and the program's
+//! directory as cwd, so every setting comes from argv (or the rules file it names), and
+//! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Parser, ValueEnum};
+use noid_resolve::egg::Miss;
+use noid_resolve::Rules;
+
+/// noidr: the noid resolver. Reads one request per line on stdin and writes exactly one
+/// answer line per request on stdout (Apache `RewriteMap prg:`), or serves HTTP.
+#[derive(Debug, Parser)]
+#[command(name = "noidr", version, about, long_about = None)]
+pub struct Args {
+    /// Minter directory (the one holding NOID/). Default: the part of the program name
+    /// after its first "_" (noidr_fk9 → fk9), else ".". Relative to the current
+    /// directory, which Apache sets to the program's own directory.
+    #[arg(short = 'f', long = "db", value_name = "DBDIR")]
+    pub db: Option<PathBuf>,
+
+    /// Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual's
+    /// resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`).
+    #[arg(long, value_enum, default_value_t = Protocol::Noid)]
+    pub protocol: Protocol,
+
+    /// Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout
+    /// line protocol; for nginx and Apache mod_proxy.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+
+    /// Worker threads of the HTTP server.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub http_threads: usize,
+
+    /// Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the
+    /// built-in table (doi:, hdl:). An empty file disables all rules.
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+
+    /// What the egg protocol answers for an unknown id: "null" (NULL, Apache's
+    /// not-found) or "eggnog" (`redir302 ` with an empty target, as EggNog).
+    #[arg(long, value_enum, default_value_t = EggMiss::Null)]
+    pub egg_miss: EggMiss,
+
+    /// Writable directory for RocksDB's secondary-instance files (its info log).
+    /// Default: a fresh directory under /tmp, removed at exit.
+    #[arg(long, value_name = "DIR")]
+    pub secondary_dir: Option<PathBuf>,
+
+    /// RocksDB block cache, in MiB (give at least the size of the data for best speed).
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    pub cache_mb: usize,
+
+    /// More log output on stderr (Apache's ErrorLog): -v info, -vv debug, -vvv trace.
+    #[arg(short, long, action = clap::ArgAction::Count, conflicts_with = "log_level")]
+    pub verbose: u8,
+
+    /// Less log output: errors only.
+    #[arg(short, long, conflicts_with_all = ["verbose", "log_level"])]
+    pub quiet: bool,
+
+    /// Log level: off, error, warn (default), info, debug, trace.
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<log::LevelFilter>,
+}
+
+/// The line protocol spoken on stdin/stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    /// Perl Noid's resolver mode: read-only noid commands, `get ID ELEM`.
+    Noid,
+    /// EggNog's rrm protocol: `ID.resolve [HEADERS]`.
+    Egg,
+}
+
+/// Miss answer of the egg protocol (command-line spelling of [`Miss`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EggMiss {
+    /// `NULL`.
+    Null,
+    /// `redir302 ` (empty target).
+    Eggnog,
+}
+
+/// Where the answers go.
+#[derive(Debug, Clone)]
+pub enum Mode {
+    /// Line protocol on stdin/stdout.
+    Lines(Protocol),
+    /// HTTP server on this address.
+    Http {
+        /// host:port or unix socket path.
+        addr: String,
+        /// Runtime worker threads.
+        threads: usize,
+    },
+}
+
+/// Validated settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Minter directory.
+    pub dbdir: PathBuf,
+    /// Lines or HTTP.
+    pub mode: Mode,
+    /// Parsed rules table.
+    pub rules: Rules,
+    /// Egg miss answer.
+    pub miss: Miss,
+    /// Secondary-instance directory chosen by the operator, if any.
+    pub secondary_dir: Option<PathBuf>,
+    /// RocksDB block cache in bytes.
+    pub cache_bytes: usize,
+    /// stderr log level.
+    pub log_level: log::LevelFilter,
+}
+
+impl Config {
+    /// Turn flags into settings; `argv0` is the program name (for `noidr_xxx` links).
+    pub fn from_args(args: Args, argv0: &str) -> anyhow::Result<Config> {
+        let dbdir = args
+            .db
+            .clone()
+            .or_else(|| dbdir_from_program_name(argv0))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let rules = match &args.rules {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read rules file {}", path.display()))?;
+                Rules::parse(&text).with_context(|| format!("bad rules file {}", path.display()))?
+            }
+            None => Rules::builtin(),
+        };
+        let mode = match args.http {
+            Some(addr) => {
+                if args.http_threads == 0 {
+                    bail!("--http-threads must be at least 1");
+                }
+                Mode::Http {
+                    addr,
+                    threads: args.http_threads,
+                }
+            }
+            None => Mode::Lines(args.protocol),
+        };
+        let log_level = match (args.log_level, args.quiet, args.verbose) {
+            (Some(l), _, _) => l,
+            (None, true, _) => log::LevelFilter::Error,
+            (None, false, 0) => log::LevelFilter::Warn,
+            (None, false, 1) => log::LevelFilter::Info,
+            (None, false, 2) => log::LevelFilter::Debug,
+            (None, false, _) => log::LevelFilter::Trace,
+        };
+        Ok(Config {
+            dbdir,
+            mode,
+            rules,
+            miss: match args.egg_miss {
+                EggMiss::Null => Miss::Null,
+                EggMiss::Eggnog => Miss::Eggnog,
+            },
+            secondary_dir: args.secondary_dir,
+            cache_bytes: args.cache_mb.max(1) << 20,
+            log_level,
+        })
+    }
+}
+
+/// `noidr_fk9` → `fk9`: the part of the file name after its first `_`, as Perl Noid.
+fn dbdir_from_program_name(argv0: &str) -> Option<PathBuf> {
+    let name = Path::new(argv0).file_name()?.to_str()?;
+    let (_, rest) = name.split_once('_')?;
+    (!rest.is_empty()).then(|| PathBuf::from(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(argv: &[&str]) -> anyhow::Result<Config> {
+        Config::from_args(Args::try_parse_from(argv)?, argv[0])
+    }
+
+    #[test]
+    fn dbdir_resolution() {
+        assert_eq!(config(&["noidr"]).unwrap().dbdir, PathBuf::from("."));
+        assert_eq!(
+            config(&["/srv/nd/noidr_kt5"]).unwrap().dbdir,
+            PathBuf::from("kt5")
+        );
+        assert_eq!(config(&["noidr_a_b"]).unwrap().dbdir, PathBuf::from("a_b"));
+        assert_eq!(
+            config(&["noidr_kt5", "-f", "/x"]).unwrap().dbdir,
+            PathBuf::from("/x")
+        );
+        assert_eq!(
+            config(&["noidr", "--db", "y"]).unwrap().dbdir,
+            PathBuf::from("y")
+        );
+        assert_eq!(config(&["noidr_"]).unwrap().dbdir, PathBuf::from("."));
+    }
+
+    #[test]
+    fn log_levels() {
+        let lvl = |a: &[&str]| config(a).unwrap().log_level;
+        assert_eq!(lvl(&["noidr"]), log::LevelFilter::Warn);
+        assert_eq!(lvl(&["noidr", "-q"]), log::LevelFilter::Error);
+        assert_eq!(lvl(&["noidr", "-vv"]), log::LevelFilter::Debug);
+        assert_eq!(lvl(&["noidr", "--log-level", "off"]), log::LevelFilter::Off);
+        assert!(config(&["noidr", "-q", "-v"]).is_err());
+    }
+
+    #[test]
+    fn protocols_and_modes() {
+        let c = config(&["noidr", "--protocol", "egg", "--egg-miss", "eggnog"]).unwrap();
+        assert!(matches!(c.mode, Mode::Lines(Protocol::Egg)));
+        assert_eq!(c.miss, Miss::Eggnog);
+        let c = config(&["noidr", "--http", "127.0.0.1:0"]).unwrap();
+        assert!(matches!(c.mode, Mode::Http { .. }));
+        assert!(config(&["noidr", "--protocol", "bogus"]).is_err());
+        assert!(config(&["noidr", "--rules", "/nonexistent/rules"]).is_err());
+        assert_eq!(config(&["noidr"]).unwrap().rules, Rules::builtin());
+    }
+}

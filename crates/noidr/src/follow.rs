@@ -1,0 +1,249 @@
+//! The store as the daemon sees it: a RocksDB secondary that follows the writers.
+//!
+//! **Architecture invariant: a request never waits for a catch-up it does not need.**
+//! Before each request the writers' generation counter is read from a shared mapping
+//! (nanoseconds); only when it moved does that request pay for
+//! `try_catch_up_with_primary` (about a millisecond), so a `noid bind` that has returned
+//! is visible to the very next request. A background thread also catches up every
+//! 100 ms (for writers that did not bump the counter) and notices a store that was
+//! replaced; it then reopens it. The current store sits behind `RwLock<Arc<…>>`:
+//! requests clone the `Arc` and never hold the lock while resolving, so a reopen
+//! (SIGHUP, replaced store) never blocks them for longer than a pointer swap.
+//!
+//! If the store cannot be opened (wrong Dbdir, not created yet) the daemon keeps
+//! running: every request gets an error line and the background thread retries.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use noid_resolve::{Lookup, LookupError};
+use noid_store::generation::Watcher;
+use noid_store::{Layout, Reader, StoreError};
+
+/// Background catch-up period.
+pub const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
+
+/// How often a store that failed to open is tried again.
+const RETRY_OPEN_EVERY: Duration = Duration::from_secs(1);
+
+/// One opened store: the secondary, a watcher on its generation counter, and the
+/// generation it has caught up with.
+pub struct Store {
+    reader: Option<Reader>,
+    watcher: Watcher,
+    seen: AtomicU64,
+    dir: PathBuf,
+}
+
+impl Store {
+    fn reader(&self) -> &Reader {
+        self.reader.as_ref().expect("reader is present until drop")
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        // Close RocksDB before removing its secondary directory.
+        self.reader.take();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Lookup for Store {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        Lookup::get(self.reader(), key)
+    }
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        Lookup::scan_prefix(self.reader(), prefix, limit)
+    }
+}
+
+/// The followed store, shared by the request thread(s), the background thread and the
+/// signal thread.
+pub struct Follower {
+    dbdir: PathBuf,
+    /// Parent of the per-open secondary directories.
+    base: PathBuf,
+    /// We created `base` (and remove it at exit).
+    owns_base: bool,
+    cache_bytes: usize,
+    current: RwLock<Option<Arc<Store>>>,
+    /// Why the store is not open (when `current` is `None`).
+    last_error: Mutex<String>,
+    /// Serialises reopens (background thread, SIGHUP, request path).
+    reopening: Mutex<()>,
+    opens: AtomicU64,
+    stopping: AtomicBool,
+}
+
+impl Follower {
+    /// Open the store in `dbdir` (or remember why it could not be opened).
+    pub fn new(dbdir: &Path, secondary_dir: Option<&Path>, cache_bytes: usize) -> Arc<Follower> {
+        let (base, owns_base) = match secondary_dir {
+            Some(d) => (d.to_path_buf(), false),
+            None => {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos());
+                let tmp = std::env::temp_dir();
+                (
+                    tmp.join(format!("noidr-{}-{nanos}", std::process::id())),
+                    true,
+                )
+            }
+        };
+        let f = Arc::new(Follower {
+            dbdir: dbdir.to_path_buf(),
+            base,
+            owns_base,
+            cache_bytes,
+            current: RwLock::new(None),
+            last_error: Mutex::new(String::new()),
+            reopening: Mutex::new(()),
+            opens: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
+        });
+        match f.reopen() {
+            Ok(()) => log::info!("serving minter {}", dbdir.display()),
+            Err(e) => log::error!("{e}; answering errors until the store can be opened"),
+        }
+        f
+    }
+
+    fn open_store(&self) -> Result<Store, StoreError> {
+        let n = self.opens.fetch_add(1, Ordering::Relaxed);
+        let dir = self
+            .base
+            .join(format!("secondary-{}-{n}", std::process::id()));
+        let layout = Layout::new(&self.dbdir);
+        let reader = Reader::open(&self.dbdir, Some(&dir), self.cache_bytes)?;
+        let watcher = Watcher::open(&layout.generation)?;
+        let seen = AtomicU64::new(watcher.current());
+        Ok(Store {
+            reader: Some(reader),
+            watcher,
+            seen,
+            dir,
+        })
+    }
+
+    /// Open the store anew and make it current (SIGHUP, replaced store, retry).
+    pub fn reopen(&self) -> Result<(), LookupError> {
+        let _one_at_a_time = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
+        match self.open_store() {
+            Ok(store) => {
+                *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(store));
+                Ok(())
+            }
+            Err(e) => {
+                let msg = format!("cannot open minter {}: {e}", self.dbdir.display());
+                *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = msg.clone();
+                Err(LookupError(msg))
+            }
+        }
+    }
+
+    /// The current store, brought up to date with every writer that has finished.
+    pub fn fresh(&self) -> Result<Arc<Store>, LookupError> {
+        let store = self.current()?;
+        let generation = store.watcher.current();
+        if generation == store.seen.load(Ordering::Acquire) {
+            return Ok(store);
+        }
+        if store.reader().replaced() {
+            log::info!("minter {} was replaced; reopening", self.dbdir.display());
+            self.reopen()?;
+            return self.current();
+        }
+        store.reader().catch_up()?;
+        store.seen.store(generation, Ordering::Release);
+        Ok(store)
+    }
+
+    /// The current store as it is (no catch-up).
+    pub fn current(&self) -> Result<Arc<Store>, LookupError> {
+        match &*self.current.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(s) => Ok(s.clone()),
+            None => Err(LookupError(
+                self.last_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            )),
+        }
+    }
+
+    /// Start the background thread: periodic catch-up, replaced-store detection,
+    /// retries of a store that could not be opened.
+    pub fn spawn_background(self: &Arc<Self>) -> std::io::Result<()> {
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("noidr-catch-up".into())
+            .spawn(move || me.background())
+            .map(|_| ())
+    }
+
+    fn background(&self) {
+        let mut last_retry = Instant::now();
+        let mut failing = false;
+        while !self.stopping.load(Ordering::Relaxed) {
+            std::thread::sleep(CATCH_UP_EVERY);
+            match self.current() {
+                Err(_) => {
+                    if last_retry.elapsed() >= RETRY_OPEN_EVERY {
+                        last_retry = Instant::now();
+                        if self.reopen().is_ok() {
+                            log::warn!("minter {} is open now", self.dbdir.display());
+                        }
+                    }
+                }
+                Ok(store) => {
+                    if store.reader().replaced() {
+                        log::info!("minter {} was replaced; reopening", self.dbdir.display());
+                        drop(store);
+                        if let Err(e) = self.reopen() {
+                            log::error!("{e}");
+                        }
+                        continue;
+                    }
+                    match store.reader().catch_up() {
+                        Ok(()) if failing => {
+                            failing = false;
+                            log::warn!("catching up with minter works again");
+                        }
+                        Ok(()) => {}
+                        Err(e) if !failing => {
+                            failing = true;
+                            log::error!("catching up with minter {}: {e}", self.dbdir.display());
+                        }
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Remove the secondary directories (at exit; RocksDB files may still be open).
+    pub fn cleanup(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        if let Ok(mut cur) = self.current.try_write() {
+            cur.take();
+        }
+        if self.owns_base {
+            let _ = std::fs::remove_dir_all(&self.base);
+        } else if let Ok(entries) = std::fs::read_dir(&self.base) {
+            let mine = format!("secondary-{}-", std::process::id());
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().starts_with(&mine) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! `noidr --http`: the HTTP server of crate `noid-http`, resolving with the same
+//! [`Resolver`] and the same store follower as the line protocols.
+
+use std::sync::Arc;
+
+use noid_resolve::{Answer, Request, Resolver};
+
+use crate::follow::Follower;
+
+/// The HTTP server's view of the resolver.
+pub struct Backend {
+    follower: Arc<Follower>,
+    resolver: Resolver,
+}
+
+impl Backend {
+    /// A backend resolving with `resolver` on `follower`'s store.
+    pub fn new(follower: Arc<Follower>, resolver: Resolver) -> Backend {
+        Backend { follower, resolver }
+    }
+}
+
+impl noid_http::Backend for Backend {
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
+        let store = self.follower.fresh().map_err(|e| e.to_string())?;
+        self.resolver
+            .resolve(&*store, req)
+            .map_err(|e| e.to_string())
+    }
+
+    fn health(&self) -> Result<(), String> {
+        self.follower
+            .current()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Serve HTTP on `addr` until SIGTERM/SIGINT (handled by the server: it drains open
+/// connections first).
+pub fn serve(addr: &str, threads: usize, backend: Backend) -> std::io::Result<()> {
+    noid_http::run(addr, Arc::new(backend), threads)
+}

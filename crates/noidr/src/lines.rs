@@ -1,0 +1,151 @@
+//! The stdin/stdout line loop: exactly one answer line per request line, in order.
+//!
+//! **Architecture invariant: every request line gets exactly one answer line.** Apache
+//! reads one line per lookup with no framing; a missing or extra line desynchronises
+//! every later answer. So input is read as raw bytes (invalid UTF-8 cannot stop the
+//! loop), a line longer than [`MAX_LINE`] is consumed to its end and answered with one
+//! error line, and the protocol functions themselves always append exactly one line.
+//!
+//! Output is flushed after each answer unless more input is already buffered: then the
+//! answers of pipelined requests are written together (Apache sends one request at a
+//! time, so it always gets an immediate flush; a pipelining client gets batching).
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+/// Longest request line answered; Apache's own limit (`LimitRequestLine`) is 8190.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Answers batched before a forced flush, in bytes.
+const MAX_PENDING: usize = 64 * 1024;
+
+/// Input buffer size.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Serve `input` until end of input, calling `answer(line, out)` for each request line
+/// (terminator stripped); `answer` must append exactly one line to `out`.
+pub fn serve<R: Read, W: Write>(
+    input: R,
+    mut output: W,
+    mut answer: impl FnMut(&[u8], &mut Vec<u8>),
+) -> io::Result<u64> {
+    let mut input = BufReader::with_capacity(READ_BUFFER, input);
+    let mut line = Vec::with_capacity(1024);
+    let mut out = Vec::with_capacity(MAX_PENDING + 1024);
+    let mut count = 0u64;
+    loop {
+        line.clear();
+        let (read, overflow) = read_line(&mut input, &mut line, MAX_LINE)?;
+        if read == 0 {
+            break;
+        }
+        count += 1;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let before = out.len();
+        if overflow {
+            out.extend_from_slice(
+                format!("error: request line longer than {MAX_LINE} bytes\n").as_bytes(),
+            );
+        } else {
+            answer(&line, &mut out);
+        }
+        debug_assert_eq!(
+            memchr::memchr_iter(b'\n', &out[before..]).count(),
+            1,
+            "an answer is exactly one line"
+        );
+        if input.buffer().is_empty() || out.len() >= MAX_PENDING {
+            output.write_all(&out)?;
+            output.flush()?;
+            out.clear();
+        }
+    }
+    output.write_all(&out)?;
+    output.flush()?;
+    Ok(count)
+}
+
+/// Read one line (with its `\n`, if any) into `buf`, keeping at most `max` bytes; the
+/// rest of a longer line is consumed and dropped. Returns (bytes read, overflowed).
+fn read_line<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<(usize, bool)> {
+    let mut read = 0;
+    let mut overflow = false;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((read, overflow));
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let n = chunk.len();
+        if !overflow {
+            if buf.len() + n <= max + 2 {
+                buf.extend_from_slice(chunk);
+            } else {
+                overflow = true;
+                buf.clear();
+            }
+        }
+        input.consume(n);
+        read += n;
+        if done {
+            return Ok((read, overflow));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        serve(input, &mut out, |line, out| {
+            out.extend_from_slice(format!("[{}]\n", String::from_utf8_lossy(line)).as_bytes())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn one_answer_per_line() {
+        assert_eq!(run(b"a\nb\r\n\n\r\nc"), b"[a]\n[b]\n[]\n[]\n[c]\n");
+        assert_eq!(run(b""), b"");
+        assert_eq!(run(b"x\r\r\n"), b"[x\r]\n");
+    }
+
+    #[test]
+    fn long_lines_are_consumed_and_answered_once() {
+        let mut input = vec![b'a'; MAX_LINE * 3];
+        input.extend_from_slice(b"\nnext\n");
+        let out = run(&input);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("error: request line longer than {MAX_LINE} bytes\n[next]\n")
+        );
+        // Exactly at the limit is fine.
+        let mut input = vec![b'b'; MAX_LINE];
+        input.extend_from_slice(b"\r\n");
+        let out = run(&input);
+        assert_eq!(out.len(), MAX_LINE + 3);
+    }
+
+    #[test]
+    fn raw_bytes_survive() {
+        assert_eq!(run(b"\xff\x00z\n"), "[\u{FFFD}\u{0}z]\n".as_bytes());
+    }
+}

@@ -1,0 +1,125 @@
+//! Signals, end of input, a store replaced under the daemon.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::eqnice;
+use crate::util::{Minter, Noidr};
+
+fn kill(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill");
+    assert!(st.success());
+}
+
+fn secondaries(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+#[test]
+fn end_of_input_exits_zero_and_cleans_up() {
+    let m = Minter::new();
+    m.bind(&[("X", "_t", "x")]);
+    let sec = tempfile::tempdir().unwrap();
+    let mut n = Noidr::start(
+        m.dbdir(),
+        &[
+            "--protocol",
+            "egg",
+            "--secondary-dir",
+            sec.path().to_str().unwrap(),
+        ],
+    );
+    eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
+    assert_eq!(secondaries(sec.path()), 1);
+    let st = n.finish();
+    assert!(st.success(), "{st:?}");
+    assert_eq!(secondaries(sec.path()), 0, "secondary dir removed");
+}
+
+#[test]
+fn sighup_reopens_and_keeps_answering() {
+    let m = Minter::new();
+    m.bind(&[("X", "_t", "x")]);
+    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
+    for _ in 0..3 {
+        kill(n.child.id(), "HUP");
+        std::thread::sleep(Duration::from_millis(100));
+        eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
+    }
+    m.bind(&[("X", "_t", "y")]);
+    eqnice!("X.resolve", "redir302 y", n.ask("X.resolve"));
+    assert!(n.finish().success());
+}
+
+#[test]
+fn sigterm_exits_zero_and_cleans_up() {
+    for sig in ["TERM", "INT"] {
+        let m = Minter::new();
+        let sec = tempfile::tempdir().unwrap();
+        let mut n = Noidr::start(
+            m.dbdir(),
+            &["--secondary-dir", sec.path().to_str().unwrap()],
+        );
+        eqnice!("hello", "Hello.", n.ask("hello"));
+        kill(n.child.id(), sig);
+        let st = n.child.wait().unwrap();
+        assert_eq!(st.code(), Some(0), "{sig}: {st:?}");
+        assert_eq!(secondaries(sec.path()), 0, "{sig}: secondary dir removed");
+    }
+}
+
+#[test]
+fn replaced_store_is_reopened() {
+    let m = Minter::new();
+    m.bind(&[("X", "_t", "old")]);
+    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    eqnice!("X.resolve", "redir302 old", n.ask("X.resolve"));
+    std::fs::remove_dir_all(m.dbdir().join("NOID")).unwrap();
+    let w = noid_store::Writer::create(m.dbdir(), Duration::from_secs(5)).unwrap();
+    w.commit([noid_store::Op::Put(b"X\t_t".to_vec(), b"new".to_vec())])
+        .unwrap();
+    drop(w);
+    let start = Instant::now();
+    loop {
+        let a = n.ask("X.resolve");
+        if a == "redir302 new" {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "still {a:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(n.finish().success());
+}
+
+#[test]
+fn closed_output_is_a_clean_exit() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let m = Minter::new();
+    let mut child = Command::new(crate::util::noidr_bin())
+        .arg("-f")
+        .arg(m.dbdir())
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(b"hello\n").unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "Hello.\n");
+    // Apache died: our stdout is closed; the next answer cannot be written.
+    drop(stdout);
+    let _ = stdin.write_all(b"hello\nhello\n");
+    let _ = stdin.flush();
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(0), "{st:?}");
+}

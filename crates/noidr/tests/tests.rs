@@ -1,0 +1,9 @@
+//! Integration tests of the real `noidr` binary over real pipes. One test binary; the
+//! harness is in `util.rs`.
+
+mod util;
+
+mod fresh;
+mod lifecycle;
+mod protocol;
+mod robust;

@@ -1,0 +1,202 @@
+//! Test harness: a minter in a temp dir, written through `noid-store`'s writer (or the
+//! real `noid` binary when it was built), and the real `noidr` binary on a real pipe,
+//! started the way Apache starts it (empty environment).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use noid_store::{Op, Writer};
+use tempfile::TempDir;
+
+/// The `noidr` binary under test.
+pub fn noidr_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_noidr"))
+}
+
+/// The real `noid` CLI, if it was built next to `noidr` (it is when the whole workspace
+/// is built, as CI does).
+pub fn noid_bin() -> Option<PathBuf> {
+    let p = noidr_bin().with_file_name("noid");
+    p.is_file().then_some(p)
+}
+
+/// A minter directory (`DIR/NOID/…`) in a fresh temp dir.
+pub struct Minter {
+    dir: TempDir,
+}
+
+impl Minter {
+    /// An empty store.
+    pub fn new() -> Minter {
+        let dir = tempfile::tempdir().expect("temp dir");
+        Writer::create(dir.path(), Duration::from_secs(10)).expect("create store");
+        Minter { dir }
+    }
+
+    /// The Dbdir to pass to `-f`.
+    pub fn dbdir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Bind `(id, elem, value)` triples in one commit; ids `:idmap/PATTERN` become rules.
+    pub fn bind(&self, bindings: &[(&str, &str, &str)]) {
+        self.commit(bindings.iter().map(|(id, elem, value)| {
+            let key = match id.strip_prefix(":idmap/") {
+                Some(p) => format!(":/idmap/{elem}\t{p}"),
+                None => format!("{id}\t{elem}"),
+            };
+            Op::Put(key.into_bytes(), value.as_bytes().to_vec())
+        }));
+    }
+
+    /// Apply raw operations in one commit, as one `noid` process would.
+    pub fn commit(&self, ops: impl IntoIterator<Item = Op>) {
+        let w = Writer::open(self.dir.path(), Duration::from_secs(30)).expect("open writer");
+        w.commit(ops).expect("commit");
+    }
+
+    /// `noid -f DIR bind set ID ELEM VALUE` with the real CLI when available, else the
+    /// same write through the store's writer; returns once the writer has finished.
+    pub fn noid_bind_set(&self, id: &str, elem: &str, value: &str) {
+        match noid_bin() {
+            Some(noid) => {
+                let out = Command::new(noid)
+                    .arg("-f")
+                    .arg(self.dbdir())
+                    .args(["bind", "set", id, elem, value])
+                    .env_clear()
+                    .output()
+                    .expect("run noid");
+                assert!(out.status.success(), "noid bind failed: {out:?}");
+            }
+            None => self.bind(&[(id, elem, value)]),
+        }
+    }
+}
+
+/// A running `noidr` with its stdin and stdout piped.
+pub struct Noidr {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<BufReader<ChildStdout>>,
+}
+
+impl Noidr {
+    /// Start `noidr -f DBDIR ARGS…` with an empty environment, as Apache does.
+    pub fn start(dbdir: &Path, args: &[&str]) -> Noidr {
+        let mut cmd = Command::new(noidr_bin());
+        cmd.arg("-f").arg(dbdir).args(args);
+        Noidr::spawn(cmd)
+    }
+
+    /// Start a prepared command with piped stdin/stdout and an empty environment.
+    pub fn spawn(mut cmd: Command) -> Noidr {
+        let mut child = cmd
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start noidr");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().map(BufReader::new);
+        Noidr {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Send one request line (a `\n` is added).
+    pub fn send(&mut self, line: &[u8]) {
+        let w = self.stdin.as_mut().expect("stdin open");
+        w.write_all(line).expect("write request");
+        w.write_all(b"\n").expect("write newline");
+        w.flush().expect("flush");
+    }
+
+    /// Read one answer line, without its `\n`.
+    pub fn read_line(&mut self) -> Vec<u8> {
+        let mut buf = Vec::new();
+        let n = self
+            .stdout
+            .as_mut()
+            .expect("stdout open")
+            .read_until(b'\n', &mut buf)
+            .expect("read answer");
+        assert!(n > 0, "noidr closed its output");
+        assert_eq!(buf.pop(), Some(b'\n'), "answer line is terminated");
+        buf
+    }
+
+    /// One request, one answer (as text).
+    pub fn ask(&mut self, line: &str) -> String {
+        self.send(line.as_bytes());
+        String::from_utf8(self.read_line()).expect("UTF-8 answer")
+    }
+
+    /// Close stdin and wait for the exit status.
+    pub fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().expect("wait for noidr")
+    }
+}
+
+impl Drop for Noidr {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// `assert_eq!` for answer lines with the request in the message.
+#[macro_export]
+macro_rules! eqnice {
+    ($request:expr, $expected:expr, $got:expr) => {{
+        let (request, expected, got) = (&$request, $expected.to_string(), $got.to_string());
+        if expected != got {
+            panic!(
+                "\nrequest:  {:?}\nexpected: {:?}\ngot:      {:?}\n",
+                request, expected, got
+            );
+        }
+    }};
+}
+
+/// A small deterministic generator (xorshift64*), so failures can be replayed.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded generator.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// Next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Number of lines for scaled tests: `NOIDR_ROBUST_LINES` (the figure is
+/// 1,000,000), else `default`.
+pub fn scaled(default: u64) -> u64 {
+    std::env::var("NOIDR_ROBUST_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
