@@ -61,10 +61,10 @@ trap cleanup EXIT
 log() { echo "bench-web: $*" >&2; }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-NEXT_PORT=$((30000 + RANDOM % 20000))
-take_port() {
+NEXT_PORT=$((10000 + RANDOM % 10000)) # below the ephemeral range (32768-)
+take_port() { # VAR: set VAR to a free port (no subshell: NEXT_PORT must advance)
     while ! port_free "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done
-    echo "$NEXT_PORT"
+    printf -v "$1" '%s' "$NEXT_PORT"
     NEXT_PORT=$((NEXT_PORT + 1))
 }
 
@@ -154,15 +154,12 @@ bench() { # NAME PORT [const]
         END { printf "%s %d %d %d %d %d\n", name, med(rps), med(p50), med(p99), st, er }' >>"$RESULTS"
 }
 
-apache() { # NAME CONF-BODY -> starts an instance, prints its port
-    local d=$W/ap-$1
+apache() { # NAME PORT CONF-BODY: starts an instance
+    local d=$W/ap-$1 port=$2
     mkdir -p "$d"
-    local port
-    port=$(take_port)
-    printf 'Listen 127.0.0.1:%s\nDefine NOIDR %s\nDefine NOID_DBDIR %s\n%s\n' "$port" "${NOIDR_PROG:-$NOIDR}" "$DB" "$2" >"$d/site.conf"
+    printf 'Listen 127.0.0.1:%s\nDefine NOIDR %s\nDefine NOID_DBDIR %s\n%s\n' "$port" "${NOIDR_PROG:-$NOIDR}" "$DB" "$3" >"$d/site.conf"
     NOID_WEB_ACCESSLOG=0 "$REPO/scripts/web-apache.sh" start "$d" >&2
     for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-    echo "$port"
 }
 apache_stop() { "$REPO/scripts/web-apache.sh" stop "$W/ap-$1"; }
 
@@ -175,7 +172,7 @@ nginx() { # NAME SITE-BODY [HTTP-EXTRA]
 nginx_stop() { "$REPO/scripts/web-nginx.sh" stop "$W/ng-$1"; }
 
 # noidr --http, shared by the proxy variants
-H=$(take_port)
+take_port H
 "$NOIDR" -f "$DB" --http "127.0.0.1:$H" 2>"$W/noidr-http.log" &
 HTTP_PID=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$H/health" && break; sleep 0.1; done
@@ -184,33 +181,38 @@ RESOLVE_CONF="Include $REPO/apache-conf/noid-server.conf
 Include $REPO/apache-conf/noid-resolve.conf"
 
 if [[ apache-noidr-prg =~ $ONLY ]]; then
-    p=$(apache noidr "$RESOLVE_CONF")
+    take_port p
+    apache noidr "$p" "$RESOLVE_CONF"
     bench apache-noidr-prg "$p"
     apache_stop noidr
 fi
 if [[ apache-constant-prg =~ $ONLY ]]; then
-    p=$(NOIDR_PROG=$W/constprg apache const "$RESOLVE_CONF")
+    take_port p
+    NOIDR_PROG=$W/constprg apache const "$p" "$RESOLVE_CONF"
     bench apache-constant-prg "$p" const
     apache_stop const
 fi
 if [[ apache-dbm-sdbm =~ $ONLY ]]; then
-    p=$(apache dbm "RewriteEngine On
+    take_port p
+    apache dbm "$p" "RewriteEngine On
 RewriteMap m \"dbm=sdbm:$W/map.dbm\"
 RewriteCond \"\${m:\$1|__NOTFOUND__}\" \"^(?!__NOTFOUND__\$)(.+)\$\"
 RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
-RewriteRule \"^/ark:/\" \"-\" [R=404,L]")
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
     bench apache-dbm-sdbm "$p"
     apache_stop dbm
 fi
 if [[ apache-fixed-redirect =~ $ONLY ]]; then
-    p=$(apache fixed "RewriteEngine On
-RewriteRule \"^/ark:/\" \"https://example.org/obj/0000000\" [R=302,L]")
+    take_port p
+    apache fixed "$p" "RewriteEngine On
+RewriteRule \"^/ark:/\" \"https://example.org/obj/0000000\" [R=302,L]"
     bench apache-fixed-redirect "$p" const
     apache_stop fixed
 fi
 if [[ apache-mod_proxy-noidr-http =~ $ONLY ]]; then
-    p=$(apache proxy "Define NOIDR_URL http://127.0.0.1:$H
-Include $REPO/apache-conf/noid-proxy.conf")
+    take_port p
+    apache proxy "$p" "Define NOIDR_URL http://127.0.0.1:$H
+Include $REPO/apache-conf/noid-proxy.conf"
     bench apache-mod_proxy-noidr-http "$p"
     apache_stop proxy
 fi
@@ -219,7 +221,7 @@ UPSTREAM="upstream noidr { server 127.0.0.1:$H; keepalive 32; keepalive_timeout 
 for pattern in proxy auth njs; do
     name=nginx-$pattern-noidr-http
     [[ $name =~ $ONLY ]] || continue
-    p=$(take_port)
+    take_port p
     nginx "$pattern" "js_import noid from $REPO/nginx-conf/noid.js;
 $UPSTREAM
 server { listen 127.0.0.1:$p; root $W/ng-$pattern/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
@@ -227,7 +229,7 @@ server { listen 127.0.0.1:$p; root $W/ng-$pattern/empty; include $REPO/nginx-con
     nginx_stop "$pattern"
 done
 if [[ nginx-native-map =~ $ONLY ]]; then
-    p=$(take_port)
+    take_port p
     t0=$(date +%s.%N)
     nginx map "map \$uri \$noid_target {
     default \"\";

@@ -34,7 +34,10 @@ chmod 755 "$WORK" # the noid-get vhost runs its noidr as www-data
 DB=$WORK/db
 AP=$WORK/apache
 NG=$WORK/nginx
-mkdir -p "$DB" "$AP" "$NG"
+mkdir -p "$DB" "$AP" "$NG" "$WORK/bin"
+# A copy that www-data can execute (the build directory may be under a private home).
+cp "$NOIDR" "$WORK/bin/noidr"
+NOIDR=$WORK/bin/noidr
 HTTP_PID=""
 
 cleanup() {
@@ -57,21 +60,21 @@ bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
 
 # --- ports -----------------------------------------------------------------------------
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-NEXT_PORT=$((20000 + RANDOM % 20000))
-take_port() {
+NEXT_PORT=$((20000 + RANDOM % 10000)) # below the ephemeral range (32768-)
+take_port() { # VAR: set VAR to a free port (no subshell: NEXT_PORT must advance)
     while ! port_free "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done
-    echo "$NEXT_PORT"
+    printf -v "$1" '%s' "$NEXT_PORT"
     NEXT_PORT=$((NEXT_PORT + 1))
 }
-H1=$(take_port)  # noidr --http
-AE=$(take_port)  # Apache, noid-resolve.conf (egg), pages proxied to H1
-AG=$(take_port)  # Apache, noid-get.conf (manual), noidr as www-data
-AP_=$(take_port) # Apache, noid-proxy.conf -> H1
-AM=$(take_port)  # Apache, noid-resolve.conf, misses forwarded to a global resolver
-AF=$(take_port)  # Apache, noid-resolve.conf, misses fall through
-N1=$(take_port)  # nginx, noid-proxy.conf
-N2=$(take_port)  # nginx, noid-auth.conf
-N3=$(take_port)  # nginx, noid-njs.conf
+take_port H1  # noidr --http
+take_port AE  # Apache, noid-resolve.conf (egg), pages proxied to H1
+take_port AG  # Apache, noid-get.conf (manual), noidr as www-data
+take_port AP_ # Apache, noid-proxy.conf -> H1
+take_port AM  # Apache, noid-resolve.conf, misses forwarded to a global resolver
+take_port AF  # Apache, noid-resolve.conf, misses fall through
+take_port N1  # nginx, noid-proxy.conf
+take_port N2  # nginx, noid-auth.conf
+take_port N3  # nginx, noid-njs.conf
 
 # --- the minter and its bindings -------------------------------------------------------
 bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
