@@ -208,6 +208,7 @@ fn write_batch(
     loop {
         // `words` is empty when the line was already answered with a complaint.
         if !words.is_empty() {
+            minter.flush(&mut txn);
             let sp = txn.savepoint();
             let result = match commands::kind(&words[0]) {
                 Some(Kind::Write) => {
@@ -233,6 +234,7 @@ fn write_batch(
                 out.failed = true;
             }
         }
+        minter.flush(&mut txn);
         let more = source.more_buffered();
         if !more || txn.len() >= BATCH_WRITES {
             ok &= commit(session, &mut txn, &mut out);
@@ -256,6 +258,7 @@ fn write_batch(
             },
         };
     }
+    minter.flush(&mut txn);
     ok &= commit(session, &mut txn, &mut out);
     (ok, carried)
 }

@@ -22,11 +22,7 @@ pub struct Session {
 impl Session {
     /// The domain context for an operation starting now.
     pub fn context(&self) -> Context {
-        Context {
-            contact: self.contact.clone(),
-            now: crate::env::now(),
-            temper: crate::env::temper,
-        }
+        Context::new(self.contact.clone(), crate::env::now(), crate::env::temper)
     }
 
     /// Perl's database path in messages (`DIR/NOID/noid.bdb`).

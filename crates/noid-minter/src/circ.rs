@@ -40,7 +40,7 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
     let rec = format!(
         "{letter}{}|{}|{}|{}",
         svec(old_rec),
-        ctx.now_temper(),
+        ctx.stamp,
         ctx.contact,
         m.gen.oacounter
     );
@@ -52,7 +52,7 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
             txn.delete(keys::pepper(id));
         }
         if m.longterm {
-            hold::hold_set(txn, m, id)?;
+            hold::place_new_hold(txn, m, id)?;
         }
     }
     txn.put(keys::circ(id), rec);

@@ -13,10 +13,20 @@ pub fn hold_set<L: Lookup + ?Sized>(
     m: &mut Minter,
     id: &str,
 ) -> Result<(), MinterError> {
-    let key = keys::hold(id);
-    if txn.exists(&key)? {
+    if txn.exists(&keys::hold(id))? {
         return Ok(());
     }
+    place_new_hold(txn, m, id)
+}
+
+/// Place a hold on an identifier known not to be held (the automatic hold of a
+/// long-term mint, whose candidate was just checked).
+pub(crate) fn place_new_hold<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    m: &mut Minter,
+    id: &str,
+) -> Result<(), MinterError> {
+    let key = keys::hold(id);
     m.held += 1;
     if m.gen.total != -1 && m.held > m.gen.oatop {
         let n = m.held;
@@ -26,7 +36,6 @@ pub fn hold_set<L: Lookup + ?Sized>(
         )));
     }
     txn.put(key, "1");
-    Minter::set(txn, "held", m.held);
     Ok(())
 }
 
@@ -49,7 +58,6 @@ pub fn hold_release<L: Lookup + ?Sized>(
         )));
     }
     txn.delete(key);
-    Minter::set(txn, "held", m.held);
     Ok(())
 }
 

@@ -43,14 +43,13 @@ fn from_queue<L: Lookup + ?Sized>(
     if m.queue_known_empty {
         return Ok(None);
     }
-    let now: u64 = ctx.now_temper().parse().unwrap_or(u64::MAX);
+    let now: u64 = ctx.stamp.parse().unwrap_or(u64::MAX);
     loop {
         let head = txn.scan_prefix(keys::QUEUE_PREFIX, 1)?;
         let Some((key, value)) = head.into_iter().next() else {
             m.queue_known_empty = true;
             if m.fseqnum > 1 {
                 m.fseqnum = 1;
-                Minter::set(txn, "fseqnum", 1);
             }
             return Ok(None);
         };
@@ -74,7 +73,6 @@ fn from_queue<L: Lookup + ?Sized>(
             )));
         }
         m.queued -= 1;
-        Minter::set(txn, "queued", m.queued);
         if is_held(txn, &id)? {
             continue;
         }
@@ -104,11 +102,9 @@ fn generate<L: Lookup + ?Sized>(
     let mut body = String::with_capacity(32);
     loop {
         body.clear();
-        let changes = m
-            .gen
+        m.gen
             .genid_into(&mask, m.gen_type, m.wrap, &mut body)
             .map_err(|e| MinterError::refused(format!("error: {e}")))?;
-        m.save_gen(txn, changes);
         let id = assemble(&m.firstpart, &body, m.addcheckchar);
         if is_held(txn, &id)? {
             continue;

@@ -41,7 +41,7 @@ pub fn queue<L: Lookup + ?Sized>(
         ));
     }
     let (mut seqnum, qdate, delete) = match when {
-        "now" => (0, ctx.now_temper(), false),
+        "now" => (0, ctx.stamp.clone(), false),
         "first" => (m.fseqnum, ZERO_DATE.to_string(), false),
         "lvf" => (0, ZERO_DATE.to_string(), false),
         "delete" => (0, ZERO_DATE.to_string(), true),
@@ -61,7 +61,6 @@ pub fn queue<L: Lookup + ?Sized>(
             m.gseqnum = 1;
             seqnum = 1;
             m.gseqnum_date = q;
-            Minter::set(txn, "gseqnum_date", q);
         } else {
             seqnum = m.gseqnum;
         }
@@ -107,7 +106,6 @@ pub fn queue<L: Lookup + ?Sized>(
             m.queued -= 1;
             break;
         }
-        Minter::set(txn, "queued", m.queued);
         txn.put(keys::queue(&qdate, seqnum, &m.padded(id)), id.as_bytes());
         m.queue_known_empty = false;
         out.push(format!("id: {id}"));
@@ -117,10 +115,8 @@ pub fn queue<L: Lookup + ?Sized>(
     }
     if when == "first" {
         m.fseqnum = seqnum;
-        Minter::set(txn, "fseqnum", seqnum);
     } else if dated {
         m.gseqnum = seqnum;
-        Minter::set(txn, "gseqnum", seqnum);
     }
     Ok(out)
 }

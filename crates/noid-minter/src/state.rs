@@ -21,12 +21,19 @@ pub struct Context {
     pub now: i64,
     /// Perl's `temper`: epoch seconds → local `YYYYMMDDhhmmss`.
     pub temper: fn(i64) -> String,
+    /// `temper(now)`, computed once: every circulation record of an operation carries it.
+    pub stamp: String,
 }
 
 impl Context {
-    /// `temper(now)`.
-    pub fn now_temper(&self) -> String {
-        (self.temper)(self.now)
+    /// A context for `contact` acting at `now`.
+    pub fn new(contact: String, now: i64, temper: fn(i64) -> String) -> Context {
+        Context {
+            stamp: temper(now),
+            contact,
+            now,
+            temper,
+        }
     }
 }
 
@@ -72,6 +79,20 @@ pub struct Minter {
     /// Not stored: true once this process saw the queue empty and has queued nothing
     /// since, so that minting need not look at the queue for every identifier.
     pub queue_known_empty: bool,
+    /// Not stored: the admin values as last written to the transaction, so that
+    /// [`Minter::flush`] writes only what changed.
+    persisted: Box<Persisted>,
+}
+
+/// The admin values a [`Minter`] changes in memory, as last written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Persisted {
+    gen: GeneratorState,
+    held: i64,
+    queued: i64,
+    fseqnum: u64,
+    gseqnum: u64,
+    gseqnum_date: u64,
 }
 
 fn truthy(s: &str) -> bool {
@@ -122,7 +143,7 @@ impl Minter {
             siclist: parse_siclist(&s("siclist")?)
                 .map_err(|e| MinterError::Store(format!("bad :/siclist: {e}")))?,
         };
-        Ok(Minter {
+        let mut m = Minter {
             template: s("template")?,
             prefix: s("prefix")?,
             compiled: CompiledMask::new(&s("mask")?),
@@ -142,36 +163,92 @@ impl Minter {
             gseqnum: num(&s("gseqnum")?),
             gseqnum_date: num(&s("gseqnum_date")?),
             queue_known_empty: false,
-        })
+            persisted: Box::new(Persisted {
+                gen: noid_core::generator::init_counters(-1),
+                held: 0,
+                queued: 0,
+                fseqnum: 0,
+                gseqnum: 0,
+                gseqnum_date: 0,
+            }),
+        };
+        m.persisted = Box::new(m.current());
+        Ok(m)
     }
 
-    /// Write an admin value through to the transaction.
-    pub(crate) fn set<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, name: &str, value: impl ToString) {
-        txn.put(keys::admin(name), value.to_string());
+    fn current(&self) -> Persisted {
+        Persisted {
+            gen: self.gen.clone(),
+            held: self.held,
+            queued: self.queued,
+            fseqnum: self.fseqnum,
+            gseqnum: self.gseqnum,
+            gseqnum_date: self.gseqnum_date,
+        }
     }
 
-    /// Write the generator state a `genid` step may have changed: `oacounter`, the
-    /// touched counter (or all of them after a wrap), and the counter lists.
-    pub(crate) fn save_gen<L: Lookup + ?Sized>(
-        &self,
-        txn: &mut Txn<'_, L>,
-        ch: noid_core::generator::Changes,
-    ) {
-        Self::set(txn, "oacounter", self.gen.oacounter);
-        let (touched, lists_changed, all) = (ch.counter.map(|n| n as usize), ch.lists, ch.reset);
-        if all {
-            Self::set(txn, "percounter", self.gen.percounter);
-            for (n, c) in self.gen.counters.iter().enumerate() {
-                Self::set(txn, &format!("c{n}/value"), c.value);
-                Self::set(txn, &format!("c{n}/top"), c.top);
+    /// Write the admin values that changed since the last flush into `txn`.
+    ///
+    /// Operations change the minter in memory only; callers flush before they commit and
+    /// before they take a savepoint, so that a rolled-back transaction and a minter
+    /// re-loaded from it agree. Counters change by the hundred thousand during a large
+    /// mint; writing each change through would dominate minting time.
+    pub fn flush<L: Lookup + ?Sized>(&mut self, txn: &mut Txn<'_, L>) {
+        let p = &self.persisted;
+        let g = &self.gen;
+        let mut w: Vec<(String, String)> = Vec::new();
+        if g.oacounter != p.gen.oacounter {
+            w.push(("oacounter".into(), g.oacounter.to_string()));
+        }
+        if g.percounter != p.gen.percounter {
+            w.push(("percounter".into(), g.percounter.to_string()));
+        }
+        // Counters only move with oacounter (or a wrap, which also resets oacounter), so
+        // a bulk run of binds skips the 293-counter comparison.
+        let counters_may_differ =
+            g.oacounter != p.gen.oacounter || g.counters.len() != p.gen.counters.len();
+        for (n, c) in g
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|_| counters_may_differ)
+        {
+            let old = p.gen.counters.get(n);
+            if old.map(|o| o.value) != Some(c.value) {
+                w.push((format!("c{n}/value"), c.value.to_string()));
             }
-        } else if let Some(n) = touched {
-            Self::set(txn, &format!("c{n}/value"), self.gen.counters[n].value);
+            if old.map(|o| o.top) != Some(c.top) {
+                w.push((format!("c{n}/top"), c.top.to_string()));
+            }
         }
-        if lists_changed || all {
-            Self::set(txn, "saclist", self.gen.saclist_string());
-            Self::set(txn, "siclist", self.gen.siclist_string());
+        if g.saclist != p.gen.saclist {
+            w.push(("saclist".into(), g.saclist_string()));
         }
+        if g.siclist != p.gen.siclist {
+            w.push(("siclist".into(), g.siclist_string()));
+        }
+        for (name, now, then) in [
+            ("held", self.held, p.held),
+            ("queued", self.queued, p.queued),
+            ("fseqnum", self.fseqnum as i64, p.fseqnum as i64),
+            ("gseqnum", self.gseqnum as i64, p.gseqnum as i64),
+            (
+                "gseqnum_date",
+                self.gseqnum_date as i64,
+                p.gseqnum_date as i64,
+            ),
+        ] {
+            if now != then {
+                w.push((name.into(), now.to_string()));
+            }
+        }
+        if w.is_empty() {
+            return;
+        }
+        for (k, v) in w {
+            txn.put(keys::admin(&k), v);
+        }
+        self.persisted = Box::new(self.current());
     }
 
     /// The identifier with the minter's first part removed and zero-padded to

@@ -16,6 +16,9 @@ pub struct Txn<'a, L: Lookup + ?Sized> {
     pending: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// For [`Txn::rollback_to`]: each write's key and the pending entry it replaced.
     undo: Vec<(Vec<u8>, Option<Option<Vec<u8>>>)>,
+    /// Whether writes are recorded in `undo` (bulk minting turns it off and rolls back
+    /// with [`Txn::clear`] instead, saving a key copy per write).
+    undo_on: bool,
 }
 
 /// A point to roll back to, from [`Txn::savepoint`].
@@ -29,6 +32,7 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
             base,
             pending: BTreeMap::new(),
             undo: Vec::new(),
+            undo_on: true,
         }
     }
 
@@ -55,14 +59,35 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
 
     /// Set `key` to `value`.
     pub fn put(&mut self, key: Vec<u8>, value: impl Into<Vec<u8>>) {
-        let old = self.pending.insert(key.clone(), Some(value.into()));
-        self.undo.push((key, old));
+        if self.undo_on {
+            let old = self.pending.insert(key.clone(), Some(value.into()));
+            self.undo.push((key, old));
+        } else {
+            self.pending.insert(key, Some(value.into()));
+        }
     }
 
     /// Remove `key`.
     pub fn delete(&mut self, key: Vec<u8>) {
-        let old = self.pending.insert(key.clone(), None);
-        self.undo.push((key, old));
+        if self.undo_on {
+            let old = self.pending.insert(key.clone(), None);
+            self.undo.push((key, old));
+        } else {
+            self.pending.insert(key, None);
+        }
+    }
+
+    /// Record undo information for later writes (the default) or not. Without it,
+    /// savepoints taken meanwhile cannot be rolled back to; use [`Txn::clear`].
+    pub fn set_undo(&mut self, on: bool) {
+        self.undo_on = on;
+        self.undo.clear();
+    }
+
+    /// Drop every pending write.
+    pub fn clear(&mut self) {
+        self.pending.clear();
+        self.undo.clear();
     }
 
     /// Mark the current state, so that a failed operation can be undone alone.

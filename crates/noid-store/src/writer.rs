@@ -25,6 +25,8 @@ pub enum Op {
 /// Field order matters: the database must close before the lock is released.
 pub struct Writer {
     db: DB,
+    /// Whether anything was committed (then the memtable is flushed on drop).
+    wrote: std::cell::Cell<bool>,
     bumper: Bumper,
     layout: Layout,
     _lock: File,
@@ -42,6 +44,7 @@ impl Writer {
         let bumper = Bumper::open(&layout.generation)?;
         Ok(Writer {
             db,
+            wrote: std::cell::Cell::new(false),
             bumper,
             layout,
             _lock: lock,
@@ -65,6 +68,7 @@ impl Writer {
         let bumper = Bumper::open(&layout.generation)?;
         Ok(Writer {
             db,
+            wrote: std::cell::Cell::new(false),
             bumper,
             layout,
             _lock: lock,
@@ -116,6 +120,7 @@ impl Writer {
         let mut wo = WriteOptions::default();
         wo.set_sync(true);
         self.db.write_opt(batch, &wo)?;
+        self.wrote.set(true);
         self.bumper.bump();
         Ok(())
     }
@@ -123,6 +128,19 @@ impl Writer {
     /// Compact the whole key space (after bulk loads).
     pub fn compact(&self) {
         self.db.compact_range::<&[u8], &[u8]>(None, None);
+    }
+}
+
+impl Drop for Writer {
+    /// Flush the memtable so the write-ahead log is empty when the next process opens
+    /// the store: a reader's secondary instance would otherwise replay the whole log at
+    /// every open (80 ms after a 200,000-id bulk load instead of 2 ms).
+    fn drop(&mut self) {
+        if self.wrote.get() {
+            if let Err(e) = self.db.flush() {
+                log::warn!("flushing {} on close: {e}", self.layout.db.display());
+            }
+        }
     }
 }
 

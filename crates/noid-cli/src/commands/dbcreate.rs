@@ -35,7 +35,7 @@ pub fn run(session: &Session, args: &[String], out: &mut Out) {
         format!("{pwd}/{}", session.dbdir_display)
     };
     let where_ = format!("{}:{abs}", crate::env::hostname());
-    let when = ctx.now_temper();
+    let when = ctx.stamp.clone();
     let mut r = rand::thread_rng();
     let created = dbcreate(&CreateArgs {
         template: a(0),

@@ -2,6 +2,7 @@
 //! disk before its identifiers are printed, so an identifier seen by anyone is never
 //! minted again, even if the process is killed.
 
+use noid_minter::bind::BindArgs;
 use noid_minter::{mint, Minter, MinterError, Txn};
 use noid_store::Writer;
 use rand::Rng;
@@ -12,7 +13,7 @@ use crate::usage::usage;
 
 /// Identifiers per synced batch: large enough that the sync is cheap per id, small
 /// enough that output starts promptly.
-const BATCH: u64 = 20_000;
+const BATCH: u64 = 100_000;
 
 /// A new random pepper: eight Noid extended digits.
 pub fn new_pepper() -> String {
@@ -56,44 +57,84 @@ pub fn run(
         return Err(MinterError::refused("mint elem without value"));
     }
     let ctx = session.context();
+    let mint_one = |txn: &mut Txn<'_, Writer>, m: &mut Minter| -> Result<String, MinterError> {
+        let pepper = peppered.then(new_pepper);
+        let id = mint::mint(txn, m, &ctx, pepper.as_deref())?;
+        if let (Some(e), Some(v)) = (elem, value) {
+            let args = BindArgs {
+                how: "set",
+                id: &id,
+                elem: e,
+                value: Some(v.as_bytes()),
+                new_pepper: None,
+            };
+            noid_minter::bind::bind(txn, m, &ctx, &args)?;
+        }
+        Ok(match pepper {
+            Some(p) => format!("id: {id}!{p}\n"),
+            None => format!("id: {id}\n"),
+        })
+    };
+    // Start from a committed state so that a failed batch can simply be dropped and
+    // replayed: no per-write undo records are needed while minting.
+    m.flush(txn);
+    commit(txn, out)?;
+    txn.set_undo(false);
+    let result = mint_batches(txn, m, n, out, commit, &mint_one);
+    txn.set_undo(true);
+    result?;
+    out.out("\n");
+    Ok(())
+}
+
+/// Mint `n` identifiers in synced batches of [`BATCH`], each batch's lines printed only
+/// after its commit.
+fn mint_batches(
+    txn: &mut Txn<'_, Writer>,
+    m: &mut Minter,
+    n: u64,
+    out: &mut Out,
+    commit: &mut dyn FnMut(&mut Txn<'_, Writer>, &mut Out) -> Result<(), MinterError>,
+    mint_one: &dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError>,
+) -> Result<(), MinterError> {
     let mut left = n;
     while left > 0 {
         let batch = left.min(BATCH);
+        let mark = out.stdout.len();
+        let mut done = 0;
+        let mut failure = None;
         for _ in 0..batch {
-            let sp = txn.savepoint();
-            let pepper = peppered.then(new_pepper);
-            let minted = mint::mint(txn, m, &ctx, pepper.as_deref()).and_then(|id| {
-                if let (Some(e), Some(v)) = (elem, value) {
-                    let args = noid_minter::bind::BindArgs {
-                        how: "set",
-                        id: &id,
-                        elem: e,
-                        value: Some(v.as_bytes()),
-                        new_pepper: None,
-                    };
-                    noid_minter::bind::bind(txn, m, &ctx, &args)?;
+            match mint_one(txn, m) {
+                Ok(line) => {
+                    out.out(line);
+                    done += 1;
                 }
-                Ok(id)
-            });
-            match minted {
-                Ok(id) => match pepper {
-                    Some(p) => out.out(format!("id: {id}!{p}\n")),
-                    None => out.out(format!("id: {id}\n")),
-                },
                 Err(e) => {
-                    txn.rollback_to(sp);
-                    *m = Minter::load(&*txn)?;
-                    commit(txn, out)?;
-                    out.fail(format!("{e}\n"));
-                    return Err(e);
+                    failure = Some(e);
+                    break;
                 }
             }
         }
+        if let Some(e) = failure {
+            // The failed identifier may have left partial writes: drop the batch and
+            // replay its good identifiers (minting is deterministic), then commit them.
+            txn.clear();
+            *m = Minter::load(&*txn)?;
+            out.stdout.truncate(mark);
+            for _ in 0..done {
+                let line = mint_one(txn, m)?;
+                out.out(line);
+            }
+            m.flush(txn);
+            commit(txn, out)?;
+            out.fail(format!("{e}\n"));
+            return Err(e);
+        }
         left -= batch;
+        m.flush(txn);
         if left > 0 {
             commit(txn, out)?;
         }
     }
-    out.out("\n");
     Ok(())
 }
