@@ -43,6 +43,7 @@ pub fn run(argv0: &str) -> ExitCode {
         web: true,
         contact: crate::env::contact(true),
         lock_timeout: Duration::from_secs(60),
+        last_context: Default::default(),
     };
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();

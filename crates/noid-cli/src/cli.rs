@@ -40,6 +40,7 @@ pub fn run() -> ExitCode {
         web: false,
         contact: crate::env::contact(false),
         lock_timeout: Duration::from_secs(args.lock_timeout),
+        last_context: Default::default(),
     };
     if session.contact.is_empty() {
         eprintln!("Can't tell who you are.");

@@ -17,12 +17,24 @@ pub struct Session {
     pub contact: String,
     /// How long to wait for the write lock.
     pub lock_timeout: Duration,
+    /// The last context handed out: a bulk run of a million commands would otherwise
+    /// format the local time a million times.
+    pub last_context: std::cell::RefCell<Option<Context>>,
 }
 
 impl Session {
     /// The domain context for an operation starting now.
     pub fn context(&self) -> Context {
-        Context::new(self.contact.clone(), crate::env::now(), crate::env::temper)
+        let now = crate::env::now();
+        let mut last = self.last_context.borrow_mut();
+        match last.as_ref() {
+            Some(c) if c.now == now => c.clone(),
+            _ => {
+                let c = Context::new(self.contact.clone(), now, crate::env::temper);
+                *last = Some(c.clone());
+                c
+            }
+        }
     }
 
     /// Perl's database path in messages (`DIR/NOID/noid.bdb`).

@@ -40,14 +40,14 @@ fn from_queue<L: Lookup + ?Sized>(
     m: &mut Minter,
     ctx: &Context,
 ) -> Result<Option<String>, MinterError> {
-    if m.queue_known_empty {
+    let now: u64 = ctx.stamp.parse().unwrap_or(u64::MAX);
+    if m.queue_idle_until.is_some_and(|t| now < t) {
         return Ok(None);
     }
-    let now: u64 = ctx.stamp.parse().unwrap_or(u64::MAX);
     loop {
         let head = txn.scan_prefix(keys::QUEUE_PREFIX, 1)?;
         let Some((key, value)) = head.into_iter().next() else {
-            m.queue_known_empty = true;
+            m.queue_idle_until = Some(u64::MAX);
             if m.fseqnum > 1 {
                 m.fseqnum = 1;
             }
@@ -56,12 +56,17 @@ fn from_queue<L: Lookup + ?Sized>(
         let qdate = key
             .get(4..18)
             .filter(|d| d.iter().all(u8::is_ascii_digit) && key.len() >= 18);
-        let Some(qdate) = qdate else { return Ok(None) };
+        let Some(qdate) = qdate else {
+            // Not a queue entry Perl would take (no 14-digit date): never ripe.
+            m.queue_idle_until = Some(u64::MAX);
+            return Ok(None);
+        };
         let qdate: u64 = std::str::from_utf8(qdate)
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(u64::MAX);
         if now < qdate {
+            m.queue_idle_until = Some(qdate);
             return Ok(None);
         }
         let id = String::from_utf8_lossy(&value).into_owned();

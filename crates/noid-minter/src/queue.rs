@@ -107,7 +107,7 @@ pub fn queue<L: Lookup + ?Sized>(
             break;
         }
         txn.put(keys::queue(&qdate, seqnum, &m.padded(id)), id.as_bytes());
-        m.queue_known_empty = false;
+        m.queue_idle_until = None;
         out.push(format!("id: {id}"));
         if seqnum != 0 {
             seqnum += 1;

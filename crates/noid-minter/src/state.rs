@@ -14,6 +14,7 @@ use crate::txn::Txn;
 
 /// Who is acting and when: the caller supplies the clock and identity, so that this
 /// crate does no I/O.
+#[derive(Debug, Clone)]
 pub struct Context {
     /// Perl's `who_are_you`: `login/group`, prefixed `REMOTE_USER@host ` on the web.
     pub contact: String,
@@ -76,9 +77,10 @@ pub struct Minter {
     pub gseqnum: u64,
     /// `:/gseqnum_date`.
     pub gseqnum_date: u64,
-    /// Not stored: true once this process saw the queue empty and has queued nothing
-    /// since, so that minting need not look at the queue for every identifier.
-    pub queue_known_empty: bool,
+    /// Not stored: the time (`YYYYMMDDhhmmss`) before which this process knows the queue
+    /// has nothing ripe (`u64::MAX` when it is empty); queueing resets it. Minting then
+    /// need not look at the queue for every identifier.
+    pub queue_idle_until: Option<u64>,
     /// Not stored: the admin values as last written to the transaction, so that
     /// [`Minter::flush`] writes only what changed.
     persisted: Box<Persisted>,
@@ -162,7 +164,7 @@ impl Minter {
             fseqnum: num(&s("fseqnum")?),
             gseqnum: num(&s("gseqnum")?),
             gseqnum_date: num(&s("gseqnum_date")?),
-            queue_known_empty: false,
+            queue_idle_until: None,
             persisted: Box::new(Persisted {
                 gen: noid_core::generator::init_counters(-1),
                 held: 0,
