@@ -39,7 +39,8 @@
 //!
 //! GET and HEAD only (`405` otherwise); a request with a body is refused with `413`
 //! and the connection closed; a request-target longer than [`Config::max_uri_len`]
-//! gets `414`; headers larger than [`Config::max_header_bytes`] get `431` (from hyper);
+//! gets `414`; headers larger than [`Config::max_header_bytes`] or more than 100 header
+//! fields get `431` (from hyper);
 //! a connection that does not deliver a complete request head within
 //! [`Config::header_read_timeout`] (this also bounds idle keep-alive connections) is
 //! closed; at most [`Config::max_connections`] connections are served at once (more
@@ -136,8 +137,6 @@ pub struct Config {
     /// Buffer size for a request head; larger heads get `431`. Default 16 KiB
     /// (hyper's minimum is 8 KiB).
     pub max_header_bytes: usize,
-    /// Most header fields in one request. Default 64.
-    pub max_headers: usize,
     /// Connections served at once; others wait in the accept queue. Default 1024.
     pub max_connections: usize,
     /// How long [`serve_with`] waits for open connections to finish after shutdown
@@ -151,7 +150,6 @@ impl Default for Config {
             header_read_timeout: Duration::from_secs(75),
             max_uri_len: 8190,
             max_header_bytes: 16 * 1024,
-            max_headers: 64,
             max_connections: 1024,
             drain_timeout: Duration::from_secs(5),
         }
@@ -276,7 +274,6 @@ pub async fn serve_with(
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true)
         .max_buf_size(config.max_header_bytes.max(8192))
-        .max_headers(config.max_headers)
         .writev(false); // head and small body go out in one write
     tokio::pin!(shutdown);
     loop {

@@ -462,6 +462,12 @@ fn limits() {
     );
     let r = raw(&s.addr, &big_header);
     assert_eq!(r.status, 431);
+    let many: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let r = raw(
+        &s.addr,
+        &format!("GET /redirect/x HTTP/1.1\r\nHost: x\r\n{many}\r\n"),
+    );
+    assert_eq!(r.status, 431);
 }
 
 #[test]
