@@ -14,11 +14,6 @@ pub(crate) fn db_options(cache_bytes: usize) -> Options {
     // Secondaries need every SST kept open so a writer's compaction cannot pull files away.
     o.set_max_open_files(-1);
     o.set_compression_type(DBCompressionType::Lz4);
-    // Minting probes the hold and circulation keys of every candidate, nearly all absent
-    // and nearly all in the memtable: a memtable bloom filter answers those misses
-    // without walking the skiplist.
-    o.set_memtable_prefix_bloom_ratio(0.1);
-    o.set_memtable_whole_key_filtering(true);
     let mut b = BlockBasedOptions::default();
     // Most resolver lookups of chopped ancestors miss; a bloom filter makes misses ~8x cheaper.
     b.set_bloom_filter(10.0, false);
@@ -26,5 +21,18 @@ pub(crate) fn db_options(cache_bytes: usize) -> Options {
     b.set_cache_index_and_filter_blocks(true);
     b.set_pin_l0_filter_and_index_blocks_in_cache(true);
     o.set_block_based_table_factory(&b);
+    o
+}
+
+/// Options for the single writer: as [`db_options`], plus a memtable bloom filter.
+///
+/// Minting probes the hold and circulation keys of every candidate, nearly all absent
+/// and nearly all in the memtable: the filter answers those misses without walking the
+/// skiplist. Readers go without it: its several megabytes, zeroed at every open, would
+/// dominate the start-up of a short `noid get`.
+pub(crate) fn writer_options(cache_bytes: usize) -> Options {
+    let mut o = db_options(cache_bytes);
+    o.set_memtable_prefix_bloom_ratio(0.1);
+    o.set_memtable_whole_key_filtering(true);
     o
 }

@@ -9,7 +9,7 @@ use rocksdb::{Direction, IteratorMode, WriteBatch, WriteOptions, DB};
 use crate::error::{io, StoreError};
 use crate::generation::{self, Bumper};
 use crate::layout::Layout;
-use crate::options::db_options;
+use crate::options::writer_options;
 
 /// One change in a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Writer {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
         let lock = take_lock(&layout, timeout)?;
-        let db = DB::open(&db_options(8 << 20), &layout.db)?;
+        let db = DB::open(&writer_options(8 << 20), &layout.db)?;
         let bumper = Bumper::open(&layout.generation)?;
         Ok(Writer {
             db,
@@ -60,7 +60,7 @@ impl Writer {
         if layout.exists() {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
-        let mut opts = db_options(8 << 20);
+        let mut opts = writer_options(8 << 20);
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
