@@ -72,6 +72,7 @@ take_port AG  # Apache, noid-get.conf (manual), noidr as www-data
 take_port AP_ # Apache, noid-proxy.conf -> H1
 take_port AM  # Apache, noid-resolve.conf, misses forwarded to a global resolver
 take_port AF  # Apache, noid-resolve.conf, misses fall through
+take_port AN  # Apache, noid-resolve.conf, noidr --egg-miss eggnog
 take_port N1  # nginx, noid-proxy.conf
 take_port N2  # nginx, noid-auth.conf
 take_port N3  # nginx, noid-njs.conf
@@ -124,6 +125,7 @@ Listen 127.0.0.1:$AG
 Listen 127.0.0.1:$AP_
 Listen 127.0.0.1:$AM
 Listen 127.0.0.1:$AF
+Listen 127.0.0.1:$AN
 Define NOIDR $NOIDR
 Define NOID_DBDIR $DB
 Include $REPO/apache-conf/noid-server.conf
@@ -152,6 +154,11 @@ Include $REPO/apache-conf/noid-server.conf
     Include $REPO/apache-conf/noid-resolve.conf
     UnDefine NOID_MISS_FALLTHROUGH
 </VirtualHost>
+<VirtualHost 127.0.0.1:$AN>
+    Define NOIDR_ARGS "--egg-miss eggnog"
+    Include $REPO/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_ARGS
+</VirtualHost>
 EOF
 if "$REPO/scripts/web-apache.sh" start "$AP"; then ok "apache starts with the shipped configs"; else bad "apache start"; fi
 
@@ -170,7 +177,7 @@ EOF
 if "$REPO/scripts/web-nginx.sh" start "$NG"; then ok "nginx starts with the shipped configs"; else bad "nginx start"; fi
 
 # wait until every server answers
-for p in $AE $AG $AP_ $AM $AF $N1 $N2 $N3; do
+for p in $AE $AG $AP_ $AM $AF $AN $N1 $N2 $N3; do
     for _ in $(seq 1 50); do
         curl -s -o /dev/null "http://127.0.0.1:$p/" && break
         sleep 0.1
@@ -267,6 +274,9 @@ expect apache-miss-global "$AM" /ark:/13030/xt1 302 https://example.org/xt1
 expect_body apache-miss-fallthrough "$AF" /ark:/99999/static 200 "a static file"
 expect apache-miss-fallthrough "$AF" /ark:/99999/nope 404 -
 expect apache-miss-fallthrough "$AF" /ark:/13030/xt1 302 https://example.org/xt1
+# EggNog's miss answer ("redir302 " with an empty target) is a miss too.
+expect apache-eggnog-miss "$AN" /ark:/99999/nope 404 -
+expect apache-eggnog-miss "$AN" /ark:/13030/xt1 302 https://example.org/xt1
 
 # A binding changed while everything runs: visible at once, no restart, no sleep.
 bind ark:/13030/live _t https://example.org/v2
@@ -286,7 +296,7 @@ APID=$(cat "$AP/run/httpd.pid")
 prg_pids() { pgrep -P "$APID" -f -- "--protocol" | sort; }
 PIDS=$(prg_pids)
 n=$(echo "$PIDS" | grep -c .)
-if [ "$n" = 4 ]; then ok "apache started 4 noidr prg programs (one per map)"; else bad "expected 4 noidr prg programs, found $n: $PIDS"; fi
+if [ "$n" = 5 ]; then ok "apache started 5 noidr prg programs (one per map)"; else bad "expected 5 noidr prg programs, found $n: $PIDS"; fi
 if [ -n "$PIDS" ] && [ "$(stat -c %U "/proc/$(pgrep -P "$APID" -f -- '--protocol noid' | head -1)")" = www-data ]; then
     ok "the noid-get prg runs as www-data (RewriteMap user:group)"
 else
@@ -317,8 +327,8 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 NEW=$(prg_pids)
-if [ "$(echo "$NEW" | grep -c .)" = 4 ] && [ -z "$(comm -12 <(echo "$PIDS") <(echo "$NEW"))" ]; then
-    ok "graceful restart started 4 fresh noidr programs"
+if [ "$(echo "$NEW" | grep -c .)" = 5 ] && [ -z "$(comm -12 <(echo "$PIDS") <(echo "$NEW"))" ]; then
+    ok "graceful restart started 5 fresh noidr programs"
 else
     bad "after graceful restart: prg pids '$NEW' (before: '$PIDS')"
 fi
