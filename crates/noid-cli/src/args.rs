@@ -26,10 +26,6 @@ pub struct Args {
     pub lock_timeout: u64,
 
     /// The command and its arguments ("-" for bulk mode).
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
-    )]
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }

@@ -137,3 +137,30 @@ fn locked_store_times_out() {
     drop(lock);
     assert_eq!(d.mint(1), ["0"], "nothing was minted while locked");
 }
+
+#[test]
+fn version_hello_and_help() {
+    let d = Dir::new();
+    assert_eq!(d.noid(&["-v"]).ok(), "This is \"noid\" version 0.424.\n");
+    assert_eq!(d.noid(&["hello"]).ok(), "Hello.\n");
+    let r = d.noid(&["help", "mint"]);
+    assert_eq!(r.ok(), "Sorry: no information on \"mint\".\n\n");
+    let r = d.noid(&["help", "dbcreate"]);
+    assert!(r.ok().starts_with("\n To create an identifier minter governed by Template and Term (\"long\" or \"-\"),\n \n    noid dbcreate"));
+    let r = d.noid(&["help", "zz"]);
+    assert_eq!(
+        r.ok(),
+        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check\n \n\n"
+    );
+    let r = d.noid(&["help"]);
+    assert!(r.ok().starts_with("Usage:\n               noid [-f Dbdir] [-v] [-h] Command Arguments\n \n Dbdir defaults to"), "{}", r.stdout);
+    assert!(r.stdout.contains(
+        "\n    noid mint N [ Elem Value ]\t# to mint N identifiers (optionally binding)\n"
+    ));
+    let r = d.noid(&[]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "\n\n");
+    let r = d.noid(&["--bogus"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--bogus"), "{}", r.stderr);
+}

@@ -27,6 +27,11 @@ pub struct Context {
 }
 
 impl Context {
+    /// `temper(now)` (the same as [`Context::stamp`]).
+    pub fn now_temper(&self) -> String {
+        self.stamp.clone()
+    }
+
     /// A context for `contact` acting at `now`.
     pub fn new(contact: String, now: i64, temper: fn(i64) -> String) -> Context {
         Context {
