@@ -9,6 +9,8 @@
 #   nginx proxy_pass / auth_request / njs -> noidr --http (nginx-conf/*.conf)  vs
 #   nginx with the same bindings in a native `map`.
 #
+# noidr --http runs with --http-threads ${BENCH_HTTP_THREADS:-2}; nginx with
+# worker_processes ${NOID_WEB_NGINX_WORKERS:-1}.
 # Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback, each request for a
 # random one of the N (default 1,000,000) bound identifiers; median of 3 runs.
 #
@@ -54,7 +56,7 @@ HTTP_PID=""
 cleanup() {
     for d in "$W"/ap-*; do [ -d "$d" ] && "$REPO/scripts/web-apache.sh" stop "$d" >/dev/null 2>&1; done
     for d in "$W"/ng-*; do [ -d "$d" ] && "$REPO/scripts/web-nginx.sh" stop "$d" >/dev/null 2>&1; done
-    [ -n "$HTTP_PID" ] && kill -TERM "$HTTP_PID" 2>/dev/null && wait "$HTTP_PID" 2>/dev/null
+    for p in $HTTP_PID; do kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
     rm -rf "$W"
 }
 trap cleanup EXIT
@@ -171,11 +173,17 @@ nginx() { # NAME SITE-BODY [HTTP-EXTRA]
 }
 nginx_stop() { "$REPO/scripts/web-nginx.sh" stop "$W/ng-$1"; }
 
-# noidr --http, shared by the proxy variants
+# noidr --http on TCP and on a unix socket, shared by the proxy variants
+HTHREADS=${BENCH_HTTP_THREADS:-2}
 take_port H
-"$NOIDR" -f "$DB" --http "127.0.0.1:$H" 2>"$W/noidr-http.log" &
+"$NOIDR" -f "$DB" --http "127.0.0.1:$H" --http-threads "$HTHREADS" 2>"$W/noidr-http.log" &
 HTTP_PID=$!
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$H/health" && break; sleep 0.1; done
+"$NOIDR" -f "$DB" --http "unix:$W/noidr.sock" --http-threads "$HTHREADS" 2>"$W/noidr-unix.log" &
+HTTP_PID="$HTTP_PID $!"
+for _ in $(seq 1 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$H/health" && curl -s -o /dev/null --unix-socket "$W/noidr.sock" http://x/health && break
+    sleep 0.1
+done
 
 RESOLVE_CONF="Include $REPO/apache-conf/noid-server.conf
 Include $REPO/apache-conf/noid-resolve.conf"
@@ -217,13 +225,15 @@ Include $REPO/apache-conf/noid-proxy.conf"
     apache_stop proxy
 fi
 
-UPSTREAM="upstream noidr { server 127.0.0.1:$H; keepalive 32; keepalive_timeout 60s; }"
-for pattern in proxy auth njs; do
+for v in proxy:tcp auth:tcp njs:tcp proxy:unix; do
+    pattern=${v%:*} via=${v#*:}
     name=nginx-$pattern-noidr-http
+    server="127.0.0.1:$H"
+    if [ "$via" = unix ]; then name=$name-unix; server="unix:$W/noidr.sock"; fi
     [[ $name =~ $ONLY ]] || continue
     take_port p
     nginx "$pattern" "js_import noid from $REPO/nginx-conf/noid.js;
-$UPSTREAM
+upstream noidr { server $server; keepalive 32; keepalive_timeout 60s; keepalive_requests 100000; }
 server { listen 127.0.0.1:$p; root $W/ng-$pattern/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
     bench "$name" "$p"
     nginx_stop "$pattern"
@@ -263,6 +273,7 @@ if [ "$WRITE" = 1 ]; then
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
         echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r); $IDS bound identifiers;"
         echo "\`wrk -t1 -c16 -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs."
+        echo "noidr \`--http-threads $HTHREADS\`; nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; Apache event MPM defaults; no access logs."
         echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
         echo
         echo "$TABLE"

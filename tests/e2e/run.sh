@@ -169,6 +169,7 @@ upstream noidr {
     server 127.0.0.1:$H1;
     keepalive 16;
     keepalive_timeout 60s;
+    keepalive_requests 100000;
 }
 server { listen 127.0.0.1:$N1; include $REPO/nginx-conf/noid-proxy.conf; }
 server { listen 127.0.0.1:$N2; root $NG/empty; include $REPO/nginx-conf/noid-auth.conf; }
