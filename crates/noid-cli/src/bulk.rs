@@ -100,10 +100,11 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
             },
         };
         let mut out = Out::default();
-        match classify(session, &words, &mut out) {
+        match classify(session, &words, false, &mut out) {
             None => {}
             Some(Kind::Plain) => plain(&words, &mut out),
             Some(Kind::Create) => commands::dbcreate::run(session, &words[1..], &mut out),
+            Some(Kind::Port) => commands::port::run(session, &words, &mut out),
             Some(Kind::Read) => match Snapshot::open(&session.dbdir) {
                 Ok(snap) => {
                     if let Err(e) = read(&snap, &words, &mut out) {
@@ -125,15 +126,18 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
 }
 
 /// Decide how to run `words`, printing Perl's complaint when they cannot run.
-fn classify(session: &Session, words: &[String], out: &mut Out) -> Option<Kind> {
+fn classify(session: &Session, words: &[String], db_open: bool, out: &mut Out) -> Option<Kind> {
     let Some(cmd) = words.first() else {
         usage(out, true, true, "intro");
         out.failed = true;
         return None;
     };
     let kind = commands::kind(cmd);
-    let needs_db = !matches!(kind, Some(Kind::Plain) | Some(Kind::Create));
-    if needs_db && !noid_store::Layout::new(&session.dbdir).exists() {
+    let needs_db = !matches!(
+        kind,
+        Some(Kind::Plain) | Some(Kind::Create) | Some(Kind::Port)
+    );
+    if needs_db && !db_open && !noid_store::Layout::new(&session.dbdir).exists() {
         out.bprint_err(&format!(
             "error: no database ({}) -- use dbcreate?\n\n",
             session.dbname()
@@ -248,9 +252,9 @@ fn write_batch(
                 out.fail(format!("{msg}\n"));
                 Vec::new()
             }
-            Some(Ok(w)) => match classify(session, &w, &mut out) {
+            Some(Ok(w)) => match classify(session, &w, true, &mut out) {
                 None => Vec::new(),
-                Some(Kind::Create) => {
+                Some(Kind::Create) | Some(Kind::Port) => {
                     carried = Some(w);
                     break;
                 }

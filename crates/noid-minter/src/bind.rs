@@ -142,7 +142,7 @@ pub fn bind<L: Lookup + ?Sized>(
         }
         (format!(":/idmap/{}", a.elem), pattern.to_string())
     } else {
-        let id = pepper::authorize(txn, a.id)?;
+        let id = pepper::authorize(txn, m, a.id)?;
         if m.genonly {
             let errs = validation_errors(m, std::slice::from_ref(&id));
             if let Some(e) = errs.into_iter().next() {

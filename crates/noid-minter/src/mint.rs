@@ -30,6 +30,10 @@ pub fn mint<L: Lookup + ?Sized>(
     };
     if let Some(p) = pepper {
         txn.put(keys::pepper(&id), p);
+        if !m.peppered {
+            m.peppered = true;
+            txn.put(keys::admin(crate::pepper::PEPPERED), "1");
+        }
     }
     Ok(id)
 }

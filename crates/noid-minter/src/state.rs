@@ -66,6 +66,8 @@ pub struct Minter {
     pub wrap: bool,
     /// `:/genonly`: identifiers must validate against the template.
     pub genonly: bool,
+    /// `:/peppered`: some identifier was peppermint-ed (a noid extension).
+    pub peppered: bool,
     /// `:/generator_type`.
     pub gen_type: GenType,
     /// `:/padwidth`, for queue keys.
@@ -161,6 +163,7 @@ impl Minter {
             longterm: truthy(&s("longterm")?),
             wrap: truthy(&s("wrap")?),
             genonly: truthy(&s("genonly")?),
+            peppered: truthy(&s(crate::pepper::PEPPERED)?),
             gen_type: GenType::from_stored(&s("generator_type")?),
             padwidth: num(&s("padwidth")?),
             gen,
