@@ -8,4 +8,5 @@ mod cgi;
 mod concurrency;
 mod conformance;
 mod errors;
+mod port;
 mod scenarios;

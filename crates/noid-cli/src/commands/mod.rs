@@ -5,6 +5,7 @@
 pub mod bind;
 pub mod dbcreate;
 pub mod mint;
+pub mod port;
 pub mod read;
 pub mod simple;
 
@@ -19,6 +20,8 @@ pub enum Kind {
     Read,
     /// Changes the minter (`mint`, `bind`, `hold`, `queue`, `note`, `peppermint`).
     Write,
+    /// Moves a whole minter in or out, or checks it (`import`, `export`, `check`).
+    Port,
 }
 
 /// The kind of `cmd`, or None for an unknown command.
@@ -28,6 +31,7 @@ pub fn kind(cmd: &str) -> Option<Kind> {
         "dbcreate" => Kind::Create,
         "fetch" | "get" | "dbinfo" | "validate" => Kind::Read,
         "mint" | "peppermint" | "bind" | "hold" | "queue" | "note" => Kind::Write,
+        "import" | "export" | "check" => Kind::Port,
         _ => return None,
     })
 }

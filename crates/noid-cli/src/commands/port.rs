@@ -11,7 +11,7 @@
 //!   writers' lock) repairs; the analysis lives in `noid_migrate::check`.
 
 use std::fs;
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -41,7 +41,10 @@ pub fn run(session: &Session, words: &[String], out: &mut Out) {
 
 /// Perl's complaint for a command that needs a minter where there is none.
 fn no_database(session: &Session, out: &mut Out) {
-    out.bprint_err(&format!("error: no database ({}) -- use dbcreate?\n\n", session.dbname()));
+    out.bprint_err(&format!(
+        "error: no database ({}) -- use dbcreate?\n\n",
+        session.dbname()
+    ));
     usage(out, true, true, "intro");
     out.failed = true;
 }
@@ -99,7 +102,11 @@ fn import(session: &Session, args: &[String], out: &mut Out) {
 /// Work out what PATH is.
 fn locate(path: &str) -> Result<Old, String> {
     if path == "-" {
-        return Ok(Old { source: Source::Stdin, readme: None, log: None });
+        return Ok(Old {
+            source: Source::Stdin,
+            readme: None,
+            log: None,
+        });
     }
     let p = PathBuf::from(path);
     let meta = fs::metadata(&p).map_err(|e| format!("error: {path}: {e}"))?;
@@ -108,10 +115,16 @@ fn locate(path: &str) -> Result<Old, String> {
         for dir in [p.clone(), p.join("NOID")] {
             let bdb = dir.join("noid.bdb");
             if bdb.is_file() {
-                return Ok(Old { source: Source::Bdb(bdb), readme: beside(&dir, "README"), log: beside(&dir, "log") });
+                return Ok(Old {
+                    source: Source::Bdb(bdb),
+                    readme: beside(&dir, "README"),
+                    log: beside(&dir, "log"),
+                });
             }
         }
-        return Err(format!("error: {path}: no noid.bdb in this directory (nor in {path}/NOID)"));
+        return Err(format!(
+            "error: {path}: no noid.bdb in this directory (nor in {path}/NOID)"
+        ));
     }
     let mut head = [0u8; 64];
     let n = read_head(&p, &mut head).map_err(|e| format!("error: {path}: {e}"))?;
@@ -162,7 +175,9 @@ struct DbDump {
 
 impl DbDump {
     fn start(file: &Path) -> Result<(DbDump, std::process::ChildStdout), String> {
-        let exe = find_db_dump().ok_or("error: db_dump not found; install Debian's db-util or pass a db_dump -p text file")?;
+        let exe = find_db_dump().ok_or(
+            "error: db_dump not found; install Debian's db-util or pass a db_dump -p text file",
+        )?;
         let mut child = Command::new(&exe)
             .arg("-p")
             .arg(file)
@@ -178,13 +193,26 @@ impl DbDump {
             let _ = err.read_to_end(&mut v);
             v
         });
-        Ok((DbDump { child, stderr: Some(stderr) }, stdout))
+        Ok((
+            DbDump {
+                child,
+                stderr: Some(stderr),
+            },
+            stdout,
+        ))
     }
 
     /// Wait for the exit; `Err` with db_dump's own message when it failed.
     fn finish(&mut self) -> Result<(), String> {
-        let status = self.child.wait().map_err(|e| format!("error: db_dump: {e}"))?;
-        let stderr = self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default();
+        let status = self
+            .child
+            .wait()
+            .map_err(|e| format!("error: db_dump: {e}"))?;
+        let stderr = self
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
         if status.success() {
             return Ok(());
         }
@@ -233,7 +261,8 @@ fn progress(total: Option<u64>) -> ProgressBar {
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("importing {spinner} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ProgressStyle::with_template("importing {spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         ),
     };
     pb.set_draw_target(ProgressDrawTarget::stderr());
@@ -247,16 +276,24 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
     let made_dbdir = if dbdir.exists() {
         None
     } else {
-        fs::create_dir_all(dbdir).map_err(|e| format!("error: cannot create {}: {e}", dbdir.display()))?;
+        fs::create_dir_all(dbdir)
+            .map_err(|e| format!("error: cannot create {}: {e}", dbdir.display()))?;
         Some(dbdir.clone())
     };
-    let mut staging = Staging { tmp: dbdir.join(format!(".NOID.import-{}", std::process::id())), made_dbdir, done: false };
+    let mut staging = Staging {
+        tmp: dbdir.join(format!(".NOID.import-{}", std::process::id())),
+        made_dbdir,
+        done: false,
+    };
     let _ = fs::remove_dir_all(&staging.tmp);
 
     // The records, from wherever they are.
     let mut dbdump = None;
     let (input, size): (Box<dyn BufRead>, Option<u64>) = match &old.source {
-        Source::Stdin => (Box::new(BufReader::with_capacity(1 << 20, std::io::stdin())), None),
+        Source::Stdin => (
+            Box::new(BufReader::with_capacity(1 << 20, std::io::stdin())),
+            None,
+        ),
         Source::Text(p) => {
             let f = fs::File::open(p).map_err(|e| format!("error: {path}: {e}"))?;
             let size = f.metadata().ok().map(|m| m.len());
@@ -277,10 +314,16 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
     };
     let mut reader = match Reader::new(input) {
         Ok(r) => r,
-        Err(e) => return Err(dump_failed(&mut dbdump, format!("error: {path}: {e}"))),
+        Err(e) => {
+            return Err(dump_failed(
+                &mut dbdump,
+                format!("error: {path}: {e}; nothing was imported"),
+            ))
+        }
     };
 
-    let writer = Writer::create(&staging.tmp, session.lock_timeout).map_err(|e| format!("error: {e}"))?;
+    let writer =
+        Writer::create(&staging.tmp, session.lock_timeout).map_err(|e| format!("error: {e}"))?;
     let pb = progress(size);
     let mut validator = Validator::new();
     let mut batch: Vec<Op> = Vec::with_capacity(CHUNK);
@@ -290,31 +333,41 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
             Ok(None) => break,
             Err(e) => {
                 pb.finish_and_clear();
-                return Err(dump_failed(&mut dbdump, format!("error: {path}: {e}; nothing was imported")));
+                return Err(dump_failed(
+                    &mut dbdump,
+                    format!("error: {path}: {e}; nothing was imported"),
+                ));
             }
         };
         validator.observe(&rec.key, &rec.value, rec.line);
         batch.push(Op::Put(rec.key, rec.value));
         if batch.len() >= CHUNK {
-            writer.commit(batch.drain(..)).map_err(|e| format!("error: {e}"))?;
+            writer
+                .commit(batch.drain(..))
+                .map_err(|e| format!("error: {e}"))?;
             pb.set_position(reader.bytes_read());
             pb.set_message(format!("{} keys", reader.records()));
         }
     }
-    writer.commit(batch.drain(..)).map_err(|e| format!("error: {e}"))?;
+    writer
+        .commit(batch.drain(..))
+        .map_err(|e| format!("error: {e}"))?;
     pb.finish_and_clear();
     if let Some(d) = dbdump.as_mut() {
         d.finish()?;
     }
-    let summary = validator.finish().map_err(|e| format!("error: {path}: {e}; nothing was imported"))?;
+    let summary = validator
+        .finish()
+        .map_err(|e| format!("error: {path}: {e}; nothing was imported"))?;
     if !validator.sorted() {
         // Unsorted input: duplicates show up as fewer distinct keys than records.
         let mut distinct = 0u64;
-        writer.scan_from(b"", |_, _| {
-            distinct += 1;
-            true
-        })
-        .map_err(|e| format!("error: {e}"))?;
+        writer
+            .scan_from(b"", |_, _| {
+                distinct += 1;
+                true
+            })
+            .map_err(|e| format!("error: {e}"))?;
         if distinct != validator.records() {
             return Err(format!(
                 "error: {path}: {} records but only {distinct} distinct keys: the dump repeats keys; nothing was imported",
@@ -340,9 +393,16 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
     };
     let env_ctx = session.context();
     log.extend_from_slice(
-        format!("{}: imported {} keys from {path} by {}\n", env_ctx.now_temper(), summary.records, session.contact).as_bytes(),
+        format!(
+            "{}: imported {} keys from {path} by {}\n",
+            env_ctx.now_temper(),
+            summary.records,
+            session.contact
+        )
+        .as_bytes(),
     );
-    fs::write(&staged.log, log).map_err(|e| format!("error: cannot write {}: {e}", staged.log.display()))?;
+    fs::write(&staged.log, log)
+        .map_err(|e| format!("error: cannot write {}: {e}", staged.log.display()))?;
 
     publish(dbdir, &staged)?;
     staging.done = true;
@@ -357,14 +417,27 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
 /// (or with its whole `NOID` directory) in one rename, so the store appears whole.
 fn publish(dbdir: &Path, staged: &Layout) -> Result<(), String> {
     let target = Layout::new(dbdir);
-    let fail = |what: &Path, e: std::io::Error| format!("error: cannot move the new minter into {}: {e}", what.display());
+    let fail = |what: &Path, e: std::io::Error| {
+        format!(
+            "error: cannot move the new minter into {}: {e}",
+            what.display()
+        )
+    };
     if !target.noid_dir.exists() {
-        return fs::rename(&staged.noid_dir, &target.noid_dir).map_err(|e| fail(&target.noid_dir, e));
+        return fs::rename(&staged.noid_dir, &target.noid_dir)
+            .map_err(|e| fail(&target.noid_dir, e));
     }
     if target.exists() {
-        return Err(format!("error: a NOID database appeared in \"{}\" during the import", dbdir.display()));
+        return Err(format!(
+            "error: a NOID database appeared in \"{}\" during the import",
+            dbdir.display()
+        ));
     }
-    for (from, to) in [(&staged.readme, &target.readme), (&staged.log, &target.log), (&staged.generation, &target.generation)] {
+    for (from, to) in [
+        (&staged.readme, &target.readme),
+        (&staged.log, &target.log),
+        (&staged.generation, &target.generation),
+    ] {
         if from.exists() {
             fs::rename(from, to).map_err(|e| fail(to, e))?;
         }
@@ -380,7 +453,9 @@ fn export(session: &Session, args: &[String], out: &mut Out) {
         None | Some("noid") => Format::Export,
         Some("dbdump") => Format::DbDump,
         Some(other) => {
-            out.fail(format!("error: export format must be \"noid\" or \"dbdump\" (got \"{other}\")\n"));
+            out.fail(format!(
+                "error: export format must be \"noid\" or \"dbdump\" (got \"{other}\")\n"
+            ));
             return;
         }
     };
@@ -447,7 +522,9 @@ fn check(session: &Session, args: &[String], out: &mut Out) {
                 opts.lookahead = n.parse().unwrap_or(10).clamp(1, 100_000);
             }
             other => {
-                out.fail(format!("error: check takes [--repair] [N], not \"{other}\"\n"));
+                out.fail(format!(
+                    "error: check takes [--repair] [N], not \"{other}\"\n"
+                ));
                 return;
             }
         }
@@ -503,7 +580,10 @@ fn check(session: &Session, args: &[String], out: &mut Out) {
     };
     if after.ok() {
         let n = before.problems.len();
-        out.out(format!("ok: {n} {} repaired\n", if n == 1 { "problem" } else { "problems" }));
+        out.out(format!(
+            "ok: {n} {} repaired\n",
+            if n == 1 { "problem" } else { "problems" }
+        ));
         return;
     }
     for p in &after.problems {
@@ -512,7 +592,11 @@ fn check(session: &Session, args: &[String], out: &mut Out) {
     let n = after.problems.len();
     out.fail(format!(
         "error: {n} {} after repair; see docs/MIGRATION.md\n",
-        if n == 1 { "problem remains" } else { "problems remain" }
+        if n == 1 {
+            "problem remains"
+        } else {
+            "problems remain"
+        }
     ));
 }
 
