@@ -542,6 +542,7 @@ fn an_interrupted_import_leaves_no_store() {
     stdin.flush().unwrap();
     // Let it load what it has, then kill it hard.
     std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = child.id();
     child.kill().unwrap();
     child.wait().unwrap();
     drop(stdin);
@@ -550,9 +551,15 @@ fn an_interrupted_import_leaves_no_store() {
         "a half store was left in {}",
         new.display()
     );
-    // The next import works.
+    let staged = new.join(format!(".NOID.import-{pid}"));
+    assert!(
+        staged.exists(),
+        "the staging directory is where it is expected"
+    );
+    // The next import works, and clears away what the killed one left.
     let r = import(&new, &fixture("random-long").display().to_string(), b"");
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!staged.exists());
     assert!(dbinfo_dump(&new) == expected_dump("random-long").0);
 }
 
@@ -740,5 +747,49 @@ fn check_needs_a_minter() {
     assert_eq!(
         (r.code, r.stderr.as_str()),
         (1, "error: check takes [--repair] [N], not \"--bogus\"\n")
+    );
+}
+
+#[test]
+fn port_commands_in_bulk_and_web_modes() {
+    let d = Dir::minter(&[".sdd"]);
+    d.mint(2);
+    // Bulk: export and check run after the pending writes are committed.
+    let r = d.noid_stdin(&["-"], b"mint 1\nexport\ncheck\n");
+    let out = r.ok();
+    assert!(out.starts_with("id: 02\n\n# noid export v1\n"), "{out}");
+    assert!(out.contains("00\\t:/c\ti|"), "{out}");
+    assert!(out.ends_with("ok: no problems found\n"), "{out}");
+    // Web: import and repairs are refused; check and export are read-only and allowed.
+    let top = Dir::new();
+    let m = top.path().join("m");
+    assert_eq!(noid_raw(&m, &["dbcreate", ".sdd"], b"", None).code, 0);
+    let link = top.path().join("noidu_m");
+    std::os::unix::fs::symlink(noid_exe(), &link).unwrap();
+    let web = |query: &str| {
+        let mut cmd = Command::new(&link);
+        cmd.current_dir(top.path()).env("QUERY_STRING", query);
+        run(cmd, b"")
+    };
+    let r = web("import+/etc/passwd");
+    assert!(
+        r.stdout.starts_with(
+            "Content-Type: text/plain\n\nerror: command \"import\" not allowed in URL interface.\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = web("check+--repair");
+    assert!(
+        r.stdout
+            .contains("error: \"check --repair\" not allowed in URL interface.\n"),
+        "{}",
+        r.stdout
+    );
+    let r = web("check");
+    assert!(
+        r.stdout.ends_with("ok: no problems found\n"),
+        "{}",
+        r.stdout
     );
 }
