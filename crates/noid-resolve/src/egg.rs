@@ -86,8 +86,11 @@ pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
 fn split_request(text: Cow<'_, str>) -> Result<(Cow<'_, str>, Option<String>), EggError> {
     let cut = |s: &str| -> Option<(usize, Option<usize>)> {
         // A blob made of raw headers may hold spaces: its `!!!` marker is unambiguous.
-        if let Some(i) = s.find(".resolve !!!") {
-            return Some((i, Some(i + METHOD.len() + 1)));
+        let b = s.as_bytes();
+        for sp in memchr::memchr_iter(b' ', b) {
+            if b[..sp].ends_with(METHOD.as_bytes()) && b[sp + 1..].starts_with(b"!!!") {
+                return Some((sp - METHOD.len(), Some(sp + 1)));
+            }
         }
         if s.ends_with(METHOD) {
             return Some((s.len() - METHOD.len(), None));

@@ -266,7 +266,15 @@ impl Resolver {
                     }
                 }
             }
-            if let Some(t) = self.rules.get_canonical(&Rules::canonical_key(k)) {
+            if self.rules.is_empty() {
+                continue;
+            }
+            // Level keys are prefixes of `norm`, already canonical but for DOI case.
+            let canonical = match p.family {
+                Family::Doi => Cow::Owned(format!("doi:{}", k[4..].to_uppercase())),
+                _ => Cow::Borrowed(k),
+            };
+            if let Some(t) = self.rules.get_canonical(&canonical) {
                 return Ok(Some(rule_found(k, t.as_bytes().to_vec(), suffix)));
             }
         }
@@ -343,7 +351,7 @@ impl Resolver {
         let lazy;
         let p: Option<&Parsed> = match parsed {
             Some(p) => Some(p),
-            None if text.contains("${") => {
+            None if has_placeholder(text) => {
                 lazy = Parsed::new(req.id);
                 Some(&lazy)
             }
@@ -400,7 +408,7 @@ impl Resolver {
         }
 
         // Several targets: one per line.
-        if text.contains('\n') {
+        if memchr::memchr(b'\n', text.as_bytes()).is_some() {
             let targets: Vec<String> = text
                 .split('\n')
                 .map(|t| t.trim_end_matches('\r'))
@@ -477,6 +485,11 @@ fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
         .map(|s| (id.len() - s.len(), *s))
 }
 
+/// Above this many ancestor lookups, one prefix seek first checks that anything at all
+/// is bound under the non-choppable start. A bloom-filtered miss costs a fraction of a
+/// seek, so short ids skip the seek and long garbage ids cannot cost many lookups.
+const PREFIX_CHECK_ABOVE: usize = 8;
+
 /// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`).
 fn chop<L: Lookup + ?Sized>(
     l: &L,
@@ -489,30 +502,18 @@ fn chop<L: Lookup + ?Sized>(
     if stop == 0 || b.len() <= stop {
         return Ok(None);
     }
-    // Nothing starts with the non-choppable start: no ancestor can exist.
-    if l.scan_prefix(&b[..stop], 1)?.is_empty() {
-        return Ok(None);
-    }
-    if let Some(shoulder) = p.shoulder_key() {
-        if flag_is_n(l, key, shoulder)? {
-            return Ok(None);
-        }
-    }
+    // Candidate lengths, longest first: trailing non-word characters trimmed, then one
+    // word and the separators before it (`[^\w~]*[\w~]+$`) removed at a time, never
+    // shorter than the non-choppable start; last, the shoulder itself.
+    let mut candidates: Vec<usize> = Vec::with_capacity(8);
     let mut end = b.len();
     while end > stop && !is_word(b[end - 1]) {
         end -= 1;
     }
-    let mut tested_stop = false;
-    let mut candidate = (end < b.len()).then_some(end);
+    if end < b.len() {
+        candidates.push(end);
+    }
     loop {
-        if let Some(len) = candidate {
-            tested_stop |= len == stop;
-            let anc = &norm[..len];
-            if let Some(v) = target_of(l, key, anc)? {
-                return found_ancestor(l, key, p, len, v);
-            }
-        }
-        // Remove one word and the separators before it: `[^\w~]*[\w~]+$`.
         let mut e = end;
         while e > 0 && is_word(b[e - 1]) {
             e -= 1;
@@ -524,18 +525,24 @@ fn chop<L: Lookup + ?Sized>(
             break;
         }
         end = e;
-        candidate = Some(end);
+        candidates.push(end);
     }
-    // The shoulder itself as an id.
-    if p.shoulder_end.is_some() && !tested_stop {
-        if let Some(v) = target_of(l, key, &norm[..stop])? {
-            return found_ancestor(l, key, p, stop, v);
+    if p.shoulder_end.is_some() && candidates.last() != Some(&stop) {
+        candidates.push(stop);
+    }
+    if candidates.len() > PREFIX_CHECK_ABOVE && l.scan_prefix(&b[..stop], 1)?.is_empty() {
+        return Ok(None);
+    }
+    for len in candidates {
+        if let Some(v) = target_of(l, key, &norm[..len])? {
+            return found_ancestor(l, key, p, len, v);
         }
     }
     Ok(None)
 }
 
-/// An ancestor of length `len` is bound; it forbids passthrough with `_t_am` = `n`.
+/// An ancestor of length `len` is bound. `_t_am` = `n` on it, or on the shoulder, forbids
+/// passthrough (the longest bound ancestor decides: no shorter one is tried).
 fn found_ancestor<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
@@ -546,6 +553,11 @@ fn found_ancestor<L: Lookup + ?Sized>(
     let root = &p.norm[..len];
     if flag_is_n(l, key, root)? {
         return Ok(None);
+    }
+    if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
+        if flag_is_n(l, key, shoulder)? {
+            return Ok(None);
+        }
     }
     Ok(Some(Found {
         root: root.to_string(),
@@ -634,7 +646,7 @@ fn finish_target(
 /// Replace `${suffix}`, `${id}`, `${blade}`, `${nlid}`, `${naan}`, `${scheme}` (every
 /// occurrence); when the target has none of them, append the suffix.
 fn substitute(target: &str, suffix: &str, p: Option<&Parsed>) -> String {
-    if !target.contains("${") {
+    if !has_placeholder(target) {
         let mut s = String::with_capacity(target.len() + suffix.len());
         s.push_str(target);
         s.push_str(suffix);
@@ -710,10 +722,16 @@ fn apply_extension(target: &str, ext: &str) -> String {
 
 /// Answers are single lines: embedded CR and LF are deleted (as EggNog does).
 fn strip_newlines(mut s: String) -> String {
-    if s.contains(['\r', '\n']) {
+    if memchr::memchr2(b'\r', b'\n', s.as_bytes()).is_some() {
         s.retain(|c| c != '\r' && c != '\n');
     }
     s
+}
+
+/// Whether `s` holds `${` (a placeholder); memchr-based, this runs on every hit.
+fn has_placeholder(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'$', b).any(|i| b.get(i + 1) == Some(&b'{'))
 }
 
 /// The media types of an `Accept` header in preference order, or `None` when it does not

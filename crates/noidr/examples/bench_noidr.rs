@@ -3,6 +3,7 @@
 //! ```text
 //! bench_noidr load DBDIR N            # create a store of N bound ARKs (skipped if present)
 //! bench_noidr run NOIDR DBDIR N REQS  # measure: hits, misses, 4-level chop-backs
+//! bench_noidr rawget DBDIR N REQS     # the ceiling: RocksDB gets in-process
 //! ```
 //!
 //! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
@@ -194,10 +195,35 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
     }
 }
 
+/// The ceiling: the same random gets in-process on a `noid_store::Reader`, no pipe.
+fn rawget(dbdir: &Path, n: u64, count: usize) {
+    let reader = noid_store::Reader::open(dbdir, None, 256 << 20).expect("open reader");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let keys: Vec<Vec<u8>> = (0..count)
+        .map(|_| format!("{}\t_t", id(rng.next() % n)).into_bytes())
+        .collect();
+    for k in keys.iter().take(20_000) {
+        reader.get(k).unwrap();
+    }
+    let start = Instant::now();
+    let mut found = 0;
+    for k in &keys {
+        found += reader.get(k).unwrap().is_some() as usize;
+    }
+    let rate = count as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(found, count);
+    println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} |");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("load") if args.len() == 4 => load(Path::new(&args[2]), args[3].parse().expect("N")),
+        Some("rawget") if args.len() == 5 => rawget(
+            Path::new(&args[2]),
+            args[3].parse().expect("N"),
+            args[4].parse().expect("REQS"),
+        ),
         Some("run") if args.len() == 6 => run(
             Path::new(&args[2]),
             Path::new(&args[3]),
@@ -205,7 +231,9 @@ fn main() {
             args[5].parse().expect("REQS"),
         ),
         _ => {
-            eprintln!("usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS");
+            eprintln!(
+                "usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS | rawget DBDIR N REQS"
+            );
             std::process::exit(2);
         }
     }

@@ -13,6 +13,7 @@
 //! If the store cannot be opened (wrong Dbdir, not created yet) the daemon keeps
 //! running: every request gets an error line and the background thread retries.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -28,18 +29,70 @@ pub const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
 /// How often a store that failed to open is tried again.
 const RETRY_OPEN_EVERY: Duration = Duration::from_secs(1);
 
+/// Prefix of the keys holding `:idmap` rules.
+const IDMAP_PREFIX: &[u8] = b":/idmap/";
+
+/// Most cached `:idmap` rule lists (one per element asked for).
+const IDMAP_CACHE_MAX: usize = 1024;
+
+/// `:idmap` rule lists by (prefix, limit), as of the current catch-up epoch.
+type IdmapCache = HashMap<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>;
+
 /// One opened store: the secondary, a watcher on its generation counter, and the
 /// generation it has caught up with.
+///
+/// Every miss consults the `:idmap` rules of `_t`, a prefix scan (an iterator: several
+/// times the cost of a point lookup). The rules change rarely, and the secondary's view
+/// changes only when it catches up, so rule lists are cached until the next catch-up.
 pub struct Store {
     reader: Option<Reader>,
     watcher: Watcher,
     seen: AtomicU64,
     dir: PathBuf,
+    /// Bumped after each catch-up; a scan started in an older epoch is not cached.
+    epoch: AtomicU64,
+    /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
+    lock: Option<std::fs::File>,
+    idmap: RwLock<IdmapCache>,
 }
 
 impl Store {
     fn reader(&self) -> &Reader {
         self.reader.as_ref().expect("reader is present until drop")
+    }
+
+    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`),
+    /// and forget what was cached from the older view.
+    ///
+    /// Why the writers' lock is consulted: a RocksDB secondary that catches up while the
+    /// primary is flushing or closing can lose track of that write for good (seen here
+    /// with writers that flush on close: every later catch-up still showed the previous
+    /// value). So a catch-up runs only while no writer holds `NOID/lock`, holding it
+    /// *shared* for the millisecond it takes; a writer that arrives meanwhile waits that
+    /// long. The resolver never waits for the lock itself.
+    fn catch_up(&self) -> Result<bool, StoreError> {
+        let quiet = match &self.lock {
+            Some(f) => match f.try_lock_shared() {
+                Ok(()) => Some(f),
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    log::debug!("cannot lock the writers' lock: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let result = self.reader().catch_up();
+        if let Some(f) = quiet {
+            let _ = f.unlock();
+        }
+        result?;
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        self.idmap
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(true)
     }
 }
 
@@ -60,7 +113,28 @@ impl Lookup for Store {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-        Lookup::scan_prefix(self.reader(), prefix, limit)
+        if !prefix.starts_with(IDMAP_PREFIX) {
+            return Lookup::scan_prefix(self.reader(), prefix, limit);
+        }
+        let key = (prefix.to_vec(), limit);
+        if let Some(rules) = self
+            .idmap
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(rules.clone());
+        }
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let rules = Lookup::scan_prefix(self.reader(), prefix, limit)?;
+        let mut cache = self.idmap.write().unwrap_or_else(|e| e.into_inner());
+        if self.epoch.load(Ordering::Acquire) == epoch {
+            if cache.len() >= IDMAP_CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(key, rules.clone());
+        }
+        Ok(rules)
     }
 }
 
@@ -122,14 +196,42 @@ impl Follower {
             .base
             .join(format!("secondary-{}-{n}", std::process::id()));
         let layout = Layout::new(&self.dbdir);
-        let reader = Reader::open(&self.dbdir, Some(&dir), self.cache_bytes)?;
-        let watcher = Watcher::open(&layout.generation)?;
-        let seen = AtomicU64::new(watcher.current());
+        // Open between writers, as for a catch-up (see `Store::catch_up`); if writers
+        // keep the lock for a whole second, open anyway and catch up at the next request.
+        let lock = std::fs::File::open(&layout.lock).ok();
+        let mut quiet = false;
+        if let Some(f) = &lock {
+            for _ in 0..200 {
+                match f.try_lock_shared() {
+                    Ok(()) => {
+                        quiet = true;
+                        break;
+                    }
+                    Err(std::fs::TryLockError::WouldBlock) => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Err(std::fs::TryLockError::Error(_)) => break,
+                }
+            }
+        }
+        // The generation is read before opening: a write in between is caught up later.
+        let opened = Watcher::open(&layout.generation).and_then(|watcher| {
+            let reader = Reader::open(&self.dbdir, Some(&dir), self.cache_bytes)?;
+            Ok((watcher, reader))
+        });
+        if let (true, Some(f)) = (quiet, &lock) {
+            let _ = f.unlock();
+        }
+        let (watcher, reader) = opened?;
+        let seen = AtomicU64::new(if quiet { watcher.current() } else { u64::MAX });
         Ok(Store {
             reader: Some(reader),
             watcher,
             seen,
             dir,
+            epoch: AtomicU64::new(0),
+            idmap: RwLock::new(HashMap::new()),
+            lock,
         })
     }
 
@@ -161,8 +263,12 @@ impl Follower {
             self.reopen()?;
             return self.current();
         }
-        store.reader().catch_up()?;
-        store.seen.store(generation, Ordering::Release);
+        // A writer still at work has not returned yet: its changes need not show, and
+        // catching up now could lose track of them (see `Store::catch_up`). The next
+        // request tries again.
+        if store.catch_up()? {
+            store.seen.store(generation, Ordering::Release);
+        }
         Ok(store)
     }
 
@@ -212,12 +318,12 @@ impl Follower {
                         }
                         continue;
                     }
-                    match store.reader().catch_up() {
-                        Ok(()) if failing => {
+                    match store.catch_up() {
+                        Ok(_) if failing => {
                             failing = false;
                             log::warn!("catching up with minter works again");
                         }
-                        Ok(()) => {}
+                        Ok(_) => {}
                         Err(e) if !failing => {
                             failing = true;
                             log::error!("catching up with minter {}: {e}", self.dbdir.display());
