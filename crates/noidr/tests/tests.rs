@@ -4,6 +4,7 @@
 mod util;
 
 mod fresh;
+mod http;
 mod lifecycle;
 mod protocol;
 mod robust;
