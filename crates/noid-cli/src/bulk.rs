@@ -228,9 +228,13 @@ fn write_batch(
             if let Err(e) = result {
                 // Undo this command alone; earlier commands in the batch stand.
                 txn.rollback_to(sp);
-                match Minter::load(&txn) {
-                    Ok(m) => minter = m,
-                    Err(e) => out.fail(format!("{e}\n")),
+                // Most refusals (a bad id, an unbound element) touch nothing in memory;
+                // reloading the minter for each of a million refused lines would dominate.
+                if minter.is_dirty() {
+                    match Minter::load(&txn) {
+                        Ok(m) => minter = m,
+                        Err(e) => out.fail(format!("{e}\n")),
+                    }
                 }
                 if let MinterError::Store(_) = e {
                     out.fail(format!("{e}\n"));

@@ -197,6 +197,12 @@ impl Minter {
         }
     }
 
+    /// Whether the in-memory admin values differ from those last flushed (an
+    /// operation that failed without touching them needs no reload after a rollback).
+    pub fn is_dirty(&self) -> bool {
+        self.current() != *self.persisted
+    }
+
     /// Write the admin values that changed since the last flush into `txn`.
     ///
     /// Operations change the minter in memory only; callers flush before they commit and
@@ -258,7 +264,7 @@ impl Minter {
         for (k, v) in w {
             txn.put(keys::admin(&k), v);
         }
-        self.persisted = Box::new(self.current());
+        *self.persisted = self.current();
     }
 
     /// The identifier with the minter's first part removed and zero-padded to
