@@ -8,3 +8,4 @@ mod http;
 mod lifecycle;
 mod protocol;
 mod robust;
+mod tidy;
