@@ -37,6 +37,7 @@ mod elem;
 mod ident;
 pub mod idmap;
 mod lookup;
+mod noid_keys;
 pub mod noid_line;
 mod resolve;
 mod rules;
