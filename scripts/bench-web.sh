@@ -16,7 +16,8 @@
 #
 #   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--only REGEX] [--write]
 #
-# --write replaces the results section of docs/BENCHMARKS-web.md. Expects release
+# --write replaces the results section of docs/BENCHMARKS-web.md. On a shared machine,
+# run it as `nice -n -10 scripts/bench-web.sh` (root) and read the load-average column. Expects release
 # binaries in ${CARGO_TARGET_DIR:-~/.cache/noid-target}/release (noid, noidr); installs
 # apache2-bin, apache2-utils, nginx, libnginx-mod-http-js, wrk, curl when missing (root).
 set -euo pipefail
@@ -145,7 +146,8 @@ bench() { # NAME PORT [const]
     [[ "$name" =~ $ONLY ]] || return 0
     sanity "$port" "${3:-}" || { echo "$name FAILED" >>"$RESULTS"; return 0; }
     wrk -t1 -c16 -d2s -s "$W/rand.lua" "http://127.0.0.1:$port" >/dev/null 2>&1 || true # warm-up
-    local lines=()
+    local lines=() load
+    load=$(cut -d' ' -f1 /proc/loadavg)
     for r in $(seq 1 "$RUNS"); do
         lines+=("$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:$port" | grep '^RESULT')")
         log "$name run $r: ${lines[-1]}"
@@ -153,7 +155,8 @@ bench() { # NAME PORT [const]
     printf '%s\n' "${lines[@]}" | awk -v name="$name" '
         { rps[NR] = $2; p50[NR] = $3; p99[NR] = $4; st += $5; er += $6 }
         function med(a,   n, i, j, t) { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-        END { printf "%s %d %d %d %d %d\n", name, med(rps), med(p50), med(p99), st, er }' >>"$RESULTS"
+        END { printf "%s %d %d %d %d %d %s %s\n", name, med(rps), med(p50), med(p99), st, er, load, cut }' \
+        -v load="$load" -v cut="$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
 }
 
 apache() { # NAME PORT CONF-BODY: starts an instance
@@ -178,7 +181,8 @@ HTHREADS=${BENCH_HTTP_THREADS:-2}
 take_port H
 "$NOIDR" -f "$DB" --http "127.0.0.1:$H" --http-threads "$HTHREADS" 2>"$W/noidr-http.log" &
 HTTP_PID=$!
-"$NOIDR" -f "$DB" --http "unix:$W/noidr.sock" --http-threads "$HTHREADS" 2>"$W/noidr-unix.log" &
+# umask 0: nginx's workers (www-data) must be able to connect to the socket
+(umask 0 && exec "$NOIDR" -f "$DB" --http "unix:$W/noidr.sock" --http-threads "$HTHREADS" 2>"$W/noidr-unix.log") &
 HTTP_PID="$HTTP_PID $!"
 for _ in $(seq 1 100); do
     curl -s -o /dev/null "http://127.0.0.1:$H/health" && curl -s -o /dev/null --unix-socket "$W/noidr.sock" http://x/health && break
@@ -261,10 +265,10 @@ fi
 
 # --- report ------------------------------------------------------------------------------
 TABLE=$(
-    echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors |"
-    echo "|---|---:|---:|---:|---:|---:|"
-    awk '$2 == "FAILED" { printf "| %s | FAILED (sanity check) | | | | |\n", $1; next }
-         { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d |\n", $1, $2, $3, $4, $5, $6 }' "$RESULTS"
+    echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors | load avg before / after |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    awk '$2 == "FAILED" { printf "| %s | FAILED (sanity check) | | | | | |\n", $1; next }
+         { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d | %s / %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
 )
 echo "$TABLE"
 if [ "$WRITE" = 1 ]; then
