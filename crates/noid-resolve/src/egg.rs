@@ -1,7 +1,7 @@
 //! The EggNog `rrm` line protocol (N2T's RewriteMap resolver): one request line
 //! `ID.resolve[ HEADERBLOB]`, one answer line.
 //!
-//! Answers (always exactly one line, embedded CR/LF deleted):
+//! Answers (always exactly one line, embedded CR/LF deleted, NUL written `%00`):
 //!
 //! | answer | line |
 //! |---|---|
@@ -199,12 +199,19 @@ pub fn error_line(msg: &str, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
-/// Append bytes without CR/LF (deleted, as EggNog does).
+/// Append bytes without CR/LF (deleted, as EggNog does); NUL becomes `%00`, because
+/// httpd reads the answer as a C string and would cut it there.
 fn push_clean(b: &[u8], out: &mut Vec<u8>) {
-    if b.contains(&b'\n') || b.contains(&b'\r') {
-        out.extend(b.iter().filter(|&&c| c != b'\n' && c != b'\r'));
-    } else {
+    if memchr::memchr3(b'\n', b'\r', b'\0', b).is_none() {
         out.extend_from_slice(b);
+        return;
+    }
+    for &c in b {
+        match c {
+            b'\n' | b'\r' => {}
+            b'\0' => out.extend_from_slice(b"%00"),
+            _ => out.push(c),
+        }
     }
 }
 
@@ -327,6 +334,20 @@ mod tests {
              inflect \"op=arkinflect\" \"id=ark:/1/x\" \"suffix=%3f%3f\"\n\
              inflect \"op=partial\" \"partial=ark:/99999\"\n"
         );
+    }
+
+    #[test]
+    fn nul_and_newlines_in_targets() {
+        let mut out = Vec::new();
+        render(
+            &Answer::Redirect {
+                code: 302,
+                target: "a\0b\r\nc".into(),
+            },
+            Miss::Null,
+            &mut out,
+        );
+        assert_eq!(out, b"redir302 a%00bc\n");
     }
 
     #[test]
