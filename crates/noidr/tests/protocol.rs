@@ -262,7 +262,7 @@ fn missing_store_answers_errors_then_recovers() {
             break;
         }
         assert!(a.starts_with("error: "), "{a}");
-        assert!(start.elapsed().as_secs() < 10, "store never picked up");
+        assert!(start.elapsed().as_secs() < 30, "store never picked up");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }

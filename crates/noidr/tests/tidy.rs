@@ -8,7 +8,11 @@ fn every_file_has_a_module_doc() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();
-                assert!(text.starts_with("//!"), "{} lacks a //! doc", path.display());
+                assert!(
+                    text.starts_with("//!"),
+                    "{} lacks a //! doc",
+                    path.display()
+                );
             }
         }
     }
