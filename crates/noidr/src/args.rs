@@ -14,7 +14,7 @@ use noid_resolve::Rules;
 /// noidr: the noid resolver. Reads one request per line on stdin and writes exactly one
 /// answer line per request on stdout (Apache `RewriteMap prg:`), or serves HTTP.
 #[derive(Debug, Parser)]
-#[command(name = "noidr", version, about, long_about = None)]
+#[command(name = "noidr", version)]
 pub struct Args {
     /// Minter directory (the one holding NOID/). Default: the part of the program name
     /// after its first "_" (noidr_fk9 → fk9), else ".". Relative to the current
