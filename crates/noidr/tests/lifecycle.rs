@@ -24,6 +24,8 @@ fn end_of_input_exits_zero_and_cleans_up() {
     let m = Minter::new();
     m.bind(&[("X", "_t", "x")]);
     let sec = tempfile::tempdir().unwrap();
+    // Left by a noidr that was killed with SIGKILL (no such pid can exist).
+    std::fs::create_dir(sec.path().join("secondary-99999999-0")).unwrap();
     let mut n = Noidr::start(
         m.dbdir(),
         &[
@@ -34,7 +36,11 @@ fn end_of_input_exits_zero_and_cleans_up() {
         ],
     );
     eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
-    assert_eq!(secondaries(sec.path()), 1);
+    assert_eq!(
+        secondaries(sec.path()),
+        1,
+        "stale directory swept, ours made"
+    );
     let st = n.finish();
     assert!(st.success(), "{st:?}");
     assert_eq!(secondaries(sec.path()), 0, "secondary dir removed");

@@ -145,11 +145,18 @@ impl Noidr {
 }
 
 impl Drop for Noidr {
+    /// End of input first (a clean exit removes noidr's secondary directory), SIGKILL
+    /// only if it does not exit within two seconds.
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        drop(self.stdin.take());
+        for _ in 0..200 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
