@@ -152,11 +152,10 @@ bench() { # NAME PORT [const]
         lines+=("$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:$port" | grep '^RESULT')")
         log "$name run $r: ${lines[-1]}"
     done
-    printf '%s\n' "${lines[@]}" | awk -v name="$name" '
+    printf '%s\n' "${lines[@]}" | awk -v name="$name" -v load="$load" -v cut="$(cut -d' ' -f1 /proc/loadavg)" '
         { rps[NR] = $2; p50[NR] = $3; p99[NR] = $4; st += $5; er += $6 }
         function med(a,   n, i, j, t) { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-        END { printf "%s %d %d %d %d %d %s %s\n", name, med(rps), med(p50), med(p99), st, er, load, cut }' \
-        -v load="$load" -v cut="$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
+        END { printf "%s %d %d %d %d %d %s %s\n", name, med(rps), med(p50), med(p99), st, er, load, cut }' >>"$RESULTS"
 }
 
 apache() { # NAME PORT CONF-BODY: starts an instance
