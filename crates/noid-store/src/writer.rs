@@ -40,7 +40,9 @@ impl Writer {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
         let lock = take_lock(&layout, timeout)?;
-        let db = DB::open(&writer_options(8 << 20), &layout.db)?;
+        // The block cache is only a limit, allocated as used; a small one makes every
+        // candidate probe of a large minter re-read filter blocks.
+        let db = DB::open(&writer_options(64 << 20), &layout.db)?;
         let bumper = Bumper::open(&layout.generation)?;
         Ok(Writer {
             db,
@@ -60,7 +62,7 @@ impl Writer {
         if layout.exists() {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
-        let mut opts = writer_options(8 << 20);
+        let mut opts = writer_options(64 << 20);
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
