@@ -22,6 +22,9 @@ for tpl in ".zd" "f5.reedeedk long 13030 example.org bench"; do
     "$NOID" -f "$d" dbcreate $tpl >/dev/null
     t=$(timeit "$NOID" -f "$d" mint "$N")
     echo "mint $N on ${tpl%% *}: $(secs "$t") s ($(rate "$N" "$t") ids/s)"
+    # Minting must not slow down once the store is large (it once did, 70-fold).
+    t=$(timeit "$NOID" -f "$d" mint 100000)
+    echo "then mint 100000 more on that ${tpl%% *} minter: $(secs "$t") s ($(rate 100000 "$t") ids/s)"
 done
 
 d="$work/bind"; mkdir -p "$d"
