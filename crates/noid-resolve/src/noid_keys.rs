@@ -8,59 +8,15 @@ use crate::lookup::{Lookup, LookupError};
 const ARK: &[u8] = b"ark:/";
 
 /// A [`Lookup`] that also finds `ark:/NAAN/…` keys stored as `NAAN/…`.
-///
-/// One value per resolution. The first retry for a NAAN is a plain lookup (so a
-/// noid-style hit costs two lookups and nothing more); from the second retry on it
-/// checks once, with a prefix seek, whether any key starts with `NAAN/` at all, so that
-/// the retries of a chop-back or a miss (up to a dozen lookups) are skipped for stores
-/// that use the `ark:/` form only.
-pub(crate) struct NoidKeys<'a, L: Lookup + ?Sized> {
-    inner: &'a L,
-    /// (NAAN followed by `/`, `None` after one retry, then whether any key starts with it).
-    known: std::cell::RefCell<Vec<(Vec<u8>, Option<bool>)>>,
-}
-
-impl<'a, L: Lookup + ?Sized> NoidKeys<'a, L> {
-    /// Wrap `inner` for one resolution.
-    pub(crate) fn new(inner: &'a L) -> Self {
-        NoidKeys {
-            inner,
-            known: std::cell::RefCell::new(Vec::new()),
-        }
-    }
-
-    /// Whether `rest` (a key without `ark:/`) is worth a lookup.
-    fn worth_retrying(&self, rest: &[u8]) -> Result<bool, LookupError> {
-        let Some(slash) = rest.iter().position(|&c| c == b'/') else {
-            return Ok(true);
-        };
-        let naan = &rest[..=slash];
-        let mut known = self.known.borrow_mut();
-        match known.iter_mut().find(|(n, _)| n == naan) {
-            None => {
-                known.push((naan.to_vec(), None));
-                Ok(true)
-            }
-            Some((_, Some(used))) => Ok(*used),
-            Some((_, state @ None)) => {
-                let used = !self.inner.scan_prefix(naan, 1)?.is_empty();
-                *state = Some(used);
-                Ok(used)
-            }
-        }
-    }
-}
+pub(crate) struct NoidKeys<'a, L: Lookup + ?Sized>(pub &'a L);
 
 impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-        match self.inner.get(key)? {
+        match self.0.get(key)? {
             Some(v) => Ok(Some(v)),
             None => match key.strip_prefix(ARK) {
-                Some(rest)
-                    if rest.first().is_some_and(u8::is_ascii_alphanumeric)
-                        && self.worth_retrying(rest)? =>
-                {
-                    self.inner.get(rest)
+                Some(rest) if rest.first().is_some_and(u8::is_ascii_alphanumeric) => {
+                    self.0.get(rest)
                 }
                 _ => Ok(None),
             },
@@ -72,14 +28,14 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-        let mut found = self.inner.scan_prefix(prefix, limit)?;
+        let mut found = self.0.scan_prefix(prefix, limit)?;
         let Some(rest) = prefix
             .strip_prefix(ARK)
             .filter(|r| r.first().is_some_and(u8::is_ascii_alphanumeric))
         else {
             return Ok(found);
         };
-        for (k, v) in self.inner.scan_prefix(rest, limit)? {
+        for (k, v) in self.0.scan_prefix(rest, limit)? {
             let mut full = ARK.to_vec();
             full.extend_from_slice(&k);
             found.push((full, v));
@@ -102,7 +58,7 @@ mod tests {
         m.insert("13030/f54x54g11\t_t", "https://x");
         m.insert("ark:/13030/both\t_t", "full");
         m.insert("13030/both\t_t", "short");
-        let l = NoidKeys::new(&m);
+        let l = NoidKeys(&m);
         assert_eq!(
             l.get(b"ark:/13030/f54x54g11\t_t").unwrap().as_deref(),
             Some(&b"https://x"[..])

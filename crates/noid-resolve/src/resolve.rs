@@ -173,7 +173,7 @@ impl Resolver {
             return Ok(Answer::NotFound);
         }
         // Minters store ARKs without `ark:/` (`13030/x`); see `noid_keys`.
-        let l = &crate::noid_keys::NoidKeys::new(l);
+        let l = &crate::noid_keys::NoidKeys(l);
         let mut key = Vec::with_capacity(id.len() + 8);
         // 1. Verbatim: the hot path, one lookup.
         if let Some(value) = target_of(l, &mut key, id)? {
