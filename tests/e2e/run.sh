@@ -43,10 +43,10 @@ HTTP_PID=""
 cleanup() {
     "$REPO/scripts/web-apache.sh" stop "$AP" >/dev/null 2>&1
     "$REPO/scripts/web-nginx.sh" stop "$NG" >/dev/null 2>&1
-    if [ -n "$HTTP_PID" ]; then
-        kill -TERM "$HTTP_PID" 2>/dev/null
-        wait "$HTTP_PID" 2>/dev/null
-    fi
+    for p in $HTTP_PID; do
+        kill -TERM "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
     if [ "$FAIL" = 0 ] && [ -z "${NOID_E2E_KEEP:-}" ]; then
         rm -rf "$WORK"
     else
@@ -73,6 +73,7 @@ take_port AP_ # Apache, noid-proxy.conf -> H1
 take_port AM  # Apache, noid-resolve.conf, misses forwarded to a global resolver
 take_port AF  # Apache, noid-resolve.conf, misses fall through
 take_port AN  # Apache, noid-resolve.conf, noidr --egg-miss eggnog
+take_port AU  # Apache, noid-proxy.conf -> noidr --http on a unix socket
 take_port N1  # nginx, noid-proxy.conf
 take_port N2  # nginx, noid-auth.conf
 take_port N3  # nginx, noid-njs.conf
@@ -110,8 +111,12 @@ bind 13030/local myGoto /local/page.html
 # --- noidr --http ----------------------------------------------------------------------
 "$NOIDR" -f "$DB" --http "127.0.0.1:$H1" >"$WORK/noidr-http.log" 2>&1 &
 HTTP_PID=$!
+# and on a unix socket (umask 0: httpd's children, www-data, must be able to connect)
+(umask 0 && exec "$NOIDR" -f "$DB" --http "unix:$WORK/noidr.sock" >"$WORK/noidr-unix.log" 2>&1) &
+HTTP_PID="$HTTP_PID $!"
 for _ in $(seq 1 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$H1/health" && break
+    curl -s -o /dev/null "http://127.0.0.1:$H1/health" &&
+        curl -s -o /dev/null --unix-socket "$WORK/noidr.sock" http://localhost/health && break
     sleep 0.1
 done
 
@@ -126,6 +131,7 @@ Listen 127.0.0.1:$AP_
 Listen 127.0.0.1:$AM
 Listen 127.0.0.1:$AF
 Listen 127.0.0.1:$AN
+Listen 127.0.0.1:$AU
 Define NOIDR $NOIDR
 Define NOID_DBDIR $DB
 Include $REPO/apache-conf/noid-server.conf
@@ -154,6 +160,11 @@ Include $REPO/apache-conf/noid-server.conf
     Include $REPO/apache-conf/noid-resolve.conf
     UnDefine NOID_MISS_FALLTHROUGH
 </VirtualHost>
+<VirtualHost 127.0.0.1:$AU>
+    Define NOIDR_URL "unix:$WORK/noidr.sock|http://localhost"
+    Include $REPO/apache-conf/noid-proxy.conf
+    UnDefine NOIDR_URL
+</VirtualHost>
 <VirtualHost 127.0.0.1:$AN>
     Define NOIDR_ARGS "--egg-miss eggnog"
     Include $REPO/apache-conf/noid-resolve.conf
@@ -178,7 +189,7 @@ EOF
 if "$REPO/scripts/web-nginx.sh" start "$NG"; then ok "nginx starts with the shipped configs"; else bad "nginx start"; fi
 
 # wait until every server answers
-for p in $AE $AG $AP_ $AM $AF $AN $N1 $N2 $N3; do
+for p in $AE $AG $AP_ $AM $AF $AN $AU $N1 $N2 $N3; do
     for _ in $(seq 1 50); do
         curl -s -o /dev/null "http://127.0.0.1:$p/" && break
         sleep 0.1
@@ -220,7 +231,7 @@ expect_body() {
 }
 
 # The full resolvers: same requests, same answers on every server and pattern.
-RESOLVERS="apache-egg:$AE apache-proxy:$AP_ nginx-proxy:$N1 nginx-auth:$N2 nginx-njs:$N3 noidr-http:$H1"
+RESOLVERS="apache-egg:$AE apache-proxy:$AP_ apache-proxy-unix:$AU nginx-proxy:$N1 nginx-auth:$N2 nginx-njs:$N3 noidr-http:$H1"
 CASES=$(
     cat <<'EOF'
 /ark:/13030/xt1|302|https://example.org/xt1
