@@ -540,6 +540,26 @@ fn header_read_timeout_closes_idle_connections() {
         n == 0 || String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 408"),
         "{buf:?}"
     );
+
+    // an idle keep-alive connection is closed too
+    let mut c = connect(&s.addr);
+    c.get_mut()
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    assert_eq!(read_resp(&mut c, false).status, 200);
+    let t0 = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let n = c.read_to_end(&mut rest).unwrap_or(0);
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(
+        n == 0 || String::from_utf8_lossy(&rest).starts_with("HTTP/1.1 408"),
+        "{rest:?}"
+    );
 }
 
 #[test]
