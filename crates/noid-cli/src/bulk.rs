@@ -81,6 +81,31 @@ impl<R: BufRead> Source for Lines<R> {
     }
 }
 
+/// Run the words of a command line or query string: a lone `-` reads one command per
+/// line from standard input (bulk mode), anything else is one command. Exit status 1
+/// when any command failed.
+pub fn run_words(session: &Session, words: Vec<String>) -> std::process::ExitCode {
+    let ok = if words.len() == 1 && words[0] == "-" {
+        let stdin = std::io::stdin();
+        let mut src = Lines {
+            input: std::io::BufReader::with_capacity(1 << 16, stdin.lock()),
+            buffered: |r| !r.buffer().is_empty(),
+        };
+        run(session, &mut src)
+    } else {
+        let mut src = OneCommand {
+            words: Some(words),
+            stdin: std::io::stdin(),
+        };
+        run(session, &mut src)
+    };
+    if ok {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    }
+}
+
 /// Run every command from `source`; returns whether all succeeded.
 pub fn run(session: &Session, source: &mut dyn Source) -> bool {
     let mut ok = true;

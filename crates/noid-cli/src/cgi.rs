@@ -3,11 +3,11 @@
 //! decoded), `?-` runs the commands in the POST body, output is `text/plain` with
 //! errors on the same stream, and `-f` and `dbcreate` are refused.
 
-use std::io::{BufReader, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::bulk::{self, Lines, OneCommand};
+use crate::bulk;
 use crate::session::Session;
 
 /// Run in web mode.
@@ -45,25 +45,7 @@ pub fn run(argv0: &str) -> ExitCode {
         lock_timeout: Duration::from_secs(60),
         last_context: Default::default(),
     };
-    let ok = if words.len() == 1 && words[0] == "-" {
-        let stdin = std::io::stdin();
-        let mut src = Lines {
-            input: BufReader::new(stdin.lock()),
-            buffered: |r| !r.buffer().is_empty(),
-        };
-        bulk::run(&session, &mut src)
-    } else {
-        let mut src = OneCommand {
-            words: Some(words),
-            stdin: std::io::stdin(),
-        };
-        bulk::run(&session, &mut src)
-    };
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    bulk::run_words(&session, words)
 }
 
 /// Decode `%XX` escapes (invalid ones are kept as they are).

@@ -1,14 +1,13 @@
 //! From process arguments to an exit status: choose the mode (one command, bulk,
 //! web), build the [`Session`], and run.
 
-use std::io::BufReader;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 
 use crate::args::Args;
-use crate::bulk::{self, Lines, OneCommand};
+use crate::bulk;
 use crate::output::Out;
 use crate::session::Session;
 use crate::usage::usage;
@@ -52,23 +51,5 @@ pub fn run() -> ExitCode {
         let _ = out.flush(false);
         return ExitCode::from(2);
     }
-    let ok = if args.command.len() == 1 && args.command[0] == "-" {
-        let stdin = std::io::stdin();
-        let mut src = Lines {
-            input: BufReader::with_capacity(1 << 16, stdin.lock()),
-            buffered: |r| !r.buffer().is_empty(),
-        };
-        bulk::run(&session, &mut src)
-    } else {
-        let mut src = OneCommand {
-            words: Some(args.command),
-            stdin: std::io::stdin(),
-        };
-        bulk::run(&session, &mut src)
-    };
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    bulk::run_words(&session, args.command)
 }

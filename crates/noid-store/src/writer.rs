@@ -32,6 +32,10 @@ pub struct Writer {
     _lock: File,
 }
 
+/// The writer's block cache: only a limit, allocated as used; a small one makes every
+/// candidate probe of a large minter re-read filter blocks.
+const WRITER_CACHE: usize = 64 << 20;
+
 impl Writer {
     /// Open the existing minter in `dbdir`, waiting up to `timeout` for other writers.
     pub fn open(dbdir: &Path, timeout: Duration) -> Result<Writer, StoreError> {
@@ -40,17 +44,8 @@ impl Writer {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
         let lock = take_lock(&layout, timeout)?;
-        // The block cache is only a limit, allocated as used; a small one makes every
-        // candidate probe of a large minter re-read filter blocks.
-        let db = DB::open(&writer_options(64 << 20), &layout.db)?;
-        let bumper = Bumper::open(&layout.generation)?;
-        Ok(Writer {
-            db,
-            wrote: std::cell::Cell::new(false),
-            bumper,
-            layout,
-            _lock: lock,
-        })
+        let db = DB::open(&writer_options(WRITER_CACHE), &layout.db)?;
+        Writer::assemble(db, layout, lock)
     }
 
     /// Create a new, empty minter database in `dbdir` (the `NOID` directory may exist,
@@ -62,11 +57,15 @@ impl Writer {
         if layout.exists() {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
-        let mut opts = writer_options(64 << 20);
+        let mut opts = writer_options(WRITER_CACHE);
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
         generation::create(&layout.generation)?;
+        Writer::assemble(db, layout, lock)
+    }
+
+    fn assemble(db: DB, layout: Layout, lock: File) -> Result<Writer, StoreError> {
         let bumper = Bumper::open(&layout.generation)?;
         Ok(Writer {
             db,
