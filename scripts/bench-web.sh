@@ -141,23 +141,13 @@ sanity() { # PORT: a random id must redirect to its own target
         fi
     done
 }
-bench() { # NAME PORT [const]
-    local name=$1 port=$2 r
-    [[ "$name" =~ $ONLY ]] || return 0
-    sanity "$port" "${3:-}" || { echo "$name FAILED" >>"$RESULTS"; return 0; }
-    wrk -t1 -c16 -d2s -s "$W/rand.lua" "http://127.0.0.1:$port" >/dev/null 2>&1 || true # warm-up
-    local lines=() load
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    for r in $(seq 1 "$RUNS"); do
-        lines+=("$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:$port" | grep '^RESULT')")
-        log "$name run $r: ${lines[-1]}"
-    done
-    printf '%s\n' "${lines[@]}" | awk -v name="$name" -v load="$load" -v cut="$(cut -d' ' -f1 /proc/loadavg)" '
-        { rps[NR] = $2; p50[NR] = $3; p99[NR] = $4; st += $5; er += $6 }
-        function med(a,   n, i, j, t) { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-        END { printf "%s %d %d %d %d %d %s %s\n", name, med(rps), med(p50), med(p99), st, er, load, cut }' >>"$RESULTS"
+# Every setup is started first and stays up; then the runs go round-robin over the setups
+# (run 1 of each, run 2 of each, ...), so that load from elsewhere on a shared machine hits
+# all of them alike instead of whichever setup happened to run at that moment.
+NAMES=() PORTS=() KINDS=()
+add() { # NAME PORT [const]
+    NAMES+=("$1") PORTS+=("$2") KINDS+=("${3:-}")
 }
-
 apache() { # NAME PORT CONF-BODY: starts an instance
     local d=$W/ap-$1 port=$2
     mkdir -p "$d"
@@ -191,57 +181,51 @@ done
 RESOLVE_CONF="Include $REPO/apache-conf/noid-server.conf
 Include $REPO/apache-conf/noid-resolve.conf"
 
-if [[ apache-noidr-prg =~ $ONLY ]]; then
+want() { [[ $1 =~ $ONLY ]]; }
+if want apache-noidr-prg; then
     take_port p
     apache noidr "$p" "$RESOLVE_CONF"
-    bench apache-noidr-prg "$p"
-    apache_stop noidr
+    add apache-noidr-prg "$p"
 fi
-if [[ apache-constant-prg =~ $ONLY ]]; then
+if want apache-constant-prg; then
     take_port p
     NOIDR_PROG=$W/constprg apache const "$p" "$RESOLVE_CONF"
-    bench apache-constant-prg "$p" const
-    apache_stop const
+    add apache-constant-prg "$p" const
 fi
-if [[ apache-dbm-sdbm =~ $ONLY ]]; then
+if want apache-dbm-sdbm; then
     take_port p
     apache dbm "$p" "RewriteEngine On
 RewriteMap m \"dbm=sdbm:$W/map.dbm\"
 RewriteCond \"\${m:\$1|__NOTFOUND__}\" \"^(?!__NOTFOUND__\$)(.+)\$\"
 RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
 RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
-    bench apache-dbm-sdbm "$p"
-    apache_stop dbm
+    add apache-dbm-sdbm "$p"
 fi
-if [[ apache-fixed-redirect =~ $ONLY ]]; then
+if want apache-fixed-redirect; then
     take_port p
     apache fixed "$p" "RewriteEngine On
 RewriteRule \"^/ark:/\" \"https://example.org/obj/0000000\" [R=302,L]"
-    bench apache-fixed-redirect "$p" const
-    apache_stop fixed
+    add apache-fixed-redirect "$p" const
 fi
-if [[ apache-mod_proxy-noidr-http =~ $ONLY ]]; then
+if want apache-mod_proxy-noidr-http; then
     take_port p
     apache proxy "$p" "Define NOIDR_URL http://127.0.0.1:$H
 Include $REPO/apache-conf/noid-proxy.conf"
-    bench apache-mod_proxy-noidr-http "$p"
-    apache_stop proxy
+    add apache-mod_proxy-noidr-http "$p"
 fi
-
 for v in proxy:tcp auth:tcp njs:tcp proxy:unix; do
     pattern=${v%:*} via=${v#*:}
     name=nginx-$pattern-noidr-http
     server="127.0.0.1:$H"
     if [ "$via" = unix ]; then name=$name-unix; server="unix:$W/noidr.sock"; fi
-    [[ $name =~ $ONLY ]] || continue
+    want "$name" || continue
     take_port p
-    nginx "$pattern" "js_import noid from $REPO/nginx-conf/noid.js;
+    nginx "$pattern-$via" "js_import noid from $REPO/nginx-conf/noid.js;
 upstream noidr { server $server; keepalive 32; keepalive_timeout 60s; keepalive_requests 100000; }
-server { listen 127.0.0.1:$p; root $W/ng-$pattern/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
-    bench "$name" "$p"
-    nginx_stop "$pattern"
+server { listen 127.0.0.1:$p; root $W/ng-$pattern-$via/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
+    add "$name" "$p"
 done
-if [[ nginx-native-map =~ $ONLY ]]; then
+if want nginx-native-map; then
     take_port p
     t0=$(date +%s.%N)
     nginx map "map \$uri \$noid_target {
@@ -258,16 +242,49 @@ server {
     for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
     t1=$(date +%s.%N)
     log "nginx with a $IDS-entry map started in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
-    bench nginx-native-map "$p"
-    nginx_stop map
+    add nginx-native-map "$p"
 fi
+
+# sanity checks and a 2 s warm-up of each setup
+OK=()
+for i in "${!NAMES[@]}"; do
+    if sanity "${PORTS[$i]}" "${KINDS[$i]}"; then
+        OK+=(1)
+        wrk -t1 -c16 -d2s -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
+    else
+        OK+=(0)
+        log "${NAMES[$i]}: sanity check FAILED"
+    fi
+done
+# the runs, round-robin; each line: NAME RESULT rps p50 p99 status-errors socket-errors requests load
+for r in $(seq 1 "$RUNS"); do
+    for i in "${!NAMES[@]}"; do
+        [ "${OK[$i]}" = 1 ] || continue
+        line=$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" | grep '^RESULT')
+        load=$(cut -d' ' -f1 /proc/loadavg)
+        echo "${NAMES[$i]} $line $load" >>"$W/runs.txt"
+        log "${NAMES[$i]} run $r: $line (load $load)"
+    done
+done
+for i in "${!NAMES[@]}"; do
+    if [ "${OK[$i]}" != 1 ]; then
+        echo "${NAMES[$i]} FAILED" >>"$RESULTS"
+        continue
+    fi
+    awk -v name="${NAMES[$i]}" '$1 == name {
+            n++; rps[n] = $3; p50[n] = $4; p99[n] = $5; st += $6; er += $7
+            if (n == 1 || $9 < lo) lo = $9; if (n == 1 || $9 > hi) hi = $9
+        }
+        function med(a,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+        END { printf "%s %d %d %d %d %d %s %s\n", name, med(rps), med(p50), med(p99), st, er, lo, hi }' "$W/runs.txt" >>"$RESULTS"
+done
 
 # --- report ------------------------------------------------------------------------------
 TABLE=$(
-    echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors | load avg before / after |"
+    echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors | load avg after the runs (min–max) |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
     awk '$2 == "FAILED" { printf "| %s | FAILED (sanity check) | | | | | |\n", $1; next }
-         { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d | %s / %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
+         { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d | %s–%s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
 )
 echo "$TABLE"
 if [ "$WRITE" = 1 ]; then
@@ -275,7 +292,7 @@ if [ "$WRITE" = 1 ]; then
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
         echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r); $IDS bound identifiers;"
-        echo "\`wrk -t1 -c16 -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs."
+        echo "\`wrk -t1 -c16 -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs taken round-robin over the setups."
         echo "noidr \`--http-threads $HTHREADS\`; nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; Apache event MPM defaults; no access logs."
         echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
         echo
