@@ -17,6 +17,8 @@ pub struct Reader {
     layout: Layout,
     secondary_dir: PathBuf,
     owns_secondary_dir: bool,
+    /// The generation this view has caught up with.
+    seen: u64,
     cache_bytes: usize,
 }
 
@@ -42,6 +44,7 @@ impl Reader {
         let db = DB::open_as_secondary(&db_options(cache_bytes), &layout.db, &secondary_dir)?;
         Ok(Reader {
             db,
+            seen: watcher.current(),
             watcher,
             layout,
             secondary_dir,
@@ -50,15 +53,32 @@ impl Reader {
         })
     }
 
-    /// Catch up with the writers if, and only if, one committed since the last call.
-    /// Costs nanoseconds when nothing changed. Returns whether anything was done.
+    /// Catch up with the writers if, and only if, one committed since the last call and
+    /// none is at work now. Costs nanoseconds when nothing changed. Returns whether it
+    /// caught up.
+    ///
+    /// A RocksDB secondary that catches up while a writer is flushing or closing can
+    /// lose that write for good, so this tries the writers' lock *shared* (never
+    /// waiting): while a writer holds it, nothing is done and the next call tries again.
+    /// A write whose command has returned is therefore always seen by the next call.
     pub fn refresh_if_changed(&mut self) -> Result<bool, StoreError> {
-        if self.watcher.changed() {
-            self.catch_up()?;
-            Ok(true)
-        } else {
-            Ok(false)
+        let now = self.watcher.current();
+        if now == self.seen {
+            return Ok(false);
         }
+        let lock = std::fs::File::open(&self.layout.lock).ok();
+        if let Some(f) = &lock {
+            match f.try_lock_shared() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    log::debug!("cannot lock the writers' lock: {e}")
+                }
+            }
+        }
+        self.catch_up()?;
+        self.seen = now;
+        Ok(true)
     }
 
     /// Catch up with the primary unconditionally (the background timer's job).
@@ -91,6 +111,7 @@ impl Reader {
             &self.secondary_dir,
         )?;
         self.db = db;
+        self.seen = watcher.current();
         self.watcher = watcher;
         Ok(())
     }

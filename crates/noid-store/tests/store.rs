@@ -79,13 +79,17 @@ fn reader_follows_writers_only_when_told() {
 }
 
 #[test]
-fn reader_sees_commits_of_a_writer_that_is_still_open() {
+fn reader_waits_for_a_writer_at_work_then_catches_up() {
     let d = tempfile::tempdir().unwrap();
     let w = Writer::create(d.path(), T).unwrap();
     let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
     w.commit([put("live", "yes")]).unwrap();
+    // The writer still holds the lock (it may be flushing on close): no catch-up yet.
+    assert!(!r.refresh_if_changed().unwrap());
+    drop(w);
     assert!(r.refresh_if_changed().unwrap());
     assert_eq!(r.get(b"live").unwrap().as_deref(), Some(&b"yes"[..]));
+    assert!(!r.refresh_if_changed().unwrap());
 }
 
 #[test]
