@@ -78,8 +78,8 @@ EOF
 }
 
 wait_pid() {
-    local dir=$1 i
-    for i in $(seq 1 100); do
+    local dir=$1
+    for _ in $(seq 1 100); do
         if [ -s "$dir/run/httpd.pid" ] && kill -0 "$(cat "$dir/run/httpd.pid")" 2>/dev/null; then
             return 0
         fi
@@ -107,11 +107,11 @@ start() {
 }
 
 stop() {
-    local dir=$1 pid i
+    local dir=$1 pid _
     [ -s "$dir/run/httpd.pid" ] || return 0
     pid=$(cat "$dir/run/httpd.pid")
     kill -TERM "$pid" 2>/dev/null || { rm -f "$dir/run/httpd.pid"; return 0; }
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done

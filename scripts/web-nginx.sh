@@ -70,8 +70,8 @@ EOF
 }
 
 wait_up() {
-    local dir=$1 i
-    for i in $(seq 1 600); do
+    local dir=$1
+    for _ in $(seq 1 600); do
         if [ -s "$dir/run/nginx.pid" ] && kill -0 "$(cat "$dir/run/nginx.pid")" 2>/dev/null; then
             return 0
         fi
@@ -97,11 +97,11 @@ start() {
 }
 
 stop() {
-    local dir=$1 pid i
+    local dir=$1 pid _
     [ -s "$dir/run/nginx.pid" ] || return 0
     pid=$(cat "$dir/run/nginx.pid")
     kill -QUIT "$pid" 2>/dev/null || { rm -f "$dir/run/nginx.pid"; return 0; }
-    for i in $(seq 1 50); do
+    for _ in $(seq 1 50); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done

@@ -93,6 +93,7 @@ bind ark:/13030/t7 _t "307 https://example.org/temp"
 bind ark:/13030/q1 _t "https://example.org/search?x=1&y=2"
 bind ark:/00224/foo _t https://example.org/zaf
 bind ark:/12345/xt2 _t http://obj.example.com/datasets/
+# shellcheck disable=SC2016 # ${suffix} is for the resolver, not the shell
 bind ark:/12345/sfx _t 'https://h.example/bar${suffix}zaf'
 bind "ark:/13030/a b" _t https://example.org/space
 bind "ark:/13030/€uro" _t https://example.org/euro
