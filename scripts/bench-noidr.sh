@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n_ids=${1:-1000000}
 reqs=${2:-200000}
-target=${CARGO_TARGET_DIR:-target}
+# One shared target directory (scripts/env.sh), so RocksDB is not compiled again.
+. scripts/env.sh
+target=$CARGO_TARGET_DIR
 cargo build --release -q -p noidr --bin noidr --example bench_noidr
 if [[ -z "${BENCH_DIR:-}" ]]; then
     BENCH_DIR=$(mktemp -d)
