@@ -62,19 +62,11 @@ struct Raw {
 
 fn noid_raw(dir: &Path, args: &[&str], input: &[u8], path_env: Option<&str>) -> Raw {
     let mut cmd = Command::new(noid_exe());
-    cmd.arg("-f").arg(dir).args(args).env_remove("NOID");
+    cmd.arg("-f").arg(dir).args(args);
     if let Some(p) = path_env {
         cmd.env("PATH", p);
     }
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn noid");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        let _ = stdin.write_all(input);
-    }
-    let out = child.wait_with_output().expect("wait");
+    let out = run_output(cmd, input);
     Raw {
         stdout: out.stdout,
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),

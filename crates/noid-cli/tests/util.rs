@@ -87,7 +87,17 @@ impl Dir {
 }
 
 /// Run a prepared command with `input` on stdin; NOID is unset so the test's `-f` wins.
-pub fn run(mut cmd: Command, input: &[u8]) -> Run {
+pub fn run(cmd: Command, input: &[u8]) -> Run {
+    let out = run_output(cmd, input);
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// As [`run`], keeping stdout as bytes (exports may hold binary values).
+pub fn run_output(mut cmd: Command, input: &[u8]) -> std::process::Output {
     cmd.env_remove("NOID")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -97,12 +107,7 @@ pub fn run(mut cmd: Command, input: &[u8]) -> Run {
         let mut stdin = child.stdin.take().expect("stdin");
         let _ = stdin.write_all(input);
     }
-    let out = child.wait_with_output().expect("wait");
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    child.wait_with_output().expect("wait")
 }
 
 /// The identifiers in `id: X` lines.
