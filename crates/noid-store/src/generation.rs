@@ -64,7 +64,6 @@ impl Bumper {
 /// The reader's handle: a nanosecond check for news.
 pub struct Watcher {
     map: Mmap,
-    seen: u64,
     store_id: u64,
 }
 
@@ -84,29 +83,13 @@ impl Watcher {
         }
         // SAFETY: see `Bumper::open`; we only read through atomics.
         let map = unsafe { Mmap::map(&f) }.map_err(io(path))?;
-        let seen = counter(map.as_ptr()).load(Ordering::Acquire);
         let store_id = counter(map[8..].as_ptr()).load(Ordering::Acquire);
-        Ok(Watcher {
-            map,
-            seen,
-            store_id,
-        })
+        Ok(Watcher { map, store_id })
     }
 
     /// The current generation.
     pub fn current(&self) -> u64 {
         counter(self.map.as_ptr()).load(Ordering::Acquire)
-    }
-
-    /// True (once) when a writer committed since the last call.
-    pub fn changed(&mut self) -> bool {
-        let now = self.current();
-        if now != self.seen {
-            self.seen = now;
-            true
-        } else {
-            false
-        }
     }
 
     /// The id of the store this watcher was opened on.
