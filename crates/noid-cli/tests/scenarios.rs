@@ -131,6 +131,40 @@ fn short_term_wraps() {
     );
 }
 
+/// A hold on an identifier already issued does not stop minting from skipping probes
+/// (`:/fresh`) until the generator wraps and meets that identifier again.
+#[test]
+fn holds_count_again_after_a_wrap() {
+    let d = Dir::minter(&[".sd", "short"]);
+    assert_eq!(ids(d.noid(&["mint", "3"]).ok()), ["0", "1", "2"]);
+    d.noid(&["hold", "set", "1"]).ok();
+    assert!(d.noid(&["dbinfo"]).stdout.contains("  :/fresh: 1\n"));
+    assert_eq!(
+        ids(d.noid(&["mint", "12"]).ok()),
+        ["3", "4", "5", "6", "7", "8", "9", "0", "2", "3", "4", "5"]
+    );
+    assert!(!d.noid(&["dbinfo"]).stdout.contains(":/fresh"));
+}
+
+/// Queueing or holding an identifier the generator has not reached yet ends the
+/// probe-free minting for good; a hold on an issued one does not.
+#[test]
+fn fresh_flag_lifecycle() {
+    let fresh = |d: &Dir| d.noid(&["dbinfo"]).stdout.contains("  :/fresh: 1\n");
+    let d = Dir::minter(&[".sdd", "medium"]);
+    assert!(fresh(&d));
+    d.noid(&["queue", "now", "55"]).ok();
+    assert!(!fresh(&d));
+    let d = Dir::minter(&[".sdd", "medium"]);
+    d.noid(&["hold", "set", "42"]).ok();
+    assert!(!fresh(&d));
+    let d = Dir::minter(&[".sdd", "medium"]);
+    d.noid(&["mint", "1"]).ok();
+    d.noid(&["hold", "release", "00"]).ok();
+    d.noid(&["hold", "set", "00"]).ok();
+    assert!(fresh(&d));
+}
+
 #[test]
 fn fetch_and_get() {
     let d = Dir::minter(&[".zd"]);

@@ -1,6 +1,8 @@
 //! Circulation records (`ID<TAB>:/c` = `SVEC|DATE|CONTACT|OACOUNTER`) and what issuing
 //! an identifier does besides writing one.
 
+use std::fmt::Write as _;
+
 use noid_resolve::Lookup;
 
 use crate::error::MinterError;
@@ -44,6 +46,10 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
         ctx.contact,
         m.gen.oacounter
     );
+    if letter != 'i' {
+        // Queued or unqueued: the generator may yet produce this id (see state::FRESH).
+        m.fresh = false;
+    }
     if letter == 'i' {
         // Only an identifier that circulated before can have bindings to clear or a
         // pepper; skipping the delete for first issues keeps tombstones out of the store.
@@ -56,6 +62,29 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
         }
     }
     txn.put(keys::circ(id), rec);
+    Ok(())
+}
+
+/// Issue a fresh candidate (see `state::FRESH`): it has no circulation record, hold,
+/// bindings or pepper, pending or stored, so the new keys go in without look-ups.
+pub fn issue_fresh<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    m: &mut Minter,
+    ctx: &Context,
+    id: &str,
+) -> Result<(), MinterError> {
+    if m.longterm {
+        hold::count_new_hold(m, id)?;
+        txn.put_new(keys::hold(id), "1");
+    }
+    let mut rec = String::with_capacity(24 + ctx.stamp.len() + ctx.contact.len());
+    rec.push_str("i|");
+    rec.push_str(&ctx.stamp);
+    rec.push('|');
+    rec.push_str(&ctx.contact);
+    rec.push('|');
+    let _ = write!(rec, "{}", m.gen.oacounter);
+    txn.put_new(keys::circ(id), rec);
     Ok(())
 }
 

@@ -194,6 +194,9 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         ("saclist".into(), gen.saclist_string()),
         ("siclist".into(), gen.siclist_string()),
     ];
+    if !t.mask.is_empty() {
+        keys.push((crate::state::FRESH.into(), "1".into()));
+    }
     for (n, c) in gen.counters.iter().enumerate() {
         keys.push((format!("c{n}/top"), c.top.to_string()));
         keys.push((format!("c{n}/value"), c.value.to_string()));

@@ -16,6 +16,12 @@ pub fn hold_set<L: Lookup + ?Sized>(
     if txn.exists(&keys::hold(id))? {
         return Ok(());
     }
+    // A hold on an identifier that never circulated may lie ahead of the generator
+    // (see state::FRESH); one that circulated was issued by the generator already, or
+    // queued, which cleared the flag.
+    if m.fresh && !txn.exists(&keys::circ(id))? {
+        m.fresh = false;
+    }
     place_new_hold(txn, m, id)
 }
 
@@ -26,7 +32,13 @@ pub(crate) fn place_new_hold<L: Lookup + ?Sized>(
     m: &mut Minter,
     id: &str,
 ) -> Result<(), MinterError> {
-    let key = keys::hold(id);
+    count_new_hold(m, id)?;
+    txn.put(keys::hold(id), "1");
+    Ok(())
+}
+
+/// Count a new hold in `:/held`, refusing a count beyond the namespace's size.
+pub(crate) fn count_new_hold(m: &mut Minter, id: &str) -> Result<(), MinterError> {
     m.held += 1;
     if m.gen.total != -1 && m.held > m.gen.oatop {
         let n = m.held;
@@ -35,7 +47,6 @@ pub(crate) fn place_new_hold<L: Lookup + ?Sized>(
             "error: hold count ({n}) exceeding total possible on id {id}"
         )));
     }
-    txn.put(key, "1");
     Ok(())
 }
 

@@ -111,10 +111,19 @@ fn generate<L: Lookup + ?Sized>(
     let mut body = String::with_capacity(32);
     loop {
         body.clear();
+        if m.wrap && m.gen.is_exhausted() {
+            // The generator starts its cycle again: candidates may circulate already.
+            m.fresh = false;
+        }
         m.gen
             .genid_into(&mask, m.gen_type, m.wrap, &mut body)
             .map_err(|e| MinterError::refused(format!("error: {e}")))?;
         let id = assemble(&m.firstpart, &body, m.addcheckchar);
+        if m.fresh {
+            // Neither held nor circulating (see `state::FRESH`): no probe needed.
+            circ::issue_fresh(txn, m, ctx, &id)?;
+            return Ok(id);
+        }
         if is_held(txn, &id)? {
             continue;
         }

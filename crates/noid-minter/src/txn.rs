@@ -4,6 +4,7 @@
 //! Operations like `mint` read what they just wrote (a counter, a queue head that was
 //! deleted), so the overlay must answer reads, including prefix scans.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -13,7 +14,12 @@ use noid_resolve::{Lookup, LookupError};
 pub struct Txn<'a, L: Lookup + ?Sized> {
     base: &'a L,
     /// `Some(value)` is a put, `None` a delete.
-    pending: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+    pending: RefCell<BTreeMap<Vec<u8>, Option<Vec<u8>>>>,
+    /// Puts of keys known to be new, from [`Txn::put_new`], older than anything in
+    /// `pending`. A large mint writes a million of them and reads none back; appending
+    /// to a list instead of inserting into the ordered map halves minting time. Any
+    /// read first moves them into `pending` ([`Txn::settle`]).
+    appended: RefCell<Vec<(Vec<u8>, Vec<u8>)>>,
     /// For [`Txn::rollback_to`]: each write's key and the pending entry it replaced.
     undo: Vec<(Vec<u8>, Option<Option<Vec<u8>>>)>,
     /// Whether writes are recorded in `undo` (bulk minting turns it off and rolls back
@@ -30,7 +36,8 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
     pub fn new(base: &'a L) -> Self {
         Txn {
             base,
-            pending: BTreeMap::new(),
+            pending: RefCell::new(BTreeMap::new()),
+            appended: RefCell::new(Vec::new()),
             undo: Vec::new(),
             undo_on: true,
         }
@@ -38,7 +45,8 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
 
     /// The value under `key` as this transaction sees it.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-        match self.pending.get(key) {
+        self.settle();
+        match self.pending.borrow().get(key) {
             Some(v) => Ok(v.clone()),
             None => self.base.get(key),
         }
@@ -59,21 +67,48 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
 
     /// Set `key` to `value`.
     pub fn put(&mut self, key: Vec<u8>, value: impl Into<Vec<u8>>) {
+        let pending = self.pending.get_mut();
         if self.undo_on {
-            let old = self.pending.insert(key.clone(), Some(value.into()));
+            let old = pending.insert(key.clone(), Some(value.into()));
             self.undo.push((key, old));
         } else {
-            self.pending.insert(key, Some(value.into()));
+            pending.insert(key, Some(value.into()));
+        }
+    }
+
+    /// Set `key`, which the caller knows is neither stored nor pending, to `value`.
+    ///
+    /// The fast path of minting a fresh candidate (see `state::FRESH`); where undo is
+    /// recorded it is an ordinary [`Txn::put`].
+    pub fn put_new(&mut self, key: Vec<u8>, value: impl Into<Vec<u8>>) {
+        if self.undo_on {
+            self.put(key, value);
+        } else {
+            self.appended.get_mut().push((key, value.into()));
         }
     }
 
     /// Remove `key`.
     pub fn delete(&mut self, key: Vec<u8>) {
+        let pending = self.pending.get_mut();
         if self.undo_on {
-            let old = self.pending.insert(key.clone(), None);
+            let old = pending.insert(key.clone(), None);
             self.undo.push((key, old));
         } else {
-            self.pending.insert(key, None);
+            pending.insert(key, None);
+        }
+    }
+
+    /// Move the appended puts into `pending`, where reads find them. A key written
+    /// since (already in `pending`) keeps its newer value.
+    fn settle(&self) {
+        if self.appended.borrow().is_empty() {
+            return;
+        }
+        let appended = std::mem::take(&mut *self.appended.borrow_mut());
+        let mut pending = self.pending.borrow_mut();
+        for (k, v) in appended {
+            pending.entry(k).or_insert(Some(v));
         }
     }
 
@@ -86,25 +121,31 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
 
     /// Drop every pending write.
     pub fn clear(&mut self) {
-        self.pending.clear();
+        self.pending.get_mut().clear();
+        self.appended.get_mut().clear();
         self.undo.clear();
     }
 
     /// Mark the current state, so that a failed operation can be undone alone.
     pub fn savepoint(&self) -> Savepoint {
+        // Appended puts carry no undo records: settle them so none can be lost by a
+        // rollback of a later write to the same key.
+        self.settle();
         Savepoint(self.undo.len())
     }
 
     /// Undo every write made since `sp`.
     pub fn rollback_to(&mut self, sp: Savepoint) {
+        self.settle();
+        let pending = self.pending.get_mut();
         while self.undo.len() > sp.0 {
             let (key, old) = self.undo.pop().expect("undo entry");
             match old {
                 Some(v) => {
-                    self.pending.insert(key, v);
+                    pending.insert(key, v);
                 }
                 None => {
-                    self.pending.remove(&key);
+                    pending.remove(&key);
                 }
             }
         }
@@ -117,8 +158,10 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        self.settle();
+        let pending = self.pending.borrow();
         let in_range = || {
-            self.pending
+            pending
                 .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
                 .take_while(|(k, _)| k.starts_with(prefix))
         };
@@ -143,27 +186,86 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
         Ok(merged.into_iter().take(limit).collect())
     }
 
-    /// Number of pending writes.
+    /// Number of pending writes (a key written twice may count twice).
     pub fn len(&self) -> usize {
-        self.pending.len()
+        self.pending.borrow().len() + self.appended.borrow().len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
+        self.len() == 0
     }
 
-    /// Take the pending writes, in key order, leaving the transaction empty (the
-    /// caller commits them; afterwards the store itself answers reads).
+    /// Take the pending writes in key order, one per key, leaving the transaction
+    /// empty (the caller commits them as one batch; afterwards the store itself
+    /// answers reads).
     pub fn take_writes(&mut self) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
         self.undo.clear();
-        std::mem::take(&mut self.pending).into_iter().collect()
+        let mut appended = std::mem::take(self.appended.get_mut());
+        sort_distinct_keys(&mut appended);
+        let pending = std::mem::take(self.pending.get_mut());
+        let mut writes = Vec::with_capacity(appended.len() + pending.len());
+        let mut appended = appended.into_iter().peekable();
+        for (k, v) in pending {
+            while let Some((a, _)) = appended.peek() {
+                match a.cmp(&k) {
+                    std::cmp::Ordering::Less => {
+                        let (a, av) = appended.next().expect("peeked");
+                        writes.push((a, Some(av)));
+                    }
+                    // A pending write is newer than an appended one.
+                    std::cmp::Ordering::Equal => {
+                        appended.next();
+                        break;
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            writes.push((k, v));
+        }
+        writes.extend(appended.map(|(k, v)| (k, Some(v))));
+        writes
     }
 
     /// The read view under this transaction.
     pub fn base(&self) -> &'a L {
         self.base
     }
+}
+
+/// Sort (key, value) pairs whose keys are all different by key.
+///
+/// A million minted keys share a long prefix (`13030/f5…`) and live all over the heap.
+/// Sorting small (next sixteen bytes after the prefix, position) pairs settles nearly
+/// every comparison without touching a key, and moves less than the pairs themselves.
+fn sort_distinct_keys(kv: &mut Vec<(Vec<u8>, Vec<u8>)>) {
+    let Some(first) = kv.first().map(|(k, _)| k.clone()) else {
+        return;
+    };
+    let common = kv.iter().fold(first.len(), |n, (k, _)| {
+        n.min(k.iter().zip(&first).take_while(|(a, b)| a == b).count())
+    });
+    let mut order: Vec<(u128, u32)> = kv
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| {
+            let mut w = [0u8; 16];
+            let tail = &k[common..];
+            let n = tail.len().min(16);
+            w[..n].copy_from_slice(&tail[..n]);
+            (u128::from_be_bytes(w), i as u32)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| kv[a.1 as usize].0.cmp(&kv[b.1 as usize].0))
+    });
+    let mut slots: Vec<Option<(Vec<u8>, Vec<u8>)>> = kv.drain(..).map(Some).collect();
+    kv.extend(
+        order
+            .iter()
+            .map(|&(_, i)| slots[i as usize].take().expect("each position once")),
+    );
 }
 
 impl<L: Lookup + ?Sized> Lookup for Txn<'_, L> {
@@ -241,5 +343,69 @@ mod tests {
         assert_eq!(t.get(b"new").unwrap(), None);
         assert_eq!(t.take_writes(), vec![(b"k".to_vec(), Some(b"1".to_vec()))]);
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn appended_puts_are_read_back_and_older_than_later_writes() {
+        let b = base();
+        let mut t = Txn::new(&b);
+        t.set_undo(false);
+        t.put_new(b"z\t:/c".to_vec(), "i");
+        t.put_new(b"c\t:/c".to_vec(), "i");
+        t.put_new(b"a\t0".to_vec(), "first");
+        assert_eq!(t.len(), 3);
+        // A later write of the same key wins, before and after a read settles them.
+        t.put(b"c\t:/c".to_vec(), "q");
+        assert_eq!(t.get(b"z\t:/c").unwrap().as_deref(), Some(&b"i"[..]));
+        assert_eq!(t.get(b"c\t:/c").unwrap().as_deref(), Some(&b"q"[..]));
+        t.put_new(b"b\t:/c".to_vec(), "i");
+        assert_eq!(keys(t.scan_prefix(b"a\t", 2).unwrap()), ["a\t0", "a\t1"]);
+        t.put_new(b"m".to_vec(), "1");
+        t.put_new(b"aa".to_vec(), "2");
+        t.delete(b"m".to_vec());
+        assert_eq!(
+            t.take_writes(),
+            vec![
+                (b"a\t0".to_vec(), Some(b"first".to_vec())),
+                (b"aa".to_vec(), Some(b"2".to_vec())),
+                (b"b\t:/c".to_vec(), Some(b"i".to_vec())),
+                (b"c\t:/c".to_vec(), Some(b"q".to_vec())),
+                (b"m".to_vec(), None),
+                (b"z\t:/c".to_vec(), Some(b"i".to_vec())),
+            ]
+        );
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_savepoint_keeps_appended_puts_through_a_rollback() {
+        let b = base();
+        let mut t = Txn::new(&b);
+        t.set_undo(false);
+        t.put_new(b"k".to_vec(), "minted");
+        t.set_undo(true);
+        let sp = t.savepoint();
+        t.put(b"k".to_vec(), "changed");
+        t.rollback_to(sp);
+        assert_eq!(t.get(b"k").unwrap().as_deref(), Some(&b"minted"[..]));
+    }
+
+    #[test]
+    fn distinct_keys_sort_bytewise_whatever_their_prefixes() {
+        let mut kv: Vec<(Vec<u8>, Vec<u8>)> = [
+            "13030/f5b\t:/h",
+            "13030/f5b\t:/c",
+            "13030/f5a0123456789abcdef9",
+            "13030/f5a0123456789abcdef1",
+            "13030/f5",
+            "13030/f5a",
+        ]
+        .iter()
+        .map(|k| (k.as_bytes().to_vec(), Vec::new()))
+        .collect();
+        let mut want: Vec<Vec<u8>> = kv.iter().map(|(k, _)| k.clone()).collect();
+        want.sort();
+        sort_distinct_keys(&mut kv);
+        assert_eq!(kv.into_iter().map(|(k, _)| k).collect::<Vec<_>>(), want);
     }
 }
