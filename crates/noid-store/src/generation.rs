@@ -4,8 +4,12 @@
 //! `try_catch_up_with_primary` costs about half a millisecond even when nothing
 //! changed, far too much per request; reading one mapped integer costs nothing.
 //! The file `NOID/generation` holds two little-endian `u64`s: the generation, bumped
-//! by every writer after each commit, and a store id chosen at creation, which
-//! changes when a minter is removed and created anew.
+//! by every writer after each commit, and a store id, which changes whenever readers
+//! must open the store anew rather than catch up: when a minter is removed and created
+//! anew, and when a writer ingested a table file (a RocksDB secondary that stays open
+//! keeps older values replayed from the write-ahead log in its memtable, where they
+//! hide the newer values of an ingested file; a secondary opened afterwards reads
+//! them right).
 
 use std::fs::OpenOptions;
 use std::path::Path;
@@ -17,15 +21,19 @@ use crate::error::{io, StoreError};
 
 const SIZE: u64 = 16;
 
-/// Create the generation file for a new store, with a fresh store id.
-pub(crate) fn create(path: &Path) -> Result<(), StoreError> {
-    let id = std::time::SystemTime::now()
+/// A store id unlikely to repeat: the time in nanoseconds mixed with the process id.
+fn new_store_id() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
-        ^ (u64::from(std::process::id()) << 32);
+        ^ (u64::from(std::process::id()) << 32)
+}
+
+/// Create the generation file for a new store, with a fresh store id.
+pub(crate) fn create(path: &Path) -> Result<(), StoreError> {
     let mut bytes = [0u8; SIZE as usize];
-    bytes[8..].copy_from_slice(&id.to_le_bytes());
+    bytes[8..].copy_from_slice(&new_store_id().to_le_bytes());
     std::fs::write(path, bytes).map_err(io(path))
 }
 
@@ -58,6 +66,16 @@ impl Bumper {
     /// Announce a commit to every reader.
     pub fn bump(&self) {
         counter(self.map.as_ptr()).fetch_add(1, Ordering::Release);
+    }
+
+    /// Tell readers to open the store anew at the next bump (after an ingestion).
+    pub fn renew_store_id(&self) {
+        let old = counter(self.map[8..].as_ptr()).load(Ordering::Acquire);
+        let mut id = new_store_id();
+        if id == old {
+            id = id.wrapping_add(1);
+        }
+        counter(self.map[8..].as_ptr()).store(id, Ordering::Release);
     }
 }
 

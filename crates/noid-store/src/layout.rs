@@ -13,6 +13,9 @@ pub struct Layout {
     pub lock: PathBuf,
     /// The writer-bumped change counter readers poll, `Dbdir/NOID/generation`.
     pub generation: PathBuf,
+    /// Where a writer builds a large batch as a table file before RocksDB takes it
+    /// in, `Dbdir/NOID/batch.sst` (only the lock holder writes it).
+    pub batch_sst: PathBuf,
     /// The creation record, `Dbdir/NOID/README`.
     pub readme: PathBuf,
     /// The minter's log, `Dbdir/NOID/log`.
@@ -27,6 +30,7 @@ impl Layout {
             db: noid_dir.join("noid.rocksdb"),
             lock: noid_dir.join("lock"),
             generation: noid_dir.join("generation"),
+            batch_sst: noid_dir.join("batch.sst"),
             readme: noid_dir.join("README"),
             log: noid_dir.join("log"),
             noid_dir,

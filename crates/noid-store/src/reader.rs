@@ -55,7 +55,7 @@ impl Reader {
 
     /// Catch up with the writers if, and only if, one committed since the last call and
     /// none is at work now. Costs nanoseconds when nothing changed. Returns whether it
-    /// caught up.
+    /// caught up. A store that must be opened anew ([`Reader::replaced`]) is reopened.
     ///
     /// A RocksDB secondary that catches up while a writer is flushing or closing can
     /// lose that write for good, so this tries the writers' lock *shared* (never
@@ -76,6 +76,10 @@ impl Reader {
                 }
             }
         }
+        if self.replaced() {
+            self.reopen()?;
+            return Ok(true);
+        }
         self.catch_up()?;
         self.seen = now;
         Ok(true)
@@ -86,8 +90,9 @@ impl Reader {
         Ok(self.db.try_catch_up_with_primary()?)
     }
 
-    /// Whether the minter on disk is no longer the one we opened (removed and created
-    /// anew, or restored). RocksDB's own catch-up silently shows nothing in that case.
+    /// Whether the minter on disk must be opened anew: removed and created anew, or
+    /// restored (RocksDB's own catch-up silently shows nothing then), or a writer
+    /// ingested a table file (catching up would misread it; see `generation`).
     pub fn replaced(&self) -> bool {
         generation::store_id_on_disk(&self.layout.generation) != Some(self.watcher.store_id())
     }

@@ -2,6 +2,10 @@
 //! next request, with no sleep (issue 4).
 
 use crate::eqnice;
+use std::time::Duration;
+
+use noid_store::{Op, Writer};
+
 use crate::util::{Minter, Noidr};
 
 #[test]
@@ -30,5 +34,47 @@ fn noid_protocol_sees_new_bindings_at_once() {
             format!("http://e.org/{i}"),
             n.ask(&format!("get {id} myGoto"))
         );
+    }
+}
+
+/// Large batches are ingested as table files. A secondary that replayed an older value
+/// from the write-ahead log (it opened while a writer was at work) keeps showing that
+/// value over an ingested file if it only catches up: the resolver must reopen.
+#[test]
+fn large_batches_replace_values_the_resolver_already_saw() {
+    let m = Minter::new();
+    for round in 0..3 {
+        let w = Writer::open(m.dbdir(), Duration::from_secs(30)).expect("writer");
+        let small = format!("https://example.org/small{round}");
+        w.commit([Op::Put(b"X\t_t".to_vec(), small.clone().into_bytes())])
+            .expect("small commit");
+        // Started (or reopened) while the writer still holds the small write in its
+        // memtable and log.
+        let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+        eqnice!(round, format!("redir302 {small}"), n.ask("X.resolve"));
+        let big = (0..20_000)
+            .map(|i| {
+                Op::Put(
+                    format!("b{i}\t_t").into_bytes(),
+                    format!("https://example.org/big{round}/{i}").into_bytes(),
+                )
+            })
+            .chain([Op::Put(
+                b"X\t_t".to_vec(),
+                format!("https://example.org/big{round}").into_bytes(),
+            )]);
+        w.commit(big).expect("big commit");
+        drop(w);
+        eqnice!(
+            round,
+            format!("redir302 https://example.org/big{round}"),
+            n.ask("X.resolve")
+        );
+        eqnice!(
+            round,
+            format!("redir302 https://example.org/big{round}/777"),
+            n.ask("b777.resolve")
+        );
+        assert!(n.finish().success());
     }
 }
