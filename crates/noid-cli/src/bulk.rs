@@ -305,16 +305,10 @@ fn write(
     out: &mut Out,
 ) -> Result<(), MinterError> {
     let args = &words[1..];
-    let mut commit_fn = |t: &mut Txn<'_, Writer>, o: &mut Out| -> Result<(), MinterError> {
-        if commit(session, t, o) {
-            Ok(())
-        } else {
-            Err(MinterError::Store("commit failed".into()))
-        }
-    };
+    let mut batches = MintBatches { session };
     match words[0].as_str() {
-        "mint" => commands::mint::run(session, txn, minter, false, args, out, &mut commit_fn),
-        "peppermint" => commands::mint::run(session, txn, minter, true, args, out, &mut commit_fn),
+        "mint" => commands::mint::run(session, txn, minter, false, args, out, &mut batches),
+        "peppermint" => commands::mint::run(session, txn, minter, true, args, out, &mut batches),
         "bind" => commands::bind::run(session, txn, minter, args, source.stdin(), out),
         "hold" => commands::simple::hold(txn, minter, args, out),
         "queue" => commands::simple::queue(session, txn, minter, args, out),
@@ -323,18 +317,48 @@ fn write(
 }
 
 /// Commit the transaction's writes (synced), then print the output they produced.
-/// On failure nothing of the batch is printed but the error.
+/// On failure nothing of the batch is printed but the error. Returns false when the
+/// commit or any command since the last print failed.
 fn commit(session: &Session, txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
-    let writes = txn.take_writes();
-    let ops = writes.into_iter().map(|(k, v)| match v {
-        Some(v) => noid_store::Op::Put(k, v),
-        None => noid_store::Op::Delete(k),
-    });
+    let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
     if let Err(e) = txn.base().commit(ops) {
         out.stdout.clear();
         out.fail(format!("error: {e}; nothing was written\n"));
     }
     emit(session, out)
+}
+
+/// How `mint` makes its batches durable and prints them, within a bulk run: an earlier
+/// command's failure stays recorded for the exit status and does not stop the mint.
+struct MintBatches<'s> {
+    session: &'s Session,
+}
+
+impl commands::mint::Batches for MintBatches<'_> {
+    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), MinterError> {
+        let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
+        if let Err(e) = txn.base().commit(ops) {
+            return Err(self.failed_commit(e, out));
+        }
+        self.print(out)
+    }
+
+    fn failed_commit(&mut self, e: StoreError, out: &mut Out) -> MinterError {
+        out.stdout.clear();
+        out.fail(format!("error: {e}; nothing was written\n"));
+        MinterError::Store("commit failed".into())
+    }
+
+    fn print(&mut self, out: &mut Out) -> Result<(), MinterError> {
+        let failed = out.failed;
+        let printed = emit(self.session, out);
+        out.failed = failed || !printed;
+        if printed || failed {
+            Ok(())
+        } else {
+            Err(MinterError::Store("cannot write output".into()))
+        }
+    }
 }
 
 /// Print `out`; returns false when a command failed.

@@ -56,10 +56,26 @@ fn eight_concurrent_minters_never_collide() {
 /// NOID_CRASH_RUNS sets the number of kills (default 50).
 #[test]
 fn killed_minters_leave_a_consistent_store() {
-    let runs: usize = std::env::var("NOID_CRASH_RUNS")
+    kill_minters("100000", crash_runs(), 400);
+}
+
+/// The same with mints of several batches, whose writes run on a second thread while
+/// the next batch is minted: kills land between a batch's write and its printing too.
+#[test]
+fn killed_multi_batch_minters_leave_a_consistent_store() {
+    kill_minters("350000", crash_runs().div_ceil(5), 1500);
+}
+
+fn crash_runs() -> usize {
+    std::env::var("NOID_CRASH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(50);
+        .unwrap_or(50)
+}
+
+/// Start `noid mint COUNT` `runs` times, killing each after a random 20 to
+/// 20 + `spread_ms` milliseconds, then check every printed identifier.
+fn kill_minters(count: &str, runs: usize, spread_ms: u64) {
     let d = Dir::minter(&["f5.reedeedk", "long", "13030", "cdlib.org", "oac/cmp"]);
     let mut printed: Vec<String> = Vec::new();
     let mut seed: u64 = 0x9E3779B97F4A7C15;
@@ -67,11 +83,11 @@ fn killed_minters_leave_a_consistent_store() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let delay = Duration::from_millis(20 + seed % 400);
+        let delay = Duration::from_millis(20 + seed % spread_ms);
         let mut child = Command::new(noid_exe())
             .arg("-f")
             .arg(d.path())
-            .args(["mint", "100000"])
+            .args(["mint", count])
             .env_remove("NOID")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -4,7 +4,7 @@
 
 use noid_minter::bind::BindArgs;
 use noid_minter::{mint, Minter, MinterError, Txn};
-use noid_store::Writer;
+use noid_store::{Op, StoreError, Writer};
 use rand::Rng;
 
 use crate::output::Out;
@@ -23,7 +23,19 @@ pub fn new_pepper() -> String {
         .collect()
 }
 
-/// Run `mint`/`peppermint`; `commit` makes the batch durable and prints what came before.
+/// How `mint` makes a batch durable and shows its lines; the caller owns the output
+/// streams and knows how a failure is reported.
+pub trait Batches {
+    /// Commit the transaction's writes, synced, then print `out`.
+    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), MinterError>;
+    /// Report a commit that failed (nothing of it is printed); the error to return.
+    fn failed_commit(&mut self, e: StoreError, out: &mut Out) -> MinterError;
+    /// Print `out`, whose writes are already durable.
+    fn print(&mut self, out: &mut Out) -> Result<(), MinterError>;
+}
+
+/// Run `mint`/`peppermint`. Every batch but the last is committed (and printed) here;
+/// the last is left in `txn` for the caller, which commits it with whatever follows.
 pub fn run(
     session: &Session,
     txn: &mut Txn<'_, Writer>,
@@ -31,7 +43,7 @@ pub fn run(
     peppered: bool,
     args: &[String],
     out: &mut Out,
-    commit: &mut dyn FnMut(&mut Txn<'_, Writer>, &mut Out) -> Result<(), MinterError>,
+    batches: &mut dyn Batches,
 ) -> Result<(), MinterError> {
     let n = match args.first() {
         Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
@@ -78,14 +90,22 @@ pub fn run(
     // Start from a committed state so that a failed batch can simply be dropped and
     // replayed: no per-write undo records are needed while minting.
     m.flush(txn);
-    commit(txn, out)?;
+    batches.commit(txn, out)?;
     txn.set_undo(false);
-    let result = mint_batches(txn, m, n, out, commit, &mint_one);
+    // Binding reads back what minting wrote; only plain minting may run ahead of the
+    // store (see `mint_pipelined`).
+    let result = if elem.is_none() {
+        mint_pipelined(txn, m, n, out, batches, &mint_one)
+    } else {
+        mint_batches(txn, m, n, out, batches, &mint_one)
+    };
     txn.set_undo(true);
     result?;
     out.out("\n");
     Ok(())
 }
+
+type MintOne<'f> = dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError> + 'f;
 
 /// Mint `n` identifiers in synced batches of [`BATCH`], each batch's lines printed only
 /// after its commit.
@@ -94,15 +114,14 @@ fn mint_batches(
     m: &mut Minter,
     n: u64,
     out: &mut Out,
-    commit: &mut dyn FnMut(&mut Txn<'_, Writer>, &mut Out) -> Result<(), MinterError>,
-    mint_one: &dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError>,
+    batches: &mut dyn Batches,
+    mint_one: &MintOne<'_>,
 ) -> Result<(), MinterError> {
     let mut left = n;
     while left > 0 {
         let batch = left.min(BATCH);
         let mark = out.stdout.len();
         let mut done = 0;
-        let mut failure = None;
         for _ in 0..batch {
             match mint_one(txn, m) {
                 Ok(line) => {
@@ -110,31 +129,108 @@ fn mint_batches(
                     done += 1;
                 }
                 Err(e) => {
-                    failure = Some(e);
-                    break;
+                    out.stdout.truncate(mark);
+                    return replay_then_fail(txn, m, done, e, out, batches, mint_one);
                 }
             }
-        }
-        if let Some(e) = failure {
-            // The failed identifier may have left partial writes: drop the batch and
-            // replay its good identifiers (minting is deterministic), then commit them.
-            txn.clear();
-            *m = Minter::load(&*txn)?;
-            out.stdout.truncate(mark);
-            for _ in 0..done {
-                let line = mint_one(txn, m)?;
-                out.out(line);
-            }
-            m.flush(txn);
-            commit(txn, out)?;
-            out.fail(format!("{e}\n"));
-            return Err(e);
         }
         left -= batch;
         m.flush(txn);
         if left > 0 {
-            commit(txn, out)?;
+            batches.commit(txn, out)?;
         }
     }
     Ok(())
+}
+
+/// A write running on a second thread, and the lines to print once it has returned.
+type InFlight<'scope> = Option<(
+    std::thread::ScopedJoinHandle<'scope, Result<(), StoreError>>,
+    Vec<u8>,
+)>;
+
+/// [`mint_batches`], with each batch's write running on a second thread while the next
+/// batch is minted: the write (sorting and building a table file) takes about as long
+/// as the minting, so a large mint takes little more than the minting alone.
+///
+/// Safe because minting reads nothing back from the store while `:/fresh` holds (no
+/// probes, no queue entries) and nothing is bound; should the flag drop mid-way (a
+/// wrap), the write in flight is awaited before the next identifier is minted. A
+/// batch's lines are still printed only after its write has returned.
+fn mint_pipelined(
+    txn: &mut Txn<'_, Writer>,
+    m: &mut Minter,
+    n: u64,
+    out: &mut Out,
+    batches: &mut dyn Batches,
+    mint_one: &MintOne<'_>,
+) -> Result<(), MinterError> {
+    let writer: &Writer = txn.base();
+    std::thread::scope(|scope| {
+        let mut in_flight: InFlight<'_> = None;
+        let mut land = |in_flight: &mut InFlight<'_>, out: &mut Out| -> Result<(), MinterError> {
+            let Some((handle, lines)) = in_flight.take() else {
+                return Ok(());
+            };
+            match handle.join().expect("the commit thread does not panic") {
+                Ok(()) => {
+                    out.out(lines);
+                    batches.print(out)
+                }
+                Err(e) => Err(batches.failed_commit(e, out)),
+            }
+        };
+        let mut left = n;
+        while left > 0 {
+            let batch = left.min(BATCH);
+            let mut lines = Vec::with_capacity(batch as usize * 24);
+            for done in 0..batch {
+                if !m.fresh {
+                    land(&mut in_flight, out)?;
+                }
+                match mint_one(txn, m) {
+                    Ok(line) => lines.extend_from_slice(line.as_bytes()),
+                    Err(e) => {
+                        land(&mut in_flight, out)?;
+                        return replay_then_fail(txn, m, done, e, out, batches, mint_one);
+                    }
+                }
+            }
+            left -= batch;
+            m.flush(txn);
+            land(&mut in_flight, out)?;
+            if left == 0 {
+                // The last batch stays in `txn` for the caller to commit.
+                out.out(lines);
+                break;
+            }
+            let ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
+            in_flight = Some((scope.spawn(move || writer.commit(ops)), lines));
+        }
+        Ok(())
+    })
+}
+
+/// A mint failed after `done` good identifiers of its batch (which may have left partial
+/// writes): drop the batch, replay the good ones (minting is deterministic) from the
+/// committed state, commit them, then report the failure.
+fn replay_then_fail(
+    txn: &mut Txn<'_, Writer>,
+    m: &mut Minter,
+    done: u64,
+    e: MinterError,
+    out: &mut Out,
+    batches: &mut dyn Batches,
+    mint_one: &MintOne<'_>,
+) -> Result<(), MinterError> {
+    txn.clear();
+    *m = Minter::load(&*txn)?;
+    for _ in 0..done {
+        let line = mint_one(txn, m)?;
+        out.out(line);
+    }
+    m.flush(txn);
+    batches.commit(txn, out)?;
+    out.fail(format!("{e}\n"));
+    Err(e)
 }
