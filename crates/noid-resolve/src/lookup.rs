@@ -23,11 +23,22 @@ pub trait Lookup {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError>;
+
+    /// False only if no key starts with `prefix` for certain; a hint that lets
+    /// resolution skip lookups of a key form the store does not use. The default knows
+    /// nothing and says true; a store that can answer cheaply (from a cache) overrides it.
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        let _ = prefix;
+        Ok(true)
+    }
 }
 
 impl<T: Lookup + ?Sized> Lookup for &T {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
         (**self).get(key)
+    }
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        (**self).may_have_prefix(prefix)
     }
     fn scan_prefix(
         &self,
@@ -41,6 +52,9 @@ impl<T: Lookup + ?Sized> Lookup for &T {
 impl<T: Lookup + ?Sized> Lookup for std::sync::Arc<T> {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
         (**self).get(key)
+    }
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        (**self).may_have_prefix(prefix)
     }
     fn scan_prefix(
         &self,

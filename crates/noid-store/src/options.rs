@@ -3,10 +3,25 @@
 //! Bloom filters are written into SST files by the *writer*, so both sides must use
 //! the same table options; readers only differ in cache size.
 
-use rocksdb::{BlockBasedIndexType, BlockBasedOptions, Cache, DBCompressionType, Options};
+use rocksdb::{
+    BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, Cache, DBCompressionType,
+    DataBlockIndexType, Options,
+};
 
 /// Options for opening a minter database, with a block cache of `cache_bytes`.
 pub(crate) fn db_options(cache_bytes: usize) -> Options {
+    options(cache_bytes, false)
+}
+
+/// Options for the long-lived resolver: as [`db_options`], but every index and filter
+/// partition stays pinned once read, so a lookup consults the block cache for its data
+/// block alone instead of three times (a fifth of a hit's time went to cache look-ups).
+/// Short-lived commands do without: pinning reads every partition at open.
+pub(crate) fn reader_options(cache_bytes: usize) -> Options {
+    options(cache_bytes, true)
+}
+
+fn options(cache_bytes: usize, pin_partitions: bool) -> Options {
     let mut o = Options::default();
     // Each primary open rotates the info log; without a cap the directory fills with LOG.old.*.
     o.set_keep_log_file_num(5);
@@ -33,6 +48,14 @@ pub(crate) fn db_options(cache_bytes: usize) -> Options {
     b.set_cache_index_and_filter_blocks_with_high_priority(true);
     b.set_pin_top_level_index_and_filter(true);
     b.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    if pin_partitions {
+        b.set_partition_pinning_tier(BlockBasedTablePinningTier::All);
+        b.set_unpartitioned_pinning_tier(BlockBasedTablePinningTier::All);
+    }
+    // A hash index inside each data block finds a key without a binary search (a
+    // property of the tables written from now on; older tables keep working).
+    b.set_data_block_index_type(DataBlockIndexType::BinaryAndHash);
+    b.set_data_block_hash_ratio(0.75);
     o.set_block_based_table_factory(&b);
     o
 }

@@ -8,7 +8,7 @@ use rocksdb::{Direction, IteratorMode, DB};
 use crate::error::{io, StoreError};
 use crate::generation::{self, Watcher};
 use crate::layout::Layout;
-use crate::options::db_options;
+use crate::options::reader_options;
 
 /// A follower of one minter's database. Never takes the writers' lock.
 pub struct Reader {
@@ -41,7 +41,7 @@ impl Reader {
         };
         std::fs::create_dir_all(&secondary_dir).map_err(io(&secondary_dir))?;
         let watcher = Watcher::open(&layout.generation)?;
-        let db = DB::open_as_secondary(&db_options(cache_bytes), &layout.db, &secondary_dir)?;
+        let db = DB::open_as_secondary(&reader_options(cache_bytes), &layout.db, &secondary_dir)?;
         Ok(Reader {
             db,
             seen: watcher.current(),
@@ -111,7 +111,7 @@ impl Reader {
         }
         let watcher = Watcher::open(&layout.generation)?;
         let db = DB::open_as_secondary(
-            &db_options(self.cache_bytes),
+            &reader_options(self.cache_bytes),
             &layout.db,
             &self.secondary_dir,
         )?;

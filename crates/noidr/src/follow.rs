@@ -38,6 +38,9 @@ const IDMAP_CACHE_MAX: usize = 1024;
 /// `:idmap` rule lists by (prefix, limit), as of the current catch-up epoch.
 type IdmapCache = HashMap<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>;
 
+/// Most cached answers to "is any key under this prefix?" (one per ARK NAAN asked for).
+const PREFIX_CACHE_MAX: usize = 4096;
+
 /// One opened store: the secondary, a watcher on its generation counter, and the
 /// generation it has caught up with.
 ///
@@ -54,6 +57,8 @@ pub struct Store {
     /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
     lock: Option<std::fs::File>,
     idmap: RwLock<IdmapCache>,
+    /// [`Lookup::may_have_prefix`] answers, as of the current catch-up epoch.
+    prefixes: RwLock<HashMap<Vec<u8>, bool>>,
 }
 
 impl Store {
@@ -92,6 +97,10 @@ impl Store {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        self.prefixes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         Ok(true)
     }
 }
@@ -107,6 +116,28 @@ impl Drop for Store {
 impl Lookup for Store {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
         Lookup::get(self.reader(), key)
+    }
+
+    /// One prefix seek per prefix and catch-up epoch, then a hash look-up.
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        if let Some(&known) = self
+            .prefixes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(prefix)
+        {
+            return Ok(known);
+        }
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let any = !Lookup::scan_prefix(self.reader(), prefix, 1)?.is_empty();
+        let mut cache = self.prefixes.write().unwrap_or_else(|e| e.into_inner());
+        if self.epoch.load(Ordering::Acquire) == epoch {
+            if cache.len() >= PREFIX_CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(prefix.to_vec(), any);
+        }
+        Ok(any)
     }
     fn scan_prefix(
         &self,
@@ -236,6 +267,7 @@ impl Follower {
             dir,
             epoch: AtomicU64::new(0),
             idmap: RwLock::new(HashMap::new()),
+            prefixes: RwLock::new(HashMap::new()),
             lock,
         })
     }

@@ -9,6 +9,10 @@
 //! Output is flushed after each answer unless more input is already buffered: then the
 //! answers of pipelined requests are written together (Apache sends one request at a
 //! time, so it always gets an immediate flush; a pipelining client gets batching).
+//! Complete request lines that are already buffered are answered as one batch, a
+//! large batch in two halves on two threads (its answers still go out in order): a
+//! pipelining client is then served by both cores, while a lone request is answered at
+//! once on the calling thread.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -21,43 +25,54 @@ const MAX_PENDING: usize = 64 * 1024;
 /// Input buffer size.
 const READ_BUFFER: usize = 64 * 1024;
 
+/// Most buffered request lines answered as one batch.
+const MAX_BATCH: usize = 512;
+
+/// Batches at least this long are split across two threads (below, starting a thread
+/// costs more than it saves).
+const PARALLEL_MIN: usize = 64;
+
+/// One request line (terminator stripped), or `None` for a line over [`MAX_LINE`].
+type Request = Option<Vec<u8>>;
+
 /// Serve `input` until end of input, calling `answer(line, out)` for each request line
-/// (terminator stripped); `answer` must append exactly one line to `out`.
+/// (terminator stripped); `answer` must append exactly one line to `out`. It may be
+/// called from two threads at once.
 pub fn serve<R: Read, W: Write>(
     input: R,
     mut output: W,
-    mut answer: impl FnMut(&[u8], &mut Vec<u8>),
+    answer: impl Fn(&[u8], &mut Vec<u8>) + Sync,
 ) -> io::Result<u64> {
     let mut input = BufReader::with_capacity(READ_BUFFER, input);
-    let mut line = Vec::with_capacity(1024);
+    let mut batch: Vec<Request> = Vec::with_capacity(MAX_BATCH);
     let mut out = Vec::with_capacity(MAX_PENDING + 1024);
+    let mut spare = Vec::new();
     let mut count = 0u64;
     loop {
-        line.clear();
-        let (read, overflow) = read_line(&mut input, &mut line, MAX_LINE)?;
-        if read == 0 {
+        batch.clear();
+        // The first line may wait for input; later ones only if already complete in the
+        // buffer, so that a client waiting for answers is never kept waiting.
+        while batch.len() < MAX_BATCH
+            && (batch.is_empty() || memchr::memchr(b'\n', input.buffer()).is_some())
+        {
+            let mut line = Vec::new();
+            let (read, overflow) = read_line(&mut input, &mut line, MAX_LINE)?;
+            if read == 0 {
+                break;
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            batch.push((!overflow).then_some(line));
+        }
+        if batch.is_empty() {
             break;
         }
-        count += 1;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        let before = out.len();
-        if overflow {
-            out.extend_from_slice(
-                format!("error: request line longer than {MAX_LINE} bytes\n").as_bytes(),
-            );
-        } else {
-            answer(&line, &mut out);
-        }
-        debug_assert_eq!(
-            memchr::memchr_iter(b'\n', &out[before..]).count(),
-            1,
-            "an answer is exactly one line"
-        );
+        count += batch.len() as u64;
+        answer_batch(&batch, &mut out, &mut spare, &answer);
         if input.buffer().is_empty() || out.len() >= MAX_PENDING {
             output.write_all(&out)?;
             output.flush()?;
@@ -67,6 +82,46 @@ pub fn serve<R: Read, W: Write>(
     output.write_all(&out)?;
     output.flush()?;
     Ok(count)
+}
+
+/// Append one answer line per request, in order; the second half of a large batch is
+/// answered on a second thread into `spare`.
+fn answer_batch(
+    batch: &[Request],
+    out: &mut Vec<u8>,
+    spare: &mut Vec<u8>,
+    answer: &(impl Fn(&[u8], &mut Vec<u8>) + Sync),
+) {
+    let answer_all = |requests: &[Request], out: &mut Vec<u8>| {
+        for request in requests {
+            let before = out.len();
+            match request {
+                Some(line) => answer(line, out),
+                None => out.extend_from_slice(
+                    format!("error: request line longer than {MAX_LINE} bytes\n").as_bytes(),
+                ),
+            }
+            debug_assert_eq!(
+                memchr::memchr_iter(b'\n', &out[before..]).count(),
+                1,
+                "an answer is exactly one line"
+            );
+        }
+    };
+    if batch.len() < PARALLEL_MIN {
+        answer_all(batch, out);
+        return;
+    }
+    let (first, second) = batch.split_at(batch.len() / 2);
+    spare.clear();
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(|| answer_all(second, spare));
+        answer_all(first, out);
+        if let Err(panic) = helper.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+    out.extend_from_slice(spare);
 }
 
 /// Read one line (with its `\n`, if any) into `buf`, keeping at most `max` bytes; the

@@ -78,3 +78,25 @@ fn large_batches_replace_values_the_resolver_already_saw() {
         assert!(n.finish().success());
     }
 }
+
+/// The resolver remembers which ARK key forms (`ark:/NAAN/…`, `NAAN/…`) the store has;
+/// a binding of a form it had none of is still seen by the next request.
+#[test]
+fn new_key_forms_are_seen_at_once() {
+    let m = Minter::new();
+    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    eqnice!("before", "NULL", n.ask("ark:/13030/x1/a/b.resolve"));
+    m.noid_bind_set("13030/x1", "_t", "https://example.org/bare");
+    eqnice!(
+        "bare form",
+        "redir302 https://example.org/bare/a/b",
+        n.ask("ark:/13030/x1/a/b.resolve")
+    );
+    m.noid_bind_set("ark:/13030/x1/a", "_t", "https://example.org/full");
+    eqnice!(
+        "full form",
+        "redir302 https://example.org/full/b",
+        n.ask("ark:/13030/x1/a/b.resolve")
+    );
+    assert!(n.finish().success());
+}
