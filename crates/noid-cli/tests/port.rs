@@ -20,7 +20,11 @@ const FIXTURES: &[&str] = &[
 ];
 
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/perl-minters")
+    std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+    )
+    .join("../../tests/fixtures/perl-minters")
 }
 
 fn fixture(name: &str) -> PathBuf {

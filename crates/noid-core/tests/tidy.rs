@@ -20,7 +20,10 @@ fn check_dir(dir: &Path, missing: &mut Vec<String>) {
 
 #[test]
 fn every_rust_file_starts_with_a_module_doc() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+    );
     let mut missing = Vec::new();
     for dir in ["src", "tests", "benches"] {
         check_dir(&root.join(dir), &mut missing);
