@@ -275,6 +275,10 @@ impl Follower {
     /// Open the store anew and make it current (SIGHUP, replaced store, retry).
     pub fn reopen(&self) -> Result<(), LookupError> {
         let _one_at_a_time = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
+        if self.stopping.load(Ordering::Acquire) {
+            // Exiting: `cleanup` has removed (or is removing) the secondary directories.
+            return Err(LookupError("noidr is exiting".into()));
+        }
         match self.open_store() {
             Ok(store) => {
                 *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(store));
@@ -335,8 +339,11 @@ impl Follower {
     fn background(&self) {
         let mut last_retry = Instant::now();
         let mut failing = false;
-        while !self.stopping.load(Ordering::Relaxed) {
+        loop {
             std::thread::sleep(CATCH_UP_EVERY);
+            if self.stopping.load(Ordering::Acquire) {
+                break;
+            }
             match self.current() {
                 Err(_) => {
                     if last_retry.elapsed() >= RETRY_OPEN_EVERY {
@@ -374,7 +381,10 @@ impl Follower {
 
     /// Remove the secondary directories (at exit; RocksDB files may still be open).
     pub fn cleanup(&self) {
-        self.stopping.store(true, Ordering::Relaxed);
+        self.stopping.store(true, Ordering::Release);
+        // A reopen under way finishes first; later ones see `stopping` and do nothing,
+        // so no secondary directory is created after this removes them.
+        let _no_reopens = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
         if let Ok(mut cur) = self.current.try_write() {
             cur.take();
         }
