@@ -8,7 +8,15 @@ use rocksdb::{Direction, IteratorMode, DB};
 use crate::error::{io, StoreError};
 use crate::generation::{self, Watcher};
 use crate::layout::Layout;
-use crate::options::reader_options;
+use crate::options::{db_options, reader_options};
+
+fn options_for(cache_bytes: usize, long_lived: bool) -> rocksdb::Options {
+    if long_lived {
+        reader_options(cache_bytes)
+    } else {
+        db_options(cache_bytes)
+    }
+}
 
 /// A follower of one minter's database. Never takes the writers' lock.
 pub struct Reader {
@@ -20,6 +28,8 @@ pub struct Reader {
     /// The generation this view has caught up with.
     seen: u64,
     cache_bytes: usize,
+    /// Long-lived: index and filter partitions stay pinned (see `options`).
+    long_lived: bool,
 }
 
 impl Reader {
@@ -31,6 +41,18 @@ impl Reader {
         secondary_dir: Option<&Path>,
         cache_bytes: usize,
     ) -> Result<Reader, StoreError> {
+        Reader::open_for(dbdir, secondary_dir, cache_bytes, true)
+    }
+
+    /// [`Reader::open`] for a long-lived reader (pinning index and filter partitions as
+    /// they are read) or a short-lived one (a [`crate::Snapshot`], which would pay for
+    /// reading every partition at open to answer one request).
+    pub(crate) fn open_for(
+        dbdir: &Path,
+        secondary_dir: Option<&Path>,
+        cache_bytes: usize,
+        long_lived: bool,
+    ) -> Result<Reader, StoreError> {
         let layout = Layout::new(dbdir);
         if !layout.exists() {
             return Err(StoreError::NoDatabase(layout.db.clone()));
@@ -41,7 +63,11 @@ impl Reader {
         };
         std::fs::create_dir_all(&secondary_dir).map_err(io(&secondary_dir))?;
         let watcher = Watcher::open(&layout.generation)?;
-        let db = DB::open_as_secondary(&reader_options(cache_bytes), &layout.db, &secondary_dir)?;
+        let db = DB::open_as_secondary(
+            &options_for(cache_bytes, long_lived),
+            &layout.db,
+            &secondary_dir,
+        )?;
         Ok(Reader {
             db,
             seen: watcher.current(),
@@ -50,6 +76,7 @@ impl Reader {
             secondary_dir,
             owns_secondary_dir,
             cache_bytes,
+            long_lived,
         })
     }
 
@@ -111,7 +138,7 @@ impl Reader {
         }
         let watcher = Watcher::open(&layout.generation)?;
         let db = DB::open_as_secondary(
-            &reader_options(self.cache_bytes),
+            &options_for(self.cache_bytes, self.long_lived),
             &layout.db,
             &self.secondary_dir,
         )?;

@@ -18,7 +18,7 @@ impl Snapshot {
     /// Open the minter in `dbdir` for reading.
     pub fn open(dbdir: &Path) -> Result<Snapshot, StoreError> {
         Ok(Snapshot {
-            reader: Reader::open(dbdir, None, 8 << 20)?,
+            reader: Reader::open_for(dbdir, None, 8 << 20, false)?,
         })
     }
 
