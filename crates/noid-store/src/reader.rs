@@ -30,6 +30,8 @@ pub struct Reader {
     cache_bytes: usize,
     /// Long-lived: index and filter partitions stay pinned (see `options`).
     long_lived: bool,
+    /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
+    lock: Option<std::fs::File>,
 }
 
 impl Reader {
@@ -68,6 +70,7 @@ impl Reader {
             &layout.db,
             &secondary_dir,
         )?;
+        let lock = std::fs::File::open(&layout.lock).ok();
         Ok(Reader {
             db,
             seen: watcher.current(),
@@ -77,6 +80,7 @@ impl Reader {
             owns_secondary_dir,
             cache_bytes,
             long_lived,
+            lock,
         })
     }
 
@@ -93,26 +97,47 @@ impl Reader {
         if now == self.seen {
             return Ok(false);
         }
-        let lock = std::fs::File::open(&self.layout.lock).ok();
-        if let Some(f) = &lock {
-            match f.try_lock_shared() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
-                Err(std::fs::TryLockError::Error(e)) => {
-                    log::debug!("cannot lock the writers' lock: {e}")
-                }
-            }
-        }
         if self.replaced() {
             self.reopen()?;
             return Ok(true);
         }
-        self.catch_up()?;
+        if !self.try_catch_up()? {
+            return Ok(false);
+        }
         self.seen = now;
         Ok(true)
     }
 
-    /// Catch up with the primary unconditionally (the background timer's job).
+    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`).
+    ///
+    /// Why the writers' lock is consulted: a RocksDB secondary that catches up while the
+    /// primary is flushing or closing can lose track of that write for good (seen with
+    /// writers that flush on close: every later catch-up still showed the previous
+    /// value). So a catch-up runs only while no writer holds `NOID/lock`, holding it
+    /// *shared* for the millisecond it takes; a writer that arrives meanwhile waits that
+    /// long. A reader never waits for the lock itself.
+    pub fn try_catch_up(&self) -> Result<bool, StoreError> {
+        let quiet = match &self.lock {
+            Some(f) => match f.try_lock_shared() {
+                Ok(()) => Some(f),
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    log::debug!("cannot lock the writers' lock: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let result = self.catch_up();
+        if let Some(f) = quiet {
+            let _ = f.unlock();
+        }
+        result?;
+        Ok(true)
+    }
+
+    /// Catch up with the primary unconditionally (see [`Reader::try_catch_up`] for why
+    /// callers should not).
     pub fn catch_up(&self) -> Result<(), StoreError> {
         Ok(self.db.try_catch_up_with_primary()?)
     }
@@ -145,6 +170,8 @@ impl Reader {
         self.db = db;
         self.seen = watcher.current();
         self.watcher = watcher;
+        // A re-created minter has a new lock file; the old handle would lock nothing.
+        self.lock = std::fs::File::open(&layout.lock).ok();
         Ok(())
     }
 

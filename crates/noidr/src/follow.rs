@@ -54,8 +54,6 @@ pub struct Store {
     dir: PathBuf,
     /// Bumped after each catch-up; a scan started in an older epoch is not cached.
     epoch: AtomicU64,
-    /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
-    lock: Option<std::fs::File>,
     idmap: RwLock<IdmapCache>,
     /// [`Lookup::may_have_prefix`] answers, as of the current catch-up epoch.
     prefixes: RwLock<HashMap<Vec<u8>, bool>>,
@@ -66,32 +64,12 @@ impl Store {
         self.reader.as_ref().expect("reader is present until drop")
     }
 
-    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`),
-    /// and forget what was cached from the older view.
-    ///
-    /// Why the writers' lock is consulted: a RocksDB secondary that catches up while the
-    /// primary is flushing or closing can lose track of that write for good (seen here
-    /// with writers that flush on close: every later catch-up still showed the previous
-    /// value). So a catch-up runs only while no writer holds `NOID/lock`, holding it
-    /// *shared* for the millisecond it takes; a writer that arrives meanwhile waits that
-    /// long. The resolver never waits for the lock itself.
+    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`;
+    /// see `Reader::try_catch_up`), and forget what was cached from the older view.
     fn catch_up(&self) -> Result<bool, StoreError> {
-        let quiet = match &self.lock {
-            Some(f) => match f.try_lock_shared() {
-                Ok(()) => Some(f),
-                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
-                Err(std::fs::TryLockError::Error(e)) => {
-                    log::debug!("cannot lock the writers' lock: {e}");
-                    None
-                }
-            },
-            None => None,
-        };
-        let result = self.reader().catch_up();
-        if let Some(f) = quiet {
-            let _ = f.unlock();
+        if !self.reader().try_catch_up()? {
+            return Ok(false);
         }
-        result?;
         self.epoch.fetch_add(1, Ordering::AcqRel);
         self.idmap
             .write()
@@ -232,7 +210,7 @@ impl Follower {
             .base
             .join(format!("secondary-{}-{n}", std::process::id()));
         let layout = Layout::new(&self.dbdir);
-        // Open between writers, as for a catch-up (see `Store::catch_up`); if writers
+        // Open between writers, as for a catch-up (see `Reader::try_catch_up`); if writers
         // keep the lock for a whole second, open anyway and catch up at the next request.
         let lock = std::fs::File::open(&layout.lock).ok();
         let mut quiet = false;
@@ -268,7 +246,6 @@ impl Follower {
             epoch: AtomicU64::new(0),
             idmap: RwLock::new(HashMap::new()),
             prefixes: RwLock::new(HashMap::new()),
-            lock,
         })
     }
 
