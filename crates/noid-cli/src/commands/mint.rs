@@ -143,9 +143,10 @@ fn mint_batches(
     Ok(())
 }
 
-/// A write running on a second thread, and the lines to print once it has returned.
+/// A write running on a second thread (which hands the written operations back, to be
+/// freed by the thread that allocated them), and the lines to print once it returned.
 type InFlight<'scope> = Option<(
-    std::thread::ScopedJoinHandle<'scope, Result<(), StoreError>>,
+    std::thread::ScopedJoinHandle<'scope, (Result<(), StoreError>, Vec<Op>)>,
     Vec<u8>,
 )>;
 
@@ -172,7 +173,9 @@ fn mint_pipelined(
             let Some((handle, lines)) = in_flight.take() else {
                 return Ok(());
             };
-            match handle.join().expect("the commit thread does not panic") {
+            let (result, written) = handle.join().expect("the commit thread does not panic");
+            drop(written);
+            match result {
                 Ok(()) => {
                     out.out(lines);
                     batches.print(out)
@@ -204,8 +207,9 @@ fn mint_pipelined(
                 out.out(lines);
                 break;
             }
-            let ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
-            in_flight = Some((scope.spawn(move || writer.commit(ops)), lines));
+            let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
+            let commit = move || (writer.commit_all(&mut ops), ops);
+            in_flight = Some((scope.spawn(commit), lines));
         }
         Ok(())
     })
