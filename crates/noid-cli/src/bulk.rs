@@ -84,7 +84,7 @@ impl<R: BufRead> Source for Lines<R> {
 /// Run the words of a command line or query string: a lone `-` reads one command per
 /// line from standard input (bulk mode), anything else is one command. Exit status 1
 /// when any command failed.
-pub fn run_words(session: &Session, words: Vec<String>) -> std::process::ExitCode {
+pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();
         let mut src = Lines {
@@ -100,9 +100,9 @@ pub fn run_words(session: &Session, words: Vec<String>) -> std::process::ExitCod
         run(session, &mut src)
     };
     if ok {
-        std::process::ExitCode::SUCCESS
+        0
     } else {
-        std::process::ExitCode::from(1)
+        1
     }
 }
 

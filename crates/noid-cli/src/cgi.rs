@@ -4,14 +4,13 @@
 //! errors on the same stream, and `-f` and `dbcreate` are refused.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::bulk;
 use crate::session::Session;
 
 /// Run in web mode.
-pub fn run(argv0: &str) -> ExitCode {
+pub fn run(argv0: &str) -> u8 {
     let mut so = std::io::stdout();
     let _ = so.write_all(b"Content-Type: text/plain\n\n");
     let _ = so.flush();
@@ -20,11 +19,11 @@ pub fn run(argv0: &str) -> ExitCode {
         .any(|a| a == "-f" || a.starts_with("-f"))
     {
         println!("-f option not allowed in URL interface.");
-        return ExitCode::from(2);
+        return 2;
     }
     let Ok(query) = std::env::var("QUERY_STRING") else {
         println!("error: No QUERY_STRING (hence no command) defined.");
-        return ExitCode::from(2);
+        return 2;
     };
     // `+` separates words (as in Perl Noid); `%`-escapes are decoded inside each word,
     // so `%20` is a space within a value and `%2B` a literal plus.
@@ -33,7 +32,7 @@ pub fn run(argv0: &str) -> ExitCode {
         Ok(w) => w.iter().map(|w| percent_decode(w)).collect::<Vec<_>>(),
         Err(e) => {
             println!("error: cannot split query ({e}): {line}");
-            return ExitCode::from(2);
+            return 2;
         }
     };
     let dbdir = crate::env::dbdir(None, argv0);

@@ -1,7 +1,6 @@
 //! From process arguments to an exit status: choose the mode (one command, bulk,
 //! web), build the [`Session`], and run.
 
-use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
@@ -13,7 +12,7 @@ use crate::session::Session;
 use crate::usage::usage;
 
 /// Run the `noid` command.
-pub fn run() -> ExitCode {
+pub fn run() -> u8 {
     let argv0 = std::env::args().next().unwrap_or_else(|| "noid".into());
     let name = argv0.rsplit('/').next().unwrap_or(&argv0).to_string();
     if name.starts_with("noidu") {
@@ -24,12 +23,12 @@ pub fn run() -> ExitCode {
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return ExitCode::from(code);
+            return code;
         }
     };
     if args.version {
         println!("This is \"noid\" version 0.424.");
-        return ExitCode::SUCCESS;
+        return 0;
     }
     let session = Session {
         dbdir: crate::env::dbdir(args.dbdir.as_deref(), &argv0),
@@ -43,13 +42,13 @@ pub fn run() -> ExitCode {
     };
     if session.contact.is_empty() {
         eprintln!("Can't tell who you are.");
-        return ExitCode::from(1);
+        return 1;
     }
     if args.command.is_empty() {
         let mut out = Out::default();
         usage(&mut out, true, true, "intro");
         let _ = out.flush(false);
-        return ExitCode::from(2);
+        return 2;
     }
     bulk::run_words(&session, args.command)
 }
