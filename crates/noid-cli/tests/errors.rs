@@ -164,3 +164,22 @@ fn version_hello_and_help() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--bogus"), "{}", r.stderr);
 }
+
+/// `noid` tunes its allocator before `main` (see `tune_mimalloc` in main.rs) by option
+/// number; mimalloc's own report, by option name, shows the numbers still mean what
+/// they meant (they are not stable across mimalloc versions).
+#[test]
+fn allocator_options_are_the_intended_ones() {
+    let out = std::process::Command::new(crate::util::noid_exe())
+        .arg("hello")
+        .env("MIMALLOC_VERBOSE", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stderr);
+    for option in ["arena_eager_commit", "allow_thp"] {
+        assert!(
+            report.contains(&format!("option '{option}': 0 ")),
+            "{option} is not 0 in mimalloc's report:\n{report}"
+        );
+    }
+}
