@@ -134,6 +134,12 @@ impl Lookup for MemLookup {
             .cloned())
     }
 
+    /// Exact, so that every test over a `MemLookup` runs with the lookups that
+    /// [`Lookup::may_have_prefix`] lets resolution skip actually skipped.
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        Ok(!self.scan_prefix(prefix, 1)?.is_empty())
+    }
+
     fn scan_prefix(
         &self,
         prefix: &[u8],

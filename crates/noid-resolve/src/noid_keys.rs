@@ -21,13 +21,14 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
         else {
             return self.0.get(key);
         };
-        // `ark:/NAAN/` and `NAAN/`: the forms worth a lookup.
+        // `ark:/NAAN/` and `NAAN/` (or `ark:/NAAN<TAB>` and `NAAN<TAB>` for the NAAN's own
+        // bindings): the forms worth a lookup.
         let (full, bare) = match memchr::memchr2(b'/', b'\t', rest) {
-            Some(i) if rest[i] == b'/' => (
+            Some(i) => (
                 self.0.may_have_prefix(&key[..ARK.len() + i + 1])?,
                 self.0.may_have_prefix(&rest[..=i])?,
             ),
-            _ => (true, true),
+            None => (true, true),
         };
         if full {
             if let Some(v) = self.0.get(key)? {
@@ -176,6 +177,7 @@ mod tests {
         let m = MemLookup::new();
         m.insert("ark:/13030/full\t_t", "f");
         m.insert("99999/bare\t_t", "b");
+        m.insert("99999\t_t", "naan");
         let l = Counting(m, std::cell::Cell::new(0));
         let k = NoidKeys(&l);
         let gets = |key: &str, want: Option<&str>| {
@@ -190,7 +192,8 @@ mod tests {
         assert_eq!(gets("ark:/13030/none\t_t", None), 1);
         assert_eq!(gets("ark:/99999/bare\t_t", Some("b")), 1);
         assert_eq!(gets("ark:/12345/none\t_t", None), 0);
-        assert_eq!(gets("ark:/12345\t_t", None), 2);
+        assert_eq!(gets("ark:/12345\t_t", None), 0);
+        assert_eq!(gets("ark:/99999\t_t", Some("naan")), 1);
         assert!(k.may_have_prefix(b"ark:/99999/").unwrap());
         assert!(!k.may_have_prefix(b"ark:/12345/").unwrap());
     }

@@ -206,8 +206,11 @@ impl Resolver {
             suffix: suffix.to_string(),
             via: Via::Exact,
         };
-        // 2. Other spellings of the whole id.
+        // 2. Other spellings of the whole id (only those the store has keys like).
         for alt in p.alternates(id) {
+            if !may_have_authority(l, &alt)? {
+                continue;
+            }
             if let Some(v) = target_of(l, key, &alt)? {
                 return Ok(Some(exact(alt, v, "")));
             }
@@ -438,6 +441,20 @@ fn rule_found(key: &str, value: Vec<u8>, suffix: &str) -> Found {
     }
 }
 
+/// Whether the store may have keys under `id`'s scheme and authority (`ark:13030/`,
+/// `doi:10.5072/`): a spelling no key uses needs no lookup. Ids without both say yes.
+fn may_have_authority<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
+    let Some(colon) = id.find(':') else {
+        return Ok(true);
+    };
+    let after = &id[colon + 1..];
+    let skip = usize::from(after.starts_with('/'));
+    match after[skip..].find('/') {
+        Some(slash) => l.may_have_prefix(id[..colon + 1 + skip + slash + 1].as_bytes()),
+        None => Ok(true),
+    }
+}
+
 /// The truthy `_t` of `id`, if any.
 fn target_of<L: Lookup + ?Sized>(
     l: &L,
@@ -557,7 +574,11 @@ fn found_ancestor<L: Lookup + ?Sized>(
         return Ok(None);
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
-        if flag_is_n(l, key, shoulder)? {
+        // Nothing bound on the shoulder itself (the usual case): no flag to read.
+        let mut bound_on = Vec::with_capacity(shoulder.len() + 1);
+        bound_on.extend_from_slice(shoulder.as_bytes());
+        bound_on.push(b'\t');
+        if l.may_have_prefix(&bound_on)? && flag_is_n(l, key, shoulder)? {
             return Ok(None);
         }
     }
