@@ -450,7 +450,7 @@ fn may_have_authority<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, Looku
     let after = &id[colon + 1..];
     let skip = usize::from(after.starts_with('/'));
     match after[skip..].find('/') {
-        Some(slash) => l.may_have_prefix(id[..colon + 1 + skip + slash + 1].as_bytes()),
+        Some(slash) => l.may_have_prefix(&id.as_bytes()[..colon + 1 + skip + slash + 1]),
         None => Ok(true),
     }
 }
