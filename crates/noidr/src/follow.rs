@@ -13,7 +13,9 @@
 //! If the store cannot be opened (wrong Dbdir, not created yet) the daemon keeps
 //! running: every request gets an error line and the background thread retries.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -35,11 +37,55 @@ const IDMAP_PREFIX: &[u8] = b":/idmap/";
 /// Most cached `:idmap` rule lists (one per element asked for).
 const IDMAP_CACHE_MAX: usize = 1024;
 
-/// `:idmap` rule lists by (prefix, limit), as of the current catch-up epoch.
-type IdmapCache = HashMap<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>;
-
 /// Most cached answers to "is any key under this prefix?" (one per ARK NAAN asked for).
 const PREFIX_CACHE_MAX: usize = 4096;
+
+/// Answers computed from the secondary's view of the store, kept until a catch-up
+/// changes that view ([`ViewCache::clear`]); emptied when it reaches its bound.
+struct ViewCache<K, V> {
+    map: RwLock<HashMap<K, V>>,
+    max: usize,
+}
+
+impl<K: Hash + Eq, V: Clone> ViewCache<K, V> {
+    fn new(max: usize) -> Self {
+        ViewCache {
+            map: RwLock::new(HashMap::new()),
+            max,
+        }
+    }
+
+    fn clear(&self) {
+        self.map.write().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The cached answer for `key`, or `compute`'s. An answer computed while a catch-up
+    /// happened (`epoch` moved) may describe the older view and is not kept.
+    fn get_or_compute<Q, E>(
+        &self,
+        epoch: &AtomicU64,
+        key: &Q,
+        compute: impl FnOnce() -> Result<V, E>,
+    ) -> Result<V, E>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if let Some(v) = self.map.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+            return Ok(v.clone());
+        }
+        let started = epoch.load(Ordering::Acquire);
+        let v = compute()?;
+        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
+        if epoch.load(Ordering::Acquire) == started {
+            if map.len() >= self.max {
+                map.clear();
+            }
+            map.insert(key.to_owned(), v.clone());
+        }
+        Ok(v)
+    }
+}
 
 /// One opened store: the secondary, a watcher on its generation counter, and the
 /// generation it has caught up with.
@@ -54,9 +100,10 @@ pub struct Store {
     dir: PathBuf,
     /// Bumped after each catch-up; a scan started in an older epoch is not cached.
     epoch: AtomicU64,
-    idmap: RwLock<IdmapCache>,
-    /// [`Lookup::may_have_prefix`] answers, as of the current catch-up epoch.
-    prefixes: RwLock<HashMap<Vec<u8>, bool>>,
+    /// `:idmap` rule lists by (prefix, limit).
+    idmap: ViewCache<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>,
+    /// [`Lookup::may_have_prefix`] answers.
+    prefixes: ViewCache<Vec<u8>, bool>,
 }
 
 impl Store {
@@ -71,14 +118,8 @@ impl Store {
             return Ok(false);
         }
         self.epoch.fetch_add(1, Ordering::AcqRel);
-        self.idmap
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        self.prefixes
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.idmap.clear();
+        self.prefixes.clear();
         Ok(true)
     }
 }
@@ -98,25 +139,11 @@ impl Lookup for Store {
 
     /// One prefix seek per prefix and catch-up epoch, then a hash look-up.
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
-        if let Some(&known) = self
-            .prefixes
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(prefix)
-        {
-            return Ok(known);
-        }
-        let epoch = self.epoch.load(Ordering::Acquire);
-        let any = !Lookup::scan_prefix(self.reader(), prefix, 1)?.is_empty();
-        let mut cache = self.prefixes.write().unwrap_or_else(|e| e.into_inner());
-        if self.epoch.load(Ordering::Acquire) == epoch {
-            if cache.len() >= PREFIX_CACHE_MAX {
-                cache.clear();
-            }
-            cache.insert(prefix.to_vec(), any);
-        }
-        Ok(any)
+        self.prefixes.get_or_compute(&self.epoch, prefix, || {
+            Ok(!Lookup::scan_prefix(self.reader(), prefix, 1)?.is_empty())
+        })
     }
+
     fn scan_prefix(
         &self,
         prefix: &[u8],
@@ -125,25 +152,10 @@ impl Lookup for Store {
         if !prefix.starts_with(IDMAP_PREFIX) {
             return Lookup::scan_prefix(self.reader(), prefix, limit);
         }
-        let key = (prefix.to_vec(), limit);
-        if let Some(rules) = self
-            .idmap
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return Ok(rules.clone());
-        }
-        let epoch = self.epoch.load(Ordering::Acquire);
-        let rules = Lookup::scan_prefix(self.reader(), prefix, limit)?;
-        let mut cache = self.idmap.write().unwrap_or_else(|e| e.into_inner());
-        if self.epoch.load(Ordering::Acquire) == epoch {
-            if cache.len() >= IDMAP_CACHE_MAX {
-                cache.clear();
-            }
-            cache.insert(key, rules.clone());
-        }
-        Ok(rules)
+        self.idmap
+            .get_or_compute(&self.epoch, &(prefix.to_vec(), limit), || {
+                Lookup::scan_prefix(self.reader(), prefix, limit)
+            })
     }
 }
 
@@ -244,8 +256,8 @@ impl Follower {
             seen,
             dir,
             epoch: AtomicU64::new(0),
-            idmap: RwLock::new(HashMap::new()),
-            prefixes: RwLock::new(HashMap::new()),
+            idmap: ViewCache::new(IDMAP_CACHE_MAX),
+            prefixes: ViewCache::new(PREFIX_CACHE_MAX),
         })
     }
 
