@@ -320,12 +320,27 @@ fn write(
 /// On failure nothing of the batch is printed but the error. Returns false when the
 /// commit or any command since the last print failed.
 fn commit(session: &Session, txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
-    let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
-    if let Err(e) = txn.base().commit(ops) {
-        out.stdout.clear();
-        out.fail(format!("error: {e}; nothing was written\n"));
-    }
+    commit_writes(txn, out);
     emit(session, out)
+}
+
+/// Commit the transaction's writes as one synced batch; when that fails, replace the
+/// output they produced by the error (see [`nothing_written`]) and return false.
+fn commit_writes(txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
+    let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
+    match txn.base().commit(ops) {
+        Ok(()) => true,
+        Err(e) => {
+            nothing_written(&e, out);
+            false
+        }
+    }
+}
+
+/// A failed commit: none of the batch's output is shown, only why.
+fn nothing_written(e: &StoreError, out: &mut Out) {
+    out.stdout.clear();
+    out.fail(format!("error: {e}; nothing was written\n"));
 }
 
 /// How `mint` makes its batches durable and prints them, within a bulk run: an earlier
@@ -336,16 +351,14 @@ struct MintBatches<'s> {
 
 impl commands::mint::Batches for MintBatches<'_> {
     fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), MinterError> {
-        let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
-        if let Err(e) = txn.base().commit(ops) {
-            return Err(self.failed_commit(e, out));
+        if !commit_writes(txn, out) {
+            return Err(MinterError::Store("commit failed".into()));
         }
         self.print(out)
     }
 
     fn failed_commit(&mut self, e: StoreError, out: &mut Out) -> MinterError {
-        out.stdout.clear();
-        out.fail(format!("error: {e}; nothing was written\n"));
+        nothing_written(&e, out);
         MinterError::Store("commit failed".into())
     }
 

@@ -93,12 +93,8 @@ pub fn run(
     batches.commit(txn, out)?;
     txn.set_undo(false);
     // Binding reads back what minting wrote; only plain minting may run ahead of the
-    // store (see `mint_pipelined`).
-    let result = if elem.is_none() {
-        mint_pipelined(txn, m, n, out, batches, &mint_one)
-    } else {
-        mint_batches(txn, m, n, out, batches, &mint_one)
-    };
+    // store (see `mint_batches`).
+    let result = mint_batches(txn, m, n, elem.is_none(), out, batches, &mint_one);
     txn.set_undo(true);
     result?;
     out.out("\n");
@@ -107,42 +103,6 @@ pub fn run(
 
 type MintOne<'f> = dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError> + 'f;
 
-/// Mint `n` identifiers in synced batches of [`BATCH`], each batch's lines printed only
-/// after its commit.
-fn mint_batches(
-    txn: &mut Txn<'_, Writer>,
-    m: &mut Minter,
-    n: u64,
-    out: &mut Out,
-    batches: &mut dyn Batches,
-    mint_one: &MintOne<'_>,
-) -> Result<(), MinterError> {
-    let mut left = n;
-    while left > 0 {
-        let batch = left.min(BATCH);
-        let mark = out.stdout.len();
-        let mut done = 0;
-        for _ in 0..batch {
-            match mint_one(txn, m) {
-                Ok(line) => {
-                    out.out(line);
-                    done += 1;
-                }
-                Err(e) => {
-                    out.stdout.truncate(mark);
-                    return replay_then_fail(txn, m, done, e, out, batches, mint_one);
-                }
-            }
-        }
-        left -= batch;
-        m.flush(txn);
-        if left > 0 {
-            batches.commit(txn, out)?;
-        }
-    }
-    Ok(())
-}
-
 /// A write running on a second thread (which hands the written operations back, to be
 /// freed by the thread that allocated them), and the lines to print once it returned.
 type InFlight<'scope> = Option<(
@@ -150,18 +110,20 @@ type InFlight<'scope> = Option<(
     Vec<u8>,
 )>;
 
-/// [`mint_batches`], with each batch's write running on a second thread while the next
-/// batch is minted: the write (sorting and building a table file) takes about as long
-/// as the minting, so a large mint takes little more than the minting alone.
+/// Mint `n` identifiers in synced batches of [`BATCH`], each batch's lines printed only
+/// after its write has returned; the last batch stays in `txn` for the caller.
 ///
-/// Safe because minting reads nothing back from the store while `:/fresh` holds (no
-/// probes, no queue entries) and nothing is bound; should the flag drop mid-way (a
-/// wrap), the write in flight is awaited before the next identifier is minted. A
-/// batch's lines are still printed only after its write has returned.
-fn mint_pipelined(
+/// With `pipelined`, each batch is written on a second thread while the next one is
+/// minted: the write (sorting and building a table file) takes about as long as the
+/// minting, so a large mint takes little more than the minting alone. Safe because
+/// minting reads nothing back from the store while `:/fresh` holds (no probes, no queue
+/// entries) and nothing is bound; should the flag drop mid-way (a wrap), the write in
+/// flight is awaited before the next identifier is minted.
+fn mint_batches(
     txn: &mut Txn<'_, Writer>,
     m: &mut Minter,
     n: u64,
+    pipelined: bool,
     out: &mut Out,
     batches: &mut dyn Batches,
     mint_one: &MintOne<'_>,
@@ -169,50 +131,62 @@ fn mint_pipelined(
     let writer: &Writer = txn.base();
     std::thread::scope(|scope| {
         let mut in_flight: InFlight<'_> = None;
-        let mut land = |in_flight: &mut InFlight<'_>, out: &mut Out| -> Result<(), MinterError> {
-            let Some((handle, lines)) = in_flight.take() else {
-                return Ok(());
-            };
-            let (result, written) = handle.join().expect("the commit thread does not panic");
-            drop(written);
-            match result {
-                Ok(()) => {
-                    out.out(lines);
-                    batches.print(out)
-                }
-                Err(e) => Err(batches.failed_commit(e, out)),
-            }
-        };
         let mut left = n;
         while left > 0 {
             let batch = left.min(BATCH);
             let mut lines = Vec::with_capacity(batch as usize * 24);
             for done in 0..batch {
                 if !m.fresh {
-                    land(&mut in_flight, out)?;
+                    land(&mut in_flight, out, batches)?;
                 }
                 match mint_one(txn, m) {
                     Ok(line) => lines.extend_from_slice(line.as_bytes()),
                     Err(e) => {
-                        land(&mut in_flight, out)?;
+                        land(&mut in_flight, out, batches)?;
                         return replay_then_fail(txn, m, done, e, out, batches, mint_one);
                     }
                 }
             }
             left -= batch;
             m.flush(txn);
-            land(&mut in_flight, out)?;
+            land(&mut in_flight, out, batches)?;
             if left == 0 {
                 // The last batch stays in `txn` for the caller to commit.
                 out.out(lines);
                 break;
             }
-            let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
-            let commit = move || (writer.commit_all(&mut ops), ops);
-            in_flight = Some((scope.spawn(commit), lines));
+            if pipelined {
+                let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
+                let commit = move || (writer.commit_all(&mut ops), ops);
+                in_flight = Some((scope.spawn(commit), lines));
+            } else {
+                out.out(lines);
+                batches.commit(txn, out)?;
+            }
         }
         Ok(())
     })
+}
+
+/// Wait for the write in flight, if any, then print its lines (or report its failure).
+fn land(
+    in_flight: &mut InFlight<'_>,
+    out: &mut Out,
+    batches: &mut dyn Batches,
+) -> Result<(), MinterError> {
+    let Some((handle, lines)) = in_flight.take() else {
+        return Ok(());
+    };
+    let (result, written) = handle.join().expect("the commit thread does not panic");
+    // Freed here, by the thread that allocated the buffers.
+    drop(written);
+    match result {
+        Ok(()) => {
+            out.out(lines);
+            batches.print(out)
+        }
+        Err(e) => Err(batches.failed_commit(e, out)),
+    }
 }
 
 /// A mint failed after `done` good identifiers of its batch (which may have left partial
