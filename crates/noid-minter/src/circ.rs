@@ -39,17 +39,7 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
     letter: char,
     old_rec: &str,
 ) -> Result<(), MinterError> {
-    let rec = format!(
-        "{letter}{}|{}|{}|{}",
-        svec(old_rec),
-        ctx.stamp,
-        ctx.contact,
-        m.gen.oacounter
-    );
-    if letter != 'i' {
-        // Queued or unqueued: the generator may yet produce this id (see state::FRESH).
-        m.fresh = false;
-    }
+    let rec = record(letter, svec(old_rec), ctx, m.gen.oacounter);
     if letter == 'i' {
         // Only an identifier that circulated before can have bindings to clear or a
         // pepper; skipping the delete for first issues keeps tombstones out of the store.
@@ -60,6 +50,9 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
         if m.longterm {
             hold::place_new_hold(txn, m, id)?;
         }
+    } else {
+        // Queued or unqueued: the generator may yet produce this id (see state::FRESH).
+        m.fresh = false;
     }
     txn.put(keys::circ(id), rec);
     Ok(())
@@ -77,15 +70,23 @@ pub fn issue_fresh<L: Lookup + ?Sized>(
         hold::count_new_hold(m, id)?;
         txn.put_new(keys::hold(id), "1");
     }
-    let mut rec = String::with_capacity(24 + ctx.stamp.len() + ctx.contact.len());
-    rec.push_str("i|");
+    txn.put_new(keys::circ(id), record('i', "", ctx, m.gen.oacounter));
+    Ok(())
+}
+
+/// A circulation record: `letter` prepended to the history `svec`, then the date, the
+/// contact and the `oacounter` (built without `format!`: a large mint writes millions).
+fn record(letter: char, svec: &str, ctx: &Context, oacounter: u64) -> String {
+    let mut rec = String::with_capacity(24 + svec.len() + ctx.stamp.len() + ctx.contact.len());
+    rec.push(letter);
+    rec.push_str(svec);
+    rec.push('|');
     rec.push_str(&ctx.stamp);
     rec.push('|');
     rec.push_str(&ctx.contact);
     rec.push('|');
-    let _ = write!(rec, "{}", m.gen.oacounter);
-    txn.put_new(keys::circ(id), rec);
-    Ok(())
+    let _ = write!(rec, "{oacounter}");
+    rec
 }
 
 /// Remove every user binding of `id` (its `ID<TAB>ELEM` keys other than `:/…`).

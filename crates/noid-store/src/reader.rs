@@ -8,15 +8,7 @@ use rocksdb::{Direction, IteratorMode, DB};
 use crate::error::{io, StoreError};
 use crate::generation::{self, Watcher};
 use crate::layout::Layout;
-use crate::options::{db_options, reader_options};
-
-fn options_for(cache_bytes: usize, long_lived: bool) -> rocksdb::Options {
-    if long_lived {
-        reader_options(cache_bytes)
-    } else {
-        db_options(cache_bytes)
-    }
-}
+use crate::options::reader_options;
 
 /// A follower of one minter's database. Never takes the writers' lock.
 pub struct Reader {
@@ -66,7 +58,7 @@ impl Reader {
         std::fs::create_dir_all(&secondary_dir).map_err(io(&secondary_dir))?;
         let watcher = Watcher::open(&layout.generation)?;
         let db = DB::open_as_secondary(
-            &options_for(cache_bytes, long_lived),
+            &reader_options(cache_bytes, long_lived),
             &layout.db,
             &secondary_dir,
         )?;
@@ -163,7 +155,7 @@ impl Reader {
         }
         let watcher = Watcher::open(&layout.generation)?;
         let db = DB::open_as_secondary(
-            &options_for(self.cache_bytes, self.long_lived),
+            &reader_options(self.cache_bytes, self.long_lived),
             &layout.db,
             &self.secondary_dir,
         )?;
