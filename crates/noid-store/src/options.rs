@@ -40,7 +40,15 @@ fn options(cache_bytes: usize, pin_partitions: bool) -> Options {
     let mut b = BlockBasedOptions::default();
     // Most resolver lookups of chopped ancestors miss; a bloom filter makes misses ~8x cheaper.
     b.set_bloom_filter(10.0, false);
-    b.set_block_cache(&Cache::new_lru_cache(cache_bytes));
+    // A long-lived reader serves lookups from several threads: RocksDB's HyperClockCache
+    // finds a block without a lock (the LRU cache takes a shard mutex per lookup, and
+    // two request threads then spend their time passing it back and forth). Short-lived
+    // processes keep the LRU cache, which costs nothing to set up.
+    if pin_partitions {
+        b.set_block_cache(&Cache::new_hyper_clock_cache(cache_bytes, 0));
+    } else {
+        b.set_block_cache(&Cache::new_lru_cache(cache_bytes));
+    }
     // Partitioned filters and a two-level index, cached in small (4 KiB) pieces. With
     // one full filter per SST, a store of a million identifiers has multi-megabyte
     // filter blocks: kept outside the cache they must all be read at every open (a
@@ -61,6 +69,10 @@ fn options(cache_bytes: usize, pin_partitions: bool) -> Options {
     // property of the tables written from now on; older tables keep working).
     b.set_data_block_index_type(DataBlockIndexType::BinaryAndHash);
     b.set_data_block_hash_ratio(0.75);
+    // A key is found by its restart point (through the hash index), then by decoding
+    // the entries after it one by one: four per restart point instead of RocksDB's 16
+    // makes a hit ~8 % cheaper for ~15 % larger data blocks (keys share less prefix).
+    b.set_block_restart_interval(4);
     o.set_block_based_table_factory(&b);
     o
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{Direction, IteratorMode, DB};
+use rocksdb::{Direction, IteratorMode, ReadOptions, DB};
 
 use crate::error::{io, StoreError};
 use crate::generation::{self, Watcher};
@@ -24,6 +24,8 @@ pub struct Reader {
     long_lived: bool,
     /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
     lock: Option<std::fs::File>,
+    /// Made once: `get_pinned` would create and destroy a C++ `ReadOptions` per lookup.
+    read: ReadOptions,
 }
 
 impl Reader {
@@ -73,6 +75,7 @@ impl Reader {
             cache_bytes,
             long_lived,
             lock,
+            read: ReadOptions::default(),
         })
     }
 
@@ -169,12 +172,12 @@ impl Reader {
 
     /// The value under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.db.get_pinned(key)?.map(|v| v.to_vec()))
+        Ok(self.db.get_pinned_opt(key, &self.read)?.map(|v| v.to_vec()))
     }
 
     /// Whether `key` holds a value, without copying it.
     pub fn contains(&self, key: &[u8]) -> Result<bool, StoreError> {
-        Ok(self.db.get_pinned(key)?.is_some())
+        Ok(self.db.get_pinned_opt(key, &self.read)?.is_some())
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
