@@ -14,14 +14,17 @@
 //! running: every request gets an error line and the background thread retries.
 
 use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use arc_swap::{ArcSwapOption, Guard};
 use noid_resolve::{Lookup, LookupError};
+use thread_local::ThreadLocal;
 use noid_store::generation::Watcher;
 use noid_store::{Layout, Reader, StoreError};
 
@@ -41,22 +44,28 @@ const IDMAP_CACHE_MAX: usize = 1024;
 const PREFIX_CACHE_MAX: usize = 4096;
 
 /// Answers computed from the secondary's view of the store, kept until a catch-up
-/// changes that view ([`ViewCache::clear`]); emptied when it reaches its bound.
-struct ViewCache<K, V> {
-    map: RwLock<HashMap<K, V>>,
+/// changes that view (the store's epoch moves); emptied when it reaches its bound.
+///
+/// Each thread keeps its own map: a lookup then touches no memory another thread
+/// writes (a shared lock's counter, bounced between the two cores at every request,
+/// cost more than the look-up itself).
+struct ViewCache<K: Send, V: Send> {
+    maps: ThreadLocal<RefCell<EpochMap<K, V>>>,
     max: usize,
 }
 
-impl<K: Hash + Eq, V: Clone> ViewCache<K, V> {
+/// One thread's answers, valid for one epoch.
+struct EpochMap<K, V> {
+    epoch: u64,
+    map: HashMap<K, V, foldhash::fast::RandomState>,
+}
+
+impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
     fn new(max: usize) -> Self {
         ViewCache {
-            map: RwLock::new(HashMap::new()),
+            maps: ThreadLocal::new(),
             max,
         }
-    }
-
-    fn clear(&self) {
-        self.map.write().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The cached answer for `key`, or `compute`'s. An answer computed while a catch-up
@@ -71,17 +80,30 @@ impl<K: Hash + Eq, V: Clone> ViewCache<K, V> {
         K: Borrow<Q>,
         Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
     {
-        if let Some(v) = self.map.read().unwrap_or_else(|e| e.into_inner()).get(key) {
-            return Ok(v.clone());
-        }
         let started = epoch.load(Ordering::Acquire);
-        let v = compute()?;
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
-        if epoch.load(Ordering::Acquire) == started {
-            if map.len() >= self.max {
-                map.clear();
+        let cell = self.maps.get_or(|| {
+            RefCell::new(EpochMap {
+                epoch: started,
+                map: HashMap::default(),
+            })
+        });
+        {
+            let mut mine = cell.borrow_mut();
+            if mine.epoch != started {
+                mine.epoch = started;
+                mine.map.clear();
             }
-            map.insert(key.to_owned(), v.clone());
+            if let Some(v) = mine.map.get(key) {
+                return Ok(v.clone());
+            }
+        }
+        let v = compute()?;
+        let mut mine = cell.borrow_mut();
+        if epoch.load(Ordering::Acquire) == started && mine.epoch == started {
+            if mine.map.len() >= self.max {
+                mine.map.clear();
+            }
+            mine.map.insert(key.to_owned(), v.clone());
         }
         Ok(v)
     }
@@ -98,7 +120,7 @@ pub struct Store {
     watcher: Watcher,
     seen: AtomicU64,
     dir: PathBuf,
-    /// Bumped after each catch-up; a scan started in an older epoch is not cached.
+    /// Bumped after each catch-up: answers cached in an older epoch are stale.
     epoch: AtomicU64,
     /// `:idmap` rule lists by (prefix, limit).
     idmap: ViewCache<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>,
@@ -117,9 +139,8 @@ impl Store {
         if !self.reader().try_catch_up()? {
             return Ok(false);
         }
+        // Every thread's cached answers are from the older view now.
         self.epoch.fetch_add(1, Ordering::AcqRel);
-        self.idmap.clear();
-        self.prefixes.clear();
         Ok(true)
     }
 }
@@ -159,6 +180,18 @@ impl Lookup for Store {
     }
 }
 
+/// A request's hold on the current store: cheaper to take than an `Arc` clone, and
+/// like one it keeps that store open while the request uses it.
+pub struct StoreRef(Guard<Option<Arc<Store>>>);
+
+impl std::ops::Deref for StoreRef {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        self.0.as_deref().expect("a StoreRef is made from a loaded store")
+    }
+}
+
 /// The followed store, shared by the request thread(s), the background thread and the
 /// signal thread.
 pub struct Follower {
@@ -168,7 +201,9 @@ pub struct Follower {
     /// We created `base` (and remove it at exit).
     owns_base: bool,
     cache_bytes: usize,
-    current: RwLock<Option<Arc<Store>>>,
+    /// Read at every request: an `ArcSwap` load leaves no trace in shared memory (a
+    /// lock or reference count would be written by both request threads).
+    current: ArcSwapOption<Store>,
     /// Why the store is not open (when `current` is `None`).
     last_error: Mutex<String>,
     /// Serialises reopens (background thread, SIGHUP, request path).
@@ -203,7 +238,7 @@ impl Follower {
             base,
             owns_base,
             cache_bytes,
-            current: RwLock::new(None),
+            current: ArcSwapOption::empty(),
             last_error: Mutex::new(String::new()),
             reopening: Mutex::new(()),
             opens: AtomicU64::new(0),
@@ -270,7 +305,7 @@ impl Follower {
         }
         match self.open_store() {
             Ok(store) => {
-                *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(store));
+                self.current.store(Some(Arc::new(store)));
                 Ok(())
             }
             Err(e) => {
@@ -282,16 +317,17 @@ impl Follower {
     }
 
     /// The current store, brought up to date with every writer that has finished.
-    pub fn fresh(&self) -> Result<Arc<Store>, LookupError> {
-        let store = self.current()?;
+    pub fn fresh(&self) -> Result<StoreRef, LookupError> {
+        let store = self.loaded()?;
         let generation = store.watcher.current();
         if generation == store.seen.load(Ordering::Acquire) {
             return Ok(store);
         }
         if store.reader().replaced() {
             log::info!("minter {} was replaced; reopening", self.dbdir.display());
+            drop(store);
             self.reopen()?;
-            return self.current();
+            return self.loaded();
         }
         // A writer still at work has not returned yet: its changes need not show, and
         // catching up now could lose track of them (see `Store::catch_up`). The next
@@ -302,17 +338,27 @@ impl Follower {
         Ok(store)
     }
 
-    /// The current store as it is (no catch-up).
-    pub fn current(&self) -> Result<Arc<Store>, LookupError> {
-        match &*self.current.read().unwrap_or_else(|e| e.into_inner()) {
-            Some(s) => Ok(s.clone()),
-            None => Err(LookupError(
-                self.last_error
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone(),
-            )),
+    /// The current store as it is (no catch-up), for a request.
+    fn loaded(&self) -> Result<StoreRef, LookupError> {
+        let guard = self.current.load();
+        if guard.is_some() {
+            return Ok(StoreRef(guard));
         }
+        Err(self.why_not_open())
+    }
+
+    /// The current store as it is (no catch-up), to keep.
+    pub fn current(&self) -> Result<Arc<Store>, LookupError> {
+        self.current.load_full().ok_or_else(|| self.why_not_open())
+    }
+
+    fn why_not_open(&self) -> LookupError {
+        LookupError(
+            self.last_error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        )
     }
 
     /// Start the background thread: periodic catch-up, replaced-store detection,
@@ -374,9 +420,7 @@ impl Follower {
         // A reopen under way finishes first; later ones see `stopping` and do nothing,
         // so no secondary directory is created after this removes them.
         let _no_reopens = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
-        if let Ok(mut cur) = self.current.try_write() {
-            cur.take();
-        }
+        self.current.store(None);
         if self.owns_base {
             let _ = std::fs::remove_dir_all(&self.base);
         } else if let Ok(entries) = std::fs::read_dir(&self.base) {

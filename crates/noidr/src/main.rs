@@ -5,6 +5,12 @@
 //! RocksDB secondary (see `follow`); resolution itself is crate `noid-resolve`.
 //! `main` only parses flags and maps errors to an exit status.
 
+/// Every request allocates its keys and answer; mimalloc's per-thread heaps serve the
+/// two request threads without the locking glibc's malloc does (4 % fewer
+/// instructions per hit). RocksDB's C++ keeps the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod args;
 mod follow;
 mod http;
