@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use arc_swap::{ArcSwapOption, Guard};
 use noid_resolve::{Lookup, LookupError};
-use thread_local::ThreadLocal;
 use noid_store::generation::Watcher;
 use noid_store::{Layout, Reader, StoreError};
+use thread_local::ThreadLocal;
 
 /// Background catch-up period.
 pub const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
@@ -188,7 +188,9 @@ impl std::ops::Deref for StoreRef {
     type Target = Store;
 
     fn deref(&self) -> &Store {
-        self.0.as_deref().expect("a StoreRef is made from a loaded store")
+        self.0
+            .as_deref()
+            .expect("a StoreRef is made from a loaded store")
     }
 }
 
