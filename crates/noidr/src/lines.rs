@@ -231,7 +231,7 @@ mod tests {
         let mut out = Vec::new();
         let n = serve(input.as_bytes(), &mut out, |line, out| {
             let i: u32 = std::str::from_utf8(line).unwrap().parse().unwrap();
-            if i % 37 == 0 {
+            if i.is_multiple_of(37) {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
             out.extend_from_slice(format!("<{i}>\n").as_bytes());
