@@ -11,10 +11,10 @@
 #
 # noidr --http runs with --http-threads ${BENCH_HTTP_THREADS:-2}; nginx with
 # worker_processes ${NOID_WEB_NGINX_WORKERS:-1}.
-# Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback, each request for a
+# Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback (-c: --connections), each request for a
 # random one of the N (default 1,000,000) bound identifiers; median of 3 runs.
 #
-#   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--only REGEX] [--write]
+#   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--connections C] [--only REGEX] [--write]
 #
 # --write replaces the results section of docs/BENCHMARKS-web.md. On a shared machine,
 # run it as `nice -n -10 scripts/bench-web.sh` (root) and read the load-average column. Expects release
@@ -29,6 +29,7 @@ NOIDR=$BIN/noidr
 IDS=1000000
 RUNS=3
 SECS=${BENCH_SECONDS:-10}
+CONNS=16
 ONLY=.
 WRITE=0
 while [ $# -gt 0 ]; do
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     --ids) IDS=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
     --seconds) SECS=$2; shift 2 ;;
+    --connections) CONNS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
     *) sed -n '2,22p' "$0"; exit 2 ;;
@@ -250,7 +252,7 @@ OK=()
 for i in "${!NAMES[@]}"; do
     if sanity "${PORTS[$i]}" "${KINDS[$i]}"; then
         OK+=(1)
-        wrk -t1 -c16 -d2s -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
+        wrk -t1 -c"$CONNS" -d2s -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
     else
         OK+=(0)
         log "${NAMES[$i]}: sanity check FAILED"
@@ -260,7 +262,7 @@ done
 for r in $(seq 1 "$RUNS"); do
     for i in "${!NAMES[@]}"; do
         [ "${OK[$i]}" = 1 ] || continue
-        line=$(wrk -t1 -c16 -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" | grep '^RESULT')
+        line=$(wrk -t1 -c"$CONNS" -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" | grep '^RESULT')
         load=$(cut -d' ' -f1 /proc/loadavg)
         echo "${NAMES[$i]} $line $load" >>"$W/runs.txt"
         log "${NAMES[$i]} run $r: $line (load $load)"
@@ -292,7 +294,7 @@ if [ "$WRITE" = 1 ]; then
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
         echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r); $IDS bound identifiers;"
-        echo "\`wrk -t1 -c16 -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs taken round-robin over the setups."
+        echo "\`wrk -t1 -c$CONNS -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs taken round-robin over the setups."
         echo "noidr \`--http-threads $HTHREADS\`; nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; Apache event MPM defaults; no access logs."
         echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
         echo
