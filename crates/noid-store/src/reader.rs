@@ -137,6 +137,12 @@ impl Reader {
         Ok(self.db.try_catch_up_with_primary()?)
     }
 
+    /// The sequence number of the newest write this view has: a catch-up that leaves it
+    /// unchanged brought nothing new (a writer's compaction moves files, not values).
+    pub fn latest_sequence(&self) -> u64 {
+        self.db.latest_sequence_number()
+    }
+
     /// Whether the minter on disk must be opened anew: removed and created anew, or
     /// restored (RocksDB's own catch-up silently shows nothing then), or a writer
     /// ingested a table file (catching up would misread it; see `generation`).

@@ -136,11 +136,16 @@ impl Store {
     /// Catch up with the writers, unless one is at work right now (then `Ok(false)`;
     /// see `Reader::try_catch_up`), and forget what was cached from the older view.
     fn catch_up(&self) -> Result<bool, StoreError> {
+        let before = self.reader().latest_sequence();
         if !self.reader().try_catch_up()? {
             return Ok(false);
         }
-        // Every thread's cached answers are from the older view now.
-        self.epoch.fetch_add(1, Ordering::AcqRel);
+        // Every thread's cached answers are from the older view now, if the catch-up
+        // brought any write (the background one every 100 ms mostly brings none, and
+        // then the caches stay).
+        if self.reader().latest_sequence() != before {
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+        }
         Ok(true)
     }
 }

@@ -100,3 +100,22 @@ fn new_key_forms_are_seen_at_once() {
     );
     assert!(n.finish().success());
 }
+
+#[test]
+fn new_and_changed_idmap_rules_are_seen_at_once() {
+    let m = Minter::new();
+    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    eqnice!("before", "NULL", n.ask("mp12.resolve"));
+    // Let the background catch-up run (it must not keep the empty rule list forever).
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    eqnice!("still nothing", "NULL", n.ask("mp12.resolve"));
+    m.noid_bind_set(":idmap/^mp([0-9]+)$", "_t", "https://m.org/$1");
+    eqnice!("rule", "redir302 https://m.org/12", n.ask("mp12.resolve"));
+    m.noid_bind_set(":idmap/^mp([0-9]+)$", "_t", "https://n.org/$1");
+    eqnice!(
+        "changed rule",
+        "redir302 https://n.org/12",
+        n.ask("mp12.resolve")
+    );
+    assert!(n.finish().success());
+}
