@@ -26,5 +26,6 @@ echo "noidr over a pipe, $n_ids bound ids, $reqs requests per row ($(nproc) core
 echo
 "$target/release/examples/bench_noidr" run "$target/release/noidr" "$store" "$n_ids" "$reqs"
 "$target/release/examples/bench_noidr" rawget "$store" "$n_ids" "$reqs"
+"$target/release/examples/bench_noidr" rawchop "$store" "$n_ids" "$reqs"
 echo
 echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"

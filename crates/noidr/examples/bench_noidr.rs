@@ -4,6 +4,7 @@
 //! bench_noidr load DBDIR N            # create a store of N bound ARKs (skipped if present)
 //! bench_noidr run NOIDR DBDIR N REQS  # measure: hits, misses, 4-level chop-backs
 //! bench_noidr rawget DBDIR N REQS     # the ceiling: RocksDB gets in-process
+//! bench_noidr rawchop DBDIR N REQS    # the same for a chop-back's six lookups, 2 threads
 //! ```
 //!
 //! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
@@ -215,11 +216,56 @@ fn rawget(dbdir: &Path, n: u64, count: usize) {
     println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} |");
 }
 
+/// The ceiling for chop-backs: the six lookups `noidr` makes for `ID/a/b.c/d` (the
+/// verbatim id, three unbound ancestors, the bound id and its `_t_am` flag), in-process
+/// on two threads sharing one `noid_store::Reader`, no pipe, no resolution.
+fn rawchop(dbdir: &Path, n: u64, count: usize) {
+    let reader = noid_store::Reader::open(dbdir, None, 256 << 20).expect("open reader");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let requests: Vec<[Vec<u8>; 6]> = (0..count)
+        .map(|_| {
+            let x = id(rng.next() % n);
+            [
+                format!("{x}/a/b.c/d\t_t").into_bytes(),
+                format!("{x}/a/b.c\t_t").into_bytes(),
+                format!("{x}/a/b\t_t").into_bytes(),
+                format!("{x}/a\t_t").into_bytes(),
+                format!("{x}\t_t").into_bytes(),
+                format!("{x}\t_t_am").into_bytes(),
+            ]
+        })
+        .collect();
+    let run = |part: &[[Vec<u8>; 6]]| {
+        let mut found = 0;
+        for keys in part {
+            for k in keys {
+                found += reader.get(k).unwrap().is_some() as usize;
+            }
+        }
+        found
+    };
+    run(&requests[..count.min(20_000)]);
+    let start = Instant::now();
+    let (a, b) = requests.split_at(count / 2);
+    let found = std::thread::scope(|s| {
+        let other = s.spawn(|| run(b));
+        run(a) + other.join().unwrap()
+    });
+    let rate = count as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(found, count);
+    println!("| RocksDB in-process, a chop-back's six lookups on 2 threads (its ceiling) | | | | {rate:.0} |");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("load") if args.len() == 4 => load(Path::new(&args[2]), args[3].parse().expect("N")),
         Some("rawget") if args.len() == 5 => rawget(
+            Path::new(&args[2]),
+            args[3].parse().expect("N"),
+            args[4].parse().expect("REQS"),
+        ),
+        Some("rawchop") if args.len() == 5 => rawchop(
             Path::new(&args[2]),
             args[3].parse().expect("N"),
             args[4].parse().expect("REQS"),
@@ -232,7 +278,7 @@ fn main() {
         ),
         _ => {
             eprintln!(
-                "usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS | rawget DBDIR N REQS"
+                "usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS"
             );
             std::process::exit(2);
         }
