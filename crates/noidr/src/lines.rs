@@ -118,10 +118,16 @@ fn answer_batch(
         answer_all(part, &mut buf, answer);
     };
     std::thread::scope(|scope| {
-        let helper = scope.spawn(work);
+        // Without a second thread (the system refused one) this thread takes every chunk.
+        let helper = std::thread::Builder::new().spawn_scoped(scope, work);
         work();
-        if let Err(panic) = helper.join() {
-            std::panic::resume_unwind(panic);
+        match helper {
+            Ok(helper) => {
+                if let Err(panic) = helper.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            Err(e) => log::warn!("answering a batch on one thread: {e}"),
         }
     });
     drop(slots);
