@@ -20,7 +20,7 @@ pub struct Reader {
     /// The generation this view has caught up with.
     seen: u64,
     cache_bytes: usize,
-    /// Long-lived: index and filter partitions stay pinned (see `options`).
+    /// Long-lived: index and filter blocks stay pinned (see `options`).
     long_lived: bool,
     /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
     lock: Option<std::fs::File>,
@@ -40,9 +40,9 @@ impl Reader {
         Reader::open_for(dbdir, secondary_dir, cache_bytes, true)
     }
 
-    /// [`Reader::open`] for a long-lived reader (pinning index and filter partitions as
+    /// [`Reader::open`] for a long-lived reader (pinning index and filter blocks as
     /// they are read) or a short-lived one (a [`crate::Snapshot`], which would pay for
-    /// reading every partition at open to answer one request).
+    /// reading every table's at open to answer one request).
     pub(crate) fn open_for(
         dbdir: &Path,
         secondary_dir: Option<&Path>,

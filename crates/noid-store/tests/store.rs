@@ -163,3 +163,67 @@ fn a_stray_batch_file_is_ignored_and_removed() {
     assert!(!stray.exists());
     assert_eq!(w.get(b"anything").unwrap(), None);
 }
+
+/// Stores written before tables had one index and one filter each (a two-level index
+/// and partitioned filters, up to 2026-11-22) are read and written as before, and
+/// compaction rewrites their tables in the current layout.
+#[test]
+fn tables_in_the_earlier_partitioned_layout_still_work() {
+    let d = tempfile::tempdir().unwrap();
+    let w = Writer::create(d.path(), T).unwrap();
+    w.commit([put("new\t_t", "n")]).unwrap();
+    let db_dir = w.layout().db.clone();
+    drop(w);
+    {
+        // The earlier table options, written straight through RocksDB and flushed.
+        let mut b = rocksdb::BlockBasedOptions::default();
+        b.set_bloom_filter(10.0, false);
+        b.set_index_type(rocksdb::BlockBasedIndexType::TwoLevelIndexSearch);
+        b.set_partition_filters(true);
+        b.set_metadata_block_size(4096);
+        b.set_cache_index_and_filter_blocks(true);
+        let mut o = rocksdb::Options::default();
+        o.set_block_based_table_factory(&b);
+        let db = rocksdb::DB::open(&o, &db_dir).unwrap();
+        for i in 0..5_000 {
+            db.put(format!("old{i:05}\t_t"), format!("v{i}")).unwrap();
+        }
+        db.flush().unwrap();
+        let options = std::fs::read_dir(&db_dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .max_by_key(|s| s.len())
+            .unwrap();
+        assert!(options.contains("partition_filters=true"), "{options}");
+    }
+    let r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let s = Snapshot::open(d.path()).unwrap();
+    for key in ["old00000\t_t", "old04999\t_t", "new\t_t"] {
+        assert!(r.get(key.as_bytes()).unwrap().is_some(), "reader: {key}");
+        assert!(s.get(key.as_bytes()).unwrap().is_some(), "snapshot: {key}");
+    }
+    assert_eq!(
+        r.get(b"old02500\t_t").unwrap().as_deref(),
+        Some(&b"v2500"[..])
+    );
+    assert_eq!(r.get(b"old99999\t_t").unwrap(), None);
+    drop((r, s));
+    let w = Writer::open(d.path(), T).unwrap();
+    w.commit((0..20_000).map(|i| put(&format!("more{i:05}\t_t"), "m")))
+        .unwrap();
+    w.compact();
+    assert_eq!(
+        w.get(b"old02500\t_t").unwrap().as_deref(),
+        Some(&b"v2500"[..])
+    );
+    assert_eq!(w.get(b"more19999\t_t").unwrap().as_deref(), Some(&b"m"[..]));
+    drop(w);
+    let s = Snapshot::open(d.path()).unwrap();
+    assert_eq!(
+        Lookup::scan_prefix(&s, b"old", usize::MAX).unwrap().len(),
+        5_000
+    );
+    assert_eq!(s.get(b"new\t_t").unwrap().as_deref(), Some(&b"n"[..]));
+}
