@@ -10,15 +10,18 @@ use crate::lookup::{Lookup, LookupError};
 
 const ARK: &[u8] = b"ark:/";
 
+/// `key` without its `ark:/` label, when it has one followed by a NAAN.
+fn naan_relative(key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(ARK)
+        .filter(|r| r.first().is_some_and(u8::is_ascii_alphanumeric))
+}
+
 /// A [`Lookup`] that also finds `ark:/NAAN/…` keys stored as `NAAN/…`.
 pub(crate) struct NoidKeys<'a, L: Lookup + ?Sized>(pub &'a L);
 
 impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-        let Some(rest) = key
-            .strip_prefix(ARK)
-            .filter(|r| r.first().is_some_and(u8::is_ascii_alphanumeric))
-        else {
+        let Some(rest) = naan_relative(key) else {
             return self.0.get(key);
         };
         // `ark:/NAAN/` and `NAAN/` (or `ark:/NAAN<TAB>` and `NAAN<TAB>` for the NAAN's own
@@ -43,11 +46,9 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
 
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
         Ok(self.0.may_have_prefix(prefix)?
-            || match prefix.strip_prefix(ARK) {
-                Some(rest) if rest.first().is_some_and(u8::is_ascii_alphanumeric) => {
-                    self.0.may_have_prefix(rest)?
-                }
-                _ => false,
+            || match naan_relative(prefix) {
+                Some(rest) => self.0.may_have_prefix(rest)?,
+                None => false,
             })
     }
 
@@ -57,10 +58,7 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
         let mut found = self.0.scan_prefix(prefix, limit)?;
-        let Some(rest) = prefix
-            .strip_prefix(ARK)
-            .filter(|r| r.first().is_some_and(u8::is_ascii_alphanumeric))
-        else {
+        let Some(rest) = naan_relative(prefix) else {
             return Ok(found);
         };
         for (k, v) in self.0.scan_prefix(rest, limit)? {
