@@ -123,18 +123,12 @@ impl Reader {
             },
             None => None,
         };
-        let result = self.catch_up();
+        let result = self.db.try_catch_up_with_primary();
         if let Some(f) = quiet {
             let _ = f.unlock();
         }
         result?;
         Ok(true)
-    }
-
-    /// Catch up with the primary unconditionally (see [`Reader::try_catch_up`] for why
-    /// callers should not).
-    pub fn catch_up(&self) -> Result<(), StoreError> {
-        Ok(self.db.try_catch_up_with_primary()?)
     }
 
     /// The sequence number of the newest write this view has: a catch-up that leaves it

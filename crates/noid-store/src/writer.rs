@@ -4,10 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rocksdb::{
-    Direction, IngestExternalFileOptions, IteratorMode, Options, SstFileWriter, WriteBatch,
-    WriteOptions, DB,
-};
+use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions, DB};
 
 use crate::error::{io, StoreError};
 use crate::generation::{self, Bumper};
@@ -122,18 +119,9 @@ impl Writer {
     pub fn scan_from(
         &self,
         start: &[u8],
-        mut f: impl FnMut(&[u8], &[u8]) -> bool,
+        f: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), StoreError> {
-        for item in self
-            .db
-            .iterator(IteratorMode::From(start, Direction::Forward))
-        {
-            let (k, v) = item?;
-            if !f(&k, &v) {
-                break;
-            }
-        }
-        Ok(())
+        crate::reader::scan_from(&self.db, start, f)
     }
 
     /// Apply `ops` as one atomic batch, synced to disk before returning, then tell
