@@ -6,9 +6,8 @@
 //! `try_catch_up_with_primary` (about a millisecond), so a `noid bind` that has returned
 //! is visible to the very next request. A background thread also catches up every
 //! 100 ms (for writers that did not bump the counter) and notices a store that was
-//! replaced; it then reopens it. The current store sits behind `RwLock<Arc<…>>`:
-//! requests clone the `Arc` and never hold the lock while resolving, so a reopen
-//! (SIGHUP, replaced store) never blocks them for longer than a pointer swap.
+//! replaced; it then reopens it. The current store sits behind an `ArcSwap`: a
+//! request takes no lock, and a reopen (SIGHUP, replaced store) swaps a pointer.
 //!
 //! If the store cannot be opened (wrong Dbdir, not created yet) the daemon keeps
 //! running: every request gets an error line and the background thread retries.
@@ -44,7 +43,7 @@ const IDMAP_CACHE_MAX: usize = 1024;
 const PREFIX_CACHE_MAX: usize = 4096;
 
 /// Answers computed from the secondary's view of the store, kept until a catch-up
-/// changes that view (the store's epoch moves); emptied when it reaches its bound.
+/// brings a write (the view's sequence number moves); emptied when it reaches its bound.
 ///
 /// Each thread keeps its own map: a lookup then touches no memory another thread
 /// writes (a shared lock's counter, bounced between the two cores at every request,
@@ -54,7 +53,7 @@ struct ViewCache<K: Send, V: Send> {
     max: usize,
 }
 
-/// One thread's answers, valid for one epoch.
+/// One thread's answers, valid for one view (the sequence number of its newest write).
 struct EpochMap<K, V> {
     epoch: u64,
     map: HashMap<K, V, foldhash::fast::RandomState>,
@@ -69,10 +68,14 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
     }
 
     /// The cached answer for `key`, or `compute`'s. An answer computed while a catch-up
-    /// happened (`epoch` moved) may describe the older view and is not kept.
+    /// brought a write (`epoch()` moved) may describe the older view and is not kept.
+    ///
+    /// The epoch is the secondary's own sequence number, read at every call, not a
+    /// counter bumped after a catch-up: a request on another thread could otherwise run
+    /// between the catch-up and the bump, reading new values next to cached old ones.
     fn get_or_compute<Q, E>(
         &self,
-        epoch: &AtomicU64,
+        epoch: impl Fn() -> u64,
         key: &Q,
         compute: impl FnOnce() -> Result<V, E>,
     ) -> Result<V, E>
@@ -80,7 +83,7 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
         K: Borrow<Q>,
         Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
     {
-        let started = epoch.load(Ordering::Acquire);
+        let started = epoch();
         let cell = self.maps.get_or(|| {
             RefCell::new(EpochMap {
                 epoch: started,
@@ -99,7 +102,7 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
         }
         let v = compute()?;
         let mut mine = cell.borrow_mut();
-        if epoch.load(Ordering::Acquire) == started && mine.epoch == started {
+        if epoch() == started && mine.epoch == started {
             if mine.map.len() >= self.max {
                 mine.map.clear();
             }
@@ -120,8 +123,6 @@ pub struct Store {
     watcher: Watcher,
     seen: AtomicU64,
     dir: PathBuf,
-    /// Bumped after each catch-up: answers cached in an older epoch are stale.
-    epoch: AtomicU64,
     /// `:idmap` rule lists by (prefix, limit).
     idmap: ViewCache<(Vec<u8>, usize), Vec<(Vec<u8>, Vec<u8>)>>,
     /// [`Lookup::may_have_prefix`] answers.
@@ -134,19 +135,16 @@ impl Store {
     }
 
     /// Catch up with the writers, unless one is at work right now (then `Ok(false)`;
-    /// see `Reader::try_catch_up`), and forget what was cached from the older view.
+    /// see `Reader::try_catch_up`). Cached answers are from the older view once the
+    /// catch-up brought a write (the background one every 100 ms mostly brings none,
+    /// and then they stay): each cache compares the view's sequence number.
     fn catch_up(&self) -> Result<bool, StoreError> {
-        let before = self.reader().latest_sequence();
-        if !self.reader().try_catch_up()? {
-            return Ok(false);
-        }
-        // Every thread's cached answers are from the older view now, if the catch-up
-        // brought any write (the background one every 100 ms mostly brings none, and
-        // then the caches stay).
-        if self.reader().latest_sequence() != before {
-            self.epoch.fetch_add(1, Ordering::AcqRel);
-        }
-        Ok(true)
+        self.reader().try_catch_up()
+    }
+
+    /// The sequence number of the newest write in this view: the caches' epoch.
+    fn view(&self) -> u64 {
+        self.reader().latest_sequence()
     }
 }
 
@@ -165,9 +163,11 @@ impl Lookup for Store {
 
     /// One prefix seek per prefix and catch-up epoch, then a hash look-up.
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
-        self.prefixes.get_or_compute(&self.epoch, prefix, || {
-            Ok(!Lookup::scan_prefix(self.reader(), prefix, 1)?.is_empty())
-        })
+        self.prefixes.get_or_compute(
+            || self.view(),
+            prefix,
+            || Ok(!Lookup::scan_prefix(self.reader(), prefix, 1)?.is_empty()),
+        )
     }
 
     fn scan_prefix(
@@ -178,10 +178,20 @@ impl Lookup for Store {
         if !prefix.starts_with(IDMAP_PREFIX) {
             return Lookup::scan_prefix(self.reader(), prefix, limit);
         }
-        self.idmap
-            .get_or_compute(&self.epoch, &(prefix.to_vec(), limit), || {
-                Lookup::scan_prefix(self.reader(), prefix, limit)
-            })
+        self.idmap.get_or_compute(
+            || self.view(),
+            &(prefix.to_vec(), limit),
+            || Lookup::scan_prefix(self.reader(), prefix, limit),
+        )
+    }
+
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        Lookup::range(self.reader(), first, last, limit)
     }
 }
 
@@ -297,7 +307,6 @@ impl Follower {
             watcher,
             seen,
             dir,
-            epoch: AtomicU64::new(0),
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
         })
