@@ -44,7 +44,7 @@ mod rules;
 
 pub use elem::{bindings, elem_value, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
-pub use lookup::{is_truthy, Lookup, LookupError, MemLookup};
+pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, PointLookups};
 pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 

@@ -31,11 +31,33 @@ pub trait Lookup {
         let _ = prefix;
         Ok(true)
     }
+
+    /// Every (key, value) with `first <= key <= last`, in key order, when there are at
+    /// most `limit` of them and the store reads them as one range for less than the
+    /// point lookups of the keys the caller wants; `None` otherwise, and then the caller
+    /// looks its keys up one by one. The default declines.
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        let _ = (first, last, limit);
+        Ok(None)
+    }
 }
 
 impl<T: Lookup + ?Sized> Lookup for &T {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
         (**self).get(key)
+    }
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        (**self).range(first, last, limit)
     }
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
         (**self).may_have_prefix(prefix)
@@ -52,6 +74,14 @@ impl<T: Lookup + ?Sized> Lookup for &T {
 impl<T: Lookup + ?Sized> Lookup for std::sync::Arc<T> {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
         (**self).get(key)
+    }
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        (**self).range(first, last, limit)
     }
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
         (**self).may_have_prefix(prefix)
@@ -152,6 +182,47 @@ impl Lookup for MemLookup {
             .take(limit)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect())
+    }
+
+    /// Always answers (within `limit`), so that tests over a `MemLookup` take the range
+    /// path where resolution has one; [`PointLookups`] hides it for the other path.
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        if first > last {
+            return Ok(Some(Vec::new()));
+        }
+        let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let found: Vec<_> = map
+            .range(first.to_vec()..=last.to_vec())
+            .take(limit + 1)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok((found.len() <= limit).then_some(found))
+    }
+}
+
+/// A [`Lookup`] without range reads: resolution then looks every key up by itself, as
+/// over a store that declines them. Tests run resolutions both ways.
+#[derive(Debug)]
+pub struct PointLookups<L>(pub L);
+
+impl<L: Lookup> Lookup for PointLookups<L> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        self.0.get(key)
+    }
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        self.0.may_have_prefix(prefix)
+    }
+    fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        self.0.scan_prefix(prefix, limit)
     }
 }
 

@@ -552,25 +552,98 @@ fn chop<L: Lookup + ?Sized>(
     if candidates.len() > PREFIX_CHECK_ABOVE && l.scan_prefix(&b[..stop], 1)?.is_empty() {
         return Ok(None);
     }
+    let read = read_ancestors(l, norm, &candidates, stop)?;
     for len in candidates {
-        if let Some(v) = target_of(l, key, &norm[..len])? {
-            return found_ancestor(l, key, p, len, v);
+        let id = &norm[..len];
+        let (target, flag) = match &read {
+            Some(r) if len >= r.shortest => (r.truthy(key, id, TARGET), Some(r.flag_is_n(key, id))),
+            _ => (target_of(l, key, id)?, None),
+        };
+        if let Some(v) = target {
+            return found_ancestor(l, key, p, len, v, flag);
         }
     }
     Ok(None)
 }
 
+/// Most keys read as one range between the shortest and longest ancestor; an id with
+/// more bindings or descendants than that there has its ancestors looked up one by one.
+const ANCESTOR_RANGE_MAX: usize = 32;
+
+/// The `_t` and `_t_am` keys of several ancestors, read as one range where the store
+/// offers it (a RocksDB seek and a few steps cost about one point lookup; these
+/// ancestors would cost one each and the flag one more).
+struct Ancestors {
+    /// Candidates at least this long are covered.
+    shortest: usize,
+    /// Every key between the shortest ancestor and the longest's `_t_am`, in key order.
+    pairs: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Ancestors {
+    fn value(&self, key: &mut Vec<u8>, id: &str, elem: &str) -> Option<&[u8]> {
+        binding_key(key, id, elem);
+        let i = self
+            .pairs
+            .binary_search_by(|(k, _)| k.as_slice().cmp(key))
+            .ok()?;
+        Some(&self.pairs[i].1)
+    }
+
+    fn truthy(&self, key: &mut Vec<u8>, id: &str, elem: &str) -> Option<Vec<u8>> {
+        self.value(key, id, elem)
+            .filter(|v| is_truthy(v))
+            .map(<[u8]>::to_vec)
+    }
+
+    fn flag_is_n(&self, key: &mut Vec<u8>, id: &str) -> bool {
+        self.value(key, id, ANCESTOR_MATCH)
+            .is_some_and(|v| v.trim_ascii() == b"n")
+    }
+}
+
+/// The candidates longer than the non-choppable start (`stop`), read as one range when
+/// there are two or more and the store offers it. Keys `CAND\t…` of a shorter candidate
+/// sort before a longer one's only if the byte after `CAND` sorts after the tab, so ids
+/// with control characters there are looked up one by one.
+fn read_ancestors<L: Lookup + ?Sized>(
+    l: &L,
+    norm: &str,
+    candidates: &[usize],
+    stop: usize,
+) -> Result<Option<Ancestors>, LookupError> {
+    let inner = candidates.iter().take_while(|&&len| len > stop).count();
+    if inner < 2 {
+        return Ok(None);
+    }
+    let (longest, shortest) = (candidates[0], candidates[inner - 1]);
+    let b = norm.as_bytes();
+    if b[shortest..longest].iter().any(|&c| c <= b'\t') {
+        return Ok(None);
+    }
+    let mut last = Vec::with_capacity(longest + 1 + ANCESTOR_MATCH.len());
+    binding_key(&mut last, &norm[..longest], ANCESTOR_MATCH);
+    Ok(l.range(&b[..shortest], &last, ANCESTOR_RANGE_MAX)?
+        .map(|pairs| Ancestors { shortest, pairs }))
+}
+
 /// An ancestor of length `len` is bound. `_t_am` = `n` on it, or on the shoulder, forbids
-/// passthrough (the longest bound ancestor decides: no shorter one is tried).
+/// passthrough (the longest bound ancestor decides: no shorter one is tried). Its flag
+/// is looked up unless it was read with it (`flag_is_n_read`).
 fn found_ancestor<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
     len: usize,
     value: Vec<u8>,
+    flag_is_n_read: Option<bool>,
 ) -> Result<Option<Found>, LookupError> {
     let root = &p.norm[..len];
-    if flag_is_n(l, key, root)? {
+    let no_passthrough = match flag_is_n_read {
+        Some(n) => n,
+        None => flag_is_n(l, key, root)?,
+    };
+    if no_passthrough {
         return Ok(None);
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {

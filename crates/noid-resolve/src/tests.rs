@@ -2,7 +2,7 @@
 //! of the [`Answer`] values the HTTP layer maps.
 
 use crate::egg::{self, Miss};
-use crate::{Answer, MemLookup, Request, Resolver, Rules};
+use crate::{Answer, Lookup, MemLookup, PointLookups, Request, Resolver, Rules};
 
 /// A store from `(id, element, value)` triples; `:idmap/PATTERN` ids become rules.
 fn store(bindings: &[(&str, &str, &str)]) -> MemLookup {
@@ -21,13 +21,16 @@ fn store(bindings: &[(&str, &str, &str)]) -> MemLookup {
 fn check_rules(bindings: &[(&str, &str, &str)], rules: &str, line: &str, expect: &str) {
     let l = store(bindings);
     let r = Resolver::new(Rules::parse(rules).expect("rules parse"));
-    let mut out = Vec::new();
-    egg::answer(&r, &l, line.as_bytes(), Miss::Null, &mut out);
-    assert_eq!(
-        String::from_utf8_lossy(&out),
-        format!("{expect}\n"),
-        "request {line:?}"
-    );
+    // Both ways: ancestors read as one range, and looked up one by one.
+    for (how, l) in [("range", &l as &dyn Lookup), ("point", &PointLookups(&l))] {
+        let mut out = Vec::new();
+        egg::answer(&r, l, line.as_bytes(), Miss::Null, &mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!("{expect}\n"),
+            "request {line:?} ({how} lookups)"
+        );
+    }
 }
 
 /// As [`check_rules`] with no rules.
@@ -39,7 +42,10 @@ fn check(bindings: &[(&str, &str, &str)], line: &str, expect: &str) {
 #[track_caller]
 fn resolve(bindings: &[(&str, &str, &str)], req: Request<'_>) -> Answer {
     let l = store(bindings);
-    Resolver::new(Rules::empty()).resolve(&l, &req).unwrap()
+    let r = Resolver::new(Rules::empty());
+    let answer = r.resolve(&l, &req).unwrap();
+    assert_eq!(r.resolve(&PointLookups(&l), &req).unwrap(), answer);
+    answer
 }
 
 // ---- conformance-public.md, "N2T-style resolution" -------------------------------
@@ -169,6 +175,40 @@ fn four_level_chop_back() {
         "ark:/13030/fk4abcde/l1/l2/l3/l4.resolve",
         "redir302 https://e.org/o/l1/l2/l3/l4",
     );
+}
+
+/// Where the store offers it, the ancestors are read as one range (`check` runs every
+/// case both ways); these cases are those where the range needs care.
+#[test]
+fn ancestors_read_as_one_range() {
+    // Both ARK forms, at different levels: the `ark:/` form where both have a key,
+    // even when its value is unbound ("0").
+    let b = [
+        ("13030/x1", "_t", "bare"),
+        ("ark:/13030/x1/a", "_t", "full"),
+        ("ark:/13030/x1/a/b", "_t", "0"),
+        ("13030/x1/a/b", "_t", "bare-b"),
+    ];
+    check(&b, "ark:/13030/x1/a/b/c.resolve", "redir302 full/b/c");
+    check(&b, "ark:/13030/x1/q/b/c.resolve", "redir302 bare/q/b/c");
+    // A flag on the longest bound ancestor, and one on a shorter one.
+    let b = [
+        ("ark:/13030/x1", "_t", "X"),
+        ("ark:/13030/x1/a", "_t", "A"),
+        ("ark:/13030/x1/a", "_t_am", "n"),
+        ("ark:/13030/x1/a/b", "_t", "B"),
+    ];
+    check(&b, "ark:/13030/x1/a/b/c/d.resolve", "redir302 B/c/d");
+    check(&b, "ark:/13030/x1/a/c/d.resolve", "NULL");
+    check(&b, "ark:/13030/x1/c/d.resolve", "redir302 X/c/d");
+    // More bindings between the id and its longest ancestor than one range reads.
+    let mut b = vec![("ark:/13030/x1/a", "_t", "A")];
+    let elems: Vec<String> = (0..40).map(|i| format!("e{i:02}")).collect();
+    b.extend(elems.iter().map(|e| ("ark:/13030/x1", e.as_str(), "v")));
+    check(&b, "ark:/13030/x1/a/b/c.resolve", "redir302 A/b/c");
+    // A separator that sorts before the tab: `fk4ab\x01c\t…` comes before `fk4ab\t…`.
+    let b = [("ark:/13030/fk4ab", "_t", "X")];
+    check(&b, "ark:/13030/fk4ab\x01c/d.resolve", "redir302 X\x01c/d");
 }
 
 #[test]

@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+mod cursor;
 mod error;
 pub mod generation;
 mod layout;

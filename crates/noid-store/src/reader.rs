@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rocksdb::{Direction, IteratorMode, ReadOptions, DB};
 
+use crate::cursor::Cursors;
 use crate::error::{io, StoreError};
 use crate::generation::{self, Watcher};
 use crate::layout::Layout;
@@ -12,6 +13,9 @@ use crate::options::reader_options;
 
 /// A follower of one minter's database. Never takes the writers' lock.
 pub struct Reader {
+    /// Declared before `db`: fields drop in order, and the cursors' iterators must go
+    /// before the database they read.
+    cursors: Cursors,
     db: DB,
     watcher: Watcher,
     layout: Layout,
@@ -66,6 +70,7 @@ impl Reader {
         )?;
         let lock = std::fs::File::open(&layout.lock).ok();
         Ok(Reader {
+            cursors: Cursors::default(),
             db,
             seen: watcher.current(),
             watcher,
@@ -128,6 +133,7 @@ impl Reader {
             let _ = f.unlock();
         }
         result?;
+        self.cursors.drop_stale(&self.db);
         Ok(true)
     }
 
@@ -162,6 +168,7 @@ impl Reader {
             &layout.db,
             &self.secondary_dir,
         )?;
+        self.cursors.clear();
         self.db = db;
         self.seen = watcher.current();
         self.watcher = watcher;
@@ -178,6 +185,22 @@ impl Reader {
     /// Whether `key` holds a value, without copying it.
     pub fn contains(&self, key: &[u8]) -> Result<bool, StoreError> {
         Ok(self.db.get_pinned_opt(key, &self.read)?.is_some())
+    }
+
+    /// Every (key, value) with `first <= key <= last`, in key order, when there are at
+    /// most `limit` and one seek costs less than looking them up one by one: only a
+    /// long-lived reader, on a store whose recent writes have been merged (see
+    /// `cursor`), answers; otherwise `None`.
+    pub fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, StoreError> {
+        if !self.long_lived {
+            return Ok(None);
+        }
+        Ok(self.cursors.range(&self.db, first, last, limit)?)
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
@@ -209,6 +232,15 @@ impl noid_resolve::Lookup for Reader {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
         Ok(scan_prefix(&self.db, prefix, limit)?)
+    }
+
+    fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, noid_resolve::LookupError> {
+        Ok(Reader::range(self, first, last, limit)?)
     }
 }
 

@@ -227,3 +227,79 @@ fn tables_in_the_earlier_partitioned_layout_still_work() {
     );
     assert_eq!(s.get(b"new\t_t").unwrap().as_deref(), Some(&b"n"[..]));
 }
+
+fn pairs(keys: &[(&str, &str)]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+    Some(
+        keys.iter()
+            .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+            .collect(),
+    )
+}
+
+/// The resolver reads an id's ancestors as one range, through an iterator each thread
+/// keeps between requests: a write it caught up with shows in the next range read (on
+/// every thread), also from tables not merged yet; `limit` declines, and so does a
+/// short-lived reader.
+#[test]
+fn range_reads_follow_the_writers() {
+    let d = tempfile::tempdir().unwrap();
+    let w = Writer::create(d.path(), T).unwrap();
+    w.commit([
+        put("a\t_t", "1"),
+        put("a/b\t_t", "2"),
+        put("a/b/c\t_t", "3"),
+        put("b\t_t", "4"),
+    ])
+    .unwrap();
+    w.compact();
+    drop(w);
+    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let ab = pairs(&[("a\t_t", "1"), ("a/b\t_t", "2")]);
+    assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), ab);
+    assert_eq!(
+        r.range(b"a", b"a/b\t_t", 10).unwrap(),
+        ab,
+        "last is included"
+    );
+    assert_eq!(r.range(b"a", b"a/b\t_t_am", 2).unwrap(), ab);
+    assert_eq!(
+        r.range(b"a", b"a/b\t_t_am", 1).unwrap(),
+        None,
+        "over the limit"
+    );
+    assert_eq!(r.range(b"c", b"d", 10).unwrap(), Some(vec![]));
+
+    let w = Writer::open(d.path(), T).unwrap();
+    w.commit([put("a/b\t_t_am", "n"), Op::Delete(b"a\t_t".to_vec())])
+        .unwrap();
+    drop(w);
+    assert!(r.refresh_if_changed().unwrap());
+    let now = pairs(&[("a/b\t_t", "2"), ("a/b\t_t_am", "n")]);
+    assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), now);
+    std::thread::scope(|s| {
+        s.spawn(|| assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), now));
+    });
+
+    // Writes not merged yet, in level-0 tables (a writer flushes on close): the range
+    // merges them with the rest.
+    for i in 0..4 {
+        let w = Writer::open(d.path(), T).unwrap();
+        w.commit([put(&format!("a/{i}\t_t"), "z")]).unwrap();
+        drop(w);
+    }
+    assert!(r.refresh_if_changed().unwrap());
+    let more = pairs(&[
+        ("a/0\t_t", "z"),
+        ("a/1\t_t", "z"),
+        ("a/2\t_t", "z"),
+        ("a/3\t_t", "z"),
+        ("a/b\t_t", "2"),
+        ("a/b\t_t_am", "n"),
+    ]);
+    assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), more);
+    r.reopen().unwrap();
+    assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), more);
+
+    let s = Snapshot::open(d.path()).unwrap();
+    assert_eq!(Lookup::range(&s, b"a", b"a/b\t_t_am", 10).unwrap(), None);
+}

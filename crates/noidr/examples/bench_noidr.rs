@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! bench_noidr load DBDIR N            # create a store of N bound ARKs (skipped if present)
+//! bench_noidr unmerged DBDIR K KEYS   # add K level-0 tables of KEYS bindings each
 //! bench_noidr run NOIDR DBDIR N REQS  # measure: hits, misses, 4-level chop-backs
 //! bench_noidr rawget DBDIR N REQS     # the ceiling: RocksDB gets in-process
 //! bench_noidr rawchop DBDIR N REQS    # the same for a chop-back's six lookups, 2 threads
@@ -63,6 +64,22 @@ fn load(dbdir: &Path, n: u64) {
     }
     w.compact();
     eprintln!("loaded {n} ids in {:.1} s", start.elapsed().as_secs_f64());
+}
+
+/// Leave `k` level-0 tables of `keys` bindings each (under bound ids), as `k` `noid
+/// bind` commands would (a writer flushes its memtable on close) before compaction
+/// merges them.
+fn unmerged(dbdir: &Path, k: u64, keys: u64) {
+    for i in 0..k {
+        let w = Writer::open(dbdir, Duration::from_secs(10)).expect("open store");
+        w.commit((0..keys).map(|j| {
+            Op::Put(
+                format!("{}/zz{i}\t_t", id(j * 97 % 1_000_000)).into_bytes(),
+                b"https://example.org/zz".to_vec(),
+            )
+        }))
+        .expect("commit");
+    }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -260,6 +277,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("load") if args.len() == 4 => load(Path::new(&args[2]), args[3].parse().expect("N")),
+        Some("unmerged") if args.len() == 5 => unmerged(
+            Path::new(&args[2]),
+            args[3].parse().expect("K"),
+            args[4].parse().expect("KEYS"),
+        ),
         Some("rawget") if args.len() == 5 => rawget(
             Path::new(&args[2]),
             args[3].parse().expect("N"),
@@ -278,7 +300,7 @@ fn main() {
         ),
         _ => {
             eprintln!(
-                "usage: bench_noidr load DBDIR N | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS"
+                "usage: bench_noidr load DBDIR N | unmerged DBDIR K KEYS | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS"
             );
             std::process::exit(2);
         }

@@ -119,3 +119,26 @@ fn new_and_changed_idmap_rules_are_seen_at_once() {
     );
     assert!(n.finish().success());
 }
+
+/// A chop-back reads the id's ancestors as one range through an iterator kept between
+/// requests: a binding or flag a `noid` command gives any ancestor shows in the very next
+/// request.
+#[test]
+fn chop_backs_see_new_ancestors_and_flags_at_once() {
+    let m = Minter::new();
+    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    let ask = "ark:/13030/fk4x/a/b.c/d.resolve";
+    eqnice!("before", "NULL", n.ask(ask));
+    m.noid_bind_set("13030/fk4x", "_t", "https://e.org/x");
+    eqnice!("id", "redir302 https://e.org/x/a/b.c/d", n.ask(ask));
+    for i in 0..20 {
+        let url = format!("https://e.org/b{i}");
+        m.noid_bind_set("13030/fk4x/a/b", "_t", &url);
+        eqnice!(i, format!("redir302 {url}.c/d"), n.ask(ask));
+        m.noid_bind_set("13030/fk4x/a/b", "_t_am", "n");
+        eqnice!(i, "NULL", n.ask(ask));
+        m.noid_bind_set("13030/fk4x/a/b", "_t_am", "y");
+        eqnice!(i, format!("redir302 {url}.c/d"), n.ask(ask));
+    }
+    assert!(n.finish().success());
+}
