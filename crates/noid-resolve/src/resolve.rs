@@ -175,8 +175,19 @@ impl Resolver {
         // Minters store ARKs without `ark:/` (`13030/x`); see `noid_keys`.
         let l = &crate::noid_keys::NoidKeys(l);
         let mut key = Vec::with_capacity(id.len() + 8);
+        // An id with ancestors to chop back to is read with them as one range (where the
+        // store offers ranges): the verbatim lookup is then answered from it too.
+        let early = may_have_ancestors(id).then(|| Parsed::new(id));
+        let read = match &early {
+            Some(p) => read_ancestors(l, p, &chop_candidates(p), p.norm == id)?,
+            None => None,
+        };
         // 1. Verbatim: the hot path, one lookup.
-        if let Some(value) = target_of(l, &mut key, id)? {
+        let verbatim = match read.as_ref().filter(|r| r.verbatim) {
+            Some(r) => r.truthy(&mut key, id, TARGET),
+            None => target_of(l, &mut key, id)?,
+        };
+        if let Some(value) = verbatim {
             let found = Found {
                 root: id.to_string(),
                 value,
@@ -185,8 +196,8 @@ impl Resolver {
             };
             return self.finish(l, req, found, None);
         }
-        let p = Parsed::new(id);
-        match self.find(l, &mut key, id, &p)? {
+        let p = early.unwrap_or_else(|| Parsed::new(id));
+        match self.find(l, &mut key, id, &p, read)? {
             Some(found) => self.finish(l, req, found, Some(&p)),
             None => self.fallback(l, &mut key, &p),
         }
@@ -199,6 +210,7 @@ impl Resolver {
         key: &mut Vec<u8>,
         id: &str,
         p: &Parsed,
+        read: Option<Ancestors>,
     ) -> Result<Option<Found>, LookupError> {
         let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
             root,
@@ -231,7 +243,7 @@ impl Resolver {
             }
         }
         // 4. Ancestors.
-        if let Some(found) = chop(l, key, p)? {
+        if let Some(found) = chop(l, key, p, read)? {
             return Ok(Some(found));
         }
         // 5. :idmap rules of _t.
@@ -509,21 +521,53 @@ fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
 /// seek, so short ids skip the seek and long garbage ids cannot cost many lookups.
 const PREFIX_CHECK_ABOVE: usize = 8;
 
-/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`).
+/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`), with the ancestors
+/// already read as one range if they were (`read`).
 fn chop<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
+    read: Option<Ancestors>,
 ) -> Result<Option<Found>, LookupError> {
-    let norm = p.norm.as_str();
-    let b = norm.as_bytes();
-    let stop = p.stop_len;
-    if stop == 0 || b.len() <= stop {
+    let candidates = chop_candidates(p);
+    if candidates.is_empty() {
         return Ok(None);
     }
-    // Candidate lengths, longest first: trailing non-word characters trimmed, then one
-    // word and the separators before it (`[^\w~]*[\w~]+$`) removed at a time, never
-    // shorter than the non-choppable start; last, the shoulder itself.
+    let read = match read {
+        Some(r) => Some(r),
+        None => {
+            if candidates.len() > PREFIX_CHECK_ABOVE
+                && l.scan_prefix(&p.norm.as_bytes()[..p.stop_len], 1)?
+                    .is_empty()
+            {
+                return Ok(None);
+            }
+            read_ancestors(l, p, &candidates, false)?
+        }
+    };
+    for len in candidates {
+        let id = &p.norm[..len];
+        let (target, flag) = match &read {
+            Some(r) if len >= r.shortest => (r.truthy(key, id, TARGET), Some(r.flag_is_n(key, id))),
+            _ => (target_of(l, key, id)?, None),
+        };
+        if let Some(v) = target {
+            return found_ancestor(l, key, p, len, v, flag);
+        }
+    }
+    Ok(None)
+}
+
+/// The lengths of `p.norm` to try as ancestors, longest first: trailing non-word
+/// characters trimmed, then one word and the separators before it (`[^\w~]*[\w~]+$`)
+/// removed at a time, never shorter than the non-choppable start; last, the shoulder
+/// itself.
+fn chop_candidates(p: &Parsed) -> Vec<usize> {
+    let b = p.norm.as_bytes();
+    let stop = p.stop_len;
+    if stop == 0 || b.len() <= stop {
+        return Vec::new();
+    }
     let mut candidates: Vec<usize> = Vec::with_capacity(8);
     let mut end = b.len();
     while end > stop && !is_word(b[end - 1]) {
@@ -549,21 +593,16 @@ fn chop<L: Lookup + ?Sized>(
     if p.shoulder_end.is_some() && candidates.last() != Some(&stop) {
         candidates.push(stop);
     }
-    if candidates.len() > PREFIX_CHECK_ABOVE && l.scan_prefix(&b[..stop], 1)?.is_empty() {
-        return Ok(None);
-    }
-    let read = read_ancestors(l, norm, &candidates, stop)?;
-    for len in candidates {
-        let id = &norm[..len];
-        let (target, flag) = match &read {
-            Some(r) if len >= r.shortest => (r.truthy(key, id, TARGET), Some(r.flag_is_n(key, id))),
-            _ => (target_of(l, key, id)?, None),
-        };
-        if let Some(v) = target {
-            return found_ancestor(l, key, p, len, v, flag);
-        }
-    }
-    Ok(None)
+    candidates
+}
+
+/// Whether `id` likely has two ancestors or more to chop back to (then it is parsed,
+/// and its ancestors read, before the verbatim lookup): four `/` or `.` at least, as in
+/// `ark:/NAAN/ID/a/b` or `NAAN/ID/a/b.c`. Only a matter of cost, kept to a count the
+/// compiler vectorises because every plain hit pays it: any id is resolved the same
+/// way either way.
+fn may_have_ancestors(id: &str) -> bool {
+    id.bytes().filter(|&c| c == b'/' || c == b'.').count() >= 4
 }
 
 /// Most keys read as one range between the shortest and longest ancestor; an id with
@@ -576,6 +615,8 @@ const ANCESTOR_RANGE_MAX: usize = 32;
 struct Ancestors {
     /// Candidates at least this long are covered.
     shortest: usize,
+    /// The `_t` of the whole normalised id is covered too.
+    verbatim: bool,
     /// Every key between the shortest ancestor and the longest's `_t_am`, in key order.
     pairs: Vec<(Vec<u8>, Vec<u8>)>,
 }
@@ -602,29 +643,41 @@ impl Ancestors {
     }
 }
 
-/// The candidates longer than the non-choppable start (`stop`), read as one range when
-/// there are two or more and the store offers it. Keys `CAND\t…` of a shorter candidate
-/// sort before a longer one's only if the byte after `CAND` sorts after the tab, so ids
-/// with control characters there are looked up one by one.
+/// The candidates longer than the non-choppable start, read as one range when there
+/// are two or more and the store offers it; with the `_t` of the whole normalised id if
+/// `verbatim`. Keys `CAND\t…` of a shorter candidate sort before a longer one's only if
+/// the byte after `CAND` sorts after the tab, so ids with control characters there are
+/// looked up one by one.
 fn read_ancestors<L: Lookup + ?Sized>(
     l: &L,
-    norm: &str,
+    p: &Parsed,
     candidates: &[usize],
-    stop: usize,
+    verbatim: bool,
 ) -> Result<Option<Ancestors>, LookupError> {
-    let inner = candidates.iter().take_while(|&&len| len > stop).count();
+    let inner = candidates
+        .iter()
+        .take_while(|&&len| len > p.stop_len)
+        .count();
     if inner < 2 {
         return Ok(None);
     }
     let (longest, shortest) = (candidates[0], candidates[inner - 1]);
-    let b = norm.as_bytes();
-    if b[shortest..longest].iter().any(|&c| c <= b'\t') {
+    let b = p.norm.as_bytes();
+    let end = if verbatim { b.len() } else { longest };
+    if b[shortest..end].iter().any(|&c| c <= b'\t') {
         return Ok(None);
     }
-    let mut last = Vec::with_capacity(longest + 1 + ANCESTOR_MATCH.len());
-    binding_key(&mut last, &norm[..longest], ANCESTOR_MATCH);
+    let mut last = Vec::with_capacity(end + 1 + ANCESTOR_MATCH.len());
+    match verbatim {
+        true => binding_key(&mut last, &p.norm, TARGET),
+        false => binding_key(&mut last, &p.norm[..longest], ANCESTOR_MATCH),
+    }
     Ok(l.range(&b[..shortest], &last, ANCESTOR_RANGE_MAX)?
-        .map(|pairs| Ancestors { shortest, pairs }))
+        .map(|pairs| Ancestors {
+            shortest,
+            verbatim,
+            pairs,
+        }))
 }
 
 /// An ancestor of length `len` is bound. `_t_am` = `n` on it, or on the shoulder, forbids

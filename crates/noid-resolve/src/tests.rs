@@ -201,6 +201,18 @@ fn ancestors_read_as_one_range() {
     check(&b, "ark:/13030/x1/a/b/c/d.resolve", "redir302 B/c/d");
     check(&b, "ark:/13030/x1/a/c/d.resolve", "NULL");
     check(&b, "ark:/13030/x1/c/d.resolve", "redir302 X/c/d");
+    // The whole id is read with its ancestors: bound, unbound ("0"), and spelled
+    // otherwise than its normal form (then looked up by itself).
+    let b = [
+        ("ark:/13030/x1", "_t", "X"),
+        ("ark:/13030/x1/a/b/c", "_t", "V"),
+        ("ark:/13030/x1/a/b/d", "_t", "0"),
+        ("ark:13030/x1/a/b/e", "_t", "E"),
+    ];
+    check(&b, "ark:/13030/x1/a/b/c.resolve", "redir302 V");
+    check(&b, "ark:/13030/x1/a/b/d.resolve", "redir302 X/a/b/d");
+    check(&b, "ark:13030/x1/a/b/e.resolve", "redir302 E");
+    check(&b, "ark:13030/x1/a/b/c.resolve", "redir302 V");
     // More bindings between the id and its longest ancestor than one range reads.
     let mut b = vec![("ark:/13030/x1/a", "_t", "A")];
     let elems: Vec<String> = (0..40).map(|i| format!("e{i:02}")).collect();
