@@ -179,11 +179,15 @@ impl Resolver {
         // store offers ranges): the verbatim lookup is then answered from it too.
         let early = may_have_ancestors(id).then(|| Parsed::new(id));
         let read = match &early {
-            Some(p) => read_ancestors(l, p, &chop_candidates(p), p.norm == id)?,
+            Some(p) => Some(read_ancestors(l, p, &chop_candidates(p), p.norm == id)?),
             None => None,
         };
         // 1. Verbatim: the hot path, one lookup.
-        let verbatim = match read.as_ref().filter(|r| r.verbatim) {
+        let verbatim = match read
+            .as_ref()
+            .and_then(Option::as_ref)
+            .filter(|r| r.verbatim)
+        {
             Some(r) => r.truthy(&mut key, id, TARGET),
             None => target_of(l, &mut key, id)?,
         };
@@ -210,7 +214,7 @@ impl Resolver {
         key: &mut Vec<u8>,
         id: &str,
         p: &Parsed,
-        read: Option<Ancestors>,
+        read: Option<Option<Ancestors>>,
     ) -> Result<Option<Found>, LookupError> {
         let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
             root,
@@ -516,35 +520,35 @@ fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
         .map(|s| (id.len() - s.len(), *s))
 }
 
-/// Above this many ancestor lookups, one prefix seek first checks that anything at all
-/// is bound under the non-choppable start. A bloom-filtered miss costs a fraction of a
-/// seek, so short ids skip the seek and long garbage ids cannot cost many lookups.
+/// Above this many ancestor lookups (ancestors not read as one range), one prefix seek
+/// first checks that anything at all is bound under the non-choppable start. A
+/// bloom-filtered miss costs a fraction of a seek, so short ids skip the seek and long
+/// garbage ids cannot cost many lookups.
 const PREFIX_CHECK_ABOVE: usize = 8;
 
-/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`), with the ancestors
-/// already read as one range if they were (`read`).
+/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`). `read` is the range
+/// read already tried, if it was (`Some(None)`: declined).
 fn chop<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
-    read: Option<Ancestors>,
+    read: Option<Option<Ancestors>>,
 ) -> Result<Option<Found>, LookupError> {
     let candidates = chop_candidates(p);
     if candidates.is_empty() {
         return Ok(None);
     }
     let read = match read {
-        Some(r) => Some(r),
-        None => {
-            if candidates.len() > PREFIX_CHECK_ABOVE
-                && l.scan_prefix(&p.norm.as_bytes()[..p.stop_len], 1)?
-                    .is_empty()
-            {
-                return Ok(None);
-            }
-            read_ancestors(l, p, &candidates, false)?
-        }
+        Some(r) => r,
+        None => read_ancestors(l, p, &candidates, false)?,
     };
+    if read.is_none()
+        && candidates.len() > PREFIX_CHECK_ABOVE
+        && l.scan_prefix(&p.norm.as_bytes()[..p.stop_len], 1)?
+            .is_empty()
+    {
+        return Ok(None);
+    }
     for len in candidates {
         let id = &p.norm[..len];
         let (target, flag) = match &read {
