@@ -1,11 +1,11 @@
 //! Range reads for the long-lived reader, through one RocksDB iterator per thread that
 //! is kept from one request to the next.
 //!
-//! Why: a resolver chopping `ID/a/b.c/d` back to `ID` wants the keys of four ancestors,
-//! all between `ID` and `ID/a/b.c\t_t_am` in key order. One seek there and a few steps
-//! cost about as much as one point lookup, where the four `_t` and one `_t_am` lookups
-//! cost five. But making a RocksDB iterator costs about as much as the seek itself, so
-//! the iterator is made once and kept.
+//! Why: a resolver chopping `ID/a/b.c/d` back to `ID` wants the `_t` keys of the whole
+//! id and of its four ancestors, and the `_t_am` flag of the one it finds: all between
+//! `ID` and `ID/a/b.c/d\t_t` in key order. One seek there and a few steps cost about as
+//! much as one point lookup, where the lookups cost six. But making a RocksDB iterator
+//! costs about as much as the seek itself, so the iterator is made once and kept.
 //!
 //! An iterator reads the store as it was when it was made. A cursor therefore remembers
 //! the sequence number of the newest write it shows and is made anew at the first range
@@ -56,10 +56,11 @@ impl Cursors {
     /// Every (key, value) with `first <= key <= last`, in key order, if there are at
     /// most `limit` and the store's shape makes a seek pay; otherwise `None`.
     ///
-    /// # Safety contract (upheld by `Reader`)
+    /// # Safety
     /// `db` is the same database at every call, and the cursors are cleared
-    /// ([`Cursors::clear`]) before that database is closed or replaced.
-    pub(crate) fn range(
+    /// ([`Cursors::clear`]) or dropped before that database is closed or replaced: the
+    /// iterators kept here borrow it.
+    pub(crate) unsafe fn range(
         &self,
         db: &DB,
         first: &[u8],
@@ -89,7 +90,11 @@ impl Cursors {
             found.push((k.to_vec(), v.to_vec()));
             it.next();
         }
-        it.status()?;
+        if let Err(e) = it.status() {
+            // Start afresh next time rather than trust an iterator that failed.
+            *slot = None;
+            return Err(e);
+        }
         Ok(Some(found))
     }
 
@@ -118,7 +123,7 @@ impl Cursor {
         let unsorted = int("rocksdb.num-files-at-level0") + int("rocksdb.num-immutable-mem-table");
         let it = (unsorted <= MAX_UNSORTED).then(|| {
             let it = db.raw_iterator_opt(ReadOptions::default());
-            // SAFETY: see `Cursors::range`: the database outlives the cursor.
+            // SAFETY: `Cursors::range`'s contract: the database outlives the cursor.
             unsafe { std::mem::transmute::<DBRawIterator<'_>, DBRawIterator<'static>>(it) }
         });
         Cursor {
@@ -159,7 +164,8 @@ mod tests {
         o.set_max_open_files(-1);
         let r = DB::open_as_secondary(&o, &primary, &secondary).unwrap();
         let mut c = Cursors::default();
-        assert_eq!(c.range(&r, b"k0", b"k1", 10).unwrap(), None);
+        // SAFETY: one database, and `c` is cleared before it is dropped.
+        assert_eq!(unsafe { c.range(&r, b"k0", b"k1", 10) }.unwrap(), None);
         w.compact_range::<&[u8], &[u8]>(None, None);
         w.put("k0", "new").unwrap();
         r.try_catch_up_with_primary().unwrap();
@@ -167,7 +173,10 @@ mod tests {
             (b"k0".to_vec(), b"new".to_vec()),
             (b"k1".to_vec(), b"v".to_vec()),
         ];
-        assert_eq!(c.range(&r, b"k0", b"k1", 10).unwrap(), Some(want));
+        assert_eq!(
+            unsafe { c.range(&r, b"k0", b"k1", 10) }.unwrap(),
+            Some(want)
+        );
         c.clear();
     }
 }

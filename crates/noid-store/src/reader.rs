@@ -200,7 +200,9 @@ impl Reader {
         if !self.long_lived {
             return Ok(None);
         }
-        Ok(self.cursors.range(&self.db, first, last, limit)?)
+        // SAFETY: always this reader's database; `cursors` is declared before `db` (so
+        // dropped first) and cleared before `reopen` replaces it.
+        Ok(unsafe { self.cursors.range(&self.db, first, last, limit) }?)
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
