@@ -286,7 +286,9 @@ impl Parsed {
                 out.push(s);
             }
         };
-        push(self.norm.clone(), &mut out);
+        if self.norm != verbatim {
+            out.push(self.norm.clone());
+        }
         match self.family {
             Family::Ark => {
                 let local = self.local_id();

@@ -179,13 +179,13 @@ impl Resolver {
         // store offers ranges): the verbatim lookup is then answered from it too.
         let early = may_have_ancestors(id).then(|| Parsed::new(id));
         let read = match &early {
-            Some(p) => Some(read_ancestors(l, p, &chop_candidates(p), p.norm == id)?),
+            Some(p) => Some(AncestorRead::new(l, p, p.norm == id)?),
             None => None,
         };
         // 1. Verbatim: the hot path, one lookup.
         let verbatim = match read
             .as_ref()
-            .and_then(Option::as_ref)
+            .and_then(|r| r.read.as_ref())
             .filter(|r| r.verbatim)
         {
             Some(r) => r.truthy(&mut key, id, TARGET),
@@ -214,7 +214,7 @@ impl Resolver {
         key: &mut Vec<u8>,
         id: &str,
         p: &Parsed,
-        read: Option<Option<Ancestors>>,
+        read: Option<AncestorRead>,
     ) -> Result<Option<Found>, LookupError> {
         let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
             root,
@@ -526,22 +526,40 @@ fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
 /// garbage ids cannot cost many lookups.
 const PREFIX_CHECK_ABOVE: usize = 8;
 
-/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`). `read` is the range
-/// read already tried, if it was (`Some(None)`: declined).
+/// The candidate ancestors of an id, and the range read of them if the store offered
+/// one: made before step 1 for an id with ancestors, else in step 4.
+struct AncestorRead {
+    candidates: Vec<usize>,
+    read: Option<Ancestors>,
+}
+
+impl AncestorRead {
+    fn new<L: Lookup + ?Sized>(
+        l: &L,
+        p: &Parsed,
+        verbatim: bool,
+    ) -> Result<AncestorRead, LookupError> {
+        let candidates = chop_candidates(p);
+        let read = read_ancestors(l, p, &candidates, verbatim)?;
+        Ok(AncestorRead { candidates, read })
+    }
+}
+
+/// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`), with the candidates
+/// and their range read made before step 1 if they were (`early`).
 fn chop<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
-    read: Option<Option<Ancestors>>,
+    early: Option<AncestorRead>,
 ) -> Result<Option<Found>, LookupError> {
-    let candidates = chop_candidates(p);
+    let AncestorRead { candidates, read } = match early {
+        Some(r) => r,
+        None => AncestorRead::new(l, p, false)?,
+    };
     if candidates.is_empty() {
         return Ok(None);
     }
-    let read = match read {
-        Some(r) => r,
-        None => read_ancestors(l, p, &candidates, false)?,
-    };
     if read.is_none()
         && candidates.len() > PREFIX_CHECK_ABOVE
         && l.scan_prefix(&p.norm.as_bytes()[..p.stop_len], 1)?
