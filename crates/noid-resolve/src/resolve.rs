@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use crate::elem;
 use crate::ident::{is_word, Family, Parsed};
 use crate::idmap;
-use crate::lookup::{binding_key, is_truthy, Lookup, LookupError};
+use crate::lookup::{binding_key, is_truthy, Lookup, LookupError, RangeRead, Ranged};
 use crate::rules::Rules;
 
 /// The target element.
@@ -176,21 +176,22 @@ impl Resolver {
         let l = &crate::noid_keys::NoidKeys(l);
         let mut key = Vec::with_capacity(id.len() + 8);
         // An id with ancestors to chop back to is read with them as one range (where the
-        // store offers ranges): the verbatim lookup is then answered from it too.
+        // store offers ranges): the lookups of its keys, the verbatim one included, are
+        // then answered from it.
         let early = may_have_ancestors(id).then(|| Parsed::new(id));
-        let read = match &early {
-            Some(p) => Some(AncestorRead::new(l, p, p.norm == id)?),
-            None => None,
-        };
+        let mut candidates = None;
+        let mut read = None;
+        if let Some(p) = &early {
+            let lens = chop_candidates(p);
+            read = read_ancestors(l, p, &lens, p.norm == id)?;
+            candidates = Some(Candidates {
+                ranged: read.is_some(),
+                lens,
+            });
+        }
+        let l = &Ranged { l, read };
         // 1. Verbatim: the hot path, one lookup.
-        let verbatim = match read
-            .as_ref()
-            .and_then(|r| r.read.as_ref())
-            .filter(|r| r.verbatim)
-        {
-            Some(r) => r.truthy(&mut key, id, TARGET),
-            None => target_of(l, &mut key, id)?,
-        };
+        let verbatim = target_of(l, &mut key, id)?;
         if let Some(value) = verbatim {
             let found = Found {
                 root: id.to_string(),
@@ -201,7 +202,7 @@ impl Resolver {
             return self.finish(l, req, found, None);
         }
         let p = early.unwrap_or_else(|| Parsed::new(id));
-        match self.find(l, &mut key, id, &p, read)? {
+        match self.find(l, &mut key, id, &p, candidates)? {
             Some(found) => self.finish(l, req, found, Some(&p)),
             None => self.fallback(l, &mut key, &p),
         }
@@ -214,7 +215,7 @@ impl Resolver {
         key: &mut Vec<u8>,
         id: &str,
         p: &Parsed,
-        read: Option<AncestorRead>,
+        candidates: Option<Candidates>,
     ) -> Result<Option<Found>, LookupError> {
         let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
             root,
@@ -247,7 +248,7 @@ impl Resolver {
             }
         }
         // 4. Ancestors.
-        if let Some(found) = chop(l, key, p, read)? {
+        if let Some(found) = chop(l, key, p, candidates)? {
             return Ok(Some(found));
         }
         // 5. :idmap rules of _t.
@@ -526,55 +527,47 @@ fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
 /// garbage ids cannot cost many lookups.
 const PREFIX_CHECK_ABOVE: usize = 8;
 
-/// The candidate ancestors of an id, and the range read of them if the store offered
-/// one: made before step 1 for an id with ancestors, else in step 4.
-struct AncestorRead {
-    candidates: Vec<usize>,
-    read: Option<Ancestors>,
-}
-
-impl AncestorRead {
-    fn new<L: Lookup + ?Sized>(
-        l: &L,
-        p: &Parsed,
-        verbatim: bool,
-    ) -> Result<AncestorRead, LookupError> {
-        let candidates = chop_candidates(p);
-        let read = read_ancestors(l, p, &candidates, verbatim)?;
-        Ok(AncestorRead { candidates, read })
-    }
+/// The ancestors of an id to try, longest first, and whether the store read their keys
+/// as one range (then the [`Ranged`] lookup in use answers them).
+struct Candidates {
+    lens: Vec<usize>,
+    ranged: bool,
 }
 
 /// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`), with the candidates
-/// and their range read made before step 1 if they were (`early`).
+/// (and their range read) from before step 1 if they were made there.
 fn chop<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
-    early: Option<AncestorRead>,
+    early: Option<Candidates>,
 ) -> Result<Option<Found>, LookupError> {
-    let AncestorRead { candidates, read } = match early {
-        Some(r) => r,
-        None => AncestorRead::new(l, p, false)?,
+    let (candidates, read) = match early {
+        Some(c) => (c, None),
+        None => {
+            let lens = chop_candidates(p);
+            let read = read_ancestors(l, p, &lens, false)?;
+            let c = Candidates {
+                ranged: read.is_some(),
+                lens,
+            };
+            (c, read)
+        }
     };
-    if candidates.is_empty() {
+    if candidates.lens.is_empty() {
         return Ok(None);
     }
-    if read.is_none()
-        && candidates.len() > PREFIX_CHECK_ABOVE
+    if !candidates.ranged
+        && candidates.lens.len() > PREFIX_CHECK_ABOVE
         && l.scan_prefix(&p.norm.as_bytes()[..p.stop_len], 1)?
             .is_empty()
     {
         return Ok(None);
     }
-    for len in candidates {
-        let id = &p.norm[..len];
-        let (target, flag) = match &read {
-            Some(r) if len >= r.shortest => (r.truthy(key, id, TARGET), Some(r.flag_is_n(key, id))),
-            _ => (target_of(l, key, id)?, None),
-        };
-        if let Some(v) = target {
-            return found_ancestor(l, key, p, len, v, flag);
+    let l = &Ranged { l, read };
+    for len in candidates.lens {
+        if let Some(v) = target_of(l, key, &p.norm[..len])? {
+            return found_ancestor(l, key, p, len, v);
         }
     }
     Ok(None)
@@ -631,51 +624,18 @@ fn may_have_ancestors(id: &str) -> bool {
 /// more bindings or descendants than that there has its ancestors looked up one by one.
 const ANCESTOR_RANGE_MAX: usize = 32;
 
-/// The `_t` and `_t_am` keys of several ancestors, read as one range where the store
-/// offers it (a RocksDB seek and a few steps cost about one point lookup; these
-/// ancestors would cost one each and the flag one more).
-struct Ancestors {
-    /// Candidates at least this long are covered.
-    shortest: usize,
-    /// The `_t` of the whole normalised id is covered too.
-    verbatim: bool,
-    /// Every key between the shortest ancestor and the longest's `_t_am`, in key order.
-    pairs: Vec<(Vec<u8>, Vec<u8>)>,
-}
-
-impl Ancestors {
-    fn value(&self, key: &mut Vec<u8>, id: &str, elem: &str) -> Option<&[u8]> {
-        binding_key(key, id, elem);
-        let i = self
-            .pairs
-            .binary_search_by(|(k, _)| k.as_slice().cmp(key))
-            .ok()?;
-        Some(&self.pairs[i].1)
-    }
-
-    fn truthy(&self, key: &mut Vec<u8>, id: &str, elem: &str) -> Option<Vec<u8>> {
-        self.value(key, id, elem)
-            .filter(|v| is_truthy(v))
-            .map(<[u8]>::to_vec)
-    }
-
-    fn flag_is_n(&self, key: &mut Vec<u8>, id: &str) -> bool {
-        self.value(key, id, ANCESTOR_MATCH)
-            .is_some_and(|v| v.trim_ascii() == b"n")
-    }
-}
-
 /// The candidates longer than the non-choppable start, read as one range when there
-/// are two or more and the store offers it; with the `_t` of the whole normalised id if
-/// `verbatim`. Keys `CAND\t…` of a shorter candidate sort before a longer one's only if
-/// the byte after `CAND` sorts after the tab, so ids with control characters there are
-/// looked up one by one.
+/// are two or more and the store offers it: from the shortest to the longest one's
+/// `_t_am`, or to the whole normalised id's `_t` if `verbatim`. A RocksDB seek and a few
+/// steps cost about one point lookup; the candidates would cost one each and the flag
+/// one more. A key outside the range (`ID\t_t` sorts after `ID\x01a/b\t_t`: a control
+/// character sorts before the tab) is still looked up by itself ([`Ranged`]).
 fn read_ancestors<L: Lookup + ?Sized>(
     l: &L,
     p: &Parsed,
     candidates: &[usize],
     verbatim: bool,
-) -> Result<Option<Ancestors>, LookupError> {
+) -> Result<Option<RangeRead>, LookupError> {
     let inner = candidates
         .iter()
         .take_while(|&&len| len > p.stop_len)
@@ -685,40 +645,27 @@ fn read_ancestors<L: Lookup + ?Sized>(
     }
     let (longest, shortest) = (candidates[0], candidates[inner - 1]);
     let b = p.norm.as_bytes();
-    let end = if verbatim { b.len() } else { longest };
-    if b[shortest..end].iter().any(|&c| c <= b'\t') {
-        return Ok(None);
-    }
-    let mut last = Vec::with_capacity(end + 1 + ANCESTOR_MATCH.len());
+    let mut last = Vec::with_capacity(b.len() + 1 + ANCESTOR_MATCH.len());
     match verbatim {
         true => binding_key(&mut last, &p.norm, TARGET),
         false => binding_key(&mut last, &p.norm[..longest], ANCESTOR_MATCH),
     }
-    Ok(l.range(&b[..shortest], &last, ANCESTOR_RANGE_MAX)?
-        .map(|pairs| Ancestors {
-            shortest,
-            verbatim,
-            pairs,
-        }))
+    let first = b[..shortest].to_vec();
+    Ok(l.range(&first, &last, ANCESTOR_RANGE_MAX)?
+        .map(|pairs| RangeRead { first, last, pairs }))
 }
 
 /// An ancestor of length `len` is bound. `_t_am` = `n` on it, or on the shoulder, forbids
-/// passthrough (the longest bound ancestor decides: no shorter one is tried). Its flag
-/// is looked up unless it was read with it (`flag_is_n_read`).
+/// passthrough (the longest bound ancestor decides: no shorter one is tried).
 fn found_ancestor<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &Parsed,
     len: usize,
     value: Vec<u8>,
-    flag_is_n_read: Option<bool>,
 ) -> Result<Option<Found>, LookupError> {
     let root = &p.norm[..len];
-    let no_passthrough = match flag_is_n_read {
-        Some(n) => n,
-        None => flag_is_n(l, key, root)?,
-    };
-    if no_passthrough {
+    if flag_is_n(l, key, root)? {
         return Ok(None);
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
