@@ -47,9 +47,11 @@ struct Cursor {
     it: Option<DBRawIterator<'static>>,
 }
 
-// SAFETY: a cursor is used only by the thread whose `ThreadLocal` slot holds it (the
-// mutex is there for `drop_stale` and `clear`, which only drop it). RocksDB iterators
-// may be destroyed on another thread than the one that used them.
+// SAFETY: a cursor is used by one thread at a time, under its mutex: the thread whose
+// `ThreadLocal` slot holds it (a new thread may take over the slot of one that exited,
+// and with it the cursor), or `drop_stale` and `clear`, which only drop it. A RocksDB
+// iterator may be used and destroyed by other threads than the one that made it, as
+// long as not concurrently.
 unsafe impl Send for Cursor {}
 
 impl Cursors {
