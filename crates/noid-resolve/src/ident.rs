@@ -84,26 +84,30 @@ impl Parsed {
         let Some(slen) = scheme_len(s) else {
             return Parsed::schemeless(s);
         };
-        let mut scheme = s[..slen - 1].to_ascii_lowercase();
+        // `norm` starts as the lower-case scheme name.
+        let mut norm = String::with_capacity(s.len() + 1);
+        norm.push_str(&s[..slen - 1]);
+        norm.make_ascii_lowercase();
         let mut rest = &s[slen..];
         let mut ext = None;
-        if let Some(i) = scheme.find("-dev") {
-            ext = Some(scheme[i..].to_string());
-            scheme.truncate(i);
+        // (A byte search: `str::find` sets up a substring searcher costing more than
+        // the whole scan of a scheme name.)
+        if let Some(i) = norm.as_bytes().windows(4).position(|w| w == b"-dev") {
+            ext = Some(norm[i..].to_string());
+            norm.truncate(i);
         }
-        if scheme == "eoi" {
-            scheme = "doi".to_string();
+        if norm == "eoi" {
+            norm.replace_range(.., "doi");
         }
-        if rest.starts_with("//") && scheme != "ark" {
-            return Parsed::url(&scheme, rest, ext);
-        }
-        let family = match scheme.as_str() {
+        let family = match norm.as_str() {
             "ark" => Family::Ark,
             "doi" => Family::Doi,
             _ => Family::OtherScheme,
         };
-        let mut norm = String::with_capacity(s.len() + 1);
-        norm.push_str(&scheme);
+        let urn = norm == "urn";
+        if rest.starts_with("//") && family != Family::Ark {
+            return Parsed::url(norm, rest, ext);
+        }
         norm.push(':');
         let scheme_r = 0..norm.len();
         if family == Family::Ark {
@@ -131,10 +135,9 @@ impl Parsed {
                 }
             }
             let start = norm.len();
+            norm.push_str(seg);
             if family == Family::Ark {
-                norm.push_str(&seg.to_ascii_lowercase());
-            } else {
-                norm.push_str(seg);
+                norm[start..].make_ascii_lowercase();
             }
             naan = Some(start..norm.len());
             after = &rest[end..];
@@ -146,7 +149,7 @@ impl Parsed {
             Some(_) => norm.len(),
             None => local,
         };
-        if scheme == "urn" {
+        if urn {
             stop_len = norm[local..]
                 .find(':')
                 .map_or(norm.len(), |i| local + i + 1);
@@ -194,9 +197,8 @@ impl Parsed {
         }
     }
 
-    fn url(scheme: &str, rest: &str, ext: Option<String>) -> Parsed {
-        let mut norm = String::with_capacity(scheme.len() + rest.len() + 1);
-        norm.push_str(scheme);
+    /// `norm` holds the scheme name.
+    fn url(mut norm: String, rest: &str, ext: Option<String>) -> Parsed {
         norm.push(':');
         let local = norm.len();
         norm.push_str(rest);
@@ -292,10 +294,10 @@ impl Parsed {
         match self.family {
             Family::Ark => {
                 let local = self.local_id();
-                push(format!("ark:{local}"), &mut out);
+                push(["ark:", local].concat(), &mut out);
                 if let (Some(r), true) = (&self.naan, local.contains('-')) {
                     let after: String = self.norm[r.end..].chars().filter(|&c| c != '-').collect();
-                    push(format!("{}{after}", &self.norm[..r.end]), &mut out);
+                    push([&self.norm[..r.end], &after].concat(), &mut out);
                 }
                 if let Some(doi) = self.shadow_doi() {
                     push(doi, &mut out);

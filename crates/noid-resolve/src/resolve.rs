@@ -366,7 +366,11 @@ impl Resolver {
             via,
         } = found;
         let mut key = Vec::with_capacity(root.len() + 24);
-        let text = String::from_utf8_lossy(&value);
+        // (UTF-8 is checked faster than `from_utf8_lossy` finds nothing to replace.)
+        let text = match std::str::from_utf8(&value) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&value),
+        };
         let text = text.trim_end_matches(['\r', '\n']);
         let ext = parsed.and_then(|p| p.ext.as_deref());
         // The parse is needed only for placeholders or rules; plain hits skip it.
@@ -564,8 +568,29 @@ fn chop<L: Lookup + ?Sized>(
     {
         return Ok(None);
     }
-    let l = &Ranged { l, read };
-    for len in candidates.lens {
+    match read {
+        Some(read) => first_bound(
+            &Ranged {
+                l,
+                read: Some(read),
+            },
+            key,
+            p,
+            &candidates.lens,
+        ),
+        // Ancestors read before step 1 are answered by the `Ranged` lookup `l` already is.
+        None => first_bound(l, key, p, &candidates.lens),
+    }
+}
+
+/// The longest of the candidate ancestors that is bound, if passthrough is allowed.
+fn first_bound<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    p: &Parsed,
+    lens: &[usize],
+) -> Result<Option<Found>, LookupError> {
+    for &len in lens {
         if let Some(v) = target_of(l, key, &p.norm[..len])? {
             return found_ancestor(l, key, p, len, v);
         }
@@ -670,10 +695,8 @@ fn found_ancestor<L: Lookup + ?Sized>(
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
         // Nothing bound on the shoulder itself (the usual case): no flag to read.
-        let mut bound_on = Vec::with_capacity(shoulder.len() + 1);
-        bound_on.extend_from_slice(shoulder.as_bytes());
-        bound_on.push(b'\t');
-        if l.may_have_prefix(&bound_on)? && flag_is_n(l, key, shoulder)? {
+        binding_key(key, shoulder, "");
+        if l.may_have_prefix(key)? && flag_is_n(l, key, shoulder)? {
             return Ok(None);
         }
     }
