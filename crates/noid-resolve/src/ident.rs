@@ -69,8 +69,21 @@ fn first_digit_shoulder(s: &str) -> Option<usize> {
 
 /// Chopping's notion of a word character: Perl's `[\w~]` on bytes (ASCII).
 pub(crate) fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'~'
+    WORD[usize::from(c)]
 }
+
+/// [`is_word`] as a table: chopping tests every byte of an id, and one load is cheaper
+/// than the four range tests.
+const WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        table[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'~';
+        i += 1;
+    }
+    table
+};
 
 impl Parsed {
     /// Decompose a request id (leading `/`s already allowed).

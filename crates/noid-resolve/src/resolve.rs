@@ -365,7 +365,8 @@ impl Resolver {
             suffix,
             via,
         } = found;
-        let mut key = Vec::with_capacity(root.len() + 24);
+        // Allocated only if an element is looked up (`binding_key` reserves room).
+        let mut key = Vec::new();
         // (UTF-8 is checked faster than `from_utf8_lossy` finds nothing to replace.)
         let text = match std::str::from_utf8(&value) {
             Ok(text) => Cow::Borrowed(text),
