@@ -39,8 +39,17 @@ const PARALLEL_MIN: usize = 64;
 /// preempted for a while; small chunks let the running thread do the rest.
 const CHUNK: usize = 16;
 
-/// One request line (terminator stripped), or `None` for a line over [`MAX_LINE`].
-type Request = Option<Vec<u8>>;
+/// Capacity a request slot keeps between batches; a longer line's buffer is given back.
+const LINE_KEPT: usize = 1024;
+
+/// One request line (terminator stripped). The slots of a batch are kept from one batch
+/// to the next, so that reading a line costs no allocation.
+#[derive(Default)]
+struct Request {
+    line: Vec<u8>,
+    /// The line was longer than [`MAX_LINE`] (`line` is then empty).
+    overflow: bool,
+}
 
 /// Serve `input` until end of input, calling `answer(line, out)` for each request line
 /// (terminator stripped); `answer` must append exactly one line to `out`. It may be
@@ -51,35 +60,41 @@ pub fn serve<R: Read, W: Write>(
     answer: impl Fn(&[u8], &mut Vec<u8>) + Sync,
 ) -> io::Result<u64> {
     let mut input = BufReader::with_capacity(READ_BUFFER, input);
-    let mut batch: Vec<Request> = Vec::with_capacity(MAX_BATCH);
+    let mut batch: Vec<Request> = Vec::new();
     let mut out = Vec::with_capacity(MAX_PENDING + 1024);
     let mut chunks = Vec::new();
     let mut count = 0u64;
     loop {
-        batch.clear();
+        let mut n = 0;
         // The first line may wait for input; later ones only if already complete in the
         // buffer, so that a client waiting for answers is never kept waiting.
-        while batch.len() < MAX_BATCH
-            && (batch.is_empty() || memchr::memchr(b'\n', input.buffer()).is_some())
-        {
-            let mut line = Vec::new();
-            let (read, overflow) = read_line(&mut input, &mut line, MAX_LINE)?;
+        while n < MAX_BATCH && (n == 0 || memchr::memchr(b'\n', input.buffer()).is_some()) {
+            if n == batch.len() {
+                batch.push(Request::default());
+            }
+            let req = &mut batch[n];
+            if req.line.capacity() > LINE_KEPT {
+                req.line = Vec::new();
+            }
+            req.line.clear();
+            let (read, overflow) = read_line(&mut input, &mut req.line, MAX_LINE)?;
             if read == 0 {
                 break;
             }
-            if line.last() == Some(&b'\n') {
-                line.pop();
+            if req.line.last() == Some(&b'\n') {
+                req.line.pop();
             }
-            if line.last() == Some(&b'\r') {
-                line.pop();
+            if req.line.last() == Some(&b'\r') {
+                req.line.pop();
             }
-            batch.push((!overflow).then_some(line));
+            req.overflow = overflow;
+            n += 1;
         }
-        if batch.is_empty() {
+        if n == 0 {
             break;
         }
-        count += batch.len() as u64;
-        answer_batch(&batch, &mut out, &mut chunks, &answer);
+        count += n as u64;
+        answer_batch(&batch[..n], &mut out, &mut chunks, &answer);
         if input.buffer().is_empty() || out.len() >= MAX_PENDING {
             output.write_all(&out)?;
             output.flush()?;
@@ -140,11 +155,12 @@ fn answer_batch(
 fn answer_all(requests: &[Request], out: &mut Vec<u8>, answer: &impl Fn(&[u8], &mut Vec<u8>)) {
     for request in requests {
         let before = out.len();
-        match request {
-            Some(line) => answer(line, out),
-            None => out.extend_from_slice(
+        if request.overflow {
+            out.extend_from_slice(
                 format!("error: request line longer than {MAX_LINE} bytes\n").as_bytes(),
-            ),
+            );
+        } else {
+            answer(&request.line, out);
         }
         debug_assert_eq!(
             memchr::memchr_iter(b'\n', &out[before..]).count(),
