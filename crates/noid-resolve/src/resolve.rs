@@ -570,15 +570,7 @@ fn chop<L: Lookup + ?Sized>(
         return Ok(None);
     }
     match read {
-        Some(read) => first_bound(
-            &Ranged {
-                l,
-                read: Some(read),
-            },
-            key,
-            p,
-            &candidates.lens,
-        ),
+        read @ Some(_) => first_bound(&Ranged { l, read }, key, p, &candidates.lens),
         // Ancestors read before step 1 are answered by the `Ranged` lookup `l` already is.
         None => first_bound(l, key, p, &candidates.lens),
     }
@@ -695,7 +687,8 @@ fn found_ancestor<L: Lookup + ?Sized>(
         return Ok(None);
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
-        // Nothing bound on the shoulder itself (the usual case): no flag to read.
+        // Nothing bound on the shoulder itself (the usual case): no flag to read. (With
+        // no element, `binding_key` gives the prefix `SHOULDER\t` of its bindings.)
         binding_key(key, shoulder, "");
         if l.may_have_prefix(key)? && flag_is_n(l, key, shoulder)? {
             return Ok(None);

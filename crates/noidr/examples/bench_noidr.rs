@@ -50,9 +50,10 @@ fn load(dbdir: &Path, n: u64) {
     }
     let start = Instant::now();
     let w = Writer::create(dbdir, Duration::from_secs(10)).expect("create store");
-    // Each batch of 100,000 takes every tenth id, so that batches overlap in key order
-    // as a minter's quasi-random ids do, and compaction merges them into the tables a
-    // real store has (consecutive batches would stay ten tables side by side).
+    // Batch b of 100,000 takes the ids b, b + batches, b + 2 * batches ... so that
+    // batches overlap in key order as a minter's quasi-random ids do, and compaction
+    // merges them into the tables a real store has (batches of consecutive ids would
+    // stay side by side, one table each).
     let batches = n.div_ceil(100_000);
     for b in 0..batches {
         w.commit((b..n).step_by(batches as usize).map(|j| {
