@@ -245,6 +245,50 @@ mod tests {
         assert_eq!(out.len(), MAX_LINE + 3);
     }
 
+    /// Input that arrives one piece per read, as from a client writing line by line:
+    /// every line is then a batch of its own, read into the same kept slot.
+    struct Pieces(std::collections::VecDeque<Vec<u8>>);
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let Some(piece) = self.0.front_mut() else {
+                return Ok(0);
+            };
+            let n = piece.len().min(buf.len());
+            buf[..n].copy_from_slice(&piece[..n]);
+            piece.drain(..n);
+            if piece.is_empty() {
+                self.0.pop_front();
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_kept_slot_holds_only_its_own_line() {
+        let long = [vec![b'a'; MAX_LINE * 2], b"\n".to_vec()].concat();
+        let full = [vec![b'b'; MAX_LINE], b"\n".to_vec()].concat();
+        let pieces = [
+            long,
+            b"short\n".to_vec(),
+            full,
+            b"x\r\n".to_vec(),
+            b"y".to_vec(),
+        ];
+        let mut out = Vec::new();
+        let n = serve(Pieces(pieces.into()), &mut out, |line, out| {
+            out.extend_from_slice(format!("[{}]\n", line.len()).as_bytes())
+        })
+        .unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "error: request line longer than {MAX_LINE} bytes\n[5]\n[{MAX_LINE}]\n[1]\n[1]\n"
+            )
+        );
+    }
+
     #[test]
     fn shared_batches_keep_order_when_one_thread_is_slow() {
         // 1,000 lines arrive at once: batches of 512 are shared by two threads; every
