@@ -11,8 +11,10 @@
 //! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
 //! answers per second and round-trip latency p50/p99 one request at a time (as Apache
 //! sends them), then answers per second pipelined (a writer thread sends all requests
-//! while a reader thread counts answers). Request ids are drawn at random (fixed seed)
-//! among the N bound ids. Output is a Markdown table.
+//! while a reader thread counts answers), with the CPU time `noidr` spent per pipelined
+//! answer and the cores it kept busy (answers/s = cores busy / CPU per answer): what an
+//! answer costs and how much of the machine `noidr` got, told apart. Request ids are
+//! drawn at random (fixed seed) among the N bound ids. Output is a Markdown table.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -93,6 +95,22 @@ struct Result {
     p50: Duration,
     p99: Duration,
     piped_rate: f64,
+    /// CPU time (user and system) `noidr` spent per pipelined answer.
+    piped_cpu: Duration,
+    /// Cores `noidr` kept busy while pipelined (its CPU time over the wall time).
+    piped_cores: f64,
+}
+
+/// CPU time (user and system) used so far by process `pid`, exited threads included,
+/// from `/proc/PID/stat` (in clock ticks of 10 ms: Linux's fixed USER_HZ of 100).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read /proc/PID/stat");
+    // Fields after the command name, which is in parentheses and may hold spaces:
+    // state is field 3, utime and stime are fields 14 and 15.
+    let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
 }
 
 fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect: &[u8]) -> Result {
@@ -136,6 +154,7 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
 
     // Pipelined: all requests written by one thread, answers counted by another.
     let all: Vec<u8> = reqs.concat();
+    let cpu_before = cpu_time(child.id());
     let start = Instant::now();
     let writer = std::thread::spawn(move || {
         let mut w = BufWriter::with_capacity(1 << 16, stdin);
@@ -151,7 +170,9 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         }
         count += 1;
     }
-    let piped_rate = count as f64 / start.elapsed().as_secs_f64();
+    let wall = start.elapsed();
+    let cpu = cpu_time(child.id()) - cpu_before;
+    let piped_rate = count as f64 / wall.as_secs_f64();
     assert_eq!(count, reqs.len());
     drop(writer.join().unwrap());
     let _ = child.wait();
@@ -160,6 +181,8 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         p50,
         p99,
         piped_rate,
+        piped_cpu: cpu / count as u32,
+        piped_cores: cpu.as_secs_f64() / wall.as_secs_f64(),
     }
 }
 
@@ -201,16 +224,18 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
             b"https://example.org/objects/",
         ),
     ];
-    println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s |");
-    println!("|---|---|---|---|---|");
+    println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s | pipelined: noidr CPU per answer (cores busy) |");
+    println!("|---|---|---|---|---|---|");
     for (name, protocol, reqs, expect) in kinds {
         let r = measure(noidr, dbdir, protocol, &reqs, expect);
         println!(
-            "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} |",
+            "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} | {:.2} µs ({:.2}) |",
             r.one_rate,
             r.p50.as_secs_f64() * 1e6,
             r.p99.as_secs_f64() * 1e6,
-            r.piped_rate
+            r.piped_rate,
+            r.piped_cpu.as_secs_f64() * 1e6,
+            r.piped_cores
         );
     }
 }
@@ -232,7 +257,7 @@ fn rawget(dbdir: &Path, n: u64, count: usize) {
     }
     let rate = count as f64 / start.elapsed().as_secs_f64();
     assert_eq!(found, count);
-    println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} |");
+    println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} | |");
 }
 
 /// The ceiling for chop-backs: the one range read `noidr` makes for `ID/a/b.c/d` (from
@@ -271,7 +296,7 @@ fn rawchop(dbdir: &Path, n: u64, count: usize) {
     });
     let rate = count as f64 / start.elapsed().as_secs_f64();
     assert_eq!(found, count);
-    println!("| RocksDB in-process, a chop-back's range read on 2 threads (its ceiling) | | | | {rate:.0} |");
+    println!("| RocksDB in-process, a chop-back's range read on 2 threads (its ceiling) | | | | {rate:.0} | |");
 }
 
 fn main() {
