@@ -134,14 +134,6 @@ impl Store {
         self.reader.as_ref().expect("reader is present until drop")
     }
 
-    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`;
-    /// see `Reader::try_catch_up`). Cached answers are from the older view once the
-    /// catch-up brought a write (the background one every 100 ms mostly brings none,
-    /// and then they stay): each cache compares the view's sequence number.
-    fn catch_up(&self) -> Result<bool, StoreError> {
-        self.reader().try_catch_up()
-    }
-
     /// The sequence number of the newest write in this view: the caches' epoch.
     fn view(&self) -> u64 {
         self.reader().latest_sequence()
@@ -346,9 +338,10 @@ impl Follower {
             return self.loaded();
         }
         // A writer still at work has not returned yet: its changes need not show, and
-        // catching up now could lose track of them (see `Store::catch_up`). The next
-        // request tries again.
-        if store.catch_up()? {
+        // catching up now could lose track of them (see `Reader::try_catch_up`). The
+        // next request tries again. Caches need no clearing: each compares the view's
+        // sequence number ([`ViewCache`]).
+        if store.reader().try_catch_up()? {
             store.seen.store(generation, Ordering::Release);
         }
         Ok(store)
@@ -413,7 +406,7 @@ impl Follower {
                         }
                         continue;
                     }
-                    match store.catch_up() {
+                    match store.reader().try_catch_up() {
                         Ok(_) if failing => {
                             failing = false;
                             log::warn!("catching up with minter works again");
