@@ -191,8 +191,7 @@ impl Resolver {
         }
         let l = &Ranged { l, read };
         // 1. Verbatim: the hot path, one lookup.
-        let verbatim = target_of(l, &mut key, id)?;
-        if let Some(value) = verbatim {
+        if let Some(value) = target_of(l, &mut key, id)? {
             let found = Found {
                 root: id.to_string(),
                 value,
