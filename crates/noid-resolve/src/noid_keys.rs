@@ -111,14 +111,20 @@ fn merge(
     if relative.is_empty() {
         return found;
     }
+    // Only one form read (a minter's store): already in order, nothing to merge.
+    let sorted = found.is_empty();
+    found.reserve(relative.len());
     for (k, v) in relative {
-        let mut full = ARK.to_vec();
+        let mut full = Vec::with_capacity(ARK.len() + k.len());
+        full.extend_from_slice(ARK);
         full.extend_from_slice(&k);
         found.push((full, v));
     }
-    // Stable: of two equal keys, the `ark:/` form's (pushed first) is kept.
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found.dedup_by(|a, b| a.0 == b.0);
+    if !sorted {
+        // Stable: of two equal keys, the `ark:/` form's (pushed first) is kept.
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found.dedup_by(|a, b| a.0 == b.0);
+    }
     found
 }
 
