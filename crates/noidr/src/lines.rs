@@ -27,8 +27,12 @@ const MAX_PENDING: usize = 64 * 1024;
 /// Input buffer size.
 const READ_BUFFER: usize = 64 * 1024;
 
-/// Most buffered request lines answered as one batch.
-const MAX_BATCH: usize = 512;
+/// Most buffered request lines answered as one batch (in practice a batch also ends
+/// where the read buffer does: about 1,700 lines of 40 bytes). Each batch starts a
+/// second thread and ends waiting for it; batches of 512 left the two cores idle 5 %
+/// of the time, and large ones about 3 % (400,000 chop-backs: 1.89 against 1.94 cores
+/// busy, 2.5 to 5.5 % less wall time in alternating runs).
+const MAX_BATCH: usize = 4096;
 
 /// Batches at least this long are shared by two threads (below, starting a thread
 /// costs more than it saves).
@@ -291,20 +295,20 @@ mod tests {
 
     #[test]
     fn shared_batches_keep_order_when_one_thread_is_slow() {
-        // 1,000 lines arrive at once: batches of 512 are shared by two threads; every
-        // 37th request is slow, so chunks finish out of order.
-        let input: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        // 10,000 lines arrive at once: batches of up to MAX_BATCH are shared by two
+        // threads; every 397th request is slow, so chunks finish out of order.
+        let input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
         let mut out = Vec::new();
         let n = serve(input.as_bytes(), &mut out, |line, out| {
             let i: u32 = std::str::from_utf8(line).unwrap().parse().unwrap();
-            if i.is_multiple_of(37) {
+            if i.is_multiple_of(397) {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
             out.extend_from_slice(format!("<{i}>\n").as_bytes());
         })
         .unwrap();
-        assert_eq!(n, 1000);
-        let expected: String = (0..1000).map(|i| format!("<{i}>\n")).collect();
+        assert_eq!(n, 10_000);
+        let expected: String = (0..10_000).map(|i| format!("<{i}>\n")).collect();
         assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
