@@ -135,11 +135,13 @@ enum Via {
     Rule,
 }
 
-struct Found {
+/// Borrowed from the request or its parse where it can be: most answers need neither
+/// string as an owned one.
+struct Found<'a> {
     /// The id whose `_t` (or rule) matched.
-    root: String,
+    root: Cow<'a, str>,
     value: Vec<u8>,
-    suffix: String,
+    suffix: Cow<'a, str>,
     via: Via,
 }
 
@@ -193,9 +195,9 @@ impl Resolver {
         // 1. Verbatim: the hot path, one lookup.
         if let Some(value) = target_of(l, &mut key, id)? {
             let found = Found {
-                root: id.to_string(),
+                root: Cow::Borrowed(id),
                 value,
-                suffix: String::new(),
+                suffix: Cow::Borrowed(""),
                 via: Via::Exact,
             };
             return self.finish(l, req, found, None);
@@ -208,18 +210,18 @@ impl Resolver {
     }
 
     /// Steps 2–5 and 7: the first binding or rule that applies.
-    fn find<L: Lookup + ?Sized>(
+    fn find<'a, L: Lookup + ?Sized>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
-        id: &str,
-        p: &Parsed,
+        id: &'a str,
+        p: &'a Parsed,
         candidates: Option<Candidates>,
-    ) -> Result<Option<Found>, LookupError> {
-        let exact = |root: String, value: Vec<u8>, suffix: &str| Found {
+    ) -> Result<Option<Found<'a>>, LookupError> {
+        let exact = |root: Cow<'a, str>, value: Vec<u8>, suffix: &'static str| Found {
             root,
             value,
-            suffix: suffix.to_string(),
+            suffix: Cow::Borrowed(suffix),
             via: Via::Exact,
         };
         // 2. Other spellings of the whole id (only those the store has keys like).
@@ -228,20 +230,20 @@ impl Resolver {
                 continue;
             }
             if let Some(v) = target_of(l, key, &alt)? {
-                return Ok(Some(exact(alt, v, "")));
+                return Ok(Some(exact(Cow::Owned(alt), v, "")));
             }
         }
         // 3. Inflections on a bound id, whatever its passthrough flags say.
         if let Some((base_len, infl)) = inflection_suffix(id) {
             let base = &id[..base_len];
             if let Some(v) = target_of(l, key, base)? {
-                return Ok(Some(exact(base.to_string(), v, infl)));
+                return Ok(Some(exact(Cow::Borrowed(base), v, infl)));
             }
             if let Some((nlen, _)) = inflection_suffix(&p.norm) {
                 let nbase = &p.norm[..nlen];
                 if nbase != base {
                     if let Some(v) = target_of(l, key, nbase)? {
-                        return Ok(Some(exact(nbase.to_string(), v, infl)));
+                        return Ok(Some(exact(Cow::Borrowed(nbase), v, infl)));
                     }
                 }
             }
@@ -253,7 +255,7 @@ impl Resolver {
         // 5. :idmap rules of _t.
         if let Some(v) = idmap::map_id(l, id, TARGET)? {
             if !v.is_empty() {
-                return Ok(Some(exact(id.to_string(), v, "")));
+                return Ok(Some(exact(Cow::Borrowed(id), v, "")));
             }
         }
         // 6. Partial ids are not redirected by rules (see `fallback`).
@@ -266,12 +268,12 @@ impl Resolver {
 
     /// Shoulder, NAAN and scheme rules: bound in the store (`_t` of `ark:/12345` or
     /// `ark:`) or in the rules file. The shoulder's own `_t` was already tried by chopping.
-    fn rule<L: Lookup + ?Sized>(
+    fn rule<'a, L: Lookup + ?Sized>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
-        p: &Parsed,
-    ) -> Result<Option<Found>, LookupError> {
+        p: &'a Parsed,
+    ) -> Result<Option<Found<'a>>, LookupError> {
         let levels = [
             (p.shoulder_key(), false),
             (p.naan_key(), true),
@@ -389,7 +391,7 @@ impl Resolver {
         let infl = if suffix.ends_with("?info") {
             Cow::Owned(format!("{}??", &suffix[..suffix.len() - 5]))
         } else {
-            Cow::Borrowed(suffix.as_str())
+            Cow::Borrowed(&*suffix)
         };
         if via != Via::Rule && !infl.is_empty() && !infl.bytes().any(is_word) {
             for elem in [
@@ -403,7 +405,7 @@ impl Resolver {
             if INFLECTIONS.contains(&infl.as_ref()) {
                 let bindings = metadata(l, &root)?;
                 return Ok(Answer::Inflection {
-                    id: root,
+                    id: root.into_owned(),
                     suffix: infl.into_owned(),
                     bindings,
                 });
@@ -425,7 +427,7 @@ impl Resolver {
                 if let Some(t) = types.iter().find(|t| METADATA_TYPES.contains(&t.as_str())) {
                     let bindings = metadata(l, &root)?;
                     return Ok(Answer::Negotiate {
-                        id: root,
+                        id: root.into_owned(),
                         media_type: t.clone(),
                         bindings,
                     });
@@ -442,7 +444,10 @@ impl Resolver {
                 .map(|t| finish_target(t, &suffix, p, proto, ext))
                 .collect();
             if targets.len() > 1 {
-                return Ok(Answer::Multi { id: root, targets });
+                return Ok(Answer::Multi {
+                    id: root.into_owned(),
+                    targets,
+                });
             }
         }
         let (code, target) = split_code(text.trim_matches(['\r', '\n']));
@@ -453,11 +458,11 @@ impl Resolver {
     }
 }
 
-fn rule_found(key: &str, value: Vec<u8>, suffix: &str) -> Found {
+fn rule_found<'a>(key: &'a str, value: Vec<u8>, suffix: &'a str) -> Found<'a> {
     Found {
-        root: key.to_string(),
+        root: Cow::Borrowed(key),
         value,
-        suffix: suffix.to_string(),
+        suffix: Cow::Borrowed(suffix),
         via: Via::Rule,
     }
 }
@@ -540,12 +545,12 @@ struct Candidates {
 
 /// Ancestor chopping (EggNog's `suffix_pass` + `indb_chopback`), with the candidates
 /// (and their range read) from before step 1 if they were made there.
-fn chop<L: Lookup + ?Sized>(
+fn chop<'a, L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
-    p: &Parsed,
+    p: &'a Parsed,
     early: Option<Candidates>,
-) -> Result<Option<Found>, LookupError> {
+) -> Result<Option<Found<'a>>, LookupError> {
     let (candidates, read) = match early {
         Some(c) => (c, None),
         None => {
@@ -576,12 +581,12 @@ fn chop<L: Lookup + ?Sized>(
 }
 
 /// The longest of the candidate ancestors that is bound, if passthrough is allowed.
-fn first_bound<L: Lookup + ?Sized>(
+fn first_bound<'a, L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
-    p: &Parsed,
+    p: &'a Parsed,
     lens: &[usize],
-) -> Result<Option<Found>, LookupError> {
+) -> Result<Option<Found<'a>>, LookupError> {
     for &len in lens {
         if let Some(v) = target_of(l, key, &p.norm[..len])? {
             return found_ancestor(l, key, p, len, v);
@@ -674,13 +679,13 @@ fn read_ancestors<L: Lookup + ?Sized>(
 
 /// An ancestor of length `len` is bound. `_t_am` = `n` on it, or on the shoulder, forbids
 /// passthrough (the longest bound ancestor decides: no shorter one is tried).
-fn found_ancestor<L: Lookup + ?Sized>(
+fn found_ancestor<'a, L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
-    p: &Parsed,
+    p: &'a Parsed,
     len: usize,
     value: Vec<u8>,
-) -> Result<Option<Found>, LookupError> {
+) -> Result<Option<Found<'a>>, LookupError> {
     let root = &p.norm[..len];
     if flag_is_n(l, key, root)? {
         return Ok(None);
@@ -694,9 +699,9 @@ fn found_ancestor<L: Lookup + ?Sized>(
         }
     }
     Ok(Some(Found {
-        root: root.to_string(),
+        root: Cow::Borrowed(root),
         value,
-        suffix: flex_decode(&p.norm[len..]).into_owned(),
+        suffix: flex_decode(&p.norm[len..]),
         via: Via::Ancestor,
     }))
 }
