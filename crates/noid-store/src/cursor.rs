@@ -82,7 +82,7 @@ impl Cursors {
         };
         let mut found = Vec::new();
         it.seek(first);
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        while let Some((k, v)) = it.item() {
             if k > last {
                 break;
             }
