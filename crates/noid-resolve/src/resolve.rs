@@ -388,10 +388,9 @@ impl Resolver {
         let proto = (via == Via::Rule).then(|| req.proto.unwrap_or("http"));
 
         // Inflections: a suffix with no word character.
-        let infl = if suffix.ends_with("?info") {
-            Cow::Owned(format!("{}??", &suffix[..suffix.len() - 5]))
-        } else {
-            Cow::Borrowed(&*suffix)
+        let infl = match suffix.strip_suffix("?info") {
+            Some(base) => Cow::Owned(format!("{base}??")),
+            None => Cow::Borrowed(&*suffix),
         };
         if via != Via::Rule && !infl.is_empty() && !infl.bytes().any(is_word) {
             for elem in [
