@@ -13,7 +13,10 @@
 //! sends them), then answers per second pipelined (a writer thread sends all requests
 //! while a reader thread counts answers), with the CPU time `noidr` spent per pipelined
 //! answer and the cores it kept busy (answers/s = cores busy / CPU per answer): what an
-//! answer costs and how much of the machine `noidr` got, told apart. Request ids are
+//! answer costs and how much of the machine `noidr` got, told apart. On a virtual
+//! machine the host may also run other guests on its cores: the last column is the
+//! share of this machine's CPU time the host took back ("steal" in `/proc/stat`) while
+//! the row was measured, so that a slow row can be told from slow code. Request ids are
 //! drawn at random (fixed seed) among the N bound ids. Output is a Markdown table.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -99,6 +102,30 @@ struct Result {
     piped_cpu: Duration,
     /// Cores `noidr` kept busy while pipelined (its CPU time over the wall time).
     piped_cores: f64,
+    /// Percentage of the machine's CPU time the host took while the row was measured.
+    steal: f64,
+}
+
+/// The machine's CPU time so far, in clock ticks: (all of it, stolen by the host), from
+/// the first line of `/proc/stat` (user nice system idle iowait irq softirq steal …).
+fn machine_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").expect("read /proc/stat");
+    let first = stat.lines().next().expect("a cpu line");
+    let ticks: Vec<u64> = first
+        .split_ascii_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|t| t.parse().expect("a tick count"))
+        .collect();
+    (ticks.iter().sum(), ticks.get(7).copied().unwrap_or(0))
+}
+
+/// Percentage of the machine's CPU time stolen by the host since `before`
+/// ([`machine_ticks`]).
+fn steal_since(before: (u64, u64)) -> f64 {
+    let after = machine_ticks();
+    let all = after.0.saturating_sub(before.0).max(1);
+    100.0 * after.1.saturating_sub(before.1) as f64 / all as f64
 }
 
 /// CPU time (user and system) used so far by process `pid`, exited threads included,
@@ -123,6 +150,7 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         .stdout(Stdio::piped())
         .spawn()
         .expect("start noidr");
+    let machine_before = machine_ticks();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = Vec::new();
@@ -176,6 +204,7 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
     assert_eq!(count, reqs.len());
     drop(writer.join().unwrap());
     let _ = child.wait();
+    let steal = steal_since(machine_before);
     Result {
         one_rate,
         p50,
@@ -183,6 +212,7 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         piped_rate,
         piped_cpu: cpu / count as u32,
         piped_cores: cpu.as_secs_f64() / wall.as_secs_f64(),
+        steal,
     }
 }
 
@@ -224,18 +254,19 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
             b"https://example.org/objects/",
         ),
     ];
-    println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s | pipelined: noidr CPU per answer (cores busy) |");
-    println!("|---|---|---|---|---|---|");
+    println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s | pipelined: noidr CPU per answer (cores busy) | host steal |");
+    println!("|---|---|---|---|---|---|---|");
     for (name, protocol, reqs, expect) in kinds {
         let r = measure(noidr, dbdir, protocol, &reqs, expect);
         println!(
-            "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} | {:.2} µs ({:.2}) |",
+            "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} | {:.2} µs ({:.2}) | {:.0} % |",
             r.one_rate,
             r.p50.as_secs_f64() * 1e6,
             r.p99.as_secs_f64() * 1e6,
             r.piped_rate,
             r.piped_cpu.as_secs_f64() * 1e6,
-            r.piped_cores
+            r.piped_cores,
+            r.steal
         );
     }
 }
@@ -250,6 +281,7 @@ fn rawget(dbdir: &Path, n: u64, count: usize) {
     for k in keys.iter().take(20_000) {
         reader.get(k).unwrap();
     }
+    let machine_before = machine_ticks();
     let start = Instant::now();
     let mut found = 0;
     for k in &keys {
@@ -257,7 +289,8 @@ fn rawget(dbdir: &Path, n: u64, count: usize) {
     }
     let rate = count as f64 / start.elapsed().as_secs_f64();
     assert_eq!(found, count);
-    println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} | |");
+    let steal = steal_since(machine_before);
+    println!("| RocksDB get in-process (the ceiling) | | | | {rate:.0} | | {steal:.0} % |");
 }
 
 /// The ceiling for chop-backs: the one range read `noidr` makes for `ID/a/b.c/d` (from
@@ -288,6 +321,7 @@ fn rawchop(dbdir: &Path, n: u64, count: usize) {
         found
     };
     run(&requests[..count.min(20_000)]);
+    let machine_before = machine_ticks();
     let start = Instant::now();
     let (a, b) = requests.split_at(count / 2);
     let found = std::thread::scope(|s| {
@@ -296,7 +330,8 @@ fn rawchop(dbdir: &Path, n: u64, count: usize) {
     });
     let rate = count as f64 / start.elapsed().as_secs_f64();
     assert_eq!(found, count);
-    println!("| RocksDB in-process, a chop-back's range read on 2 threads (its ceiling) | | | | {rate:.0} | |");
+    let steal = steal_since(machine_before);
+    println!("| RocksDB in-process, a chop-back's range read on 2 threads (its ceiling) | | | | {rate:.0} | | {steal:.0} % |");
 }
 
 fn main() {
