@@ -150,7 +150,6 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         .stdout(Stdio::piped())
         .spawn()
         .expect("start noidr");
-    let machine_before = machine_ticks();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = Vec::new();
@@ -169,6 +168,8 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         "unexpected answer {:?}",
         String::from_utf8_lossy(&line)
     );
+    // Steal is counted over what is timed, from here to the last pipelined answer.
+    let machine_before = machine_ticks();
     let mut lat = Vec::with_capacity(reqs.len());
     let start = Instant::now();
     for r in reqs {
@@ -199,12 +200,12 @@ fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect:
         count += 1;
     }
     let wall = start.elapsed();
+    let steal = steal_since(machine_before);
     let cpu = cpu_time(child.id()) - cpu_before;
     let piped_rate = count as f64 / wall.as_secs_f64();
     assert_eq!(count, reqs.len());
     drop(writer.join().unwrap());
     let _ = child.wait();
-    let steal = steal_since(machine_before);
     Result {
         one_rate,
         p50,
