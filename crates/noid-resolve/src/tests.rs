@@ -762,21 +762,3 @@ fn resolver_is_shared_across_threads() {
         t.join().unwrap();
     }
 }
-
-#[test]
-fn every_module_has_a_doc_comment() {
-    let dir = std::path::PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR")
-            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
-    )
-    .join("src");
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            text.starts_with("//!"),
-            "{} lacks a //! module doc",
-            path.display()
-        );
-    }
-}

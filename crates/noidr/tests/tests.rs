@@ -8,4 +8,3 @@ mod http;
 mod lifecycle;
 mod protocol;
 mod robust;
-mod tidy;
