@@ -3,16 +3,32 @@
 # (apache-conf/*.conf and nginx-conf/*.conf are included, never copied), in front of the
 # real noidr (line protocols and --http) on a real minter written by the real noid.
 #
-#   tests/e2e/run.sh            (root: installs apache2-bin, nginx, libnginx-mod-http-js,
-#                                curl when missing)
+#   tests/e2e/run.sh               the build tree's binaries and configs
+#   tests/e2e/run.sh --installed   the installed package's: /usr/bin/noid, /usr/bin/noidr,
+#                                  /usr/share/noid/apache-conf, /usr/share/noid/nginx-conf
 #
-# Builds nothing: expects release binaries in ${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-~/.cache/noid-target}/release}.
+# As root it installs apache2-bin, nginx, libnginx-mod-http-js and curl when missing.
+# Builds nothing: without --installed it expects release binaries in
+# ${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-~/.cache/noid-target}/release}.
 # Prints one line per check and a last line "N passed, M failed"; exits non-zero on any
 # failure. Leaves nothing running; keeps its directory on failure (printed) for the logs.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/noid-target}/release}
+case "${1:-}" in
+"")
+    BIN=${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/noid-target}/release}
+    CONF=$REPO
+    ;;
+--installed)
+    BIN=/usr/bin
+    CONF=/usr/share/noid
+    ;;
+*)
+    sed -n '6,8p' "$0" >&2
+    exit 2
+    ;;
+esac
 NOID=$BIN/noid
 NOIDR=$BIN/noidr
 PASS=0
@@ -25,6 +41,14 @@ for b in "$NOID" "$NOIDR"; do
         exit 1
     fi
 done
+for c in apache-conf/noid-server.conf nginx-conf/noid.js; do
+    if [ ! -f "$CONF/$c" ]; then
+        echo "e2e: $CONF/$c missing" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+echo "# binaries from $BIN, web server configs from $CONF"
 
 "$REPO/scripts/web-apache.sh" install
 "$REPO/scripts/web-nginx.sh" install
@@ -35,9 +59,11 @@ DB=$WORK/db
 AP=$WORK/apache
 NG=$WORK/nginx
 mkdir -p "$DB" "$AP" "$NG" "$WORK/bin"
-# A copy that www-data can execute (the build directory may be under a private home).
-cp "$NOIDR" "$WORK/bin/noidr"
-NOIDR=$WORK/bin/noidr
+if [ "$CONF" = "$REPO" ]; then
+    # A copy that www-data can execute (the build directory may be under a private home).
+    cp "$NOIDR" "$WORK/bin/noidr"
+    NOIDR=$WORK/bin/noidr
+fi
 HTTP_PID=""
 
 cleanup() {
@@ -135,40 +161,40 @@ Listen 127.0.0.1:$AN
 Listen 127.0.0.1:$AU
 Define NOIDR $NOIDR
 Define NOID_DBDIR $DB
-Include $REPO/apache-conf/noid-server.conf
+Include $CONF/apache-conf/noid-server.conf
 <VirtualHost 127.0.0.1:$AE>
     Define NOIDR_URL http://127.0.0.1:$H1
-    Include $REPO/apache-conf/noid-resolve.conf
+    Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AG>
     $([ "$(id -u)" = 0 ] && echo "Define NOIDR_USER www-data:www-data")
-    Include $REPO/apache-conf/noid-get.conf
+    Include $CONF/apache-conf/noid-get.conf
     UnDefine NOIDR_USER
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AP_>
     Define NOIDR_URL http://127.0.0.1:$H1
-    Include $REPO/apache-conf/noid-proxy.conf
+    Include $CONF/apache-conf/noid-proxy.conf
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AM>
     Define NOID_MISS_GLOBAL https://n2t.example
-    Include $REPO/apache-conf/noid-resolve.conf
+    Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOID_MISS_GLOBAL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AF>
     Define NOID_MISS_FALLTHROUGH
-    Include $REPO/apache-conf/noid-resolve.conf
+    Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOID_MISS_FALLTHROUGH
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AU>
     Define NOIDR_URL "unix:$WORK/noidr.sock|http://localhost"
-    Include $REPO/apache-conf/noid-proxy.conf
+    Include $CONF/apache-conf/noid-proxy.conf
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AN>
     Define NOIDR_ARGS "--egg-miss eggnog"
-    Include $REPO/apache-conf/noid-resolve.conf
+    Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOIDR_ARGS
 </VirtualHost>
 EOF
@@ -176,16 +202,16 @@ if "$REPO/scripts/web-apache.sh" start "$AP"; then ok "apache starts with the sh
 
 # --- nginx -----------------------------------------------------------------------------
 cat >"$NG/site.conf" <<EOF
-js_import noid from $REPO/nginx-conf/noid.js;
+js_import noid from $CONF/nginx-conf/noid.js;
 upstream noidr {
     server 127.0.0.1:$H1;
     keepalive 16;
     keepalive_timeout 60s;
     keepalive_requests 100000;
 }
-server { listen 127.0.0.1:$N1; include $REPO/nginx-conf/noid-proxy.conf; }
-server { listen 127.0.0.1:$N2; root $NG/empty; include $REPO/nginx-conf/noid-auth.conf; }
-server { listen 127.0.0.1:$N3; include $REPO/nginx-conf/noid-njs.conf; }
+server { listen 127.0.0.1:$N1; include $CONF/nginx-conf/noid-proxy.conf; }
+server { listen 127.0.0.1:$N2; root $NG/empty; include $CONF/nginx-conf/noid-auth.conf; }
+server { listen 127.0.0.1:$N3; include $CONF/nginx-conf/noid-njs.conf; }
 EOF
 if "$REPO/scripts/web-nginx.sh" start "$NG"; then ok "nginx starts with the shipped configs"; else bad "nginx start"; fi
 

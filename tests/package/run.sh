@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Checks of the installed Debian package (scripts/package.sh, then dpkg -i), ending with
+# its removal:
+#   1. the files where an operator looks for them, the system user "noid", /srv/noid;
+#   2. the demo, run with the installed binaries, as a clean transcript in a file;
+#   3. a minter made by the user noid under /srv/noid, read by the installed noidr;
+#   4. `dpkg -r noid` removes the package's files and leaves the minter as it was.
+#
+#   tests/package/run.sh      (root; the package "noid" must be installed)
+#
+# Prints one line per check and a last line "N passed, M failed"; exits non-zero on any
+# failure.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+finish() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" = 0 ]
+    exit
+}
+# check NAME COMMAND...: ok when the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok "$name"; else bad "$name ($*)"; fi
+}
+
+[ "$(id -u)" = 0 ] || { echo "package: needs root (dpkg -r)" >&2; bad "not root"; finish; }
+if [ "$(dpkg-query -W -f '${Status}' noid 2>/dev/null)" != "install ok installed" ]; then
+    bad "the package noid is installed"
+    finish
+fi
+WORK=$(mktemp -d /tmp/noid-package.XXXXXX)
+MINTER=$(mktemp -d -u /srv/noid/package-test.XXXXXX)
+trap 'rm -rf "$WORK" "$MINTER"' EXIT
+
+# --- 1. where things are ---------------------------------------------------------------
+for f in /usr/bin/noid /usr/bin/noidr \
+    /usr/share/noid/apache-conf/noid-server.conf /usr/share/noid/apache-conf/noid-resolve.conf \
+    /usr/share/noid/apache-conf/noid-get.conf /usr/share/noid/apache-conf/noid-proxy.conf \
+    /usr/share/noid/nginx-conf/noid-proxy.conf /usr/share/noid/nginx-conf/noid-auth.conf \
+    /usr/share/noid/nginx-conf/noid-njs.conf /usr/share/noid/nginx-conf/noid.js \
+    /usr/share/noid/nginx-conf/noidr-upstream.conf /usr/share/noid/nginx-conf/nginx.conf.example \
+    /lib/systemd/system/noidr-http.service /lib/systemd/system/noidr-http@.service \
+    /usr/share/doc/noid/README.md /usr/share/doc/noid/WEB-SERVERS.md; do
+    if [ "$(dpkg -S "$f" 2>/dev/null)" = "noid: $f" ]; then ok "noid ships $f"; else bad "noid does not ship $f"; fi
+done
+for c in apache-conf/noid-resolve.conf nginx-conf/noid.js; do
+    check "/usr/share/noid/$c is the tree's $c" cmp "$REPO/$c" "/usr/share/noid/$c"
+done
+uid=$(id -u noid 2>/dev/null)
+if [ -n "$uid" ] && [ "$uid" -lt 1000 ] && [ "$(id -gn noid)" = noid ]; then
+    ok "system user noid (uid $uid, group noid)"
+else
+    bad "no system user noid with group noid (uid '$uid')"
+fi
+check "/srv/noid belongs to noid" test "$(stat -c %U:%G /srv/noid)" = noid:noid
+# systemd-analyze verify: the syntax, every key known, ExecStart executable ("%i"
+# expands in an instance's name, hence the link)
+ln -s /lib/systemd/system/noidr-http@.service "$WORK/noidr-http@ark.service"
+for u in /lib/systemd/system/noidr-http.service "$WORK/noidr-http@ark.service"; do
+    if ! command -v systemd-analyze >/dev/null; then
+        echo "skip - systemd-analyze verify ${u##*/} (no systemd on this machine)"
+    elif out=$(systemd-analyze verify "$u" 2>&1) && [ -z "$out" ]; then
+        ok "systemd-analyze verify ${u##*/}"
+    else
+        bad "systemd-analyze verify ${u##*/}: $out"
+    fi
+done
+
+# --- 2. the demo -----------------------------------------------------------------------
+"$REPO/scripts/demo.sh" --installed >"$WORK/demo.log" 2>&1
+status=$?
+check "scripts/demo.sh --installed exits 0" test "$status" = 0
+if [ "$(tr -d '\000' <"$WORK/demo.log" | wc -c)" = "$(wc -c <"$WORK/demo.log")" ]; then
+    ok "the demo's transcript in a file has no NUL bytes"
+else
+    bad "the demo's transcript has NUL bytes"
+fi
+# The answers, in order, as the noid manual's first identifier (13030/f54x54g11) and the
+# N2T suffix passthrough give them.
+want=$'id: 13030/f54x54g11\nid: 13030/f5154dn7k\nid: 13030/f5wd3q12m\nhttps://example.org/objects/1\nNULL\nredir302 https://example.org/objects/1/chapter/2'
+got=$(grep -E '^(id: [^ ]|https:|NULL|redir)' "$WORK/demo.log")
+if [ "$got" = "$want" ]; then ok "the demo's answers"; else bad "the demo's answers: $(echo "$got" | tr '\n' '|')"; fi
+for cmd in '$ /usr/bin/noid -f' "\$ printf 'get 13030/f54x54g11 myGoto\\nget ark:/13030/nope myGoto\\n' | /usr/bin/noidr -f"; do
+    if grep -qF -- "$cmd" "$WORK/demo.log"; then ok "the transcript shows: $cmd"; else bad "the transcript lacks: $cmd"; fi
+done
+rm -rf "$(sed -n 's/^== demo minter left in //p' "$WORK/demo.log")"
+
+# --- 3. a minter of the user noid --------------------------------------------------------
+as_noid() { runuser -u noid -- "$@"; }
+check "noid dbcreate as the user noid in /srv/noid" as_noid /usr/bin/noid -f "$MINTER" dbcreate .zd
+check "noid mint" as_noid /usr/bin/noid -f "$MINTER" mint 2
+check "noid bind" as_noid /usr/bin/noid -f "$MINTER" bind set 1 _t https://example.org/one
+got=$(printf 'get 1 _t\n' | as_noid /usr/bin/noidr -f "$MINTER")
+check "noidr as the user noid reads it" test "$got" = https://example.org/one
+
+# --- 4. removal ------------------------------------------------------------------------
+sums() { find "$MINTER" -type f -print0 | sort -z | xargs -0 sha256sum; }
+before=$(sums)
+check "dpkg -r noid" dpkg -r noid
+for f in /usr/bin/noid /usr/bin/noidr /usr/share/noid /lib/systemd/system/noidr-http.service \
+    /lib/systemd/system/noidr-http@.service /usr/share/doc/noid; do
+    check "removed: $f" test ! -e "$f"
+done
+check "the minter's files are unchanged" test "$(sums)" = "$before"
+check "the user noid stays" id noid
+check "/srv/noid stays" test -d /srv/noid
+finish
