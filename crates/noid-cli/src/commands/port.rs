@@ -29,9 +29,6 @@ use crate::usage::usage;
 /// Keys per synced batch while importing.
 const CHUNK: usize = 100_000;
 
-/// An import stages the new store in `Dbdir/.NOID.import-PID` (see [`Staging`]).
-const STAGING_PREFIX: &str = ".NOID.import-";
-
 /// Run `import`, `export` or `check` (`words[0]`).
 pub fn run(session: &Session, words: &[String], out: &mut Out) {
     let args = &words[1..];
@@ -254,6 +251,30 @@ impl Drop for Staging {
     }
 }
 
+/// Remove what imports killed outright (SIGKILL, power loss) left behind: staging
+/// directories whose process no longer exists.
+fn remove_stale_staging(dbdir: &Path) {
+    let Ok(entries) = fs::read_dir(dbdir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".NOID.import-"))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 fn progress(total: Option<u64>) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -283,10 +304,9 @@ fn load(session: &Session, path: &str, old: &Old) -> Result<String, String> {
             .map_err(|e| format!("error: cannot create {}: {e}", dbdir.display()))?;
         Some(dbdir.clone())
     };
-    // Left by imports killed outright (SIGKILL, power loss).
-    noid_store::sweep_stale(dbdir, STAGING_PREFIX);
+    remove_stale_staging(dbdir);
     let mut staging = Staging {
-        tmp: dbdir.join(format!("{STAGING_PREFIX}{}", std::process::id())),
+        tmp: dbdir.join(format!(".NOID.import-{}", std::process::id())),
         made_dbdir,
         done: false,
     };
