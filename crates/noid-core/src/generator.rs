@@ -11,26 +11,28 @@ use std::fmt;
 
 use crate::checkchar;
 use crate::drand48::perl_rand_index;
+use crate::repertoire::Repertoire;
 use crate::template::GenType;
-use crate::xdigits::{MAXCOUNTERS, NOLIMIT, XDIGIT_BYTES};
+use crate::xdigits::{MAXCOUNTERS, NOLIMIT};
 
-/// A mask (`^[rsz][de]+k?$`) pre-digested for fast repeated use: the radix of every
-/// fixed position, least significant first, the growth radix of a `z` mask, and
-/// whether a check character placeholder is appended.
+/// A mask (`^[rsz][de…]+k?$`) pre-digested for fast repeated use: the repertoire of
+/// every fixed position, least significant first, the growth repertoire of a `z` mask,
+/// and whether a check character placeholder is appended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompiledMask {
-    /// 10 for `d`, 29 for `e`, least significant (rightmost) position first.
-    radices: Vec<u8>,
-    /// For `z` masks, the radix of the character right after `z`: Perl keeps the last
-    /// divisor it used, and the fixed part is processed right to left.
-    grow: Option<u8>,
+    /// The repertoire of each position, least significant (rightmost) first.
+    positions: Vec<Repertoire>,
+    /// For `z` masks, the repertoire of the character right after `z`: Perl keeps the
+    /// last divisor it used, and the fixed part is processed right to left.
+    grow: Option<Repertoire>,
     /// The mask ends in `k`.
     checkchar: bool,
 }
 
 impl CompiledMask {
-    /// Compiles `mask`, or returns `None` when it does not match `^[rsz][de]+k?$`
-    /// (where Perl's `n2xdig` returns undef).
+    /// Compiles `mask`, or returns `None` when it is not a generator letter, one or
+    /// more repertoire characters and an optional `k` (where Perl's `n2xdig`, which
+    /// knows only `d` and `e`, returns undef).
     pub fn new(mask: &str) -> Option<CompiledMask> {
         let b = mask.as_bytes();
         let (&first, rest) = b.split_first()?;
@@ -43,20 +45,30 @@ impl CompiledMask {
         } else {
             rest
         };
-        if body.is_empty() || !body.iter().all(|c| matches!(c, b'd' | b'e')) {
+        if body.is_empty() {
             return None;
         }
-        let radices: Vec<u8> = body
+        let positions = body
             .iter()
             .rev()
-            .map(|c| if *c == b'e' { 29 } else { 10 })
-            .collect();
-        let grow = (first == b'z').then(|| *radices.last().expect("body is non-empty"));
+            .map(|c| Repertoire::from_mask_char(*c))
+            .collect::<Option<Vec<Repertoire>>>()?;
+        let grow = (first == b'z').then(|| *positions.last().expect("body is non-empty"));
         Some(CompiledMask {
-            radices,
+            positions,
             grow,
             checkchar,
         })
+    }
+
+    /// True when every position is Perl's `d` or `e`.
+    pub fn is_perl(&self) -> bool {
+        self.positions.iter().all(|r| r.is_perl())
+    }
+
+    /// The repertoires of the positions, most significant (leftmost) first.
+    pub fn positions(&self) -> impl Iterator<Item = Repertoire> + '_ {
+        self.positions.iter().rev().copied()
     }
 
     /// True when the mask ends in `k`.
@@ -69,27 +81,36 @@ impl CompiledMask {
     #[inline]
     fn fill(&self, mut num: u64, buf: &mut [u8]) -> usize {
         let mut pos = buf.len();
-        for &r in &self.radices {
+        for &r in &self.positions {
             pos -= 1;
-            // Literal divisors let the compiler use multiply-shift instead of `div`.
-            let d = if r == 10 {
-                let d = num % 10;
-                num /= 10;
-                d
-            } else {
-                let d = num % 29;
-                num /= 29;
-                d
+            // Literal divisors let the compiler use multiply-shift instead of `div`
+            // for Perl's two repertoires.
+            let d = match r {
+                Repertoire::Digit => {
+                    let d = num % 10;
+                    num /= 10;
+                    d
+                }
+                Repertoire::Betanumeric => {
+                    let d = num % 29;
+                    num /= 29;
+                    d
+                }
+                _ => {
+                    let d = num % r.radix();
+                    num /= r.radix();
+                    d
+                }
             };
-            buf[pos] = XDIGIT_BYTES[d as usize];
+            buf[pos] = r.digit(d as usize);
         }
         // For r/s masks, any remaining high part of `num` is silently discarded.
         if let Some(g) = self.grow {
-            let g = u64::from(g);
+            let radix = g.radix();
             while num != 0 {
                 pos -= 1;
-                buf[pos] = XDIGIT_BYTES[(num % g) as usize];
-                num /= g;
+                buf[pos] = g.digit((num % radix) as usize);
+                num /= radix;
             }
         }
         pos
@@ -98,11 +119,11 @@ impl CompiledMask {
     /// Appends `n2xdig(num, mask)` to `out` without allocating (for masks of up to
     /// 64 fixed positions; longer ones fall back to a temporary buffer).
     pub fn write(&self, num: u64, out: &mut String) {
-        // 64 bits need at most 20 digits in radix 10 (fewer in radix 29).
+        // 64 bits need at most 20 digits in radix 10 (fewer in larger radices).
         const GROWTH: usize = 20;
         let mut stack = [0u8; 84];
         let mut heap;
-        let needed = self.radices.len() + GROWTH;
+        let needed = self.positions.len() + GROWTH;
         let buf: &mut [u8] = if needed <= stack.len() {
             &mut stack[..needed]
         } else {
@@ -121,7 +142,7 @@ impl CompiledMask {
 }
 
 /// Perl's `n2xdig(num, mask)` (spec §2.6): `num` written in the mixed radix of the
-/// mask (`d` = 10, `e` = 29), zero-padded to the mask width, plus a `+` placeholder
+/// mask (`d` = 10, `e` = 29, and each extended repertoire its size), zero-padded to the mask width, plus a `+` placeholder
 /// for the check character when the mask ends in `k`.
 ///
 /// For `r`/`s` masks, digits beyond the mask width are dropped (`rdd`: 101 → `01`);
@@ -461,6 +482,24 @@ impl GeneratorState {
         Ok(changes)
     }
 
+    /// The next number of a minter that permutes its counter itself (a LUI minter):
+    /// `oacounter`, which then advances. At exhaustion it is an error, or with `wrap`
+    /// the count restarts at 0.
+    pub fn take_counter(&mut self, wrap: bool) -> Result<u64, GenError> {
+        if self.is_exhausted() {
+            if !wrap {
+                return Err(Exhausted {
+                    stopped_at: self.oatop,
+                }
+                .into());
+            }
+            self.oacounter = 0;
+        }
+        let n = self.oacounter;
+        self.oacounter += 1;
+        Ok(n)
+    }
+
     /// Re-runs `init_counters` for a wrapping short-term minter, keeping `oatop`.
     fn reinit(&mut self) {
         let oatop = self.oatop;
@@ -476,11 +515,30 @@ impl GeneratorState {
 /// If Perl's `checkchar` would return undef (impossible for bodies produced by a
 /// `k` mask, which end in `+`), the identifier is returned without a check character.
 pub fn assemble(firstpart: &str, body: &str, addcheckchar: bool) -> String {
+    assemble_in(
+        firstpart,
+        body,
+        addcheckchar.then_some(Repertoire::Betanumeric),
+    )
+}
+
+/// [`assemble`] for any check repertoire (`None`: no check character). Over `e` it is
+/// Perl's `checkchar`; over another repertoire, whose characters may include `+`, the
+/// placeholder `n2xdig` appended is replaced by the check character of the rest.
+pub fn assemble_in(firstpart: &str, body: &str, check: Option<Repertoire>) -> String {
     let mut id = String::with_capacity(firstpart.len() + body.len());
     id.push_str(firstpart);
     id.push_str(body);
-    if addcheckchar {
-        checkchar::apply_in_place(&mut id);
+    match check {
+        None => {}
+        Some(Repertoire::Betanumeric) => {
+            checkchar::apply_in_place(&mut id);
+        }
+        Some(r) => {
+            id.pop();
+            let cc = r.check_char(id.as_bytes());
+            id.push(char::from(cc));
+        }
     }
     id
 }
@@ -515,9 +573,55 @@ mod tests {
 
     #[test]
     fn n2xdig_rejects_bad_masks() {
-        for m in ["", "r", "rk", "qdd", "rdx", "rdkk", "rkd", "Rdd", "rdd\n"] {
+        for m in [
+            "", "r", "rk", "qdd", "rdq", "rdkk", "rkd", "Rdd", "rdd\n", "rD",
+        ] {
             assert_eq!(n2xdig(1, m), None, "{m:?}");
         }
+    }
+
+    #[test]
+    fn n2xdig_extended_repertoires() {
+        assert_eq!(n2x(0, "sEEE"), "111");
+        assert_eq!(n2x(47, "sEE"), "21");
+        assert_eq!(n2x(16, "sxx"), "0_");
+        assert_eq!(n2x(17, "sxx"), "10");
+        assert_eq!(n2x(37, "zv"), "10");
+        assert_eq!(n2x(88, "scc"), "!~");
+        assert_eq!(n2x(1 + 50 * 6397, "rvvvvk"), "6bnn+");
+        // `z` grows in the repertoire of the character after it.
+        assert_eq!(n2x(11 * 10, "zid"), "100");
+        assert_eq!(n2x(61 * 61, "zl"), "100");
+    }
+
+    #[test]
+    fn assemble_in_other_repertoires() {
+        assert_eq!(
+            assemble_in("13030/x4", "6bnn+", Some(Repertoire::Lowercase)),
+            "13030/x46bnnd"
+        );
+        assert_eq!(
+            assemble_in("q", "111+", Some(Repertoire::MixedBetanumeric)),
+            "q111q"
+        );
+        assert_eq!(assemble_in("", "1+", Some(Repertoire::Wide)), "11");
+        assert_eq!(assemble_in("", "ab", None), "ab");
+    }
+
+    #[test]
+    fn take_counter_counts_then_stops_or_wraps() {
+        let mut s = init_counters(NOLIMIT);
+        s.total = 2;
+        s.oatop = 2;
+        assert_eq!(s.take_counter(false), Ok(0));
+        assert_eq!(s.take_counter(false), Ok(1));
+        assert_eq!(
+            s.take_counter(false),
+            Err(GenError::Exhausted(Exhausted { stopped_at: 2 }))
+        );
+        assert_eq!(s.oacounter, 2);
+        assert_eq!(s.take_counter(true), Ok(0));
+        assert_eq!(s.oacounter, 1);
     }
 
     #[test]
@@ -663,8 +767,8 @@ mod tests {
         assert_eq!(e, GenError::MissingCounter { n: 500 });
         let mut s = init_counters(100);
         assert_eq!(
-            s.genid("sx", GenType::Sequential, false).unwrap_err(),
-            GenError::BadMask { mask: "sx".into() }
+            s.genid("sq", GenType::Sequential, false).unwrap_err(),
+            GenError::BadMask { mask: "sq".into() }
         );
     }
 

@@ -10,6 +10,11 @@
 //! `spec-noid.md`), quirks included, because existing minters must keep issuing the
 //! same identifiers in the same order after being moved to this implementation.
 //!
+//! Beyond Perl Noid: masks may use Noid4Php's extended repertoires ([`repertoire`]),
+//! a minter may mint Crockford base32 LUIs ([`lui`]) in an unpredictable order that
+//! never repeats ([`permutation`]), and a bounded minter may grow, stop or wrap when
+//! its namespace is used up ([`growth`]).
+//!
 //! # Example
 //!
 //! ```
@@ -29,6 +34,10 @@
 pub mod checkchar;
 pub mod drand48;
 pub mod generator;
+pub mod growth;
+pub mod lui;
+pub mod permutation;
+pub mod repertoire;
 pub mod template;
 pub mod validate;
 pub mod xdigits;

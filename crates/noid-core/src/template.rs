@@ -2,12 +2,17 @@
 //! descriptions dbcreate reports (the "GRANITE" durability properties, the directory
 //! synonym and comma-separated numbers).
 //!
-//! The rules and every error message follow Perl Noid 0.424's `parse_template`
-//! exactly (spec §2.2), because the messages are printed verbatim by `dbcreate` and
-//! `validate`, and scripts written against the Perl tool compare them.
+//! For masks of `d` and `e`, the rules and every error message follow Perl Noid
+//! 0.424's `parse_template` exactly (spec §2.2), because the messages are printed
+//! verbatim by `dbcreate` and `validate`, and scripts written against the Perl tool
+//! compare them. Beyond Perl, a mask may use Noid4Php's extended repertoires
+//! (`i x v E l w c`, see [`crate::repertoire`]), and a template may be a Crockford
+//! base32 LUI template, `[PREFIX.]luiN[-W]` (see [`crate::lui`]).
 
 use std::fmt;
 
+use crate::lui::LuiShape;
+use crate::repertoire::{check_repertoire, Repertoire};
 use crate::xdigits::{is_xdigit, NOLIMIT};
 
 /// The order in which a minter hands out identifiers, from the first mask letter.
@@ -66,6 +71,12 @@ pub enum TemplateError {
     /// The namespace has more identifiers than fit in an `i64`. Perl would fall back
     /// to floating point and mint unreliably; this port refuses such templates.
     TooLarge,
+    /// With a check character, no check repertoire holds every character of the
+    /// prefix and the mask (only an extended mask gets here; a `d`/`e` mask gets
+    /// Perl's [`TemplateError::BadPrefixForCheckChar`]).
+    NoCheckRepertoire,
+    /// A `luiN[-W]` template whose length or dash spacing is out of range.
+    BadLui,
 }
 
 impl fmt::Display for TemplateError {
@@ -89,6 +100,12 @@ impl fmt::Display for TemplateError {
             }
             TemplateError::TooLarge => {
                 "parse_template: template describes more than 9223372036854775807 identifiers."
+            }
+            TemplateError::NoCheckRepertoire => {
+                "parse_template: with a check character at the end, the prefix and mask may contain only\ncharacters of one check repertoire; the widest, 'c', is visible ASCII but %-./\\ (and '/' in the prefix)."
+            }
+            TemplateError::BadLui => {
+                "parse_template: a LUI template is [Prefix.]luiN[-W]: N characters from 3 to 14, the last two\na checksum, and a dash every W characters (W at least 1)."
             }
         })
     }
@@ -116,6 +133,12 @@ pub struct Template {
     /// Perl's "synonym": prefix + (mask length - 1), plus `+` for `z` masks
     /// (`f5.reedeedk` → `f57`). It names the suggested parent directory `noid_<synonym>`.
     pub synonym: String,
+    /// The repertoire of the check character: `e` for every `d`/`e` mask ending in
+    /// `k` (Perl's rule), the one [`check_repertoire`] picks for an extended mask,
+    /// `None` without `k` and for LUIs, whose checksum is their own.
+    pub check: Option<Repertoire>,
+    /// For a `luiN[-W]` template, its shape; `mask` is then `luiN[-W]`.
+    pub lui: Option<LuiShape>,
 }
 
 /// Perl's `\s` on byte strings: ASCII whitespace including vertical tab.
@@ -152,6 +175,9 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
     if rest.is_empty() || rest == "0" || rest == "-" {
         return Err(TemplateError::NoMinting);
     }
+    if let Some(t) = parse_lui(t, rest)? {
+        return Ok(t);
+    }
     let dot = rest.find('.').ok_or(TemplateError::NoMask)?;
     let prefix = &rest[..dot];
     let after = &rest.as_bytes()[dot + 1..];
@@ -170,14 +196,23 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
     if body.is_empty() || body.contains(&b'k') {
         return Err(TemplateError::BadCheckCharPosition);
     }
-    // /^.[de]+k?$/
-    if !body.iter().all(|b| matches!(b, b'd' | b'e')) {
-        return Err(TemplateError::BadMaskChar);
-    }
+    // Perl: /^.[de]+k?$/; beyond Perl, the extended repertoires too.
+    let positions = body
+        .iter()
+        .map(|b| Repertoire::from_mask_char(*b))
+        .collect::<Option<Vec<Repertoire>>>()
+        .ok_or(TemplateError::BadMaskChar)?;
     let has_checkchar = mb.ends_with(b"k");
-    if has_checkchar && !prefix.bytes().all(|b| b == b'/' || is_xdigit(b)) {
-        return Err(TemplateError::BadPrefixForCheckChar);
-    }
+    let check = if !has_checkchar {
+        None
+    } else if positions.iter().all(|r| r.is_perl()) {
+        if !prefix.bytes().all(|b| b == b'/' || is_xdigit(b)) {
+            return Err(TemplateError::BadPrefixForCheckChar);
+        }
+        Some(Repertoire::Betanumeric)
+    } else {
+        Some(check_repertoire(prefix, &positions).ok_or(TemplateError::NoCheckRepertoire)?)
+    };
 
     let unlimited = mb[0] == b'z';
     let mut synonym = format!("{}{}", prefix, mask.len() - 1);
@@ -187,10 +222,9 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
     let total = if unlimited {
         NOLIMIT
     } else {
-        body.iter()
-            .try_fold(1i64, |acc, b| {
-                acc.checked_mul(if *b == b'e' { 29 } else { 10 })
-            })
+        positions
+            .iter()
+            .try_fold(1i64, |acc, r| acc.checked_mul(r.radix() as i64))
             .ok_or(TemplateError::TooLarge)?
     };
     Ok(Template {
@@ -205,7 +239,38 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
         total,
         has_checkchar,
         synonym,
+        check,
+        lui: None,
     })
+}
+
+/// Recognises `[PREFIX.]luiN[-W]` (after Perl's whitespace and directory stripping),
+/// which Perl Noid rejects in any case (no `.`, or a mask not starting with `r`, `s`
+/// or `z`), so no Perl template changes meaning. `Ok(None)`: not a LUI template.
+fn parse_lui(given: &str, rest: &str) -> Result<Option<Template>, TemplateError> {
+    let (prefix, mask) = match rest.rsplit_once('.') {
+        Some((p, m)) if !p.contains('.') => (p, m),
+        Some(_) => return Ok(None),
+        None => ("", rest),
+    };
+    let Some(shape) = mask
+        .strip_prefix("lui")
+        .filter(|s| s.starts_with(|c: char| c.is_ascii_digit()))
+    else {
+        return Ok(None);
+    };
+    let shape = LuiShape::parse(shape).ok_or(TemplateError::BadLui)?;
+    Ok(Some(Template {
+        template: given.to_string(),
+        prefix: prefix.to_string(),
+        mask: mask.to_string(),
+        gen_type: GenType::Random,
+        total: shape.total() as i64,
+        has_checkchar: true,
+        synonym: format!("{prefix}{}", shape.length),
+        check: None,
+        lui: Some(shape),
+    }))
 }
 
 impl Template {
@@ -219,6 +284,42 @@ impl Template {
     /// `z` growth, 2 otherwise.
     pub fn padwidth(&self) -> usize {
         (if self.is_unlimited() { 16 } else { 2 }) + self.mask.len()
+    }
+
+    /// True when the mask uses the `c` repertoire, whose characters include some that
+    /// an ARK or a URL must escape (`"`, `<`, `>`, `#`, `?` …).
+    pub fn needs_escaping(&self) -> bool {
+        self.lui.is_none()
+            && self
+                .mask
+                .bytes()
+                .skip(1)
+                .filter_map(Repertoire::from_mask_char)
+                .any(Repertoire::needs_escaping)
+    }
+
+    /// The template a bounded minter continues with when its namespace is used up and
+    /// it is configured to grow by `n` characters (EggNog's `addN`, spec-binder-api §4):
+    /// the first `n` mask characters after the generator letter are repeated (all of
+    /// them as one when the mask has fewer), so `f5.reedk` grows to `f5.reedeedk`; a
+    /// LUI template grows by `n` base32 digits. Every identifier of the grown template
+    /// is longer than any of the old one, so none can come again.
+    pub fn grown(&self, n: usize) -> Result<Template, TemplateError> {
+        let grown = match &self.lui {
+            Some(shape) => shape.grown(n).ok_or(TemplateError::BadLui)?.mask(),
+            None => {
+                let (generator, rest) = self.mask.split_at(1);
+                let body = rest.strip_suffix('k').unwrap_or(rest);
+                let n = if body.len() < n { 1 } else { n };
+                format!("{generator}{}{rest}", &body[..n])
+            }
+        };
+        let dot = if self.prefix.is_empty() && self.lui.is_some() {
+            ""
+        } else {
+            "."
+        };
+        parse_template(&format!("{}{dot}{grown}", self.prefix))
     }
 
     /// The seven-letter durability summary dbcreate stores as `:/properties`; each
@@ -243,7 +344,16 @@ impl Template {
             .chars()
             .map(|c| if c.is_ascii_alphabetic() { 'e' } else { c })
             .collect();
-        let mut m = self.mask.replace('k', "e");
+        // Every extended mask character may be a letter, so it counts as `e`; a LUI
+        // may have runs of letters of any length.
+        let mut m: String = self
+            .mask
+            .chars()
+            .map(|c| if "rszd".contains(c) { c } else { 'e' })
+            .collect();
+        if self.lui.is_some() {
+            m = "eeee".to_string();
+        }
         if let Some(rest) = m.strip_prefix("ze") {
             m = format!("zeeee{rest}");
         }
@@ -256,8 +366,15 @@ impl Template {
         // T: transcription safe thanks to the check character.
         flag(&mut p, self.has_checkchar, 'T');
         // E: elided of vowels; a bind-only minter may hold anything, so it claims E.
+        // Perl's rule (any mask character but `rszdek` loses it) keeps `d`/`e`
+        // minters' summaries; extended repertoires without vowels (`i`, `E`) keep it.
         let vowels = self.prefix.chars().any(|c| "aeiouyAEIOUY".contains(c));
-        let odd_mask = self.mask.chars().any(|c| !"rszdek".contains(c));
+        let odd_mask = match self.lui {
+            Some(_) => true, // Crockford base32 has `a` and `e`.
+            None => self.mask.bytes().skip(1).any(|c| {
+                c != b'k' && Repertoire::from_mask_char(c).is_none_or(Repertoire::has_vowels)
+            }),
+        };
         flag(&mut p, !(genonly && (vowels || odd_mask)), 'E');
         p
     }
@@ -364,7 +481,7 @@ mod tests {
             assert_eq!(err(t), cc, "{t}");
         }
         let md = "parse_template: a mask may contain only the letters 'd' or 'e'.";
-        for t in ["ab.rdxdk", ".rddx", ".sD", ".z_"] {
+        for t in ["ab.rdqdk", ".rddq", ".sD", ".z_"] {
             assert_eq!(err(t), md, "{t}");
         }
         let px = "parse_template: with a check character at the end, a mask may contain only characters from \"0123456789bcdfghjkmnpqrstvwxz\".";

@@ -5,8 +5,9 @@
 //! exact wording of Perl Noid 0.424, because scripts parse this output.
 
 use crate::checkchar::checkchar;
-use crate::template::parse_template;
-use crate::xdigits::is_xdigit;
+use crate::lui::{LuiError, LuiShape};
+use crate::repertoire::Repertoire;
+use crate::template::{parse_template, Template};
 
 /// Message when no identifier was given.
 const NO_IDS: &str = "error: must specify a template and at least one identifier.";
@@ -39,7 +40,7 @@ pub fn validate_ids(
     if ids.is_empty() {
         return Err(NO_IDS.to_string());
     }
-    let (prefix, mask) = if template_arg == "-" {
+    let template = if template_arg == "-" {
         if minter_template.is_empty() || minter_template == "0" {
             // Blanket validation of a bind-only minter: Perl's
             // `grep(s/^(.)/id: $1/, @ids)` drops ids whose first character is
@@ -52,15 +53,22 @@ pub fn validate_ids(
         }
         // The stored :/prefix and :/mask come from parsing the stored template; a
         // template that could not mint stored them empty.
-        match parse_template(minter_template) {
-            Ok(t) => (t.prefix, t.mask),
-            Err(_) => (String::new(), String::new()),
-        }
+        parse_template(minter_template).ok()
     } else {
         match parse_template(template_arg) {
-            Ok(t) => (t.prefix, t.mask),
+            Ok(t) => Some(t),
             Err(e) => return Err(format!("error: template {template_arg} bad: {e}")),
         }
+    };
+    let (prefix, mask, check, lui) = match template {
+        Some(Template {
+            prefix,
+            mask,
+            check,
+            lui,
+            ..
+        }) => (prefix, mask, check, lui),
+        None => Default::default(),
     };
 
     // Perl: `$first = $naan || ""; $first and $first .= "/"; $first .= $prefix`.
@@ -71,14 +79,19 @@ pub fn validate_ids(
     }
     first.push_str(&prefix);
 
-    let has_cc = mask.ends_with('k');
+    if let Some(shape) = lui {
+        return Ok(ids
+            .iter()
+            .map(|id| validate_lui(id, template_arg, &first, shape))
+            .collect());
+    }
     // The mask positions an identifier's variable part is checked against: the
     // generator letter is dropped, `k` stays and accepts any character.
     let positions: Vec<char> = mask.chars().skip(1).collect();
 
     Ok(ids
         .iter()
-        .map(|id| validate_one(id, template_arg, &first, has_cc, &positions))
+        .map(|id| validate_one(id, template_arg, &first, check, &positions))
         .collect())
 }
 
@@ -87,24 +100,46 @@ fn is_perl_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C')
 }
 
-/// The verdict line for one identifier.
-fn validate_one(id: &str, template: &str, first: &str, has_cc: bool, positions: &[char]) -> String {
+/// The verdict for the checks every identifier goes through first (empty, `:/`, the
+/// first part): `Err(line)` ends validation, `Ok(rest)` is the part after `first`.
+fn validate_start<'a>(id: &'a str, first: &str) -> Result<&'a str, String> {
     if id.chars().all(is_perl_space) {
-        return "iderr: can't validate an empty identifier".to_string();
+        return Err("iderr: can't validate an empty identifier".to_string());
     }
     if let Some(rest) = id.strip_prefix(":/") {
         // `^:/idmap/.+`: at least one character other than newline after the slash.
-        return match rest.strip_prefix("idmap/") {
+        return Err(match rest.strip_prefix("idmap/") {
             Some(elem) if elem.chars().next().is_some_and(|c| c != '\n') => format!("id: {id}"),
             _ => "iderr: identifiers must not start with \":/\".".to_string(),
-        };
+        });
     }
-    let varpart = match id.strip_prefix(first) {
-        Some(v) => v,
-        None => return format!("iderr: {id} should begin with {first}."),
+    id.strip_prefix(first)
+        .ok_or_else(|| format!("iderr: {id} should begin with {first}."))
+}
+
+/// The verdict line for one identifier.
+fn validate_one(
+    id: &str,
+    template: &str,
+    first: &str,
+    check: Option<Repertoire>,
+    positions: &[char],
+) -> String {
+    let varpart = match validate_start(id, first) {
+        Ok(v) => v,
+        Err(line) => return line,
     };
-    // Perl tests the result for truth: undef and "0" (from `checkchar("+")`) fail.
-    if has_cc && checkchar(id).is_none_or(|s| s == "0") {
+    let check_fails = match check {
+        None => false,
+        // Perl tests the result for truth: undef and "0" (from `checkchar("+")`) fail.
+        Some(Repertoire::Betanumeric) => checkchar(id).is_none_or(|s| s == "0"),
+        // Extended repertoires may hold `+`, so there is no placeholder to accept.
+        Some(r) => match id.as_bytes().split_last() {
+            Some((last, body)) => *last != r.check_char(body),
+            None => true,
+        },
+    };
+    if check_fails {
         return format!("iderr: {id} has a check character error");
     }
     let mut mask = positions.iter();
@@ -112,15 +147,13 @@ fn validate_one(id: &str, template: &str, first: &str, has_cc: bool, positions: 
         let Some(m) = mask.next() else {
             return format!("iderr: {id} longer than specified template ({template})");
         };
-        let ok = match m {
-            'e' => c.is_ascii() && is_xdigit(c as u8),
-            'd' => c.is_ascii_digit(),
-            _ => true,
+        let Some(r) = Repertoire::from_mask_char(*m as u8).filter(|_| m.is_ascii()) else {
+            continue; // `k`: any character.
         };
-        if !ok {
-            let what = if *m == 'e' { "extended digit" } else { "digit" };
+        if !(c.is_ascii() && r.contains(c as u8)) {
             return format!(
-                "iderr: {id} char '{c}' conflicts with template ({template}) char '{m}' ({what})"
+                "iderr: {id} char '{c}' conflicts with template ({template}) char '{m}' ({})",
+                r.description()
             );
         }
     }
@@ -128,6 +161,31 @@ fn validate_one(id: &str, template: &str, first: &str, has_cc: bool, positions: 
         return format!("iderr: {id} shorter than specified template ({template})");
     }
     format!("id: {id}")
+}
+
+/// The verdict line for an identifier of a LUI minter: any spelling that normalises to
+/// a LUI of the minter's shape with a good checksum is valid, and the line gives its
+/// canonical spelling.
+fn validate_lui(id: &str, template: &str, first: &str, shape: LuiShape) -> String {
+    let varpart = match validate_start(id, first) {
+        Ok(v) => v,
+        Err(line) => return line,
+    };
+    match shape.canonical(varpart) {
+        Ok(lui) => format!("id: {first}{lui}"),
+        Err(LuiError::BadCharacter { c }) => format!(
+            "iderr: {id} char '{c}' conflicts with template ({template}) (Crockford base32)"
+        ),
+        Err(LuiError::BadLength { length, expected }) if length < expected => {
+            format!("iderr: {id} shorter than specified template ({template})")
+        }
+        Err(LuiError::BadLength { .. }) => {
+            format!("iderr: {id} longer than specified template ({template})")
+        }
+        Err(LuiError::BadChecksum | LuiError::TooLarge) => {
+            format!("iderr: {id} has a check character error")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,8 +220,8 @@ mod tests {
             "error: must specify a template and at least one identifier."
         );
         assert_eq!(
-            validate_ids("ab.rdxdk", F5, "13030", &["x"]).unwrap_err(),
-            "error: template ab.rdxdk bad: parse_template: a mask may contain only the letters 'd' or 'e'."
+            validate_ids("ab.rdqdk", F5, "13030", &["x"]).unwrap_err(),
+            "error: template ab.rdqdk bad: parse_template: a mask may contain only the letters 'd' or 'e'."
         );
         assert_eq!(
             validate_ids(".r", F5, "", &["x"]).unwrap_err(),
@@ -288,6 +346,83 @@ mod tests {
         );
         // An explicit template still applies on a bind-only minter.
         assert_eq!(validate_ids(".sd", "", "", &["5"]).unwrap(), vec!["id: 5"]);
+    }
+
+    #[test]
+    fn extended_repertoires() {
+        assert_eq!(
+            validate_ids(
+                "-",
+                "x4.rvvvvk",
+                "13030",
+                &["13030/x46bnnd", "13030/x46bnne", "13030/x46bNnd"]
+            )
+            .unwrap(),
+            vec![
+                "id: 13030/x46bnnd",
+                "iderr: 13030/x46bnne has a check character error",
+                "iderr: 13030/x46bNnd has a check character error",
+            ]
+        );
+        assert_eq!(
+            validate_ids("q.sEEEk", "", "", &["q111q", "q111+", "q101q"]).unwrap(),
+            vec![
+                "id: q111q",
+                "iderr: q111+ has a check character error",
+                "iderr: q101q char '0' conflicts with template (q.sEEEk) char 'E' (digit 1-9 or consonant but l)",
+            ]
+        );
+        assert_eq!(
+            validate_ids(".sxx", "", "", &["0_", "0g", "0_0"]).unwrap(),
+            vec![
+                "id: 0_",
+                "iderr: 0g char 'g' conflicts with template (.sxx) char 'x' (hexadecimal digit or _)",
+                "iderr: 0_0 longer than specified template (.sxx)",
+            ]
+        );
+    }
+
+    #[test]
+    fn lui_spellings() {
+        let lines = validate_ids(
+            "-",
+            "f5.lui10-4",
+            "13030",
+            &[
+                "13030/f5tw0t-ywdj-94",
+                "13030/f5TW0TYWDJ94",
+                "13030/f5tw-0tyw-dj-94",
+                "13030/f5tw0t-ywdj-95",
+                "13030/f5tw0t-ywdj-9",
+                "13030/f5tw0t-ywdj-944",
+                "13030/f5tw0u-ywdj-94",
+                "f5tw0t-ywdj-94",
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            lines,
+            vec![
+                "id: 13030/f5tw0t-ywdj-94",
+                "id: 13030/f5tw0t-ywdj-94",
+                "id: 13030/f5tw0t-ywdj-94",
+                "iderr: 13030/f5tw0t-ywdj-95 has a check character error",
+                "iderr: 13030/f5tw0t-ywdj-9 shorter than specified template (-)",
+                "iderr: 13030/f5tw0t-ywdj-944 longer than specified template (-)",
+                "iderr: 13030/f5tw0u-ywdj-94 char 'u' conflicts with template (-) (Crockford base32)",
+                "iderr: f5tw0t-ywdj-94 should begin with 13030/f5.",
+            ]
+        );
+        // `I`, `L` and `O` stand for 1, 1 and 0.
+        let n = crate::lui::encode(
+            0b00001_00001_00000,
+            crate::lui::LuiShape::parse("5").unwrap().spelling(),
+        );
+        assert_eq!(n, "11034");
+        assert_eq!(
+            validate_ids("lui5", "", "", &["IlO34", "iLo34"]).unwrap(),
+            vec!["id: 11034", "id: 11034"]
+        );
     }
 
     #[test]

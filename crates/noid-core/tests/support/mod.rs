@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of the harness.
 
-use noid_core::generator::{assemble, init_counters, CompiledMask, GenError, GeneratorState};
+use noid_core::generator::{assemble_in, init_counters, CompiledMask, GenError, GeneratorState};
 use noid_core::template::{parse_template, Template};
 
 /// The state dbcreate would set up for one minter, kept in memory.
@@ -49,11 +49,7 @@ impl Minter {
         let mut body = String::new();
         self.state
             .genid_into(&self.mask, self.template.gen_type, self.wrap, &mut body)?;
-        Ok(assemble(
-            &self.firstpart,
-            &body,
-            self.template.has_checkchar,
-        ))
+        Ok(assemble_in(&self.firstpart, &body, self.template.check))
     }
 
     /// `mint n`, panicking on any error.
