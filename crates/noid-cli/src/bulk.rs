@@ -83,7 +83,7 @@ impl<R: BufRead> Source for Lines<R> {
 
 /// Run the words of a command line or query string: a lone `-` reads one command per
 /// line from standard input (bulk mode), anything else is one command. Exit status 1
-/// when any command failed.
+/// when any command failed, or the status a minter's `atlast` setting asked for.
 pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();
@@ -99,10 +99,10 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
         };
         run(session, &mut src)
     };
-    if ok {
-        0
-    } else {
-        1
+    match (session.atlast_status.get(), ok) {
+        (Some(status), _) => status,
+        (None, true) => 0,
+        (None, false) => 1,
     }
 }
 
@@ -194,6 +194,7 @@ fn classify(session: &Session, words: &[String], db_open: bool, out: &mut Out) -
 fn plain(words: &[String], out: &mut Out) {
     match words[0].as_str() {
         "hello" => commands::simple::hello(out),
+        "lui" => commands::lui::run(&words[1..], out),
         _ => commands::simple::help(out, &words[1..]),
     }
 }

@@ -43,6 +43,7 @@ pub fn run(argv0: &str) -> u8 {
         contact: crate::env::contact(true),
         lock_timeout: Duration::from_secs(60),
         last_context: Default::default(),
+        atlast_status: Default::default(),
     };
     bulk::run_words(&session, words)
 }

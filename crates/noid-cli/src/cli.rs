@@ -39,6 +39,7 @@ pub fn run() -> u8 {
         contact: crate::env::contact(false),
         lock_timeout: Duration::from_secs(args.lock_timeout),
         last_context: Default::default(),
+        atlast_status: Default::default(),
     };
     if session.contact.is_empty() {
         eprintln!("Can't tell who you are.");

@@ -20,6 +20,9 @@ pub struct Session {
     /// The last context handed out: a bulk run of a million commands would otherwise
     /// format the local time a million times.
     pub last_context: std::cell::RefCell<Option<Context>>,
+    /// The exit status a minter's `atlast` setting asked for (`stopN` that stopped,
+    /// `wrapN` that wrapped), which replaces the usual 0 or 1.
+    pub atlast_status: std::cell::Cell<Option<u8>>,
 }
 
 impl Session {

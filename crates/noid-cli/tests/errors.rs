@@ -31,7 +31,7 @@ fn unknown_command() {
 #[test]
 fn bad_templates_and_terms_create_nothing() {
     let cases: &[(&[&str], &str)] = &[
-        (&["ab.rdxdk"], "parse_template: a mask may contain only the letters 'd' or 'e'.\n\n"),
+        (&["ab.rdqdk"], "parse_template: a mask may contain only the letters 'd' or 'e'.\n\n"),
         (&[".r"], "parse_template: exactly one check character (k) is allowed, and it may\nonly appear at the end of a string of one or more mask characters.\n\n"),
         (&["x.q"], "parse_template: mask must begin with one of the letters\n'r' (random), 's' (sequential), or 'z' (sequential unlimited).\n\n"),
         (&["abc"], "parse_template: no template mask - can't generate identifiers.\n\n"),

@@ -60,6 +60,16 @@ impl Permutation {
         }
     }
 
+    /// The permutation of `0..2^bits` under the same key.
+    pub fn with_bits(&self, bits: u32) -> Permutation {
+        assert!((1..=62).contains(&bits), "domain of {bits} bits");
+        Permutation {
+            key: self.key,
+            bits,
+            half: bits.div_ceil(2),
+        }
+    }
+
     /// The number of elements, `2^bits`.
     pub fn size(&self) -> u64 {
         1 << self.bits
@@ -99,6 +109,25 @@ impl Permutation {
     }
 }
 
+/// A key as stored in a minter: 32 lower-case hexadecimal digits.
+pub fn key_to_hex(key: &[u8; 16]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads a key written by [`key_to_hex`]; `None` unless it is 32 hexadecimal digits.
+pub fn key_from_hex(hex: &str) -> Option<[u8; 16]> {
+    let hex = hex.as_bytes();
+    if hex.len() != 32 || !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let mut key = [0u8; 16];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        let pair = std::str::from_utf8(pair).ok()?;
+        key[i] = u8::from_str_radix(pair, 16).ok()?;
+    }
+    Some(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +165,15 @@ mod tests {
         // Consecutive counters land far apart, not in a run.
         assert!(first_a.windows(2).all(|w| w[0].abs_diff(w[1]) > 1));
         assert!(first_a.iter().all(|y| *y < 1 << 40));
+    }
+
+    #[test]
+    fn keys_as_hex() {
+        assert_eq!(key_to_hex(&KEY), "30313233343536373839616263646566");
+        assert_eq!(key_from_hex("30313233343536373839616263646566"), Some(KEY));
+        assert_eq!(key_from_hex("3031"), None);
+        assert_eq!(key_from_hex("z0313233343536373839616263646566"), None);
+        assert_eq!(key_from_hex("+0313233343536373839616263646566"), None);
     }
 
     /// Values computed by an independent Python implementation of SipHash-2-4 (checked

@@ -203,16 +203,7 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
         .collect::<Option<Vec<Repertoire>>>()
         .ok_or(TemplateError::BadMaskChar)?;
     let has_checkchar = mb.ends_with(b"k");
-    let check = if !has_checkchar {
-        None
-    } else if positions.iter().all(|r| r.is_perl()) {
-        if !prefix.bytes().all(|b| b == b'/' || is_xdigit(b)) {
-            return Err(TemplateError::BadPrefixForCheckChar);
-        }
-        Some(Repertoire::Betanumeric)
-    } else {
-        Some(check_repertoire(prefix, &positions).ok_or(TemplateError::NoCheckRepertoire)?)
-    };
+    let check = check_of(prefix, &positions, has_checkchar)?;
 
     let unlimited = mb[0] == b'z';
     let mut synonym = format!("{}{}", prefix, mask.len() - 1);
@@ -242,6 +233,28 @@ pub fn parse_template(t: &str) -> Result<Template, TemplateError> {
         check,
         lui: None,
     })
+}
+
+/// The repertoire of a template's check character (`None` without one): `e` for a
+/// `d`/`e` mask, whose prefix must then be extended digits and `/` as Perl requires,
+/// and the one [`check_repertoire`] picks for an extended mask.
+pub fn check_of(
+    prefix: &str,
+    positions: &[Repertoire],
+    has_checkchar: bool,
+) -> Result<Option<Repertoire>, TemplateError> {
+    if !has_checkchar {
+        return Ok(None);
+    }
+    if positions.iter().all(|r| r.is_perl()) {
+        if !prefix.bytes().all(|b| b == b'/' || is_xdigit(b)) {
+            return Err(TemplateError::BadPrefixForCheckChar);
+        }
+        return Ok(Some(Repertoire::Betanumeric));
+    }
+    check_repertoire(prefix, &positions)
+        .map(Some)
+        .ok_or(TemplateError::NoCheckRepertoire)
 }
 
 /// Recognises `[PREFIX.]luiN[-W]` (after Perl's whitespace and directory stripping),

@@ -75,6 +75,8 @@ impl Perl {
             where_: "pelican.example.org:/srv/minters/fixture",
             dbdir_display: ".",
             samples: (12_345, 67_890),
+            atlast: None,
+            lui_key: [0; 16],
         })
         .expect("valid dbcreate arguments");
         let mut p = Perl {

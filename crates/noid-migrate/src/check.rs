@@ -630,6 +630,8 @@ mod tests {
             where_: "host:/x",
             dbdir_display: ".",
             samples: (1, 2),
+            atlast: None,
+            lui_key: [0; 16],
         })
         .unwrap();
         let l = MemLookup::new();

@@ -1,8 +1,12 @@
 //! `dbcreate`: the admin keys of a new minter, its creation record (`NOID/README`,
 //! also stored as `:/erc`) and the report printed to the user.
 
-use noid_core::generator::init_counters;
-use noid_core::template::{human_num, parse_template, GenType};
+use noid_core::generator::{assemble_in, init_counters, n2xdig};
+use noid_core::growth::AtLast;
+use noid_core::lui::LuiGenerator;
+use noid_core::permutation::key_to_hex;
+use noid_core::repertoire::Repertoire;
+use noid_core::template::{human_num, parse_template, GenType, Template};
 
 use crate::error::MinterError;
 
@@ -28,6 +32,11 @@ pub struct CreateArgs<'a> {
     pub dbdir_display: &'a str,
     /// Two random numbers for the "Sample identifiers" line (Perl used unseeded rand).
     pub samples: (u64, u64),
+    /// What to do when the namespace is used up (a noid extension); `None` keeps Perl's
+    /// behaviour (stop, or wrap for short term).
+    pub atlast: Option<AtLast>,
+    /// A secret from the OS's random source, kept as a LUI minter's permutation key.
+    pub lui_key: [u8; 16],
 }
 
 /// The result of a successful `dbcreate`.
@@ -84,6 +93,16 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         }
     }
 
+    if t.needs_escaping() && !naan.is_empty() {
+        return Err(MinterError::refused(format!(
+            "error: template {template_str}: mask character 'c' mints characters that are not legal in ARKs\n(\" < > ` {{ }} | ^ [ ] # ?); use 'w' for a minter with a NAAN."
+        )));
+    }
+    if matches!(a.atlast, Some(AtLast::Wrap(_))) && longterm {
+        return Err(MinterError::refused(
+            "error: long-term identifiers are never re-issued, so a long-term minter cannot wrap.",
+        ));
+    }
     let firstpart = if naan.is_empty() {
         t.prefix.clone()
     } else {
@@ -97,18 +116,24 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
     } else {
         t.total.to_string()
     };
+    let lui = t.lui.map(|shape| LuiGenerator::new(shape, a.lui_key));
     let sample = |r: u64| -> String {
         let n = if unlimited {
             r % 100_000
         } else {
             r % (t.total.max(1) as u64)
         };
+        if let Some(lui) = &lui {
+            let mut body = firstpart.clone();
+            lui.write(n, &mut body);
+            return body;
+        }
         let body = match t.gen_type {
-            GenType::Random if !unlimited => noid_core::generator::n2xdig(n + 1, &t.mask),
-            _ => noid_core::generator::n2xdig(n, &t.mask),
+            GenType::Random if !unlimited => n2xdig(n + 1, &t.mask),
+            _ => n2xdig(n, &t.mask),
         }
         .unwrap_or_default();
-        noid_core::generator::assemble(&firstpart, &body, t.has_checkchar)
+        assemble_in(&firstpart, &body, t.check)
     };
     let (s1, s2) = (sample(a.samples.0), sample(a.samples.1));
     let mint_text = if unlimited {
@@ -136,8 +161,9 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
             "_____"
         }
     };
+    let beyond_perl = beyond_perl(&t, a.atlast);
     let readme = format!(
-        "# Creation record for the identifier generator in NOID/noid.bdb.\n# \nerc:\nwho:       {contact}\nwhat:      {what}\nwhen:      {when}\nwhere:     {where_}\nVersion:   Noid 0.424\nSize:      {total_word}\nTemplate:  {template}\n       A suggested parent directory for this template is \"{synonym}\".  Note:\n       separate minters need separate directories, and templates can suggest\n       short names; e.g., the template \"xz.redek\" suggests the parent directory\n       \"noid_xz4\" since identifiers are \"xz\" followed by 4 characters.\nPolicy:    (:{props})\n       This minter's durability summary is (maximum possible being \"GRANITE\")\n         \"{props}\", which breaks down, property by property, as follows.\n          ^^^^^^^\n          |||||||_{p6} (E)lided of vowels to avoid creating words by accident\n          ||||||_{p5} (T)ranscription safe due to a generated check character\n          |||||_{p4} (I)mpression safe from ignorable typesetter-added hyphens\n          ||||_{p3} (N)on-reassignable in life of Name Assigning Authority\n          |||_{p2} (A)lphabetic-run-limited to pairs to avoid acronyms\n          ||_{p1} (R)andomly sequenced to avoid series semantics\n          |_{p0} (G)lobally unique within a registered namespace (currently\n                     tests only ARK namespaces; apply for one at ark@cdlib.org)\nAuthority: {naa_t} | {subnaa_t}\nNAAN:      {naan_t}\n",
+        "# Creation record for the identifier generator in NOID/noid.bdb.\n# \nerc:\nwho:       {contact}\nwhat:      {what}\nwhen:      {when}\nwhere:     {where_}\nVersion:   Noid 0.424\nSize:      {total_word}\nTemplate:  {template}\n       A suggested parent directory for this template is \"{synonym}\".  Note:\n       separate minters need separate directories, and templates can suggest\n       short names; e.g., the template \"xz.redek\" suggests the parent directory\n       \"noid_xz4\" since identifiers are \"xz\" followed by 4 characters.\n{beyond_perl}Policy:    (:{props})\n       This minter's durability summary is (maximum possible being \"GRANITE\")\n         \"{props}\", which breaks down, property by property, as follows.\n          ^^^^^^^\n          |||||||_{p6} (E)lided of vowels to avoid creating words by accident\n          ||||||_{p5} (T)ranscription safe due to a generated check character\n          |||||_{p4} (I)mpression safe from ignorable typesetter-added hyphens\n          ||||_{p3} (N)on-reassignable in life of Name Assigning Authority\n          |||_{p2} (A)lphabetic-run-limited to pairs to avoid acronyms\n          ||_{p1} (R)andomly sequenced to avoid series semantics\n          |_{p0} (G)lobally unique within a registered namespace (currently\n                     tests only ARK namespaces; apply for one at ark@cdlib.org)\nAuthority: {naa_t} | {subnaa_t}\nNAAN:      {naan_t}\n",
         contact = a.contact,
         when = a.when,
         where_ = a.where_,
@@ -153,10 +179,13 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         subnaa_t = if subnaa.is_empty() { "no sub authority" } else { subnaa },
         naan_t = if naan.is_empty() { "no NAA Number" } else { naan },
     );
-    let report = format!(
+    let mut report = format!(
         "Created:   minter for {what}  See {}/NOID/README for details.\n",
         a.dbdir_display
     );
+    if t.needs_escaping() {
+        report.push_str(ESCAPING);
+    }
 
     let b = |v: bool| if v { "1".to_string() } else { String::new() };
     let mut keys: Vec<(String, String)> = vec![
@@ -164,7 +193,13 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         ("naan".into(), naan.into()),
         ("subnaa".into(), subnaa.into()),
         ("longterm".into(), b(longterm)),
-        ("wrap".into(), b(wrap)),
+        (
+            "wrap".into(),
+            b(match a.atlast {
+                None => wrap,
+                Some(at) => matches!(at, AtLast::Wrap(_)),
+            }),
+        ),
         ("template".into(), template_str.into()),
         ("prefix".into(), t.prefix.clone()),
         ("mask".into(), t.mask.clone()),
@@ -197,6 +232,12 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
     if !t.mask.is_empty() {
         keys.push((crate::state::FRESH.into(), "1".into()));
     }
+    if let Some(at) = a.atlast {
+        keys.push((crate::state::ATLAST.into(), at.to_string()));
+    }
+    if lui.is_some() {
+        keys.push((crate::state::LUI_KEY.into(), key_to_hex(&a.lui_key)));
+    }
     for (n, c) in gen.counters.iter().enumerate() {
         keys.push((format!("c{n}/top"), c.top.to_string()));
         keys.push((format!("c{n}/value"), c.value.to_string()));
@@ -207,4 +248,62 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         report,
         log: format!("Creating database for template \"{template_str}\"."),
     })
+}
+
+/// The report's and README's warning for templates using `c`.
+const ESCAPING: &str = "       Warning: mask character 'c' mints characters that URLs and ARKs must escape\n       (\" < > ` { } | ^ [ ] # ?).\n";
+
+/// The README lines on what the minter does beyond Perl Noid (empty for a minter Perl
+/// Noid could have made, whose README stays exactly Perl's).
+fn beyond_perl(t: &Template, atlast: Option<AtLast>) -> String {
+    let mut s = String::new();
+    if let Some(shape) = t.lui {
+        s.push_str(&format!(
+            "       Identifiers are Crockford base32 LUIs of {} characters, the last two an\n       ISO 7064 MOD 97-10 checksum, in an order drawn from this minter's secret\n       key. Readers may type them in upper case, with dashes anywhere, and I or L\n       for 1, O for 0.\n",
+            shape.length
+        ));
+    } else if t
+        .mask
+        .bytes()
+        .skip(1)
+        .any(|c| c != b'k' && Repertoire::from_mask_char(c).is_some_and(|r| !r.is_perl()))
+    {
+        let mut seen = Vec::new();
+        for r in t
+            .mask
+            .bytes()
+            .skip(1)
+            .filter_map(Repertoire::from_mask_char)
+        {
+            if !seen.contains(&r) {
+                seen.push(r);
+            }
+        }
+        let list: Vec<String> = seen
+            .iter()
+            .map(|r| format!("{} ({})", r.mask_char(), r.description()))
+            .collect();
+        s.push_str(&format!("       Mask characters: {}.\n", list.join(", ")));
+        if let Some(c) = t.check {
+            s.push_str(&format!(
+                "       The check character is computed over the '{}' repertoire ({} characters).\n",
+                c.mask_char(),
+                c.radix()
+            ));
+        }
+        if t.needs_escaping() {
+            s.push_str(ESCAPING);
+        }
+    }
+    if let Some(at) = atlast {
+        let what = match at {
+            AtLast::Add(n) => format!("the template grows by {n} characters"),
+            AtLast::Stop(n) => format!("minting stops with exit status {n}"),
+            AtLast::Wrap(n) => format!("identifiers are issued again (exit status {n})"),
+        };
+        s.push_str(&format!(
+            "Atlast:    {at} (when the namespace is used up, {what})\n"
+        ));
+    }
+    s
 }

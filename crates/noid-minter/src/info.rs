@@ -39,8 +39,12 @@ pub fn dbinfo<L: Lookup + ?Sized>(l: &L, level: &str) -> Result<Vec<u8>, MinterE
     Ok(out)
 }
 
-/// Keys `dbinfo brief` leaves out: the counters and counter lists.
+/// Keys `dbinfo brief` leaves out: the counters and counter lists, and a LUI minter's
+/// secret key (whoever has it can tell which identifiers come next).
 fn brief_hides(k: &[u8]) -> bool {
+    if k.strip_prefix(b":/") == Some(crate::state::LUI_KEY.as_bytes()) {
+        return true;
+    }
     if let Some(rest) = k.strip_prefix(b":/c") {
         return rest.first().is_some_and(u8::is_ascii_digit);
     }

@@ -1,7 +1,9 @@
 //! Minting: take the ripe head of the queue, or generate the next candidate and skip
 //! it while it is held or already circulating (spec §4.3).
 
-use noid_core::generator::assemble;
+use noid_core::generator::{assemble_in, init_counters, CompiledMask, GenError};
+use noid_core::growth::{growth_note, AtLast};
+use noid_core::template::parse_template;
 use noid_resolve::Lookup;
 
 use crate::circ::{self, set_circ_rec};
@@ -102,23 +104,17 @@ fn generate<L: Lookup + ?Sized>(
     m: &mut Minter,
     ctx: &Context,
 ) -> Result<String, MinterError> {
-    let Some(mask) = m.compiled.clone() else {
-        return Err(MinterError::refused(format!(
-            "error: bad mask \"{}\"",
-            m.mask
-        )));
-    };
     let mut body = String::with_capacity(32);
     loop {
         body.clear();
+        if m.gen.is_exhausted() {
+            at_last(txn, m)?;
+        }
         if m.wrap && m.gen.is_exhausted() {
             // The generator starts its cycle again: candidates may circulate already.
             m.fresh = false;
         }
-        m.gen
-            .genid_into(&mask, m.gen_type, m.wrap, &mut body)
-            .map_err(|e| MinterError::refused(format!("error: {e}")))?;
-        let id = assemble(&m.firstpart, &body, m.addcheckchar);
+        let id = candidate(m, &mut body)?;
         if m.fresh {
             // Neither held nor circulating (see `state::FRESH`): no probe needed.
             circ::issue_fresh(txn, m, ctx, &id)?;
@@ -138,4 +134,77 @@ fn generate<L: Lookup + ?Sized>(
             return Ok(id);
         }
     }
+}
+
+/// The next candidate identifier from the minter's generator: Perl's `genid` for a
+/// mask, the permuted counter for a LUI minter.
+fn candidate(m: &mut Minter, body: &mut String) -> Result<String, MinterError> {
+    let refused = |e: GenError| MinterError::refused(format!("error: {e}"));
+    if let Some(lui) = &m.lui {
+        let n = m.gen.take_counter(m.wrap).map_err(refused)?;
+        lui.write(n, body);
+        return Ok(format!("{}{body}", m.firstpart));
+    }
+    let Some(mask) = &m.compiled else {
+        return Err(MinterError::refused(format!(
+            "error: bad mask \"{}\"",
+            m.mask
+        )));
+    };
+    m.gen
+        .genid_into(mask, m.gen_type, m.wrap, body)
+        .map_err(refused)?;
+    Ok(assemble_in(&m.firstpart, body, m.check))
+}
+
+/// The namespace is used up: apply the minter's `atlast` setting. Growing changes the
+/// template and restarts the counters; stopping and wrapping only set the exit status
+/// (the generator itself stops, or wraps when `:/wrap` is set).
+fn at_last<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, m: &mut Minter) -> Result<(), MinterError> {
+    match m.atlast {
+        None => Ok(()),
+        Some(AtLast::Stop(status) | AtLast::Wrap(status)) => {
+            m.exit_status = Some(status);
+            Ok(())
+        }
+        Some(AtLast::Add(n)) => grow(txn, m, n),
+    }
+}
+
+/// EggNog's `addN`: the template grows by `n` characters, the counters restart, and the
+/// mint reports it. Every identifier of the grown template is longer than any earlier
+/// one, so none can come again.
+fn grow<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    m: &mut Minter,
+    n: usize,
+) -> Result<(), MinterError> {
+    let cannot = |why: String| {
+        MinterError::refused(format!(
+            "error: identifiers exhausted (stopped at {}); template {} cannot grow: {why}",
+            m.gen.oatop, m.template
+        ))
+    };
+    let old = parse_template(&m.template).map_err(|e| cannot(e.to_string()))?;
+    let new = old.grown(n).map_err(|e| cannot(e.to_string()))?;
+    m.notes.push(growth_note(n, &m.template, &new.template));
+    m.gen = init_counters(new.total);
+    m.compiled = CompiledMask::new(&new.mask);
+    m.lui = match (&m.lui, new.lui) {
+        (Some(old), Some(shape)) => Some(old.grown(shape)),
+        _ => None,
+    };
+    m.template = new.template.clone();
+    m.mask = new.mask.clone();
+    m.padwidth = new.padwidth();
+    for (k, v) in [
+        ("template", new.template.clone()),
+        ("mask", new.mask.clone()),
+        ("total", new.total.to_string()),
+        ("oatop", new.total.to_string()),
+        ("padwidth", new.padwidth().to_string()),
+    ] {
+        txn.put(keys::admin(k), v);
+    }
+    Ok(())
 }

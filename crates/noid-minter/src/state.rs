@@ -5,7 +5,11 @@
 //! time; instead [`Minter`] holds them and writes only what a step touched.
 
 use noid_core::generator::{parse_saclist, parse_siclist, CompiledMask, Counter, GeneratorState};
-use noid_core::template::GenType;
+use noid_core::growth::AtLast;
+use noid_core::lui::{LuiGenerator, LuiShape};
+use noid_core::permutation::key_from_hex;
+use noid_core::repertoire::Repertoire;
+use noid_core::template::{check_of, GenType};
 use noid_resolve::Lookup;
 
 use crate::error::MinterError;
@@ -55,6 +59,14 @@ impl Context {
 /// minter without the key (one imported from Perl Noid, say) always probes.
 pub const FRESH: &str = "fresh";
 
+/// The admin key (a noid extension) holding a LUI minter's secret permutation key, 32
+/// hexadecimal digits made from the OS's random source at `dbcreate`.
+pub const LUI_KEY: &str = "luikey";
+
+/// The admin key (a noid extension) holding what the minter does when its namespace is
+/// used up (`addN`, `stopN`, `wrapN`); without it, Perl Noid's behaviour.
+pub const ATLAST: &str = "atlast";
+
 /// Everything under `:/` that minting, holding and queueing consult.
 #[derive(Debug, Clone)]
 pub struct Minter {
@@ -64,8 +76,15 @@ pub struct Minter {
     pub prefix: String,
     /// `:/mask`.
     pub mask: String,
-    /// The mask compiled for fast generation (None for a bind-only or corrupt minter).
+    /// The mask compiled for fast generation (None for a bind-only, LUI or corrupt
+    /// minter).
     pub compiled: Option<CompiledMask>,
+    /// The repertoire of the check character, when `:/addcheckchar` is set.
+    pub check: Option<Repertoire>,
+    /// For a LUI minter (`:/mask` `luiN[-W]` and a `:/luikey`), its generator.
+    pub lui: Option<LuiGenerator>,
+    /// `:/atlast`, what to do when the namespace is used up.
+    pub atlast: Option<AtLast>,
     /// `:/firstpart`: NAAN + "/" (when a NAAN was given) + prefix.
     pub firstpart: String,
     /// `:/naan`.
@@ -102,6 +121,12 @@ pub struct Minter {
     /// has nothing ripe (`u64::MAX` when it is empty); queueing resets it. Minting then
     /// need not look at the queue for every identifier.
     pub queue_idle_until: Option<u64>,
+    /// Not stored: notes for the user that minting produced (a template that grew),
+    /// for the caller to print after the identifiers.
+    pub notes: Vec<String>,
+    /// Not stored: the exit status an `atlast` setting asks for (a `stopN` minter that
+    /// stopped, a `wrapN` minter that wrapped).
+    pub exit_status: Option<u8>,
     /// Not stored: the admin values as last written to the transaction, so that
     /// [`Minter::flush`] writes only what changed.
     persisted: Box<Persisted>,
@@ -167,14 +192,46 @@ impl Minter {
             siclist: parse_siclist(&s("siclist")?)
                 .map_err(|e| MinterError::Store(format!("bad :/siclist: {e}")))?,
         };
+        let prefix = s("prefix")?;
+        let mask = s("mask")?;
+        let addcheckchar = truthy(&s("addcheckchar")?);
+        let compiled = CompiledMask::new(&mask);
+        let check = match &compiled {
+            // A stored template was valid when it was made; an imported one that no
+            // repertoire covers still gets a check character, over the widest.
+            Some(c) => check_of(&prefix, &c.positions().collect::<Vec<_>>(), addcheckchar)
+                .unwrap_or(Some(Repertoire::Visible)),
+            None => None,
+        };
+        let lui = match (
+            mask.strip_prefix("lui").and_then(LuiShape::parse),
+            s(LUI_KEY)?,
+        ) {
+            (Some(shape), key) => Some(LuiGenerator::new(
+                shape,
+                key_from_hex(&key)
+                    .ok_or_else(|| MinterError::Store(format!("bad :/{LUI_KEY} \"{key}\"")))?,
+            )),
+            (None, _) => None,
+        };
+        let atlast = match s(ATLAST)? {
+            a if a.is_empty() => None,
+            a => Some(
+                a.parse()
+                    .map_err(|e| MinterError::Store(format!("bad :/{ATLAST}: {e}")))?,
+            ),
+        };
         let mut m = Minter {
             template: s("template")?,
-            prefix: s("prefix")?,
-            compiled: CompiledMask::new(&s("mask")?),
-            mask: s("mask")?,
+            compiled,
+            check,
+            lui,
+            atlast,
+            prefix,
+            mask,
             firstpart: s("firstpart")?,
             naan: s("naan")?,
-            addcheckchar: truthy(&s("addcheckchar")?),
+            addcheckchar,
             longterm: truthy(&s("longterm")?),
             wrap: truthy(&s("wrap")?),
             genonly: truthy(&s("genonly")?),
@@ -189,6 +246,8 @@ impl Minter {
             gseqnum: num(&s("gseqnum")?),
             gseqnum_date: num(&s("gseqnum_date")?),
             queue_idle_until: None,
+            notes: Vec::new(),
+            exit_status: None,
             persisted: Box::new(Persisted {
                 gen: noid_core::generator::init_counters(-1),
                 fresh: false,
@@ -239,8 +298,9 @@ impl Minter {
         }
         // Counters only move with oacounter (or a wrap, which also resets oacounter), so
         // a bulk run of binds skips the 293-counter comparison.
-        let counters_may_differ =
-            g.oacounter != p.gen.oacounter || g.counters.len() != p.gen.counters.len();
+        let counters_may_differ = g.oacounter != p.gen.oacounter
+            || g.counters.len() != p.gen.counters.len()
+            || g.total != p.gen.total;
         for (n, c) in g
             .counters
             .iter()
@@ -254,6 +314,11 @@ impl Minter {
             if old.map(|o| o.top) != Some(c.top) {
                 w.push((format!("c{n}/top"), c.top.to_string()));
             }
+        }
+        // A namespace that grew may be spread over fewer counters.
+        for n in g.counters.len()..p.gen.counters.len() {
+            txn.delete(keys::admin(&format!("c{n}/value")));
+            txn.delete(keys::admin(&format!("c{n}/top")));
         }
         if g.saclist != p.gen.saclist {
             w.push(("saclist".into(), g.saclist_string()));

@@ -1,8 +1,10 @@
-//! `dbcreate [Template [Term [NAAN NAA SubNAA]]]`: a new minter in `Dbdir/NOID/`.
+//! `dbcreate [--atlast addN|stopN|wrapN] [Template [Term [NAAN NAA SubNAA]]]`: a new
+//! minter in `Dbdir/NOID/`.
 //!
 //! Unlike Perl Noid, nothing is left behind when the arguments are bad: they are
 //! checked before the directory is made.
 
+use noid_core::growth::AtLast;
 use noid_minter::create::{dbcreate, CreateArgs};
 use noid_minter::MinterError;
 use noid_store::{StoreError, Writer};
@@ -19,6 +21,14 @@ pub fn run(session: &Session, args: &[String], out: &mut Out) {
         out.failed = true;
         return;
     }
+    let (atlast, args) = match atlast_option(args) {
+        Ok(parsed) => parsed,
+        Err(msg) => {
+            out.out(format!("{msg}\n\n"));
+            out.failed = true;
+            return;
+        }
+    };
     let a = |i: usize| args.get(i).map(String::as_str);
     let ctx = session.context();
     let abs = if session.dbdir.is_absolute() {
@@ -48,6 +58,8 @@ pub fn run(session: &Session, args: &[String], out: &mut Out) {
         where_: &where_,
         dbdir_display: &session.dbdir_display,
         samples: (r.gen(), r.gen()),
+        atlast,
+        lui_key: rand::rngs::OsRng.gen(),
     });
     let created = match created {
         Ok(c) => c,
@@ -90,6 +102,21 @@ pub fn run(session: &Session, args: &[String], out: &mut Out) {
         return;
     }
     out.out(format!("{}\n", created.report));
+}
+
+/// Takes a leading `--atlast VALUE` (or `--atlast=VALUE`) off the arguments: what the
+/// minter does when its namespace is used up. Without it, Perl Noid's behaviour.
+fn atlast_option(args: &[String]) -> Result<(Option<AtLast>, &[String]), String> {
+    let (value, rest) = match args.first().map(String::as_str) {
+        Some("--atlast") => match args.get(1) {
+            Some(v) => (v.as_str(), &args[2..]),
+            None => return Err("error: --atlast needs a value (addN, stopN or wrapN).".into()),
+        },
+        Some(a) if a.starts_with("--atlast=") => (&a["--atlast=".len()..], &args[1..]),
+        _ => return Ok((None, args)),
+    };
+    let atlast = value.parse::<AtLast>().map_err(|e| format!("error: {e}"))?;
+    Ok((Some(atlast), rest))
 }
 
 fn already_exists(session: &Session) -> String {

@@ -96,6 +96,12 @@ pub fn run(
     // store (see `mint_batches`).
     let result = mint_batches(txn, m, n, elem.is_none(), out, batches, &mint_one);
     txn.set_undo(true);
+    for note in m.notes.drain(..) {
+        out.out(format!("{note}\n"));
+    }
+    if let Some(status) = m.exit_status.take() {
+        session.atlast_status.set(Some(status));
+    }
     result?;
     out.out("\n");
     Ok(())
@@ -202,11 +208,20 @@ fn replay_then_fail(
     mint_one: &MintOne<'_>,
 ) -> Result<(), MinterError> {
     txn.clear();
+    let (notes, status) = (std::mem::take(&mut m.notes), m.exit_status);
     *m = Minter::load(&*txn)?;
     for _ in 0..done {
         let line = mint_one(txn, m)?;
         out.out(line);
     }
+    // The replay may have grown the template again; keep each note once.
+    let replayed = std::mem::replace(&mut m.notes, notes);
+    for note in replayed {
+        if !m.notes.contains(&note) {
+            m.notes.push(note);
+        }
+    }
+    m.exit_status = status;
     m.flush(txn);
     batches.commit(txn, out)?;
     out.fail(format!("{e}\n"));

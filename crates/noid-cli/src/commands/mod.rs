@@ -4,6 +4,7 @@
 
 pub mod bind;
 pub mod dbcreate;
+pub mod lui;
 pub mod mint;
 pub mod port;
 pub mod read;
@@ -12,7 +13,7 @@ pub mod simple;
 /// How a command touches the minter, which decides how it is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// Needs no database (`hello`, `help`).
+    /// Needs no database (`hello`, `help`, `lui`).
     Plain,
     /// Creates a minter (`dbcreate`).
     Create,
@@ -27,7 +28,7 @@ pub enum Kind {
 /// The kind of `cmd`, or None for an unknown command.
 pub fn kind(cmd: &str) -> Option<Kind> {
     Some(match cmd {
-        "hello" | "help" => Kind::Plain,
+        "hello" | "help" | "lui" => Kind::Plain,
         "dbcreate" => Kind::Create,
         "fetch" | "get" | "dbinfo" | "validate" => Kind::Read,
         "mint" | "peppermint" | "bind" | "hold" | "queue" | "note" => Kind::Write,
