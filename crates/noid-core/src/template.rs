@@ -252,7 +252,7 @@ pub fn check_of(
         }
         return Ok(Some(Repertoire::Betanumeric));
     }
-    check_repertoire(prefix, &positions)
+    check_repertoire(prefix, positions)
         .map(Some)
         .ok_or(TemplateError::NoCheckRepertoire)
 }
