@@ -72,6 +72,36 @@ for u in /lib/systemd/system/noidr-http.service "$WORK/noidr-http@ark.service"; 
     fi
 done
 
+# man pages and bash completion, found the way an operator's shell finds them
+if [ ! -f /usr/share/bash-completion/bash_completion ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion >/dev/null 2>&1 ||
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion >/dev/null; }
+fi
+for page in noidr.8; do
+    name=${page%.*}
+    check "man -w $name finds the package's page" test "$(man -w "$name" 2>/dev/null)" = "/usr/share/man/man${page##*.}/$page.gz"
+done
+got=$(MANPAGER=cat MANWIDTH=200 man noidr 2>/dev/null | sed -n '/^NAME/{n;p}')
+check "man noidr: NAME" test "$got" = "       noidr - the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP"
+check "man noidr: SIGNALS" grep -q '^SIGNALS' <(MANPAGER=cat man noidr 2>/dev/null)
+# complete LINE: what bash completion offers at the end of LINE (bash-completion's
+# loader finds the package's file by the command's name), one word per line
+complete_line() {
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    bash -c '. /usr/share/bash-completion/bash_completion
+        read -ra words <<<"$1"
+        [[ $1 == *" " ]] && words+=("")
+        _completion_loader "${words[0]}"
+        fn=$(complete -p "${words[0]}" | sed -n "s/.* -F \([^ ]*\) .*/\1/p")
+        COMP_WORDS=("${words[@]}") COMP_CWORD=$((${#words[@]} - 1)) COMP_LINE=$1 COMP_POINT=${#1}
+        "$fn" "${words[0]}" "${words[COMP_CWORD]}" "${words[COMP_CWORD - 1]}"
+        printf "%s\n" "${COMPREPLY[@]}"' _ "$1"
+}
+got=$(complete_line "noidr --pro")
+check "bash completion of 'noidr --pro'" test "$got" = "--protocol"
+got=$(complete_line "noidr --protocol " | tr '\n' ' ')
+check "bash completion of 'noidr --protocol '" test "$got" = "noid egg "
+
 # --- 2. the demo -----------------------------------------------------------------------
 "$REPO/scripts/demo.sh" --installed >"$WORK/demo.log" 2>&1
 status=$?
@@ -104,7 +134,8 @@ sums() { find "$MINTER" -type f -print0 | sort -z | xargs -0 sha256sum; }
 before=$(sums)
 check "dpkg -r noid" dpkg -r noid
 for f in /usr/bin/noid /usr/bin/noidr /usr/share/noid /lib/systemd/system/noidr-http.service \
-    /lib/systemd/system/noidr-http@.service /usr/share/doc/noid; do
+    /lib/systemd/system/noidr-http@.service /usr/share/doc/noid /usr/share/man/man8/noidr.8.gz \
+    /usr/share/bash-completion/completions/noidr; do
     check "removed: $f" test ! -e "$f"
 done
 check "the minter's files are unchanged" test "$(sums)" = "$before"

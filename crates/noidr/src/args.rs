@@ -7,19 +7,32 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use clap::{Parser, ValueEnum};
+use clap::{Parser, ValueEnum, ValueHint};
 use noid_resolve::egg::Miss;
 use noid_resolve::Rules;
 
-/// noidr: the noid resolver. Reads one request per line on stdin and writes exactly one
-/// answer line per request on stdout (Apache `RewriteMap prg:`), or serves HTTP.
+/// the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP
+///
+/// noidr reads one request per line on stdin and writes exactly one answer line per
+/// request on stdout (Apache `RewriteMap prg:`), or serves HTTP (--http) for nginx and
+/// Apache mod_proxy. It follows the minter's store: a binding written by noid is
+/// answered by the next request.
 #[derive(Debug, Parser)]
-#[command(name = "noidr", version)]
+#[command(
+    name = "noidr",
+    version,
+    after_long_help = "Signals: SIGHUP reopens the store (after the minter was replaced or \
+        re-created) and noidr keeps answering. SIGTERM and SIGINT end the line modes at \
+        once; the HTTP mode stops accepting, finishes the requests in flight (5 s at \
+        most) and exits. The end of stdin ends the line modes.\n\n\
+        See also: noid(1); in /usr/share/doc/noid/, WEB-SERVERS.md (Apache, nginx, \
+        systemd) and RESOLUTION.md (what is answered)."
+)]
 pub struct Args {
     /// Minter directory (the one holding NOID/). Default: the part of the program name
     /// after its first "_" (noidr_fk9 → fk9), else ".". Relative to the current
     /// directory, which Apache sets to the program's own directory.
-    #[arg(short = 'f', long = "db", value_name = "DBDIR")]
+    #[arg(short = 'f', long = "db", value_name = "DBDIR", value_hint = ValueHint::DirPath)]
     pub db: Option<PathBuf>,
 
     /// Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual's
@@ -38,7 +51,7 @@ pub struct Args {
 
     /// Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the
     /// built-in table (doi:, hdl:). An empty file disables all rules.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub rules: Option<PathBuf>,
 
     /// What the egg protocol answers for an unknown id: "null" (NULL, Apache's
@@ -48,7 +61,7 @@ pub struct Args {
 
     /// Writable directory for RocksDB's secondary-instance files (its info log).
     /// Default: a fresh directory under /tmp, removed at exit.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub secondary_dir: Option<PathBuf>,
 
     /// RocksDB block cache, in MiB (give at least the size of the data for best speed).
@@ -179,6 +192,8 @@ fn dbdir_from_program_name(argv0: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+
     use super::*;
 
     fn config(argv: &[&str]) -> anyhow::Result<Config> {
@@ -224,5 +239,11 @@ mod tests {
         assert!(config(&["noidr", "--protocol", "bogus"]).is_err());
         assert!(config(&["noidr", "--rules", "/nonexistent/rules"]).is_err());
         assert_eq!(config(&["noidr"]).unwrap().rules, Rules::builtin());
+    }
+
+    /// The package's noidr(8) and shell completions are what this definition makes.
+    #[test]
+    fn man_page_and_completions_are_in_sync() {
+        noid_package::check_generated(Args::command(), "8");
     }
 }
