@@ -51,5 +51,9 @@ pub fn run() -> u8 {
         let _ = out.flush(false);
         return 2;
     }
-    bulk::run_words(&session, args.command)
+    match args.command[0].as_str() {
+        "serve" => crate::api::serve(&args.command[1..]),
+        "replay" => crate::api::replay(&session, &args.command[1..]),
+        _ => bulk::run_words(&session, args.command),
+    }
 }

@@ -1,6 +1,7 @@
 //! `noid`: the admin command of a noid minter. Everything happens in [`cli::run`];
 //! `main` only turns its outcome into an exit status.
 
+mod api;
 mod args;
 mod bulk;
 mod cgi;

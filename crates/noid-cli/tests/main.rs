@@ -3,6 +3,7 @@
 
 mod util;
 
+mod api;
 mod beyond_perl;
 mod bind;
 mod cgi;

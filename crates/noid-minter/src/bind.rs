@@ -142,33 +142,14 @@ pub fn bind<L: Lookup + ?Sized>(
         }
         (format!(":/idmap/{}", a.elem), pattern.to_string())
     } else {
-        let id = pepper::authorize(txn, m, a.id)?;
-        if m.genonly {
-            let errs = validation_errors(m, std::slice::from_ref(&id));
-            if let Some(e) = errs.into_iter().next() {
-                return Err(MinterError::refused(e));
-            }
-        }
-        (id, a.elem.to_string())
+        (authorize_change(txn, m, a.id, a.elem)?, a.elem.to_string())
     };
-    if elem.starts_with(":/") && !id.starts_with(":/idmap/") {
-        return Err(MinterError::refused(format!(
-            "error: {id}: element names beginning \":/\" are reserved."
-        )));
+    if matches!(how, How::Mint | How::Peppermint) {
+        reserved_elem(&id, &elem)?;
     }
-
-    if m.longterm && !matches!(how, How::Mint | How::Peppermint) {
-        let issued = txn.exists(&keys::circ(&id))?;
-        if !issued && !txn.exists(&keys::hold(&id))? {
-            if id.starts_with(":/idmap/") {
-                // Perl holds the rule's pseudo-id on a long-term minter.
-                crate::hold::hold_set(txn, m, &id)?;
-            } else {
-                return Err(MinterError::refused(format!(
-                    "error: {id}: \"long\" term disallows binding an unissued identifier unless a hold is first placed on it."
-                )));
-            }
-        }
+    // Perl holds an `:idmap` rule's pseudo-id on a long-term minter.
+    if m.longterm && id.starts_with(":/idmap/") && !is_issued_or_held(txn, &id)? {
+        crate::hold::hold_set(txn, m, &id)?;
     }
 
     let key = keys::elem(&id, &elem);
@@ -217,4 +198,45 @@ pub fn bind<L: Lookup + ?Sized>(
     Ok(format!(
         "Id:      {id}\nElement: {elem}\nBind:    {how_word}\nStatus:  ok, {status}\n"
     ))
+}
+
+/// The checks every change to element `elem` of an identifier given by a caller (not
+/// minted, not an `:idmap` rule) passes, whichever syntax asked for it: the pepper of a
+/// peppered identifier, a `genonly` minter's validation, reserved element names, and a
+/// long-term minter's rule against binding unissued identifiers. Returns the
+/// identifier to change (a peppered one without its pepper).
+pub fn authorize_change<L: Lookup + ?Sized>(
+    txn: &Txn<'_, L>,
+    m: &Minter,
+    given: &str,
+    elem: &str,
+) -> Result<String, MinterError> {
+    let id = pepper::authorize(txn, m, given)?;
+    if m.genonly {
+        let errs = validation_errors(m, std::slice::from_ref(&id));
+        if let Some(e) = errs.into_iter().next() {
+            return Err(MinterError::refused(e));
+        }
+    }
+    reserved_elem(&id, elem)?;
+    if m.longterm && !is_issued_or_held(txn, &id)? {
+        return Err(MinterError::refused(format!(
+            "error: {id}: \"long\" term disallows binding an unissued identifier unless a hold is first placed on it."
+        )));
+    }
+    Ok(id)
+}
+
+/// Element names beginning `:/` hold noid's own records (circulation, hold, pepper).
+fn reserved_elem(id: &str, elem: &str) -> Result<(), MinterError> {
+    if elem.starts_with(":/") {
+        return Err(MinterError::refused(format!(
+            "error: {id}: element names beginning \":/\" are reserved."
+        )));
+    }
+    Ok(())
+}
+
+fn is_issued_or_held<L: Lookup + ?Sized>(txn: &Txn<'_, L>, id: &str) -> Result<bool, MinterError> {
+    Ok(txn.exists(&keys::circ(id))? || txn.exists(&keys::hold(id))?)
 }

@@ -1,0 +1,184 @@
+//! The service's configuration file (TOML): which populators exist, which binder and
+//! minter directories each owns, with what rights, from where, and how its users are
+//! authenticated.
+//!
+//! ```toml
+//! # A trusted front server (Apache, nginx) that authenticated the user itself.
+//! [front]
+//! secret = "a long random string"   # sent as X-Noid-Front-Secret
+//! user_header = "X-Remote-User"     # the default
+//!
+//! [populator.sam]
+//! htpasswd = "/etc/noid/pwdfile_sam" # htpasswd -B (bcrypt)
+//! binder = "/srv/noid/binders/sam"   # /a/sam/b
+//! minters = "/srv/noid/minters/sam"  # /a/sam/m/ark/99999/fk4 -> minters/ark/99999/fk4
+//! write = true                       # false: reads only
+//! allow = ["127.0.0.1", "10.0.0.0/8"]
+//! log = "/var/log/noid/sam.log"      # default: BINDER/write.log
+//! ```
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use ipnet::IpNet;
+use serde::Deserialize;
+
+/// The whole configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// A trusted front server, if any.
+    pub front: Option<Front>,
+    /// The populators by name (the `POPULATOR` of `/a/POPULATOR/…`).
+    #[serde(default, rename = "populator")]
+    pub populators: BTreeMap<String, Populator>,
+    /// How long a write waits for the store lock held by another process, in seconds.
+    #[serde(default = "default_lock_timeout")]
+    pub lock_timeout: u64,
+}
+
+/// A front server that authenticates users itself and passes the login on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Front {
+    /// The shared secret the front server sends in `X-Noid-Front-Secret`. Without one,
+    /// only connections over a unix socket may name a user.
+    pub secret: Option<String>,
+    /// The header carrying the login (`X-Remote-User` by default).
+    #[serde(default = "default_user_header")]
+    pub user_header: String,
+}
+
+/// One populator: its directories, rights and users.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Populator {
+    /// The `htpasswd -B` file of its logins.
+    pub htpasswd: Option<PathBuf>,
+    /// No authentication at all (EggNog's populator without a password file).
+    #[serde(default)]
+    pub open: bool,
+    /// Its binder: a noid directory (made with `noid -f DIR dbcreate`).
+    pub binder: Option<PathBuf>,
+    /// The directory under which its minters sit as `SCHEME/NAAN/SHOULDER`.
+    pub minters: Option<PathBuf>,
+    /// Whether it may write (bind, mint); reads only when false.
+    #[serde(default = "yes")]
+    pub write: bool,
+    /// Client addresses or networks allowed; anyone when empty.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// The binder's write log (default `BINDER/write.log`).
+    pub log: Option<PathBuf>,
+}
+
+fn default_lock_timeout() -> u64 {
+    60
+}
+
+fn default_user_header() -> String {
+    "X-Remote-User".into()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A populator with its allow-list parsed.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// As configured.
+    pub populator: Populator,
+    /// `allow`, parsed.
+    pub allow: Vec<IpNet>,
+}
+
+impl Checked {
+    /// Whether a client at `ip` (none: a unix socket) may use this populator.
+    pub fn allows(&self, ip: Option<IpAddr>) -> bool {
+        match ip {
+            _ if self.allow.is_empty() => true,
+            Some(ip) => self.allow.iter().any(|n| n.contains(&ip)),
+            None => true,
+        }
+    }
+
+    /// The binder's write log.
+    pub fn log_path(&self) -> Option<PathBuf> {
+        let binder = self.populator.binder.as_ref()?;
+        Some(
+            self.populator
+                .log
+                .clone()
+                .unwrap_or_else(|| binder.join("write.log")),
+        )
+    }
+}
+
+/// Whether `name` may name a populator or a path step (`SCHEME`, `NAAN`, `SHOULDER`):
+/// letters, digits, `_`, `-` and `.`, not starting with `.` or `-`, so no path can
+/// leave the configured directories.
+pub fn is_safe_name(name: &str) -> bool {
+    name.bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"_-.".contains(&c))
+}
+
+/// Read and check the configuration file.
+pub fn load(path: &Path) -> Result<(Config, BTreeMap<String, Checked>), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parse and check configuration text.
+pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> {
+    let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+    let mut checked = BTreeMap::new();
+    for (name, p) in &config.populators {
+        if !is_safe_name(name) {
+            return Err(format!(
+                "populator name {name:?}: use letters, digits, _ - ."
+            ));
+        }
+        if p.htpasswd.is_none() && !p.open {
+            return Err(format!(
+                "populator {name}: give an htpasswd file, or open = true for no authentication"
+            ));
+        }
+        if p.binder.is_none() && p.minters.is_none() {
+            return Err(format!(
+                "populator {name}: neither binder nor minters given"
+            ));
+        }
+        if let Some(b) = &p.binder {
+            if !noid_store::Layout::new(b).exists() {
+                return Err(format!(
+                    "populator {name}: binder {} is not a noid directory (noid -f DIR dbcreate)",
+                    b.display()
+                ));
+            }
+        }
+        let mut allow = Vec::new();
+        for a in &p.allow {
+            let net = a
+                .parse::<IpNet>()
+                .or_else(|_| a.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| {
+                    format!("populator {name}: allow {a:?} is not an address or network")
+                })?;
+            allow.push(net);
+        }
+        checked.insert(
+            name.clone(),
+            Checked {
+                populator: p.clone(),
+                allow,
+            },
+        );
+    }
+    Ok((config, checked))
+}

@@ -1,0 +1,351 @@
+//! One HTTP request: route, populator, address check, authentication, then the
+//! binder or minter command, and the response (`200` with `egg-status:` for command
+//! results, errors included, as N2T answers; `401`/`403`/`404`/`429` before any
+//! command runs).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::{Method, Request, Response, StatusCode};
+use noid_binder::{nog, BinderError, Format};
+
+use crate::auth::{self, Failures, Passwords, Verdict};
+use crate::config::{Checked, Config};
+use crate::route::{self, Route};
+use crate::store::{self, Answer, Store, Who, Work};
+
+/// Largest request body accepted (a bulk POST).
+pub const MAX_BODY: usize = 1 << 30;
+
+/// Where a connection comes from.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    /// The client's address; `None` over a unix socket.
+    pub ip: Option<IpAddr>,
+}
+
+impl Peer {
+    fn shown(&self) -> String {
+        match self.ip {
+            Some(ip) => ip.to_string(),
+            None => "unix".into(),
+        }
+    }
+}
+
+/// The service's shared state.
+pub struct Service {
+    config: Config,
+    populators: std::collections::BTreeMap<String, Checked>,
+    passwords: Passwords,
+    failures: Failures,
+    stores: Mutex<HashMap<PathBuf, Store>>,
+    settings: store::Settings,
+}
+
+type Resp = Response<Full<Bytes>>;
+
+impl Service {
+    /// A service for a checked configuration.
+    pub fn new(
+        config: Config,
+        populators: std::collections::BTreeMap<String, Checked>,
+        temper: fn(i64) -> String,
+    ) -> Service {
+        let settings = store::Settings {
+            lock_timeout: std::time::Duration::from_secs(config.lock_timeout),
+            temper,
+        };
+        Service {
+            config,
+            populators,
+            passwords: Passwords::default(),
+            failures: Failures::default(),
+            stores: Mutex::new(HashMap::new()),
+            settings,
+        }
+    }
+
+    /// The thread of directory `dir`, started on first use.
+    fn store(&self, dir: &Path, log: Option<PathBuf>) -> Store {
+        let mut stores = self.stores.lock().expect("stores");
+        stores
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| Store::start(dir.to_path_buf(), log, self.settings.clone()))
+            .clone()
+    }
+
+    /// Answer one request.
+    pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
+        if req.method() != Method::GET && req.method() != Method::POST {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "error: GET or POST only\n");
+        }
+        let Some(route) = route::parse(req.uri().path()) else {
+            return plain(StatusCode::NOT_FOUND, "error: not found\n");
+        };
+        let name = route.populator().to_string();
+        let Some(pop) = self.populators.get(&name) else {
+            return plain(StatusCode::NOT_FOUND, "error: not found\n");
+        };
+        if !pop.allows(peer.ip) {
+            log::warn!("populator {name}: refused client {}", peer.shown());
+            return plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n");
+        }
+        if self.failures.blocked(peer.ip) {
+            return plain(
+                StatusCode::TOO_MANY_REQUESTS,
+                "error: too many failed attempts; try again later\n",
+            );
+        }
+        let login = match self.clone().identify(&req, &peer, &name, pop).await {
+            Ok(l) => l,
+            Err(resp) => return resp,
+        };
+        let query = route::decode_query(req.uri().query().unwrap_or(""));
+        let verbose_note = verbose_note(&query, &login, &req);
+        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+            Ok(b) => b.to_bytes().to_vec(),
+            Err(e) => {
+                return plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("error: cannot read the request body: {e}\n"),
+                )
+            }
+        };
+        let who = Who {
+            populator: name.clone(),
+            login,
+            client: peer.shown(),
+        };
+        let read_only = !pop.populator.write;
+        match route {
+            Route::Help { .. } => plain(StatusCode::OK, &help(&name, pop)),
+            Route::Binder { .. } => {
+                let Some(dir) = &pop.populator.binder else {
+                    return plain(StatusCode::NOT_FOUND, "error: no binder\n");
+                };
+                let work = if query.trim() == "-" {
+                    Work::Bulk { body }
+                } else {
+                    Work::Egg { line: query, body }
+                };
+                let answer = self
+                    .store(dir, pop.log_path())
+                    .submit(work, who, read_only)
+                    .await;
+                finish(answer, verbose_note, "egg")
+            }
+            Route::Minter { path, .. } => {
+                let Some(root) = &pop.populator.minters else {
+                    return plain(StatusCode::NOT_FOUND, "error: no minters\n");
+                };
+                let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
+                if !noid_store::Layout::new(&dir).exists() {
+                    return plain(StatusCode::NOT_FOUND, "error: no such minter\n");
+                }
+                let answer = match nog::parse(&query, Format::Anvl) {
+                    Ok((_, nog::NogCommand::Help)) => Answer {
+                        body: nog::NOG_HELP.as_bytes().to_vec(),
+                        ..Answer::default()
+                    },
+                    Ok((format, nog::NogCommand::Mint(n))) => {
+                        self.store(&dir, None)
+                            .submit(Work::Mint { n, format }, who, read_only)
+                            .await
+                    }
+                    Err(e) => Answer {
+                        body: format!("error: {e}\n\n").into_bytes(),
+                        failed: true,
+                        refusal: matches!(e, BinderError::Unauthorized).then_some(e),
+                    },
+                };
+                finish(answer, verbose_note, "nog")
+            }
+        }
+    }
+
+    /// The login acting, or the response that refuses the request.
+    async fn identify(
+        self: Arc<Self>,
+        req: &Request<Incoming>,
+        peer: &Peer,
+        name: &str,
+        pop: &Checked,
+    ) -> Result<String, Resp> {
+        if let Some(login) = self.front_user(req, peer) {
+            return match &pop.populator.htpasswd {
+                _ if pop.populator.open => Ok(login),
+                Some(file) if self.passwords.knows(file, &login) => Ok(login),
+                _ => {
+                    log::warn!(
+                        "populator {name}: front server's user {login} is not one of its logins"
+                    );
+                    Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"))
+                }
+            };
+        }
+        let Some(file) = pop
+            .populator
+            .htpasswd
+            .clone()
+            .filter(|_| !pop.populator.open)
+        else {
+            return Ok(name.to_string());
+        };
+        let cred = req
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(auth::parse_basic);
+        let Some(cred) = cred else {
+            return Err(unauthorized(name));
+        };
+        let this = self.clone();
+        let c = cred.clone();
+        let verdict = tokio::task::spawn_blocking(move || this.passwords.check(&file, &c))
+            .await
+            .unwrap_or(Verdict::Invalid);
+        if verdict == Verdict::Valid {
+            return Ok(cred.user);
+        }
+        // Valid for another populator: authenticated, but not allowed here.
+        let this = self.clone();
+        let c = cred.clone();
+        let own = pop.populator.htpasswd.clone();
+        let elsewhere = tokio::task::spawn_blocking(move || {
+            this.populators.values().any(|p| {
+                p.populator.htpasswd.as_ref().is_some_and(|f| {
+                    Some(f) != own.as_ref() && this.passwords.check(f, &c) == Verdict::Valid
+                })
+            })
+        })
+        .await
+        .unwrap_or(false);
+        if elsewhere {
+            log::warn!(
+                "populator {name}: login {} of another populator refused (client {})",
+                cred.user,
+                peer.shown()
+            );
+            return Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"));
+        }
+        self.failures.record(peer.ip);
+        log::warn!(
+            "populator {name}: authentication failed for login {:?} (client {})",
+            cred.user,
+            peer.shown()
+        );
+        Err(unauthorized(name))
+    }
+
+    /// The login a trusted front server passed on: over a unix socket, or with the
+    /// configured shared secret.
+    fn front_user(&self, req: &Request<Incoming>, peer: &Peer) -> Option<String> {
+        let front = self.config.front.as_ref()?;
+        let login = req
+            .headers()
+            .get(front.user_header.as_str())?
+            .to_str()
+            .ok()?;
+        let trusted = peer.ip.is_none()
+            || front.secret.as_ref().is_some_and(|s| {
+                req.headers()
+                    .get("x-noid-front-secret")
+                    .is_some_and(|g| auth::same_secret(g.as_bytes(), s.as_bytes()))
+            });
+        (trusted && !login.is_empty()).then(|| login.to_string())
+    }
+}
+
+/// `note: remote user: LOGIN [acting for URL]` when the query asks for `--verbose`.
+fn verbose_note(query: &str, login: &str, req: &Request<Incoming>) -> Option<String> {
+    let verbose = query
+        .split_whitespace()
+        .take_while(|t| t.starts_with('-') || t.starts_with(':'))
+        .any(|t| t == "--verbose");
+    if !verbose {
+        return None;
+    }
+    let acting = req
+        .headers()
+        .get("acting-for")
+        .and_then(|h| h.to_str().ok())
+        .map(|a| {
+            let short = ["http://n2t.net/ark:/99166/", "https://n2t.net/ark:/99166/"]
+                .iter()
+                .find_map(|p| a.strip_prefix(p).map(|r| format!("&P/{r}")));
+            format!(" acting for {}", short.unwrap_or_else(|| a.to_string()))
+        })
+        .unwrap_or_default();
+    Some(format!("note: remote user: {login}{acting}\n"))
+}
+
+/// The response to a command: its output, then `egg-status:` (or `nog-status:`).
+fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
+    let status = match answer.refusal {
+        Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
+        Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
+        _ => StatusCode::OK,
+    };
+    let mut body = note.map(String::into_bytes).unwrap_or_default();
+    body.extend(answer.body);
+    body.extend(format!("{tool}-status: {}\n", u8::from(answer.failed)).bytes());
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    h.insert(
+        if tool == "egg" {
+            "egg-version"
+        } else {
+            "nog-version"
+        },
+        HeaderValue::from_static(concat!("noid ", env!("CARGO_PKG_VERSION"))),
+    );
+    r
+}
+
+fn plain(status: StatusCode, text: &str) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::from(text.to_string())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    r
+}
+
+fn unauthorized(realm: &str) -> Resp {
+    let mut r = plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
+    if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{realm}\"")) {
+        r.headers_mut().insert(WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+fn help(name: &str, pop: &Checked) -> String {
+    let mut s = format!("# noid API for populator {name}\n");
+    if pop.populator.binder.is_some() {
+        s.push_str(&format!(
+            "# binder:  /a/{name}/b?ID.set ELEM VALUE   (GET: one command; ?- with a POST body: one per line)\n#          /a/{name}/b?help\n"
+        ));
+    }
+    if pop.populator.minters.is_some() {
+        s.push_str(&format!(
+            "# minters: /a/{name}/m/SCHEME/NAAN/SHOULDER?mint N\n"
+        ));
+    }
+    if !pop.populator.write {
+        s.push_str("# access: read only\n");
+    }
+    s
+}

@@ -1,0 +1,151 @@
+//! The binder and minter HTTP API, N2T's layout over noid's stores: what
+//! `noid serve --http ADDR --config FILE` runs.
+//!
+//! | request | does |
+//! |---|---|
+//! | `GET /a/POP/b?ID.set ELEM VALUE` | one binder command (egg syntax, see `noid-binder`) |
+//! | `POST /a/POP/b?-` | the body's commands, one per line (bulk) |
+//! | `GET /a/POP/m/SCHEME/NAAN/SHOULDER?mint N` | N new identifiers, `s: ID` each |
+//! | `GET /a/POP/b?help`, `/a/POP` | help |
+//!
+//! The query is %-decoded once, then split like a command line. Command results,
+//! errors included, are `200` with an ANVL body ending `egg-status: 0|1` (minters:
+//! `nog-status:`), as N2T answers. Before any command runs: `404` for a path that is
+//! not a configured populator's binder or minter, `403` for a client outside the
+//! populator's allow-list or credentials of another populator, `401` without valid
+//! credentials, `429` after too many failed attempts from one address. Commands that
+//! remote callers may never run (binder administration, `@FILE`, `-d`) are refused.
+//!
+//! Writes queue on the store's lock like `noid` processes do, are committed as one
+//! synced batch and logged (synced) before they are acknowledged ([`store`]).
+//! TLS is the front server's job (Apache or nginx, `apache-conf/`, `nginx-conf/`);
+//! bind the service to loopback or a unix socket.
+
+#![deny(missing_docs)]
+
+pub mod auth;
+pub mod config;
+pub mod handler;
+pub mod route;
+pub mod store;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use noid_http::Listener;
+
+pub use handler::{Peer, Service};
+
+/// Load the configuration at `path` and build the service.
+pub fn service(path: &Path, temper: fn(i64) -> String) -> Result<Arc<Service>, String> {
+    let (config, populators) = config::load(path)?;
+    Ok(Arc::new(Service::new(config, populators, temper)))
+}
+
+/// Serve `service` on `listener` until `shutdown` completes, then let requests in
+/// flight finish (5 s at most).
+pub async fn serve(
+    listener: Listener,
+    service: Arc<Service>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(75))
+        .keep_alive(true);
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut shutdown => break,
+            a = accept(&listener) => a,
+        };
+        let (io, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                log::warn!("accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let svc = service.clone();
+        let handler = service_fn(move |req| {
+            let svc = svc.clone();
+            let peer = peer.clone();
+            async move { Ok::<_, Infallible>(svc.handle(req, peer).await) }
+        });
+        match io {
+            Stream::Tcp(s) => {
+                let w = graceful.watch(builder.serve_connection(TokioIo::new(s), handler));
+                tokio::spawn(async move {
+                    if let Err(e) = w.await {
+                        log::debug!("connection: {e}");
+                    }
+                });
+            }
+            Stream::Unix(s) => {
+                let w = graceful.watch(builder.serve_connection(TokioIo::new(s), handler));
+                tokio::spawn(async move {
+                    if let Err(e) = w.await {
+                        log::debug!("connection: {e}");
+                    }
+                });
+            }
+        }
+    }
+    if let Listener::Unix(_, p) = &listener {
+        let _ = std::fs::remove_file(p);
+    }
+    drop(listener);
+    if tokio::time::timeout(Duration::from_secs(5), graceful.shutdown())
+        .await
+        .is_err()
+    {
+        log::warn!("shutdown: connections still open after 5 s");
+    }
+    Ok(())
+}
+
+enum Stream {
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+async fn accept(l: &Listener) -> io::Result<(Stream, Peer)> {
+    match l {
+        Listener::Tcp(l) => {
+            let (s, addr) = l.accept().await?;
+            s.set_nodelay(true)?;
+            Ok((
+                Stream::Tcp(s),
+                Peer {
+                    ip: Some(addr.ip()),
+                },
+            ))
+        }
+        Listener::Unix(l, _) => Ok((Stream::Unix(l.accept().await?.0), Peer { ip: None })),
+    }
+}
+
+/// `noid serve --http ADDR --config FILE`: serve until SIGTERM or SIGINT.
+pub fn run(addr: &str, config: &Path, temper: fn(i64) -> String) -> io::Result<()> {
+    let service = service(config, temper).map_err(io::Error::other)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("noid-api")
+        .enable_io()
+        .enable_time()
+        .build()?;
+    rt.block_on(async move {
+        let listener = Listener::bind(addr).await?;
+        log::info!("noid serve: HTTP API on {}", listener.local_addr());
+        serve(listener, service, noid_http::terminate_signal()()).await
+    })
+}

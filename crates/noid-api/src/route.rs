@@ -1,0 +1,110 @@
+//! URL layout, as N2T's: `/a/POPULATOR/b` (the binder), `/a/POPULATOR/m/SCHEME/NAAN/SHOULDER`
+//! (a minter), `/a/POPULATOR` (help). Anything else, and any step that is not a safe
+//! name ([`crate::config::is_safe_name`]: no `..`, no `/`), matches nothing.
+
+use crate::config::is_safe_name;
+
+/// Where a request goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// `/a/POP` or `/a/POP/`.
+    Help {
+        /// The populator.
+        populator: String,
+    },
+    /// `/a/POP/b`.
+    Binder {
+        /// The populator.
+        populator: String,
+    },
+    /// `/a/POP/m/SCHEME/NAAN/SHOULDER`.
+    Minter {
+        /// The populator.
+        populator: String,
+        /// `SCHEME/NAAN/SHOULDER`, each a safe name.
+        path: [String; 3],
+    },
+}
+
+impl Route {
+    /// The populator named in the route.
+    pub fn populator(&self) -> &str {
+        match self {
+            Route::Help { populator }
+            | Route::Binder { populator }
+            | Route::Minter { populator, .. } => populator,
+        }
+    }
+}
+
+/// The route of a request path (not %-decoded: the names it allows need no escapes).
+pub fn parse(path: &str) -> Option<Route> {
+    let rest = path.strip_prefix("/a/")?;
+    let steps: Vec<&str> = rest.split('/').collect();
+    let safe = |s: &str| is_safe_name(s).then(|| s.to_string());
+    Some(match steps[..] {
+        [p] | [p, ""] => Route::Help {
+            populator: safe(p)?,
+        },
+        [p, "b"] => Route::Binder {
+            populator: safe(p)?,
+        },
+        [p, "m", scheme, naan, shoulder] => Route::Minter {
+            populator: safe(p)?,
+            path: [safe(scheme)?, safe(naan)?, safe(shoulder)?],
+        },
+        _ => return None,
+    })
+}
+
+/// A query string %-decoded once (`+` stays a plus, as N2T reads it).
+pub fn decode_query(q: &str) -> String {
+    String::from_utf8_lossy(&noid_binder::token::hex_decode(q, b'%')).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes() {
+        assert_eq!(
+            parse("/a/sam/b"),
+            Some(Route::Binder {
+                populator: "sam".into()
+            })
+        );
+        assert_eq!(
+            parse("/a/sam/m/ark/99999/fk4"),
+            Some(Route::Minter {
+                populator: "sam".into(),
+                path: ["ark".into(), "99999".into(), "fk4".into()]
+            })
+        );
+        assert_eq!(
+            parse("/a/sam/"),
+            Some(Route::Help {
+                populator: "sam".into()
+            })
+        );
+        for bad in [
+            "/a/../b",
+            "/a/sam/m/ark/../fk4",
+            "/a/sam/m/ark/99999/..",
+            "/a/sam/m/ark/99999",
+            "/a/sam/b/x",
+            "/a/.sam/b",
+            "/a/sam%2f/b",
+            "/b",
+            "/a/",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn queries() {
+        assert_eq!(decode_query("i.set%20a+b%25%2"), "i.set a+b%%2");
+        assert_eq!(decode_query("%3Ahx%20x"), ":hx x");
+    }
+}

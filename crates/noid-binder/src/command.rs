@@ -1,0 +1,157 @@
+//! The closed set of binder commands, and the operation words that name them.
+
+/// An operation word (`ID.OP`), as EggNog names them; aliases map to one variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `set`: replace every value of the element.
+    Set,
+    /// `let`: set, only if the element has no value.
+    Let,
+    /// `add` (`another`, `vinsert`): append a value.
+    Add,
+    /// `insert`: EggNog appends it too.
+    Insert,
+    /// `incr`: add an integer (default 1) to the element's one value.
+    Incr,
+    /// `decr`: subtract an integer (default 1).
+    Decr,
+    /// `get`: values (labelled except in plain format).
+    Get,
+    /// `fetch`: labelled values.
+    Fetch,
+    /// `rm`: remove every value, silently.
+    Rm,
+    /// `delete`: remove every value, and say how many.
+    Delete,
+    /// `purge`: remove every element of the identifier.
+    Purge,
+    /// `exists`: whether the identifier (or one of its elements) is bound.
+    Exists,
+    /// `var`: set a session variable (`&NAME` expands to it).
+    Var,
+    /// `pr`: print the arguments.
+    Pr,
+    /// `logmark`: a mark for the write log (nothing else happens).
+    Logmark,
+    /// `help`, `usage`, `man`.
+    Help,
+    /// `version`.
+    Version,
+    /// `mint`, `nab`: minting lives at the minter URLs, not in binders.
+    Mint,
+    /// EggNog's binder administration (`mkbinder`, `rmbinder`, `dbsave` …): never run
+    /// through a binder command here.
+    Admin,
+    /// Recognised but not provided by noid (`list`, `next`, `norm`, `shadow`, `resolve`).
+    Unsupported,
+}
+
+impl Op {
+    /// The operation named `word`.
+    pub fn parse(word: &str) -> Option<Op> {
+        Some(match word {
+            "set" => Op::Set,
+            "let" => Op::Let,
+            "add" | "another" | "vinsert" => Op::Add,
+            "insert" => Op::Insert,
+            "incr" => Op::Incr,
+            "decr" => Op::Decr,
+            "get" => Op::Get,
+            "fetch" => Op::Fetch,
+            "rm" => Op::Rm,
+            "delete" => Op::Delete,
+            "purge" => Op::Purge,
+            "exists" => Op::Exists,
+            "var" => Op::Var,
+            "pr" => Op::Pr,
+            "logmark" => Op::Logmark,
+            "help" | "usage" | "man" => Op::Help,
+            "version" => Op::Version,
+            "mint" | "nab" => Op::Mint,
+            "mkbinder" | "bmake" | "rmbinder" | "brm" | "bmv" | "bshow" | "brmgroup" | "cfq"
+            | "dbsave" | "dbload" | "mstat" | "mstatus" | "iddump" | "idload" | "bname"
+            | "dbcreate" | "import" | "mkminter" | "rmminter" => Op::Admin,
+            "list" | "next" | "norm" | "shadow" | "resolve" => Op::Unsupported,
+            _ => return None,
+        })
+    }
+}
+
+/// A parsed command, ready to execute. Identifiers and element names are text; values
+/// are bytes (`:hx` and indirect tokens can carry any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `set`, `let`, `add`, `insert`.
+    Bind {
+        /// Which of the four.
+        op: Op,
+        /// The identifier.
+        id: String,
+        /// The element.
+        elem: String,
+        /// The value.
+        value: Vec<u8>,
+    },
+    /// `incr` and `decr` (a negative `by` for decr).
+    Incr {
+        /// The identifier.
+        id: String,
+        /// The element.
+        elem: String,
+        /// The amount added.
+        by: i64,
+    },
+    /// `get` and `fetch`.
+    Read {
+        /// The identifier.
+        id: String,
+        /// The elements asked for; all of them when empty.
+        elems: Vec<String>,
+        /// Labelled (`fetch`) even in plain format.
+        labelled: bool,
+        /// Show the admin elements too (`--all`, `:all`).
+        all: bool,
+    },
+    /// `rm` and `delete`.
+    Remove {
+        /// The identifier.
+        id: String,
+        /// The element.
+        elem: String,
+        /// `delete` reports what it removed.
+        report: bool,
+    },
+    /// `purge`.
+    Purge {
+        /// The identifier.
+        id: String,
+    },
+    /// `exists`.
+    Exists {
+        /// The identifier.
+        id: String,
+        /// The element, when asking about one.
+        elem: Option<String>,
+    },
+    /// `pr`: text printed as it is.
+    Print(Vec<u8>),
+    /// `var` and `logmark`: nothing to execute or print (the session already acted).
+    Nothing,
+    /// `help`.
+    Help,
+    /// `version`.
+    Version,
+}
+
+impl Command {
+    /// Whether executing the command may change the binder.
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            Command::Bind { .. }
+                | Command::Incr { .. }
+                | Command::Remove { .. }
+                | Command::Purge { .. }
+        )
+    }
+}

@@ -1,0 +1,220 @@
+//! How egg's elements sit in noid's key space.
+//!
+//! An element's first value is stored where every noid reader looks for it,
+//! `ID<TAB>ELEM` (so `noid get`, `noid fetch` and the resolver see it, and a `_t` bound
+//! either way resolves at once). Egg keeps further values of the same element
+//! ("duplicates") in insertion order; they go under the reserved element space
+//! (`:/` names, which noid hides and refuses to bind), as
+//! `ID<TAB>:/d/ELEM<TAB>NNNNNNNNNN` with a ten-digit sequence number. An element name
+//! may itself hold a tab, so a duplicate key is read from its fixed-width end.
+//!
+//! The first bind to an identifier also stores EggNog's admin elements `_,ep`
+//! (permissions, `p:AGENT||76`) and `_,ec` (creation time, epoch seconds); reads hide
+//! them unless asked for all elements. Noid's own records under an identifier
+//! (circulation `:/c`, hold `:/h`, pepper `:/p`) belong to the minter and are never
+//! shown, counted or purged here.
+
+use noid_minter::{keys, Txn};
+use noid_resolve::{Lookup, LookupError};
+
+/// The admin element holding an identifier's permissions.
+pub const PERMS: &str = "_,ep";
+/// The admin element holding an identifier's creation time.
+pub const CREATED: &str = "_,ec";
+
+/// Prefix of duplicate values within an identifier's keys.
+const DUPE: &str = ":/d/";
+/// Width of a duplicate's sequence number.
+const SEQ_WIDTH: usize = 10;
+
+/// Whether reads hide `elem` unless all elements are asked for (EggNog's
+/// `(?:__m|_[.,]e)[cp]`).
+pub fn is_admin(elem: &str) -> bool {
+    matches!(elem, "__mc" | "__mp" | "_.ec" | "_.ep" | "_,ec" | "_,ep")
+}
+
+/// Whether `elem` (the part of a key after `ID<TAB>`) is one of noid's minter records.
+fn is_minter_record(elem: &[u8]) -> bool {
+    elem.starts_with(b":/") && !elem.starts_with(DUPE.as_bytes())
+}
+
+/// One stored value of an element: its key (for removal) and bytes.
+pub type Stored = (Vec<u8>, Vec<u8>);
+
+/// The values of `elem` under `id`, first value first, duplicates in insertion order.
+pub fn values<L: Lookup + ?Sized>(l: &L, id: &str, elem: &str) -> Result<Vec<Stored>, LookupError> {
+    let mut out = Vec::new();
+    let first = keys::elem(id, elem);
+    if let Some(v) = l.get(&first)? {
+        out.push((first, v));
+    }
+    let prefix = dupe_prefix(id, elem);
+    for (k, v) in l.scan_prefix(&prefix, usize::MAX)? {
+        if k.len() == prefix.len() + SEQ_WIDTH {
+            out.push((k, v));
+        }
+    }
+    Ok(out)
+}
+
+/// Every element under `id` as (name, value), names in byte order and each name's
+/// values in insertion order; noid's minter records left out.
+pub fn all<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
+    let prefix = keys::id_prefix(id);
+    let mut firsts: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut dupes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = Vec::new();
+    for (k, v) in l.scan_prefix(&prefix, usize::MAX)? {
+        let elem = &k[prefix.len()..];
+        if let Some(d) = elem.strip_prefix(DUPE.as_bytes()) {
+            if d.len() > SEQ_WIDTH {
+                let (name, seq) = d.split_at(d.len() - SEQ_WIDTH - 1);
+                dupes.push((name.to_vec(), seq.to_vec(), v));
+            }
+        } else if !is_minter_record(elem) {
+            firsts.push((elem.to_vec(), v));
+        }
+    }
+    // Each element's first value sorts before its duplicates (an empty sequence).
+    let mut rows: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = firsts
+        .into_iter()
+        .map(|(name, v)| (name, Vec::new(), v))
+        .chain(dupes)
+        .collect();
+    rows.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    Ok(rows
+        .into_iter()
+        .map(|(name, _, v)| (String::from_utf8_lossy(&name).into_owned(), v))
+        .collect())
+}
+
+/// Whether anything (an element, an admin element) is bound under `id`.
+pub fn id_exists<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
+    let prefix = keys::id_prefix(id);
+    // At most three minter records (`:/c`, `:/h`, `:/p`) can come before a binding.
+    Ok(l.scan_prefix(&prefix, 4)?
+        .iter()
+        .any(|(k, _)| !is_minter_record(&k[prefix.len()..])))
+}
+
+/// Remove every value of `elem`; returns (values removed, their total octets).
+pub fn remove<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    id: &str,
+    elem: &str,
+) -> Result<(usize, usize), LookupError> {
+    let found = values(txn, id, elem)?;
+    let octets = found.iter().map(|(_, v)| v.len()).sum();
+    let count = found.len();
+    for (k, _) in found {
+        txn.delete(k);
+    }
+    Ok((count, octets))
+}
+
+/// Append `value` to `elem`'s values (its first value when it has none).
+pub fn append<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    id: &str,
+    elem: &str,
+    value: &[u8],
+) -> Result<(), LookupError> {
+    let found = values(txn, id, elem)?;
+    let key = match found.last() {
+        None => keys::elem(id, elem),
+        Some((last, _)) => {
+            let prefix = dupe_prefix(id, elem);
+            let seq = if last.len() == prefix.len() + SEQ_WIDTH {
+                std::str::from_utf8(&last[prefix.len()..])
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .unwrap_or(0)
+            } else {
+                0
+            };
+            let mut k = prefix;
+            k.extend_from_slice(format!("{:0w$}", seq + 1, w = SEQ_WIDTH).as_bytes());
+            k
+        }
+    };
+    txn.put(key, value);
+    Ok(())
+}
+
+/// Remove every key under `id` except noid's minter records; returns how many elements
+/// (values, admin elements included) were removed.
+pub fn purge<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, id: &str) -> Result<usize, LookupError> {
+    let prefix = keys::id_prefix(id);
+    let mut n = 0;
+    for (k, _) in txn.scan_prefix(&prefix, usize::MAX)? {
+        if !is_minter_record(&k[prefix.len()..]) {
+            txn.delete(k);
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Store the admin elements on an identifier's first binding.
+pub fn init_admin<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    id: &str,
+    who: &str,
+    now: i64,
+) -> Result<(), LookupError> {
+    if txn.get(&keys::elem(id, PERMS))?.is_none() {
+        txn.put(keys::elem(id, PERMS), format!("p:{who}||76"));
+        txn.put(keys::elem(id, CREATED), now.to_string());
+    }
+    Ok(())
+}
+
+/// `ID<TAB>:/d/ELEM<TAB>`: the keys of `elem`'s duplicates start with it.
+fn dupe_prefix(id: &str, elem: &str) -> Vec<u8> {
+    let mut k = keys::elem(id, DUPE);
+    k.extend_from_slice(elem.as_bytes());
+    k.push(b'\t');
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use noid_resolve::MemLookup;
+
+    #[test]
+    fn duplicates_follow_the_first_value_in_order() {
+        let m = MemLookup::new();
+        let mut t = Txn::new(&m);
+        for v in ["zaf", "xaf", "yaf"] {
+            append(&mut t, "foo", "bar", v.as_bytes()).unwrap();
+        }
+        append(&mut t, "foo", "a\tb", b"tab").unwrap();
+        append(&mut t, "foo", "a\tb", b"tab2").unwrap();
+        append(&mut t, "foo", "a", b"A").unwrap();
+        t.put(keys::circ("foo"), "i|x");
+        let got: Vec<(String, String)> = all(&t, "foo")
+            .unwrap()
+            .into_iter()
+            .map(|(e, v)| (e, String::from_utf8(v).unwrap()))
+            .collect();
+        let want = [
+            ("a", "A"),
+            ("a\tb", "tab"),
+            ("a\tb", "tab2"),
+            ("bar", "zaf"),
+            ("bar", "xaf"),
+            ("bar", "yaf"),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(e, v)| (e.to_string(), v.to_string())).to_vec()
+        );
+        // noid readers see the first value where they always look.
+        assert_eq!(t.get(b"foo\tbar").unwrap().unwrap(), b"zaf");
+        assert_eq!(values(&t, "foo", "a").unwrap().len(), 1);
+        assert_eq!(remove(&mut t, "foo", "bar").unwrap(), (3, 9));
+        assert_eq!(purge(&mut t, "foo").unwrap(), 3);
+        assert!(!id_exists(&t, "foo").unwrap());
+        assert_eq!(t.get(&keys::circ("foo")).unwrap().unwrap(), b"i|x");
+    }
+}

@@ -1,0 +1,69 @@
+//! Splitting a command line into tokens, and the `:hx` family's hex decoding.
+//!
+//! EggNog splits a line shell-like only when it holds a quote or a backslash, and on
+//! whitespace otherwise, so that an unquoted value keeps no surprises and a quoted one
+//! keeps its inner spaces and tabs.
+
+use crate::error::BinderError;
+
+/// The tokens of `line`.
+pub fn split(line: &str) -> Result<Vec<String>, BinderError> {
+    if line.contains(['\'', '"', '\\']) {
+        shell_words::split(line)
+            .map_err(|e| BinderError::refused(format!("cannot split command line ({e}): {line}")))
+    } else {
+        Ok(line.split_ascii_whitespace().map(str::to_string).collect())
+    }
+}
+
+/// `s` with every `Ehh` (`E` the escape character, `hh` two hex digits) replaced by the
+/// byte it names; anything else is kept as it is.
+pub fn hex_decode(s: &str, escape: u8) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == escape && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h << 4 | l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_split_without_quotes() {
+        assert_eq!(split("  a.set  b\tc  ").unwrap(), ["a.set", "b", "c"]);
+    }
+
+    #[test]
+    fn shell_split_with_quotes() {
+        // spec case 27
+        assert_eq!(
+            split(r#"j.set   "an elem  name" of\ shellwords\ \"for'   you'"#).unwrap(),
+            ["j.set", "an elem  name", "of shellwords \"for   you"]
+        );
+    }
+
+    #[test]
+    fn hex_escapes() {
+        assert_eq!(hex_decode("z^0aa^0af", b'^'), b"z\na\nf");
+        assert_eq!(hex_decode("z^0aa%0af+20r", b'+'), b"z^0aa%0af r");
+        assert_eq!(hex_decode("^4", b'^'), b"^4");
+        assert_eq!(hex_decode("^zz^", b'^'), b"^zz^");
+        assert_eq!(hex_decode("^40", b'^'), b"@");
+    }
+}

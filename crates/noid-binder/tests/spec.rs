@@ -1,0 +1,489 @@
+//! The spec's case list (`../shared/spec-binder-api.md` §6) through the library, over
+//! an in-memory key space: each case's expected output comes from EggNog's tests.
+
+use std::io::Cursor;
+
+use noid_binder::{Agent, Lines, Session};
+use noid_minter::{Minter, Txn};
+use noid_resolve::{Lookup, MemLookup};
+
+/// A binder and a session; every line's writes are applied before the next line.
+struct Egg {
+    store: MemLookup,
+    remote: bool,
+}
+
+impl Egg {
+    fn new() -> Egg {
+        Egg {
+            store: MemLookup::new(),
+            remote: false,
+        }
+    }
+
+    fn web() -> Egg {
+        Egg {
+            store: MemLookup::new(),
+            remote: true,
+        }
+    }
+
+    /// One command with `input` after it; returns (output, failed).
+    fn status(&self, line: &str, input: &str) -> (String, bool) {
+        let mut session = Session::new(self.remote);
+        let mut input = Cursor::new(input.as_bytes().to_vec());
+        let (out, failed) = {
+            let mut txn = Txn::new(&self.store);
+            let mut minter = Minter::load(&txn).unwrap();
+            let o = session.run(&mut txn, &mut minter, &agent(), line, None, &mut input);
+            self.apply(&mut txn);
+            (o.output, o.error.is_some())
+        };
+        (String::from_utf8(out).unwrap(), failed)
+    }
+
+    fn run(&self, line: &str) -> String {
+        self.status(line, "").0
+    }
+
+    fn run_with(&self, line: &str, input: &str) -> String {
+        self.status(line, input).0
+    }
+
+    /// Bulk mode over `input`.
+    fn bulk(&self, input: &str) -> String {
+        let mut session = Session::new(self.remote);
+        let mut lines = Lines::new(Cursor::new(input.as_bytes().to_vec()));
+        let mut out = Vec::new();
+        while let Some((n, line)) = lines.next_command().unwrap() {
+            let mut txn = Txn::new(&self.store);
+            let mut minter = Minter::load(&txn).unwrap();
+            let o = session.run(
+                &mut txn,
+                &mut minter,
+                &agent(),
+                &line,
+                Some(n),
+                lines.input(),
+            );
+            self.apply(&mut txn);
+            out.extend(o.output);
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    fn apply(&self, txn: &mut Txn<'_, MemLookup>) {
+        for (k, v) in txn.take_writes() {
+            match v {
+                Some(v) => self.store.insert(k, v),
+                None => self.store.remove(k),
+            }
+        }
+    }
+
+    fn key(&self, key: &str) -> Option<String> {
+        self.store
+            .get(key.as_bytes())
+            .unwrap()
+            .map(|v| String::from_utf8(v).unwrap())
+    }
+}
+
+fn agent() -> Agent {
+    Agent {
+        who: "sam".into(),
+        now: 1_700_000_000,
+    }
+}
+
+#[test]
+fn case_01_to_07_set_fetch_let_get_ack() {
+    let e = Egg::new();
+    assert_eq!(e.run("foo.set bar zaf   woof"), "");
+    assert_eq!(e.run("-m plain foo.fetch bar"), "bar: zaf\n\n");
+    e.run("FOO.set bar cow");
+    assert_eq!(
+        e.run("FOO.fetch"),
+        "# id: FOO\nbar: cow\n# elements bound under FOO: 1\n\n"
+    );
+    assert_eq!(e.run("foo.let eel cow"), "");
+    assert_eq!(
+        e.status("foo.fetch", ""),
+        (
+            "# id: foo\nbar: zaf\neel: cow\n# elements bound under foo: 2\n\n".into(),
+            false
+        )
+    );
+    assert_eq!(e.run("foo.get bar"), "zaf\n\n");
+    assert_eq!(
+        e.run("--format anvl --ack foo.add bar yaf"),
+        "oxum: 3.1\n\n"
+    );
+}
+
+#[test]
+fn case_08_add_and_insert_append_in_order() {
+    let e = Egg::new();
+    e.run("foo.set bar zaf");
+    e.run("foo.add bar xaf");
+    e.run("foo.add bar yaf");
+    e.run("foo.insert bar daf");
+    assert_eq!(
+        e.run("foo.get"),
+        "# id: foo\nzaf\nxaf\nyaf\ndaf\n# elements bound under foo: 4\n\n"
+    );
+    // noid's own readers see the first value.
+    assert_eq!(e.key("foo\tbar").as_deref(), Some("zaf"));
+}
+
+#[test]
+fn case_09_to_14_let_rm_ack() {
+    let e = Egg::new();
+    e.run("foo.set bar zaf");
+    e.run("foo.set eel cow");
+    assert_eq!(e.run("foo.set bar aaa"), "");
+    assert_eq!(
+        e.status("-m anvl foo.let bar aaa", ""),
+        (
+            "error: cannot proceed on an element (bar) that already has a value\n\n".into(),
+            true
+        )
+    );
+    e.run("foo.rm bar");
+    assert_eq!(e.run("-m anvl --ack foo.let bar aaa"), "oxum: 3.1\n\n");
+    assert_eq!(e.run("-m anvl foo.rm eel cow"), "");
+    assert_eq!(e.run("--ack foo.rm that"), "0.0\n\n");
+    e.run("foo.rm bar");
+    assert_eq!(
+        e.run("foo.fetch"),
+        "# id: foo\n# elements bound under foo: 0\n\n"
+    );
+}
+
+#[test]
+fn case_15_unknown_operation() {
+    let e = Egg::new();
+    assert_eq!(
+        e.status("foo.xyzzy bar", ""),
+        ("error: unknown command: xyzzy\n\n".into(), true)
+    );
+}
+
+#[test]
+fn case_16_and_18_ids_with_dots() {
+    let e = Egg::new();
+    e.run("goo.add star tar");
+    assert_eq!(e.run("goo.get star"), "tar\n\n");
+    e.run("foo.1.set c dot");
+    e.run("foo/1.set c slash");
+    assert_eq!(
+        e.run("foo.1.fetch"),
+        "# id: foo.1\nc: dot\n# elements bound under foo.1: 1\n\n"
+    );
+}
+
+#[test]
+fn case_17_file_tokens_read_through_the_callers_reader() {
+    let files = |p: &str| {
+        assert_eq!(p, "FILE");
+        Ok(b"is nice".to_vec())
+    };
+    let store = MemLookup::new();
+    let mut txn = Txn::new(&store);
+    let mut minter = Minter::load(&txn).unwrap();
+    let mut s = Session::new(false);
+    s.files = Some(&files);
+    let o = s.run(
+        &mut txn,
+        &mut minter,
+        &agent(),
+        "rat.set fur @FILE",
+        None,
+        &mut std::io::empty(),
+    );
+    assert!(o.error.is_none());
+    let o = s.run(
+        &mut txn,
+        &mut minter,
+        &agent(),
+        "rat.get fur",
+        None,
+        &mut std::io::empty(),
+    );
+    assert_eq!(o.output, b"is nice\n\n");
+    // Remote callers never read files.
+    let e = Egg::web();
+    assert_eq!(
+        e.status("rat.set fur @FILE", ""),
+        ("error: 401 unauthorized\n\n".into(), true)
+    );
+}
+
+#[test]
+fn case_19_to_21_exists_nasty_names_purge() {
+    let e = Egg::new();
+    assert_eq!(e.bulk("'$t.^x.exists' '$u.|e'\n"), "0\n\n");
+    e.bulk("'$t.^x.set' '$u.|e' nasty\n");
+    assert_eq!(e.bulk("'$t.^x.exists' '$u.|e'\n"), "1\n\n");
+    assert_eq!(e.bulk("'$t.^x.exists'\n"), "1\n\n");
+    assert!(e.bulk("'$t.^x.fetch'\n").contains("\n$u.|e: nasty\n"));
+    assert_eq!(
+        e.bulk("'$t.^x.purge'\n"),
+        "# admin + user elements found to purge under $t.^x: 3\n\n"
+    );
+    assert_eq!(
+        e.bulk("'$t.^x.purge'\n"),
+        "# admin + user elements found to purge under $t.^x: 0\n\n"
+    );
+    assert_eq!(e.bulk("'$t.^x.exists'\n"), "0\n\n");
+}
+
+#[test]
+fn case_22_to_24_bulk() {
+    let e = Egg::new();
+    e.run("i.set aaa bbb");
+    assert_eq!(e.bulk("i.fetch aaa\n"), "aaa: bbb\n\n");
+    assert_eq!(e.bulk(""), "");
+    assert_eq!(e.bulk("\n\n   -  \n"), "");
+    assert_eq!(
+        e.bulk("\n\n   -  \n\nblech\n"),
+        "error: unknown command: blech\n\nnote: non-zero status (1) returned by command on line 5\n"
+    );
+}
+
+#[test]
+fn case_25_purge_counts_admin_elements() {
+    let e = Egg::new();
+    let out = e.bulk(
+        "j.purge\nj.set a b\nj.add a c\nj.add a d\nj.add u v\nj.add x y\nj.fetch\nj.purge\nj.fetch\n",
+    );
+    assert_eq!(
+        out,
+        "# admin + user elements found to purge under j: 0\n\n\
+         # id: j\na: b\na: c\na: d\nu: v\nx: y\n# elements bound under j: 5\n\n\
+         # admin + user elements found to purge under j: 7\n\n\
+         # id: j\n# elements bound under j: 0\n\n"
+    );
+}
+
+#[test]
+fn case_26_paragraph_token() {
+    let e = Egg::new();
+    let out = e.bulk("j|a.set @-\n  b  \n\nj.fetch a\n");
+    assert_eq!(out, "a:   b  \n\n");
+}
+
+#[test]
+fn case_27_to_29_shell_quoting_and_name_encoding() {
+    let e = Egg::new();
+    e.bulk("j.set   \"an elem  name\" of\\ shellwords\\ \\\"for'   you'\n");
+    assert_eq!(
+        e.bulk("j.fetch \"an elem  name\"\n"),
+        "an elem %20name: of shellwords \"for   you\n\n"
+    );
+    e.bulk("j.set \"an elem  name\" of\\ shellwords\\ \\\"for   you\n");
+    assert_eq!(
+        e.bulk("j.fetch \"an elem  name\"\n"),
+        "an elem %20name: of shellwords \"for\n\n"
+    );
+    e.bulk("k.set 'a    b  \tc' \"e  f  g\"\n");
+    assert_eq!(
+        e.bulk("k.fetch\n"),
+        "# id: k\na %20%20%20b %20%09c: e  f  g\n# elements bound under k: 1\n\n"
+    );
+}
+
+#[test]
+fn case_30_continuation_lines() {
+    let e = Egg::new();
+    e.bulk("u.set eee fff\\\n#ggg\nhhh\n");
+    assert_eq!(e.run("u.get eee"), "fffhhh\n\n");
+}
+
+#[test]
+fn case_31_to_33_hex_modifiers() {
+    let e = Egg::new();
+    e.bulk(":hx id.set bar \"z^0aa^0af\"\n");
+    assert_eq!(e.run("id.get bar"), "z\na\nf\n\n");
+    e.bulk(":hx id.set \"b^0aar\" zaf\n");
+    assert_eq!(e.bulk(":hx id.get \"b^0aar\"\n"), "zaf\n\n");
+    assert!(e.run("id.fetch").contains("\nb%0aar: zaf\n"));
+    e.bulk(":hx :hx% :hx+ id.set bar \"z^0aa%0af+20r\"\n");
+    assert_eq!(e.run("id.fetch bar"), "bar: z^0aa%250af r\n\n");
+}
+
+#[test]
+fn case_34_admin_elements_shown_on_request() {
+    let e = Egg::new();
+    e.run("i.set a b");
+    let shown = "# id: i\n_,ec: 1700000000\n_,ep: p:sam||76\na: b\n# elements bound under i: 3\n\n";
+    let hidden = "# id: i\na: b\n# elements bound under i: 1\n\n";
+    assert_eq!(e.run(":all i.fetch"), shown);
+    assert_eq!(e.run("--all i.fetch"), shown);
+    assert_eq!(e.run("--all :allnot i.fetch"), hidden);
+    assert_eq!(e.run("i.fetch"), hidden);
+}
+
+#[test]
+fn case_35_at_tokens_from_lines() {
+    let e = Egg::new();
+    let out = e.bulk("i.set @ @\n@\n@\ni.fetch\n");
+    assert_eq!(out, "# id: i\n@: @\n# elements bound under i: 1\n\n");
+    e.bulk("i.purge\n");
+    assert_eq!(e.run("i.fetch"), "# id: i\n# elements bound under i: 0\n\n");
+}
+
+#[test]
+fn case_36_to_40_hex_and_indirect_values() {
+    let e = Egg::new();
+    e.bulk(":hx j.set a b^20c^0ad\n");
+    assert!(e.run("j.get a").ends_with("b c\nd\n\n"));
+    e.bulk(":hx j|a.set @-\nc^0ad\ne\nf\n\n");
+    assert_eq!(e.run("j.fetch a"), "a: c^0ad%0ae%0af\n\n");
+    e.bulk("j.set a @------boundary-----\nsome\nhere\n\n-----boundary-----\n");
+    assert!(e.run("j.get a").ends_with("here\n\n\n"));
+    e.bulk("j|a.set @-10\nz\n\ny\n\nxuvw\n#eot\n");
+    assert_eq!(e.run("j.get a"), "z\n\ny\n\nxuvw\n\n");
+    let big = "x".repeat(1_000_000);
+    e.run_with("j|a.set @-1000000", &big);
+    assert_eq!(e.run("j.get a").len(), 1_000_002);
+}
+
+#[test]
+fn case_41_incr_decr() {
+    let e = Egg::new();
+    e.run("i.set count 3");
+    assert_eq!(e.run("i.incr count"), "4\n\n");
+    assert_eq!(e.run("i.incr count 5"), "9\n\n");
+    e.run("i.set count 8");
+    assert_eq!(e.run("i.decr count 6"), "2\n\n");
+    assert_eq!(e.run("i.incr a"), "1\n\n");
+    e.run("i.set b -3");
+    assert_eq!(e.run("i.decr b -9"), "6\n\n");
+    assert_eq!(e.run("-m anvl i.incr a"), "a: 2\n\n");
+    e.run("i.add b 7");
+    assert!(e.status("i.incr b", "").1);
+    assert!(e.status("i.incr count x", "").1);
+}
+
+#[test]
+fn case_45_to_48_remote_refusals() {
+    let e = Egg::web();
+    assert_eq!(
+        e.status("mkbinder bar", ""),
+        ("error: 401 unauthorized\n\n".into(), true)
+    );
+    assert_eq!(
+        e.status("-d pestx i.set a b", ""),
+        (
+            "error: -d or -p not allowed in query string\n\n".into(),
+            true
+        )
+    );
+    for opt in [
+        "-p",
+        "--dir",
+        "--directory",
+        "--minderpath",
+        "--minder",
+        "--testdata",
+    ] {
+        assert!(
+            e.run(&format!("{opt} x i.set a b")).contains("not allowed"),
+            "{opt}"
+        );
+    }
+    assert_eq!(e.run("--ack foo.set moodle cow"), "oxum: 3.1\n\n");
+    assert_eq!(e.run("--ack foo.add moodle sheep"), "oxum: 5.1\n\n");
+    assert_eq!(e.run("--ack foo.rm moodle"), "oxum: 8.2\n\n");
+    assert_eq!(
+        e.status("xyzzy", ""),
+        ("error: unknown command: xyzzy\n\n".into(), true)
+    );
+}
+
+#[test]
+fn case_51_to_53_web_values_delete_binder_prefix() {
+    let e = Egg::web();
+    e.run("i.set hello th+ere");
+    assert_eq!(e.run("i.fetch hello"), "hello: th+ere\n\n");
+    e.run("i.set bow wow");
+    assert_eq!(e.run("i.delete bow"), "ok: element removed: i|bow\n\n");
+    assert_eq!(e.run("i.delete bow"), "ok: 0 elements removed: i|bow\n\n");
+    assert_eq!(
+        e.status("<xyzzy>i.set bow wow", ""),
+        (
+            "error: <binder> prefix not allowed from remote connections\n\n".into(),
+            true
+        )
+    );
+}
+
+#[test]
+fn missing_arguments() {
+    let e = Egg::new();
+    assert_eq!(e.run("i.set"), "error: no element name given\n\n");
+    assert_eq!(e.run("i.set a"), "error: no value given\n\n");
+    assert_eq!(e.run(".set a b"), "error: no identifier name given\n\n");
+    assert_eq!(
+        e.run("i|e.purge"),
+        "error: why did you specify an element (e)?\n\n"
+    );
+    assert_eq!(
+        e.run("i.mint 1"),
+        "error: 'mint' not implemented yet; try 'help'\n\n"
+    );
+}
+
+#[test]
+fn bare_and_spaced_forms() {
+    let e = Egg::new();
+    e.run("set a b");
+    assert_eq!(
+        e.run("fetch"),
+        "# id: \"\"\na: b\n# elements bound under \"\": 1\n\n"
+    );
+    e.run("x set a c");
+    assert_eq!(e.run("x get a"), "c\n\n");
+}
+
+#[test]
+fn json_lines() {
+    let e = Egg::new();
+    e.run("i.set a b");
+    e.run("i.add a \"c d\"");
+    assert_eq!(
+        e.run("-m json i.fetch"),
+        "{\"elements\":[{\"name\":\"a\",\"value\":\"b\"},{\"name\":\"a\",\"value\":\"c d\"}],\"id\":\"i\"}\n"
+    );
+    assert_eq!(e.run("-m json --ack i.set a b"), "{\"oxum\":\"1.1\"}\n");
+    assert_eq!(e.run("-m json i.exists"), "{\"exists\":1}\n");
+    assert_eq!(
+        e.run("-m json i.let a b"),
+        "{\"error\":\"cannot proceed on an element (a) that already has a value\"}\n"
+    );
+}
+
+#[test]
+fn session_variables() {
+    let e = Egg::new();
+    assert_eq!(
+        e.bulk("var base http://example.org\ni.set _t &{base}/x\ni.get _t\n"),
+        "http://example.org/x\n\n"
+    );
+}
+
+#[test]
+fn noid_checks_apply_to_egg_writes() {
+    let e = Egg::new();
+    e.store.insert(":/longterm", "1");
+    assert_eq!(
+        e.run("13030/x.set _t http://a"),
+        "error: 13030/x: \"long\" term disallows binding an unissued identifier unless a hold is first placed on it.\n\n"
+    );
+    assert_eq!(
+        e.run("i.set :/c x"),
+        "error: i: element names beginning \":/\" are reserved.\n\n"
+    );
+    assert_eq!(e.key("13030/x\t_t"), None);
+}
