@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Instructions per request and per minted id, counted by callgrind (exact and repeatable,
+# unlike wall time on a shared VM): what a code change costs.
+#
+#   scripts/bench-instructions.sh [N_IDS]        default 200000
+#
+# Per request: noidr answers R and then 2R requests of one kind on a store of N_IDS
+# bound ARKs; the difference divided by R is the steady-state cost (start-up, opening
+# the store and warming caches cancel out). Kinds: hit, miss, 4-level chop-back (egg
+# protocol) and `get ID _t` (noid protocol). Per id: `noid mint 20000` and `mint 40000`
+# on fresh `f5.reedeedk` minters, the difference divided by 20,000.
+# Needs valgrind (installed from Debian when missing). Prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n_ids=${1:-200000}
+r=20000
+. scripts/env.sh
+command -v valgrind >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
+if [[ -z "${NOIDR:-}" ]]; then
+    cargo build --release -q -p noidr --bin noidr --example bench_noidr
+    cargo build --release -q -p noid-cli --bin noid
+fi
+noidr=${NOIDR:-$NOID_BIN/noidr}
+noid=${NOID:-$NOID_BIN/noid}
+bench=${BENCH_NOIDR:-$CARGO_TARGET_DIR/release/examples/bench_noidr}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$bench" load "$dir/store" "$n_ids" 2>/dev/null
+
+# Request files: the bench's ids (`ark:/13030/fk4` + 6 extended digits of i).
+python3 - "$dir" "$n_ids" "$r" <<'PY'
+import sys
+d, n, r = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+X = "0123456789bcdfghjkmnpqrstvwxz"
+def ident(i):
+    s = ""
+    for _ in range(6):
+        s = X[i % 29] + s; i //= 29
+    return "ark:/13030/fk4" + s
+state = 0x9E3779B97F4A7C15
+def pick():
+    global state
+    state ^= (state << 13) & (2**64 - 1); state ^= state >> 7; state ^= (state << 17) & (2**64 - 1)
+    return state % n
+kinds = {
+    "hit": lambda: f"{ident(pick())}.resolve",
+    "miss": lambda: f"{ident(n + pick())}.resolve",
+    "chop": lambda: f"{ident(pick())}/a/b.c/d.resolve",
+    "get": lambda: f"get {ident(pick())} _t",
+}
+for k, f in kinds.items():
+    lines = [f() for _ in range(2 * r)]
+    open(f"{d}/{k}-1", "w").write("\n".join(lines[:r]) + "\n")
+    open(f"{d}/{k}-2", "w").write("\n".join(lines) + "\n")
+PY
+
+# Total instructions of one run of a command under callgrind (all threads).
+instructions() {
+    local out=$dir/cg.out
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$@" 2>"$dir/vg.err" >/dev/null
+    awk '/^summary:/ {print $2}' "$out"
+}
+
+echo "| what | instructions | command |"
+echo "|---|---:|---|"
+declare -A expect=([hit]='redir302 https://example.org/objects/' [miss]='NULL'
+    [chop]='redir302 https://example.org/objects/' [get]='https://example.org/objects/')
+for kind in hit miss chop get; do
+    protocol=egg
+    [[ $kind == get ]] && protocol=noid
+    # Every answer must be the expected kind, or the count measures the wrong path.
+    wrong=$("$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-1" |
+        grep -cv "^${expect[$kind]}" || true)
+    [[ $wrong == 0 ]] || { echo "$kind: $wrong answers are not '${expect[$kind]}…'" >&2; exit 1; }
+    a=$(instructions "$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-1")
+    b=$(instructions "$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-2")
+    echo "| $kind, per request | $(((b - a) / r)) | noidr --protocol $protocol |"
+done
+mint_cost() {
+    local m=$dir/m$1
+    rm -rf "$m" && mkdir -p "$m"
+    "$noid" -f "$m" dbcreate f5.reedeedk >/dev/null
+    instructions "$noid" -f "$m" mint "$1"
+}
+a=$(mint_cost $r)
+b=$(mint_cost $((2 * r)))
+echo "| mint f5.reedeedk, per id | $(((b - a) / r)) | noid mint |"
