@@ -3,6 +3,9 @@
 #   * mint 1,000,000 on .zd and on f5.reedeedk (long term: every id auto-held too)
 #   * bulk `bind set` of 1,000,000 ids through `noid -`
 #   * wall time of one `noid get` process on the resulting 1M-id store (median of 101)
+#   * minting LUIs (lui10-4) and extended-repertoire ids (x4.rvvvvk, .rllllwk) as ratios
+#     to f5.reedeedk minting in the same run: N/5 ids each, interleaved, three rounds,
+#     the median of the three pair ratios (goal: at most 1.5)
 # Usage: scripts/bench-noid.sh [N]   (N defaults to 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,4 +54,30 @@ for i in range(101):
     ts.append(time.perf_counter() - t)
 ts.sort()
 print(f"one 'noid get' process on the store: median {ts[50]*1000:.1f} ms, p90 {ts[90]*1000:.1f} ms")
+PY
+
+# Beyond Perl Noid: the cost per id of LUIs and extended repertoires against f5.reedeedk,
+# each run next to a baseline run so that the machine's phase affects both alike.
+M=$((N / 5))
+python3 - "$NOID" "$work" "$M" <<'PY'
+import os, subprocess, sys, time
+noid, work, m = sys.argv[1], sys.argv[2], sys.argv[3]
+term = ["long", "13030", "example.org", "bench"]
+def mint_time(template, tag):
+    d = os.path.join(work, f"ratio-{tag}")
+    subprocess.run(["rm", "-rf", d], check=True)
+    os.makedirs(d)
+    subprocess.run([noid, "-f", d, "dbcreate", template, *term], stdout=subprocess.DEVNULL, check=True)
+    t = time.perf_counter()
+    subprocess.run([noid, "-f", d, "mint", m], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+for template in ["lui10-4", "x4.rvvvvk", ".rllllwk"]:
+    ratios = []
+    for round_ in range(3):
+        base = mint_time("f5.reedeedk", "base")
+        other = mint_time(template, "other")
+        ratios.append(other / base)
+    ratios.sort()
+    print(f"mint {m} on {template} vs f5.reedeedk: ratio {ratios[1]:.2f} (median of "
+          + ", ".join(f"{r:.2f}" for r in ratios) + ")")
 PY
