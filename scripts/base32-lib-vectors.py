@@ -1,6 +1,10 @@
-"""Writes base32-lib 1.1.1's answers for random inputs as a tab-separated table.
+"""Writes base32-lib 1.1.1's answers for random inputs as a tab-separated table, the
+fixture crates/noid-core/tests/fixtures/base32-lib-1.1.1.tsv.
 
-Columns: op, input, split_every, min_length, checksum, result ("ERR" for an error).
+Columns: op, input, split_every, min_length, checksum, result ("ERR" for an error, or
+for a decoded number of 64 bits or more, which noid refuses).
+
+Usage: pip install base32-lib==1.1.1; python3 scripts/base32-lib-vectors.py
 """
 import random
 import base32_lib as b
@@ -44,7 +48,9 @@ for _ in range(1500):
     except ValueError:
         res = "ERR"
     rows.append(("decode", s, 0, 0, int(cs), res))
-with open("base32-lib-1.1.1.tsv", "w") as f:
+import os
+out = os.path.join(os.path.dirname(__file__), "..", "crates", "noid-core", "tests", "fixtures", "base32-lib-1.1.1.tsv")
+with open(out, "w") as f:
     f.write("# base32-lib 1.1.1 answers (scripts/base32-lib-vectors.py); op input split_every min_length checksum result\n")
     for r in rows:
         f.write("\t".join(map(str, r)) + "\n")

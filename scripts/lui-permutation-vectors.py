@@ -1,4 +1,9 @@
-# Independent SipHash-2-4 + Feistel reference (from the SipHash paper and permutation.rs docs).
+"""An independent implementation of SipHash-2-4 (checked against the SipHash paper's test
+vector) and of the Feistel network with cycle walking that noid-core's permutation module
+describes; prints the values its test pins.
+
+Usage: python3 scripts/lui-permutation-vectors.py
+"""
 M = (1 << 64) - 1
 def rotl(x, b): return ((x << b) | (x >> (64 - b))) & M
 def siphash24(k0, k1, m):

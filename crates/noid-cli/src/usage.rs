@@ -22,6 +22,7 @@ pub const COMMANDS: &[&str] = &[
     "import",
     "export",
     "check",
+    "lui",
 ];
 
 fn topics() -> Vec<&'static str> {
@@ -46,6 +47,9 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("import", true) => "\n   noid import Path\t\t\t# create this minter from a Perl Noid one\n      Path is an old NOID directory, its noid.bdb, or a db_dump -p text file (- for stdin).\n",
         ("export", true) => "\n   noid export [noid|dbdump]\t\t# write the whole minter to stdout\n",
         ("check", true) => "\n   noid check [--repair]\t\t# report the minter's health\n",
+        ("lui", true) => "\n   noid lui encode|decode|normalize ...\t# Crockford base32 LUIs (noid lui --help)\n",
+        ("lui", false) => "\nTo turn integer record ids into Crockford base32 LUIs and back, spelled as the\nPython package base32-lib 1.1.1 spells them (no minter needed):\n\n   noid lui encode NUMBER [--split K] [--min-length L] [--checksum]\n   noid lui decode STRING [--checksum]\n   noid lui normalize STRING [--split K] [--checksum]\n\n   noid lui encode 923446243762 --split 4 --checksum     prints tw0t-ywdj-94\n   noid lui decode TW0T-YWDJ-94 --checksum               prints 923446243762\n\nThe checksum is ISO 7064 MOD 97-10, two final decimal digits.  Bad input (a\ncharacter outside the alphabet, a wrong checksum, a number beyond 64 bits) is\nan error on stderr with exit status 1.  \"noid lui COMMAND --help\" for details.\n",
+        ("templates", false) => "\nA Template is Prefix.Mask, where the Mask is a generator letter (r random,\ns sequential, z sequential without limit), one or more mask characters and an\noptional final k (check character).  Mask characters, each one position:\n\n   d  0-9 (10)                     e  0-9 and consonants but l (29)\n   i  0-9 and x (11)               x  0-9, a-f and _ (17)\n   v  0-9, a-z and _ (37)          E  1-9 and consonants but l, both cases (47)\n   l  0-9, a-z but l, A-Z (61)     w  0-9, a-z, A-Z and #*+@_ (67)\n   c  visible ASCII but %-./\\ (89; some must be escaped in URLs, so never\n      with a NAAN)\n\nd and e are Perl Noid's; the others are Noid4Php's extended repertoires.  The\ncheck character is computed over e for masks of d, i and e, else over the first\nof x, v, E, l, w, c holding every character of the prefix and the mask.\n\nA LUI template, [Prefix.]luiN[-W], mints Crockford base32 LUIs of N characters\n(3 to 14, the last two a checksum) with a dash every W, in an order drawn from\na secret key: lui10-4 mints ids like tw0t-ywdj-94.  Validation and resolution\naccept any spelling (upper case, dashes anywhere, I or L for 1, O for 0).\n\nWhen a bounded minter has issued its whole namespace, Perl Noid stops (long and\nmedium term) or starts over (short term).  \"dbcreate --atlast addN ...\" grows\nthe template instead (its first N mask characters repeated: eedk, eedeedk,\needeedeedk, ...), \"stopN\" stops with exit status N, \"wrapN\" starts over and\nexits with status N.\n",
         _ => "",
     }
 }

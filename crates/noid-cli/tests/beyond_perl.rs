@@ -283,4 +283,13 @@ fn lui_commands() {
     assert!(help
         .ok()
         .contains("Usage: noid lui encode [OPTIONS] <NUMBER>"));
+    let help = d.noid(&["help", "lui"]);
+    assert!(help.ok().contains(
+        "\n    noid lui encode 923446243762 --split 4 --checksum     prints tw0t-ywdj-94\n"
+    ));
+    let help = d.noid(&["help", "templates"]);
+    assert!(help.ok().contains(
+        "\n    v  0-9, a-z and _ (37)          E  1-9 and consonants but l, both cases (47)\n"
+    ));
+    assert!(help.stdout.contains("A LUI template, [Prefix.]luiN[-W]"));
 }

@@ -172,9 +172,9 @@ impl LuiShape {
         })
     }
 
-    /// The canonical spelling of a LUI of this shape typed in any spelling: `None`
-    /// unless it normalises to exactly [`LuiShape::length`] characters whose checksum
-    /// holds. What a LUI minter validates and resolves against.
+    /// The canonical spelling of a LUI of this shape typed in any spelling, or why it
+    /// is none: it must normalise to exactly [`LuiShape::length`] characters whose
+    /// checksum holds. What a LUI minter validates against.
     pub fn canonical(&self, s: &str) -> Result<String, LuiError> {
         let plain = normalize(s)?;
         if plain.len() != self.length {

@@ -297,6 +297,7 @@ fn beyond_perl(t: &Template, atlast: Option<AtLast>) -> String {
     }
     if let Some(at) = atlast {
         let what = match at {
+            AtLast::Add(1) => "the template grows by 1 character".to_string(),
             AtLast::Add(n) => format!("the template grows by {n} characters"),
             AtLast::Stop(n) => format!("minting stops with exit status {n}"),
             AtLast::Wrap(n) => format!("identifiers are issued again (exit status {n})"),
