@@ -293,3 +293,30 @@ fn lui_commands() {
     ));
     assert!(help.stdout.contains("A LUI template, [Prefix.]luiN[-W]"));
 }
+
+/// A LUI minter that grows, exported and imported into a new directory, keeps its key,
+/// its setting and its place: both copies mint the same identifiers next, and `check`
+/// finds nothing wrong with either.
+#[test]
+fn lui_minter_moves_with_its_key_and_atlast() {
+    let d = Dir::minter(&["--atlast", "add3", "lui4"]);
+    d.mint(40);
+    let export = d.noid(&["export"]);
+    let dump = export.ok().to_string();
+    assert!(dump.contains(":/luikey"));
+    assert!(dump.contains(":/atlast"));
+    let copy = Dir::new();
+    let r = copy.noid_stdin(&["import", "-"], dump.as_bytes());
+    assert!(r.ok().starts_with("ok: imported "), "{}", r.stdout);
+    // lui4 holds 1,024 ids: both cross the growth to lui7 alike.
+    let a = d.noid(&["mint", "1000"]);
+    let b = copy.noid(&["mint", "1000"]);
+    assert_eq!(a.ok(), b.ok());
+    assert!(a
+        .stdout
+        .contains("note: chars added (via add3) to template 'lui4' to create 'lui7'\n"));
+    for dir in [&d, &copy] {
+        let r = dir.noid(&["check"]);
+        assert!(r.ok().ends_with("ok: no problems found\n"), "{}", r.stdout);
+    }
+}

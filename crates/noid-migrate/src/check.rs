@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use noid_core::generator::{assemble, init_counters, GeneratorState};
+use noid_core::generator::{init_counters, GeneratorState};
 use noid_core::template::{parse_template, GenType};
 use noid_minter::{keys, Minter};
 use noid_resolve::Lookup;
@@ -382,7 +382,8 @@ pub fn analyze<L: Lookup + ?Sized>(
         a.writes
             .insert(admin("oatop"), m.gen.total.to_string().into_bytes());
     }
-    if m.gen_type == GenType::Random {
+    // A LUI minter counts with `:/oacounter` alone; its counters are never used.
+    if m.gen_type == GenType::Random && m.lui.is_none() {
         counters_sound &= check_counters(&m.gen, &mut fixed, &mut a);
     } else if m.gen.oatop >= 0 && !m.wrap && m.gen.oacounter as i64 > m.gen.oatop {
         a.problems.push(Problem {
@@ -396,21 +397,22 @@ pub fn analyze<L: Lookup + ?Sized>(
 
     // The next identifiers, from the state as stored.
     let mut used = 0;
-    if let Some(mask) = m.compiled.clone().filter(|_| counters_sound) {
+    if m.generates() && counters_sound {
         let mut g = m.gen.clone();
         let mut body = String::new();
         for _ in 0..opts.lookahead {
-            body.clear();
-            if let Err(e) = g.genid_into(&mask, m.gen_type, m.wrap, &mut body) {
-                a.lines.push(line("next", format!("none: {e}")));
-                break;
-            }
-            let id = assemble(&m.firstpart, &body, m.addcheckchar);
+            let id = match m.candidates().next(&mut g, &mut body) {
+                Ok(id) => id,
+                Err(e) => {
+                    a.lines.push(line("next", format!("none: {e}")));
+                    break;
+                }
+            };
             let u = classify(l, &m, &id)?;
             used += usize::from(u.is_problem());
             a.lines.push(line("next", format!("{id} {}", u.describe())));
         }
-    } else if m.compiled.is_none() {
+    } else if !m.generates() {
         a.lines
             .push(line("next", format!("none: bad mask \"{}\"", m.mask)));
     }
@@ -418,17 +420,15 @@ pub fn analyze<L: Lookup + ?Sized>(
     // Where a repair would move the generator: past the last used candidate of a run
     // that ends with `lookahead` unused ones in a row.
     let mut skip = None;
-    if let Some(mask) = m.compiled.clone().filter(|_| counters_sound && used > 0) {
+    if m.generates() && counters_sound && used > 0 {
         let mut g = fixed.clone();
         let mut body = String::new();
         let (mut scanned, mut clean, mut used_seen, mut last_used) = (0u64, 0usize, 0u64, None);
         while scanned < opts.max_skip && clean < opts.lookahead {
-            body.clear();
-            if g.genid_into(&mask, m.gen_type, m.wrap, &mut body).is_err() {
+            let Ok(id) = m.candidates().next(&mut g, &mut body) else {
                 break;
-            }
+            };
             scanned += 1;
-            let id = assemble(&m.firstpart, &body, m.addcheckchar);
             if classify(l, &m, &id)?.is_problem() {
                 used_seen += 1;
                 clean = 0;
@@ -613,6 +613,7 @@ fn gen_writes(old: &GeneratorState, new: &GeneratorState, w: &mut BTreeMap<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use noid_core::generator::assemble;
     use noid_minter::create::{dbcreate, CreateArgs};
     use noid_resolve::MemLookup;
 

@@ -1,9 +1,10 @@
 //! Minting: take the ripe head of the queue, or generate the next candidate and skip
 //! it while it is held or already circulating (spec §4.3).
 
-use noid_core::generator::{assemble_in, init_counters, CompiledMask, GenError};
+use noid_core::generator::{init_counters, CompiledMask};
 use noid_core::growth::{growth_note, AtLast};
 use noid_core::template::parse_template;
+use noid_core::xdigits::NOLIMIT;
 use noid_resolve::Lookup;
 
 use crate::circ::{self, set_circ_rec};
@@ -136,25 +137,14 @@ fn generate<L: Lookup + ?Sized>(
     }
 }
 
-/// The next candidate identifier from the minter's generator: Perl's `genid` for a
-/// mask, the permuted counter for a LUI minter.
+/// The next candidate identifier from the minter's generator.
 fn candidate(m: &mut Minter, body: &mut String) -> Result<String, MinterError> {
-    let refused = |e: GenError| MinterError::refused(format!("error: {e}"));
-    if let Some(lui) = &m.lui {
-        let n = m.gen.take_counter(m.wrap).map_err(refused)?;
-        lui.write(n, body);
-        return Ok(format!("{}{body}", m.firstpart));
-    }
-    let Some(mask) = &m.compiled else {
-        return Err(MinterError::refused(format!(
-            "error: bad mask \"{}\"",
-            m.mask
-        )));
-    };
-    m.gen
-        .genid_into(mask, m.gen_type, m.wrap, body)
-        .map_err(refused)?;
-    Ok(assemble_in(&m.firstpart, body, m.check))
+    // Moved out and back (no copy: the counters stay where they are) so that the
+    // template can be borrowed while the state advances.
+    let mut gen = std::mem::replace(&mut m.gen, init_counters(NOLIMIT));
+    let next = m.candidates().next(&mut gen, body);
+    m.gen = gen;
+    next.map_err(|e| MinterError::refused(format!("error: {e}")))
 }
 
 /// The namespace is used up: apply the minter's `atlast` setting. Growing changes the

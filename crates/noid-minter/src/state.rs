@@ -4,7 +4,9 @@
 //! Loading the 293 counters for every candidate identifier would dominate minting
 //! time; instead [`Minter`] holds them and writes only what a step touched.
 
-use noid_core::generator::{parse_saclist, parse_siclist, CompiledMask, Counter, GeneratorState};
+use noid_core::generator::{
+    assemble_in, parse_saclist, parse_siclist, CompiledMask, Counter, GenError, GeneratorState,
+};
 use noid_core::growth::AtLast;
 use noid_core::lui::{LuiGenerator, LuiShape};
 use noid_core::permutation::key_from_hex;
@@ -152,7 +154,59 @@ fn num<T: std::str::FromStr + Default>(s: &str) -> T {
     s.trim().parse().unwrap_or_default()
 }
 
+/// What turns the generator's state into candidate identifiers: the minter's template,
+/// apart from its [`GeneratorState`], so that minting advances the minter's own state
+/// and `noid check` a copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidates<'a> {
+    firstpart: &'a str,
+    mask: &'a str,
+    compiled: Option<&'a CompiledMask>,
+    lui: Option<&'a LuiGenerator>,
+    check: Option<Repertoire>,
+    gen_type: GenType,
+    wrap: bool,
+}
+
+impl Candidates<'_> {
+    /// The next candidate from `gen`: Perl's `genid` and check character for a mask,
+    /// the permuted counter for a LUI minter.
+    pub fn next(&self, gen: &mut GeneratorState, body: &mut String) -> Result<String, GenError> {
+        body.clear();
+        if let Some(lui) = self.lui {
+            let n = gen.take_counter(self.wrap)?;
+            lui.write(n, body);
+            return Ok(format!("{}{body}", self.firstpart));
+        }
+        let Some(mask) = self.compiled else {
+            return Err(GenError::BadMask {
+                mask: self.mask.to_string(),
+            });
+        };
+        gen.genid_into(mask, self.gen_type, self.wrap, body)?;
+        Ok(assemble_in(self.firstpart, body, self.check))
+    }
+}
+
 impl Minter {
+    /// The template's side of candidate generation.
+    pub fn candidates(&self) -> Candidates<'_> {
+        Candidates {
+            firstpart: &self.firstpart,
+            mask: &self.mask,
+            compiled: self.compiled.as_ref(),
+            lui: self.lui.as_ref(),
+            check: self.check,
+            gen_type: self.gen_type,
+            wrap: self.wrap,
+        }
+    }
+
+    /// True when the minter has a generator (a mask or a LUI template).
+    pub fn generates(&self) -> bool {
+        self.compiled.is_some() || self.lui.is_some()
+    }
+
     /// Load the admin state from the store.
     pub fn load<L: Lookup + ?Sized>(l: &L) -> Result<Minter, MinterError> {
         let s = |name: &str| -> Result<String, MinterError> {
