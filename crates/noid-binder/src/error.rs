@@ -41,11 +41,11 @@ impl std::error::Error for BinderError {}
 impl From<MinterError> for BinderError {
     /// Perl Noid's refusals start `error: `; the binder adds its own prefix.
     fn from(e: MinterError) -> Self {
+        let text = e.to_string();
+        let m = text.strip_prefix("error: ").unwrap_or(&text).to_string();
         match e {
-            MinterError::Refused(m) => {
-                BinderError::Refused(m.strip_prefix("error: ").unwrap_or(&m).to_string())
-            }
-            MinterError::Store(m) => BinderError::Store(m),
+            MinterError::Refused(_) => BinderError::Refused(m),
+            _ => BinderError::Store(m),
         }
     }
 }

@@ -1,24 +1,18 @@
 //! Running commands: one from the command line, or many from standard input (bulk
-//! mode, `noid -`) or a web POST body.
-//!
-//! Consecutive write commands share one open store and one transaction, committed
-//! (synced) and their output printed whenever no more input is already waiting, or
-//! every [`BATCH_WRITES`] writes. A script that writes a command and waits for its
-//! answer therefore gets it at once, while a piped file of a million `bind`s commits
-//! in large batches. The lock is released whenever input runs dry.
+//! mode, `noid -`) or a web POST body. Each command's words are parsed once into a
+//! [`Request`]; write verbs are handed to [`crate::batch`], which keeps one store
+//! open for consecutive ones.
 
 use std::io::{BufRead, Read};
 
-use noid_minter::{Minter, MinterError, Txn};
-use noid_store::{Snapshot, StoreError, Writer};
+use noid_store::Snapshot;
 
-use crate::commands::{self, Kind};
+use crate::batch::{emit, write_batch};
+use crate::commands::Verb;
+use crate::complaint::store_error;
 use crate::output::Out;
+use crate::request::Request;
 use crate::session::Session;
-use crate::usage::usage;
-
-/// Pending key writes after which a batch is committed even if more input waits.
-const BATCH_WRITES: usize = 200_000;
 
 /// Where commands come from.
 pub trait Source {
@@ -109,37 +103,43 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
 /// Run every command from `source`; returns whether all succeeded.
 pub fn run(session: &Session, source: &mut dyn Source) -> bool {
     let mut ok = true;
-    let mut carried: Option<Vec<String>> = None;
+    let mut carried: Option<Verb> = None;
     loop {
-        let words = match carried.take() {
-            Some(w) => w,
+        let mut out = Out::default();
+        let verb = match carried.take() {
+            Some(v) => v,
             None => match source.next_command() {
                 None => break,
-                Some(Ok(w)) => w,
+                Some(Ok(words)) => {
+                    match Request::parse(words, session.web).admit(session, false, &mut out) {
+                        Some(v) => v,
+                        None => {
+                            ok &= emit(session, &mut out);
+                            continue;
+                        }
+                    }
+                }
                 Some(Err(msg)) => {
-                    let mut out = Out::default();
                     out.fail(format!("{msg}\n"));
                     ok &= emit(session, &mut out);
                     continue;
                 }
             },
         };
-        let mut out = Out::default();
-        match classify(session, &words, false, &mut out) {
-            None => {}
-            Some(Kind::Plain) => plain(&words, &mut out),
-            Some(Kind::Create) => commands::dbcreate::run(session, &words[1..], &mut out),
-            Some(Kind::Port) => commands::port::run(session, &words, &mut out),
-            Some(Kind::Read) => match Snapshot::open(&session.dbdir) {
+        match verb {
+            Verb::Plain(p) => p.run(&mut out),
+            Verb::Create(c) => c.run(session, &mut out),
+            Verb::Port(p) => p.run(session, &mut out),
+            Verb::Read(r) => match Snapshot::open(&session.dbdir) {
                 Ok(snap) => {
-                    if let Err(e) = read(&snap, &words, &mut out) {
+                    if let Err(e) = r.run(&snap, &mut out) {
                         out.fail(format!("{e}\n"));
                     }
                 }
                 Err(e) => store_error(session, e, &mut out),
             },
-            Some(Kind::Write) => {
-                let (batch_ok, next) = write_batch(session, source, words, out);
+            Verb::Write(w) => {
+                let (batch_ok, next) = write_batch(session, source, w, out);
                 ok &= batch_ok;
                 carried = next;
                 continue;
@@ -148,256 +148,4 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
         ok &= emit(session, &mut out);
     }
     ok
-}
-
-/// Decide how to run `words`, printing Perl's complaint when they cannot run.
-fn classify(session: &Session, words: &[String], db_open: bool, out: &mut Out) -> Option<Kind> {
-    let Some(cmd) = words.first() else {
-        usage(out, true, true, "intro");
-        out.failed = true;
-        return None;
-    };
-    let kind = commands::kind(cmd);
-    let needs_db = !matches!(
-        kind,
-        Some(Kind::Plain) | Some(Kind::Create) | Some(Kind::Port)
-    );
-    if needs_db && !db_open && !noid_store::Layout::new(&session.dbdir).exists() {
-        out.bprint_err(&format!(
-            "error: no database ({}) -- use dbcreate?\n\n",
-            session.dbname()
-        ));
-        usage(out, true, true, "intro");
-        out.failed = true;
-        return None;
-    }
-    let Some(kind) = kind else {
-        out.out(format!(
-            "error: no such command: {cmd} ({})\n",
-            words[1..].join(" ")
-        ));
-        usage(out, true, true, "intro");
-        out.failed = true;
-        return None;
-    };
-    if session.web && kind == Kind::Create {
-        out.out(format!(
-            "error: command \"{cmd}\" not allowed in URL interface.\n"
-        ));
-        usage(out, true, true, "intro");
-        out.failed = true;
-        return None;
-    }
-    Some(kind)
-}
-
-fn plain(words: &[String], out: &mut Out) {
-    match words[0].as_str() {
-        "hello" => commands::simple::hello(out),
-        "lui" => commands::lui::run(&words[1..], out),
-        _ => commands::simple::help(out, &words[1..]),
-    }
-}
-
-fn read(l: &dyn noid_resolve::Lookup, words: &[String], out: &mut Out) -> Result<(), MinterError> {
-    let args = &words[1..];
-    match words[0].as_str() {
-        "fetch" => commands::read::fetch(l, true, args, out),
-        "get" => commands::read::fetch(l, false, args, out),
-        "dbinfo" => commands::read::dbinfo(l, args, out),
-        _ => commands::read::validate(l, args, out),
-    }
-}
-
-/// Open the store and run write commands (and any commands after them) until input
-/// runs dry; returns success and a command that must run outside the batch.
-fn write_batch(
-    session: &Session,
-    source: &mut dyn Source,
-    first: Vec<String>,
-    mut out: Out,
-) -> (bool, Option<Vec<String>>) {
-    let writer = match Writer::open(&session.dbdir, session.lock_timeout) {
-        Ok(w) => w,
-        Err(e) => {
-            store_error(session, e, &mut out);
-            return (emit(session, &mut out), None);
-        }
-    };
-    let mut ok = true;
-    let mut txn = Txn::new(&writer);
-    let mut minter = match Minter::load(&txn) {
-        Ok(m) => m,
-        Err(e) => {
-            out.fail(format!("{e}\n"));
-            return (emit(session, &mut out), None);
-        }
-    };
-    let mut words = first;
-    let mut carried = None;
-    loop {
-        // `words` is empty when the line was already answered with a complaint.
-        if !words.is_empty() {
-            minter.flush(&mut txn);
-            let sp = txn.savepoint();
-            let result = match commands::kind(&words[0]) {
-                Some(Kind::Write) => {
-                    write(session, &mut txn, &mut minter, &words, source, &mut out)
-                }
-                Some(Kind::Read) => read(&txn, &words, &mut out),
-                Some(Kind::Plain) => {
-                    plain(&words, &mut out);
-                    Ok(())
-                }
-                _ => Ok(()),
-            };
-            if let Err(e) = result {
-                // Undo this command alone; earlier commands in the batch stand.
-                txn.rollback_to(sp);
-                // Most refusals (a bad id, an unbound element) touch nothing in memory;
-                // reloading the minter for each of a million refused lines would dominate.
-                if minter.is_dirty() {
-                    match Minter::load(&txn) {
-                        Ok(m) => minter = m,
-                        Err(e) => out.fail(format!("{e}\n")),
-                    }
-                }
-                if let MinterError::Store(_) = e {
-                    out.fail(format!("{e}\n"));
-                }
-                out.failed = true;
-            }
-        }
-        minter.flush(&mut txn);
-        let more = source.more_buffered();
-        if !more || txn.len() >= BATCH_WRITES {
-            ok &= commit(session, &mut txn, &mut out);
-            if !more {
-                break;
-            }
-        }
-        words = match source.next_command() {
-            None => break,
-            Some(Err(msg)) => {
-                out.fail(format!("{msg}\n"));
-                Vec::new()
-            }
-            Some(Ok(w)) => match classify(session, &w, true, &mut out) {
-                None => Vec::new(),
-                Some(Kind::Create) | Some(Kind::Port) => {
-                    carried = Some(w);
-                    break;
-                }
-                Some(_) => w,
-            },
-        };
-    }
-    minter.flush(&mut txn);
-    ok &= commit(session, &mut txn, &mut out);
-    (ok, carried)
-}
-
-fn write(
-    session: &Session,
-    txn: &mut Txn<'_, Writer>,
-    minter: &mut Minter,
-    words: &[String],
-    source: &mut dyn Source,
-    out: &mut Out,
-) -> Result<(), MinterError> {
-    let args = &words[1..];
-    let mut batches = MintBatches { session };
-    match words[0].as_str() {
-        "mint" => commands::mint::run(session, txn, minter, false, args, out, &mut batches),
-        "peppermint" => commands::mint::run(session, txn, minter, true, args, out, &mut batches),
-        "bind" => commands::bind::run(session, txn, minter, args, source.stdin(), out),
-        "hold" => commands::simple::hold(txn, minter, args, out),
-        "queue" => commands::simple::queue(session, txn, minter, args, out),
-        _ => commands::simple::note(txn, args, out),
-    }
-}
-
-/// Commit the transaction's writes (synced), then print the output they produced.
-/// On failure nothing of the batch is printed but the error. Returns false when the
-/// commit or any command since the last print failed.
-fn commit(session: &Session, txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
-    commit_writes(txn, out);
-    emit(session, out)
-}
-
-/// Commit the transaction's writes as one synced batch; when that fails, replace the
-/// output they produced by the error (see [`nothing_written`]) and return false.
-fn commit_writes(txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
-    let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
-    match txn.base().commit(ops) {
-        Ok(()) => true,
-        Err(e) => {
-            nothing_written(&e, out);
-            false
-        }
-    }
-}
-
-/// A failed commit: none of the batch's output is shown, only why.
-fn nothing_written(e: &StoreError, out: &mut Out) {
-    out.stdout.clear();
-    out.fail(format!("error: {e}; nothing was written\n"));
-}
-
-/// How `mint` makes its batches durable and prints them, within a bulk run: an earlier
-/// command's failure stays recorded for the exit status and does not stop the mint.
-struct MintBatches<'s> {
-    session: &'s Session,
-}
-
-impl commands::mint::Batches for MintBatches<'_> {
-    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), MinterError> {
-        if !commit_writes(txn, out) {
-            return Err(MinterError::Store("commit failed".into()));
-        }
-        self.print(out)
-    }
-
-    fn failed_commit(&mut self, e: StoreError, out: &mut Out) -> MinterError {
-        nothing_written(&e, out);
-        MinterError::Store("commit failed".into())
-    }
-
-    fn print(&mut self, out: &mut Out) -> Result<(), MinterError> {
-        let failed = out.failed;
-        let printed = emit(self.session, out);
-        out.failed = failed || !printed;
-        if printed || failed {
-            Ok(())
-        } else {
-            Err(MinterError::Store("cannot write output".into()))
-        }
-    }
-}
-
-/// Print `out`; returns false when a command failed.
-fn emit(session: &Session, out: &mut Out) -> bool {
-    let failed = out.failed;
-    if let Err(e) = out.flush(session.web) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("noid: cannot write output: {e}");
-        }
-        return false;
-    }
-    out.failed = false;
-    !failed
-}
-
-fn store_error(session: &Session, e: StoreError, out: &mut Out) {
-    match e {
-        StoreError::NoDatabase(_) => {
-            out.bprint_err(&format!(
-                "error: no database ({}) -- use dbcreate?\n\n",
-                session.dbname()
-            ));
-            usage(out, true, true, "intro");
-        }
-        e => out.err(format!("error: {e}\n")),
-    }
-    out.failed = true;
 }

@@ -3,12 +3,15 @@
 
 mod api;
 mod args;
+mod batch;
 mod bulk;
 mod cgi;
 mod cli;
 mod commands;
+mod complaint;
 mod env;
 mod output;
+mod request;
 mod session;
 mod usage;
 

@@ -3,7 +3,7 @@
 
 use noid_resolve::Lookup;
 
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::hold::validation_errors;
 use crate::state::{Context, Minter};
 use crate::txn::Txn;
@@ -83,28 +83,26 @@ pub fn bind<L: Lookup + ?Sized>(
 ) -> Result<String, MinterError> {
     let how_word = a.how;
     if a.id.is_empty() {
-        return Err(MinterError::refused(
-            "error: bind needs an identifier specified.",
-        ));
+        return Err(Refusal::BindWithoutId.into());
     }
     let Some(how) = How::parse(how_word) else {
-        return Err(MinterError::refused(format!(
-            "error: bind how?  What does {how_word} mean?"
-        )));
+        return Err(Refusal::BadHow(how_word.to_string()).into());
     };
     if a.elem.is_empty() {
-        return Err(MinterError::refused(format!(
-            "error: \"bind {how_word}\" requires an element name."
-        )));
+        return Err(Refusal::BindWithoutElement {
+            how: how_word.to_string(),
+        }
+        .into());
     }
     let empty: &[u8] = b"";
     let value = match a.value {
         Some(v) => v,
         None if how.needs_value() => {
-            return Err(MinterError::refused(format!(
-                "error: \"bind {how_word} {}\" requires a value to bind.",
-                a.elem
-            )))
+            return Err(Refusal::BindWithoutValue {
+                how: how_word.to_string(),
+                elem: a.elem.to_string(),
+            }
+            .into())
         }
         None => empty,
     };
@@ -112,10 +110,11 @@ pub fn bind<L: Lookup + ?Sized>(
     // Work out the key's identifier and element.
     let (id, elem): (String, String) = if matches!(how, How::Mint | How::Peppermint) {
         if a.id != "new" {
-            return Err(MinterError::refused(format!(
-                "error: bind {how_word} requires an Id of \"new\" (got \"{}\").",
-                a.id
-            )));
+            return Err(Refusal::MintBindWithoutNew {
+                how: how_word.to_string(),
+                id: a.id.to_string(),
+            }
+            .into());
         }
         let minted = mint::mint(
             txn,
@@ -130,14 +129,14 @@ pub fn bind<L: Lookup + ?Sized>(
         (minted, a.elem.to_string())
     } else if let Some(rest) = a.id.strip_prefix(':') {
         let Some(pattern) = rest.strip_prefix("idmap/").filter(|p| !p.is_empty()) else {
-            return Err(MinterError::refused(format!(
-                "error: {}: id cannot begin with \":\" unless of the form \":idmap/Idpattern\".",
-                a.id
-            )));
+            return Err(Refusal::ColonId(a.id.to_string()).into());
         };
         if how.needs_value() {
             noid_resolve::idmap::compile_pattern(pattern).map_err(|e| {
-                MinterError::refused(format!("error: {}: bad :idmap pattern: {e}", a.id))
+                Refusal::BadIdmapPattern {
+                    id: a.id.to_string(),
+                    reason: e.to_string(),
+                }
             })?;
         }
         (format!(":/idmap/{}", a.elem), pattern.to_string())
@@ -158,14 +157,20 @@ pub fn bind<L: Lookup + ?Sized>(
     let must_exist = matches!(how, How::Replace | How::Append | How::Prepend | How::Delete);
     let must_not_exist = matches!(how, How::New | How::Mint | How::Peppermint);
     if must_exist && old.is_none() {
-        return Err(MinterError::refused(format!(
-            "error: for \"bind {how_word}\", \"{id} {elem}\" must already be bound."
-        )));
+        return Err(Refusal::NotBound {
+            how: how_word.to_string(),
+            id,
+            elem,
+        }
+        .into());
     }
     if must_not_exist && old.is_some() {
-        return Err(MinterError::refused(format!(
-            "error: for \"bind {how_word}\", \"{id} {elem}\"  cannot already be bound."
-        )));
+        return Err(Refusal::AlreadyBound {
+            how: how_word.to_string(),
+            id,
+            elem,
+        }
+        .into());
     }
     let status = match how {
         How::New | How::Replace | How::Set | How::Mint | How::Peppermint => {
@@ -215,14 +220,12 @@ pub fn authorize_change<L: Lookup + ?Sized>(
     if m.genonly {
         let errs = validation_errors(m, std::slice::from_ref(&id));
         if let Some(e) = errs.into_iter().next() {
-            return Err(MinterError::refused(e));
+            return Err(Refusal::InvalidId(e).into());
         }
     }
     reserved_elem(&id, elem)?;
     if m.longterm && !is_issued_or_held(txn, &id)? {
-        return Err(MinterError::refused(format!(
-            "error: {id}: \"long\" term disallows binding an unissued identifier unless a hold is first placed on it."
-        )));
+        return Err(Refusal::UnissuedOnLongTerm { id }.into());
     }
     Ok(id)
 }
@@ -230,9 +233,7 @@ pub fn authorize_change<L: Lookup + ?Sized>(
 /// Element names beginning `:/` hold noid's own records (circulation, hold, pepper).
 fn reserved_elem(id: &str, elem: &str) -> Result<(), MinterError> {
     if elem.starts_with(":/") {
-        return Err(MinterError::refused(format!(
-            "error: {id}: element names beginning \":/\" are reserved."
-        )));
+        return Err(Refusal::ReservedElement { id: id.to_string() }.into());
     }
     Ok(())
 }

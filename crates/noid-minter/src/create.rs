@@ -8,7 +8,7 @@ use noid_core::permutation::key_to_hex;
 use noid_core::repertoire::Repertoire;
 use noid_core::template::{human_num, parse_template, GenType, Template};
 
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 
 /// What `dbcreate` was given, plus the facts about the environment it records.
 pub struct CreateArgs<'a> {
@@ -54,54 +54,39 @@ pub struct Created {
 /// Validate the arguments and compute the new minter's contents.
 pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
     if a.contact.is_empty() {
-        return Err(MinterError::refused(format!(
-            "error: contact ({}) must be non-empty.",
-            a.contact
-        )));
+        return Err(Refusal::NoContact.into());
     }
     let term = a.term.unwrap_or("-");
     let (longterm, wrap) = match term {
         "long" => (true, false),
         "medium" | "-" => (false, false),
         "short" => (false, true),
-        other => {
-            return Err(MinterError::refused(format!(
-                "error: term ({other}) must be either \"long\", \"medium\", \"-\", or \"short\"."
-            )))
-        }
+        other => return Err(Refusal::BadTerm(other.to_string()).into()),
     };
     let genonly = a.template.is_some();
     let template_str = a.template.unwrap_or(".zd");
-    let t = parse_template(template_str).map_err(|e| MinterError::refused(e.to_string()))?;
+    let t = parse_template(template_str).map_err(Refusal::BadTemplate)?;
     let naan = a.naan.unwrap_or("");
     let naa = a.naa.unwrap_or("");
     let subnaa = a.subnaa.unwrap_or("");
     if longterm {
         if a.naan.is_none() || a.naa.is_none() || a.subnaa.is_none() {
-            return Err(MinterError::refused(
-                "error: longterm identifiers require an NAA Number, NAA, and SubNAA.",
-            ));
+            return Err(Refusal::LongTermWithoutNaa.into());
         }
         let has5 = naan
             .as_bytes()
             .windows(5)
             .any(|w| w.iter().all(u8::is_ascii_digit));
         if !has5 || naa.is_empty() || subnaa.is_empty() {
-            return Err(MinterError::refused(
-                "error: term of \"long\" requires a 5-digit NAAN (00000 if none), and non-empty string values for NAA and SubNAA.",
-            ));
+            return Err(Refusal::LongTermBadNaa.into());
         }
     }
 
     if t.needs_escaping() && !naan.is_empty() {
-        return Err(MinterError::refused(format!(
-            "error: template {template_str}: mask character 'c' mints characters that are not legal in ARKs\n(\" < > ` {{ }} | ^ [ ] # ?); use 'w' for a minter with a NAAN."
-        )));
+        return Err(Refusal::NotLegalInArks(template_str.to_string()).into());
     }
     if matches!(a.atlast, Some(AtLast::Wrap(_))) && longterm {
-        return Err(MinterError::refused(
-            "error: long-term identifiers are never re-issued, so a long-term minter cannot wrap.",
-        ));
+        return Err(Refusal::WrapOnLongTerm.into());
     }
     let firstpart = if naan.is_empty() {
         t.prefix.clone()

@@ -2,7 +2,7 @@
 
 use noid_resolve::Lookup;
 
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::keys;
 use crate::state::Minter;
 use crate::txn::Txn;
@@ -43,9 +43,11 @@ pub(crate) fn count_new_hold(m: &mut Minter, id: &str) -> Result<(), MinterError
     if m.gen.total != -1 && m.held > m.gen.oatop {
         let n = m.held;
         m.held -= 1;
-        return Err(MinterError::refused(format!(
-            "error: hold count ({n}) exceeding total possible on id {id}"
-        )));
+        return Err(Refusal::HoldCountExceeded {
+            count: n,
+            id: id.to_string(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -64,9 +66,11 @@ pub fn hold_release<L: Lookup + ?Sized>(
     if m.held < 0 {
         let n = m.held;
         m.held += 1;
-        return Err(MinterError::refused(format!(
-            "error: hold count ({n}) going negative on id {id}"
-        )));
+        return Err(Refusal::HoldCountNegative {
+            count: n,
+            id: id.to_string(),
+        }
+        .into());
     }
     txn.delete(key);
     Ok(())
@@ -87,25 +91,18 @@ pub fn hold<L: Lookup + ?Sized>(
     ids: &[String],
 ) -> Result<String, MinterError> {
     let on = match on_off {
-        None => return Err(MinterError::refused("error: hold \"set\" or \"release\"?")),
+        None => return Err(Refusal::HoldWithoutDirective.into()),
         Some("set") => true,
         Some("release") => false,
-        Some(other) => {
-            return Err(MinterError::refused(format!(
-                "error: unrecognized hold directive ({other})"
-            )))
-        }
+        Some(other) => return Err(Refusal::BadHoldDirective(other.to_string()).into()),
     };
     if ids.is_empty() {
-        return Err(MinterError::refused("error: no Id(s) specified"));
+        return Err(Refusal::HoldWithoutIds.into());
     }
     if m.genonly {
         let errs = validation_errors(m, ids);
         if !errs.is_empty() {
-            return Err(MinterError::refused(format!(
-                "error: hold operation not started -- one or more ids did not validate:\n{}",
-                errs.join("\n")
-            )));
+            return Err(Refusal::HoldNotValidated(errs).into());
         }
     }
     for id in ids {

@@ -23,6 +23,6 @@ pub mod queue;
 pub mod state;
 pub mod txn;
 
-pub use error::MinterError;
+pub use error::{MinterError, Refusal};
 pub use state::{Context, Minter};
 pub use txn::Txn;

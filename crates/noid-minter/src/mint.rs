@@ -8,7 +8,7 @@ use noid_core::xdigits::NOLIMIT;
 use noid_resolve::Lookup;
 
 use crate::circ::{self, set_circ_rec};
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::hold::is_held;
 use crate::keys;
 use crate::state::{Context, Minter};
@@ -23,9 +23,7 @@ pub fn mint<L: Lookup + ?Sized>(
     pepper: Option<&str>,
 ) -> Result<String, MinterError> {
     if m.template.is_empty() || m.mask.is_empty() {
-        return Err(MinterError::refused(
-            "error: this minter does not generate identifiers (it was created without a template).",
-        ));
+        return Err(Refusal::NoTemplate.into());
     }
     let id = match from_queue(txn, m, ctx)? {
         Some(id) => id,
@@ -79,10 +77,11 @@ fn from_queue<L: Lookup + ?Sized>(
         let id = String::from_utf8_lossy(&value).into_owned();
         txn.delete(key);
         if m.queued <= 0 {
-            return Err(MinterError::refused(format!(
-                "error: queued count ({}) going negative on id {id}",
-                m.queued
-            )));
+            return Err(Refusal::QueuedCountNegative {
+                count: m.queued,
+                id,
+            }
+            .into());
         }
         m.queued -= 1;
         if is_held(txn, &id)? {
@@ -144,7 +143,7 @@ fn candidate(m: &mut Minter, body: &mut String) -> Result<String, MinterError> {
     let mut gen = std::mem::replace(&mut m.gen, init_counters(NOLIMIT));
     let next = m.candidates().next(&mut gen, body);
     m.gen = gen;
-    next.map_err(|e| MinterError::refused(format!("error: {e}")))
+    Ok(next.map_err(Refusal::Generator)?)
 }
 
 /// The namespace is used up: apply the minter's `atlast` setting. Growing changes the
@@ -169,11 +168,10 @@ fn grow<L: Lookup + ?Sized>(
     m: &mut Minter,
     n: usize,
 ) -> Result<(), MinterError> {
-    let cannot = |why: String| {
-        MinterError::refused(format!(
-            "error: identifiers exhausted (stopped at {}); template {} cannot grow: {why}",
-            m.gen.oatop, m.template
-        ))
+    let cannot = |reason: String| Refusal::CannotGrow {
+        stopped_at: m.gen.oatop,
+        template: m.template.clone(),
+        reason,
     };
     let old = parse_template(&m.template).map_err(|e| cannot(e.to_string()))?;
     let new = old.grown(n).map_err(|e| cannot(e.to_string()))?;

@@ -2,7 +2,7 @@
 
 use noid_resolve::Lookup;
 
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::txn::Txn;
 
 /// Store a user note.
@@ -12,7 +12,7 @@ pub fn note<L: Lookup + ?Sized>(
     value: &[u8],
 ) -> Result<(), MinterError> {
     if key.is_empty() {
-        return Err(MinterError::refused("You must supply a key and a value."));
+        return Err(Refusal::NoteWithoutKey.into());
     }
     txn.put(
         format!("{}{key}", crate::keys::NOTE_PREFIX).into_bytes(),

@@ -3,7 +3,7 @@
 
 use noid_resolve::Lookup;
 
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::keys;
 use crate::txn::Txn;
 
@@ -26,16 +26,18 @@ pub fn authorize<L: Lookup + ?Sized>(
             return if stored == pep.as_bytes() {
                 Ok(base.to_string())
             } else {
-                Err(MinterError::refused(format!(
-                    "error: {base}: wrong pepper."
-                )))
+                Err(Refusal::WrongPepper {
+                    id: base.to_string(),
+                }
+                .into())
             };
         }
     }
     if txn.exists(&keys::pepper(given))? {
-        return Err(MinterError::refused(format!(
-            "error: {given}: identifier is peppered; changes require the peppered form {given}!PEPPER."
-        )));
+        return Err(Refusal::PepperRequired {
+            id: given.to_string(),
+        }
+        .into());
     }
     Ok(given.to_string())
 }

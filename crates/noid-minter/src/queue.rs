@@ -5,7 +5,7 @@
 use noid_resolve::Lookup;
 
 use crate::circ::{self, set_circ_rec};
-use crate::error::MinterError;
+use crate::error::{MinterError, Refusal};
 use crate::hold::{is_held, validation_errors};
 use crate::keys;
 use crate::state::{Context, Minter};
@@ -23,22 +23,16 @@ pub fn queue<L: Lookup + ?Sized>(
     ids: &[String],
 ) -> Result<Vec<String>, MinterError> {
     if m.template.is_empty() {
-        return Err(MinterError::refused(
-            "error: queuing makes no sense in a bind-only minter.",
-        ));
+        return Err(Refusal::QueueOnBindOnly.into());
     }
     if ctx.contact.is_empty() {
-        return Err(MinterError::refused("error: contact undefined"));
+        return Err(Refusal::ContactUndefined.into());
     }
     let Some(when) = when else {
-        return Err(MinterError::refused(
-            "error: queue when? (eg, first, lvf, 30d, now)",
-        ));
+        return Err(Refusal::QueueWithoutWhen.into());
     };
     if ids.is_empty() {
-        return Err(MinterError::refused(
-            "error: must specify at least one id to queue.",
-        ));
+        return Err(Refusal::QueueWithoutIds.into());
     }
     let (mut seqnum, qdate, delete) = match when {
         "now" => (0, ctx.stamp.clone(), false),
@@ -47,11 +41,7 @@ pub fn queue<L: Lookup + ?Sized>(
         "delete" => (0, ZERO_DATE.to_string(), true),
         w => match parse_delay(w) {
             Some(secs) => (0, (ctx.temper)(ctx.now + secs), false),
-            None => {
-                return Err(MinterError::refused(format!(
-                    "error: unrecognized queue time: {w}"
-                )))
-            }
+            None => return Err(Refusal::BadQueueTime(w.to_string()).into()),
         },
     };
     let dated = qdate != ZERO_DATE;
@@ -68,10 +58,7 @@ pub fn queue<L: Lookup + ?Sized>(
     if m.genonly {
         let errs = validation_errors(m, ids);
         if !errs.is_empty() {
-            return Err(MinterError::refused(format!(
-                "error: queue operation not started -- one or more ids did not validate:\n{}",
-                errs.join("\n")
-            )));
+            return Err(Refusal::QueueNotValidated(errs).into());
         }
     }
     let mut out = Vec::with_capacity(ids.len());

@@ -241,10 +241,18 @@ impl Minter {
             total,
             percounter: num(&s("percounter")?),
             counters,
-            saclist: parse_saclist(&s("saclist")?)
-                .map_err(|e| MinterError::Store(format!("bad :/saclist: {e}")))?,
-            siclist: parse_siclist(&s("siclist")?)
-                .map_err(|e| MinterError::Store(format!("bad :/siclist: {e}")))?,
+            saclist: parse_saclist(&s("saclist")?).map_err(|error| {
+                MinterError::BadCounterList {
+                    key: "saclist",
+                    error,
+                }
+            })?,
+            siclist: parse_siclist(&s("siclist")?).map_err(|error| {
+                MinterError::BadCounterList {
+                    key: "siclist",
+                    error,
+                }
+            })?,
         };
         let prefix = s("prefix")?;
         let mask = s("mask")?;
@@ -263,17 +271,13 @@ impl Minter {
         ) {
             (Some(shape), key) => Some(LuiGenerator::new(
                 shape,
-                key_from_hex(&key)
-                    .ok_or_else(|| MinterError::Store(format!("bad :/{LUI_KEY} \"{key}\"")))?,
+                key_from_hex(&key).ok_or_else(|| MinterError::BadLuiKey(key.clone()))?,
             )),
             (None, _) => None,
         };
         let atlast = match s(ATLAST)? {
             a if a.is_empty() => None,
-            a => Some(
-                a.parse()
-                    .map_err(|e| MinterError::Store(format!("bad :/{ATLAST}: {e}")))?,
-            ),
+            a => Some(a.parse().map_err(MinterError::BadAtLast)?),
         };
         let mut m = Minter {
             template: s("template")?,

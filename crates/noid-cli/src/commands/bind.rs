@@ -4,113 +4,146 @@
 use std::io::Read;
 
 use noid_minter::bind::{bind, BindArgs};
-use noid_minter::{Minter, MinterError, Txn};
-use noid_store::Writer;
+use noid_minter::MinterError;
 
+use super::{Failed, Writing};
+use crate::complaint::Complaint;
 use crate::output::Out;
-use crate::session::Session;
 use crate::usage::usage;
 
-/// Run `bind`. `stdin` is None in bulk mode, where standard input carries commands.
-pub fn run(
-    session: &Session,
-    txn: &mut Txn<'_, Writer>,
-    m: &mut Minter,
-    args: &[String],
-    stdin: Option<&mut dyn Read>,
-    out: &mut Out,
-) -> Result<(), MinterError> {
-    let how = args.first().map(String::as_str).unwrap_or("");
-    let id = args.get(1).map(String::as_str).unwrap_or("");
-    let elem = args.get(2).map(String::as_str).unwrap_or("");
-    let value = args.get(3);
-    if elem == ":" || elem == ":-" {
-        if let Some(v) = value {
-            out.fail(format!(
-                "Why give a value ({v}) with an element \"{elem}\"?\n"
-            ));
-            return Err(MinterError::refused("value with :"));
+/// `bind`.
+#[derive(Debug)]
+pub struct Bind {
+    /// The How word, as given (the minter judges it; "" when missing).
+    how: String,
+    /// The identifier ("" when missing).
+    id: String,
+    /// The element or elements.
+    elem: Elem,
+}
+
+/// Which element a `bind` binds, and to what.
+#[derive(Debug)]
+enum Elem {
+    /// One named element ("" when missing) and its value.
+    Named(String, Option<String>),
+    /// Elements and values read from standard input.
+    Stdin(Form),
+}
+
+/// How standard input gives elements and values.
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    /// `:`: `Elem: value` lines up to a blank line.
+    Paragraph,
+    /// `:-`: one element from the first line, the rest of the input its value.
+    Rest,
+}
+
+impl Form {
+    /// The element word that selects this form.
+    fn word(self) -> &'static str {
+        match self {
+            Form::Paragraph => ":",
+            Form::Rest => ":-",
         }
-        let Some(stdin) = stdin else {
-            out.fail(format!("error: element \"{elem}\" reads standard input, which carries the commands in bulk mode.\n"));
-            return Err(MinterError::refused("stdin"));
+    }
+
+    /// The elements and values in `input`, or Perl's complaint.
+    fn pairs(self, input: &str) -> Result<Vec<(String, String)>, String> {
+        match self {
+            Form::Paragraph => paragraph_pairs(input),
+            Form::Rest => rest_pair(input),
+        }
+    }
+}
+
+impl Bind {
+    /// Parse the arguments after `bind`.
+    pub fn parse(args: Vec<String>) -> Result<Bind, Complaint> {
+        let mut args = args.into_iter();
+        let how = args.next().unwrap_or_default();
+        let id = args.next().unwrap_or_default();
+        let elem = args.next().unwrap_or_default();
+        let value = args.next();
+        let elem = match (elem.as_str(), value) {
+            (":" | ":-", Some(v)) => {
+                return Err(Complaint::new(format!(
+                    "Why give a value ({v}) with an element \"{elem}\"?"
+                )))
+            }
+            (":", None) => Elem::Stdin(Form::Paragraph),
+            (":-", None) => Elem::Stdin(Form::Rest),
+            (e, _) if e.starts_with(':') => {
+                return Err(Complaint::new(format!(
+                    "Binding to element syntax \"{elem}\" not supported."
+                )))
+            }
+            (_, value) => Elem::Named(elem, value),
+        };
+        Ok(Bind { how, id, elem })
+    }
+
+    /// Run it within the write batch `w`.
+    pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
+        let form = match &self.elem {
+            Elem::Named(elem, value) => {
+                return self.one(w, elem, value.as_ref().map(|v| v.as_bytes()), out)
+            }
+            Elem::Stdin(form) => *form,
+        };
+        let Some(stdin) = w.stdin.as_mut() else {
+            out.fail(format!("error: element \"{}\" reads standard input, which carries the commands in bulk mode.\n", form.word()));
+            return Err(Failed::Reported);
         };
         let mut input = Vec::new();
-        stdin
-            .read_to_end(&mut input)
-            .map_err(|e| MinterError::Store(format!("reading standard input: {e}")))?;
-        let input = String::from_utf8_lossy(&input).into_owned();
-        let pairs = if elem == ":" {
-            paragraph_pairs(&input)
-        } else {
-            rest_pair(&input)
-        };
-        let pairs = match pairs {
+        if let Err(e) = stdin.read_to_end(&mut input) {
+            out.fail(format!("error: reading standard input: {e}\n"));
+            return Err(Failed::Reported);
+        }
+        let pairs = match form.pairs(&String::from_utf8_lossy(&input)) {
             Ok(p) => p,
             Err(msg) => {
                 out.fail(format!("{msg}\n"));
-                return Err(MinterError::refused(msg));
+                return Err(Failed::Reported);
             }
         };
         for (e, v) in pairs {
-            one(session, txn, m, how, id, &e, Some(v.as_bytes()), out)?;
+            self.one(w, &e, Some(v.as_bytes()), out)?;
         }
-        return Ok(());
+        Ok(())
     }
-    if elem.starts_with(':') {
-        out.fail(format!(
-            "Binding to element syntax \"{elem}\" not supported.\n"
-        ));
-        return Err(MinterError::refused("element syntax"));
-    }
-    one(
-        session,
-        txn,
-        m,
-        how,
-        id,
-        elem,
-        value.map(|v| v.as_bytes()),
-        out,
-    )
-}
 
-#[allow(clippy::too_many_arguments)]
-fn one(
-    session: &Session,
-    txn: &mut Txn<'_, Writer>,
-    m: &mut Minter,
-    how: &str,
-    id: &str,
-    elem: &str,
-    value: Option<&[u8]>,
-    out: &mut Out,
-) -> Result<(), MinterError> {
-    let ctx = session.context();
-    let pepper = if how == "peppermint" {
-        Some(super::mint::new_pepper())
-    } else {
-        None
-    };
-    let args = BindArgs {
-        how,
-        id,
-        elem,
-        value,
-        new_pepper: pepper.as_deref(),
-    };
-    match bind(txn, m, &ctx, &args) {
-        Ok(report) => {
-            out.out(report);
-            out.out("\n");
-            Ok(())
+    /// Bind one element and print the report.
+    fn one(
+        &self,
+        w: &mut Writing<'_, '_>,
+        elem: &str,
+        value: Option<&[u8]>,
+        out: &mut Out,
+    ) -> Result<(), Failed> {
+        let ctx = w.session.context();
+        let pepper = (self.how == "peppermint").then(super::mint::new_pepper);
+        let args = BindArgs {
+            how: &self.how,
+            id: &self.id,
+            elem,
+            value,
+            new_pepper: pepper.as_deref(),
+        };
+        match bind(w.txn, w.minter, &ctx, &args) {
+            Ok(report) => {
+                out.out(report);
+                out.out("\n");
+                Ok(())
+            }
+            Err(MinterError::Refused(msg)) => {
+                out.fail(format!("{msg}\n"));
+                usage(out, false, true, "bind");
+                Err(Failed::Reported)
+            }
+            Err(e) => Err(e.into()),
         }
-        Err(MinterError::Refused(msg)) => {
-            out.fail(format!("{msg}\n"));
-            usage(out, false, true, "bind");
-            Err(MinterError::Refused(msg))
-        }
-        Err(e) => Err(e),
     }
 }
 

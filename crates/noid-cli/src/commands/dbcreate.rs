@@ -6,30 +6,64 @@
 
 use noid_core::growth::AtLast;
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_minter::MinterError;
 use noid_store::{StoreError, Writer};
 use rand::Rng;
 
 use crate::output::Out;
 use crate::session::Session;
 
-/// Run `dbcreate`.
-pub fn run(session: &Session, args: &[String], out: &mut Out) {
+/// `dbcreate`, with the arguments Perl takes in order.
+#[derive(Debug)]
+pub struct DbCreate {
+    /// What the minter does when its namespace is used up (`--atlast`), or why that
+    /// option is refused (said once it is known that no minter exists yet).
+    atlast: Result<Option<AtLast>, String>,
+    /// Template, Term, NAAN, NAA, SubNAA; absent ones are None.
+    args: [Option<String>; 5],
+}
+
+impl DbCreate {
+    /// Parse the arguments after `dbcreate` (the minter judges them, once it is
+    /// known that no minter exists yet).
+    pub fn parse(args: Vec<String>) -> DbCreate {
+        let (atlast, rest) = match atlast_option(&args) {
+            Ok((atlast, rest)) => (Ok(atlast), rest),
+            Err(msg) => (Err(msg), &args[..]),
+        };
+        let mut rest = rest.iter().cloned();
+        DbCreate {
+            atlast,
+            args: std::array::from_fn(|_| rest.next()),
+        }
+    }
+
+    /// Run it.
+    pub fn run(&self, session: &Session, out: &mut Out) {
+        create(session, &self.atlast, &self.args, out)
+    }
+}
+
+fn create(
+    session: &Session,
+    atlast: &Result<Option<AtLast>, String>,
+    args: &[Option<String>; 5],
+    out: &mut Out,
+) {
     let layout = noid_store::Layout::new(&session.dbdir);
     if layout.exists() {
         out.out(already_exists(session));
         out.failed = true;
         return;
     }
-    let (atlast, args) = match atlast_option(args) {
-        Ok(parsed) => parsed,
+    let atlast = match atlast {
+        Ok(atlast) => *atlast,
         Err(msg) => {
             out.out(format!("{msg}\n\n"));
             out.failed = true;
             return;
         }
     };
-    let a = |i: usize| args.get(i).map(String::as_str);
+    let a = |i: usize| args[i].as_deref();
     let ctx = session.context();
     let abs = if session.dbdir.is_absolute() {
         session.dbdir.display().to_string()
@@ -63,8 +97,8 @@ pub fn run(session: &Session, args: &[String], out: &mut Out) {
     });
     let created = match created {
         Ok(c) => c,
-        Err(MinterError::Refused(msg)) | Err(MinterError::Store(msg)) => {
-            out.out(format!("{msg}\n\n"));
+        Err(e) => {
+            out.out(format!("{e}\n\n"));
             out.failed = true;
             return;
         }

@@ -69,8 +69,27 @@ fn number(s: &str) -> Result<u64, String> {
         .map_err(|_| "the number does not fit in 64 bits (at most 18446744073709551615)".into())
 }
 
+/// `lui encode|decode|normalize …`. Its arguments are clap's to parse when it runs, so
+/// that clap's complaints and `--help` print where the verb runs.
+#[derive(Debug)]
+pub struct Lui {
+    args: Vec<String>,
+}
+
+impl Lui {
+    /// Take the arguments after `lui`.
+    pub fn parse(args: Vec<String>) -> Lui {
+        Lui { args }
+    }
+
+    /// Run it.
+    pub fn run(&self, out: &mut Out) {
+        run(&self.args, out)
+    }
+}
+
 /// Run `noid lui ARGS…`.
-pub fn run(args: &[String], out: &mut Out) {
+fn run(args: &[String], out: &mut Out) {
     let argv = std::iter::once("noid lui".to_string()).chain(args.iter().cloned());
     let parsed = match LuiArgs::try_parse_from(argv) {
         Ok(p) => p,

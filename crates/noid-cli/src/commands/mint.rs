@@ -7,9 +7,9 @@ use noid_minter::{mint, Minter, MinterError, Txn};
 use noid_store::{Op, StoreError, Writer};
 use rand::Rng;
 
+use super::{Failed, Writing};
+use crate::complaint::Complaint;
 use crate::output::Out;
-use crate::session::Session;
-use crate::usage::usage;
 
 /// Identifiers per synced batch: large enough that the sync is cheap per id, small
 /// enough that output starts promptly.
@@ -27,84 +27,102 @@ pub fn new_pepper() -> String {
 /// streams and knows how a failure is reported.
 pub trait Batches {
     /// Commit the transaction's writes, synced, then print `out`.
-    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), MinterError>;
-    /// Report a commit that failed (nothing of it is printed); the error to return.
-    fn failed_commit(&mut self, e: StoreError, out: &mut Out) -> MinterError;
+    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), Failed>;
+    /// Report a commit that failed (nothing of it is printed).
+    fn failed_commit(&mut self, e: StoreError, out: &mut Out);
     /// Print `out`, whose writes are already durable.
-    fn print(&mut self, out: &mut Out) -> Result<(), MinterError>;
+    fn print(&mut self, out: &mut Out) -> Result<(), Failed>;
 }
 
-/// Run `mint`/`peppermint`. Every batch but the last is committed (and printed) here;
-/// the last is left in `txn` for the caller, which commits it with whatever follows.
-pub fn run(
-    session: &Session,
-    txn: &mut Txn<'_, Writer>,
-    m: &mut Minter,
+/// `mint N [ELEM VALUE]` or `peppermint N [ELEM VALUE]`.
+#[derive(Debug)]
+pub struct Mint {
+    /// How many identifiers.
+    count: u64,
+    /// `peppermint`: each identifier gets a new pepper.
     peppered: bool,
-    args: &[String],
-    out: &mut Out,
-    batches: &mut dyn Batches,
-) -> Result<(), MinterError> {
-    let n = match args.first() {
-        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            n.parse::<u64>().unwrap_or(u64::MAX)
-        }
-        other => {
-            let got = other.map_or("nothing".to_string(), |n| format!("\"{n}\""));
-            out.fail(format!(
-                "Argument error: expected positive integer, got {got}\n"
-            ));
-            usage(
-                out,
-                true,
-                true,
-                if peppered { "peppermint" } else { "mint" },
-            );
-            return Err(MinterError::refused("bad count"));
-        }
-    };
-    let (elem, value) = (args.get(1), args.get(2));
-    if elem.is_some() && value.is_none() {
-        out.fail("error: mint N Elem Value: a value is required with an element.\n");
-        return Err(MinterError::refused("mint elem without value"));
-    }
-    let ctx = session.context();
-    let mint_one = |txn: &mut Txn<'_, Writer>, m: &mut Minter| -> Result<String, MinterError> {
-        let pepper = peppered.then(new_pepper);
-        let id = mint::mint(txn, m, &ctx, pepper.as_deref())?;
-        if let (Some(e), Some(v)) = (elem, value) {
-            let args = BindArgs {
-                how: "set",
-                id: &id,
-                elem: e,
-                value: Some(v.as_bytes()),
-                new_pepper: None,
-            };
-            noid_minter::bind::bind(txn, m, &ctx, &args)?;
-        }
-        Ok(match pepper {
-            Some(p) => format!("id: {id}!{p}\n"),
-            None => format!("id: {id}\n"),
+    /// An element and value to bind to each new identifier.
+    bind: Option<(String, String)>,
+}
+
+impl Mint {
+    /// Parse the arguments after `mint` or (`peppered`) `peppermint`.
+    pub fn parse(peppered: bool, args: Vec<String>) -> Result<Mint, Complaint> {
+        let mut args = args.into_iter();
+        let count = match args.next() {
+            Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                n.parse::<u64>().unwrap_or(u64::MAX)
+            }
+            other => {
+                let got = other.map_or("nothing".to_string(), |n| format!("\"{n}\""));
+                let verb = if peppered { "peppermint" } else { "mint" };
+                return Err(Complaint::new(format!(
+                    "Argument error: expected positive integer, got {got}"
+                ))
+                .with_usage(verb));
+            }
+        };
+        let bind = match (args.next(), args.next()) {
+            (None, _) => None,
+            (Some(elem), Some(value)) => Some((elem, value)),
+            (Some(_), None) => {
+                return Err(Complaint::new(
+                    "error: mint N Elem Value: a value is required with an element.",
+                ))
+            }
+        };
+        Ok(Mint {
+            count,
+            peppered,
+            bind,
         })
-    };
-    // Start from a committed state so that a failed batch can simply be dropped and
-    // replayed: no per-write undo records are needed while minting.
-    m.flush(txn);
-    batches.commit(txn, out)?;
-    txn.set_undo(false);
-    // Binding reads back what minting wrote; only plain minting may run ahead of the
-    // store (see `mint_batches`).
-    let result = mint_batches(txn, m, n, elem.is_none(), out, batches, &mint_one);
-    txn.set_undo(true);
-    for note in m.notes.drain(..) {
-        out.out(format!("{note}\n"));
     }
-    if let Some(status) = m.exit_status.take() {
-        session.atlast_status.set(Some(status));
+
+    /// Run it within the write batch `w`. Every batch of identifiers but the last is
+    /// committed (and printed) here; the last is left in the transaction for the
+    /// caller, which commits it with whatever follows.
+    pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
+        let ctx = w.session.context();
+        let peppered = self.peppered;
+        let bind = self.bind.as_ref();
+        let mint_one = |txn: &mut Txn<'_, Writer>, m: &mut Minter| -> Result<String, MinterError> {
+            let pepper = peppered.then(new_pepper);
+            let id = mint::mint(txn, m, &ctx, pepper.as_deref())?;
+            if let Some((e, v)) = bind {
+                let args = BindArgs {
+                    how: "set",
+                    id: &id,
+                    elem: e,
+                    value: Some(v.as_bytes()),
+                    new_pepper: None,
+                };
+                noid_minter::bind::bind(txn, m, &ctx, &args)?;
+            }
+            Ok(match pepper {
+                Some(p) => format!("id: {id}!{p}\n"),
+                None => format!("id: {id}\n"),
+            })
+        };
+        let (txn, m, batches) = (&mut *w.txn, &mut *w.minter, &mut *w.batches);
+        // Start from a committed state so that a failed batch can simply be dropped and
+        // replayed: no per-write undo records are needed while minting.
+        m.flush(txn);
+        batches.commit(txn, out)?;
+        txn.set_undo(false);
+        // Binding reads back what minting wrote; only plain minting may run ahead of the
+        // store (see `mint_batches`).
+        let result = mint_batches(txn, m, self.count, bind.is_none(), out, batches, &mint_one);
+        txn.set_undo(true);
+        for note in m.notes.drain(..) {
+            out.out(format!("{note}\n"));
+        }
+        if let Some(status) = m.exit_status.take() {
+            w.session.atlast_status.set(Some(status));
+        }
+        result?;
+        out.out("\n");
+        Ok(())
     }
-    result?;
-    out.out("\n");
-    Ok(())
 }
 
 type MintOne<'f> = dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError> + 'f;
@@ -133,7 +151,7 @@ fn mint_batches(
     out: &mut Out,
     batches: &mut dyn Batches,
     mint_one: &MintOne<'_>,
-) -> Result<(), MinterError> {
+) -> Result<(), Failed> {
     let writer: &Writer = txn.base();
     std::thread::scope(|scope| {
         let mut in_flight: InFlight<'_> = None;
@@ -179,7 +197,7 @@ fn land(
     in_flight: &mut InFlight<'_>,
     out: &mut Out,
     batches: &mut dyn Batches,
-) -> Result<(), MinterError> {
+) -> Result<(), Failed> {
     let Some((handle, lines)) = in_flight.take() else {
         return Ok(());
     };
@@ -191,7 +209,10 @@ fn land(
             out.out(lines);
             batches.print(out)
         }
-        Err(e) => Err(batches.failed_commit(e, out)),
+        Err(e) => {
+            batches.failed_commit(e, out);
+            Err(Failed::Reported)
+        }
     }
 }
 
@@ -206,7 +227,7 @@ fn replay_then_fail(
     out: &mut Out,
     batches: &mut dyn Batches,
     mint_one: &MintOne<'_>,
-) -> Result<(), MinterError> {
+) -> Result<(), Failed> {
     txn.clear();
     let (notes, status) = (std::mem::take(&mut m.notes), m.exit_status);
     *m = Minter::load(&*txn)?;
@@ -225,5 +246,5 @@ fn replay_then_fail(
     m.flush(txn);
     batches.commit(txn, out)?;
     out.fail(format!("{e}\n"));
-    Err(e)
+    Err(Failed::Reported)
 }

@@ -1,38 +1,198 @@
-//! The noid commands, one module per command family. Each fills an [`Out`]; none
-//! writes to the terminal or commits by itself (except `mint`, which commits in
-//! batches so that identifiers are printed only once they are durable).
+//! The verbs of the `noid` command, one module per verb family, each holding its
+//! arguments' parse, its execution and its output. Verbs are grouped by how they
+//! touch the minter, which decides how the runner ([`crate::bulk`]) runs them:
+//! [`Plain`] verbs need none, [`Read`] verbs read a snapshot (or the open write
+//! batch), [`Write`] verbs share a write batch, and `dbcreate` and the [`Port`] verbs
+//! open the store themselves. Every verb fills an [`Out`]; none writes to the
+//! terminal or commits by itself, except `mint`, which commits in batches so that
+//! identifiers are printed only once they are durable, and `export`, which streams.
 
 pub mod bind;
+pub mod check;
 pub mod dbcreate;
+pub mod dbinfo;
+pub mod export;
+pub mod fetch;
+pub mod help;
+pub mod hold;
+pub mod import;
 pub mod lui;
 pub mod mint;
-pub mod port;
-pub mod read;
-pub mod simple;
+pub mod note;
+pub mod queue;
+pub mod validate;
 
-/// How a command touches the minter, which decides how it is run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Needs no database (`hello`, `help`, `lui`).
-    Plain,
-    /// Creates a minter (`dbcreate`).
-    Create,
-    /// Reads only (`fetch`, `get`, `dbinfo`, `validate`): no lock taken.
-    Read,
-    /// Changes the minter (`mint`, `bind`, `hold`, `queue`, `note`, `peppermint`).
-    Write,
-    /// Moves a whole minter in or out, or checks it (`import`, `export`, `check`).
-    Port,
+use std::io;
+
+use noid_minter::{Minter, MinterError, Txn};
+use noid_resolve::Lookup;
+use noid_store::Writer;
+
+use crate::complaint::Complaint;
+use crate::output::Out;
+use crate::session::Session;
+
+/// A verb with its arguments, by how it touches the minter.
+#[derive(Debug)]
+pub enum Verb {
+    /// Needs no minter.
+    Plain(Plain),
+    /// Creates a minter.
+    Create(dbcreate::DbCreate),
+    /// Reads the minter.
+    Read(Read),
+    /// Changes the minter.
+    Write(Write),
+    /// Moves a whole minter in or out, or checks it.
+    Port(Port),
 }
 
-/// The kind of `cmd`, or None for an unknown command.
-pub fn kind(cmd: &str) -> Option<Kind> {
-    Some(match cmd {
-        "hello" | "help" | "lui" => Kind::Plain,
-        "dbcreate" => Kind::Create,
-        "fetch" | "get" | "dbinfo" | "validate" => Kind::Read,
-        "mint" | "peppermint" | "bind" | "hold" | "queue" | "note" => Kind::Write,
-        "import" | "export" | "check" => Kind::Port,
-        _ => return None,
-    })
+impl Verb {
+    /// Whether Perl's "no database" complaint comes before anything the verb says.
+    pub fn needs_minter(&self) -> bool {
+        matches!(self, Verb::Read(_) | Verb::Write(_))
+    }
+}
+
+/// Verbs that need no minter.
+#[derive(Debug)]
+pub enum Plain {
+    /// `hello`.
+    Hello,
+    /// `help [TOPIC]`.
+    Help(help::Help),
+    /// `lui encode|decode|normalize …`.
+    Lui(lui::Lui),
+}
+
+impl Plain {
+    /// Run it.
+    pub fn run(&self, out: &mut Out) {
+        match self {
+            Plain::Hello => help::hello(out),
+            Plain::Help(h) => h.run(out),
+            Plain::Lui(l) => l.run(out),
+        }
+    }
+}
+
+/// Verbs that only read: they run against a lock-free snapshot, or against the open
+/// write batch in bulk mode so that they see the commands before them.
+#[derive(Debug)]
+pub enum Read {
+    /// `fetch`/`get`.
+    Fetch(fetch::Fetch),
+    /// `dbinfo`.
+    DbInfo(dbinfo::DbInfo),
+    /// `validate`.
+    Validate(validate::Validate),
+    /// A read verb whose arguments were refused.
+    Refused(Complaint),
+}
+
+impl Read {
+    /// Run it against `l`. An error is the store's, not yet reported.
+    pub fn run(&self, l: &dyn Lookup, out: &mut Out) -> Result<(), MinterError> {
+        match self {
+            Read::Fetch(f) => f.run(l, out),
+            Read::DbInfo(d) => d.run(l, out),
+            Read::Validate(v) => v.run(l, out),
+            Read::Refused(c) => {
+                c.render(out);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Verbs that change the minter. Consecutive ones share one open store and one
+/// transaction (see [`crate::bulk`]).
+#[derive(Debug)]
+pub enum Write {
+    /// `mint`/`peppermint`.
+    Mint(mint::Mint),
+    /// `bind`.
+    Bind(bind::Bind),
+    /// `hold`.
+    Hold(hold::Hold),
+    /// `queue`.
+    Queue(queue::Queue),
+    /// `note`.
+    Note(note::Note),
+    /// A write verb whose arguments were refused.
+    Refused(Complaint),
+}
+
+impl Write {
+    /// Run it within the open write batch `w`. On `Err` the caller undoes the verb's
+    /// writes.
+    pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
+        match self {
+            Write::Mint(m) => m.run(w, out),
+            Write::Bind(b) => b.run(w, out),
+            Write::Hold(h) => h.run(w, out),
+            Write::Queue(q) => q.run(w, out),
+            Write::Note(n) => n.run(w),
+            Write::Refused(c) => {
+                c.render(out);
+                Err(Failed::Reported)
+            }
+        }
+    }
+}
+
+/// Verbs that move a whole minter in or out, or check it; each opens the store in
+/// its own way.
+#[derive(Debug)]
+pub enum Port {
+    /// `import`.
+    Import(import::Import),
+    /// `export`.
+    Export(export::Export),
+    /// `check`.
+    Check(check::Check),
+    /// A port verb whose arguments were refused.
+    Refused(Complaint),
+}
+
+impl Port {
+    /// Run it.
+    pub fn run(&self, session: &Session, out: &mut Out) {
+        match self {
+            Port::Import(i) => i.run(session, out),
+            Port::Export(e) => e.run(session, out),
+            Port::Check(c) => c.run(session, out),
+            Port::Refused(c) => c.render(out),
+        }
+    }
+}
+
+/// What a write verb works with: the open write batch and its surroundings.
+pub struct Writing<'a, 'w> {
+    /// Where and as whom.
+    pub session: &'a Session,
+    /// The batch's transaction.
+    pub txn: &'a mut Txn<'w, Writer>,
+    /// The minter's state, kept across the batch.
+    pub minter: &'a mut Minter,
+    /// Standard input for `bind … :`/`:-`; None in bulk mode, where it carries the
+    /// commands.
+    pub stdin: Option<&'a mut dyn io::Read>,
+    /// How `mint` commits and prints its batches.
+    pub batches: &'a mut dyn mint::Batches,
+}
+
+/// Why a write verb stopped; the runner undoes its writes.
+#[derive(Debug)]
+pub enum Failed {
+    /// The verb has said why in its output.
+    Reported,
+    /// The minter or its store failed; the runner says so.
+    Minter(MinterError),
+}
+
+impl From<MinterError> for Failed {
+    fn from(e: MinterError) -> Failed {
+        Failed::Minter(e)
+    }
 }

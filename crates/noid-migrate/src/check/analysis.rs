@@ -1,0 +1,333 @@
+//! The analysis: the facts about a minter, the next identifiers its generator will
+//! produce and how each is already used, and what is wrong, as data. The text is
+//! [`super::report`]'s, the writes [`super::repair`]'s.
+
+use noid_core::generator::GenError;
+use noid_core::template::{parse_template, GenType};
+use noid_minter::{keys, Minter};
+use noid_resolve::Lookup;
+
+use super::candidate::{classify, Use};
+use super::census::Census;
+use super::counters::check_counters;
+use super::repair::{skip_past_used, Plan, Repair};
+use super::CheckError;
+
+/// Settings of the analysis.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// How many upcoming identifiers to list and test (and, when repairing, how many
+    /// consecutive unused ones end the search for used ones).
+    pub lookahead: usize,
+    /// The most candidates a repair replays when looking for the end of a run of
+    /// used identifiers.
+    pub max_skip: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            lookahead: 10,
+            max_skip: 10_000_000,
+        }
+    }
+}
+
+/// The facts the report opens with.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The minter's template.
+    pub template: String,
+    /// The generator type's name, or `bind-only`.
+    pub kind: &'static str,
+    /// `long`, `medium` or `short`.
+    pub term: &'static str,
+    /// `:/oacounter`.
+    pub oacounter: u64,
+    /// How many identifiers are left: None when unlimited.
+    pub left: Option<u64>,
+    /// Whether minting starts over once none are left (short term).
+    pub wraps: bool,
+    /// The counts of the store's records.
+    pub census: Census,
+}
+
+/// One of the next identifiers the generator will produce, or why there are no more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Upcoming {
+    /// The identifier, and how it is already used.
+    Id(String, Use),
+    /// The generator stops here.
+    None(GenError),
+}
+
+/// What is wrong with the minter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// `:/held` disagrees with the holds in the store.
+    HeldCount {
+        /// `:/held`.
+        stored: i64,
+        /// Identifiers held.
+        held: u64,
+    },
+    /// `:/queued` disagrees with the queue's entries.
+    QueuedCount {
+        /// `:/queued`.
+        stored: i64,
+        /// Entries in the queue.
+        entries: u64,
+    },
+    /// `:/total` disagrees with the template.
+    Total {
+        /// `:/total`.
+        stored: i64,
+        /// The template.
+        template: String,
+        /// The template's namespace size.
+        expected: i64,
+    },
+    /// `:/oatop` disagrees with `:/total`.
+    Oatop {
+        /// `:/oatop`.
+        oatop: i64,
+        /// `:/total`.
+        total: i64,
+    },
+    /// A sequential minter that does not wrap counted past its top.
+    BeyondOatop {
+        /// `:/oacounter`.
+        oacounter: u64,
+        /// `:/oatop`.
+        oatop: i64,
+    },
+    /// `:/percounter` disagrees with the namespace.
+    Percounter {
+        /// `:/percounter`.
+        stored: u64,
+        /// `:/total`.
+        total: i64,
+        /// What the namespace needs.
+        expected: u64,
+    },
+    /// The number of counters disagrees with the namespace.
+    CounterCount {
+        /// Counters stored.
+        stored: usize,
+        /// `:/total`.
+        total: i64,
+        /// What the namespace needs.
+        expected: usize,
+    },
+    /// Counter tops that differ from the namespace's: (counter, stored, expected).
+    CounterTops(Vec<(usize, u64, u64)>),
+    /// A counter's value beyond its top.
+    CounterBeyondTop {
+        /// The counter's number.
+        n: usize,
+        /// Its value.
+        value: u64,
+        /// Its top.
+        top: u64,
+    },
+    /// `:/saclist` and `:/siclist` disagree with the counters.
+    CounterLists {
+        /// Names in `:/saclist`.
+        saclist: usize,
+        /// Names in `:/siclist`.
+        siclist: usize,
+        /// Active counters.
+        active: usize,
+        /// Exhausted counters.
+        exhausted: usize,
+    },
+    /// `:/oacounter` disagrees with the sum of the counters.
+    Oacounter {
+        /// `:/oacounter`.
+        stored: u64,
+        /// What the counters have handed out.
+        sum: u64,
+    },
+    /// Some of the next identifiers are already issued or bound.
+    GeneratorBehind {
+        /// How many.
+        used: usize,
+        /// Of how many looked at.
+        lookahead: usize,
+    },
+}
+
+/// One finding, and what `--repair` does about it (None: it needs repairing by hand).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// What is wrong.
+    pub finding: Finding,
+    /// The repair, if `--repair` can make it.
+    pub repair: Option<Repair>,
+}
+
+/// The outcome of [`analyze`].
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The facts.
+    pub summary: Summary,
+    /// The next identifiers.
+    pub upcoming: Vec<Upcoming>,
+    /// Findings.
+    pub problems: Vec<Problem>,
+    /// The writes that make the repairs.
+    pub(crate) plan: Plan,
+}
+
+impl Analysis {
+    /// Whether all is well.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// How many problems `--repair` can repair.
+    pub fn repairable(&self) -> usize {
+        self.problems.iter().filter(|p| p.repair.is_some()).count()
+    }
+}
+
+/// Analyse the minter seen through `l`, whose records were all counted in `census`.
+pub fn analyze<L: Lookup + ?Sized>(
+    l: &L,
+    census: &Census,
+    opts: Options,
+) -> Result<Analysis, CheckError> {
+    let m = Minter::load(l)?;
+    if m.template.is_empty() && l.get(&keys::admin("version"))?.is_none() {
+        return Err(CheckError::NotAMinter);
+    }
+    let mut problems = Vec::new();
+    let mut plan = Plan::new(&m.gen);
+
+    // The counts kept beside the records.
+    if m.held != census.holds as i64 {
+        problems.push(Problem {
+            finding: Finding::HeldCount {
+                stored: m.held,
+                held: census.holds,
+            },
+            repair: Some(plan.set_held(census.holds)),
+        });
+    }
+    if m.queued != census.queue_entries as i64 {
+        problems.push(Problem {
+            finding: Finding::QueuedCount {
+                stored: m.queued,
+                entries: census.queue_entries,
+            },
+            repair: Some(plan.set_queued(census.queue_entries)),
+        });
+    }
+
+    // The generator's state against itself and the template.
+    let mut counters_sound = true;
+    if m.genonly || !m.template.is_empty() {
+        if let Ok(t) = parse_template(&m.template) {
+            if t.total != m.gen.total {
+                counters_sound = false;
+                problems.push(Problem {
+                    finding: Finding::Total {
+                        stored: m.gen.total,
+                        template: m.template.clone(),
+                        expected: t.total,
+                    },
+                    repair: None,
+                });
+            }
+        }
+    }
+    if m.gen.oatop != m.gen.total {
+        problems.push(Problem {
+            finding: Finding::Oatop {
+                oatop: m.gen.oatop,
+                total: m.gen.total,
+            },
+            repair: Some(plan.set_oatop(m.gen.total)),
+        });
+    }
+    // A LUI minter counts with `:/oacounter` alone; its counters are never used.
+    if m.gen_type == GenType::Random && m.lui.is_none() {
+        counters_sound &= check_counters(&m.gen, &mut plan, &mut problems);
+    } else if m.gen.oatop >= 0 && !m.wrap && m.gen.oacounter as i64 > m.gen.oatop {
+        problems.push(Problem {
+            finding: Finding::BeyondOatop {
+                oacounter: m.gen.oacounter,
+                oatop: m.gen.oatop,
+            },
+            repair: None,
+        });
+    }
+
+    // The next identifiers, from the state as stored, and where a repair would move
+    // the generator when some of them are used already.
+    let mut upcoming = Vec::new();
+    if !m.generates() {
+        upcoming.push(Upcoming::None(GenError::BadMask {
+            mask: m.mask.clone(),
+        }));
+    } else if counters_sound {
+        let mut g = m.gen.clone();
+        let mut body = String::new();
+        for _ in 0..opts.lookahead {
+            let id = match m.candidates().next(&mut g, &mut body) {
+                Ok(id) => id,
+                Err(e) => {
+                    upcoming.push(Upcoming::None(e));
+                    break;
+                }
+            };
+            let u = classify(l, &m, &id)?;
+            upcoming.push(Upcoming::Id(id, u));
+        }
+        let used = upcoming
+            .iter()
+            .filter(|u| matches!(u, Upcoming::Id(_, u) if u.is_problem()))
+            .count();
+        if used > 0 {
+            let repair = match skip_past_used(l, &m, plan.generator(), opts)? {
+                Some(skip) => Some(plan.skip(skip)),
+                None if plan.generator() != &m.gen => Some(Repair::CountersRepaired),
+                None => None,
+            };
+            problems.push(Problem {
+                finding: Finding::GeneratorBehind {
+                    used,
+                    lookahead: opts.lookahead,
+                },
+                repair,
+            });
+        }
+    }
+
+    let term = if m.longterm {
+        "long"
+    } else if m.wrap {
+        "short"
+    } else {
+        "medium"
+    };
+    let summary = Summary {
+        template: m.template.clone(),
+        kind: if m.genonly {
+            m.gen_type.as_str()
+        } else {
+            "bind-only"
+        },
+        term,
+        oacounter: m.gen.oacounter,
+        left: (m.gen.oatop >= 0).then(|| (m.gen.oatop - m.gen.oacounter as i64).max(0) as u64),
+        wraps: m.wrap,
+        census: census.clone(),
+    };
+    Ok(Analysis {
+        summary,
+        upcoming,
+        problems,
+        plan,
+    })
+}
