@@ -15,8 +15,8 @@ mod request;
 mod session;
 mod usage;
 
-/// Minting and bulk binding allocate many small keys and records; mimalloc handles
-/// that pattern markedly faster than the system allocator.
+/// Minting and bulk binding allocate many small keys and records, a pattern mimalloc
+/// handles better than the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -32,8 +32,8 @@ extern "C" {
 
 /// Run before `main` (and before the first Rust allocation): mimalloc's defaults suit
 /// long-running servers. Committing its first arena eagerly, in transparent huge pages
-/// the kernel must zero, cost a one-lookup `noid get` 0.5–1 ms of its 7–8 ms of CPU,
-/// and large mints and bulk loads measured no faster with them.
+/// the kernel must zero, is a visible share of a short command such as a one-lookup
+/// `noid get`, and large mints and bulk loads gain nothing from it.
 extern "C" fn tune_mimalloc() {
     // SAFETY: plain option setters of the linked mimalloc, called before any allocation
     // from this program's threads.
