@@ -254,3 +254,22 @@ fn peppermint() {
     d.noid(&["bind", "set", &id, "a", "v"]).ok();
     assert_eq!(d.noid(&["get", "00", "a"]).ok(), "v\n");
 }
+
+/// A short-term random minter that wraps inside one command and ends it with
+/// `:/oacounter` back at the value it had at the start must still store its
+/// re-initialised counters: minting in two commands gives the same identifiers as in
+/// one, and `check` finds nothing wrong.
+#[test]
+fn a_wrap_within_one_command_stores_the_new_counters() {
+    let once = Dir::minter(&[".rd", "short"]);
+    let all = once.mint(18);
+    let twice = Dir::minter(&[".rd", "short"]);
+    let mut split = twice.mint(3);
+    split.extend(twice.mint(10));
+    assert!(twice
+        .noid(&["check"])
+        .ok()
+        .ends_with("ok: no problems found\n"));
+    split.extend(twice.mint(5));
+    assert_eq!(split, all);
+}

@@ -113,6 +113,7 @@ fn generate<L: Lookup + ?Sized>(
         if m.wrap && m.gen.is_exhausted() {
             // The generator starts its cycle again: candidates may circulate already.
             m.fresh = false;
+            m.counters_reset = true;
         }
         let id = candidate(m, &mut body)?;
         if m.fresh {
@@ -177,6 +178,7 @@ fn grow<L: Lookup + ?Sized>(
     let new = old.grown(n).map_err(|e| cannot(e.to_string()))?;
     m.notes.push(growth_note(n, &m.template, &new.template));
     m.gen = init_counters(new.total);
+    m.counters_reset = true;
     m.compiled = CompiledMask::new(&new.mask);
     m.lui = match (&m.lui, new.lui) {
         (Some(old), Some(shape)) => Some(old.grown(shape)),

@@ -129,6 +129,10 @@ pub struct Minter {
     /// Not stored: the exit status an `atlast` setting asks for (a `stopN` minter that
     /// stopped, a `wrapN` minter that wrapped).
     pub exit_status: Option<u8>,
+    /// Not stored: the counters were re-initialised (a wrap or a growth) since the last
+    /// flush, so [`Minter::flush`] must compare them all even if `oacounter` came back
+    /// to the value it last wrote.
+    pub(crate) counters_reset: bool,
     /// Not stored: the admin values as last written to the transaction, so that
     /// [`Minter::flush`] writes only what changed.
     persisted: Box<Persisted>,
@@ -306,6 +310,7 @@ impl Minter {
             queue_idle_until: None,
             notes: Vec::new(),
             exit_status: None,
+            counters_reset: false,
             persisted: Box::new(Persisted {
                 gen: noid_core::generator::init_counters(-1),
                 fresh: false,
@@ -358,7 +363,7 @@ impl Minter {
         // a bulk run of binds skips the 293-counter comparison.
         let counters_may_differ = g.oacounter != p.gen.oacounter
             || g.counters.len() != p.gen.counters.len()
-            || g.total != p.gen.total;
+            || std::mem::take(&mut self.counters_reset);
         for (n, c) in g
             .counters
             .iter()
