@@ -15,13 +15,16 @@ pub mod error;
 pub mod fetch;
 pub mod hold;
 pub mod info;
-pub mod keys;
 pub mod mint;
 pub mod note;
 pub mod pepper;
 pub mod queue;
 pub mod state;
 pub mod txn;
+
+/// The key layout lives with the [`noid_resolve::Lookup`] trait, where every reader of
+/// the key space reaches it.
+pub use noid_resolve::keys;
 
 pub use error::{MinterError, Refusal};
 pub use state::{Context, Minter};

@@ -5,7 +5,8 @@
 //! answer the same thing for the same store.
 
 use crate::idmap;
-use crate::lookup::{binding_key, is_truthy, Lookup, LookupError};
+use crate::keys;
+use crate::lookup::{is_truthy, Lookup, LookupError};
 
 /// Where an element value came from; `fetch` prints `note: previous result produced by
 /// :idmap` after a mapped value, so callers need to know.
@@ -35,7 +36,7 @@ pub fn elem_value<L: Lookup + ?Sized>(
     elem: &str,
 ) -> Result<Option<ElemValue>, LookupError> {
     let mut key = Vec::new();
-    binding_key(&mut key, id, elem);
+    keys::elem_into(&mut key, id, elem);
     if let Some(v) = l.get(&key)? {
         if is_truthy(&v) {
             return Ok(Some(ElemValue {
@@ -58,15 +59,13 @@ pub fn bindings<L: Lookup + ?Sized>(
     id: &str,
     limit: usize,
 ) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
-    let mut prefix = Vec::with_capacity(id.len() + 1);
-    prefix.extend_from_slice(id.as_bytes());
-    prefix.push(b'\t');
+    let prefix = keys::id_prefix(id);
     let rows = l.scan_prefix(&prefix, limit)?;
     Ok(rows
         .into_iter()
         .filter_map(|(k, v)| {
             let elem = &k[prefix.len()..];
-            if elem.starts_with(b":/") {
+            if keys::is_admin_elem(elem) {
                 return None;
             }
             Some((String::from_utf8_lossy(elem).into_owned(), v))

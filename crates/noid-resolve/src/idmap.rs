@@ -462,10 +462,7 @@ pub fn map_id<L: Lookup + ?Sized>(
     id: &str,
     elem: &str,
 ) -> Result<Option<Vec<u8>>, LookupError> {
-    let mut prefix = Vec::with_capacity(9 + elem.len());
-    prefix.extend_from_slice(b":/idmap/");
-    prefix.extend_from_slice(elem.as_bytes());
-    prefix.push(b'\t');
+    let prefix = crate::keys::idmap_prefix(elem);
     let rules = l.scan_prefix(&prefix, MAX_RULES)?;
     let cache = RuleCache::global();
     for (key, replacement) in rules {

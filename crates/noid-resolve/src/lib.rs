@@ -36,6 +36,7 @@ pub mod egg;
 mod elem;
 mod ident;
 pub mod idmap;
+pub mod keys;
 mod lookup;
 mod noid_keys;
 pub mod noid_line;

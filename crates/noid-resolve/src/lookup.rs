@@ -136,13 +136,13 @@ impl MemLookup {
 
     /// Bind `value` to element `elem` of identifier `id` (key `ID\tELEM`), as `noid bind set` does.
     pub fn bind(&self, id: &str, elem: &str, value: impl AsRef<[u8]>) {
-        self.insert(format!("{id}\t{elem}"), value);
+        self.insert(crate::keys::elem(id, elem), value);
     }
 
     /// Store an `:idmap` rule as `noid bind set :idmap/PATTERN ELEM VALUE` does
     /// (key `:/idmap/ELEM\tPATTERN`).
     pub fn bind_idmap(&self, pattern: &str, elem: &str, replacement: &str) {
-        self.insert(format!(":/idmap/{elem}\t{pattern}"), replacement);
+        self.insert(crate::keys::idmap(elem, pattern), replacement);
     }
 
     /// Remove the raw `key`.
@@ -271,17 +271,6 @@ impl<L: Lookup + ?Sized> Lookup for Ranged<'_, L> {
     ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
         self.l.range(first, last, limit)
     }
-}
-
-/// Build the binding key `ID\tELEM` into `buf` (cleared first), reusing its allocation.
-/// (Inlined: a chop-back builds eight keys, most with a constant element.)
-#[inline]
-pub(crate) fn binding_key(buf: &mut Vec<u8>, id: &str, elem: &str) {
-    buf.clear();
-    buf.reserve(id.len() + elem.len() + 1);
-    buf.extend_from_slice(id.as_bytes());
-    buf.push(b'\t');
-    buf.extend_from_slice(elem.as_bytes());
 }
 
 /// Perl truthiness of a stored value: `""` and `"0"` count as unbound, as in Noid's fetch/get.

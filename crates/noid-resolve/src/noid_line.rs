@@ -29,7 +29,8 @@
 //! (`strcasecmp`); do not bind such values for resolution.
 
 use crate::elem::{self, elem_value, Source};
-use crate::lookup::{binding_key, Lookup, LookupError};
+use crate::keys;
+use crate::lookup::{Lookup, LookupError};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -180,12 +181,12 @@ fn fetch<L: Lookup + ?Sized>(l: &L, args: &[String], out: &mut Vec<u8>) -> Resul
     let mut fields: Vec<Vec<u8>> = Vec::new();
     let mut key = Vec::new();
     let mut header = format!("id:    {id}").into_bytes();
-    binding_key(&mut key, id, ":/h");
+    keys::elem_into(&mut key, id, keys::HOLD);
     if l.get(&key)?.is_some() {
         header.extend_from_slice(b" hold");
     }
     fields.push(header);
-    binding_key(&mut key, id, ":/c");
+    keys::elem_into(&mut key, id, keys::CIRC);
     let circ = l.get(&key)?.unwrap_or_else(|| b"uncirculated".to_vec());
     fields.push([b"Circ:  ".as_slice(), &circ].concat());
     let mut any = false;

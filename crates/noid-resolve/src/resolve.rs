@@ -24,7 +24,8 @@ use std::borrow::Cow;
 use crate::elem;
 use crate::ident::{is_word, Family, Parsed};
 use crate::idmap;
-use crate::lookup::{binding_key, is_truthy, Lookup, LookupError, RangeRead, Ranged};
+use crate::keys;
+use crate::lookup::{is_truthy, Lookup, LookupError, RangeRead, Ranged};
 use crate::rules::Rules;
 
 /// The target element.
@@ -348,7 +349,7 @@ impl Resolver {
             return Ok(true);
         }
         key.truncate(key.len() - 1);
-        key.push(b'\t');
+        key.push(keys::SEPARATOR);
         Ok(!l.scan_prefix(key, 1)?.is_empty())
     }
 
@@ -366,7 +367,7 @@ impl Resolver {
             suffix,
             via,
         } = found;
-        // Allocated only if an element is looked up (`binding_key` reserves room).
+        // Allocated only if an element is looked up (`keys::elem_into` reserves room).
         let mut key = Vec::new();
         // (UTF-8 is checked faster than `from_utf8_lossy` finds nothing to replace.)
         let text = match std::str::from_utf8(&value) {
@@ -496,13 +497,13 @@ fn truthy<L: Lookup + ?Sized>(
     id: &str,
     elem: &str,
 ) -> Result<Option<Vec<u8>>, LookupError> {
-    binding_key(key, id, elem);
+    keys::elem_into(key, id, elem);
     Ok(l.get(key)?.filter(|v| is_truthy(v)))
 }
 
 /// True when `id`'s `_t_am` flag is `n` (no suffix passthrough).
 fn flag_is_n<L: Lookup + ?Sized>(l: &L, key: &mut Vec<u8>, id: &str) -> Result<bool, LookupError> {
-    binding_key(key, id, ANCESTOR_MATCH);
+    keys::elem_into(key, id, ANCESTOR_MATCH);
     Ok(l.get(key)?.is_some_and(|v| v.trim_ascii() == b"n"))
 }
 
@@ -668,8 +669,8 @@ fn read_ancestors<L: Lookup + ?Sized>(
     let b = p.norm.as_bytes();
     let mut last = Vec::with_capacity(b.len() + 1 + ANCESTOR_MATCH.len());
     match verbatim {
-        true => binding_key(&mut last, &p.norm, TARGET),
-        false => binding_key(&mut last, &p.norm[..longest], ANCESTOR_MATCH),
+        true => keys::elem_into(&mut last, &p.norm, TARGET),
+        false => keys::elem_into(&mut last, &p.norm[..longest], ANCESTOR_MATCH),
     }
     let first = b[..shortest].to_vec();
     Ok(l.range(&first, &last, ANCESTOR_RANGE_MAX)?
@@ -691,8 +692,8 @@ fn found_ancestor<'a, L: Lookup + ?Sized>(
     }
     if let Some(shoulder) = p.shoulder_key().filter(|s| s.len() != len) {
         // Nothing bound on the shoulder itself (the usual case): no flag to read. (With
-        // no element, `binding_key` gives the prefix `SHOULDER\t` of its bindings.)
-        binding_key(key, shoulder, "");
+        // no element, `keys::elem_into` gives the prefix `SHOULDER\t` of its bindings.)
+        keys::elem_into(key, shoulder, "");
         if l.may_have_prefix(key)? && flag_is_n(l, key, shoulder)? {
             return Ok(None);
         }

@@ -33,9 +33,6 @@ pub const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
 /// How often a store that failed to open is tried again.
 const RETRY_OPEN_EVERY: Duration = Duration::from_secs(1);
 
-/// Prefix of the keys holding `:idmap` rules.
-const IDMAP_PREFIX: &[u8] = b":/idmap/";
-
 /// Most cached `:idmap` rule lists (one per element asked for).
 const IDMAP_CACHE_MAX: usize = 1024;
 
@@ -167,7 +164,7 @@ impl Lookup for Store {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-        if !prefix.starts_with(IDMAP_PREFIX) {
+        if !noid_resolve::keys::is_idmap_key(prefix) {
             return Lookup::scan_prefix(self.reader(), prefix, limit);
         }
         self.idmap.get_or_compute(

@@ -1,0 +1,133 @@
+//! The key layout of Perl Noid 0.424 (spec §4), in one place: every crate that reads or
+//! writes a minter's key space (the minter, the resolver, the daemon's caches, the
+//! migration tools) builds its keys here.
+//!
+//! Admin keys start with `:/`; per-identifier keys are `ID<TAB>ELEM`, with the
+//! reserved elements `:/c` (circulation), `:/h` (hold) and `:/p` (pepper), which are
+//! admin elements too (they start with `:/`).
+
+/// What every admin key, and every reserved element of an identifier, starts with.
+pub const ADMIN_PREFIX: &str = ":/";
+
+/// Separates an identifier from its element in a binding key.
+pub const SEPARATOR: u8 = b'\t';
+
+/// The circulation record element.
+pub const CIRC: &str = ":/c";
+
+/// The hold element.
+pub const HOLD: &str = ":/h";
+
+/// The pepper element.
+pub const PEPPER: &str = ":/p";
+
+/// The prefix of every `:idmap` rule key.
+pub const IDMAP_PREFIX: &[u8] = b":/idmap/";
+
+/// The prefix of every queue entry.
+pub const QUEUE_PREFIX: &[u8] = b":/q/";
+
+/// The prefix of user notes, `:/:/`.
+pub const NOTE_PREFIX: &str = ":/:/";
+
+/// The admin key `:/NAME`.
+pub fn admin(name: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(ADMIN_PREFIX.len() + name.len());
+    k.extend_from_slice(ADMIN_PREFIX.as_bytes());
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+/// The binding key `ID<TAB>ELEM`.
+pub fn elem(id: &str, elem: &str) -> Vec<u8> {
+    let mut k = Vec::new();
+    elem_into(&mut k, id, elem);
+    k
+}
+
+/// The binding key `ID<TAB>ELEM` built into `buf` (cleared first), reusing its
+/// allocation: resolution builds several keys per request into one buffer. (Inlined: a
+/// chop-back builds eight keys, most with a constant element.)
+#[inline]
+pub fn elem_into(buf: &mut Vec<u8>, id: &str, elem: &str) {
+    buf.clear();
+    buf.reserve(id.len() + elem.len() + 1);
+    buf.extend_from_slice(id.as_bytes());
+    buf.push(SEPARATOR);
+    buf.extend_from_slice(elem.as_bytes());
+}
+
+/// The prefix under which all of an identifier's keys sort: `ID<TAB>`.
+pub fn id_prefix(id: &str) -> Vec<u8> {
+    elem(id, "")
+}
+
+/// Whether a binding's element is an admin element (`:/c`, `:/h`, `:/p` …), which
+/// listings of an identifier's bindings leave out.
+pub fn is_admin_elem(elem: &[u8]) -> bool {
+    elem.starts_with(ADMIN_PREFIX.as_bytes())
+}
+
+/// The circulation record key `ID<TAB>:/c`.
+pub fn circ(id: &str) -> Vec<u8> {
+    elem(id, CIRC)
+}
+
+/// The hold key `ID<TAB>:/h`.
+pub fn hold(id: &str) -> Vec<u8> {
+    elem(id, HOLD)
+}
+
+/// The pepper key `ID<TAB>:/p`.
+pub fn pepper(id: &str) -> Vec<u8> {
+    elem(id, PEPPER)
+}
+
+/// The queue entry key `:/q/QDATE/SEQ6/PADDEDID`.
+pub fn queue(qdate: &str, seqnum: u64, padded_id: &str) -> Vec<u8> {
+    format!(":/q/{qdate}/{:06}/{padded_id}", seqnum % 1_000_000).into_bytes()
+}
+
+/// The `:idmap` rule key `:/idmap/ELEM<TAB>PATTERN`.
+pub fn idmap(elem_name: &str, pattern: &str) -> Vec<u8> {
+    let mut k = idmap_prefix(elem_name);
+    k.extend_from_slice(pattern.as_bytes());
+    k
+}
+
+/// The prefix of every `:idmap` rule of one element: `:/idmap/ELEM<TAB>`.
+pub fn idmap_prefix(elem_name: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(IDMAP_PREFIX.len() + elem_name.len() + 1);
+    k.extend_from_slice(IDMAP_PREFIX);
+    k.extend_from_slice(elem_name.as_bytes());
+    k.push(SEPARATOR);
+    k
+}
+
+/// Whether `key` (or a key prefix) lies among the `:idmap` rules.
+pub fn is_idmap_key(key: &[u8]) -> bool {
+    key.starts_with(IDMAP_PREFIX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout as spec §4 writes it out.
+    #[test]
+    fn layout() {
+        assert_eq!(admin("oacounter"), b":/oacounter");
+        assert_eq!(elem("13030/f5", "_t"), b"13030/f5\t_t");
+        assert_eq!(id_prefix("13030/f5"), b"13030/f5\t");
+        assert_eq!(circ("x"), b"x\t:/c");
+        assert_eq!(hold("x"), b"x\t:/h");
+        assert_eq!(pepper("x"), b"x\t:/p");
+        assert_eq!(queue("20260101", 1_000_007, "x"), b":/q/20260101/000007/x");
+        assert_eq!(idmap("_t", "^ft"), b":/idmap/_t\t^ft");
+        assert_eq!(idmap_prefix("_t"), b":/idmap/_t\t");
+        assert!(is_idmap_key(b":/idmap/_t\t^ft"));
+        assert!(!is_idmap_key(b":/q/x"));
+        assert!(is_admin_elem(b":/c"));
+        assert!(!is_admin_elem(b"_t"));
+    }
+}
