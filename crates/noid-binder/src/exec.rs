@@ -164,9 +164,9 @@ fn run<L: Lookup + ?Sized>(
             labelled,
             all,
         } => {
-            let base = noid_minter::pepper::base_for_read(txn, id)?;
+            let base = noid_resolve::read_id(txn, id)?;
             let found = if elems.is_empty() {
-                let mut v = elements::all(txn, &base)?;
+                let mut v = elements::all(txn, base)?;
                 if !all {
                     v.retain(|(e, _)| !elements::is_admin(e));
                 }
@@ -174,7 +174,7 @@ fn run<L: Lookup + ?Sized>(
             } else {
                 let mut v = Vec::new();
                 for e in elems {
-                    for (_, value) in elements::values(txn, &base, e)? {
+                    for (_, value) in elements::values(txn, base, e)? {
                         v.push((e.clone(), value));
                     }
                 }
@@ -212,10 +212,10 @@ fn run<L: Lookup + ?Sized>(
             }
         }
         Command::Exists { id, elem } => {
-            let base = noid_minter::pepper::base_for_read(txn, id)?;
+            let base = noid_resolve::read_id(txn, id)?;
             Reply::Exists(match elem {
-                Some(e) => !elements::values(txn, &base, e)?.is_empty(),
-                None => elements::id_exists(txn, &base)?,
+                Some(e) => !elements::values(txn, base, e)?.is_empty(),
+                None => elements::id_exists(txn, base)?,
             })
         }
         Command::Print(text) => Reply::Text(text.clone()),

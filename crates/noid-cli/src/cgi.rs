@@ -29,7 +29,10 @@ pub fn run(argv0: &str) -> u8 {
     // so `%20` is a space within a value and `%2B` a literal plus.
     let line = query.replace('+', " ");
     let words = match shell_words::split(&line) {
-        Ok(w) => w.iter().map(|w| percent_decode(w)).collect::<Vec<_>>(),
+        Ok(w) => w
+            .iter()
+            .map(|w| String::from_utf8_lossy(&noid_resolve::percent_decode(w)).into_owned())
+            .collect::<Vec<_>>(),
         Err(e) => {
             println!("error: cannot split query ({e}): {line}");
             return 2;
@@ -46,26 +49,4 @@ pub fn run(argv0: &str) -> u8 {
         atlast_status: Default::default(),
     };
     bulk::run_words(&session, words)
-}
-
-/// Decode `%XX` escapes (invalid ones are kept as they are).
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(v) = hex {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -21,8 +21,7 @@
 
 use std::fmt::Write;
 
-/// The ERC kernel, shown by brief inflections.
-const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
+use noid_resolve::{Accept, KERNEL, METADATA_TYPES};
 
 /// Output format of a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,29 +33,14 @@ pub enum Format {
 }
 
 impl Format {
-    /// JSON when the `Accept` header lists `application/json` (with a non-zero q)
-    /// before or without `text/plain`; ANVL otherwise.
+    /// JSON when the client prefers `application/json` to `text/plain` and
+    /// `text/x-anvl` ([`noid_resolve::Accept`]'s weights and order); ANVL otherwise.
     pub fn from_accept(accept: Option<&str>) -> Format {
-        let Some(a) = accept else { return Format::Anvl };
-        for item in a.split(',') {
-            let mut parts = item.split(';');
-            let mt = parts.next().unwrap_or("").trim();
-            let zero = parts.any(|p| {
-                let p = p.trim();
-                p.strip_prefix("q=")
-                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
-            });
-            if zero {
-                continue;
-            }
-            if mt.eq_ignore_ascii_case("application/json") {
-                return Format::Json;
-            }
-            if mt.eq_ignore_ascii_case("text/plain") || mt.eq_ignore_ascii_case("text/x-anvl") {
-                return Format::Anvl;
-            }
+        let preferred = accept.and_then(|a| Accept::parse(a).preferred(&METADATA_TYPES));
+        match preferred {
+            Some("application/json") => Format::Json,
+            _ => Format::Anvl,
         }
-        Format::Anvl
     }
 
     /// The `Content-Type`.
@@ -217,6 +201,15 @@ mod tests {
             Format::Anvl
         );
         assert_eq!(Format::from_accept(Some("*/*")), Format::Anvl);
+        // Weights decide, not the order of the list.
+        assert_eq!(
+            Format::from_accept(Some("text/plain;q=0.5, application/json")),
+            Format::Json
+        );
+        assert_eq!(
+            Format::from_accept(Some("application/json;q=0.4, text/x-anvl;q=0.6")),
+            Format::Anvl
+        );
     }
 
     #[test]

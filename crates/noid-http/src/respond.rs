@@ -124,6 +124,12 @@ enum Out {
 }
 
 fn decide(answer: Answer, accept: Option<&str>) -> Out {
+    let answer = match answer {
+        Answer::Redirect { code, target } => return Out::Redirect { code, target },
+        Answer::NotFound => return Out::NotFound,
+        page => page,
+    };
+    // Only pages have a format: a redirect does not read `Accept` again.
     let fmt = Format::from_accept(accept);
     let page = |status, body| Out::Page {
         status,
@@ -131,8 +137,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Out {
         body,
     };
     match answer {
-        Answer::Redirect { code, target } => Out::Redirect { code, target },
-        Answer::NotFound => Out::NotFound,
+        Answer::Redirect { .. } | Answer::NotFound => unreachable!("answered above"),
         Answer::Inflection {
             id,
             suffix,

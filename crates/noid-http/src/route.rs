@@ -37,37 +37,8 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
     Some((route, id))
 }
 
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Decodes `%HH` escapes exactly once. A `%` not followed by two hex digits is kept
-/// as it is (lenient, like Apache's `mod_rewrite` view of a path); `+` stays `+`
-/// (it means a space only in HTML form bodies, never in a path).
-pub fn pct_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
-}
-
-/// The identifier a request asks for: the path part decoded once, then, when the
+/// The identifier a request asks for: the path part decoded once
+/// ([`noid_resolve::percent_decode`]), then, when the
 /// request-target had a `?`, that `?` and the query exactly as received (not decoded).
 ///
 /// This is what Apache's `RewriteRule` sees (a %-decoded path) plus the raw query
@@ -76,7 +47,7 @@ pub fn pct_decode(s: &str) -> Vec<u8> {
 ///
 /// `None` when the decoded bytes are not UTF-8 (no identifier can match them).
 pub fn identifier(encoded_path: &str, query: Option<&str>) -> Option<String> {
-    let mut bytes = pct_decode(encoded_path);
+    let mut bytes = noid_resolve::percent_decode(encoded_path).into_owned();
     if let Some(q) = query {
         bytes.push(b'?');
         bytes.extend_from_slice(q.as_bytes());
@@ -110,19 +81,6 @@ mod tests {
         assert_eq!(split("/"), Some((Route::Direct, "")));
         assert_eq!(split("/redirect/"), Some((Route::Redirect, "")));
         assert_eq!(split("*"), None);
-    }
-
-    #[test]
-    fn decode_once() {
-        assert_eq!(pct_decode("a%20b"), b"a b");
-        assert_eq!(pct_decode("a%2520b"), b"a%20b");
-        assert_eq!(pct_decode("%41%62"), b"Ab");
-        assert_eq!(pct_decode("%"), b"%");
-        assert_eq!(pct_decode("a%2"), b"a%2");
-        assert_eq!(pct_decode("a%zz"), b"a%zz");
-        assert_eq!(pct_decode("a+b"), b"a+b");
-        assert_eq!(pct_decode("%e2%82%ac"), "€".as_bytes());
-        assert_eq!(pct_decode("%3f"), b"?");
     }
 
     #[test]

@@ -41,13 +41,3 @@ pub fn authorize<L: Lookup + ?Sized>(
     }
     Ok(given.to_string())
 }
-
-/// The base identifier for reading: strips a trailing `!PEPPER` if it names a peppered id.
-pub fn base_for_read<L: Lookup + ?Sized>(l: &L, given: &str) -> Result<String, MinterError> {
-    if let Some((base, pep)) = given.rsplit_once('!') {
-        if l.get(&keys::pepper(base))?.as_deref() == Some(pep.as_bytes()) {
-            return Ok(base.to_string());
-        }
-    }
-    Ok(given.to_string())
-}

@@ -25,6 +25,7 @@ use std::borrow::Cow;
 
 use crate::lookup::Lookup;
 use crate::resolve::{Answer, Request, Resolver};
+use crate::unescape::percent_decode;
 
 /// What a miss is answered with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -132,7 +133,8 @@ fn escape_invalid_utf8(line: &[u8]) -> Cow<'_, str> {
 
 /// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`.
 fn header_fields(blob: &str) -> (Option<String>, Option<String>) {
-    let decoded = percent_decode(blob);
+    let bytes = percent_decode(blob);
+    let decoded = String::from_utf8_lossy(&bytes);
     let field = |name: &str| -> Option<String> {
         let start = decoded.find(name)? + name.len();
         let end = decoded[start..]
@@ -142,29 +144,6 @@ fn header_fields(blob: &str) -> (Option<String>, Option<String>) {
         (!v.is_empty()).then(|| v.to_string())
     };
     (field("!!!ac="), field("!!!pr="))
-}
-
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let h = b.get(i + 1).and_then(|c| (*c as char).to_digit(16));
-            let l = b.get(i + 2).and_then(|c| (*c as char).to_digit(16));
-            if let (Some(h), Some(l)) = (h, l) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Answer one request line: append exactly one line (with its `\n`) to `out`.
@@ -348,10 +327,5 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, b"redir302 a%00bc\n");
-    }
-
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
     }
 }

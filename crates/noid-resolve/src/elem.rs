@@ -51,6 +51,19 @@ pub fn elem_value<L: Lookup + ?Sized>(
     }))
 }
 
+/// The identifier a read names: `given`, or the part before its last `!` when `given` is
+/// the peppered form `ID!PEPPER` and PEPPER is ID's stored pepper. Reads accept either
+/// form (docs/COMPATIBILITY.md); changes insist on the peppered one (noid-minter's
+/// `pepper::authorize`). Costs a lookup only for an identifier with a `!` in it.
+pub fn read_id<'a, L: Lookup + ?Sized>(l: &L, given: &'a str) -> Result<&'a str, LookupError> {
+    if let Some((base, pepper)) = given.rsplit_once('!') {
+        if l.get(&keys::pepper(base))?.as_deref() == Some(pepper.as_bytes()) {
+            return Ok(base);
+        }
+    }
+    Ok(given)
+}
+
 /// All elements bound under `id`, in bytewise element order, without Noid's admin
 /// elements (`:/c` circulation, `:/h` hold, `:/p` pepper). Used by `get ID` with no
 /// element and by metadata answers.

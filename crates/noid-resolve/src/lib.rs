@@ -6,6 +6,8 @@
 //!
 //! * [`idmap`]: Perl Noid's `:idmap` rules on the linear-time `regex` crate.
 //! * [`elem_value`]: one element's value, stored or mapped (`noid get`).
+//! * [`fetch`]: Perl Noid's `fetch` and `get`, line by line (`noid` and `noidr`).
+//! * [`read_id`]: the identifier a read names (`ID` or `ID!PEPPER`).
 //! * [`noid_line`]: the noid line protocol (`get ID ELEM` → one line).
 //! * [`Resolver`]: N2T-style resolution of a request to an [`Answer`]
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
@@ -32,8 +34,10 @@
 
 #![deny(missing_docs)]
 
+mod accept;
 pub mod egg;
 mod elem;
+pub mod fetch;
 mod ident;
 pub mod idmap;
 pub mod keys;
@@ -42,12 +46,15 @@ mod noid_keys;
 pub mod noid_line;
 mod resolve;
 mod rules;
+mod unescape;
 
-pub use elem::{bindings, elem_value, ElemValue, Source};
+pub use accept::Accept;
+pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, PointLookups};
 pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
+pub use unescape::percent_decode;
 
 #[cfg(test)]
 mod tests;

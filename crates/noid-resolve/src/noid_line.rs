@@ -28,8 +28,7 @@
 //! A value whose text is `NULL` in any case cannot be told from "not found" by Apache
 //! (`strcasecmp`); do not bind such values for resolution.
 
-use crate::elem::{self, elem_value, Source};
-use crate::keys;
+use crate::fetch::{self, Stream, Verb};
 use crate::lookup::{Lookup, LookupError};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
@@ -86,8 +85,8 @@ fn answer_inner<L: Lookup + ?Sized>(
         return Ok(());
     };
     match cmd.as_str() {
-        "get" => get(l, args, out),
-        "fetch" => fetch(l, args, out),
+        "get" => read(l, Verb::Get, args, out),
+        "fetch" => read(l, Verb::Fetch, args, out),
         "hello" => {
             out.extend_from_slice(b"Hello.");
             Ok(())
@@ -140,84 +139,35 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-fn get<L: Lookup + ?Sized>(l: &L, args: &[String], out: &mut Vec<u8>) -> Result<(), LookupError> {
+/// `get` or `fetch`: the lines Perl prints on standard output joined by TAB; `NULL`
+/// when nothing asked for is bound (`get`) or the id has no bindings (`fetch ID`).
+fn read<L: Lookup + ?Sized>(
+    l: &L,
+    verb: Verb,
+    args: &[String],
+    out: &mut Vec<u8>,
+) -> Result<(), LookupError> {
     let Some((id, elems)) = args.split_first() else {
-        error(out, "get requires that an identifier be specified.");
+        push_field(verb.missing_id().as_bytes(), out);
         return Ok(());
     };
     let start = out.len();
-    let mut any = false;
-    if elems.is_empty() {
-        for (i, (_, v)) in elem::bindings(l, id, MAX_ELEMENTS)?.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\t');
-            }
-            push_field(v, out);
-            any = true;
+    let mut first = true;
+    let found = fetch::fetch(l, verb, id, elems, MAX_ELEMENTS, |stream, pieces| {
+        if stream == Stream::Err {
+            return;
         }
-    } else {
-        for (i, e) in elems.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\t');
-            }
-            if let Some(v) = elem_value(l, id, e)? {
-                push_field(&v.value, out);
-                any = true;
-            }
-        }
-    }
-    if !any {
-        out.truncate(start);
-        out.extend_from_slice(b"NULL");
-    }
-    Ok(())
-}
-
-fn fetch<L: Lookup + ?Sized>(l: &L, args: &[String], out: &mut Vec<u8>) -> Result<(), LookupError> {
-    let Some((id, elems)) = args.split_first() else {
-        error(out, "fetch requires that an identifier be specified.");
-        return Ok(());
-    };
-    let mut fields: Vec<Vec<u8>> = Vec::new();
-    let mut key = Vec::new();
-    let mut header = format!("id:    {id}").into_bytes();
-    keys::elem_into(&mut key, id, keys::HOLD);
-    if l.get(&key)?.is_some() {
-        header.extend_from_slice(b" hold");
-    }
-    fields.push(header);
-    keys::elem_into(&mut key, id, keys::CIRC);
-    let circ = l.get(&key)?.unwrap_or_else(|| b"uncirculated".to_vec());
-    fields.push([b"Circ:  ".as_slice(), &circ].concat());
-    let mut any = false;
-    if elems.is_empty() {
-        for (e, v) in elem::bindings(l, id, MAX_ELEMENTS)? {
-            fields.push([e.as_bytes(), b": ", &v].concat());
-            any = true;
-        }
-    } else {
-        for e in elems {
-            match elem_value(l, id, e)? {
-                Some(v) => {
-                    fields.push([e.as_bytes(), b": ", &v.value].concat());
-                    if v.source == Source::Idmap {
-                        fields.push(b"note: previous result produced by :idmap".to_vec());
-                    }
-                    any = true;
-                }
-                None => fields.push(format!("error: \"{id} {e}\" is not bound.").into_bytes()),
-            }
-        }
-    }
-    if !any && elems.is_empty() {
-        out.extend_from_slice(b"NULL");
-        return Ok(());
-    }
-    for (i, f) in fields.iter().enumerate() {
-        if i > 0 {
+        if !first {
             out.push(b'\t');
         }
-        push_field(f, out);
+        first = false;
+        for piece in pieces {
+            push_field(piece, out);
+        }
+    })?;
+    if !found.any && (verb == Verb::Get || elems.is_empty()) {
+        out.truncate(start);
+        out.extend_from_slice(b"NULL");
     }
     Ok(())
 }

@@ -21,6 +21,7 @@
 
 use std::borrow::Cow;
 
+use crate::accept::Accept;
 use crate::elem;
 use crate::ident::{is_word, Family, Parsed};
 use crate::idmap;
@@ -168,7 +169,7 @@ impl Resolver {
     /// malformed, gets an [`Answer`].
     pub fn resolve<L: Lookup + ?Sized>(
         &self,
-        l: &L,
+        store: &L,
         req: &Request<'_>,
     ) -> Result<Answer, LookupError> {
         let id = req.id.trim_start_matches('/');
@@ -176,7 +177,7 @@ impl Resolver {
             return Ok(Answer::NotFound);
         }
         // Minters store ARKs without `ark:/` (`13030/x`); see `noid_keys`.
-        let l = &crate::noid_keys::NoidKeys(l);
+        let l = &crate::noid_keys::NoidKeys(store);
         let mut key = Vec::with_capacity(id.len() + 8);
         // An id with ancestors to chop back to is read with them as one range (where the
         // store offers ranges): the lookups of its keys, the verbatim one included, are
@@ -202,6 +203,11 @@ impl Resolver {
                 via: Via::Exact,
             };
             return self.finish(l, req, found, None);
+        }
+        // A peppered id (`ID!PEPPER`) is read as the id itself.
+        let base = elem::read_id(l, id)?;
+        if base.len() < id.len() {
+            return self.resolve(store, &Request { id: base, ..*req });
         }
         let p = early.unwrap_or_else(|| Parsed::new(id));
         match self.find(l, &mut key, id, &p, candidates)? {
@@ -414,9 +420,13 @@ impl Resolver {
 
         // Content negotiation: only on an id found as such, without suffix.
         if via == Via::Exact && suffix.is_empty() {
-            if let Some(types) = req.accept.and_then(accept_types) {
-                for t in &types {
-                    let elem = format!("{METADATA_TARGET}{t}");
+            let accept = req.accept.map(Accept::parse).unwrap_or_default();
+            if !accept.takes_anything() && accept.types().next().is_some() {
+                for t in accept.types() {
+                    // Stored under the lower-case type, as a client may write it in any case.
+                    let mut elem = String::with_capacity(METADATA_TARGET.len() + t.len());
+                    elem.push_str(METADATA_TARGET);
+                    elem.extend(t.chars().map(|c| c.to_ascii_lowercase()));
                     if let Some(v) = truthy(l, &mut key, &root, &elem)? {
                         return Ok(redirect(&v, 303, ext));
                     }
@@ -424,11 +434,11 @@ impl Resolver {
                 if let Some(v) = truthy(l, &mut key, &root, METADATA_TARGET)? {
                     return Ok(redirect(&v, 303, ext));
                 }
-                if let Some(t) = types.iter().find(|t| METADATA_TYPES.contains(&t.as_str())) {
+                if let Some(t) = accept.preferred(&METADATA_TYPES) {
                     let bindings = metadata(l, &root)?;
                     return Ok(Answer::Negotiate {
                         id: root.into_owned(),
-                        media_type: t.clone(),
+                        media_type: t.to_string(),
                         bindings,
                     });
                 }
@@ -701,35 +711,9 @@ fn found_ancestor<'a, L: Lookup + ?Sized>(
     Ok(Some(Found {
         root: Cow::Borrowed(root),
         value,
-        suffix: flex_decode(&p.norm[len..]),
+        suffix: crate::unescape::flex_decode(&p.norm[len..]),
         via: Via::Ancestor,
     }))
-}
-
-/// EggNog's flex encoding in suffixes: `^HH` stands for the byte 0xHH.
-fn flex_decode(s: &str) -> Cow<'_, str> {
-    if !s.contains('^') {
-        return Cow::Borrowed(s);
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'^' && i + 2 < b.len() {
-            if let (Some(h), Some(lo)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h * 16 + lo);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
-}
-
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
 }
 
 /// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
@@ -873,31 +857,6 @@ fn has_placeholder(s: &str) -> bool {
     memchr::memchr_iter(b'$', b).any(|i| b.get(i + 1) == Some(&b'{'))
 }
 
-/// The media types of an `Accept` header in preference order, or `None` when it does not
-/// negotiate (empty, or containing `*/*`).
-fn accept_types(accept: &str) -> Option<Vec<String>> {
-    let mut types: Vec<(f32, String)> = Vec::new();
-    for part in accept.split(',') {
-        let mut params = part.split(';');
-        let t = params.next().unwrap_or("").trim().to_ascii_lowercase();
-        if t.is_empty() {
-            continue;
-        }
-        if t == "*/*" {
-            return None;
-        }
-        let q = params
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
-        if q > 0.0 && !t.ends_with("/*") {
-            types.push((q, t));
-        }
-    }
-    types.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
-    (!types.is_empty()).then(|| types.into_iter().map(|(_, t)| t).collect())
-}
-
 /// The id's bindings for a metadata answer: kernel elements first (`where` defaults to
 /// the id, as N2T implies it), then the rest in key order; `_,` elements are internal.
 fn metadata<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
@@ -936,14 +895,6 @@ mod unit {
     }
 
     #[test]
-    fn flex() {
-        assert_eq!(flex_decode("a^20b"), "a b");
-        assert_eq!(flex_decode("a^2"), "a^2");
-        assert_eq!(flex_decode("a^zzb^"), "a^zzb^");
-        assert_eq!(flex_decode("^5e^41"), "^A");
-    }
-
-    #[test]
     fn extension() {
         assert_eq!(
             apply_extension("http://a.b.org", "-dev-2a"),
@@ -957,20 +908,6 @@ mod unit {
             apply_extension("localhost:8080/x", "-dev"),
             "localhost-dev:8080/x"
         );
-    }
-
-    #[test]
-    fn accept() {
-        assert_eq!(accept_types("text/html,*/*;q=0.8"), None);
-        assert_eq!(accept_types(""), None);
-        assert_eq!(
-            accept_types("text/turtle;q=0.5, application/json"),
-            Some(vec![
-                "application/json".to_string(),
-                "text/turtle".to_string()
-            ])
-        );
-        assert_eq!(accept_types("text/*"), None);
     }
 
     #[test]

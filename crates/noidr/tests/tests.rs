@@ -6,5 +6,6 @@ mod util;
 mod fresh;
 mod http;
 mod lifecycle;
+mod pepper;
 mod protocol;
 mod robust;
