@@ -1,0 +1,102 @@
+//! What resolution answers ([`Answer`]), and what a step found on the way ([`Found`]).
+
+use std::borrow::Cow;
+
+/// What resolution decided. Each variant says how the HTTP layer should present it; the
+/// egg protocol's rendering is in [`crate::egg`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Redirect: HTTP status `code` with `Location: target`. Codes come from the stored
+    /// target (`301 https://…`) and default to 302; 303 for content negotiation. A 4xx
+    /// code (`410 …`) means: answer that status, the target text being informational.
+    Redirect {
+        /// HTTP status code (300–417).
+        code: u16,
+        /// Location, newline-free.
+        target: String,
+    },
+    /// An inflection (`?`, `??`, `/` …) of a bound id with no inflection target: show the
+    /// id's metadata (200, `text/plain` ANVL, or JSON when the client accepts it).
+    Inflection {
+        /// The bound id the suffix was found on.
+        id: String,
+        /// The inflection as normalised (`?info` is given as `??`).
+        suffix: String,
+        /// Kernel elements first (`who what when where how`, `where` defaulting to the
+        /// id), then the other elements in key order; admin and `_,` elements omitted.
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// Content negotiation asked for a metadata type this resolver serves itself
+    /// ([`METADATA_TYPES`](super::METADATA_TYPES)) and no `_,eTm,` target is bound: answer the metadata in
+    /// `media_type` (200).
+    Negotiate {
+        /// The bound id.
+        id: String,
+        /// One of [`METADATA_TYPES`](super::METADATA_TYPES).
+        media_type: String,
+        /// As for [`Answer::Inflection`].
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// The `_t` value holds several targets (one per line): 300 Multiple Choices with
+    /// the list.
+    Multi {
+        /// The bound id.
+        id: String,
+        /// The targets, suffix and placeholders applied, in stored order.
+        targets: Vec<String>,
+    },
+    /// A partial identifier (`ark:`, `ark:/99999`, `doi:10.5072`) that is not bound
+    /// itself: describe the namespace (200) or 404 if the layer has nothing to show.
+    Partial {
+        /// Canonical key of the partial id (`ark:/99999`).
+        key: String,
+        /// Bindings under that key (other than `_t`), possibly empty.
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// Nothing bound, no ancestor, rule or forwarding applies: 404.
+    NotFound,
+}
+
+/// How a target was found; it decides conneg and the rule-only treatment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// The id itself (in some spelling) or through `:idmap`.
+    Exact,
+    /// An ancestor, the rest of the id being the suffix.
+    Ancestor,
+    /// A shoulder/NAAN/scheme redirect rule.
+    Rule,
+}
+
+/// Borrowed from the request or its parse where it can be: most answers need neither
+/// string as an owned one.
+pub(super) struct Found<'a> {
+    /// The id whose `_t` (or rule) matched.
+    pub(super) root: Cow<'a, str>,
+    pub(super) value: Vec<u8>,
+    pub(super) suffix: Cow<'a, str>,
+    pub(super) via: Via,
+}
+
+impl<'a> Found<'a> {
+    /// The id itself (in some spelling, or through `:idmap`), with an inflection `suffix`
+    /// or none.
+    pub(super) fn exact(root: Cow<'a, str>, value: Vec<u8>, suffix: &'static str) -> Found<'a> {
+        Found {
+            root,
+            value,
+            suffix: Cow::Borrowed(suffix),
+            via: Via::Exact,
+        }
+    }
+
+    /// A redirect rule bound on (or written for) the ancestor `key`.
+    pub(super) fn rule(key: &'a str, value: Vec<u8>, suffix: &'a str) -> Found<'a> {
+        Found {
+            root: Cow::Borrowed(key),
+            value,
+            suffix: Cow::Borrowed(suffix),
+            via: Via::Rule,
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Steps 2–9 after the verbatim lookup missed: other spellings, inflections on a bound
+//! id, ancestors, `:idmap`, redirect rules; and when nothing applies, partial ids,
+//! forwarding, not found.
+
+use std::borrow::Cow;
+
+use super::answer::{Answer, Found};
+use super::chop::{self, Candidates};
+use super::negotiate::{inflection_suffix, MAX_BINDINGS};
+use super::target::strip_newlines;
+use super::{flag_is_n, target_of, Resolver, TARGET};
+use crate::elem;
+use crate::ident::{Family, Parsed};
+use crate::idmap;
+use crate::keys;
+use crate::lookup::{Lookup, LookupError};
+
+impl Resolver {
+    /// Steps 2–5 and 7: the first binding or rule that applies.
+    pub(super) fn find<'a, L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        id: &'a str,
+        p: &'a Parsed,
+        candidates: Option<Candidates>,
+    ) -> Result<Option<Found<'a>>, LookupError> {
+        // 2. Other spellings of the whole id (only those the store has keys like).
+        for alt in p.alternates(id) {
+            if !may_have_authority(l, &alt)? {
+                continue;
+            }
+            if let Some(v) = target_of(l, key, &alt)? {
+                return Ok(Some(Found::exact(Cow::Owned(alt), v, "")));
+            }
+        }
+        // 3. Inflections on a bound id, whatever its passthrough flags say.
+        if let Some((base_len, infl)) = inflection_suffix(id) {
+            let base = &id[..base_len];
+            if let Some(v) = target_of(l, key, base)? {
+                return Ok(Some(Found::exact(Cow::Borrowed(base), v, infl)));
+            }
+            if let Some((nlen, _)) = inflection_suffix(&p.norm) {
+                let nbase = &p.norm[..nlen];
+                if nbase != base {
+                    if let Some(v) = target_of(l, key, nbase)? {
+                        return Ok(Some(Found::exact(Cow::Borrowed(nbase), v, infl)));
+                    }
+                }
+            }
+        }
+        // 4. Ancestors.
+        if let Some(found) = chop::chop(l, key, p, candidates)? {
+            return Ok(Some(found));
+        }
+        // 5. :idmap rules of _t.
+        if let Some(v) = idmap::map_id(l, id, TARGET)? {
+            if !v.is_empty() {
+                return Ok(Some(Found::exact(Cow::Borrowed(id), v, "")));
+            }
+        }
+        // 6. Partial ids are not redirected by rules (see `fallback`).
+        if p.partial_key().is_some() {
+            return Ok(None);
+        }
+        // 7. Rules, most specific first.
+        self.rule(l, key, p)
+    }
+
+    /// Shoulder, NAAN and scheme rules: bound in the store (`_t` of `ark:/12345` or
+    /// `ark:`) or in the rules file. The shoulder's own `_t` was already tried by chopping.
+    fn rule<'a, L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        p: &'a Parsed,
+    ) -> Result<Option<Found<'a>>, LookupError> {
+        let levels = [
+            (p.shoulder_key(), false),
+            (p.naan_key(), true),
+            (Some(p.scheme_key()).filter(|s| !s.is_empty()), true),
+        ];
+        for (level, in_store) in levels {
+            let Some(k) = level else { continue };
+            let suffix = &p.norm[k.len()..];
+            if in_store {
+                if let Some(v) = target_of(l, key, k)? {
+                    if !flag_is_n(l, key, k)? {
+                        return Ok(Some(Found::rule(k, v, suffix)));
+                    }
+                }
+            }
+            if self.rules.is_empty() {
+                continue;
+            }
+            // Level keys are prefixes of `norm`, already canonical but for DOI case.
+            let canonical = match p.family {
+                Family::Doi => Cow::Owned(format!("doi:{}", k[4..].to_uppercase())),
+                _ => Cow::Borrowed(k),
+            };
+            if let Some(t) = self.rules.get_canonical(&canonical) {
+                return Ok(Some(Found::rule(k, t.as_bytes().to_vec(), suffix)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Steps 6, 8, 9: partial ids, forwarding, not found.
+    pub(super) fn fallback<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        p: &Parsed,
+    ) -> Result<Answer, LookupError> {
+        if let Some(k) = p.partial_key() {
+            let mut bindings = elem::bindings(l, &k, MAX_BINDINGS)?;
+            bindings.retain(|(e, _)| e != TARGET && !e.starts_with("_,"));
+            return Ok(Answer::Partial { key: k, bindings });
+        }
+        if let (Some(global), Family::Ark, Some(naan)) =
+            (&self.rules.global_resolver, p.family, p.naan())
+        {
+            if !self.is_local_naan(l, key, naan)? {
+                return Ok(Answer::Redirect {
+                    code: 302,
+                    target: strip_newlines(format!("{global}{}", p.norm)),
+                });
+            }
+        }
+        Ok(Answer::NotFound)
+    }
+
+    /// Loop protection for forwarding: a NAAN is ours if the rules file says so or if
+    /// the store holds any identifier under it; then a miss is a real miss.
+    fn is_local_naan<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        naan: &str,
+    ) -> Result<bool, LookupError> {
+        if self.rules.local_naans.iter().any(|n| n == naan) {
+            return Ok(true);
+        }
+        key.clear();
+        key.extend_from_slice(b"ark:/");
+        key.extend_from_slice(naan.as_bytes());
+        key.push(b'/');
+        if !l.scan_prefix(key, 1)?.is_empty() {
+            return Ok(true);
+        }
+        key.truncate(key.len() - 1);
+        key.push(keys::SEPARATOR);
+        Ok(!l.scan_prefix(key, 1)?.is_empty())
+    }
+}
+
+/// Whether the store may have keys under `id`'s scheme and authority (`ark:13030/`,
+/// `doi:10.5072/`): a spelling no key uses needs no lookup. Ids without both say yes.
+fn may_have_authority<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
+    let Some(colon) = id.find(':') else {
+        return Ok(true);
+    };
+    let after = &id[colon + 1..];
+    let skip = usize::from(after.starts_with('/'));
+    match after[skip..].find('/') {
+        Some(slash) => l.may_have_prefix(&id.as_bytes()[..colon + 1 + skip + slash + 1]),
+        None => Ok(true),
+    }
+}

@@ -1,0 +1,178 @@
+//! Targets and templating: a stored target's redirect code, `${…}` placeholders and
+//! suffix, the protocol of a rule's target, prefix extension, single-line answers.
+
+use super::answer::Answer;
+use crate::ident::Parsed;
+
+/// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
+/// `[012347]`; 308 (Permanent Redirect) is accepted too, on purpose.
+pub(super) fn split_code(text: &str) -> (Option<u16>, &str) {
+    let b = text.as_bytes();
+    if b.len() >= 4
+        && matches!(b[0], b'3' | b'4')
+        && matches!(b[1], b'0' | b'1')
+        && matches!(b[2], b'0'..=b'4' | b'7' | b'8')
+        && b[3] == b' '
+    {
+        let code = (b[0] - b'0') as u16 * 100 + (b[1] - b'0') as u16 * 10 + (b[2] - b'0') as u16;
+        return (Some(code), text[4..].trim_start_matches(' '));
+    }
+    (None, text)
+}
+
+/// A redirect to an inflection or metadata target (code from the value, else `default`).
+pub(super) fn redirect(value: &[u8], default: u16, ext: Option<&str>) -> Answer {
+    let text = String::from_utf8_lossy(value);
+    let (code, target) = split_code(text.trim_matches(['\r', '\n']));
+    let mut target = strip_newlines(target.to_string());
+    if let Some(ext) = ext {
+        target = apply_extension(&target, ext);
+    }
+    Answer::Redirect {
+        code: code.unwrap_or(default),
+        target,
+    }
+}
+
+/// Placeholders and suffix, protocol for rules, prefix extension.
+pub(super) fn finish_target(
+    target: &str,
+    suffix: &str,
+    p: Option<&Parsed>,
+    proto: Option<&str>,
+    ext: Option<&str>,
+) -> String {
+    let mut out = substitute(target, suffix, p);
+    if let Some(proto) = proto {
+        if !has_url_scheme(&out) {
+            out = format!("{proto}://{out}");
+        }
+    }
+    if let Some(ext) = ext {
+        out = apply_extension(&out, ext);
+    }
+    strip_newlines(out)
+}
+
+/// Replace `${suffix}`, `${id}`, `${blade}`, `${nlid}`, `${naan}`, `${scheme}` (every
+/// occurrence); when the target has none of them, append the suffix.
+fn substitute(target: &str, suffix: &str, p: Option<&Parsed>) -> String {
+    if !has_placeholder(target) {
+        let mut s = String::with_capacity(target.len() + suffix.len());
+        s.push_str(target);
+        s.push_str(suffix);
+        return s;
+    }
+    let mut out = String::with_capacity(target.len() + suffix.len() + 32);
+    let mut rest = target;
+    let mut any = false;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let name = &after[..close];
+        let value = match (name, p) {
+            ("suffix", _) => Some(suffix),
+            ("id", Some(p)) => Some(p.local_id()),
+            ("blade", Some(p)) => Some(p.blade()),
+            ("nlid", Some(p)) => Some(p.nlid()),
+            ("naan", Some(p)) => Some(p.naan().unwrap_or("")),
+            ("scheme", Some(p)) => Some(p.scheme_key().trim_end_matches(':')),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                out.push_str(v);
+                any = true;
+            }
+            None => out.push_str(&rest[i..i + 3 + close]),
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    if !any {
+        out.push_str(suffix);
+    }
+    out
+}
+
+fn has_url_scheme(s: &str) -> bool {
+    match s.find("://") {
+        Some(i) if i > 0 => {
+            let b = s.as_bytes();
+            b[0].is_ascii_alphabetic()
+                && b[..i]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
+        }
+        _ => false,
+    }
+}
+
+/// Prefix extension: `-dev-2a` goes to the end of the target's first host label
+/// (`http://a.b.org/x` → `http://a-dev-2a.b.org/x`).
+fn apply_extension(target: &str, ext: &str) -> String {
+    let host = if has_url_scheme(target) {
+        target.find("://").map_or(0, |i| i + 3)
+    } else {
+        0
+    };
+    let label_end = target[host..]
+        .find(['.', '/', ':', '?', '#'])
+        .map_or(target.len(), |i| host + i);
+    let mut out = String::with_capacity(target.len() + ext.len());
+    out.push_str(&target[..label_end]);
+    out.push_str(ext);
+    out.push_str(&target[label_end..]);
+    out
+}
+
+/// Answers are single lines: embedded CR and LF are deleted (as EggNog does).
+pub(super) fn strip_newlines(mut s: String) -> String {
+    if memchr::memchr2(b'\r', b'\n', s.as_bytes()).is_some() {
+        s.retain(|c| c != '\r' && c != '\n');
+    }
+    s
+}
+
+/// Whether `s` holds `${` (a placeholder); memchr-based, this runs on every hit.
+pub(super) fn has_placeholder(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'$', b).any(|i| b.get(i + 1) == Some(&b'{'))
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn codes() {
+        assert_eq!(split_code("301 zaf"), (Some(301), "zaf"));
+        assert_eq!(split_code("410 zaf"), (Some(410), "zaf"));
+        assert_eq!(split_code("308   zaf"), (Some(308), "zaf"));
+        assert_eq!(split_code("999 zaf"), (None, "999 zaf"));
+        assert_eq!(split_code("305 zaf"), (None, "305 zaf"));
+        assert_eq!(split_code("301zaf"), (None, "301zaf"));
+        assert_eq!(split_code("301"), (None, "301"));
+    }
+
+    #[test]
+    fn extension() {
+        assert_eq!(
+            apply_extension("http://a.b.org", "-dev-2a"),
+            "http://a-dev-2a.b.org"
+        );
+        assert_eq!(
+            apply_extension("https://z.b.example.com/x", "-dev"),
+            "https://z-dev.b.example.com/x"
+        );
+        assert_eq!(
+            apply_extension("localhost:8080/x", "-dev"),
+            "localhost-dev:8080/x"
+        );
+    }
+}
