@@ -52,6 +52,6 @@ impl From<MinterError> for BinderError {
 
 impl From<noid_resolve::LookupError> for BinderError {
     fn from(e: noid_resolve::LookupError) -> Self {
-        BinderError::Store(e.0)
+        BinderError::Store(e.to_string())
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use noid_http::{Answer, Request};
+use noid_http::{Answer, LookupError, Request};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -27,7 +27,7 @@ fn main() {
             map.insert(id.to_owned(), (code, target));
         }
     }
-    let backend = move |r: &Request<'_>| -> Result<Answer, String> {
+    let backend = move |r: &Request<'_>| -> Result<Answer, LookupError> {
         Ok(match map.get(r.id) {
             Some((code, target)) => Answer::Redirect {
                 code: *code,

@@ -50,30 +50,30 @@
 //! # Wiring it in `noidr`
 //!
 //! ```no_run
-//! use std::sync::{Arc, Mutex};
-//! use noid_resolve::{Answer, Request};
+//! use std::sync::Arc;
+//! use noid_resolve::{Answer, LookupError, MemLookup, Request, Resolver};
 //!
-//! struct MyStore; // noidr: a noid_store::Reader, refreshed before each request
-//! impl MyStore {
-//!     fn resolve(&mut self, _r: &Request) -> Result<Answer, String> { Ok(Answer::NotFound) }
+//! // A store that never changes; `noidr` resolves on its follower's current store
+//! // instead, caught up with the writers before each request (no lock taken).
+//! struct Backend {
+//!     resolver: Resolver,
+//!     store: MemLookup,
 //! }
-//!
-//! struct Backend(Mutex<MyStore>);
 //! impl noid_http::Backend for Backend {
-//!     fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
-//!         // e.g. lock, reader.refresh_if_changed(), resolver.resolve(&reader, req)
-//!         self.0.lock().map_err(|e| e.to_string())?.resolve(req)
+//!     fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
+//!         self.resolver.resolve(&self.store, req)
 //!     }
 //! }
 //!
+//! let backend = Backend { resolver: Resolver::default(), store: MemLookup::new() };
 //! // Blocks until SIGTERM or SIGINT, then drains open connections (5 s at most).
-//! noid_http::run("127.0.0.1:8090", Arc::new(Backend(Mutex::new(MyStore))), 2).unwrap();
+//! noid_http::run("127.0.0.1:8090", Arc::new(backend), 2).unwrap();
 //! ```
 //!
 //! [`Backend::resolve`] is called on a runtime worker thread, not through
 //! `spawn_blocking`: a point lookup costs microseconds, far less than a thread hop.
 //! A backend that may block for long (a lock held for a store reopen) only delays the
-//! requests of that worker. A plain closure `Fn(&Request) -> Result<Answer, String>`
+//! requests of that worker. A plain closure `Fn(&Request) -> Result<Answer, LookupError>`
 //! is a `Backend` too.
 //!
 //! For tests and embedding there is the async [`serve`] / [`serve_with`] on a
@@ -99,26 +99,26 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::Semaphore;
 
-pub use noid_resolve::{Answer, Request};
+pub use noid_resolve::{Answer, LookupError, Request};
 
 /// What the server asks for each identifier. `noidr` implements it on its store
 /// reader; tests implement it on a map.
 pub trait Backend: Send + Sync + 'static {
     /// Resolves one request. An `Err` becomes a `500` (and is logged).
-    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String>;
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError>;
 
     /// Whether the resolver can answer at all (`GET /health`): `Err` gives `503`
     /// with the message. The default is always healthy.
-    fn health(&self) -> Result<(), String> {
+    fn health(&self) -> Result<(), LookupError> {
         Ok(())
     }
 }
 
 impl<F> Backend for F
 where
-    F: Fn(&Request<'_>) -> Result<Answer, String> + Send + Sync + 'static,
+    F: Fn(&Request<'_>) -> Result<Answer, LookupError> + Send + Sync + 'static,
 {
-    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
         self(req)
     }
 }
@@ -294,35 +294,10 @@ pub async fn serve_with(
                 continue;
             }
         };
-        let backend = backend.clone();
-        let cfg = config.clone();
-        let service = service_fn(move |req| {
-            let resp = respond::handle(&*backend, &cfg, &req);
-            async move { Ok::<_, Infallible>(resp) }
-        });
-        let fut = match io {
-            Stream::Tcp(s) => {
-                let conn = builder.serve_connection(TokioIo::new(s), service);
-                let w = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = w.await {
-                        log::debug!("connection: {e}");
-                    }
-                    drop(permit);
-                })
-            }
-            Stream::Unix(s) => {
-                let conn = builder.serve_connection(TokioIo::new(s), service);
-                let w = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = w.await {
-                        log::debug!("connection: {e}");
-                    }
-                    drop(permit);
-                })
-            }
-        };
-        drop(fut);
+        match io {
+            Stream::Tcp(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
+            Stream::Unix(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
+        }
     }
     let path = match &listener {
         Listener::Unix(_, p) => Some(p.clone()),
@@ -342,6 +317,32 @@ pub async fn serve_with(
         );
     }
     Ok(())
+}
+
+/// Serve one accepted connection on its own task, which holds the connection's slot
+/// (`permit`) until the connection closes.
+fn spawn_connection<S>(
+    builder: &http1::Builder,
+    graceful: &hyper_util::server::graceful::GracefulShutdown,
+    stream: S,
+    backend: &Arc<dyn Backend>,
+    config: &Arc<Config>,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (backend, config) = (backend.clone(), config.clone());
+    let service = service_fn(move |req| {
+        let resp = respond::handle(&*backend, &config, &req);
+        async move { Ok::<_, Infallible>(resp) }
+    });
+    let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            log::debug!("connection: {e}");
+        }
+        drop(permit);
+    });
 }
 
 enum Stream {

@@ -110,7 +110,7 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
 }
 
 /// An answer reduced to what HTTP can say.
-enum Out {
+enum Reply {
     Redirect {
         code: u16,
         target: String,
@@ -123,15 +123,15 @@ enum Out {
     NotFound,
 }
 
-fn decide(answer: Answer, accept: Option<&str>) -> Out {
+fn decide(answer: Answer, accept: Option<&str>) -> Reply {
     let answer = match answer {
-        Answer::Redirect { code, target } => return Out::Redirect { code, target },
-        Answer::NotFound => return Out::NotFound,
+        Answer::Redirect { code, target } => return Reply::Redirect { code, target },
+        Answer::NotFound => return Reply::NotFound,
         page => page,
     };
     // Only pages have a format: a redirect does not read `Accept` again.
     let fmt = Format::from_accept(accept);
-    let page = |status, body| Out::Page {
+    let page = |status, body| Reply::Page {
         status,
         ctype: fmt.content_type(),
         body,
@@ -166,7 +166,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Out {
             } else {
                 "text/plain; charset=utf-8"
             };
-            Out::Page {
+            Reply::Page {
                 status: StatusCode::OK,
                 ctype,
                 body: page::metadata(fmt, "id", &id, None, &bindings, true),
@@ -178,7 +178,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Out {
         ),
         Answer::Partial { key, bindings } => {
             if bindings.is_empty() {
-                Out::NotFound
+                Reply::NotFound
             } else {
                 page(
                     StatusCode::OK,
@@ -190,14 +190,14 @@ fn decide(answer: Answer, accept: Option<&str>) -> Out {
 }
 
 /// What an answer becomes on each route.
-fn render(route: Route, out: Out) -> Resp {
-    match out {
-        Out::Redirect { code, target } => redirect(route, code, &target),
-        Out::NotFound => match route {
+fn render(route: Route, reply: Reply) -> Resp {
+    match reply {
+        Reply::Redirect { code, target } => redirect(route, code, &target),
+        Reply::NotFound => match route {
             Route::Auth => empty(StatusCode::FORBIDDEN),
             _ => text(StatusCode::NOT_FOUND, "unknown identifier\n"),
         },
-        Out::Page {
+        Reply::Page {
             status,
             ctype,
             body,

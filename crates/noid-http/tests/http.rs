@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use noid_http::{Answer, Backend, Config, Listener, Request};
+use noid_http::{Answer, Backend, Config, Listener, LookupError, Request};
 
 /// One request as the backend saw it: (id, accept, proto).
 type Seen = (String, Option<String>, Option<String>);
@@ -20,14 +20,14 @@ struct MapBackend {
 }
 
 impl Backend for MapBackend {
-    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
         self.seen.lock().unwrap().push((
             req.id.to_owned(),
             req.accept.map(str::to_owned),
             req.proto.map(str::to_owned),
         ));
         if req.id == "boom" {
-            return Err("store went away".into());
+            return Err(LookupError::Unavailable("store went away".into()));
         }
         Ok(self.map.get(req.id).cloned().unwrap_or(Answer::NotFound))
     }
@@ -614,7 +614,7 @@ fn addr_parsing() {
 
 #[test]
 fn a_closure_is_a_backend() {
-    let b: Arc<dyn Backend> = Arc::new(|r: &Request<'_>| -> Result<Answer, String> {
+    let b: Arc<dyn Backend> = Arc::new(|r: &Request<'_>| -> Result<Answer, LookupError> {
         Ok(if r.id == "x" {
             redirect(307, "/y")
         } else {

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
-use noid_http::{Answer, Backend, Listener, Request};
+use noid_http::{Answer, Backend, Listener, LookupError, Request};
 use noid_resolve::{MemLookup, Resolver, Rules};
 
 struct Real {
@@ -14,10 +14,8 @@ struct Real {
 }
 
 impl Backend for Real {
-    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
-        self.resolver
-            .resolve(&self.store, req)
-            .map_err(|e| e.to_string())
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
+        self.resolver.resolve(&self.store, req)
     }
 }
 

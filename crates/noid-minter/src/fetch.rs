@@ -27,7 +27,7 @@ pub fn fetch<L: Lookup + ?Sized>(
     let verb = if verbose { Verb::Fetch } else { Verb::Get };
     let mut out = Output::default();
     let Some(given) = id else {
-        out.stderr = format!("{}\n", verb.missing_id()).into_bytes();
+        out.stderr = format!("error: {}\n", verb.missing_id()).into_bytes();
         return Ok(out);
     };
     let found = noid_resolve::fetch::fetch(l, verb, given, elems, usize::MAX, |stream, pieces| {

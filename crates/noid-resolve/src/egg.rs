@@ -164,17 +164,18 @@ pub fn answer<L: Lookup + ?Sized>(
             };
             match resolver.resolve(l, &r) {
                 Ok(a) => render(&a, miss, out),
-                Err(e) => error_line(&e.to_string(), out),
+                Err(e) => error_line(&e, out),
             }
         }
-        Err(e) => error_line(&e.to_string(), out),
+        Err(e) => error_line(&e, out),
     }
 }
 
-/// Append `error: MESSAGE\n`, the message made single-line.
-pub fn error_line(msg: &str, out: &mut Vec<u8>) {
+/// Append `error: MESSAGE\n`, the message made single-line as every answer of this
+/// protocol is: every error answer, a request's or the store's, is written here.
+pub fn error_line(e: &dyn std::fmt::Display, out: &mut Vec<u8>) {
     out.extend_from_slice(b"error: ");
-    push_clean(msg.as_bytes(), out);
+    push_clean(e.to_string().as_bytes(), out);
     out.push(b'\n');
 }
 

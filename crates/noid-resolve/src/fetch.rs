@@ -29,12 +29,9 @@ impl Verb {
         }
     }
 
-    /// Perl's message for a command given no identifier (without a line end).
+    /// Perl's message for a command given no identifier (after `error: `).
     pub fn missing_id(self) -> String {
-        format!(
-            "error: {} requires that an identifier be specified.",
-            self.name()
-        )
+        format!("{} requires that an identifier be specified.", self.name())
     }
 }
 

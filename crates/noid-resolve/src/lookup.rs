@@ -95,16 +95,43 @@ impl<T: Lookup + ?Sized> Lookup for std::sync::Arc<T> {
     }
 }
 
-/// A storage failure seen while resolving (I/O error, corrupt store, closed store ...).
-///
-/// It carries only a message: callers turn it into one `error: …` answer line or an
-/// HTTP 500, and never need to branch on its cause.
+/// Why a read of the key space failed. Callers render it as one `error: …` answer line
+/// (line protocols) or a 500 (HTTP); its text says what failed and, for a failed read,
+/// which key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LookupError(pub String);
+pub enum LookupError {
+    /// The store cannot be read at all: it could not be opened (wrong Dbdir, not created
+    /// yet) or the resolver is exiting. The text says why.
+    Unavailable(String),
+    /// The store failed to read a key (I/O error, corrupt data …).
+    Read {
+        /// The key read, or the first key of the prefix or range read.
+        key: Vec<u8>,
+        /// The store's message.
+        cause: String,
+    },
+    /// The store failed outside a read of one key (a catch-up with the writers …).
+    Store(String),
+}
+
+impl LookupError {
+    /// The store failed to read `key` (or the prefix or range starting there).
+    pub fn read(key: &[u8], cause: impl fmt::Display) -> LookupError {
+        LookupError::Read {
+            key: key.to_vec(),
+            cause: cause.to_string(),
+        }
+    }
+}
 
 impl fmt::Display for LookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            LookupError::Unavailable(why) | LookupError::Store(why) => f.write_str(why),
+            LookupError::Read { key, cause } => {
+                write!(f, "reading {:?}: {cause}", String::from_utf8_lossy(key))
+            }
+        }
     }
 }
 

@@ -28,13 +28,47 @@
 //! A value whose text is `NULL` in any case cannot be told from "not found" by Apache
 //! (`strcasecmp`); do not bind such values for resolution.
 
+use std::fmt;
+
 use crate::fetch::{self, Stream, Verb};
 use crate::lookup::{Lookup, LookupError};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
 
-const WRITE_COMMANDS: [&str; 9] = [
+/// What `help` answers.
+const HELP: &str = "noidr (read-only) answers one line per request: get ID [ELEM...], \
+                    fetch ID [ELEM...], hello, help; NULL when nothing is bound";
+
+/// One request line, parsed once: what the client asks for. Every noid command has its
+/// variant; any other verb is [`Command::Unknown`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// A line with no words: answered `NULL`, as a miss.
+    Blank,
+    /// `get ID [ELEM…]` or `fetch ID [ELEM…]`.
+    Read {
+        /// Which of the two.
+        verb: Verb,
+        /// The identifier, plain or peppered (`ID!PEPPER`).
+        id: String,
+        /// The elements asked for; none asks for every binding.
+        elems: Vec<String>,
+    },
+    /// `hello`.
+    Hello,
+    /// `help`.
+    Help,
+    /// A command that changes the minter: noidr is read-only.
+    Write(&'static str),
+    /// A read command that needs several lines or the minter itself: use `noid`.
+    Elsewhere(&'static str),
+    /// A word that is no noid command.
+    Unknown(String),
+}
+
+/// The noid commands that change a minter.
+const WRITE_VERBS: [&str; 9] = [
     "bind",
     "mint",
     "peppermint",
@@ -46,79 +80,132 @@ const WRITE_COMMANDS: [&str; 9] = [
     "dbimport",
 ];
 
-const NOT_HERE: [&str; 4] = ["validate", "dbinfo", "export", "check"];
+/// The noid commands that only read, but not in one line or not without the minter.
+const ELSEWHERE_VERBS: [&str; 4] = ["validate", "dbinfo", "export", "check"];
+
+impl Command {
+    /// Parse a request line (without its terminator): shell words, the first the verb.
+    pub fn parse(line: &[u8]) -> Result<Command, LineError> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Command::Blank);
+        }
+        let text = std::str::from_utf8(line).map_err(|_| LineError::NotUtf8)?;
+        let mut words = shell_words::split(text).map_err(LineError::Split)?;
+        let Some(verb) = words.first() else {
+            return Ok(Command::Blank);
+        };
+        let known = |list: &[&'static str]| list.iter().copied().find(|v| v == verb);
+        let read = match verb.as_str() {
+            "get" => Verb::Get,
+            "fetch" => Verb::Fetch,
+            "hello" => return Ok(Command::Hello),
+            "help" => return Ok(Command::Help),
+            _ => {
+                return Ok(if let Some(v) = known(&WRITE_VERBS) {
+                    Command::Write(v)
+                } else if let Some(v) = known(&ELSEWHERE_VERBS) {
+                    Command::Elsewhere(v)
+                } else {
+                    Command::Unknown(words.swap_remove(0))
+                });
+            }
+        };
+        if words.len() < 2 {
+            return Err(LineError::MissingId(read));
+        }
+        // The elements stay where they are: no new allocation per request.
+        let mut head = words.drain(..2);
+        let id = head.nth(1).unwrap_or_default();
+        drop(head);
+        Ok(Command::Read {
+            verb: read,
+            id,
+            elems: words,
+        })
+    }
+
+    /// Answer the command from `l`: append its answer (without a line end) to `out`.
+    pub fn answer<L: Lookup + ?Sized>(&self, l: &L, out: &mut Vec<u8>) -> Result<(), LineError> {
+        match self {
+            Command::Blank => out.extend_from_slice(b"NULL"),
+            Command::Read { verb, id, elems } => read(l, *verb, id, elems, out)?,
+            Command::Hello => out.extend_from_slice(b"Hello."),
+            Command::Help => out.extend_from_slice(HELP.as_bytes()),
+            Command::Write(verb) => return Err(LineError::ReadOnly(verb)),
+            Command::Elsewhere(verb) => return Err(LineError::Elsewhere(verb)),
+            Command::Unknown(verb) => return Err(LineError::Unknown(verb.clone())),
+        }
+        Ok(())
+    }
+}
+
+/// Why a request line gets an `error: …` answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineError {
+    /// The line is not UTF-8.
+    NotUtf8,
+    /// The line does not split into shell words (an unbalanced quote).
+    Split(shell_words::ParseError),
+    /// `get` or `fetch` without an identifier.
+    MissingId(Verb),
+    /// A command that changes the minter.
+    ReadOnly(&'static str),
+    /// A command noidr does not offer.
+    Elsewhere(&'static str),
+    /// No such command.
+    Unknown(String),
+    /// The store failed.
+    Lookup(LookupError),
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::NotUtf8 => f.write_str("request is not valid UTF-8"),
+            LineError::Split(e) => write!(f, "cannot parse request: {e}"),
+            LineError::MissingId(verb) => f.write_str(&verb.missing_id()),
+            LineError::ReadOnly(verb) => write!(f, "noidr is read-only: {verb:?} refused"),
+            LineError::Elsewhere(verb) => write!(
+                f,
+                "{verb:?} is not available in noidr; use the noid command"
+            ),
+            LineError::Unknown(verb) => write!(f, "no such command: {verb}"),
+            LineError::Lookup(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+impl From<LookupError> for LineError {
+    fn from(e: LookupError) -> Self {
+        LineError::Lookup(e)
+    }
+}
 
 /// Answer one request line (without its terminator): append exactly one line, `\n`
-/// included, to `out`. Storage errors become an `error: …` line.
+/// included, to `out`.
 pub fn answer<L: Lookup + ?Sized>(l: &L, line: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
-    if let Err(e) = answer_inner(l, line, out) {
+    if let Err(e) = Command::parse(line).and_then(|c| c.answer(l, out)) {
         out.truncate(start);
-        out.extend_from_slice(b"error: ");
-        push_field(e.to_string().as_bytes(), out);
+        push_error(&e, out);
     }
     out.push(b'\n');
 }
 
-fn answer_inner<L: Lookup + ?Sized>(
-    l: &L,
-    line: &[u8],
-    out: &mut Vec<u8>,
-) -> Result<(), LookupError> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        out.extend_from_slice(b"NULL");
-        return Ok(());
-    }
-    let Ok(text) = std::str::from_utf8(line) else {
-        error(out, "request is not valid UTF-8");
-        return Ok(());
-    };
-    let words = match shell_words::split(text) {
-        Ok(w) => w,
-        Err(e) => {
-            error(out, &format!("cannot parse request: {e}"));
-            return Ok(());
-        }
-    };
-    let Some((cmd, args)) = words.split_first() else {
-        out.extend_from_slice(b"NULL");
-        return Ok(());
-    };
-    match cmd.as_str() {
-        "get" => read(l, Verb::Get, args, out),
-        "fetch" => read(l, Verb::Fetch, args, out),
-        "hello" => {
-            out.extend_from_slice(b"Hello.");
-            Ok(())
-        }
-        "help" => {
-            out.extend_from_slice(
-                b"noidr (read-only) answers one line per request: get ID [ELEM...], \
-                  fetch ID [ELEM...], hello, help; NULL when nothing is bound",
-            );
-            Ok(())
-        }
-        c if WRITE_COMMANDS.contains(&c) => {
-            error(out, &format!("noidr is read-only: {c:?} refused"));
-            Ok(())
-        }
-        c if NOT_HERE.contains(&c) => {
-            error(
-                out,
-                &format!("{c:?} is not available in noidr; use the noid command"),
-            );
-            Ok(())
-        }
-        c => {
-            error(out, &format!("no such command: {c}"));
-            Ok(())
-        }
-    }
+/// Append `error: MESSAGE\n` for a failure outside any request's answer (a store that
+/// cannot be opened), written as every error answer of this protocol is.
+pub fn error_line(e: &dyn fmt::Display, out: &mut Vec<u8>) {
+    push_error(e, out);
+    out.push(b'\n');
 }
 
-fn error(out: &mut Vec<u8>, msg: &str) {
+/// `error: MESSAGE`, the message's CR, LF, NUL and TAB %-encoded: every error answer of
+/// this protocol is written here.
+fn push_error(e: &dyn fmt::Display, out: &mut Vec<u8>) {
     out.extend_from_slice(b"error: ");
-    push_field(msg.as_bytes(), out);
+    push_field(e.to_string().as_bytes(), out);
 }
 
 /// Append a value with CR, LF, NUL and TAB %-encoded (they would break the line framing
@@ -144,13 +231,10 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 fn read<L: Lookup + ?Sized>(
     l: &L,
     verb: Verb,
-    args: &[String],
+    id: &str,
+    elems: &[String],
     out: &mut Vec<u8>,
 ) -> Result<(), LookupError> {
-    let Some((id, elems)) = args.split_first() else {
-        push_field(verb.missing_id().as_bytes(), out);
-        return Ok(());
-    };
     let start = out.len();
     let mut first = true;
     let found = fetch::fetch(l, verb, id, elems, MAX_ELEMENTS, |stream, pieces| {
@@ -238,6 +322,37 @@ mod tests {
     }
 
     #[test]
+    fn lines_parse_into_commands() {
+        let read = |verb, id: &str, elems: &[&str]| Command::Read {
+            verb,
+            id: id.into(),
+            elems: elems.iter().map(|e| e.to_string()).collect(),
+        };
+        for (line, command) in [
+            (&b"get x a 'b c'"[..], read(Verb::Get, "x", &["a", "b c"])),
+            (b"fetch x!pep", read(Verb::Fetch, "x!pep", &[])),
+            (b" \t", Command::Blank),
+            (b"hello", Command::Hello),
+            (b"help me", Command::Help),
+            (b"dbimport f", Command::Write("dbimport")),
+            (b"peppermint 1", Command::Write("peppermint")),
+            (b"check", Command::Elsewhere("check")),
+            (b"GET x y", Command::Unknown("GET".into())),
+        ] {
+            assert_eq!(Command::parse(line), Ok(command), "{line:?}");
+        }
+        assert_eq!(
+            Command::parse(b"fetch"),
+            Err(LineError::MissingId(Verb::Fetch))
+        );
+        assert_eq!(Command::parse(b"get \xff"), Err(LineError::NotUtf8));
+        assert!(matches!(
+            Command::parse(b"get \"x"),
+            Err(LineError::Split(_))
+        ));
+    }
+
+    #[test]
     fn null_value_is_indistinguishable() {
         // Documented limitation: Apache reads this as "not found".
         check(b"get x null", "null");
@@ -280,18 +395,18 @@ mod tests {
         struct Broken;
         impl Lookup for Broken {
             fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-                Err(LookupError("disk on fire\nreally".into()))
+                Err(LookupError::read(b"a\tb", "disk on fire\nreally"))
             }
             fn scan_prefix(
                 &self,
                 _: &[u8],
                 _: usize,
             ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-                Err(LookupError("disk on fire".into()))
+                Err(LookupError::Store("disk on fire".into()))
             }
         }
         let mut out = Vec::new();
         answer(&Broken, b"get a b", &mut out);
-        assert_eq!(out, b"error: disk on fire%0Areally\n");
+        assert_eq!(out, b"error: reading \"a\\tb\": disk on fire%0Areally\n");
     }
 }

@@ -58,7 +58,7 @@ impl From<rocksdb::Error> for StoreError {
 
 impl From<StoreError> for noid_resolve::LookupError {
     fn from(e: StoreError) -> Self {
-        noid_resolve::LookupError(e.to_string())
+        noid_resolve::LookupError::Store(e.to_string())
     }
 }
 

@@ -225,7 +225,7 @@ impl Drop for Reader {
 
 impl noid_resolve::Lookup for Reader {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
-        Ok(Reader::get(self, key)?)
+        Reader::get(self, key).map_err(|e| noid_resolve::LookupError::read(key, e))
     }
 
     fn scan_prefix(
@@ -233,7 +233,7 @@ impl noid_resolve::Lookup for Reader {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
-        Ok(scan_prefix(&self.db, prefix, limit)?)
+        scan_prefix(&self.db, prefix, limit).map_err(|e| noid_resolve::LookupError::read(prefix, e))
     }
 
     fn range(
@@ -242,7 +242,8 @@ impl noid_resolve::Lookup for Reader {
         last: &[u8],
         limit: usize,
     ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, noid_resolve::LookupError> {
-        Ok(Reader::range(self, first, last, limit)?)
+        Reader::range(self, first, last, limit)
+            .map_err(|e| noid_resolve::LookupError::read(first, e))
     }
 }
 

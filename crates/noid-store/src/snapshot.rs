@@ -39,7 +39,9 @@ impl Snapshot {
 
 impl noid_resolve::Lookup for Snapshot {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
-        Ok(self.reader.get(key)?)
+        self.reader
+            .get(key)
+            .map_err(|e| noid_resolve::LookupError::read(key, e))
     }
 
     fn scan_prefix(

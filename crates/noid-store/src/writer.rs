@@ -237,7 +237,7 @@ impl Drop for Writer {
 
 impl noid_resolve::Lookup for Writer {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
-        Ok(Writer::get(self, key)?)
+        Writer::get(self, key).map_err(|e| noid_resolve::LookupError::read(key, e))
     }
 
     fn scan_prefix(
@@ -245,7 +245,8 @@ impl noid_resolve::Lookup for Writer {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
-        Ok(crate::reader::scan_prefix(&self.db, prefix, limit)?)
+        crate::reader::scan_prefix(&self.db, prefix, limit)
+            .map_err(|e| noid_resolve::LookupError::read(prefix, e))
     }
 }
 

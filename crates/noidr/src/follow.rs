@@ -306,7 +306,7 @@ impl Follower {
         let _one_at_a_time = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
         if self.stopping.load(Ordering::Acquire) {
             // Exiting: `cleanup` has removed (or is removing) the secondary directories.
-            return Err(LookupError("noidr is exiting".into()));
+            return Err(LookupError::Unavailable("noidr is exiting".into()));
         }
         match self.open_store() {
             Ok(store) => {
@@ -316,7 +316,7 @@ impl Follower {
             Err(e) => {
                 let msg = format!("cannot open minter {}: {e}", self.dbdir.display());
                 *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = msg.clone();
-                Err(LookupError(msg))
+                Err(LookupError::Unavailable(msg))
             }
         }
     }
@@ -359,7 +359,7 @@ impl Follower {
     }
 
     fn why_not_open(&self) -> LookupError {
-        LookupError(
+        LookupError::Unavailable(
             self.last_error
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

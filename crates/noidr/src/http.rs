@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use noid_resolve::{Answer, Request, Resolver};
+use noid_resolve::{Answer, LookupError, Request, Resolver};
 
 use crate::follow::Follower;
 
@@ -21,18 +21,12 @@ impl Backend {
 }
 
 impl noid_http::Backend for Backend {
-    fn resolve(&self, req: &Request<'_>) -> Result<Answer, String> {
-        let store = self.follower.fresh().map_err(|e| e.to_string())?;
-        self.resolver
-            .resolve(&*store, req)
-            .map_err(|e| e.to_string())
+    fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
+        self.resolver.resolve(&*self.follower.fresh()?, req)
     }
 
-    fn health(&self) -> Result<(), String> {
-        self.follower
-            .current()
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+    fn health(&self) -> Result<(), LookupError> {
+        self.follower.current().map(|_| ())
     }
 }
 

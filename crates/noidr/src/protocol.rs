@@ -31,7 +31,10 @@ impl Answerer {
             Ok(s) => s,
             Err(e) => {
                 log::debug!("store unavailable: {e}");
-                egg::error_line(&e.to_string(), out);
+                match self.protocol {
+                    Protocol::Noid => noid_line::error_line(&e, out),
+                    Protocol::Egg => egg::error_line(&e, out),
+                }
                 return;
             }
         };
