@@ -123,31 +123,25 @@ enum Reply {
     NotFound,
 }
 
+/// The reply for an answer; only a page reads `Accept` (for its format).
 fn decide(answer: Answer, accept: Option<&str>) -> Reply {
-    let answer = match answer {
-        Answer::Redirect { code, target } => return Reply::Redirect { code, target },
-        Answer::NotFound => return Reply::NotFound,
-        page => page,
-    };
-    // Only pages have a format: a redirect does not read `Accept` again.
-    let fmt = Format::from_accept(accept);
-    let page = |status, body| Reply::Page {
+    let page = |status, fmt: Format, body| Reply::Page {
         status,
         ctype: fmt.content_type(),
         body,
     };
+    let fmt = || Format::from_accept(accept);
     match answer {
-        Answer::Redirect { .. } | Answer::NotFound => unreachable!("answered above"),
+        Answer::Redirect { code, target } => Reply::Redirect { code, target },
+        Answer::NotFound => Reply::NotFound,
         Answer::Inflection {
             id,
             suffix,
             bindings,
         } => {
-            let full = page::is_full(&suffix);
-            page(
-                StatusCode::OK,
-                page::metadata(fmt, "id", &id, Some(&suffix), &bindings, full),
-            )
+            let (fmt, full) = (fmt(), page::is_full(&suffix));
+            let body = page::metadata(fmt, "id", &id, Some(&suffix), &bindings, full);
+            page(StatusCode::OK, fmt, body)
         }
         Answer::Negotiate {
             id,
@@ -172,19 +166,19 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
                 body: page::metadata(fmt, "id", &id, None, &bindings, true),
             }
         }
-        Answer::Multi { id, targets } => page(
-            StatusCode::MULTIPLE_CHOICES,
-            page::multi(fmt, &id, &targets),
-        ),
+        Answer::Multi { id, targets } => {
+            let fmt = fmt();
+            page(
+                StatusCode::MULTIPLE_CHOICES,
+                fmt,
+                page::multi(fmt, &id, &targets),
+            )
+        }
+        Answer::Partial { bindings, .. } if bindings.is_empty() => Reply::NotFound,
         Answer::Partial { key, bindings } => {
-            if bindings.is_empty() {
-                Reply::NotFound
-            } else {
-                page(
-                    StatusCode::OK,
-                    page::metadata(fmt, "partial", &key, None, &bindings, true),
-                )
-            }
+            let fmt = fmt();
+            let body = page::metadata(fmt, "partial", &key, None, &bindings, true);
+            page(StatusCode::OK, fmt, body)
         }
     }
 }

@@ -51,7 +51,7 @@ mod unescape;
 pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
-pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, PointLookups};
+pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, Pairs, PointLookups};
 pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 pub use unescape::percent_decode;

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::RwLock;
 
+/// (key, value) pairs in key order, as prefix scans and range reads return them.
+pub type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// Read access to the minter's key space.
 ///
 /// Keys are Perl Noid's: `ID\tELEM` for bindings, `:/idmap/ELEM\tPATTERN` for rules,
@@ -18,11 +21,7 @@ pub trait Lookup {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError>;
 
     /// Up to `limit` (key, value) pairs whose key starts with `prefix`, in bytewise key order.
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError>;
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError>;
 
     /// False only if no key starts with `prefix` for certain; a hint that lets
     /// resolution skip lookups of a key form the store does not use. The default knows
@@ -36,64 +35,39 @@ pub trait Lookup {
     /// most `limit` of them and the store reads them as one range for less than the
     /// point lookups of the keys the caller wants; `None` otherwise, and then the caller
     /// looks its keys up one by one. The default declines.
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
         let _ = (first, last, limit);
         Ok(None)
     }
 }
 
-impl<T: Lookup + ?Sized> Lookup for &T {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-        (**self).get(key)
-    }
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
-        (**self).range(first, last, limit)
-    }
-    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
-        (**self).may_have_prefix(prefix)
-    }
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-        (**self).scan_prefix(prefix, limit)
-    }
+/// `Lookup` through a pointer to one: every method is the pointee's.
+macro_rules! forward_lookup {
+    ($t:ident => $pointer:ty) => {
+        impl<$t: Lookup + ?Sized> Lookup for $pointer {
+            fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+                (**self).get(key)
+            }
+            fn range(
+                &self,
+                first: &[u8],
+                last: &[u8],
+                limit: usize,
+            ) -> Result<Option<Pairs>, LookupError> {
+                (**self).range(first, last, limit)
+            }
+            fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+                (**self).may_have_prefix(prefix)
+            }
+            fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
+                (**self).scan_prefix(prefix, limit)
+            }
+        }
+    };
 }
 
-impl<T: Lookup + ?Sized> Lookup for std::sync::Arc<T> {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
-        (**self).get(key)
-    }
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
-        (**self).range(first, last, limit)
-    }
-    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
-        (**self).may_have_prefix(prefix)
-    }
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
-        (**self).scan_prefix(prefix, limit)
-    }
-}
+forward_lookup!(T => &T);
+forward_lookup!(T => std::sync::Arc<T>);
 
 /// Why a read of the key space failed. Callers render it as one `error: …` answer line
 /// (line protocols) or a 500 (HTTP); its text says what failed and, for a failed read,
@@ -197,11 +171,7 @@ impl Lookup for MemLookup {
         Ok(!self.scan_prefix(prefix, 1)?.is_empty())
     }
 
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
         let map = self.map.read().unwrap_or_else(|e| e.into_inner());
         Ok(map
             .range(prefix.to_vec()..)
@@ -213,12 +183,7 @@ impl Lookup for MemLookup {
 
     /// Always answers (within `limit`), so that tests over a `MemLookup` take the range
     /// path where resolution has one; [`PointLookups`] hides it for the other path.
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
         if first > last {
             return Ok(Some(Vec::new()));
         }
@@ -244,11 +209,7 @@ impl<L: Lookup> Lookup for PointLookups<L> {
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
         self.0.may_have_prefix(prefix)
     }
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
         self.0.scan_prefix(prefix, limit)
     }
 }
@@ -258,7 +219,7 @@ impl<L: Lookup> Lookup for PointLookups<L> {
 pub(crate) struct RangeRead {
     pub(crate) first: Vec<u8>,
     pub(crate) last: Vec<u8>,
-    pub(crate) pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    pub(crate) pairs: Pairs,
 }
 
 /// A [`Lookup`] that answers keys within a range already read from that read, and every
@@ -283,19 +244,10 @@ impl<L: Lookup + ?Sized> Lookup for Ranged<'_, L> {
     fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
         self.l.may_have_prefix(prefix)
     }
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
         self.l.scan_prefix(prefix, limit)
     }
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
         self.l.range(first, last, limit)
     }
 }

@@ -6,7 +6,7 @@
 //! `NAAN/`, is spared the lookups of that form: a chop-back through four ancestors of
 //! an ARK then costs half as many lookups.
 
-use crate::lookup::{Lookup, LookupError};
+use crate::lookup::{Lookup, LookupError, Pairs};
 
 const ARK: &[u8] = b"ark:/";
 
@@ -60,11 +60,7 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
             })
     }
 
-    fn scan_prefix(
-        &self,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
         let found = self.0.scan_prefix(prefix, limit)?;
         let Some(rest) = naan_relative(prefix) else {
             return Ok(found);
@@ -76,12 +72,7 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
 
     /// Both forms of an `ark:/` range within one NAAN, as [`Lookup::get`] reads keys:
     /// the `ark:/` form's key where both exist.
-    fn range(
-        &self,
-        first: &[u8],
-        last: &[u8],
-        limit: usize,
-    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
         let (Some(rest), Some(last_rest)) = (naan_relative(first), naan_relative(last)) else {
             return self.0.range(first, last, limit);
         };
@@ -104,10 +95,7 @@ impl<L: Lookup + ?Sized> Lookup for NoidKeys<'_, L> {
 
 /// Pairs read in `ark:/` form and in NAAN-relative form (`NAAN/…`, given the `ark:/`
 /// label here), in key order, the `ark:/` form's where both have a key.
-fn merge(
-    mut found: Vec<(Vec<u8>, Vec<u8>)>,
-    relative: Vec<(Vec<u8>, Vec<u8>)>,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn merge(mut found: Pairs, relative: Pairs) -> Pairs {
     if relative.is_empty() {
         return found;
     }
@@ -199,15 +187,11 @@ mod tests {
             first: &[u8],
             last: &[u8],
             limit: usize,
-        ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, LookupError> {
+        ) -> Result<Option<Pairs>, LookupError> {
             self.2.set(self.2.get() + 1);
             self.0.range(first, last, limit)
         }
-        fn scan_prefix(
-            &self,
-            prefix: &[u8],
-            limit: usize,
-        ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+        fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
             self.0.scan_prefix(prefix, limit)
         }
         fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {

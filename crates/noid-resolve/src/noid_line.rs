@@ -259,7 +259,7 @@ fn read<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::MemLookup;
+    use crate::lookup::{MemLookup, Pairs};
 
     fn store() -> MemLookup {
         let l = MemLookup::new();
@@ -397,11 +397,7 @@ mod tests {
             fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
                 Err(LookupError::read(b"a\tb", "disk on fire\nreally"))
             }
-            fn scan_prefix(
-                &self,
-                _: &[u8],
-                _: usize,
-            ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LookupError> {
+            fn scan_prefix(&self, _: &[u8], _: usize) -> Result<Pairs, LookupError> {
                 Err(LookupError::Store("disk on fire".into()))
             }
         }

@@ -1,6 +1,6 @@
 //! Peppered identifiers read through `noidr`: docs/COMPATIBILITY.md says reads accept
 //! `ID` and `ID!PEPPER` alike, so both line protocols and HTTP answer the peppered form
-//! as the identifier itself (issue 16: only the CLI used to).
+//! as the identifier itself, as the CLI does.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

@@ -4,7 +4,7 @@
 use super::{check, check_rules, resolve};
 use crate::{Answer, Request};
 
-// ---- inflections (issue 7) ----------------------------------------------------------
+// ---- inflections --------------------------------------------------------------------
 
 #[test]
 fn inflections_without_targets_answer_metadata() {
@@ -86,7 +86,7 @@ fn inflection_answer_lists_kernel_first() {
     assert_eq!(bindings[1].1, b"ark:/12345/fk4a");
 }
 
-// ---- content negotiation (issue 7) --------------------------------------------------
+// ---- content negotiation ------------------------------------------------------------
 
 #[test]
 fn content_negotiation() {
@@ -169,7 +169,7 @@ fn content_negotiation() {
     );
 }
 
-// ---- prefix extension (issue 7) -----------------------------------------------------
+// ---- prefix extension ---------------------------------------------------------------
 
 #[test]
 fn prefix_extension() {
@@ -191,7 +191,7 @@ fn prefix_extension() {
     );
 }
 
-// ---- redirect rules (issue 7) -------------------------------------------------------
+// ---- redirect rules -----------------------------------------------------------------
 
 #[test]
 fn rules_file() {
