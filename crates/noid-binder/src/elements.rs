@@ -57,6 +57,43 @@ pub fn values<L: Lookup + ?Sized>(l: &L, id: &str, elem: &str) -> Result<Vec<Sto
     Ok(out)
 }
 
+/// Every key under one identifier, read with one prefix scan: a write needs the
+/// element's values and whether the admin elements exist, and one scan costs less than
+/// the point reads and scans that would find them separately.
+pub struct IdKeys {
+    id: String,
+    rows: Vec<Stored>,
+}
+
+impl IdKeys {
+    /// Read every key under `id`.
+    pub fn read<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<IdKeys, LookupError> {
+        Ok(IdKeys {
+            id: id.to_string(),
+            rows: l.scan_prefix(&keys::id_prefix(id), usize::MAX)?,
+        })
+    }
+
+    /// The values of `elem`, first value first, duplicates in insertion order.
+    pub fn values(&self, elem: &str) -> Vec<&Stored> {
+        let first = keys::elem(&self.id, elem);
+        let prefix = dupe_prefix(&self.id, elem);
+        let mut out: Vec<&Stored> = self.rows.iter().filter(|(k, _)| *k == first).collect();
+        out.extend(
+            self.rows
+                .iter()
+                .filter(|(k, _)| k.starts_with(&prefix) && k.len() == prefix.len() + SEQ_WIDTH),
+        );
+        out
+    }
+
+    /// Whether the admin elements were stored (by the identifier's first egg write).
+    pub fn has_admin(&self) -> bool {
+        let k = keys::elem(&self.id, PERMS);
+        self.rows.iter().any(|(key, _)| *key == k)
+    }
+}
+
 /// Every element under `id` as (name, value), names in byte order and each name's
 /// values in insertion order; noid's minter records left out.
 pub fn all<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
@@ -96,29 +133,23 @@ pub fn id_exists<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupErro
         .any(|(k, _)| !is_minter_record(&k[prefix.len()..])))
 }
 
-/// Remove every value of `elem`; returns (values removed, their total octets).
-pub fn remove<L: Lookup + ?Sized>(
-    txn: &mut Txn<'_, L>,
-    id: &str,
-    elem: &str,
-) -> Result<(usize, usize), LookupError> {
-    let found = values(txn, id, elem)?;
+/// Remove `found` (an element's values); returns (values removed, their octets).
+pub fn remove<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, found: &[&Stored]) -> (usize, usize) {
     let octets = found.iter().map(|(_, v)| v.len()).sum();
-    let count = found.len();
     for (k, _) in found {
-        txn.delete(k);
+        txn.delete(k.clone());
     }
-    Ok((count, octets))
+    (found.len(), octets)
 }
 
-/// Append `value` to `elem`'s values (its first value when it has none).
+/// Append `value` to `elem`'s values `found` (as its first value when there are none).
 pub fn append<L: Lookup + ?Sized>(
     txn: &mut Txn<'_, L>,
     id: &str,
     elem: &str,
+    found: &[&Stored],
     value: &[u8],
-) -> Result<(), LookupError> {
-    let found = values(txn, id, elem)?;
+) {
     let key = match found.last() {
         None => keys::elem(id, elem),
         Some((last, _)) => {
@@ -137,7 +168,6 @@ pub fn append<L: Lookup + ?Sized>(
         }
     };
     txn.put(key, value);
-    Ok(())
 }
 
 /// Remove every key under `id` except noid's minter records; returns how many elements
@@ -154,18 +184,12 @@ pub fn purge<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, id: &str) -> Result<usize
     Ok(n)
 }
 
-/// Store the admin elements on an identifier's first binding.
-pub fn init_admin<L: Lookup + ?Sized>(
-    txn: &mut Txn<'_, L>,
-    id: &str,
-    who: &str,
-    now: i64,
-) -> Result<(), LookupError> {
-    if txn.get(&keys::elem(id, PERMS))?.is_none() {
-        txn.put(keys::elem(id, PERMS), format!("p:{who}||76"));
-        txn.put(keys::elem(id, CREATED), now.to_string());
+/// Store the admin elements on an identifier's first binding (`view` read before it).
+pub fn init_admin<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, view: &IdKeys, who: &str, now: i64) {
+    if !view.has_admin() {
+        txn.put(keys::elem(&view.id, PERMS), format!("p:{who}||76"));
+        txn.put(keys::elem(&view.id, CREATED), now.to_string());
     }
-    Ok(())
 }
 
 /// `ID<TAB>:/d/ELEM<TAB>`: the keys of `elem`'s duplicates start with it.
@@ -185,12 +209,17 @@ mod tests {
     fn duplicates_follow_the_first_value_in_order() {
         let m = MemLookup::new();
         let mut t = Txn::new(&m);
+        let add = |t: &mut Txn<'_, MemLookup>, e: &str, v: &str| {
+            let view = IdKeys::read(&*t, "foo").unwrap();
+            let found = view.values(e);
+            append(t, "foo", e, &found, v.as_bytes());
+        };
         for v in ["zaf", "xaf", "yaf"] {
-            append(&mut t, "foo", "bar", v.as_bytes()).unwrap();
+            add(&mut t, "bar", v);
         }
-        append(&mut t, "foo", "a\tb", b"tab").unwrap();
-        append(&mut t, "foo", "a\tb", b"tab2").unwrap();
-        append(&mut t, "foo", "a", b"A").unwrap();
+        add(&mut t, "a\tb", "tab");
+        add(&mut t, "a\tb", "tab2");
+        add(&mut t, "a", "A");
         t.put(keys::circ("foo"), "i|x");
         let got: Vec<(String, String)> = all(&t, "foo")
             .unwrap()
@@ -212,7 +241,9 @@ mod tests {
         // noid readers see the first value where they always look.
         assert_eq!(t.get(b"foo\tbar").unwrap().unwrap(), b"zaf");
         assert_eq!(values(&t, "foo", "a").unwrap().len(), 1);
-        assert_eq!(remove(&mut t, "foo", "bar").unwrap(), (3, 9));
+        let view = IdKeys::read(&t, "foo").unwrap();
+        assert_eq!(view.values("bar").len(), 3);
+        assert_eq!(remove(&mut t, &view.values("bar")), (3, 9));
         assert_eq!(purge(&mut t, "foo").unwrap(), 3);
         assert!(!id_exists(&t, "foo").unwrap());
         assert_eq!(t.get(&keys::circ("foo")).unwrap().unwrap(), b"i|x");

@@ -110,7 +110,8 @@ fn run<L: Lookup + ?Sized>(
             value,
         } => {
             let id = authorize_change(txn, minter, id, elem)?;
-            let had = elements::values(txn, &id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let had = view.values(elem);
             match op {
                 Op::Let if !had.is_empty() => {
                     return Err(BinderError::refused(format!(
@@ -118,19 +119,20 @@ fn run<L: Lookup + ?Sized>(
                     )))
                 }
                 Op::Set | Op::Let => {
-                    elements::remove(txn, &id, elem)?;
+                    elements::remove(txn, &had);
                     txn.put(keys::elem(&id, elem), value.as_slice());
                 }
-                _ => elements::append(txn, &id, elem, value)?,
+                _ => elements::append(txn, &id, elem, &had, value),
             }
-            elements::init_admin(txn, &id, &agent.who, agent.now)?;
+            elements::init_admin(txn, &view, &agent.who, agent.now);
             Reply::Done {
                 oxum: Some((value.len(), 1)),
             }
         }
         Command::Incr { id, elem, by } => {
             let id = authorize_change(txn, minter, id, elem)?;
-            let had = elements::values(txn, &id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let had = view.values(elem);
             if had.len() > 1 {
                 return Err(BinderError::refused(format!(
                     "cannot increment an element ({elem}) that has {} values",
@@ -152,7 +154,7 @@ fn run<L: Lookup + ?Sized>(
                 .checked_add(*by)
                 .ok_or_else(|| BinderError::refused("integer overflow"))?;
             txn.put(keys::elem(&id, elem), value.to_string());
-            elements::init_admin(txn, &id, &agent.who, agent.now)?;
+            elements::init_admin(txn, &view, &agent.who, agent.now);
             Reply::Number {
                 elem: elem.clone(),
                 value,
@@ -189,7 +191,8 @@ fn run<L: Lookup + ?Sized>(
         }
         Command::Remove { id, elem, report } => {
             let id = authorize_change(txn, minter, id, elem)?;
-            let (count, octets) = elements::remove(txn, &id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let (count, octets) = elements::remove(txn, &view.values(elem));
             if *report {
                 Reply::Removed {
                     id,

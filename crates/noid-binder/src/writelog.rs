@@ -132,17 +132,18 @@ pub fn canonical(cmd: &Command) -> Option<String> {
 /// `.` is safe (the operation follows the last one), and the characters that make a
 /// token indirect, a modifier or a binder prefix (`@ & : <`), and a leading `-`.
 pub fn escape(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len());
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = Vec::with_capacity(b.len() + 8);
     for (i, &c) in b.iter().enumerate() {
         // A leading `-` would read as an option.
         let special = b"^|'\"\\@&:<".contains(&c) || (i == 0 && c == b'-');
         if c.is_ascii_graphic() && !special {
-            s.push(c as char);
+            s.push(c);
         } else {
-            s.push_str(&format!("^{c:02x}"));
+            s.extend_from_slice(&[b'^', HEX[usize::from(c >> 4)], HEX[usize::from(c & 15)]]);
         }
     }
-    s
+    String::from_utf8(s).expect("ASCII only")
 }
 
 #[cfg(test)]

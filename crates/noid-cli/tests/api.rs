@@ -443,3 +443,166 @@ fn a_trusted_front_server_names_the_user() {
     let other = ["X-Remote-User: olga", "X-Noid-Front-Secret: s3cr3t"];
     assert_eq!(api.curl(None, "/a/sam/b", "i.exists", None, &other).0, 403);
 }
+
+/// A keep-alive HTTP/1.1 client on a raw socket: one request at a time, the answer's
+/// status and body.
+struct KeepAlive {
+    reader: std::io::BufReader<std::net::TcpStream>,
+    auth: String,
+}
+
+impl KeepAlive {
+    fn connect(port: u16, user: &str) -> KeepAlive {
+        use base64::Engine;
+        let s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_nodelay(true).unwrap();
+        KeepAlive {
+            reader: std::io::BufReader::new(s),
+            auth: base64::engine::general_purpose::STANDARD.encode(user),
+        }
+    }
+
+    /// GET `target` (already %-encoded).
+    fn get(&mut self, target: &str) -> (u16, String) {
+        use std::io::{BufRead, Read};
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {}\r\n\r\n",
+            self.auth
+        );
+        self.reader.get_mut().write_all(req.as_bytes()).unwrap();
+        let mut status = String::new();
+        self.reader.read_line(&mut status).unwrap();
+        let code: u16 = status.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut len = 0;
+        loop {
+            let mut h = String::new();
+            self.reader.read_line(&mut h).unwrap();
+            if h == "\r\n" {
+                break;
+            }
+            if let Some((n, v)) = h.split_once(':') {
+                if n.eq_ignore_ascii_case("content-length") {
+                    len = v.trim().parse().unwrap();
+                }
+            }
+        }
+        let mut body = vec![0; len];
+        self.reader.read_exact(&mut body).unwrap();
+        (code, String::from_utf8(body).unwrap())
+    }
+}
+
+/// Issue 18's concurrency test: 8 keep-alive clients binding through the API while
+/// `noid bind` processes bind and `noid mint` mints on the API's minter; every
+/// acknowledged write is in the store afterwards and no identifier is minted twice.
+#[test]
+fn api_writers_cli_writers_and_minting_lose_nothing() {
+    let api = Api::start();
+    let port = api.port;
+    let binder = api.dir("binders/sam");
+    let minter = api.dir("minters/sam/ark/99999/fk4");
+    let clients: Vec<_> = (0..8)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let mut c = KeepAlive::connect(port, "sam:secret");
+                let mut acked = Vec::new();
+                let mut minted = Vec::new();
+                for i in 0..60 {
+                    let (code, body) = c.get(&format!("/a/sam/b?api{t}-{i}.set%20e%20v{t}-{i}"));
+                    if code == 200 && body == "egg-status: 0\n" {
+                        acked.push((format!("api{t}-{i}"), format!("v{t}-{i}")));
+                    }
+                    if i % 20 == 0 {
+                        let (code, body) = c.get("/a/sam/m/ark/99999/fk4?mint%203");
+                        assert_eq!(code, 200, "{body}");
+                        minted.extend(
+                            body.lines()
+                                .filter_map(|l| l.strip_prefix("s: "))
+                                .map(str::to_string),
+                        );
+                    }
+                }
+                (acked, minted)
+            })
+        })
+        .collect();
+    let cli_binds: Vec<_> = (0..2)
+        .map(|t| {
+            let binder = binder.clone();
+            std::thread::spawn(move || {
+                let mut acked = Vec::new();
+                for i in 0..15 {
+                    let out = Command::new(noid_exe())
+                        .arg("-f")
+                        .arg(&binder)
+                        .args([
+                            "bind",
+                            "set",
+                            &format!("cli{t}-{i}"),
+                            "e",
+                            &format!("w{t}-{i}"),
+                        ])
+                        .output()
+                        .unwrap();
+                    if out.status.success() {
+                        acked.push((format!("cli{t}-{i}"), format!("w{t}-{i}")));
+                    }
+                }
+                acked
+            })
+        })
+        .collect();
+    let cli_mint = std::thread::spawn(move || {
+        let mut ids = Vec::new();
+        for _ in 0..5 {
+            let out = Command::new(noid_exe())
+                .arg("-f")
+                .arg(&minter)
+                .args(["mint", "4"])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            ids.extend(
+                String::from_utf8(out.stdout)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("id: "))
+                    .map(str::to_string),
+            );
+        }
+        ids
+    });
+    let mut acked = Vec::new();
+    let mut minted = Vec::new();
+    for c in clients {
+        let (a, m) = c.join().unwrap();
+        acked.extend(a);
+        minted.extend(m);
+    }
+    for c in cli_binds {
+        acked.extend(c.join().unwrap());
+    }
+    minted.extend(cli_mint.join().unwrap());
+    assert_eq!(acked.len(), 8 * 60 + 2 * 15, "every write was acknowledged");
+    assert_eq!(minted.len(), 8 * 3 * 3 + 5 * 4);
+    let distinct: std::collections::BTreeSet<_> = minted.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        minted.len(),
+        "an identifier was minted twice"
+    );
+    let export = Command::new(noid_exe())
+        .arg("-f")
+        .arg(api.dir("binders/sam"))
+        .arg("export")
+        .output()
+        .unwrap();
+    let export = String::from_utf8(export.stdout).unwrap();
+    let stored: std::collections::BTreeSet<&str> = export.lines().collect();
+    for (id, v) in &acked {
+        assert!(
+            stored.contains(format!("{id}\\te\t{v}").as_str()),
+            "{id} e {v} lost"
+        );
+    }
+}
