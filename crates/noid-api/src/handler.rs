@@ -49,7 +49,8 @@ pub struct Service {
     settings: store::Settings,
 }
 
-type Resp = Response<Full<Bytes>>;
+/// A response.
+pub type Resp = Response<Full<Bytes>>;
 
 impl Service {
     /// A service for a checked configuration.
@@ -108,7 +109,12 @@ impl Service {
             Err(resp) => return resp,
         };
         let query = route::decode_query(req.uri().query().unwrap_or(""));
-        let verbose_note = verbose_note(&query, &login, &req);
+        let acting_for = req
+            .headers()
+            .get("acting-for")
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        let note = verbose_note(&query, &login, acting_for.as_deref());
         let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
             Ok(b) => b.to_bytes().to_vec(),
             Err(e) => {
@@ -119,54 +125,44 @@ impl Service {
             }
         };
         let who = Who {
-            populator: name.clone(),
+            populator: name,
             login,
             client: peer.shown(),
         };
-        let read_only = !pop.populator.write;
-        match route {
-            Route::Help { .. } => plain(StatusCode::OK, &help(&name, pop)),
-            Route::Binder { .. } => {
-                let Some(dir) = &pop.populator.binder else {
-                    return plain(StatusCode::NOT_FOUND, "error: no binder\n");
-                };
-                let work = if query.trim() == "-" {
-                    Work::Bulk { body }
-                } else {
-                    Work::Egg { line: query, body }
-                };
+        match plan(&route, pop, query, body) {
+            Plan::Respond(r) => r,
+            Plan::Answer(a, tool) => finish(a, note, tool),
+            Plan::Run {
+                dir,
+                log,
+                work,
+                tool,
+            } => {
                 let answer = self
-                    .store(dir, pop.log_path())
-                    .submit(work, who, read_only)
+                    .store(&dir, log)
+                    .submit(work, who, !pop.populator.write)
                     .await;
-                finish(answer, verbose_note, "egg")
+                finish(answer, note, tool)
             }
-            Route::Minter { path, .. } => {
-                let Some(root) = &pop.populator.minters else {
-                    return plain(StatusCode::NOT_FOUND, "error: no minters\n");
-                };
-                let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
-                if !noid_store::Layout::new(&dir).exists() {
-                    return plain(StatusCode::NOT_FOUND, "error: no such minter\n");
-                }
-                let answer = match nog::parse(&query, Format::Anvl) {
-                    Ok((_, nog::NogCommand::Help)) => Answer {
-                        body: nog::NOG_HELP.as_bytes().to_vec(),
-                        ..Answer::default()
-                    },
-                    Ok((format, nog::NogCommand::Mint(n))) => {
-                        self.store(&dir, None)
-                            .submit(Work::Mint { n, format }, who, read_only)
-                            .await
-                    }
-                    Err(e) => Answer {
-                        body: format!("error: {e}\n\n").into_bytes(),
-                        failed: true,
-                        refusal: matches!(e, BinderError::Unauthorized).then_some(e),
-                    },
-                };
-                finish(answer, verbose_note, "nog")
-            }
+        }
+    }
+
+    /// The configured populator `name`.
+    pub fn populator(&self, name: &str) -> Option<&Checked> {
+        self.populators.get(name)
+    }
+
+    /// How directories are opened and records stamped.
+    pub fn settings(&self) -> &store::Settings {
+        &self.settings
+    }
+
+    /// Whether `login` may act for populator `pop` on a front server's word.
+    pub fn vouched(&self, pop: &Checked, login: &str) -> bool {
+        match &pop.populator.htpasswd {
+            _ if pop.populator.open => true,
+            Some(file) => self.passwords.knows(file, login),
+            None => false,
         }
     }
 
@@ -179,9 +175,8 @@ impl Service {
         pop: &Checked,
     ) -> Result<String, Resp> {
         if let Some(login) = self.front_user(req, peer) {
-            return match &pop.populator.htpasswd {
-                _ if pop.populator.open => Ok(login),
-                Some(file) if self.passwords.knows(file, &login) => Ok(login),
+            return match () {
+                _ if self.vouched(pop, &login) => Ok(login),
                 _ => {
                     log::warn!(
                         "populator {name}: front server's user {login} is not one of its logins"
@@ -264,7 +259,7 @@ impl Service {
 }
 
 /// `note: remote user: LOGIN [acting for URL]` when the query asks for `--verbose`.
-fn verbose_note(query: &str, login: &str, req: &Request<Incoming>) -> Option<String> {
+pub fn verbose_note(query: &str, login: &str, acting_for: Option<&str>) -> Option<String> {
     let verbose = query
         .split_whitespace()
         .take_while(|t| t.starts_with('-') || t.starts_with(':'))
@@ -272,10 +267,7 @@ fn verbose_note(query: &str, login: &str, req: &Request<Incoming>) -> Option<Str
     if !verbose {
         return None;
     }
-    let acting = req
-        .headers()
-        .get("acting-for")
-        .and_then(|h| h.to_str().ok())
+    let acting = acting_for
         .map(|a| {
             let short = ["http://n2t.net/ark:/99166/", "https://n2t.net/ark:/99166/"]
                 .iter()
@@ -286,8 +278,82 @@ fn verbose_note(query: &str, login: &str, req: &Request<Incoming>) -> Option<Str
     Some(format!("note: remote user: {login}{acting}\n"))
 }
 
+/// What a routed, authorised request does.
+pub enum Plan {
+    /// Answer at once.
+    Respond(Resp),
+    /// A command answered without a store (minter help, a refused minter command).
+    Answer(Answer, &'static str),
+    /// Run `work` on the directory `dir`.
+    Run {
+        /// The binder or minter directory.
+        dir: PathBuf,
+        /// The binder's write log.
+        log: Option<PathBuf>,
+        /// The work.
+        work: Work,
+        /// `egg` or `nog` (the status line's name).
+        tool: &'static str,
+    },
+}
+
+/// The plan for `route` of populator `pop` with this query and body.
+pub fn plan(route: &Route, pop: &Checked, query: String, body: Vec<u8>) -> Plan {
+    match route {
+        Route::Help { populator } => Plan::Respond(plain(StatusCode::OK, &help(populator, pop))),
+        Route::Binder { .. } => {
+            let Some(dir) = &pop.populator.binder else {
+                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n"));
+            };
+            let work = if query.trim() == "-" {
+                Work::Bulk { body }
+            } else {
+                Work::Egg { line: query, body }
+            };
+            Plan::Run {
+                dir: dir.clone(),
+                log: pop.log_path(),
+                work,
+                tool: "egg",
+            }
+        }
+        Route::Minter { path, .. } => {
+            let Some(root) = &pop.populator.minters else {
+                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));
+            };
+            let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
+            if !noid_store::Layout::new(&dir).exists() {
+                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
+            }
+            match nog::parse(&query, Format::Anvl) {
+                Ok((_, nog::NogCommand::Help)) => Plan::Answer(
+                    Answer {
+                        body: nog::NOG_HELP.as_bytes().to_vec(),
+                        ..Answer::default()
+                    },
+                    "nog",
+                ),
+                Ok((format, nog::NogCommand::Mint(n))) => Plan::Run {
+                    dir,
+                    log: None,
+                    work: Work::Mint { n, format },
+                    tool: "nog",
+                },
+                Err(e) => Plan::Answer(
+                    Answer {
+                        body: format!("error: {e}\n\n").into_bytes(),
+                        failed: true,
+                        refusal: matches!(e, BinderError::Unauthorized).then_some(e),
+                    },
+                    "nog",
+                ),
+            }
+        }
+    }
+}
+
 /// The response to a command: its output, then `egg-status:` (or `nog-status:`).
-fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
+pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
     let status = match answer.refusal {
         Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
         Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
@@ -314,7 +380,8 @@ fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
     r
 }
 
-fn plain(status: StatusCode, text: &str) -> Resp {
+/// A plain-text response.
+pub fn plain(status: StatusCode, text: &str) -> Resp {
     let mut r = Response::new(Full::new(Bytes::from(text.to_string())));
     *r.status_mut() = status;
     r.headers_mut().insert(

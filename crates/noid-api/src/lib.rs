@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod cgi;
 pub mod config;
 pub mod handler;
 pub mod route;

@@ -129,6 +129,32 @@ impl Store {
     }
 }
 
+/// Run `work` on `dir` in this thread: open the store (waiting for its lock), run,
+/// commit, log, close. The CGI's way, one request per process.
+pub fn run_once(
+    dir: PathBuf,
+    log: Option<PathBuf>,
+    settings: Settings,
+    work: Work,
+    who: Who,
+    read_only: bool,
+) -> Answer {
+    let (reply, mut rx) = oneshot::channel();
+    let job = Job {
+        work,
+        who,
+        read_only,
+        reply,
+    };
+    let mut worker = Worker::new(dir, log, settings);
+    match Writer::open(&worker.dir, worker.settings.lock_timeout) {
+        Ok(writer) => worker.group(&writer, vec![job]),
+        Err(e) => return failure(&e.to_string()),
+    }
+    rx.try_recv()
+        .unwrap_or_else(|_| failure("the request was not answered"))
+}
+
 fn failure(msg: &str) -> Answer {
     Answer {
         body: format!("error: {msg}\n\n").into_bytes(),

@@ -1,7 +1,7 @@
 //! `noid serve` (the binder and minter HTTP API, crate `noid-api`) and `noid replay`
 //! (re-applying a binder's write log).
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Parser;
@@ -132,5 +132,39 @@ fn commit(txn: &mut Txn<'_, Writer>) -> bool {
             eprintln!("error: {e}; the last batch was not written");
             false
         }
+    }
+}
+
+/// The API as a CGI (`noidu…` with `NOID_API_CONFIG` naming the configuration): Apache
+/// authenticated the user (`REMOTE_USER`); `ScriptAlias /a …` gives the rest of the
+/// path in `PATH_INFO`.
+pub fn cgi(config: &std::path::Path) -> u8 {
+    use std::io::Read;
+    let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+    let mut out = std::io::stdout().lock();
+    let service = match noid_api::service(config, crate::env::temper) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("noid API CGI: {e}");
+            let _ = out.write_all(b"Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\nerror: the API is not configured\n");
+            return 1;
+        }
+    };
+    let mut body = Vec::new();
+    if let Some(len) = var("CONTENT_LENGTH").and_then(|l| l.parse::<u64>().ok()) {
+        let _ = std::io::stdin().take(len).read_to_end(&mut body);
+    }
+    let req = noid_api::cgi::CgiRequest {
+        path: format!("/a{}", var("PATH_INFO").unwrap_or_default()),
+        query: var("QUERY_STRING").unwrap_or_default(),
+        remote_user: var("REMOTE_USER"),
+        remote_addr: var("REMOTE_ADDR").and_then(|a| a.parse().ok()),
+        acting_for: var("HTTP_ACTING_FOR"),
+        body,
+    };
+    let resp = noid_api::cgi::respond(&service, req);
+    match noid_api::cgi::write(resp, &mut out) {
+        Ok(()) => 0,
+        Err(_) => 1,
     }
 }

@@ -1,7 +1,8 @@
 //! Web mode: invoked under a name starting `noidu` (for example `noidu_kt5` as a CGI
 //! script), the command comes from `QUERY_STRING` (`+` for spaces, `%`-escapes
 //! decoded), `?-` runs the commands in the POST body, output is `text/plain` with
-//! errors on the same stream, and `-f` and `dbcreate` are refused.
+//! errors on the same stream, and `-f` and `dbcreate` are refused. With
+//! `NOID_API_CONFIG` set, it is the binder and minter API instead (`noid_api::cgi`).
 
 use std::io::Write;
 use std::time::Duration;
@@ -11,6 +12,9 @@ use crate::session::Session;
 
 /// Run in web mode.
 pub fn run(argv0: &str) -> u8 {
+    if let Some(config) = std::env::var_os("NOID_API_CONFIG").filter(|c| !c.is_empty()) {
+        return crate::api::cgi(std::path::Path::new(&config));
+    }
     let mut so = std::io::stdout();
     let _ = so.write_all(b"Content-Type: text/plain\n\n");
     let _ = so.flush();

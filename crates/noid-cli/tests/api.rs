@@ -606,3 +606,60 @@ fn api_writers_cli_writers_and_minting_lose_nothing() {
         );
     }
 }
+
+/// The same API as a CGI, as Apache runs it: `noidu-api` with `NOID_API_CONFIG`,
+/// `PATH_INFO`, `QUERY_STRING` and the login Apache authenticated in `REMOTE_USER`.
+#[test]
+fn the_api_as_a_cgi() {
+    let api = Api::start();
+    let cgi = api.dir("noidu-api");
+    std::os::unix::fs::symlink(noid_exe(), &cgi).unwrap();
+    let run = |path: &str, query: &str, user: Option<&str>, body: &str| {
+        let mut cmd = Command::new(&cgi);
+        cmd.env_clear()
+            .env("NOID_API_CONFIG", api.dir("api.toml"))
+            .env("PATH_INFO", path)
+            .env("QUERY_STRING", query)
+            .env("REMOTE_ADDR", "127.0.0.1")
+            .env("CONTENT_LENGTH", body.len().to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        if let Some(u) = user {
+            cmd.env("REMOTE_USER", u);
+        }
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(body.as_bytes())
+            .unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let head = "content-type: text/plain; charset=UTF-8\r\negg-version: noid 0.1.0\r\n\r\n";
+    assert_eq!(
+        run("/sam/b", "i.set%20moo%20cow", Some("sam"), ""),
+        format!("Status: 200 OK\r\n{head}egg-status: 0\n")
+    );
+    assert_eq!(
+        run("/sam/b", "-", Some("sam"), "i.add moo calf\ni.fetch moo\n"),
+        format!("Status: 200 OK\r\n{head}moo: cow\nmoo: calf\n\negg-status: 0\n")
+    );
+    assert_eq!(
+        run("/sam/b", "i.fetch", None, ""),
+        "Status: 401 Unauthorized\r\ncontent-type: text/plain; charset=UTF-8\r\n\r\nerror: 401 unauthorized\n"
+    );
+    assert_eq!(
+        run("/sam/b", "i.fetch", Some("olga"), ""),
+        "Status: 403 Forbidden\r\ncontent-type: text/plain; charset=UTF-8\r\n\r\nerror: 403 forbidden\n"
+    );
+    assert!(run("/sam/b", "mkbinder%20x", Some("sam"), "").starts_with("Status: 401"));
+    assert!(run("/sam/../other/b", "i.fetch", Some("sam"), "").starts_with("Status: 404"));
+    // The service sees the CGI's writes, and both logged them.
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "i.get moo").1,
+        "moo: cow\nmoo: calf\n\negg-status: 0\n"
+    );
+    let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+}
