@@ -10,5 +10,6 @@ mod cgi;
 mod concurrency;
 mod conformance;
 mod errors;
+mod faults;
 mod port;
 mod scenarios;

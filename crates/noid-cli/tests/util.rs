@@ -103,11 +103,15 @@ pub fn run_output(mut cmd: Command, input: &[u8]) -> std::process::Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn noid");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        let _ = stdin.write_all(input);
-    }
-    child.wait_with_output().expect("wait")
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Written from a thread of its own: a large input whose output fills the stdout
+    // pipe would otherwise block both sides.
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let _ = stdin.write_all(input);
+        });
+        child.wait_with_output().expect("wait")
+    })
 }
 
 /// The identifiers in `id: X` lines.

@@ -273,6 +273,9 @@ pub async fn serve_with(
         .timer(TokioTimer::new())
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true)
+        // A client may shut down its sending side once its request is out (`curl`
+        // after a body, scripts using `shutdown(SHUT_WR)`); it still gets its answer.
+        .half_close(true)
         .max_buf_size(config.max_header_bytes.max(8192))
         .writev(false); // head and small body go out in one write
     tokio::pin!(shutdown);

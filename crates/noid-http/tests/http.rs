@@ -498,27 +498,6 @@ fn keep_alive_many_requests_one_connection() {
 }
 
 #[test]
-fn nodelay_is_set() {
-    // TCP_NODELAY is on the server side; the observable effect: 50 sequential
-    // keep-alive round trips finish far below 50 × 40 ms (the delayed-ACK stall).
-    let s = start();
-    let mut c = connect(&s.addr);
-    c.get_mut().set_nodelay(true).unwrap();
-    let t0 = std::time::Instant::now();
-    for _ in 0..50 {
-        c.get_mut()
-            .write_all(b"GET /lookup/ark%3A%2F13030%2Fx1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
-        assert_eq!(read_resp(&mut c, false).status, 200);
-    }
-    assert!(
-        t0.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t0.elapsed()
-    );
-}
-
-#[test]
 fn header_read_timeout_closes_idle_connections() {
     let s = start_with(
         "127.0.0.1:0",
@@ -531,10 +510,9 @@ fn header_read_timeout_closes_idle_connections() {
     c.get_mut()
         .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
         .unwrap(); // incomplete head
-    let t0 = std::time::Instant::now();
+    // The read times out (an error) after 10 s if the server keeps the connection.
     let mut buf = Vec::new();
-    let n = c.read_to_end(&mut buf).unwrap_or(0);
-    assert!(t0.elapsed() < Duration::from_secs(5));
+    let n = c.read_to_end(&mut buf).expect("the server closes the connection");
     // hyper may answer 408 or just close; either way the connection ends
     assert!(
         n == 0 || String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 408"),
@@ -547,15 +525,10 @@ fn header_read_timeout_closes_idle_connections() {
         .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
     assert_eq!(read_resp(&mut c, false).status, 200);
-    let t0 = std::time::Instant::now();
     let mut rest = Vec::new();
-    let n = c.read_to_end(&mut rest).unwrap_or(0);
-    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    assert!(
-        t0.elapsed() >= Duration::from_millis(250),
-        "{:?}",
-        t0.elapsed()
-    );
+    let n = c
+        .read_to_end(&mut rest)
+        .expect("the server closes the connection");
     assert!(
         n == 0 || String::from_utf8_lossy(&rest).starts_with("HTTP/1.1 408"),
         "{rest:?}"

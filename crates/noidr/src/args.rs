@@ -5,6 +5,7 @@
 //! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum, ValueHint};
@@ -48,6 +49,17 @@ pub struct Args {
     /// Worker threads of the HTTP server.
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub http_threads: usize,
+
+    /// Seconds an HTTP client has to send a whole request head, counted from the
+    /// connection (or from the previous answer on a kept-alive one): slow or idle
+    /// clients are dropped after it. Longer than nginx's upstream keep-alive (60 s), so
+    /// nginx closes its idle connections first.
+    #[arg(long, value_name = "SECS", default_value_t = 75.0)]
+    pub http_header_timeout: f64,
+
+    /// HTTP connections served at once; more wait in the kernel's accept queue.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub http_max_connections: usize,
 
     /// Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the
     /// built-in table (doi:, hdl:). An empty file disables all rules.
@@ -110,6 +122,8 @@ pub enum Mode {
         addr: String,
         /// Runtime worker threads.
         threads: usize,
+        /// Server limits.
+        limits: noid_http::Config,
     },
 }
 
@@ -153,9 +167,20 @@ impl Config {
                 if args.http_threads == 0 {
                     bail!("--http-threads must be at least 1");
                 }
+                if !(args.http_header_timeout > 0.0 && args.http_header_timeout <= 86_400.0) {
+                    bail!("--http-header-timeout must be more than 0 and at most 86400 seconds");
+                }
+                if args.http_max_connections == 0 {
+                    bail!("--http-max-connections must be at least 1");
+                }
                 Mode::Http {
                     addr,
                     threads: args.http_threads,
+                    limits: noid_http::Config {
+                        header_read_timeout: Duration::from_secs_f64(args.http_header_timeout),
+                        max_connections: args.http_max_connections,
+                        ..noid_http::Config::default()
+                    },
                 }
             }
             None => Mode::Lines(args.protocol),
@@ -236,6 +261,17 @@ mod tests {
         assert_eq!(c.miss, Miss::Eggnog);
         let c = config(&["noidr", "--http", "127.0.0.1:0"]).unwrap();
         assert!(matches!(c.mode, Mode::Http { .. }));
+        let c = config(&["noidr", "--http", ":0", "--http-header-timeout", "2.5"]).unwrap();
+        match c.mode {
+            Mode::Http { limits, .. } => {
+                assert_eq!(limits.header_read_timeout, Duration::from_millis(2500));
+                assert_eq!(limits.max_connections, 1024);
+            }
+            Mode::Lines(_) => panic!("--http is HTTP mode"),
+        }
+        assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "0"]).is_err());
+        assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "NaN"]).is_err());
+        assert!(config(&["noidr", "--http", ":0", "--http-max-connections", "0"]).is_err());
         assert!(config(&["noidr", "--protocol", "bogus"]).is_err());
         assert!(config(&["noidr", "--rules", "/nonexistent/rules"]).is_err());
         assert_eq!(config(&["noidr"]).unwrap().rules, Rules::builtin());

@@ -30,8 +30,19 @@ impl noid_http::Backend for Backend {
     }
 }
 
-/// Serve HTTP on `addr` until SIGTERM/SIGINT (handled by the server: it drains open
-/// connections first).
-pub fn serve(addr: &str, threads: usize, backend: Backend) -> std::io::Result<()> {
-    noid_http::run(addr, Arc::new(backend), threads)
+/// Serve HTTP on `addr` within `limits` until SIGTERM/SIGINT (handled by the server:
+/// it drains open connections first).
+pub fn serve(
+    addr: &str,
+    threads: usize,
+    limits: noid_http::Config,
+    backend: Backend,
+) -> std::io::Result<()> {
+    noid_http::run_with(
+        addr,
+        Arc::new(backend),
+        threads,
+        limits,
+        noid_http::terminate_signal(),
+    )
 }

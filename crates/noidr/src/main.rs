@@ -63,11 +63,16 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
             })
             .map(|n| log::info!("end of input after {n} requests"))
         }
-        Mode::Http { addr, threads } => {
+        Mode::Http {
+            addr,
+            threads,
+            limits,
+        } => {
             signals::spawn(follower.clone(), false)?;
             http::serve(
                 &addr,
                 threads,
+                limits,
                 http::Backend::new(follower.clone(), resolver),
             )
         }

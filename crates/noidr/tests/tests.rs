@@ -3,6 +3,7 @@
 
 mod util;
 
+mod abuse;
 mod fresh;
 mod http;
 mod lifecycle;
