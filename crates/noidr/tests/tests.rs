@@ -4,6 +4,7 @@
 mod util;
 
 mod abuse;
+mod faults;
 mod fresh;
 mod http;
 mod lifecycle;

@@ -15,11 +15,17 @@ pub fn noidr_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_noidr"))
 }
 
-/// The real `noid` CLI, if it was built next to `noidr` (it is when the whole workspace
-/// is built, as CI does).
-pub fn noid_bin() -> Option<PathBuf> {
+/// The real `noid` CLI, built next to `noidr` (`cargo build --release --workspace
+/// --bins`, as scripts/test-all.sh does first). Missing, the tests that need it fail
+/// rather than test less.
+pub fn noid_bin() -> PathBuf {
     let p = noidr_bin().with_file_name("noid");
-    p.is_file().then_some(p)
+    assert!(
+        p.is_file(),
+        "{} is missing: build the workspace's binaries first (cargo build --release --workspace --bins)",
+        p.display()
+    );
+    p
 }
 
 /// A minter directory (`DIR/NOID/…`) in a fresh temp dir.
@@ -57,22 +63,17 @@ impl Minter {
         w.commit(ops).expect("commit");
     }
 
-    /// `noid -f DIR bind set ID ELEM VALUE` with the real CLI when available, else the
-    /// same write through the store's writer; returns once the writer has finished.
+    /// `noid -f DIR bind set ID ELEM VALUE` with the real CLI; returns once the writer
+    /// has finished.
     pub fn noid_bind_set(&self, id: &str, elem: &str, value: &str) {
-        match noid_bin() {
-            Some(noid) => {
-                let out = Command::new(noid)
-                    .arg("-f")
-                    .arg(self.dbdir())
-                    .args(["bind", "set", id, elem, value])
-                    .env_clear()
-                    .output()
-                    .expect("run noid");
-                assert!(out.status.success(), "noid bind failed: {out:?}");
-            }
-            None => self.bind(&[(id, elem, value)]),
-        }
+        let out = Command::new(noid_bin())
+            .arg("-f")
+            .arg(self.dbdir())
+            .args(["bind", "set", id, elem, value])
+            .env_clear()
+            .output()
+            .expect("run noid");
+        assert!(out.status.success(), "noid bind failed: {out:?}");
     }
 }
 
@@ -200,10 +201,14 @@ impl Rng {
 }
 
 /// Number of lines for scaled tests: `NOIDR_ROBUST_LINES` (the figure is
-/// 1,000,000), else `default`.
+/// 1,000,000), else `default`. A value that is not a positive count is an error, not a
+/// test that quietly sends nothing.
 pub fn scaled(default: u64) -> u64 {
-    std::env::var("NOIDR_ROBUST_LINES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    match std::env::var("NOIDR_ROBUST_LINES") {
+        Err(_) => default,
+        Ok(v) => match v.parse() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("NOIDR_ROBUST_LINES={v:?}: expected a positive number of lines"),
+        },
+    }
 }
