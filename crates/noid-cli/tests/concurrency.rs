@@ -180,5 +180,8 @@ fn kill_minters(count: &str, runs: usize, spread_ms: u64) {
         "{}",
         check.stdout
     );
-    eprintln!("{mid_mint} of {runs} kills landed mid-mint; {} ids printed", printed.len());
+    eprintln!(
+        "{mid_mint} of {runs} kills landed mid-mint; {} ids printed",
+        printed.len()
+    );
 }

@@ -29,7 +29,13 @@ impl Tmpfs {
         }
         let dir = tempfile::tempdir().expect("temp dir");
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0755"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0755"),
+                "tmpfs",
+            ])
             .arg(dir.path())
             .output()
             .expect("run mount");
@@ -101,7 +107,14 @@ fn a_full_disk_stops_mint_cleanly() {
     let dir = fs.path().join("m");
     noid_in(
         &dir,
-        &["dbcreate", "f5.reedeedk", "long", "13030", "cdlib.org", "oac/cmp"],
+        &[
+            "dbcreate",
+            "f5.reedeedk",
+            "long",
+            "13030",
+            "cdlib.org",
+            "oac/cmp",
+        ],
         b"",
     )
     .ok();
@@ -160,7 +173,8 @@ fn a_full_disk_stops_a_bulk_bind_cleanly() {
     let r = noid_in(&dir, &["-"], script.as_bytes());
     assert_ne!(r.code, 0, "20 MB of bindings fitted in 6 MB");
     assert!(
-        r.stderr.contains("No space left on device") || r.stdout.contains("No space left on device"),
+        r.stderr.contains("No space left on device")
+            || r.stdout.contains("No space left on device"),
         "the error names the cause: {}",
         r.stderr
     );
@@ -180,13 +194,19 @@ fn a_full_disk_stops_a_bulk_bind_cleanly() {
         .filter_map(|l| l.split_once("\te: ").map(|(id, _)| id))
         .collect();
     for id in &reported {
-        assert!(stored.contains(id), "{id} was reported bound but not stored");
+        assert!(
+            stored.contains(id),
+            "{id} was reported bound but not stored"
+        );
     }
     // The store works again.
     noid_in(&dir, &["bind", "set", "after", "e", "fine"], b"").ok();
     assert_eq!(noid_in(&dir, &["get", "after", "e"], b"").ok(), "fine\n");
     assert_check_clean(&dir);
-    eprintln!("{} bindings reported before the disk was full", reported.len());
+    eprintln!(
+        "{} bindings reported before the disk was full",
+        reported.len()
+    );
 }
 
 /// A store directory on a file system remounted read-only: writers fail with a clear

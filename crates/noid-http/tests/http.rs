@@ -510,9 +510,11 @@ fn header_read_timeout_closes_idle_connections() {
     c.get_mut()
         .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
         .unwrap(); // incomplete head
-    // The read times out (an error) after 10 s if the server keeps the connection.
+                   // The read times out (an error) after 10 s if the server keeps the connection.
     let mut buf = Vec::new();
-    let n = c.read_to_end(&mut buf).expect("the server closes the connection");
+    let n = c
+        .read_to_end(&mut buf)
+        .expect("the server closes the connection");
     // hyper may answer 408 or just close; either way the connection ends
     assert!(
         n == 0 || String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 408"),

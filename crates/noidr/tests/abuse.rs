@@ -84,7 +84,8 @@ impl Server {
 
     /// The well-formed request answers as it must.
     fn assert_answers(&self) {
-        let r = self.ask(b"GET /redirect/ark:/13030/fk4a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let r = self
+            .ask(b"GET /redirect/ark:/13030/fk4a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assert!(r.starts_with("HTTP/1.1 302 "), "{r}");
         assert!(r.contains(&format!("\r\nlocation: {TARGET}\r\n")), "{r}");
     }
@@ -121,7 +122,10 @@ fn read_response(r: &mut BufReader<TcpStream>) -> (u16, String) {
     let mut len = 0usize;
     loop {
         let mut line = String::new();
-        assert!(r.read_line(&mut line).expect("read") > 0, "connection closed");
+        assert!(
+            r.read_line(&mut line).expect("read") > 0,
+            "connection closed"
+        );
         if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
             len = v.trim().parse().unwrap();
         }
@@ -173,12 +177,7 @@ fn idle_connections_are_bounded() {
 /// the waiting request is answered.
 #[test]
 fn idle_connections_beyond_the_limit_time_out() {
-    let s = Server::start(&[
-        "--http-max-connections",
-        "16",
-        "--http-header-timeout",
-        "1",
-    ]);
+    let s = Server::start(&["--http-max-connections", "16", "--http-header-timeout", "1"]);
     let mut idle: Vec<TcpStream> = (0..64).map(|_| s.connect()).collect();
     s.assert_answers();
     // Each idle connection was closed by the server (EOF), none got an answer.
@@ -261,7 +260,8 @@ fn oversized_and_malformed_requests() {
         "/redirect/ark:/13030/fk4a%0D%0ALocation:%20https://evil",
         "/lookup/%C3%28",
     ] {
-        let r = s.ask(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes());
+        let r = s
+            .ask(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes());
         assert_eq!(status(&r), "404", "{path}: {r}");
         assert!(!r.contains("evil"), "{r}");
     }
@@ -298,9 +298,18 @@ fn pipelined_requests_are_answered_in_order() {
     let s = Server::start(&[]);
     let mut c = BufReader::new(s.connect());
     let requests = [
-        (&b"GET /redirect/ark:/13030/fk4a HTTP/1.1\r\nHost: x\r\n\r\n"[..], 302),
-        (b"GET /redirect/ark:/99999/none HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-        (b"GET /redirect/ark:/13030/fk4a?? HTTP/1.1\r\nHost: x\r\n\r\n", 200),
+        (
+            &b"GET /redirect/ark:/13030/fk4a HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+            302,
+        ),
+        (
+            b"GET /redirect/ark:/99999/none HTTP/1.1\r\nHost: x\r\n\r\n",
+            404,
+        ),
+        (
+            b"GET /redirect/ark:/13030/fk4a?? HTTP/1.1\r\nHost: x\r\n\r\n",
+            200,
+        ),
         (b"HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n", 200),
     ];
     let mut all = Vec::new();

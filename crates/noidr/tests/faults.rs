@@ -90,7 +90,10 @@ fn a_stopped_writer_blocks_writers_not_the_resolver() {
         assert_eq!(n.ask("get 0 _t"), "https://e.org/0");
         assert_eq!(n.ask("get 1 _t"), "NULL");
     }
-    let other = noid(dbdir, &["--lock-timeout", "1", "bind", "set", "0", "_t", "x"]);
+    let other = noid(
+        dbdir,
+        &["--lock-timeout", "1", "bind", "set", "0", "_t", "x"],
+    );
     assert_eq!(other.status.code(), Some(1));
     assert_eq!(other.stdout, b"");
     assert_eq!(
@@ -104,9 +107,11 @@ fn a_stopped_writer_blocks_writers_not_the_resolver() {
     writer.signal("-CONT");
     let mut writer = writer;
     assert!(writer.0.wait().unwrap().success(), "the minter finished");
-    assert!(noid(dbdir, &["bind", "set", "0", "_t", "https://e.org/new"])
-        .status
-        .success());
+    assert!(
+        noid(dbdir, &["bind", "set", "0", "_t", "https://e.org/new"])
+            .status
+            .success()
+    );
     let mut answer = String::new();
     for _ in 0..1000 {
         answer = n.ask("get 0 _t");
@@ -143,11 +148,7 @@ fn noid_directory_deleted_and_replaced() {
     // Another store takes its place.
     let replacement = Minter::new();
     replacement.bind(&[("a", "_t", "new")]);
-    std::fs::rename(
-        replacement.dbdir().join("NOID"),
-        m.dbdir().join("NOID"),
-    )
-    .unwrap();
+    std::fs::rename(replacement.dbdir().join("NOID"), m.dbdir().join("NOID")).unwrap();
     let mut answer = String::new();
     for _ in 0..1000 {
         answer = n.ask("a.resolve");
