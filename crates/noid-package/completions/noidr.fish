@@ -3,6 +3,8 @@ complete -c noidr -l protocol -d 'Line protocol: "noid" (`get ID ELEM` → value
 egg\t'EggNog\'s rrm protocol: `ID.resolve [HEADERS]`'"
 complete -c noidr -l http -d 'Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout line protocol; for nginx and Apache mod_proxy' -r
 complete -c noidr -l http-threads -d 'Worker threads of the HTTP server' -r
+complete -c noidr -l http-header-timeout -d 'Seconds an HTTP client has to send a whole request head, counted from the connection (or from the previous answer on a kept-alive one): slow or idle clients are dropped after it. Longer than nginx\'s upstream keep-alive (60 s), so nginx closes its idle connections first' -r
+complete -c noidr -l http-max-connections -d 'HTTP connections served at once; more wait in the kernel\'s accept queue' -r
 complete -c noidr -l rules -d 'Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the built-in table (doi:, hdl:). An empty file disables all rules' -r -F
 complete -c noidr -l egg-miss -d 'What the egg protocol answers for an unknown id: "null" (NULL, Apache\'s not-found) or "eggnog" (`redir302 ` with an empty target, as EggNog)' -r -f -a "null\t'`NULL`'
 eggnog\t'`redir302 ` (empty target)'"
