@@ -69,6 +69,8 @@ HTTP_PID=""
 cleanup() {
     "$REPO/scripts/web-apache.sh" stop "$AP" >/dev/null 2>&1
     "$REPO/scripts/web-nginx.sh" stop "$NG" >/dev/null 2>&1
+    [ -n "${APA:-}" ] && "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
+    [ -n "${NGA:-}" ] && "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
     for p in $HTTP_PID; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -387,6 +389,126 @@ else
 fi
 expect noidr-http-auth-miss "$H1" /auth/ark:/99999/nope 403 -
 expect_body noidr-http-lookup "$H1" "/lookup/ark%3A%2F13030%2Fa%20b" 200 https://example.org/space
+
+# --- the binder and minter API (issue 18): Apache as CGI, nginx in front of noid serve,
+# both over TLS with the shipped apache-conf/noid-api.conf and nginx-conf/noid-api.conf.
+API=$WORK/api
+APA=$WORK/apache-api
+NGA=$WORK/nginx-api
+mkdir -p "$API" "$APA" "$NGA"
+take_port AA # Apache, noid-api.conf (CGI)
+take_port NA # nginx, noid-api.conf -> noid serve
+take_port HA # noid serve
+"$NOID" -f "$API/binders/sam" dbcreate >/dev/null || bad "api: dbcreate binder"
+"$NOID" -f "$API/binders/other" dbcreate >/dev/null || bad "api: dbcreate binder"
+"$NOID" -f "$API/minters/sam/ark/99999/fk4" dbcreate fk4.reedeedk long 99999 example.org e2e >/dev/null ||
+    bad "api: dbcreate minter"
+htpasswd -B -b -c "$API/pwdfile_sam" sam secret 2>/dev/null
+htpasswd -B -b -c "$API/pwdfile_other" olga pw 2>/dev/null
+cat >"$API/api.toml" <<EOF
+[populator.sam]
+htpasswd = "$API/pwdfile_sam"
+binder = "$API/binders/sam"
+minters = "$API/minters/sam"
+[populator.other]
+htpasswd = "$API/pwdfile_other"
+binder = "$API/binders/other"
+EOF
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$API/key.pem" -out "$API/cert.pem" \
+    -days 2 -subj /CN=127.0.0.1 >/dev/null 2>&1 || bad "api: openssl certificate"
+cp "$NOID" "$API/noidu-api" # the CGI: noid under a name starting "noidu"
+# The CGI runs as Apache's user and writes the stores and the write log.
+[ "$(id -u)" = 0 ] && chown -R www-data:www-data "$API"
+"$NOID" serve --http "127.0.0.1:$HA" --config "$API/api.toml" >"$WORK/noid-serve.log" 2>&1 &
+HTTP_PID="$HTTP_PID $!"
+cat >"$APA/site.conf" <<EOF
+Listen 127.0.0.1:$AA
+<AuthnProviderAlias file noid_sam>
+    AuthUserFile $API/pwdfile_sam
+</AuthnProviderAlias>
+<AuthnProviderAlias file noid_other>
+    AuthUserFile $API/pwdfile_other
+</AuthnProviderAlias>
+<VirtualHost 127.0.0.1:$AA>
+    SSLEngine on
+    SSLCertificateFile $API/cert.pem
+    SSLCertificateKeyFile $API/key.pem
+    Define NOID_API_CGI $API/noidu-api
+    Define NOID_API_CONFIG $API/api.toml
+    Define NOID_API_PROVIDERS "noid_sam noid_other"
+    Include $CONF/apache-conf/noid-api.conf
+</VirtualHost>
+EOF
+if NOID_WEB_MODULES="alias cgid env auth_basic authn_core authn_file authz_user ssl socache_shmcb" \
+    "$REPO/scripts/web-apache.sh" start "$APA"; then
+    ok "apache starts with noid-api.conf"
+else
+    bad "apache start with noid-api.conf"
+fi
+cat >"$NGA/site.conf" <<EOF
+upstream noid_api {
+    server 127.0.0.1:$HA;
+    keepalive 16;
+}
+server {
+    listen 127.0.0.1:$NA ssl;
+    ssl_certificate $API/cert.pem;
+    ssl_certificate_key $API/key.pem;
+    include $CONF/nginx-conf/noid-api.conf;
+}
+EOF
+if "$REPO/scripts/web-nginx.sh" start "$NGA"; then ok "nginx starts with noid-api.conf"; else bad "nginx start with noid-api.conf"; fi
+for p in $AA $NA; do
+    for _ in $(seq 1 50); do
+        curl -sk -o /dev/null "https://127.0.0.1:$p/" && break
+        sleep 0.1
+    done
+done
+# api NAME PORT PATH?QUERY USER STATUS [BODY-SUBSTRING] [curl args...]
+api() {
+    local name=$1 port=$2 path=$3 user=$4 status=$5 sub=${6:-}
+    shift 6 2>/dev/null || shift $#
+    local auth=()
+    [ -n "$user" ] && auth=(-u "$user")
+    rm -f "$WORK/b"
+    STATUS=$(curl -sk --path-as-is -m 20 -o "$WORK/b" -w '%{http_code}' "${auth[@]}" "$@" "https://127.0.0.1:$port$path") || STATUS=000
+    BODY=$(cat "$WORK/b" 2>/dev/null)
+    if [ "$STATUS" = "$status" ] && [[ "$BODY" == *"$sub"* ]]; then
+        ok "$name $path -> $STATUS${sub:+ body has '${sub//$'\n'/\\n}'}"
+    else
+        bad "$name $path: want $status '${sub//$'\n'/\\n}', got $STATUS $(head -c 300 "$WORK/b" 2>/dev/null | tr '\n' '|')"
+    fi
+}
+for r in "apache-cgi:$AA" "nginx-api:$NA"; do
+    n=${r%%:*} port=${r##*:}
+    api "$n no login" "$port" "/a/sam/b?i.fetch" "" 401
+    api "$n wrong password" "$port" "/a/sam/b?i.fetch" sam:wrong 401
+    api "$n another populator's login" "$port" "/a/sam/b?i.fetch" olga:pw 403
+    api "$n unknown populator" "$port" "/a/nobody/b?i.fetch" sam:secret 404
+    api "$n .. in a minter path" "$port" "/a/sam/m/ark/99999/../fk4?mint%201" sam:secret 404
+    api "$n bind" "$port" "/a/sam/b?$n.set%20moo%20cow" sam:secret 200 "egg-status: 0"
+    api "$n fetch" "$port" "/a/sam/b?--verbose%20$n.fetch%20moo" sam:secret 200 \
+        $'note: remote user: sam\nmoo: cow\n\negg-status: 0'
+    api "$n ack" "$port" "/a/sam/b?--ack%20$n.add%20moo%20sheep" sam:secret 200 $'oxum: 5.1\n\negg-status: 0'
+    api "$n mkbinder" "$port" "/a/sam/b?mkbinder%20x" sam:secret 401 "error: 401 unauthorized"
+    api "$n @FILE" "$port" "/a/sam/b?i.set%20a%20@/etc/passwd" sam:secret 401 "error: 401 unauthorized"
+    api "$n -d" "$port" "/a/sam/b?-d%20/tmp%20i.set%20a%20b" sam:secret 200 "error: -d or -p not allowed in query string"
+    api "$n <binder>" "$port" "/a/sam/b?%3Cx%3Ei.set%20a%20b" sam:secret 200 "prefix not allowed from remote connections"
+    api "$n dbcreate" "$port" "/a/sam/b?dbcreate" sam:secret 401
+    api "$n mkminter" "$port" "/a/sam/m/ark/99999/fk4?mkminter%20x" sam:secret 401
+    api "$n mint" "$port" "/a/sam/m/ark/99999/fk4?mint%202" sam:secret 200 "s: 99999/fk4"
+    api "$n bulk" "$port" "/a/sam/b?-" sam:secret 200 $'who: A\nwho: B\n\negg-status: 0' \
+        --data-binary $'bulk.set who A\nbulk.add who B\nbulk.fetch who\n'
+    got=$("$NOID" -f "$API/binders/sam" get "$n" moo)
+    if [ "$got" = cow ]; then ok "$n: noid get sees the API's binding"; else bad "$n: noid get $n moo: $got"; fi
+done
+if [ "$(grep -c . "$API/binders/sam/write.log")" = 8 ]; then
+    ok "api: 8 writes in the write log"
+else
+    bad "api: write log: $(tr '\n' '|' <"$API/binders/sam/write.log")"
+fi
+"$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
+"$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
 
 if grep -q "AH10508" "$AP/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
 if grep -q "exited on signal" "$NG/logs/error.log"; then bad "an nginx worker crashed (njs)"; fi
