@@ -102,6 +102,26 @@ fn hold_errors() {
     );
 }
 
+/// spec-noid.md: a missing key or value gets the message and the (absent) brief
+/// help on "note"; an empty key is refused with the same message and stores nothing.
+#[test]
+fn note_errors() {
+    let d = Dir::minter(&[".sdd"]);
+    let r = d.noid(&["note", "k"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        "You must supply a key and a value.\nSorry: no information on \"note/brief\".\n\n"
+    );
+    let r = d.noid(&["note", "", "v"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr, "You must supply a key and a value.\n");
+    assert!(
+        !d.noid(&["dbinfo"]).stdout.contains("User Assigned Values"),
+        "no note stored"
+    );
+}
+
 #[test]
 fn unreadable_store() {
     let d = Dir::minter(&[".sd"]);
