@@ -26,8 +26,7 @@ pub fn dbdump_escape(bytes: &[u8], out: &mut Vec<u8>) {
             0x20..=0x7e => out.push(b),
             _ => {
                 out.push(b'\\');
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 15)]);
+                push_hex(b, out);
             }
         }
     }
@@ -115,6 +114,11 @@ pub fn export_escape(bytes: &[u8], key: bool, out: &mut Vec<u8>) {
 
 fn hex_escape(b: u8, out: &mut Vec<u8>) {
     out.extend_from_slice(b"\\x");
+    push_hex(b, out);
+}
+
+/// The two lower-case hex digits of `b`, the form both escapings use.
+fn push_hex(b: u8, out: &mut Vec<u8>) {
     out.push(HEX[usize::from(b >> 4)]);
     out.push(HEX[usize::from(b & 15)]);
 }
