@@ -77,13 +77,18 @@ if [ ! -f /usr/share/bash-completion/bash_completion ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion >/dev/null 2>&1 ||
         { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion >/dev/null; }
 fi
-for page in noidr.8; do
+for page in noid.1 noidr.8; do
     name=${page%.*}
     check "man -w $name finds the package's page" test "$(man -w "$name" 2>/dev/null)" = "/usr/share/man/man${page##*.}/$page.gz"
 done
 got=$(MANPAGER=cat MANWIDTH=200 man noidr 2>/dev/null | sed -n '/^NAME/{n;p}')
 check "man noidr: NAME" test "$got" = "       noidr - the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP"
 check "man noidr: SIGNALS" grep -q '^SIGNALS' <(MANPAGER=cat man noidr 2>/dev/null)
+got=$(MANPAGER=cat MANWIDTH=200 man noid 2>/dev/null | sed -n '/^NAME/{n;p}')
+check "man noid: NAME" test "$got" = "       noid - mint, bind and resolve persistent identifiers"
+# the commands as noid help lists them (the noid manual's, then import, export, check, lui)
+got=$(MANPAGER=cat MANWIDTH=200 man noid 2>/dev/null | sed -n 's/^ \{9,\}noid \([a-z]*\) .*/\1/p' | tr '\n' ' ')
+check "man noid: COMMANDS" test "$got" = "bind dbcreate fetch get hold mint queue validate import export check lui "
 # complete LINE: what bash completion offers at the end of LINE (bash-completion's
 # loader finds the package's file by the command's name), one word per line
 complete_line() {
@@ -97,6 +102,11 @@ complete_line() {
         "$fn" "${words[0]}" "${words[COMP_CWORD]}" "${words[COMP_CWORD - 1]}"
         printf "%s\n" "${COMPREPLY[@]}"' _ "$1"
 }
+got=$(complete_line "noid b")
+check "bash completion of 'noid b'" test "$got" = "bind"
+got=$(complete_line "noid " | tr '\n' ' ')
+want="-f -v -h --version --lock-timeout --help bind dbinfo dbcreate fetch get hello help hold mint note peppermint queue validate import export check lui "
+check "bash completion of 'noid '" test "$got" = "$want"
 got=$(complete_line "noidr --pro")
 check "bash completion of 'noidr --pro'" test "$got" = "--protocol"
 got=$(complete_line "noidr --protocol " | tr '\n' ' ')
@@ -135,7 +145,8 @@ before=$(sums)
 check "dpkg -r noid" dpkg -r noid
 for f in /usr/bin/noid /usr/bin/noidr /usr/share/noid /lib/systemd/system/noidr-http.service \
     /lib/systemd/system/noidr-http@.service /usr/share/doc/noid /usr/share/man/man8/noidr.8.gz \
-    /usr/share/bash-completion/completions/noidr; do
+    /usr/share/man/man1/noid.1.gz /usr/share/bash-completion/completions/noidr \
+    /usr/share/bash-completion/completions/noid; do
     check "removed: $f" test ! -e "$f"
 done
 check "the minter's files are unchanged" test "$(sums)" = "$before"

@@ -1,10 +1,11 @@
 //! The command line: global options through clap, then a Perl-style command word and
 //! its arguments, which bulk and web modes also feed from other sources.
 
-use clap::Parser;
+use clap::{Parser, ValueHint};
 
-/// noid: mint, bind and resolve persistent identifiers (a Rust Noid, compatible with
-/// Perl Noid 0.424 minters, commands and output).
+/// mint, bind and resolve persistent identifiers
+///
+/// noid is a Rust Noid, compatible with Perl Noid 0.424 minters, commands and output.
 #[derive(Parser, Debug)]
 #[command(
     name = "noid",
@@ -14,7 +15,7 @@ use clap::Parser;
 pub struct Args {
     /// Minter directory (Dbdir); the database lives in Dbdir/NOID. Defaults to $NOID,
     /// then the part after '_' in the program name (noid_fk9 → fk9), then ".".
-    #[arg(short = 'f', value_name = "Dbdir")]
+    #[arg(short = 'f', value_name = "Dbdir", value_hint = ValueHint::DirPath)]
     pub dbdir: Option<String>,
 
     /// Print the version and exit.
@@ -28,4 +29,53 @@ pub struct Args {
     /// The command and its arguments ("-" for bulk mode).
     #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Command, CommandFactory};
+
+    use super::Args;
+    use crate::output::Out;
+    use crate::usage::{usage, COMMANDS};
+
+    /// What `noid help` prints (without Perl's continuation spaces after newlines).
+    fn noid_help() -> String {
+        let mut out = Out::default();
+        usage(&mut out, false, false, "");
+        String::from_utf8(out.stdout).unwrap().replace("\n ", "\n")
+    }
+
+    /// noid as its man page and completions describe it: the options of [`Args`], the
+    /// commands of `noid help` as subcommands (so that `noid <TAB>` offers them), and a
+    /// page that lists them with `noid help`'s own summary, followed by the paragraphs
+    /// of `noid --help` after its short list.
+    fn documented() -> Command {
+        let cmd = Args::command();
+        let help = noid_help();
+        let (_, summary) = help
+            .split_once("Summary:\n")
+            .expect("noid help has a summary");
+        let notes = cmd
+            .get_after_help()
+            .expect("noid --help has notes")
+            .to_string();
+        let (_, notes) = notes
+            .split_once("\n\n")
+            .expect("notes after the short list");
+        let page = format!(
+            "Commands: noid help COMMAND explains each.{}\n\n{notes}\n\n\
+             See also: noidr(8); /usr/share/doc/noid/README.md and the noid manual.",
+            summary.trim_end()
+        );
+        cmd.after_long_help(page)
+            .disable_help_subcommand(true)
+            .subcommands(COMMANDS.iter().map(|c| Command::new(*c)))
+    }
+
+    /// The package's noid(1) and shell completions are what this definition makes.
+    #[test]
+    fn man_page_and_completions_are_in_sync() {
+        noid_package::check_generated(documented(), "1");
+    }
 }

@@ -77,7 +77,10 @@ fn man_page(cmd: &Command, section: &str) -> Vec<u8> {
         .and_then(|()| man.render_description_section(&mut page))
         .and_then(|()| man.render_options_section(&mut page))
         .and_then(|()| roff.to_writer(&mut page))
-        .and_then(|()| man.render_version_section(&mut page));
+        .and_then(|()| match cmd.get_version() {
+            Some(_) => man.render_version_section(&mut page),
+            None => Ok(()),
+        });
     rendered.expect("rendering into a Vec cannot fail");
     page
 }

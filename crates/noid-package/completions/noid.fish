@@ -1,0 +1,64 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_noid_global_optspecs
+    string join \n f= v/version lock-timeout= h/help
+end
+
+function __fish_noid_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_noid_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_noid_using_subcommand
+    set -l cmd (__fish_noid_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c noid -n "__fish_noid_needs_command" -s f -d 'Minter directory (Dbdir); the database lives in Dbdir/NOID. Defaults to $NOID, then the part after \'_\' in the program name (noid_fk9 → fk9), then "."' -r -f -a "(__fish_complete_directories)"
+complete -c noid -n "__fish_noid_needs_command" -l lock-timeout -d 'Seconds to wait for another noid process that holds the minter\'s write lock' -r
+complete -c noid -n "__fish_noid_needs_command" -s v -l version -d 'Print the version and exit'
+complete -c noid -n "__fish_noid_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_needs_command" -a "bind"
+complete -c noid -n "__fish_noid_needs_command" -a "dbinfo"
+complete -c noid -n "__fish_noid_needs_command" -a "dbcreate"
+complete -c noid -n "__fish_noid_needs_command" -a "fetch"
+complete -c noid -n "__fish_noid_needs_command" -a "get"
+complete -c noid -n "__fish_noid_needs_command" -a "hello"
+complete -c noid -n "__fish_noid_needs_command" -a "help"
+complete -c noid -n "__fish_noid_needs_command" -a "hold"
+complete -c noid -n "__fish_noid_needs_command" -a "mint"
+complete -c noid -n "__fish_noid_needs_command" -a "note"
+complete -c noid -n "__fish_noid_needs_command" -a "peppermint"
+complete -c noid -n "__fish_noid_needs_command" -a "queue"
+complete -c noid -n "__fish_noid_needs_command" -a "validate"
+complete -c noid -n "__fish_noid_needs_command" -a "import"
+complete -c noid -n "__fish_noid_needs_command" -a "export"
+complete -c noid -n "__fish_noid_needs_command" -a "check"
+complete -c noid -n "__fish_noid_needs_command" -a "lui"
+complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand fetch" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand get" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand hello" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand help" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand hold" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand mint" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand note" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand peppermint" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand queue" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand import" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand export" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand check" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand lui" -s h -l help -d 'Print help'
