@@ -11,13 +11,7 @@ pub fn dbdir(flag: Option<&str>, argv0: &str) -> PathBuf {
     if let Some(n) = std::env::var_os("NOID").filter(|v| !v.is_empty()) {
         return PathBuf::from(n);
     }
-    let name = argv0.rsplit('/').next().unwrap_or(argv0);
-    if let Some((_, rest)) = name.split_once('_') {
-        if !rest.is_empty() {
-            return PathBuf::from(rest);
-        }
-    }
-    PathBuf::from(".")
+    noid_store::Layout::dbdir_from_program_name(argv0).unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// Perl's `who_are_you`: `login/group` (plus ` (euser/egroup)` when set-uid), prefixed

@@ -41,4 +41,30 @@ impl Layout {
     pub fn exists(&self) -> bool {
         self.db.join("CURRENT").is_file()
     }
+
+    /// The Dbdir a program's name selects, as in the noid manual: the part of its file
+    /// name after the first `_` (`noid_fk9` and `noidr_fk9` serve the minter in `fk9`,
+    /// relative to the current directory); `None` without a `_` or with nothing after it.
+    pub fn dbdir_from_program_name(argv0: &str) -> Option<PathBuf> {
+        let name = Path::new(argv0).file_name()?.to_str()?;
+        let (_, rest) = name.split_once('_')?;
+        (!rest.is_empty()).then(|| PathBuf::from(rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dbdir_from_program_name() {
+        let dbdir = |argv0| Layout::dbdir_from_program_name(argv0);
+        assert_eq!(dbdir("noid_fk9"), Some(PathBuf::from("fk9")));
+        assert_eq!(dbdir("/srv/nd/noidr_kt5"), Some(PathBuf::from("kt5")));
+        assert_eq!(dbdir("./noid_a_b"), Some(PathBuf::from("a_b")));
+        assert_eq!(dbdir("/srv/no_id/noid"), None);
+        assert_eq!(dbdir("noid"), None);
+        assert_eq!(dbdir("noidr_"), None);
+        assert_eq!(dbdir(""), None);
+    }
 }

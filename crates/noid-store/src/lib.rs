@@ -22,10 +22,12 @@ mod layout;
 mod options;
 mod reader;
 mod snapshot;
+mod sweep;
 mod writer;
 
 pub use error::StoreError;
 pub use layout::Layout;
 pub use reader::Reader;
 pub use snapshot::Snapshot;
+pub use sweep::sweep_stale;
 pub use writer::{Op, Writer};

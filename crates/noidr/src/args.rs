@@ -4,13 +4,14 @@
 //! directory as cwd, so every setting comes from argv (or the rules file it names), and
 //! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum, ValueHint};
 use noid_resolve::egg::Miss;
 use noid_resolve::Rules;
+use noid_store::Layout;
 
 /// the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP
 ///
@@ -152,7 +153,7 @@ impl Config {
         let dbdir = args
             .db
             .clone()
-            .or_else(|| dbdir_from_program_name(argv0))
+            .or_else(|| Layout::dbdir_from_program_name(argv0))
             .unwrap_or_else(|| PathBuf::from("."));
         let rules = match &args.rules {
             Some(path) => {
@@ -206,13 +207,6 @@ impl Config {
             log_level,
         })
     }
-}
-
-/// `noidr_fk9` → `fk9`: the part of the file name after its first `_`, as Perl Noid.
-fn dbdir_from_program_name(argv0: &str) -> Option<PathBuf> {
-    let name = Path::new(argv0).file_name()?.to_str()?;
-    let (_, rest) = name.split_once('_')?;
-    (!rest.is_empty()).then(|| PathBuf::from(rest))
 }
 
 #[cfg(test)]

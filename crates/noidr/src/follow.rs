@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use arc_swap::{ArcSwapOption, Guard};
 use noid_resolve::{Lookup, LookupError};
 use noid_store::generation::Watcher;
-use noid_store::{Layout, Reader, StoreError};
+use noid_store::{sweep_stale, Layout, Reader, StoreError};
 use thread_local::ThreadLocal;
 
 /// Background catch-up period.
@@ -238,7 +238,7 @@ impl Follower {
         match secondary_dir {
             Some(d) => sweep_stale(d, "secondary-"),
             None => sweep_stale(&std::env::temp_dir(), "noidr-"),
-        }
+        };
         let f = Arc::new(Follower {
             dbdir: dbdir.to_path_buf(),
             base,
@@ -436,33 +436,6 @@ impl Follower {
                     let _ = std::fs::remove_dir_all(e.path());
                 }
             }
-        }
-    }
-}
-
-/// Remove `PREFIX<pid>-…` directories in `dir` left by processes that no longer exist.
-/// Only done where `/proc` tells which processes are alive.
-fn sweep_stale(dir: &Path, prefix: &str) {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
-            continue;
-        };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            log::info!(
-                "removing {} (left by a process that is gone)",
-                e.path().display()
-            );
-            let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }

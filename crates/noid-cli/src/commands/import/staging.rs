@@ -34,7 +34,8 @@ impl Staging {
             })?;
             Some(dbdir.to_path_buf())
         };
-        remove_stale(dbdir);
+        // Left by imports killed outright (SIGKILL, power loss).
+        noid_store::sweep_stale(dbdir, STAGING_PREFIX);
         let dir = dbdir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         Ok(Staging {
@@ -96,30 +97,4 @@ fn move_into_place(dbdir: &Path, staged: &Layout) -> Result<(), ImportError> {
         }
     }
     fs::rename(&staged.db, &target.db).map_err(fail(&target.db))
-}
-
-/// Remove what imports killed outright (SIGKILL, power loss) left behind: staging
-/// directories whose process no longer exists.
-fn remove_stale(dbdir: &Path) {
-    let Ok(entries) = fs::read_dir(dbdir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        // SAFETY: `kill` with signal 0 sends nothing; it only reports whether a process
-        // with this id exists (ESRCH when none does). It reads no memory of ours, and
-        // `errno` is read right after it, on the same thread.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
-            let _ = fs::remove_dir_all(e.path());
-        }
-    }
 }
