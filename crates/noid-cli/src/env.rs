@@ -17,18 +17,21 @@ pub fn dbdir(flag: Option<&str>, argv0: &str) -> PathBuf {
 /// Perl's `who_are_you`: `login/group` (plus ` (euser/egroup)` when set-uid), prefixed
 /// with `REMOTE_USER@host ` in web mode. Recorded in circulation records.
 pub fn contact(web: bool) -> String {
-    // SAFETY: plain libc lookups; the returned records are copied out immediately.
-    let ugid = unsafe {
-        let uid = libc::getuid();
-        let euid = libc::geteuid();
-        let (name, gid) = pw(uid);
-        let login = login_name().unwrap_or(name);
-        let mut s = format!("{login}/{}", group(gid));
-        if euid != uid {
-            let (ename, egid) = pw(euid);
-            s.push_str(&format!(" ({ename}/{})", group(egid)));
+    let ugid = {
+        let _one_at_a_time = USER_DB.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: this thread holds `USER_DB`, as `pw`, `group` and `login_name` require;
+        // `getuid` and `geteuid` only return numbers.
+        unsafe {
+            let (uid, euid) = (libc::getuid(), libc::geteuid());
+            let (name, gid) = pw(uid);
+            let login = login_name().unwrap_or(name);
+            let mut s = format!("{login}/{}", group(gid));
+            if euid != uid {
+                let (ename, egid) = pw(euid);
+                s.push_str(&format!(" ({ename}/{})", group(egid)));
+            }
+            s
         }
-        s
     };
     if web {
         let user = std::env::var("REMOTE_USER").unwrap_or_default();
@@ -41,33 +44,67 @@ pub fn contact(web: bool) -> String {
     }
 }
 
+/// Held while calling `getpwuid`, `getgrgid` and `getlogin`: they return records in
+/// static storage that the next call, on any thread, overwrites.
+static USER_DB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The user name and group id of `uid` (the uid itself and group 0 if unknown).
+///
+/// # Safety
+/// The caller holds [`USER_DB`], so that no other call overwrites the record while it
+/// is copied.
 unsafe fn pw(uid: libc::uid_t) -> (String, libc::gid_t) {
-    let p = libc::getpwuid(uid);
+    // SAFETY: `getpwuid` takes a number; its result is checked for null below.
+    let p = unsafe { libc::getpwuid(uid) };
     if p.is_null() {
         return (uid.to_string(), 0);
     }
-    let name = std::ffi::CStr::from_ptr((*p).pw_name)
-        .to_string_lossy()
-        .into_owned();
-    (name, (*p).pw_gid)
+    // SAFETY: a non-null result points to a valid `passwd` record whose `pw_name` is a
+    // NUL-terminated string; the caller's lock keeps them unchanged until copied here.
+    unsafe {
+        let name = std::ffi::CStr::from_ptr((*p).pw_name)
+            .to_string_lossy()
+            .into_owned();
+        (name, (*p).pw_gid)
+    }
 }
 
+/// The name of group `gid` (empty if unknown).
+///
+/// # Safety
+/// As for [`pw`]: the caller holds [`USER_DB`].
 unsafe fn group(gid: libc::gid_t) -> String {
-    let g = libc::getgrgid(gid);
+    // SAFETY: `getgrgid` takes a number; its result is checked for null below.
+    let g = unsafe { libc::getgrgid(gid) };
     if g.is_null() {
         return String::new();
     }
-    std::ffi::CStr::from_ptr((*g).gr_name)
-        .to_string_lossy()
-        .into_owned()
+    // SAFETY: a non-null result points to a valid `group` record whose `gr_name` is a
+    // NUL-terminated string, unchanged until copied (the caller's lock).
+    unsafe {
+        std::ffi::CStr::from_ptr((*g).gr_name)
+            .to_string_lossy()
+            .into_owned()
+    }
 }
 
+/// The login name of the session, if it has one.
+///
+/// # Safety
+/// As for [`pw`]: the caller holds [`USER_DB`].
 unsafe fn login_name() -> Option<String> {
-    let p = libc::getlogin();
+    // SAFETY: `getlogin` takes nothing; its result is checked for null below.
+    let p = unsafe { libc::getlogin() };
     if p.is_null() {
         return None;
     }
-    Some(std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
+    // SAFETY: a non-null result is a NUL-terminated string, unchanged until copied
+    // (the caller's lock).
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 /// Perl's `temper`: local time as `YYYYMMDDhhmmss`.
@@ -92,7 +129,8 @@ pub fn now() -> i64 {
 /// This host's name, for the creation record.
 pub fn hostname() -> String {
     let mut buf = [0u8; 256];
-    // SAFETY: buf is writable for its length; gethostname NUL-terminates on success.
+    // SAFETY: `buf` is writable for the length passed; `gethostname` writes at most
+    // that many bytes.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
     if rc != 0 {
         return "localhost".into();

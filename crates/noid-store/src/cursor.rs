@@ -1,26 +1,26 @@
 //! Range reads for the long-lived reader, through one RocksDB iterator per thread that
-//! is kept from one request to the next.
+//! is kept from one request to the next (see ARCHITECTURE.md, "Performance").
 //!
-//! Why: a resolver chopping `ID/a/b.c/d` back to `ID` wants the `_t` keys of the whole
-//! id and of its four ancestors, and the `_t_am` flag of the one it finds: all between
-//! `ID` and `ID/a/b.c/d\t_t` in key order. One seek there and a few steps cost about as
-//! much as one point lookup, where the lookups cost six. But making a RocksDB iterator
-//! costs about as much as the seek itself, so the iterator is made once and kept.
+//! A resolver chopping `ID/a/b.c/d` back to `ID` wants the `_t` keys of the whole id and
+//! of its four ancestors, and the `_t_am` flag of the one it finds: all between `ID` and
+//! `ID/a/b.c/d\t_t` in key order. One seek there and a few steps cost less than the
+//! point lookups of those keys, but making an iterator costs about as much as the seek,
+//! so each thread keeps its own.
 //!
 //! An iterator reads the store as it was when it was made. A cursor therefore remembers
 //! the sequence number of the newest write it shows and is made anew at the first range
 //! read after the reader caught up with a newer write. A kept iterator also keeps the
 //! table files of its time open (on disk, after a compaction removed them): the reader's
-//! catch-up drops cursors made before the files changed ([`Cursors::drop_stale`]).
+//! catch-up drops cursors made before the files changed ([`CursorDb::drop_stale`]).
 //!
 //! A seek, unlike a point lookup, has no bloom filter to skip the tables that cannot
-//! hold the key: each level-0 table and each immutable memtable costs a seek of its
-//! own. Measured on 1,000,000 bound ids (instructions per 4-level chop-back, range read
-//! against point lookups): 28.8k against 38.4k with all tables merged, 42.0k against
-//! 44.1k with 7 one-binding level-0 tables, 45.1k against 53.8k with 4 tables of 5,000
-//! bindings. Ranges still pay there; beyond [`MAX_UNSORTED`] such runs (a compaction
-//! falling behind the writers; RocksDB starts one at 8 level-0 tables) they are
-//! declined and the caller looks keys up one by one.
+//! hold the key: each level-0 table and each immutable memtable costs a seek of its own.
+//! Beyond [`MAX_UNSORTED`] such runs (a compaction falling behind the writers) a range
+//! is declined and the caller looks its keys up one by one.
+//!
+//! The iterators borrow the database. [`CursorDb`] owns both, never gives the database
+//! away or replaces it, and drops the iterators first: that is what makes the one
+//! `unsafe` lifetime extension here sound.
 
 use std::sync::Mutex;
 
@@ -31,10 +31,13 @@ use thread_local::ThreadLocal;
 /// (the writers' compaction trigger, `options.rs`).
 const MAX_UNSORTED: u64 = 8;
 
-/// One iterator per thread.
-#[derive(Default)]
-pub(crate) struct Cursors {
-    cells: ThreadLocal<Mutex<Option<Cursor>>>,
+/// A database together with the iterators kept on it, one per thread.
+///
+/// The database is only lent out by shared reference and never replaced, and [`Drop`]
+/// removes every iterator before the database closes, so no iterator outlives it.
+pub(crate) struct CursorDb {
+    cursors: ThreadLocal<Mutex<Option<Cursor>>>,
+    db: DB,
 }
 
 struct Cursor {
@@ -49,33 +52,40 @@ struct Cursor {
 
 // SAFETY: a cursor is used by one thread at a time, under its mutex: the thread whose
 // `ThreadLocal` slot holds it (a new thread may take over the slot of one that exited,
-// and with it the cursor), or `drop_stale` and `clear`, which only drop it. A RocksDB
-// iterator may be used and destroyed by other threads than the one that made it, as
-// long as not concurrently.
+// and with it the cursor), or `drop_stale` and `drop`, which only drop it. RocksDB
+// allows an iterator to be used and destroyed by another thread than the one that made
+// it, as long as not concurrently.
 unsafe impl Send for Cursor {}
 
-impl Cursors {
+impl CursorDb {
+    /// `db`, with no cursors yet.
+    pub(crate) fn new(db: DB) -> CursorDb {
+        CursorDb {
+            cursors: ThreadLocal::new(),
+            db,
+        }
+    }
+
+    /// The database, for everything but range reads.
+    pub(crate) fn db(&self) -> &DB {
+        &self.db
+    }
+
     /// Every (key, value) with `first <= key <= last`, in key order, if there are at
     /// most `limit` and the store's shape makes a seek pay; otherwise `None`.
-    ///
-    /// # Safety
-    /// `db` is the same database at every call, and the cursors are cleared
-    /// ([`Cursors::clear`]) or dropped before that database is closed or replaced: the
-    /// iterators kept here borrow it.
-    pub(crate) unsafe fn range(
+    pub(crate) fn range(
         &self,
-        db: &DB,
         first: &[u8],
         last: &[u8],
         limit: usize,
     ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, rocksdb::Error> {
-        let cell = self.cells.get_or(|| Mutex::new(None));
+        let cell = self.cursors.get_or(|| Mutex::new(None));
         let mut slot = cell.lock().unwrap_or_else(|e| e.into_inner());
-        let sequence = db.latest_sequence_number();
+        let sequence = self.db.latest_sequence_number();
         if slot.as_ref().is_none_or(|c| c.sequence != sequence) {
             // Drop the old iterator before making the new one: it pins the old files.
             *slot = None;
-            *slot = Some(Cursor::new(db, sequence));
+            *slot = Some(Cursor::new(&self.db, sequence));
         }
         let Some(it) = slot.as_mut().and_then(|c| c.it.as_mut()) else {
             return Ok(None);
@@ -102,9 +112,9 @@ impl Cursors {
 
     /// Drop the cursors made before the table files changed, unless in use right now,
     /// so that files a compaction removed can be closed.
-    pub(crate) fn drop_stale(&self, db: &DB) {
-        let files = super_version(db);
-        for cell in self.cells.iter() {
+    pub(crate) fn drop_stale(&self) {
+        let files = super_version(&self.db);
+        for cell in self.cursors.iter() {
             if let Ok(mut slot) = cell.try_lock() {
                 if slot.as_ref().is_some_and(|c| c.files != files) {
                     *slot = None;
@@ -112,10 +122,12 @@ impl Cursors {
             }
         }
     }
+}
 
-    /// Drop every cursor (before the database they read is closed).
-    pub(crate) fn clear(&mut self) {
-        self.cells.clear();
+impl Drop for CursorDb {
+    /// Every iterator goes before the database it reads (fields drop after this).
+    fn drop(&mut self) {
+        self.cursors.clear();
     }
 }
 
@@ -125,7 +137,11 @@ impl Cursor {
         let unsorted = int("rocksdb.num-files-at-level0") + int("rocksdb.num-immutable-mem-table");
         let it = (unsorted <= MAX_UNSORTED).then(|| {
             let it = db.raw_iterator_opt(ReadOptions::default());
-            // SAFETY: `Cursors::range`'s contract: the database outlives the cursor.
+            // SAFETY: only `CursorDb::range` makes cursors, from its own database, and
+            // keeps them in its own `cursors`: the iterator can outlive neither that
+            // `CursorDb` (which drops every cursor before its database) nor the database
+            // (never replaced or moved out of it; moving the `CursorDb` itself moves a
+            // handle, not the C++ database the iterator points to).
             unsafe { std::mem::transmute::<DBRawIterator<'_>, DBRawIterator<'static>>(it) }
         });
         Cursor {
@@ -164,21 +180,75 @@ mod tests {
         }
         let mut o = Options::default();
         o.set_max_open_files(-1);
-        let r = DB::open_as_secondary(&o, &primary, &secondary).unwrap();
-        let mut c = Cursors::default();
-        // SAFETY: one database, and `c` is cleared before it is dropped.
-        assert_eq!(unsafe { c.range(&r, b"k0", b"k1", 10) }.unwrap(), None);
+        let r = CursorDb::new(DB::open_as_secondary(&o, &primary, &secondary).unwrap());
+        assert_eq!(r.range(b"k0", b"k1", 10).unwrap(), None);
         w.compact_range::<&[u8], &[u8]>(None, None);
         w.put("k0", "new").unwrap();
-        r.try_catch_up_with_primary().unwrap();
+        r.db().try_catch_up_with_primary().unwrap();
         let want = vec![
             (b"k0".to_vec(), b"new".to_vec()),
             (b"k1".to_vec(), b"v".to_vec()),
         ];
-        assert_eq!(
-            unsafe { c.range(&r, b"k0", b"k1", 10) }.unwrap(),
-            Some(want)
-        );
-        c.clear();
+        assert_eq!(r.range(b"k0", b"k1", 10).unwrap(), Some(want));
+    }
+
+    /// Cursors made on several threads (which then exit), read again after the store
+    /// changed, dropped as stale after a compaction, and dropped with the database:
+    /// every path of the iterators' lifetimes, for a run under valgrind's memcheck
+    /// (`scripts/memcheck.sh`).
+    #[test]
+    fn cursors_live_and_die_with_their_database() {
+        let d = tempfile::tempdir().unwrap();
+        let (primary, secondary) = (d.path().join("p"), d.path().join("s"));
+        let mut o = Options::default();
+        o.create_if_missing(true);
+        let w = DB::open(&o, &primary).unwrap();
+        for i in 0..100 {
+            w.put(format!("k{i:03}"), format!("v{i}")).unwrap();
+        }
+        w.flush().unwrap();
+        let mut o = Options::default();
+        o.set_max_open_files(-1);
+        let r = CursorDb::new(DB::open_as_secondary(&o, &primary, &secondary).unwrap());
+        let read = |r: &CursorDb, first: &str, last: &str| {
+            r.range(first.as_bytes(), last.as_bytes(), 100)
+                .unwrap()
+                .unwrap()
+                .into_iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}={}",
+                        String::from_utf8(k).unwrap(),
+                        String::from_utf8(v).unwrap()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let r = &r;
+                s.spawn(move || {
+                    for _ in 0..3 {
+                        assert_eq!(
+                            read(r, &format!("k0{t}0"), &format!("k0{t}1")),
+                            [
+                                format!("k0{t}0=v{}", t * 10),
+                                format!("k0{t}1=v{}", t * 10 + 1)
+                            ]
+                        );
+                    }
+                });
+            }
+        });
+        w.put("k000", "new").unwrap();
+        w.flush().unwrap();
+        w.compact_range::<&[u8], &[u8]>(None, None);
+        r.db().try_catch_up_with_primary().unwrap();
+        r.drop_stale();
+        assert_eq!(read(&r, "k000", "k001"), ["k000=new", "k001=v1"]);
+        std::thread::scope(|s| {
+            s.spawn(|| assert_eq!(read(&r, "k099", "k1"), ["k099=v99"]));
+        });
+        drop(r);
     }
 }

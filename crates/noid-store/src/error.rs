@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Why a store operation failed.
 #[derive(Debug)]
@@ -25,7 +26,17 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// RocksDB reported an error.
-    Db(String),
+    Db(rocksdb::Error),
+    /// A followed minter is not open: the last attempt to open it failed for `cause`
+    /// (it is tried again in the background).
+    Unavailable {
+        /// The minter's Dbdir.
+        dbdir: PathBuf,
+        /// Why the last open failed.
+        cause: Arc<StoreError>,
+    },
+    /// The follower is stopping (the process exits) and opens nothing any more.
+    Stopping,
 }
 
 impl fmt::Display for StoreError {
@@ -43,22 +54,43 @@ impl fmt::Display for StoreError {
                 path.display()
             ),
             StoreError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            StoreError::Db(msg) => write!(f, "database error: {msg}"),
+            StoreError::Db(e) => write!(f, "database error: {e}"),
+            StoreError::Unavailable { dbdir, cause } => {
+                write!(f, "cannot open minter {}: {cause}", dbdir.display())
+            }
+            StoreError::Stopping => f.write_str("the resolver is exiting"),
         }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } => Some(source),
+            StoreError::Db(e) => Some(e),
+            StoreError::Unavailable { cause, .. } => Some(&**cause),
+            _ => None,
+        }
+    }
+}
 
 impl From<rocksdb::Error> for StoreError {
     fn from(e: rocksdb::Error) -> Self {
-        StoreError::Db(e.into_string())
+        StoreError::Db(e)
     }
 }
 
 impl From<StoreError> for noid_resolve::LookupError {
+    /// A store that is not open (or no longer) is `Unavailable`; any other failure
+    /// outside the read of one key is a `Store` error. Reads of a key map their errors
+    /// with [`noid_resolve::LookupError::read`].
     fn from(e: StoreError) -> Self {
-        noid_resolve::LookupError::Store(e.to_string())
+        match e {
+            StoreError::Unavailable { .. } | StoreError::Stopping => {
+                noid_resolve::LookupError::Unavailable(e.to_string())
+            }
+            _ => noid_resolve::LookupError::Store(e.to_string()),
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! A change counter shared through a memory-mapped file, so that the long-lived
-//! resolver can tell in nanoseconds whether any writer committed since it last looked.
+//! resolver can tell with one memory read whether any writer committed since it last
+//! looked.
 //!
-//! `try_catch_up_with_primary` costs about half a millisecond even when nothing
-//! changed, far too much per request; reading one mapped integer costs nothing.
-//! The file `NOID/generation` holds two little-endian `u64`s: the generation, bumped
+//! A RocksDB catch-up costs a system call and a scan of the primary's manifest and
+//! logs even when nothing changed, far too much per request; reading one mapped
+//! integer costs nothing. The file `NOID/generation` holds two little-endian `u64`s: the generation, bumped
 //! by every writer after each commit, and a store id, which changes whenever readers
 //! must open the store anew rather than catch up: when a minter is removed and created
 //! anew, and when a writer ingested a table file (a RocksDB secondary that stays open
@@ -19,6 +20,7 @@ use memmap2::{Mmap, MmapMut};
 
 use crate::error::{io, StoreError};
 
+/// The file's size: two counters.
 const SIZE: u64 = 16;
 
 /// A store id unlikely to repeat: the time in nanoseconds mixed with the process id.
@@ -31,10 +33,15 @@ fn new_store_id() -> u64 {
 }
 
 /// Create the generation file for a new store, with a fresh store id.
+///
+/// The file is written under another name and renamed into place, so that a process
+/// that still maps an older file at this path never sees it shrink (see [`counters`]).
 pub(crate) fn create(path: &Path) -> Result<(), StoreError> {
     let mut bytes = [0u8; SIZE as usize];
     bytes[8..].copy_from_slice(&new_store_id().to_le_bytes());
-    std::fs::write(path, bytes).map_err(io(path))
+    let new = path.with_extension("new");
+    std::fs::write(&new, bytes).map_err(io(&new))?;
+    std::fs::rename(&new, path).map_err(io(path))
 }
 
 /// The writer's handle: bumps the counter after each commit.
@@ -57,29 +64,32 @@ impl Bumper {
             .write(true)
             .open(path)
             .map_err(io(path))?;
-        // SAFETY: the file has a fixed size of 16 bytes and is only ever accessed through
-        // aligned atomic operations, by writers (serialised by the lock) and readers.
+        // SAFETY: a mapped file must not be truncated or changed by other means than the
+        // mapping's owners expect. This file keeps its 16 bytes for its whole life (it is
+        // only ever replaced whole, by a rename: `create`), and every process maps it and
+        // touches it only through the aligned atomics of `counters`.
         let map = unsafe { MmapMut::map_mut(&f) }.map_err(io(path))?;
         Ok(Bumper { map })
     }
 
     /// Announce a commit to every reader.
     pub fn bump(&self) {
-        counter(self.map.as_ptr()).fetch_add(1, Ordering::Release);
+        counters(&self.map)[0].fetch_add(1, Ordering::Release);
     }
 
     /// Tell readers to open the store anew at the next bump (after an ingestion).
     pub fn renew_store_id(&self) {
-        let old = counter(self.map[8..].as_ptr()).load(Ordering::Acquire);
+        let store_id = &counters(&self.map)[1];
+        let old = store_id.load(Ordering::Acquire);
         let mut id = new_store_id();
         if id == old {
             id = id.wrapping_add(1);
         }
-        counter(self.map[8..].as_ptr()).store(id, Ordering::Release);
+        store_id.store(id, Ordering::Release);
     }
 }
 
-/// The reader's handle: a nanosecond check for news.
+/// The reader's handle: a check for news that costs one memory read.
 pub struct Watcher {
     map: Mmap,
     store_id: u64,
@@ -99,15 +109,16 @@ impl Watcher {
                 ),
             });
         }
-        // SAFETY: see `Bumper::open`; we only read through atomics.
+        // SAFETY: as in `Bumper::open`: the file keeps its size while mapped, and is
+        // read here only through the atomics of `counters`.
         let map = unsafe { Mmap::map(&f) }.map_err(io(path))?;
-        let store_id = counter(map[8..].as_ptr()).load(Ordering::Acquire);
+        let store_id = counters(&map)[1].load(Ordering::Acquire);
         Ok(Watcher { map, store_id })
     }
 
     /// The current generation.
     pub fn current(&self) -> u64 {
-        counter(self.map.as_ptr()).load(Ordering::Acquire)
+        counters(&self.map)[0].load(Ordering::Acquire)
     }
 
     /// The id of the store this watcher was opened on.
@@ -123,9 +134,63 @@ pub fn store_id_on_disk(path: &Path) -> Option<u64> {
     Some(u64::from_le_bytes(arr))
 }
 
-fn counter(ptr: *const u8) -> &'static AtomicU64 {
-    // SAFETY: the pointer comes from a live page-aligned mapping of at least 16 bytes,
-    // offsets 0 and 8 are 8-byte aligned, and the mapping outlives every use because
-    // callers only use the reference within a method of the owner of the mapping.
-    unsafe { &*(ptr as *const AtomicU64) }
+/// The generation and the store id in a mapping of the file.
+fn counters(map: &[u8]) -> &[AtomicU64; 2] {
+    assert!(
+        map.len() >= SIZE as usize,
+        "a generation file holds two counters"
+    );
+    let ptr = map.as_ptr().cast::<[AtomicU64; 2]>();
+    debug_assert!(ptr.is_aligned());
+    // SAFETY: the 16 bytes are in bounds (checked) and 8-byte aligned (a mapping starts
+    // on a page boundary); `AtomicU64` has the size and layout of `u64`, and every
+    // process changes these bytes only through atomics. The reference borrows `map`, so
+    // it cannot outlive the mapping.
+    unsafe { &*ptr }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bumps_are_seen_and_a_renewed_store_id_differs() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("generation");
+        create(&path).unwrap();
+        let bumper = Bumper::open(&path).unwrap();
+        let watcher = Watcher::open(&path).unwrap();
+        assert_eq!(watcher.current(), 0);
+        bumper.bump();
+        bumper.bump();
+        assert_eq!(watcher.current(), 2);
+        assert_eq!(store_id_on_disk(&path), Some(watcher.store_id()));
+        bumper.renew_store_id();
+        assert_ne!(store_id_on_disk(&path), Some(watcher.store_id()));
+        assert_eq!(watcher.current(), 2);
+    }
+
+    #[test]
+    fn a_recreated_file_leaves_old_mappings_intact() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("generation");
+        create(&path).unwrap();
+        let old = Bumper::open(&path).unwrap();
+        old.bump();
+        let watcher = Watcher::open(&path).unwrap();
+        create(&path).unwrap();
+        assert_eq!(watcher.current(), 1, "the old file, still mapped");
+        assert_ne!(store_id_on_disk(&path), Some(watcher.store_id()));
+        assert_eq!(Watcher::open(&path).unwrap().current(), 0);
+    }
+
+    #[test]
+    fn a_short_file_is_refused_by_readers_and_recreated_by_writers() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("generation");
+        std::fs::write(&path, [0u8; 8]).unwrap();
+        assert!(matches!(Watcher::open(&path), Err(StoreError::Io { .. })));
+        Bumper::open(&path).unwrap().bump();
+        assert_eq!(Watcher::open(&path).unwrap().current(), 1);
+    }
 }

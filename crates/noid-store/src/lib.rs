@@ -10,24 +10,31 @@
 //!   batches, and bump the [`generation`] counter so readers notice.
 //! * [`Snapshot`]: short-lived read-only commands (`fetch`, `get`, `dbinfo`). They open
 //!   a throw-away RocksDB secondary and never take the lock, so they never block writers.
-//! * [`Reader`]: the long-lived resolver. A secondary that catches up with the primary
-//!   only when the generation counter moved, and reopens when the store was replaced.
+//! * [`Follower`]: the long-lived resolver. A [`Secondary`] that catches up with the
+//!   primary only when the generation counter moved, opened anew when the store was
+//!   replaced, read through per-view caches ([`View`], a [`noid_resolve::Lookup`]).
+//!
+//! Also here: the minter's file [`Layout`] (and the Dbdir a program's name selects),
+//! and [`sweep_stale`] for directories left by processes that were killed.
 
 #![deny(missing_docs)]
 
 mod cursor;
 mod error;
+mod follow;
 pub mod generation;
 mod layout;
 mod options;
-mod reader;
+mod secondary;
 mod snapshot;
 mod sweep;
 mod writer;
 
 pub use error::StoreError;
+pub use follow::view::View;
+pub use follow::{Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;
-pub use reader::Reader;
+pub use secondary::{Freshness, Secondary};
 pub use snapshot::Snapshot;
 pub use sweep::sweep_stale;
 pub use writer::{Op, Writer};

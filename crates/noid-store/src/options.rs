@@ -32,20 +32,20 @@ fn options(cache_bytes: usize, pin_blocks: bool) -> Options {
     // cost a short `noid get` more than the few files it opens.
     o.set_max_file_opening_threads(1);
     o.set_compression_type(DBCompressionType::Lz4);
-    // A large mint ingests one level-0 table per 100,000 identifiers, each overlapping
-    // all the others (random ids). Merging them four at a time rewrote level 1 again and
-    // again and took a third of a large mint's CPU; eight at a time rewrites a third less.
+    // A large mint ingests one level-0 table per batch, each overlapping all the others
+    // (quasi-random ids); every compaction into level 1 rewrites that level, so it waits
+    // for eight of them rather than RocksDB's four.
     o.set_level_zero_file_num_compaction_trigger(8);
     let mut b = BlockBasedOptions::default();
-    // Most resolver lookups of chopped ancestors miss; a bloom filter makes misses ~8x cheaper.
+    // Most resolver lookups of chopped ancestors miss; a bloom filter answers most misses
+    // without reading a data block.
     b.set_bloom_filter(10.0, false);
     // A long-lived reader serves lookups from several threads: RocksDB's HyperClockCache
     // finds a block without a lock (the LRU cache takes a shard mutex per lookup, and
     // two request threads then spend their time passing it back and forth). Short-lived
     // processes and the writer keep an LRU cache, which costs nothing to set up, in one
     // shard: a sharded cache refuses a block larger than its shard, and a large table's
-    // filter (a megabyte or more) would then be read again at every lookup (minting on a
-    // large minter was 70 times slower that way).
+    // filter (a megabyte or more) would then be read again at every lookup.
     if pin_blocks {
         b.set_block_cache(&Cache::new_hyper_clock_cache(cache_bytes, 0));
     } else {
@@ -55,10 +55,8 @@ fn options(cache_bytes: usize, pin_blocks: bool) -> Options {
         b.set_block_cache(&Cache::new_lru_cache_opts(&lru));
     }
     // One index block and one whole-table filter per table (RocksDB's default layout),
-    // loaded into the cache when a lookup first needs them. Partitioned ones (a two-level
-    // index and filter in 4 KiB pieces, used before) cost a hit 23 % and a 4-level
-    // chop-back 31 % more instructions in the resolver, for no gain measured on the
-    // command line (`noid get` on 1M and 5M bindings, minting 1M `f5.reedeedk`).
+    // loaded into the cache when a lookup first needs them: a lookup then consults one
+    // index and one filter per table, where partitioned ones add a level of each.
     b.set_cache_index_and_filter_blocks(true);
     b.set_cache_index_and_filter_blocks_with_high_priority(true);
     b.set_pin_l0_filter_and_index_blocks_in_cache(true);
@@ -74,7 +72,8 @@ fn options(cache_bytes: usize, pin_blocks: bool) -> Options {
     b.set_data_block_hash_ratio(0.75);
     // A key is found by its restart point (through the hash index), then by decoding
     // the entries after it one by one: four per restart point instead of RocksDB's 16
-    // makes a hit ~8 % cheaper for ~15 % larger data blocks (keys share less prefix).
+    // decode fewer entries per hit, for somewhat larger data blocks (keys share less
+    // prefix).
     b.set_block_restart_interval(4);
     o.set_block_based_table_factory(&b);
     o

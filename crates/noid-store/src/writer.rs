@@ -121,7 +121,7 @@ impl Writer {
         start: &[u8],
         f: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), StoreError> {
-        crate::reader::scan_from(&self.db, start, f)
+        crate::secondary::scan_from(&self.db, start, f)
     }
 
     /// Apply `ops` as one atomic batch, synced to disk before returning, then tell
@@ -131,8 +131,8 @@ impl Writer {
     /// A large batch (a `mint 100000`, a bulk load) is written as one sorted table file
     /// and ingested: RocksDB syncs the file and records it in its manifest in one atomic
     /// step, so the batch is as durable and all-or-nothing as a synced write, without
-    /// the write-ahead log, the memtable inserts and the later flush that cost about
-    /// three times as much.
+    /// the write-ahead log, the memtable inserts and the later flush (see
+    /// ARCHITECTURE.md, "Performance").
     pub fn commit(&self, ops: impl IntoIterator<Item = Op>) -> Result<(), StoreError> {
         let mut ops: Vec<Op> = ops.into_iter().collect();
         self.commit_all(&mut ops)
@@ -225,7 +225,7 @@ impl Writer {
 impl Drop for Writer {
     /// Flush the memtable so the write-ahead log is empty when the next process opens
     /// the store: a reader's secondary instance would otherwise replay the whole log at
-    /// every open (80 ms after a 200,000-id bulk load instead of 2 ms).
+    /// every open.
     fn drop(&mut self) {
         if self.wrote.load(std::sync::atomic::Ordering::Relaxed) {
             if let Err(e) = self.db.flush() {
@@ -245,7 +245,7 @@ impl noid_resolve::Lookup for Writer {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
-        crate::reader::scan_prefix(&self.db, prefix, limit)
+        crate::secondary::scan_prefix(&self.db, prefix, limit)
             .map_err(|e| noid_resolve::LookupError::read(prefix, e))
     }
 }

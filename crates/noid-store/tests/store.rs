@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use noid_resolve::Lookup;
-use noid_store::{Op, Reader, Snapshot, StoreError, Writer};
+use noid_store::{Freshness, Op, Secondary, Snapshot, StoreError, Writer};
 
 fn put(k: &str, v: &str) -> Op {
     Op::Put(k.as_bytes().to_vec(), v.as_bytes().to_vec())
@@ -66,15 +66,19 @@ fn second_writer_waits_then_times_out() {
 fn reader_follows_writers_only_when_told() {
     let d = tempfile::tempdir().unwrap();
     drop(Writer::create(d.path(), T).unwrap());
-    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
-    assert!(!r.refresh_if_changed().unwrap(), "nothing changed yet");
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
+    assert_eq!(
+        r.freshen().unwrap(),
+        Freshness::Current,
+        "nothing changed yet"
+    );
     for i in 0..50 {
         let w = Writer::open(d.path(), T).unwrap();
         w.commit([put("k", &i.to_string())]).unwrap();
         drop(w);
-        assert!(r.refresh_if_changed().unwrap());
+        assert_eq!(r.freshen().unwrap(), Freshness::CaughtUp);
         assert_eq!(r.get(b"k").unwrap(), Some(i.to_string().into_bytes()));
-        assert!(!r.refresh_if_changed().unwrap());
+        assert_eq!(r.freshen().unwrap(), Freshness::Current);
     }
 }
 
@@ -82,31 +86,37 @@ fn reader_follows_writers_only_when_told() {
 fn reader_waits_for_a_writer_at_work_then_catches_up() {
     let d = tempfile::tempdir().unwrap();
     let w = Writer::create(d.path(), T).unwrap();
-    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    // Opened while the writer holds the lock: after a short wait, without catching up.
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     w.commit([put("live", "yes")]).unwrap();
     // The writer still holds the lock (it may be flushing on close): no catch-up yet.
-    assert!(!r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::WriterAtWork);
+    assert_eq!(r.freshen().unwrap(), Freshness::WriterAtWork);
     drop(w);
-    assert!(r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::CaughtUp);
     assert_eq!(r.get(b"live").unwrap().as_deref(), Some(&b"yes"[..]));
-    assert!(!r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::Current);
 }
 
 #[test]
-fn replaced_store_is_detected_and_reopened() {
+fn replaced_store_is_detected() {
     let d = tempfile::tempdir().unwrap();
     let w = Writer::create(d.path(), T).unwrap();
     w.commit([put("k", "old")]).unwrap();
     drop(w);
-    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     assert!(!r.replaced());
     std::fs::remove_dir_all(d.path().join("NOID")).unwrap();
     let w = Writer::create(d.path(), T).unwrap();
     w.commit([put("k", "new")]).unwrap();
     drop(w);
     assert!(r.replaced());
-    r.reopen().unwrap();
+    // The old generation file, still mapped, does not move: `freshen` costs nothing
+    // here, and `replaced` (a file read, for a background thread) is what tells.
+    assert_eq!(r.freshen().unwrap(), Freshness::Current);
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     assert!(!r.replaced());
+    assert_eq!(r.freshen().unwrap(), Freshness::Current);
     assert_eq!(r.get(b"k").unwrap().as_deref(), Some(&b"new"[..]));
 }
 
@@ -118,7 +128,7 @@ fn large_batches_are_ingested_with_batch_semantics() {
     let d = tempfile::tempdir().unwrap();
     let w = Writer::create(d.path(), T).unwrap();
     w.commit([put("gone", "x"), put("k00007", "old")]).unwrap();
-    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     let mut ops: Vec<Op> = (0..30_000)
         .rev()
         .map(|i| put(&format!("k{i:05}"), "v"))
@@ -137,9 +147,10 @@ fn large_batches_are_ingested_with_batch_semantics() {
     w.commit([put("k00008", "later")]).unwrap();
     drop(w);
     // The reader replayed "old" from the write-ahead log before the ingestion; a
-    // catch-up would go on showing it, so the reader is told to reopen instead.
+    // catch-up would go on showing it, so the reader is told to open it anew.
     assert!(r.replaced());
-    assert!(r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::Replaced);
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     assert!(!r.replaced());
     assert_eq!(r.get(b"k00007").unwrap().as_deref(), Some(&b"newest"[..]));
     assert_eq!(r.get(b"k00008").unwrap().as_deref(), Some(&b"later"[..]));
@@ -165,7 +176,7 @@ fn a_stray_batch_file_is_ignored_and_removed() {
 }
 
 /// Stores written before tables had one index and one filter each (a two-level index
-/// and partitioned filters, up to 2026-11-22) are read and written as before, and
+/// and partitioned filters, as earlier versions wrote them) are read and written as before, and
 /// compaction rewrites their tables in the current layout.
 #[test]
 fn tables_in_the_earlier_partitioned_layout_still_work() {
@@ -198,7 +209,7 @@ fn tables_in_the_earlier_partitioned_layout_still_work() {
             .unwrap();
         assert!(options.contains("partition_filters=true"), "{options}");
     }
-    let r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     let s = Snapshot::open(d.path()).unwrap();
     for key in ["old00000\t_t", "old04999\t_t", "new\t_t"] {
         assert!(r.get(key.as_bytes()).unwrap().is_some(), "reader: {key}");
@@ -253,7 +264,7 @@ fn range_reads_follow_the_writers() {
     .unwrap();
     w.compact();
     drop(w);
-    let mut r = Reader::open(d.path(), None, 1 << 20).unwrap();
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     let ab = pairs(&[("a\t_t", "1"), ("a/b\t_t", "2")]);
     assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), ab);
     assert_eq!(
@@ -273,7 +284,7 @@ fn range_reads_follow_the_writers() {
     w.commit([put("a/b\t_t_am", "n"), Op::Delete(b"a\t_t".to_vec())])
         .unwrap();
     drop(w);
-    assert!(r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::CaughtUp);
     let now = pairs(&[("a/b\t_t", "2"), ("a/b\t_t_am", "n")]);
     assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), now);
     std::thread::scope(|s| {
@@ -287,7 +298,7 @@ fn range_reads_follow_the_writers() {
         w.commit([put(&format!("a/{i}\t_t"), "z")]).unwrap();
         drop(w);
     }
-    assert!(r.refresh_if_changed().unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::CaughtUp);
     let more = pairs(&[
         ("a/0\t_t", "z"),
         ("a/1\t_t", "z"),
@@ -297,7 +308,7 @@ fn range_reads_follow_the_writers() {
         ("a/b\t_t_am", "n"),
     ]);
     assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), more);
-    r.reopen().unwrap();
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     assert_eq!(r.range(b"a", b"a/b\t_t_am", 10).unwrap(), more);
 
     let s = Snapshot::open(d.path()).unwrap();

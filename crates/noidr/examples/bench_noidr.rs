@@ -272,9 +272,9 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
     }
 }
 
-/// The ceiling: the same random gets in-process on a `noid_store::Reader`, no pipe.
+/// The ceiling: the same random gets in-process on a `noid_store::Secondary`, no pipe.
 fn rawget(dbdir: &Path, n: u64, count: usize) {
-    let reader = noid_store::Reader::open(dbdir, None, 256 << 20).expect("open reader");
+    let reader = noid_store::Secondary::open(dbdir, None, 256 << 20).expect("open reader");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let keys: Vec<Vec<u8>> = (0..count)
         .map(|_| format!("{}\t_t", id(rng.next() % n)).into_bytes())
@@ -296,10 +296,10 @@ fn rawget(dbdir: &Path, n: u64, count: usize) {
 
 /// The ceiling for chop-backs: the one range read `noidr` makes for `ID/a/b.c/d` (from
 /// `ID` to the whole id's `_t`: the id, its ancestors and its `_t_am` flag), in-process
-/// on two threads sharing one `noid_store::Reader` (each keeps its own cursor), no
+/// on two threads sharing one `noid_store::Secondary` (each keeps its own cursor), no
 /// pipe, no resolution.
 fn rawchop(dbdir: &Path, n: u64, count: usize) {
-    let reader = noid_store::Reader::open(dbdir, None, 256 << 20).expect("open reader");
+    let reader = noid_store::Secondary::open(dbdir, None, 256 << 20).expect("open reader");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let requests: Vec<(Vec<u8>, Vec<u8>)> = (0..count)
         .map(|_| {

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use noid_resolve::{Answer, LookupError, Request, Resolver};
-
-use crate::follow::Follower;
+use noid_store::Follower;
 
 /// The HTTP server's view of the resolver.
 pub struct Backend {
@@ -26,7 +25,7 @@ impl noid_http::Backend for Backend {
     }
 
     fn health(&self) -> Result<(), LookupError> {
-        self.follower.current().map(|_| ())
+        Ok(self.follower.current().map(|_| ())?)
     }
 }
 

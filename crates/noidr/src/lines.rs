@@ -10,9 +10,10 @@
 //! answers of pipelined requests are written together (Apache sends one request at a
 //! time, so it always gets an immediate flush; a pipelining client gets batching).
 //! Complete request lines that are already buffered are answered as one batch, a
-//! large batch by two threads that take it [`CHUNK`] requests at a time (its answers
+//! large batch by two threads that take it [`SHARE`] requests at a time (its answers
 //! still go out in order): a pipelining client is then served by both cores, while a
-//! lone request is answered at once on the calling thread.
+//! lone request is answered at once on the calling thread (see ARCHITECTURE.md,
+//! "Performance").
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,29 +28,27 @@ const MAX_PENDING: usize = 64 * 1024;
 /// Input buffer size.
 const READ_BUFFER: usize = 64 * 1024;
 
-/// Most buffered request lines answered as one batch (in practice a batch also ends
-/// where the read buffer does: about 1,700 lines of 40 bytes). Each batch starts a
-/// second thread and ends waiting for it; batches of 512 left the two cores idle 5 %
-/// of the time, and large ones about 3 % (400,000 chop-backs: 1.89 against 1.94 cores
-/// busy, 2.5 to 5.5 % less wall time in alternating runs).
+/// Most buffered request lines answered as one batch (a batch also ends where the read
+/// buffer does). Each batch starts a second thread and ends waiting for it, so the
+/// fewer batches, the less time the cores wait.
 const MAX_BATCH: usize = 4096;
 
 /// Batches at least this long are shared by two threads (below, starting a thread
 /// costs more than it saves).
 const PARALLEL_MIN: usize = 64;
 
-/// Requests a thread takes at a time from a shared batch. Fixed halves made the first
-/// thread to finish wait for the other, and on a busy machine one of them is often
-/// preempted for a while; small chunks let the running thread do the rest.
-const CHUNK: usize = 16;
+/// Requests a thread takes at a time from a shared batch: small shares let one thread
+/// do the rest while the other is preempted, where fixed halves would make the first
+/// to finish wait for the other.
+const SHARE: usize = 16;
 
 /// Capacity a request slot keeps between batches; a longer line's buffer is given back.
 const LINE_KEPT: usize = 1024;
 
-/// One request line (terminator stripped). The slots of a batch are kept from one batch
-/// to the next, so that reading a line costs no allocation.
+/// One request line of a batch (terminator stripped). Slots are kept from one batch to
+/// the next, so that reading a line costs no allocation.
 #[derive(Default)]
-struct Request {
+struct LineSlot {
     line: Vec<u8>,
     /// The line was longer than [`MAX_LINE`] (`line` is then empty).
     overflow: bool,
@@ -64,9 +63,9 @@ pub fn serve<R: Read, W: Write>(
     answer: impl Fn(&[u8], &mut Vec<u8>) + Sync,
 ) -> io::Result<u64> {
     let mut input = BufReader::with_capacity(READ_BUFFER, input);
-    let mut batch: Vec<Request> = Vec::new();
+    let mut batch: Vec<LineSlot> = Vec::new();
     let mut out = Vec::with_capacity(MAX_PENDING + 1024);
-    let mut chunks = Vec::new();
+    let mut shares = Vec::new();
     let mut count = 0u64;
     loop {
         let mut n = 0;
@@ -74,7 +73,7 @@ pub fn serve<R: Read, W: Write>(
         // buffer, so that a client waiting for answers is never kept waiting.
         while n < MAX_BATCH && (n == 0 || memchr::memchr(b'\n', input.buffer()).is_some()) {
             if n == batch.len() {
-                batch.push(Request::default());
+                batch.push(LineSlot::default());
             }
             let req = &mut batch[n];
             if req.line.capacity() > LINE_KEPT {
@@ -98,7 +97,7 @@ pub fn serve<R: Read, W: Write>(
             break;
         }
         count += n as u64;
-        answer_batch(&batch[..n], &mut out, &mut chunks, &answer);
+        answer_batch(&batch[..n], &mut out, &mut shares, &answer);
         if input.buffer().is_empty() || out.len() >= MAX_PENDING {
             output.write_all(&out)?;
             output.flush()?;
@@ -111,23 +110,23 @@ pub fn serve<R: Read, W: Write>(
 }
 
 /// Append one answer line per request, in order. A large batch is shared with a
-/// second thread, [`CHUNK`] requests at a time, each chunk answered into its own buffer
-/// of `chunks` (kept between batches for their allocations).
+/// second thread, [`SHARE`] requests at a time, each share answered into its own buffer
+/// of `shares` (kept between batches for their allocations).
 fn answer_batch(
-    batch: &[Request],
+    batch: &[LineSlot],
     out: &mut Vec<u8>,
-    chunks: &mut Vec<Vec<u8>>,
+    shares: &mut Vec<Vec<u8>>,
     answer: &(impl Fn(&[u8], &mut Vec<u8>) + Sync),
 ) {
     if batch.len() < PARALLEL_MIN {
         answer_all(batch, out, answer);
         return;
     }
-    let parts: Vec<&[Request]> = batch.chunks(CHUNK).collect();
-    if chunks.len() < parts.len() {
-        chunks.resize_with(parts.len(), Vec::new);
+    let parts: Vec<&[LineSlot]> = batch.chunks(SHARE).collect();
+    if shares.len() < parts.len() {
+        shares.resize_with(parts.len(), Vec::new);
     }
-    let slots: Vec<Mutex<&mut Vec<u8>>> = chunks.iter_mut().map(Mutex::new).collect();
+    let slots: Vec<Mutex<&mut Vec<u8>>> = shares.iter_mut().map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -137,7 +136,7 @@ fn answer_batch(
         answer_all(part, &mut buf, answer);
     };
     std::thread::scope(|scope| {
-        // Without a second thread (the system refused one) this thread takes every chunk.
+        // Without a second thread (the system refused one) this thread takes every share.
         let helper = std::thread::Builder::new().spawn_scoped(scope, work);
         work();
         match helper {
@@ -150,13 +149,13 @@ fn answer_batch(
         }
     });
     drop(slots);
-    for chunk in &chunks[..parts.len()] {
-        out.extend_from_slice(chunk);
+    for share in &shares[..parts.len()] {
+        out.extend_from_slice(share);
     }
 }
 
 /// Append one answer line per request to `out`, in order.
-fn answer_all(requests: &[Request], out: &mut Vec<u8>, answer: &impl Fn(&[u8], &mut Vec<u8>)) {
+fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl Fn(&[u8], &mut Vec<u8>)) {
     for request in requests {
         let before = out.len();
         if request.overflow {
@@ -296,7 +295,7 @@ mod tests {
     #[test]
     fn shared_batches_keep_order_when_one_thread_is_slow() {
         // 10,000 lines arrive at once: batches of up to MAX_BATCH are shared by two
-        // threads; every 397th request is slow, so chunks finish out of order.
+        // threads; every 397th request is slow, so shares finish out of order.
         let input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
         let mut out = Vec::new();
         let n = serve(input.as_bytes(), &mut out, |line, out| {

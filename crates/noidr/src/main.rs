@@ -1,18 +1,22 @@
 //! `noidr`: the noid resolver daemon.
 //!
 //! Apache starts one `noidr` per `RewriteMap prg:` and writes it one request per line;
-//! every line gets exactly one answer line (see `lines`). The store is followed as a
-//! RocksDB secondary (see `follow`); resolution itself is crate `noid-resolve`.
-//! `main` only parses flags and maps errors to an exit status.
+//! every line gets exactly one answer line (see `lines`).
+//!
+//! A request's path: `lines` reads the request line; `protocol` takes the current view
+//! of the store from the follower (crate `noid-store`, which brings it up to date) and
+//! hands the line and the view to crate `noid-resolve`, which parses it, resolves it
+//! with lookups on the view (its caches, then RocksDB) and renders the answer line.
+//! `noid-http` does the same for `--http`. `main` only parses flags and maps errors to
+//! an exit status.
 
 /// Every request allocates its keys and answer; mimalloc's per-thread heaps serve the
-/// two request threads without the locking glibc's malloc does (4 % fewer
-/// instructions per hit). RocksDB's C++ keeps the system allocator.
+/// request threads without the locking glibc's malloc does. RocksDB's C++ keeps the
+/// system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
-mod follow;
 mod http;
 mod lines;
 mod protocol;
@@ -25,9 +29,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use noid_resolve::Resolver;
+use noid_store::Follower;
 
 use crate::args::{Args, Config, Mode};
-use crate::follow::Follower;
 
 fn main() -> ExitCode {
     let argv0 = std::env::args().next().unwrap_or_else(|| "noidr".into());
@@ -77,7 +81,7 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
             )
         }
     };
-    follower.cleanup();
+    follower.stop();
     match result {
         Ok(()) => Ok(ExitCode::SUCCESS),
         // Apache went away: nobody is left to answer.

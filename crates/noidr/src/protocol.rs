@@ -4,8 +4,9 @@
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Resolver};
 
+use noid_store::Follower;
+
 use crate::args::Protocol;
-use crate::follow::Follower;
 
 /// Answers request lines; shared by nothing but the line loop.
 pub struct Answerer {
@@ -27,8 +28,8 @@ impl Answerer {
     /// Append exactly one answer line for `line` to `out`. A store that cannot be read
     /// gives one `error: …` line, never a missing line.
     pub fn answer(&self, follower: &Follower, line: &[u8], out: &mut Vec<u8>) {
-        let store = match follower.fresh() {
-            Ok(s) => s,
+        let view = match follower.fresh() {
+            Ok(view) => view,
             Err(e) => {
                 log::debug!("store unavailable: {e}");
                 match self.protocol {
@@ -39,8 +40,8 @@ impl Answerer {
             }
         };
         match self.protocol {
-            Protocol::Noid => noid_line::answer(&*store, line, out),
-            Protocol::Egg => egg::answer(&self.resolver, &*store, line, self.miss, out),
+            Protocol::Noid => noid_line::answer(&*view, line, out),
+            Protocol::Egg => egg::answer(&self.resolver, &*view, line, self.miss, out),
         }
     }
 }

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use crate::follow::Follower;
+use noid_store::Follower;
 
 /// Start the signal thread. With `terminate`, SIGTERM/SIGINT end the process with
-/// status 0 after removing the secondary directories (answers are flushed one by one,
-/// so nothing is lost); without it they are left to the HTTP server's own handling.
+/// status 0 after removing the secondary directories (Apache sends them when it needs
+/// the program no more); without it they are left to the HTTP server's own handling.
 pub fn spawn(follower: Arc<Follower>, terminate: bool) -> std::io::Result<()> {
     let mut wanted = vec![SIGHUP];
     if terminate {
@@ -28,7 +28,7 @@ pub fn spawn(follower: Arc<Follower>, terminate: bool) -> std::io::Result<()> {
                     }
                 } else {
                     log::info!("signal {sig}: exiting");
-                    follower.cleanup();
+                    follower.stop();
                     std::process::exit(0);
                 }
             }

@@ -1,0 +1,152 @@
+//! One opened view of the store as resolution sees it: the secondary, and the answers
+//! cached for its current view.
+
+use noid_resolve::keys::is_idmap_key;
+use noid_resolve::{Lookup, LookupError, Pairs};
+
+use super::view_cache::ViewCache;
+use crate::secondary::Secondary;
+
+/// Most cached `:idmap` rule lists (one per element asked for).
+const IDMAP_CACHE_MAX: usize = 1024;
+
+/// Most cached answers to "is any key under this prefix?" (one per ARK NAAN asked for).
+const PREFIX_CACHE_MAX: usize = 4096;
+
+/// An opened store, read through caches that are valid for one view of it.
+///
+/// Every miss consults the `:idmap` rules of `_t` (a prefix scan, several times the
+/// cost of a point lookup), and resolution asks which key forms the store has
+/// ([`Lookup::may_have_prefix`]). Both change rarely, and the secondary's view changes
+/// only when it catches up, so both answers are kept until the view moves.
+pub struct View {
+    secondary: Secondary,
+    /// `:idmap` rule lists by (prefix, limit).
+    idmap: ViewCache<(Vec<u8>, usize), Pairs>,
+    /// [`Lookup::may_have_prefix`] answers.
+    prefixes: ViewCache<Vec<u8>, bool>,
+}
+
+impl View {
+    /// `secondary`, with empty caches.
+    pub fn new(secondary: Secondary) -> View {
+        View {
+            secondary,
+            idmap: ViewCache::new(IDMAP_CACHE_MAX),
+            prefixes: ViewCache::new(PREFIX_CACHE_MAX),
+        }
+    }
+
+    /// The secondary read through the caches.
+    pub fn secondary(&self) -> &Secondary {
+        &self.secondary
+    }
+
+    /// The caches' epoch: the sequence number of the newest write in this view.
+    fn epoch(&self) -> u64 {
+        self.secondary.latest_sequence()
+    }
+}
+
+impl Lookup for View {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        Lookup::get(&self.secondary, key)
+    }
+
+    /// One prefix seek per prefix and view, then a hash look-up.
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        self.prefixes.get_or_compute(
+            || self.epoch(),
+            prefix,
+            || Ok(!Lookup::scan_prefix(&self.secondary, prefix, 1)?.is_empty()),
+        )
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
+        if !is_idmap_key(prefix) {
+            return Lookup::scan_prefix(&self.secondary, prefix, limit);
+        }
+        self.idmap.get_or_compute(
+            || self.epoch(),
+            &(prefix.to_vec(), limit),
+            || Lookup::scan_prefix(&self.secondary, prefix, limit),
+        )
+    }
+
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
+        Lookup::range(&self.secondary, first, last, limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use noid_resolve::Lookup;
+
+    use super::*;
+    use crate::{Freshness, Op, Writer};
+
+    fn put(k: &str, v: &str) -> Op {
+        Op::Put(k.as_bytes().to_vec(), v.as_bytes().to_vec())
+    }
+
+    fn commit(dbdir: &std::path::Path, ops: Vec<Op>) {
+        let w = Writer::open(dbdir, Duration::from_secs(5)).unwrap();
+        w.commit(ops).unwrap();
+    }
+
+    fn open() -> (tempfile::TempDir, View) {
+        let d = tempfile::tempdir().unwrap();
+        drop(Writer::create(d.path(), Duration::from_secs(5)).unwrap());
+        commit(
+            d.path(),
+            vec![put(":/idmap/_t\t^a", "x"), put("ark:/13030/fk4\t_t", "t")],
+        );
+        let view = View::new(Secondary::open(d.path(), None, 1 << 20).unwrap());
+        (d, view)
+    }
+
+    #[test]
+    fn cached_answers_last_until_the_view_catches_up() {
+        let (d, view) = open();
+        let rules = |v: &View| v.scan_prefix(b":/idmap/_t\t", 10).unwrap();
+        assert_eq!(
+            rules(&view),
+            vec![(b":/idmap/_t\t^a".to_vec(), b"x".to_vec())]
+        );
+        assert!(view.may_have_prefix(b"ark:/13030/").unwrap());
+        assert!(!view.may_have_prefix(b"ark:/99999/").unwrap());
+
+        commit(
+            d.path(),
+            vec![put(":/idmap/_t\t^b", "y"), put("ark:/99999/q\t_t", "u")],
+        );
+        // Not caught up yet: the same view, the same answers.
+        assert_eq!(rules(&view).len(), 1);
+        assert!(!view.may_have_prefix(b"ark:/99999/").unwrap());
+
+        assert_eq!(view.secondary().freshen().unwrap(), Freshness::CaughtUp);
+        assert_eq!(rules(&view).len(), 2);
+        assert!(view.may_have_prefix(b"ark:/99999/").unwrap());
+    }
+
+    #[test]
+    fn other_lookups_pass_through() {
+        let (_d, view) = open();
+        assert_eq!(
+            view.get(b"ark:/13030/fk4\t_t").unwrap().as_deref(),
+            Some(&b"t"[..])
+        );
+        assert_eq!(view.get(b"ark:/13030/fk5\t_t").unwrap(), None);
+        assert_eq!(
+            view.scan_prefix(b"ark:", 10).unwrap(),
+            vec![(b"ark:/13030/fk4\t_t".to_vec(), b"t".to_vec())]
+        );
+        assert_eq!(
+            view.range(b"ark:/13030/fk4", b"ark:/13030/fk4/a\t_t", 8)
+                .unwrap(),
+            Some(vec![(b"ark:/13030/fk4\t_t".to_vec(), b"t".to_vec())])
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! A reader's view of a minter: a RocksDB secondary instance that follows the writers
+//! cheaply, and knows when the store was replaced and must be opened anew.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use noid_resolve::{Lookup, LookupError, Pairs};
+use rocksdb::{Direction, IteratorMode, ReadOptions, DB};
+
+use crate::cursor::CursorDb;
+use crate::error::{io, StoreError};
+use crate::generation::{self, Watcher};
+use crate::layout::Layout;
+use crate::options::reader_options;
+
+/// How long a long-lived reader waits, at open, for writers at work to finish.
+const OPEN_QUIET_WAIT: Duration = Duration::from_secs(1);
+
+/// What [`Secondary::freshen`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// No writer committed since the last look: the view is current.
+    Current,
+    /// A writer committed and has finished: the view caught up with it.
+    CaughtUp,
+    /// A writer committed but still holds the lock: the view stays as it was, and the
+    /// next call tries again.
+    WriterAtWork,
+    /// The store on disk must be opened anew ([`Secondary::replaced`]).
+    Replaced,
+}
+
+/// A follower of one minter's database. Never takes the writers' lock exclusively, and
+/// never waits for it after opening.
+pub struct Secondary {
+    db: CursorDb,
+    watcher: Watcher,
+    /// The generation this view has caught up with (`u64::MAX`: not known yet).
+    seen: AtomicU64,
+    layout: Layout,
+    /// Long-lived: index and filter blocks stay pinned (see `options`), range reads
+    /// are offered.
+    long_lived: bool,
+    /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
+    lock: Option<std::fs::File>,
+    /// Made once: `get_pinned` would create and destroy a C++ `ReadOptions` per lookup.
+    read: ReadOptions,
+    /// Kept for its `Drop`; declared after `db`, so removed after the database closed.
+    _dir: SecondaryDir,
+}
+
+/// The writable directory RocksDB needs for a secondary's own files (its info log).
+pub(crate) struct SecondaryDir {
+    path: PathBuf,
+    /// Removed with the [`Secondary`].
+    remove: bool,
+}
+
+impl SecondaryDir {
+    /// `path`, kept when the secondary closes.
+    pub(crate) fn kept(path: &Path) -> SecondaryDir {
+        SecondaryDir {
+            path: path.to_path_buf(),
+            remove: false,
+        }
+    }
+
+    /// `path`, removed when the secondary closes.
+    pub(crate) fn removed(path: PathBuf) -> SecondaryDir {
+        SecondaryDir { path, remove: true }
+    }
+
+    /// A fresh directory under the system's temporary directory, removed at close.
+    pub(crate) fn temporary() -> SecondaryDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!("noid-secondary-{}-{nanos}", std::process::id());
+        SecondaryDir::removed(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for SecondaryDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+impl Secondary {
+    /// Open the minter in `dbdir` as a long-lived follower, with a block cache of
+    /// `cache_bytes`. Its own files go to `secondary_dir` (kept), or to a fresh
+    /// directory under the system's temporary directory (removed at close).
+    ///
+    /// Opens between writers if it can, as a catch-up does ([`Secondary::freshen`]): if
+    /// writers keep the lock for [`OPEN_QUIET_WAIT`], it opens anyway, and the first
+    /// `freshen` catches up.
+    pub fn open(
+        dbdir: &Path,
+        secondary_dir: Option<&Path>,
+        cache_bytes: usize,
+    ) -> Result<Secondary, StoreError> {
+        let dir = secondary_dir.map_or_else(SecondaryDir::temporary, SecondaryDir::kept);
+        Secondary::open_in(dbdir, dir, cache_bytes, true)
+    }
+
+    /// Open the minter in `dbdir`, its own files in `dir`: long-lived (pinning index
+    /// and filter blocks as they are read, offering range reads) or short-lived (a
+    /// [`crate::Snapshot`], which would pay for reading every table's at open to answer
+    /// one request, and never waits for writers).
+    pub(crate) fn open_in(
+        dbdir: &Path,
+        dir: SecondaryDir,
+        cache_bytes: usize,
+        long_lived: bool,
+    ) -> Result<Secondary, StoreError> {
+        let layout = Layout::new(dbdir);
+        if !layout.exists() {
+            return Err(StoreError::NoDatabase(layout.db.clone()));
+        }
+        std::fs::create_dir_all(&dir.path).map_err(io(&dir.path))?;
+        let lock = std::fs::File::open(&layout.lock).ok();
+        let quiet = match (&lock, long_lived) {
+            (Some(f), true) => lock_shared_within(f, OPEN_QUIET_WAIT),
+            _ => false,
+        };
+        // The generation is read before opening: a write in between is caught up later.
+        let opened = Watcher::open(&layout.generation).and_then(|watcher| {
+            let options = reader_options(cache_bytes, long_lived);
+            let db = DB::open_as_secondary(&options, &layout.db, &dir.path)?;
+            Ok((watcher, db))
+        });
+        if let (true, Some(f)) = (quiet, &lock) {
+            let _ = f.unlock();
+        }
+        let (watcher, db) = opened?;
+        let seen = if quiet || !long_lived {
+            watcher.current()
+        } else {
+            u64::MAX
+        };
+        Ok(Secondary {
+            db: CursorDb::new(db),
+            seen: AtomicU64::new(seen),
+            watcher,
+            layout,
+            long_lived,
+            lock,
+            read: ReadOptions::default(),
+            _dir: dir,
+        })
+    }
+
+    /// Bring the view up to date with every writer that has finished: one memory read
+    /// when nothing changed, one catch-up when a writer committed since the last call.
+    ///
+    /// A RocksDB secondary that catches up while a writer is flushing or closing can
+    /// lose that write for good, so the catch-up runs only while no writer holds the
+    /// lock ([`Secondary::try_catch_up`]). A write whose command has returned is
+    /// therefore always seen by the next call.
+    #[inline]
+    pub fn freshen(&self) -> Result<Freshness, StoreError> {
+        let generation = self.watcher.current();
+        if generation == self.seen.load(Ordering::Acquire) {
+            return Ok(Freshness::Current);
+        }
+        if self.replaced() {
+            return Ok(Freshness::Replaced);
+        }
+        if !self.try_catch_up()? {
+            return Ok(Freshness::WriterAtWork);
+        }
+        self.seen.store(generation, Ordering::Release);
+        Ok(Freshness::CaughtUp)
+    }
+
+    /// Catch up with the writers, unless one is at work right now (then `Ok(false)`),
+    /// whether or not the generation moved (for a writer that did not bump it).
+    ///
+    /// Why the writers' lock is consulted: a RocksDB secondary that catches up while the
+    /// primary is flushing or closing can lose track of that write for good (every later
+    /// catch-up still shows the previous value). So a catch-up runs only while no writer
+    /// holds `NOID/lock`, holding it *shared* for the time it takes; a writer that
+    /// arrives meanwhile waits that long. A reader never waits for the lock itself.
+    pub fn try_catch_up(&self) -> Result<bool, StoreError> {
+        let quiet = match &self.lock {
+            Some(f) => match f.try_lock_shared() {
+                Ok(()) => Some(f),
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    log::debug!("cannot lock the writers' lock: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let result = self.db.db().try_catch_up_with_primary();
+        if let Some(f) = quiet {
+            let _ = f.unlock();
+        }
+        result?;
+        self.db.drop_stale();
+        Ok(true)
+    }
+
+    /// The sequence number of the newest write this view has: a catch-up that leaves it
+    /// unchanged brought nothing new (a writer's compaction moves files, not values).
+    pub fn latest_sequence(&self) -> u64 {
+        self.db.db().latest_sequence_number()
+    }
+
+    /// Whether the minter on disk must be opened anew: removed and created anew, or
+    /// restored (RocksDB's own catch-up silently shows nothing then), or a writer
+    /// ingested a table file (catching up would misread it; see `generation`).
+    pub fn replaced(&self) -> bool {
+        generation::store_id_on_disk(&self.layout.generation) != Some(self.watcher.store_id())
+    }
+
+    /// The minter's Dbdir.
+    pub fn dbdir(&self) -> &Path {
+        self.layout.noid_dir.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .db
+            .db()
+            .get_pinned_opt(key, &self.read)?
+            .map(|v| v.to_vec()))
+    }
+
+    /// Every (key, value) with `first <= key <= last`, in key order, when there are at
+    /// most `limit` and one seek costs less than looking them up one by one: only a
+    /// long-lived reader, on a store whose recent writes have been merged (see
+    /// `cursor`), answers; otherwise `None`.
+    pub fn range(
+        &self,
+        first: &[u8],
+        last: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, StoreError> {
+        if !self.long_lived {
+            return Ok(None);
+        }
+        Ok(self.db.range(first, last, limit)?)
+    }
+
+    /// Up to `limit` (key, value) pairs whose key starts with `prefix`, in key order.
+    pub fn scan_prefix(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+        scan_prefix(self.db.db(), prefix, limit)
+    }
+
+    /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
+    pub fn scan_from(
+        &self,
+        start: &[u8],
+        f: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        scan_from(self.db.db(), start, f)
+    }
+}
+
+impl Lookup for Secondary {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        Secondary::get(self, key).map_err(|e| LookupError::read(key, e))
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
+        Secondary::scan_prefix(self, prefix, limit).map_err(|e| LookupError::read(prefix, e))
+    }
+
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
+        Secondary::range(self, first, last, limit).map_err(|e| LookupError::read(first, e))
+    }
+}
+
+/// Take `lock` shared, trying for up to `wait`; whether it was taken.
+fn lock_shared_within(lock: &std::fs::File, wait: Duration) -> bool {
+    const PAUSE: Duration = Duration::from_millis(5);
+    let tries = wait.as_millis() / PAUSE.as_millis();
+    for _ in 0..tries.max(1) {
+        match lock.try_lock_shared() {
+            Ok(()) => return true,
+            Err(std::fs::TryLockError::WouldBlock) => std::thread::sleep(PAUSE),
+            Err(std::fs::TryLockError::Error(_)) => return false,
+        }
+    }
+    false
+}
+
+pub(crate) fn scan_from(
+    db: &DB,
+    start: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]) -> bool,
+) -> Result<(), StoreError> {
+    for item in db.iterator(IteratorMode::From(start, Direction::Forward)) {
+        let (k, v) = item?;
+        if !f(&k, &v) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn scan_prefix(
+    db: &DB,
+    prefix: &[u8],
+    limit: usize,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    let mut out = Vec::new();
+    if limit == 0 {
+        return Ok(out);
+    }
+    scan_from(db, prefix, |k, v| {
+        if !k.starts_with(prefix) {
+            return false;
+        }
+        out.push((k.to_vec(), v.to_vec()));
+        out.len() < limit
+    })?;
+    Ok(out)
+}
