@@ -46,6 +46,10 @@ impl Request {
             "dbinfo" => {
                 Verb::Read(dbinfo::DbInfo::parse(args).map_or_else(Read::Refused, Read::DbInfo))
             }
+            "standing" => match standing::Judge::parse(args) {
+                j if j.names_ids() => Verb::Read(Read::Standing(j)),
+                j => Verb::Port(Port::Standing(j)),
+            },
             "validate" => Verb::Read(Read::Validate(validate::Validate::parse(args))),
             "mint" => {
                 Verb::Write(mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint))

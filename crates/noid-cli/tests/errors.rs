@@ -170,7 +170,7 @@ fn version_hello_and_help() {
     let r = d.noid(&["help", "zz"]);
     assert_eq!(
         r.ok(),
-        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui\n \n\n"
+        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui standing\n \n\n"
     );
     let r = d.noid(&["help"]);
     assert!(r.ok().starts_with("Usage:\n               noid [-f Dbdir] [-v] [-h] Command Arguments\n \n Dbdir defaults to"), "{}", r.stdout);

@@ -13,3 +13,4 @@ mod errors;
 mod faults;
 mod port;
 mod scenarios;
+mod standing;

@@ -68,6 +68,17 @@ pub fn is_admin_elem(elem: &[u8]) -> bool {
     elem.starts_with(ADMIN_PREFIX.as_bytes())
 }
 
+/// A binding key split into its identifier and element, or None for an admin key
+/// (`:/…`) and for an identifier's admin elements (`ID<TAB>:/…`).
+pub fn split_binding(key: &[u8]) -> Option<(&[u8], &[u8])> {
+    if key.starts_with(ADMIN_PREFIX.as_bytes()) {
+        return None;
+    }
+    let tab = memchr::memchr(SEPARATOR, key)?;
+    let (id, elem) = (&key[..tab], &key[tab + 1..]);
+    (!is_admin_elem(elem)).then_some((id, elem))
+}
+
 /// The circulation record key `ID<TAB>:/c`.
 pub fn circ(id: &str) -> Vec<u8> {
     elem(id, CIRC)

@@ -12,6 +12,7 @@
 //! * [`Resolver`]: N2T-style resolution of a request to an [`Answer`]
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
+//! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
 //!
 //! All types are `Send + Sync` and hold no per-request state: one [`Resolver`] serves
@@ -40,6 +41,7 @@ mod elem;
 pub mod fetch;
 mod ident;
 pub mod idmap;
+pub mod kernel;
 pub mod keys;
 mod lookup;
 mod noid_keys;

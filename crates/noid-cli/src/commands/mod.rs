@@ -20,6 +20,7 @@ pub mod lui;
 pub mod mint;
 pub mod note;
 pub mod queue;
+pub mod standing;
 pub mod validate;
 
 use std::io;
@@ -86,6 +87,8 @@ pub enum Read {
     DbInfo(dbinfo::DbInfo),
     /// `validate`.
     Validate(validate::Validate),
+    /// `standing ID…`.
+    Standing(standing::Judge),
     /// A read verb whose arguments were refused.
     Refused(Complaint),
 }
@@ -97,6 +100,7 @@ impl Read {
             Read::Fetch(f) => f.run(l, out),
             Read::DbInfo(d) => d.run(l, out),
             Read::Validate(v) => v.run(l, out),
+            Read::Standing(j) => j.run(l, out),
             Read::Refused(c) => {
                 c.render(out);
                 Ok(())
@@ -151,6 +155,8 @@ pub enum Port {
     Export(export::Export),
     /// `check`.
     Check(check::Check),
+    /// `standing` with no ids: every identifier.
+    Standing(standing::Judge),
     /// A port verb whose arguments were refused.
     Refused(Complaint),
 }
@@ -162,6 +168,7 @@ impl Port {
             Port::Import(i) => i.run(session, out),
             Port::Export(e) => e.run(session, out),
             Port::Check(c) => c.run(session, out),
+            Port::Standing(j) => j.run_all(session, out),
             Port::Refused(c) => c.render(out),
         }
     }
