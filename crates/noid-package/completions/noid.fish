@@ -45,6 +45,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "import"
 complete -c noid -n "__fish_noid_needs_command" -a "export"
 complete -c noid -n "__fish_noid_needs_command" -a "check"
 complete -c noid -n "__fish_noid_needs_command" -a "lui"
+complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -62,3 +63,4 @@ complete -c noid -n "__fish_noid_using_subcommand import" -s h -l help -d 'Print
 complete -c noid -n "__fish_noid_using_subcommand export" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand check" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand lui" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand standing" -s h -l help -d 'Print help'
