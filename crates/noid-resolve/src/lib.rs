@@ -44,6 +44,7 @@ pub mod idmap;
 pub mod kernel;
 pub mod keys;
 mod lookup;
+mod lui;
 mod noid_keys;
 pub mod noid_line;
 mod resolve;

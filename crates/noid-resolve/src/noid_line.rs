@@ -228,6 +228,9 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 
 /// `get` or `fetch`: the lines Perl prints on standard output joined by TAB; `NULL`
 /// when nothing asked for is bound (`get`) or the id has no bindings (`fetch ID`).
+///
+/// When nothing is found and the id is another spelling of a LUI minter's identifier,
+/// the answer is that of its canonical spelling.
 fn read<L: Lookup + ?Sized>(
     l: &L,
     verb: Verb,
@@ -235,6 +238,24 @@ fn read<L: Lookup + ?Sized>(
     elems: &[String],
     out: &mut Vec<u8>,
 ) -> Result<(), LookupError> {
+    let start = out.len();
+    if !read_id(l, verb, id, elems, out)? {
+        if let Some(lui) = crate::lui::canonical(l, id)? {
+            out.truncate(start);
+            read_id(l, verb, &lui, elems, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`read`] for one spelling of the id; false when nothing asked for was found.
+fn read_id<L: Lookup + ?Sized>(
+    l: &L,
+    verb: Verb,
+    id: &str,
+    elems: &[String],
+    out: &mut Vec<u8>,
+) -> Result<bool, LookupError> {
     let start = out.len();
     let mut first = true;
     let found = fetch::fetch(l, verb, id, elems, MAX_ELEMENTS, |stream, pieces| {
@@ -253,7 +274,7 @@ fn read<L: Lookup + ?Sized>(
         out.truncate(start);
         out.extend_from_slice(b"NULL");
     }
-    Ok(())
+    Ok(found.any)
 }
 
 #[cfg(test)]

@@ -266,3 +266,37 @@ fn missing_store_answers_errors_then_recovers() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// A LUI minter's identifier, bound in its canonical spelling, is found in any
+/// spelling readers type (upper case, dashes missing or moved, `O` for 0) by both line
+/// protocols; a wrong checksum is not.
+#[test]
+fn lui_minter_answers_every_spelling() {
+    let m = Minter::new();
+    m.commit([
+        noid_store::Op::Put(b":/mask".to_vec(), b"lui10-4".to_vec()),
+        noid_store::Op::Put(b":/firstpart".to_vec(), b"13030/f5".to_vec()),
+    ]);
+    m.bind(&[("13030/f5tw0t-ywdj-94", "_t", "https://example.org/1")]);
+    let mut noid = Noidr::start(m.dbdir(), &[]);
+    table(
+        &mut noid,
+        &[
+            ("get 13030/f5TW0TYWDJ94 _t", "https://example.org/1"),
+            ("get 13030/f5tw-0tyw-dj94 _t", "https://example.org/1"),
+            ("get 13030/f5TWOT-YWDJ-94 _t", "https://example.org/1"),
+            ("get 13030/f5tw0t-ywdj-95 _t", "NULL"),
+        ],
+    );
+    let mut egg = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    table(
+        &mut egg,
+        &[
+            (
+                "ark:/13030/f5TW0TYWDJ94.resolve",
+                "redir302 https://example.org/1",
+            ),
+            ("ark:/13030/f5tw0t-ywdj-95.resolve", "NULL"),
+        ],
+    );
+}

@@ -53,6 +53,12 @@ impl Resolver {
         if let Some(found) = chop::chop(l, key, p, candidates)? {
             return Ok(Some(found));
         }
+        // 4b. A LUI minter's identifier in another spelling.
+        if let Some(lui) = crate::lui::canonical(l, id)? {
+            if let Some(v) = target_of(l, key, &lui)? {
+                return Ok(Some(Found::exact(Cow::Owned(lui), v, "")));
+            }
+        }
         // 5. :idmap rules of _t.
         if let Some(v) = idmap::map_id(l, id, TARGET)? {
             if !v.is_empty() {
