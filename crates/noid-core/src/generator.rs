@@ -13,7 +13,7 @@ use crate::checkchar;
 use crate::drand48::perl_rand_index;
 use crate::repertoire::Repertoire;
 use crate::template::GenType;
-use crate::xdigits::{MAXCOUNTERS, NOLIMIT};
+use crate::xdigits::{MAXCOUNTERS, NOLIMIT, XDIGIT_BYTES};
 
 /// A mask (`^[rsz][de…]+k?$`) pre-digested for fast repeated use: the repertoire of
 /// every fixed position, least significant first, the growth repertoire of a `z` mask,
@@ -27,6 +27,9 @@ pub struct CompiledMask {
     grow: Option<Repertoire>,
     /// The mask ends in `k`.
     checkchar: bool,
+    /// Every position is Perl's `d` or `e`: the digits are written by the two-radix
+    /// loop of [`CompiledMask::fill`].
+    perl: bool,
 }
 
 impl CompiledMask {
@@ -54,16 +57,18 @@ impl CompiledMask {
             .map(|c| Repertoire::from_mask_char(*c))
             .collect::<Option<Vec<Repertoire>>>()?;
         let grow = (first == b'z').then(|| *positions.last().expect("body is non-empty"));
+        let perl = positions.iter().all(|r| r.is_perl());
         Some(CompiledMask {
             positions,
             grow,
             checkchar,
+            perl,
         })
     }
 
     /// True when every position is Perl's `d` or `e`.
     pub fn is_perl(&self) -> bool {
-        self.positions.iter().all(|r| r.is_perl())
+        self.perl
     }
 
     /// The repertoires of the positions, most significant (leftmost) first.
@@ -81,28 +86,30 @@ impl CompiledMask {
     #[inline]
     fn fill(&self, mut num: u64, buf: &mut [u8]) -> usize {
         let mut pos = buf.len();
-        for &r in &self.positions {
-            pos -= 1;
-            // Literal divisors let the compiler use multiply-shift instead of `div`
-            // for Perl's two repertoires.
-            let d = match r {
-                Repertoire::Digit => {
+        if self.perl {
+            // Almost every minter mints from Perl's two repertoires: a two-way branch
+            // with literal divisors (multiply-shift instead of `div`) and one digit
+            // table (`e`'s first ten characters are the digits).
+            for &r in &self.positions {
+                pos -= 1;
+                let d = if r == Repertoire::Digit {
                     let d = num % 10;
                     num /= 10;
                     d
-                }
-                Repertoire::Betanumeric => {
+                } else {
                     let d = num % 29;
                     num /= 29;
                     d
-                }
-                _ => {
-                    let d = num % r.radix();
-                    num /= r.radix();
-                    d
-                }
-            };
-            buf[pos] = r.digit(d as usize);
+                };
+                buf[pos] = XDIGIT_BYTES[d as usize];
+            }
+        } else {
+            for &r in &self.positions {
+                pos -= 1;
+                let radix = r.radix();
+                buf[pos] = r.digit((num % radix) as usize);
+                num /= radix;
+            }
         }
         // For r/s masks, any remaining high part of `num` is silently discarded.
         if let Some(g) = self.grow {

@@ -4,7 +4,6 @@
 use noid_core::generator::{init_counters, CompiledMask};
 use noid_core::growth::{growth_note, AtLast};
 use noid_core::template::parse_template;
-use noid_core::xdigits::NOLIMIT;
 use noid_resolve::Lookup;
 
 use crate::circ::{self, set_circ_rec};
@@ -139,12 +138,7 @@ fn generate<L: Lookup + ?Sized>(
 
 /// The next candidate identifier from the minter's generator.
 fn candidate(m: &mut Minter, body: &mut String) -> Result<String, MinterError> {
-    // Moved out and back (no copy: the counters stay where they are) so that the
-    // template can be borrowed while the state advances.
-    let mut gen = std::mem::replace(&mut m.gen, init_counters(NOLIMIT));
-    let next = m.candidates().next(&mut gen, body);
-    m.gen = gen;
-    Ok(next.map_err(Refusal::Generator)?)
+    Ok(m.next_candidate(body).map_err(Refusal::Generator)?)
 }
 
 /// The namespace is used up: apply the minter's `atlast` setting. Growing changes the

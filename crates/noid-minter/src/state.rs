@@ -206,6 +206,33 @@ impl Minter {
         }
     }
 
+    /// The next candidate from the minter's own generator state. The fields are
+    /// borrowed one by one, so the template is read while the counters advance in place
+    /// (nothing is moved out and back for each candidate).
+    pub fn next_candidate(&mut self, body: &mut String) -> Result<String, GenError> {
+        let Minter {
+            firstpart,
+            mask,
+            compiled,
+            lui,
+            check,
+            gen_type,
+            wrap,
+            gen,
+            ..
+        } = self;
+        Candidates {
+            firstpart,
+            mask,
+            compiled: compiled.as_ref(),
+            lui: lui.as_ref(),
+            check: *check,
+            gen_type: *gen_type,
+            wrap: *wrap,
+        }
+        .next(gen, body)
+    }
+
     /// True when the minter has a generator (a mask or a LUI template).
     pub fn generates(&self) -> bool {
         self.compiled.is_some() || self.lui.is_some()

@@ -40,8 +40,9 @@ pub fn admin(name: &str) -> Vec<u8> {
 
 /// The binding key `ID<TAB>ELEM`.
 pub fn elem(id: &str, elem: &str) -> Vec<u8> {
-    let mut k = Vec::new();
-    elem_into(&mut k, id, elem);
+    // Allocated at its final size: one key per minted id, so the cost counts.
+    let mut k = Vec::with_capacity(id.len() + elem.len() + 1);
+    push_elem(&mut k, id, elem);
     k
 }
 
@@ -52,6 +53,11 @@ pub fn elem(id: &str, elem: &str) -> Vec<u8> {
 pub fn elem_into(buf: &mut Vec<u8>, id: &str, elem: &str) {
     buf.clear();
     buf.reserve(id.len() + elem.len() + 1);
+    push_elem(buf, id, elem);
+}
+
+#[inline]
+fn push_elem(buf: &mut Vec<u8>, id: &str, elem: &str) {
     buf.extend_from_slice(id.as_bytes());
     buf.push(SEPARATOR);
     buf.extend_from_slice(elem.as_bytes());
