@@ -55,4 +55,4 @@ pub use error::BinderError;
 pub use exec::{execute, Agent, Reply};
 pub use lines::Lines;
 pub use render::{render, Format};
-pub use session::{Outcome, Parsed, Session, Settings};
+pub use session::{is_egg, Outcome, Parsed, Session, Settings};

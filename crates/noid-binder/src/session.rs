@@ -80,17 +80,24 @@ impl Session<'_> {
     /// Parse one command line. Indirect tokens read from `input`.
     pub fn parse(&mut self, line: &str, input: &mut dyn BufRead) -> Parsed {
         let mut settings = self.defaults;
-        let command = self.parse_into(line, input, &mut settings);
+        let command =
+            token::split(line).and_then(|tokens| self.parse_into(&tokens, input, &mut settings));
+        Parsed { settings, command }
+    }
+
+    /// Parse a command already split into tokens (a command line's arguments).
+    pub fn parse_tokens(&mut self, tokens: &[String], input: &mut dyn BufRead) -> Parsed {
+        let mut settings = self.defaults;
+        let command = self.parse_into(tokens, input, &mut settings);
         Parsed { settings, command }
     }
 
     fn parse_into(
         &mut self,
-        line: &str,
+        tokens: &[String],
         input: &mut dyn BufRead,
         settings: &mut Settings,
     ) -> Result<Command, BinderError> {
-        let tokens = token::split(line)?;
         let mut rest = tokens.iter().map(String::as_str).peekable();
         while let Some(opt) = rest.next_if(|t| t.starts_with('-') && t.len() > 1) {
             self.option(opt, &mut rest, settings)?;
@@ -424,6 +431,31 @@ impl Session<'_> {
         input: &mut dyn BufRead,
     ) -> Outcome {
         let parsed = self.parse(line, input);
+        self.finish(txn, minter, agent, parsed, line_no)
+    }
+
+    /// [`Session::run`] for a command already split into tokens.
+    pub fn run_tokens<L: noid_resolve::Lookup + ?Sized>(
+        &mut self,
+        txn: &mut noid_minter::Txn<'_, L>,
+        minter: &mut noid_minter::Minter,
+        agent: &crate::exec::Agent,
+        tokens: &[String],
+        input: &mut dyn BufRead,
+    ) -> Outcome {
+        let parsed = self.parse_tokens(tokens, input);
+        self.finish(txn, minter, agent, parsed, None)
+    }
+
+    /// Execute and render a parsed line.
+    fn finish<L: noid_resolve::Lookup + ?Sized>(
+        &mut self,
+        txn: &mut noid_minter::Txn<'_, L>,
+        minter: &mut noid_minter::Minter,
+        agent: &crate::exec::Agent,
+        parsed: Parsed,
+        line_no: Option<usize>,
+    ) -> Outcome {
         let reply = match &parsed.command {
             Ok(cmd) if cmd.writes() && self.read_only => {
                 crate::exec::Reply::Error(BinderError::ReadOnly)
@@ -452,4 +484,21 @@ impl Session<'_> {
             write,
         }
     }
+}
+
+/// Whether a command's words are an egg command rather than one of Perl Noid's: after
+/// any egg options and modifiers, the first word has the `ID.OP` form with an egg
+/// operation (Perl Noid's verbs never hold a dot).
+pub fn is_egg(words: &[String]) -> bool {
+    let mut words = words.iter();
+    while let Some(w) = words.next() {
+        if w == "-m" || w == "--format" {
+            words.next();
+        } else if !(w.starts_with('-') || w.starts_with(':')) || w.len() == 1 {
+            return w
+                .rsplit_once('.')
+                .is_some_and(|(_, op)| Op::parse(op).is_some());
+        }
+    }
+    false
 }

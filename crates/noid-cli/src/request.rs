@@ -29,12 +29,15 @@ pub enum Request {
 impl Request {
     /// Parse a request's words; `web` for the URL interface.
     pub fn parse(words: Vec<String>, web: bool) -> Request {
+        use crate::commands::*;
+        if noid_binder::is_egg(&words) {
+            return Request::Verb(Verb::Write(Write::Egg(egg::Egg::parse(words, web))));
+        }
         let mut words = words.into_iter();
         let Some(verb) = words.next() else {
             return Request::Blank;
         };
         let args: Vec<String> = words.collect();
-        use crate::commands::*;
         let verb = match verb.as_str() {
             "hello" => Verb::Plain(Plain::Hello),
             "help" => Verb::Plain(Plain::Help(help::Help::parse(args))),

@@ -11,6 +11,7 @@ pub mod bind;
 pub mod check;
 pub mod dbcreate;
 pub mod dbinfo;
+pub mod egg;
 pub mod export;
 pub mod fetch;
 pub mod help;
@@ -123,6 +124,8 @@ pub enum Write {
     Queue(queue::Queue),
     /// `note`.
     Note(note::Note),
+    /// An egg command (`ID.OP …`).
+    Egg(egg::Egg),
     /// A write verb whose arguments were refused.
     Refused(Complaint),
 }
@@ -137,6 +140,7 @@ impl Write {
             Write::Hold(h) => h.run(w, out),
             Write::Queue(q) => q.run(w, out),
             Write::Note(n) => n.run(w),
+            Write::Egg(e) => e.run(w, out),
             Write::Refused(c) => {
                 c.render(out);
                 Err(Failed::Reported)
