@@ -25,10 +25,13 @@ pub fn run(argv0: &str) -> u8 {
         println!("-f option not allowed in URL interface.");
         return 2;
     }
-    let Ok(query) = std::env::var("QUERY_STRING") else {
+    // Raw bytes that are not UTF-8 are read as their %-escapes are (lossily), not
+    // taken for a missing query.
+    let Some(query) = std::env::var_os("QUERY_STRING") else {
         println!("error: No QUERY_STRING (hence no command) defined.");
         return 2;
     };
+    let query = query.to_string_lossy();
     // `+` separates words (as in Perl Noid); `%`-escapes are decoded inside each word,
     // so `%20` is a space within a value and `%2B` a literal plus.
     let line = query.replace('+', " ");

@@ -12,6 +12,7 @@ mod conformance;
 mod egg;
 mod errors;
 mod faults;
+mod hostile;
 mod port;
 mod scenarios;
 mod standing;
