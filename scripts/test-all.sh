@@ -16,6 +16,8 @@ echo "== cargo build --release"
 cargo build --release --workspace --bins
 echo "== cargo test --release"
 cargo test --release --workspace
+echo "== fuzz: every target's kept inputs, then 10 s of coverage-guided fuzzing each"
+scripts/fuzz.sh all 10
 if [ "$(id -u)" != 0 ]; then
     echo "== end-to-end: Apache httpd and nginx, build tree (not root: no package)"
     tests/e2e/run.sh

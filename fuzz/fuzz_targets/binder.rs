@@ -1,0 +1,34 @@
+//! The egg binder command language (`noid-binder`), whole commands: any script, parsed
+//! as the web API parses it (remote: no files) and executed on an in-memory minter,
+//! parses into commands or errors and executes without a panic; every reply renders.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use noid_binder::{execute, render, Agent, Session};
+use noid_minter::{Minter, Txn};
+use noid_resolve::MemLookup;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let store = MemLookup::new();
+    store.insert(":/template", "");
+    let mut txn = Txn::new(&store);
+    let Ok(mut minter) = Minter::load(&txn) else {
+        return;
+    };
+    let agent = Agent {
+        who: "fuzz".into(),
+        now: 1_700_000_000,
+    };
+    let mut session = Session::new(true);
+    let mut stdin: &[u8] = b"";
+    for line in text.lines().take(32) {
+        let parsed = session.parse(line, &mut stdin);
+        if let Ok(command) = &parsed.command {
+            let reply = execute(&mut txn, &mut minter, &agent, command);
+            let _ = render(&reply, &parsed.settings);
+        }
+    }
+});

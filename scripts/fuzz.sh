@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing (cargo-fuzz, libFuzzer, nightly toolchain) of every parser and
+# protocol: scripts/fuzz.sh [TARGET|all] [SECONDS per target, default 20].
+#
+# Each target first replays its kept inputs (fuzz/corpus/TARGET, and fuzz/regressions/
+# TARGET: every crash ever found), then fuzzes for SECONDS with a working copy of the
+# corpus, so a run never rewrites the checked-in one (FUZZ_KEEP=1 merges what it found
+# back into fuzz/corpus/TARGET). It fails on a crash, a broken invariant (an assert in
+# the target), an input slower than 1 s (-timeout=1), or more than 2 GB of memory; the
+# input that did it is left in fuzz/artifacts/TARGET/, to be kept in fuzz/regressions/.
+# A long run: scripts/fuzz.sh all 3600.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${1:-all}"
+seconds="${2:-20}"
+# Nightly builds of the fuzzed crates (no RocksDB) in a target directory of their own.
+export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$HOME/.cache/noid-fuzz-target}"
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+cd fuzz
+if [ "$target" = all ]; then
+    targets=$(cargo +nightly fuzz list)
+else
+    targets="$target"
+fi
+cargo +nightly fuzz build -O >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for t in $targets; do
+    mkdir -p "corpus/$t" "regressions/$t" "artifacts/$t" "$work/$t"
+    echo "== fuzz $t: kept inputs, then ${seconds} s"
+    kept=$(find "corpus/$t" "regressions/$t" -type f | wc -l)
+    if [ "$kept" -gt 0 ]; then
+        cargo +nightly fuzz run -O "$t" "corpus/$t" "regressions/$t" -- \
+            -runs=0 -timeout=1 -rss_limit_mb=2048 2>"$work/$t.replay.log" \
+            || { tail -40 "$work/$t.replay.log"; echo "fuzz $t: a kept input fails"; exit 1; }
+    fi
+    cp -r "corpus/$t/." "$work/$t/"
+    cargo +nightly fuzz run -O "$t" "$work/$t" -- \
+        -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
+        2>"$work/$t.log" \
+        || { tail -60 "$work/$t.log"; echo "fuzz $t: FAILED (input in fuzz/artifacts/$t/)"; exit 1; }
+    grep -E "stat::number_of_executed_units|stat::new_units_added" "$work/$t.log" \
+        | sed "s/^/    $t /"
+    if [ "${FUZZ_KEEP:-0}" = 1 ]; then
+        cargo +nightly fuzz cmin -O "$t" "$work/$t" >/dev/null 2>&1 || true
+        cp -r "$work/$t/." "corpus/$t/"
+    fi
+done
