@@ -10,7 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let (rules, ids) = text.split_once('\0').unwrap_or((text, "doi:10.1/x\nark:/13030/a"));
+    let (rules, ids) = text
+        .split_once('\0')
+        .unwrap_or((text, "doi:10.1/x\nark:/13030/a"));
     let Ok(rules) = Rules::parse(rules) else {
         return;
     };

@@ -178,7 +178,9 @@ fn random_line(rng: &mut Rng, minted: &[String]) -> String {
     let id = match rng.next() % 4 {
         0 if !minted.is_empty() => minted[(rng.next() % minted.len() as u64) as usize].clone(),
         1 => format!("13030/f5{}", rng.next() % 1000),
-        2 => rng.pick(&["''", "\"\"", "'a b'", ":idmap/^x(.*)$", "-", "13030/"]).to_owned(),
+        2 => rng
+            .pick(&["''", "\"\"", "'a b'", ":idmap/^x(.*)$", "-", "13030/"])
+            .to_owned(),
         _ => rng
             .pick(&["x", "\\'", "'unbalanced", "a\"b", "é", "\u{1}", "%00"])
             .to_owned(),
@@ -190,7 +192,10 @@ fn random_line(rng: &mut Rng, minted: &[String]) -> String {
         1 => format!("peppermint {}", rng.next() % 3),
         2 => format!(
             "bind {} {id} {elem} {value}",
-            rng.pick(&["set", "add", "append", "prepend", "insert", "new", "replace", "delete", "purge", "sett"])
+            rng.pick(&[
+                "set", "add", "append", "prepend", "insert", "new", "replace", "delete", "purge",
+                "sett"
+            ])
         ),
         3 => format!("fetch {id} {elem}"),
         4 => format!("get {id} {elem}"),
@@ -201,10 +206,19 @@ fn random_line(rng: &mut Rng, minted: &[String]) -> String {
         ),
         7 => format!("validate - {id}"),
         8 => format!("note {id} {value}"),
-        9 => rng.pick(&["dbinfo", "dbinfo brief", "hello", "help", "help bind"]).to_owned(),
-        10 => rng.pick(&["", "   ", "#", "'", "\"", "\\", "bogus x y"]).to_owned(),
-        11 => rng.pick(&["dbcreate .sd", "import -", "-f /tmp mint 1", "- -"]).to_owned(),
-        12 => format!("bind set {id} {elem} {}", "w".repeat((rng.next() % 5000) as usize)),
+        9 => rng
+            .pick(&["dbinfo", "dbinfo brief", "hello", "help", "help bind"])
+            .to_owned(),
+        10 => rng
+            .pick(&["", "   ", "#", "'", "\"", "\\", "bogus x y"])
+            .to_owned(),
+        11 => rng
+            .pick(&["dbcreate .sd", "import -", "-f /tmp mint 1", "- -"])
+            .to_owned(),
+        12 => format!(
+            "bind set {id} {elem} {}",
+            "w".repeat((rng.next() % 5000) as usize)
+        ),
         _ => format!("mint 1 {id}"),
     }
 }
