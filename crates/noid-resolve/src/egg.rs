@@ -23,6 +23,8 @@
 
 use std::borrow::Cow;
 
+use memchr::memmem;
+
 use crate::lookup::Lookup;
 use crate::resolve::{Answer, Request, Resolver};
 use crate::unescape::percent_decode;
@@ -76,33 +78,11 @@ pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
         return Ok(None);
     }
     let text = escape_invalid_utf8(line);
-    let (id, blob) = split_request(text)?;
-    let (accept, proto) = match blob {
-        Some(b) => header_fields(&b),
+    let (id_end, blob_start) = split_request(&text).ok_or(EggError::NotResolve)?;
+    let (accept, proto) = match blob_start {
+        Some(start) => header_fields(&text[start..]),
         None => (None, None),
     };
-    Ok(Some(EggRequest { id, accept, proto }))
-}
-
-fn split_request(text: Cow<'_, str>) -> Result<(Cow<'_, str>, Option<String>), EggError> {
-    let cut = |s: &str| -> Option<(usize, Option<usize>)> {
-        // A blob made of raw headers may hold spaces: its `!!!` marker is unambiguous.
-        let b = s.as_bytes();
-        for sp in memchr::memchr_iter(b' ', b) {
-            if b[..sp].ends_with(METHOD.as_bytes()) && b[sp + 1..].starts_with(b"!!!") {
-                return Some((sp - METHOD.len(), Some(sp + 1)));
-            }
-        }
-        if s.ends_with(METHOD) {
-            return Some((s.len() - METHOD.len(), None));
-        }
-        let sp = s.rfind(' ')?;
-        s[..sp]
-            .ends_with(METHOD)
-            .then(|| (sp - METHOD.len(), Some(sp + 1)))
-    };
-    let (id_end, blob_start) = cut(&text).ok_or(EggError::NotResolve)?;
-    let blob = blob_start.map(|s| text[s..].to_string());
     let id = match text {
         Cow::Borrowed(t) => Cow::Borrowed(&t[..id_end]),
         Cow::Owned(mut t) => {
@@ -110,7 +90,25 @@ fn split_request(text: Cow<'_, str>) -> Result<(Cow<'_, str>, Option<String>), E
             Cow::Owned(t)
         }
     };
-    Ok((id, blob))
+    Ok(Some(EggRequest { id, accept, proto }))
+}
+
+/// Where the identifier ends and the header blob, if any, starts in a request line.
+fn split_request(s: &str) -> Option<(usize, Option<usize>)> {
+    // A blob made of raw headers may hold spaces: its `!!!` marker is unambiguous.
+    let b = s.as_bytes();
+    for sp in memchr::memchr_iter(b' ', b) {
+        if b[..sp].ends_with(METHOD.as_bytes()) && b[sp + 1..].starts_with(b"!!!") {
+            return Some((sp - METHOD.len(), Some(sp + 1)));
+        }
+    }
+    if s.ends_with(METHOD) {
+        return Some((s.len() - METHOD.len(), None));
+    }
+    let sp = s.rfind(' ')?;
+    s[..sp]
+        .ends_with(METHOD)
+        .then(|| (sp - METHOD.len(), Some(sp + 1)))
 }
 
 /// Invalid UTF-8 bytes become `%XX`: Apache hands over %-decoded URLs, so this restores
@@ -131,19 +129,21 @@ fn escape_invalid_utf8(line: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`.
+/// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`. The blob is
+/// searched as bytes (`str::find` sets up a Two-Way searcher per call, which under
+/// Apache's rewrite-map mutex cost more than the lookup's own parse); the markers are
+/// ASCII, so a value decoded on its own is the same slice of the whole blob decoded.
 fn header_fields(blob: &str) -> (Option<String>, Option<String>) {
-    let bytes = percent_decode(blob);
-    let decoded = String::from_utf8_lossy(&bytes);
-    let field = |name: &str| -> Option<String> {
-        let start = decoded.find(name)? + name.len();
-        let end = decoded[start..]
-            .find("!!!")
-            .map_or(decoded.len(), |e| start + e);
-        let v = decoded[start..end].trim();
-        (!v.is_empty()).then(|| v.to_string())
+    let decoded = percent_decode(blob);
+    let field = |name: &[u8]| -> Option<String> {
+        let start = memmem::find(&decoded, name)? + name.len();
+        let rest = &decoded[start..];
+        let end = memmem::find(rest, b"!!!").unwrap_or(rest.len());
+        let value = String::from_utf8_lossy(&rest[..end]);
+        let value = value.trim();
+        (!value.is_empty()).then(|| value.to_string())
     };
-    (field("!!!ac="), field("!!!pr="))
+    (field(b"!!!ac="), field(b"!!!pr="))
 }
 
 /// Answer one request line: append exactly one line (with its `\n`) to `out`.
@@ -276,6 +276,24 @@ mod tests {
         assert_eq!(parse_line(b"").unwrap(), None);
         assert_eq!(parse_line(b"x.fetch").unwrap_err(), EggError::NotResolve);
         assert_eq!(parse_line(b".resolve").unwrap().unwrap().id, "");
+    }
+
+    /// The blob is %-decoded before its markers are looked for; values are trimmed, an
+    /// empty one is absent, bytes that are not UTF-8 are replaced, and a value ends at the
+    /// next `!!!` or at the end of the blob.
+    #[test]
+    fn header_blob_fields() {
+        let r = parse_line(b"x\xfe.resolve %21%21%21ac=%FF%20text/html%20!!!!!!pr=!!!")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.id, "x%FE");
+        assert_eq!(r.accept.as_deref(), Some("\u{FFFD} text/html"));
+        assert_eq!(r.proto, None);
+        let r = parse_line(b"x.resolve !!!pr=http!!!ac=*/*")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.proto.as_deref(), Some("http"));
+        assert_eq!(r.accept.as_deref(), Some("*/*"));
     }
 
     #[test]
