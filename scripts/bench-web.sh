@@ -12,7 +12,8 @@
 # noidr --http runs with --http-threads ${BENCH_HTTP_THREADS:-2}; nginx with
 # worker_processes ${NOID_WEB_NGINX_WORKERS:-1}.
 # Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback (-c: --connections), each request for a
-# random one of the N (default 1,000,000) bound identifiers; median of 3 runs.
+# random one of the N (default 1,000,000) bound identifiers; the runs go round-robin over
+# the setups, and each goal is the median of the pair ratios setup/reference, round by round.
 #
 #   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--connections C] [--only REGEX] [--write]
 #
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
     --connections) CONNS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
-    *) sed -n '2,22p' "$0"; exit 2 ;;
+    *) sed -n '2,23p' "$0"; exit 2 ;;
     esac
 done
 for b in "$NOID" "$NOIDR"; do
@@ -282,6 +283,34 @@ for i in "${!NAMES[@]}"; do
 done
 
 # --- report ------------------------------------------------------------------------------
+# The goals as ratios to a reference measured in the same run: round r of a setup is paired
+# with round r of its reference (taken minutes apart at most, under the same outside
+# load), and the median of the pair ratios is reported. "correct": no non-3xx answer and no
+# socket error in either setup's runs.
+GOALS="apache-noidr-prg apache-constant-prg 0.90
+nginx-proxy-noidr-http nginx-native-map 0.50
+nginx-proxy-noidr-http-unix nginx-native-map 0.50
+nginx-auth-noidr-http nginx-native-map 0.50
+nginx-proxy-noidr-http apache-dbm-sdbm 1.0"
+RATIOS=$(
+    echo "| setup | req/s | reference in the same run | ratio (median of $RUNS pair ratios) | goal | correct |"
+    echo "|---|---:|---|---:|---:|---|"
+    echo "$GOALS" | while read -r setup ref goal; do
+        grep -q "^$setup " "$W/runs.txt" 2>/dev/null && grep -q "^$ref " "$W/runs.txt" || continue
+        awk -v s="$setup" -v f="$ref" -v goal="$goal" '
+            function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+            $1 == s { ns++; rs[ns] = $3; bad += $6 + $7 }
+            $1 == f { nf++; rf[nf] = $3; bad += $6 + $7 }
+            END {
+                n = ns < nf ? ns : nf
+                for (i = 1; i <= n; i++) ratio[i] = rf[i] > 0 ? rs[i] / rf[i] : 0
+                r = med(ratio, n)
+                printf "| %s | %d | %s %d | %.2f | ≥ %s%s | %s |\n", s, med(rs, ns), f, med(rf, nf), r,
+                    goal, (r >= goal ? " (met)" : " (not met)"), (bad == 0 ? "yes" : "NO: " bad " errors")
+            }' "$W/runs.txt"
+    done
+)
+echo "$RATIOS"
 TABLE=$(
     echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors | load avg after the runs (min–max) |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -297,6 +326,10 @@ if [ "$WRITE" = 1 ]; then
         echo "\`wrk -t1 -c$CONNS -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs taken round-robin over the setups."
         echo "noidr \`--http-threads $HTHREADS\`; nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; Apache event MPM defaults; no access logs."
         echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
+        echo
+        echo "$RATIOS"
+        echo
+        echo "Every setup (medians of its own $RUNS runs; p99 on a shared VM measures preemption):"
         echo
         echo "$TABLE"
         echo "<!-- results:end -->"
