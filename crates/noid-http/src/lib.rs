@@ -81,6 +81,7 @@
 
 #![deny(missing_docs)]
 
+mod html;
 pub mod page;
 mod respond;
 pub mod route;

@@ -1,5 +1,6 @@
 //! Metadata pages: what `?`, `??`, content negotiation and partial identifiers show in
-//! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it.
+//! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it, and for
+//! an inflection HTML when the client prefers it (a browser; [`crate::html`]).
 //!
 //! ANVL (`name: value` lines, a record opened by `erc:`; a value's further lines are
 //! continuation lines indented by four spaces; a `:` or `%` in a name is `%3a`/`%25`):
@@ -30,6 +31,9 @@ pub enum Format {
     Anvl,
     /// `application/json`.
     Json,
+    /// `text/html`, for browsers asking for an identifier's metadata (`?`, `??`):
+    /// see [`crate::html`].
+    Html,
 }
 
 impl Format {
@@ -43,11 +47,27 @@ impl Format {
         }
     }
 
+    /// For an inflection page (`?`, `??`): HTML when the client prefers `text/html`
+    /// to the metadata types, else as [`Format::from_accept`].
+    pub fn for_inflection(accept: Option<&str>) -> Format {
+        const CHOICES: [&str; 4] = [
+            METADATA_TYPES[0],
+            METADATA_TYPES[1],
+            METADATA_TYPES[2],
+            "text/html",
+        ];
+        match accept.and_then(|a| Accept::parse(a).preferred(&CHOICES)) {
+            Some("text/html") => Format::Html,
+            _ => Format::from_accept(accept),
+        }
+    }
+
     /// The `Content-Type`.
     pub fn content_type(self) -> &'static str {
         match self {
             Format::Anvl => "text/plain; charset=utf-8",
             Format::Json => "application/json",
+            Format::Html => "text/html; charset=utf-8",
         }
     }
 }
@@ -104,13 +124,14 @@ pub fn metadata(
             s.push_str("}}\n");
             s
         }
+        Format::Html => crate::html::page(id, &shown, bindings),
     }
 }
 
 /// The list of targets for a `300 Multiple Choices`.
 pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
     match fmt {
-        Format::Anvl => {
+        Format::Anvl | Format::Html => {
             let mut s = String::from("erc:\n");
             anvl_line(&mut s, "where", id);
             for t in targets {

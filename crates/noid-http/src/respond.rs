@@ -139,7 +139,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
             suffix,
             bindings,
         } => {
-            let (fmt, full) = (fmt(), page::is_full(&suffix));
+            let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
             let body = page::metadata(fmt, "id", &id, Some(&suffix), &bindings, full);
             page(StatusCode::OK, fmt, body)
         }

@@ -153,6 +153,27 @@ fn real_resolver_over_http() {
         status_and(&out, "location"),
         (302, Some("https://example.org/m".into()))
     );
+    // a browser asking for the metadata page gets HTML: kernel, target, standing
+    let out = fetch(
+        &addr,
+        "/redirect/ark:/12345/m?",
+        Some("text/html,*/*;q=0.8"),
+    );
+    assert_eq!(
+        status_and(&out, "content-type"),
+        (200, Some("text/html; charset=utf-8".into()))
+    );
+    assert_eq!(
+        body(&out),
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ark:/12345/m</title></head>\n\
+         <body>\n<h1>ark:/12345/m</h1>\n<table>\n\
+         <tr><th>who</th><td>Smith, J.</td></tr>\n\
+         <tr><th>what</th><td>A title</td></tr>\n\
+         <tr><th>where</th><td>ark:/12345/m</td></tr>\n\
+         </table>\n<p>target: <a href=\"https://example.org/m\">https://example.org/m</a></p>\n\
+         <p>standing: not good</p>\n<ul>\n<li>missing: when</li>\n<li>missing: how</li>\n</ul>\n\
+         </body></html>\n"
+    );
 
     tx.send(()).unwrap();
     rt.block_on(server).unwrap().unwrap();
