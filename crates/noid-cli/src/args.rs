@@ -22,6 +22,11 @@ pub struct Args {
     #[arg(short = 'v', long = "version")]
     pub version: bool,
 
+    /// No progress bars (import, export and bulk `noid -` draw them on standard error
+    /// when it is a terminal).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
     /// Seconds to wait for another noid process that holds the minter's write lock.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub lock_timeout: u64,

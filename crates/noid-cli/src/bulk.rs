@@ -5,12 +5,14 @@
 
 use std::io::{BufRead, Read};
 
+use indicatif::ProgressBar;
 use noid_store::Snapshot;
 
 use crate::batch::{emit, write_batch};
 use crate::commands::Verb;
 use crate::complaint::store_error;
 use crate::output::Out;
+use crate::progress;
 use crate::request::Request;
 use crate::session::Session;
 
@@ -75,17 +77,44 @@ impl<R: BufRead> Source for Lines<R> {
     }
 }
 
+/// A source whose commands are counted on a progress bar.
+struct Counted<S: Source> {
+    source: S,
+    progress: ProgressBar,
+}
+
+impl<S: Source> Source for Counted<S> {
+    fn next_command(&mut self) -> Option<Result<Vec<String>, String>> {
+        let command = self.source.next_command();
+        if command.is_some() {
+            self.progress.inc(1);
+        }
+        command
+    }
+    fn more_buffered(&self) -> bool {
+        self.source.more_buffered()
+    }
+    fn stdin(&mut self) -> Option<&mut dyn Read> {
+        self.source.stdin()
+    }
+}
+
 /// Run the words of a command line or query string: a lone `-` reads one command per
 /// line from standard input (bulk mode), anything else is one command. Exit status 1
 /// when any command failed, or the status a minter's `atlast` setting asked for.
 pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();
-        let mut src = Lines {
-            input: std::io::BufReader::with_capacity(1 << 16, stdin.lock()),
-            buffered: |r| !r.buffer().is_empty(),
+        let mut src = Counted {
+            source: Lines {
+                input: std::io::BufReader::with_capacity(1 << 16, stdin.lock()),
+                buffered: |r| !r.buffer().is_empty(),
+            },
+            progress: progress::count(session, "running", "commands"),
         };
-        run(session, &mut src)
+        let ok = run(session, &mut src);
+        src.progress.finish_and_clear();
+        ok
     } else {
         let mut src = OneCommand {
             words: Some(words),

@@ -50,6 +50,7 @@ pub fn run(argv0: &str) -> u8 {
         dbdir_display: dbdir.display().to_string(),
         dbdir,
         web: true,
+        progress: false,
         contact: crate::env::contact(true),
         lock_timeout: Duration::from_secs(60),
         last_context: Default::default(),

@@ -36,6 +36,7 @@ pub fn run() -> u8 {
             .display()
             .to_string(),
         web: false,
+        progress: !args.quiet,
         contact: crate::env::contact(false),
         lock_timeout: Duration::from_secs(args.lock_timeout),
         last_context: Default::default(),

@@ -11,6 +11,7 @@ mod commands;
 mod complaint;
 mod env;
 mod output;
+mod progress;
 mod request;
 mod session;
 mod usage;

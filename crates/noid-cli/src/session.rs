@@ -15,6 +15,8 @@ pub struct Session {
     pub web: bool,
     /// Who is acting.
     pub contact: String,
+    /// Progress bars on a terminal allowed (not `--quiet`, not web mode).
+    pub progress: bool,
     /// How long to wait for the write lock.
     pub lock_timeout: Duration,
     /// The last context handed out: a bulk run of a million commands would otherwise

@@ -14,5 +14,6 @@ mod errors;
 mod faults;
 mod hostile;
 mod port;
+mod progress;
 mod scenarios;
 mod standing;

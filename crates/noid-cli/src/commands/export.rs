@@ -6,6 +6,7 @@ use noid_store::{Layout, Snapshot};
 
 use crate::complaint::{no_database, store_error, Complaint};
 use crate::output::Out;
+use crate::progress;
 use crate::session::Session;
 
 /// `export [noid|dbdump]`.
@@ -61,13 +62,18 @@ fn stream(session: &Session, format: Format, out: &mut Out) {
         Err(e) => return write_failed(e, out),
     };
     let mut failure = None;
+    let pb = progress::count(session, "exporting", "keys");
     let scanned = snap.scan_from(b"", |k, v| match w.record(k, v) {
-        Ok(()) => true,
+        Ok(()) => {
+            pb.inc(1);
+            true
+        }
         Err(e) => {
             failure = Some(e);
             false
         }
     });
+    pb.finish_and_clear();
     if let Err(e) = scanned {
         out.fail(format!("error: {e}; the export is incomplete\n"));
         return;

@@ -11,8 +11,8 @@ use noid_store::{Layout, Op, Writer};
 use super::db_dump::DbDump;
 use super::error::ImportError;
 use super::old::{Old, Source};
-use super::progress::progress;
 use super::staging::Staging;
+use crate::progress;
 use crate::session::Session;
 
 /// Keys per synced write while importing.
@@ -23,7 +23,7 @@ pub fn load(session: &Session, path: &str, old: &Old) -> Result<Summary, ImportE
     let staging = Staging::begin(&session.dbdir)?;
     let mut records = Records::open(path, old)?;
     let writer = Writer::create(staging.dir(), session.lock_timeout)?;
-    let validator = records.copy_into(&writer)?;
+    let validator = records.copy_into(session, &writer)?;
     let summary = validator
         .finish()
         .map_err(|error| ImportError::NotAMinter {
@@ -86,8 +86,8 @@ impl<'p> Records<'p> {
     }
 
     /// Write every record into `writer`, checking them as a minter on the way.
-    fn copy_into(&mut self, writer: &Writer) -> Result<Validator, ImportError> {
-        let pb = progress(self.size);
+    fn copy_into(&mut self, session: &Session, writer: &Writer) -> Result<Validator, ImportError> {
+        let pb = progress::bytes(session, "importing", self.size);
         let mut validator = Validator::new();
         let mut batch: Vec<Op> = Vec::with_capacity(KEYS_PER_WRITE);
         loop {

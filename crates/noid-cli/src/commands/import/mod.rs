@@ -13,7 +13,6 @@ mod db_dump;
 mod error;
 mod load;
 mod old;
-mod progress;
 mod staging;
 
 use noid_store::Layout;
