@@ -86,9 +86,9 @@ check "man noidr: NAME" test "$got" = "       noidr - the noid identifier resolv
 check "man noidr: SIGNALS" grep -q '^SIGNALS' <(MANPAGER=cat man noidr 2>/dev/null)
 got=$(MANPAGER=cat MANWIDTH=200 man noid 2>/dev/null | sed -n '/^NAME/{n;p}')
 check "man noid: NAME" test "$got" = "       noid - mint, bind and resolve persistent identifiers"
-# the commands as noid help lists them (the noid manual's, then import, export, check, lui)
+# the commands as noid help lists them (the noid manual's, then import, export, check, lui, standing)
 got=$(MANPAGER=cat MANWIDTH=200 man noid 2>/dev/null | sed -n 's/^ \{9,\}noid \([a-z]*\) .*/\1/p' | tr '\n' ' ')
-check "man noid: COMMANDS" test "$got" = "bind dbcreate fetch get hold mint queue validate import export check lui "
+check "man noid: COMMANDS" test "$got" = "bind dbcreate fetch get hold mint queue validate import export check lui standing "
 # complete LINE: what bash completion offers at the end of LINE (bash-completion's
 # loader finds the package's file by the command's name), one word per line
 complete_line() {
@@ -105,7 +105,7 @@ complete_line() {
 got=$(complete_line "noid b")
 check "bash completion of 'noid b'" test "$got" = "bind"
 got=$(complete_line "noid " | tr '\n' ' ')
-want="-f -v -q -h --version --quiet --lock-timeout --help bind dbinfo dbcreate fetch get hello help hold mint note peppermint queue validate import export check lui "
+want="-f -v -q -h --version --quiet --lock-timeout --help bind dbinfo dbcreate fetch get hello help hold mint note peppermint queue validate import export check lui standing "
 check "bash completion of 'noid '" test "$got" = "$want"
 got=$(complete_line "noidr --pro")
 check "bash completion of 'noidr --pro'" test "$got" = "--protocol"
