@@ -458,3 +458,16 @@ impl Minter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Readers find LUI minters by the key `dbcreate` writes (see
+    /// `noid_resolve::keys::LUI_KEY`): the two spellings must name one key.
+    #[test]
+    fn the_lui_key_is_the_one_readers_look_for() {
+        assert_eq!(
+            noid_resolve::keys::admin(super::LUI_KEY),
+            noid_resolve::keys::LUI_KEY
+        );
+    }
+}

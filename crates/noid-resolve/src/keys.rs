@@ -38,6 +38,11 @@ pub fn admin(name: &str) -> Vec<u8> {
     k
 }
 
+/// `:/luikey`, the secret of a LUI minter's permutation. Only a LUI minter has it, so
+/// a reader learns from one (cached) prefix check whether other spellings of an
+/// identifier can be asked for at all.
+pub const LUI_KEY: &[u8] = b":/luikey";
+
 /// The binding key `ID<TAB>ELEM`.
 pub fn elem(id: &str, elem: &str) -> Vec<u8> {
     // Allocated at its final size: one key per minted id, so the cost counts.

@@ -1,8 +1,9 @@
 //! A LUI minter's identifiers asked for in any spelling: readers type Crockford base32
 //! in upper case, with dashes missing or moved, `I`/`L` for 1 and `O` for 0, while the
 //! minter binds the canonical spelling it minted. Only a minter whose template is
-//! `[PREFIX.]luiN[-W]` (its `:/mask` starts with `lui`) has such identifiers; for any
-//! other store this costs one look-up, and only when nothing else matched.
+//! `[PREFIX.]luiN[-W]` (its `:/mask` starts with `lui`, and it keeps a `:/luikey`) has
+//! such identifiers; for any other store this costs one cached prefix check, and only
+//! when nothing else matched.
 
 use noid_core::lui::LuiShape;
 
@@ -12,6 +13,11 @@ use crate::lookup::{Lookup, LookupError};
 /// of its identifiers (`ark:/`, or the NAAN-relative form, then the minter's first part,
 /// then a LUI of its shape with a good checksum); `None` otherwise.
 pub fn canonical<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Option<String>, LookupError> {
+    // A prefix check, not a read: a long-lived reader answers it from its cache, so a
+    // miss on any other kind of minter costs no store access here.
+    if !l.may_have_prefix(crate::keys::LUI_KEY)? {
+        return Ok(None);
+    }
     let Some(mask) = l.get(b":/mask")? else {
         return Ok(None);
     };
@@ -48,6 +54,7 @@ mod tests {
     fn lui_minter() -> MemLookup {
         let l = MemLookup::new();
         l.insert(":/mask", "lui10-4");
+        l.insert(":/luikey", "000102030405060708090a0b0c0d0e0f");
         l.insert(":/firstpart", "13030/f5");
         l
     }

@@ -163,12 +163,13 @@ impl Resolver {
 /// Whether the store may have keys under `id`'s scheme and authority (`ark:13030/`,
 /// `doi:10.5072/`): a spelling no key uses needs no lookup. Ids without both say yes.
 fn may_have_authority<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
-    let Some(colon) = id.find(':') else {
+    // Byte searches (`:` and `/` are ASCII): this runs for every candidate spelling.
+    let Some(colon) = memchr::memchr(b':', id.as_bytes()) else {
         return Ok(true);
     };
-    let after = &id[colon + 1..];
-    let skip = usize::from(after.starts_with('/'));
-    match after[skip..].find('/') {
+    let after = &id.as_bytes()[colon + 1..];
+    let skip = usize::from(after.first() == Some(&b'/'));
+    match memchr::memchr(b'/', &after[skip..]) {
         Some(slash) => l.may_have_prefix(&id.as_bytes()[..colon + 1 + skip + slash + 1]),
         None => Ok(true),
     }
