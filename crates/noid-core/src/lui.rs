@@ -268,21 +268,29 @@ pub fn encode(n: u64, s: Spelling) -> String {
     out
 }
 
-/// The value of base32 digits, dashes skipped, aliases accepted.
-fn value_of(s: &str) -> Result<u64, LuiError> {
-    let mut n: u64 = 0;
-    for c in s.chars() {
-        if c == '-' {
-            continue;
-        }
+/// The digit values `s` spells, most significant first: dashes skipped, aliases
+/// accepted, any other character an error. The one reading rule of [`decode`] and
+/// [`normalize`].
+fn digit_values(s: &str) -> impl Iterator<Item = Result<u8, LuiError>> + '_ {
+    s.chars().filter(|&c| c != '-').map(|c| {
         let v = if c.is_ascii() {
             VALUES[c as usize]
         } else {
             INVALID
         };
         if v == INVALID {
-            return Err(LuiError::BadCharacter { c });
+            Err(LuiError::BadCharacter { c })
+        } else {
+            Ok(v)
         }
+    })
+}
+
+/// The value of base32 digits, dashes skipped, aliases accepted.
+fn value_of(s: &str) -> Result<u64, LuiError> {
+    let mut n: u64 = 0;
+    for v in digit_values(s) {
+        let v = v?;
         if n >> (64 - BITS_PER_DIGIT) != 0 {
             return Err(LuiError::TooLarge);
         }
@@ -323,19 +331,8 @@ pub fn decode(s: &str, with_checksum: bool) -> Result<u64, LuiError> {
 /// same LUI exactly when their canonical spellings are equal.
 pub fn normalize(s: &str) -> Result<String, LuiError> {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c == '-' {
-            continue;
-        }
-        let v = if c.is_ascii() {
-            VALUES[c as usize]
-        } else {
-            INVALID
-        };
-        if v == INVALID {
-            return Err(LuiError::BadCharacter { c });
-        }
-        out.push(char::from(ALPHABET[v as usize]));
+    for v in digit_values(s) {
+        out.push(char::from(ALPHABET[v? as usize]));
     }
     Ok(out)
 }
