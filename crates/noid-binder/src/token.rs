@@ -19,25 +19,7 @@ pub fn split(line: &str) -> Result<Vec<String>, BinderError> {
 /// `s` with every `Ehh` (`E` the escape character, `hh` two hex digits) replaced by the
 /// byte it names; anything else is kept as it is.
 pub fn hex_decode(s: &str, escape: u8) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == escape && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
-}
-
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
+    noid_resolve::marker_decode(s, escape).into_owned()
 }
 
 #[cfg(test)]

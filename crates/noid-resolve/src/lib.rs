@@ -57,7 +57,7 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, Pairs, PointLookups};
 pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
-pub use unescape::percent_decode;
+pub use unescape::{marker_decode, percent_decode};
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,12 @@ pub fn percent_decode(s: &str) -> Cow<'_, [u8]> {
     decode(s.as_bytes(), b'%')
 }
 
+/// `s` with every `MARKER HH` decoded, once, for any marker (the egg binder language's
+/// `:hx` family chooses its own). Borrowed when there is nothing to decode.
+pub fn marker_decode(s: &str, marker: u8) -> Cow<'_, [u8]> {
+    decode(s.as_bytes(), marker)
+}
+
 /// `s` with EggNog's flex escapes `^HH` decoded (bytes that are not UTF-8 replaced).
 pub(crate) fn flex_decode(s: &str) -> Cow<'_, str> {
     match decode(s.as_bytes(), b'^') {
