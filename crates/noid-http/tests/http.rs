@@ -27,7 +27,7 @@ impl Backend for MapBackend {
             req.proto.map(str::to_owned),
         ));
         if req.id == "boom" {
-            return Err(LookupError::Unavailable("store went away".into()));
+            return Err(LookupError::unavailable("store went away"));
         }
         Ok(self.map.get(req.id).cloned().unwrap_or(Answer::NotFound))
     }

@@ -40,6 +40,12 @@ impl<'a> Accept<'a> {
         self.ranges.iter().any(|(_, r)| *r == "*/*")
     }
 
+    /// Whether the client asks for particular types: it names one exactly, and does not
+    /// take anything (`*/*`). Browsers send `*/*` and get the plain redirect.
+    pub fn negotiates(&self) -> bool {
+        !self.takes_anything() && self.types().next().is_some()
+    }
+
     /// The media types named exactly (no `type/*` or `*/*` ranges), most preferred
     /// first, as written (media types are case-insensitive: compare with
     /// `eq_ignore_ascii_case`).

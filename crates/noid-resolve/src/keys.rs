@@ -2,6 +2,9 @@
 //! writes a minter's key space (the minter, the resolver, the daemon's caches, the
 //! migration tools) builds its keys here.
 //!
+//! The builders are `#[inline]`: the minter builds several keys per minted id, and
+//! without it a call from another crate could not be inlined.
+//!
 //! Admin keys start with `:/`; per-identifier keys are `ID<TAB>ELEM`, with the
 //! reserved elements `:/c` (circulation), `:/h` (hold) and `:/p` (pepper), which are
 //! admin elements too (they start with `:/`).
@@ -31,6 +34,7 @@ pub const QUEUE_PREFIX: &[u8] = b":/q/";
 pub const NOTE_PREFIX: &str = ":/:/";
 
 /// The admin key `:/NAME`.
+#[inline]
 pub fn admin(name: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(ADMIN_PREFIX.len() + name.len());
     k.extend_from_slice(ADMIN_PREFIX.as_bytes());
@@ -44,6 +48,7 @@ pub fn admin(name: &str) -> Vec<u8> {
 pub const LUI_KEY: &[u8] = b":/luikey";
 
 /// The binding key `ID<TAB>ELEM`.
+#[inline]
 pub fn elem(id: &str, elem: &str) -> Vec<u8> {
     // Allocated at its final size: one key per minted id, so the cost counts.
     let mut k = Vec::with_capacity(id.len() + elem.len() + 1);
@@ -69,12 +74,14 @@ fn push_elem(buf: &mut Vec<u8>, id: &str, elem: &str) {
 }
 
 /// The prefix under which all of an identifier's keys sort: `ID<TAB>`.
+#[inline]
 pub fn id_prefix(id: &str) -> Vec<u8> {
     elem(id, "")
 }
 
 /// Whether a binding's element is an admin element (`:/c`, `:/h`, `:/p` …), which
 /// listings of an identifier's bindings leave out.
+#[inline]
 pub fn is_admin_elem(elem: &[u8]) -> bool {
     elem.starts_with(ADMIN_PREFIX.as_bytes())
 }
@@ -91,26 +98,31 @@ pub fn split_binding(key: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// The circulation record key `ID<TAB>:/c`.
+#[inline]
 pub fn circ(id: &str) -> Vec<u8> {
     elem(id, CIRC)
 }
 
 /// The hold key `ID<TAB>:/h`.
+#[inline]
 pub fn hold(id: &str) -> Vec<u8> {
     elem(id, HOLD)
 }
 
 /// The pepper key `ID<TAB>:/p`.
+#[inline]
 pub fn pepper(id: &str) -> Vec<u8> {
     elem(id, PEPPER)
 }
 
 /// The queue entry key `:/q/QDATE/SEQ6/PADDEDID`.
+#[inline]
 pub fn queue(qdate: &str, seqnum: u64, padded_id: &str) -> Vec<u8> {
     format!(":/q/{qdate}/{:06}/{padded_id}", seqnum % 1_000_000).into_bytes()
 }
 
 /// The `:idmap` rule key `:/idmap/ELEM<TAB>PATTERN`.
+#[inline]
 pub fn idmap(elem_name: &str, pattern: &str) -> Vec<u8> {
     let mut k = idmap_prefix(elem_name);
     k.extend_from_slice(pattern.as_bytes());
@@ -118,6 +130,7 @@ pub fn idmap(elem_name: &str, pattern: &str) -> Vec<u8> {
 }
 
 /// The prefix of every `:idmap` rule of one element: `:/idmap/ELEM<TAB>`.
+#[inline]
 pub fn idmap_prefix(elem_name: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(IDMAP_PREFIX.len() + elem_name.len() + 1);
     k.extend_from_slice(IDMAP_PREFIX);
@@ -127,6 +140,7 @@ pub fn idmap_prefix(elem_name: &str) -> Vec<u8> {
 }
 
 /// Whether `key` (or a key prefix) lies among the `:idmap` rules.
+#[inline]
 pub fn is_idmap_key(key: &[u8]) -> bool {
     key.starts_with(IDMAP_PREFIX)
 }

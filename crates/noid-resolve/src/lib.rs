@@ -4,6 +4,7 @@
 //! `noidr` line protocols, the HTTP server and `noid fetch/get` all give the same answer
 //! for the same store. Storage is reached only through the [`Lookup`] trait.
 //!
+//! * [`keys`]: Perl Noid's key layout, for every crate that reads or writes a minter.
 //! * [`idmap`]: Perl Noid's `:idmap` rules on the linear-time `regex` crate.
 //! * [`elem_value`]: one element's value, stored or mapped (`noid get`).
 //! * [`fetch`]: Perl Noid's `fetch` and `get`, line by line (`noid` and `noidr`).
@@ -14,6 +15,8 @@
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
+//! * [`Accept`] and [`percent_decode`]: the `Accept` header and `%HH` escapes, read the
+//!   same way by every protocol.
 //!
 //! All types are `Send + Sync` and hold no per-request state: one [`Resolver`] serves
 //! every thread.
@@ -54,7 +57,7 @@ mod unescape;
 pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
-pub use lookup::{is_truthy, Lookup, LookupError, MemLookup, Pairs, PointLookups};
+pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
 pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 pub use unescape::{marker_decode, percent_decode};

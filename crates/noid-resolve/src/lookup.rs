@@ -72,8 +72,15 @@ forward_lookup!(T => std::sync::Arc<T>);
 /// Why a read of the key space failed. Callers render it as one `error: …` answer line
 /// (line protocols) or a 500 (HTTP); its text says what failed and, for a failed read,
 /// which key.
+///
+/// One pointer wide: every lookup returns a `Result` with it, so a larger error would
+/// make every hit copy more bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LookupError {
+pub struct LookupError(Box<LookupFailure>);
+
+/// What failed, as [`LookupError::failure`] tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupFailure {
     /// The store cannot be read at all: it could not be opened (wrong Dbdir, not created
     /// yet) or the resolver is exiting. The text says why.
     Unavailable(String),
@@ -89,20 +96,35 @@ pub enum LookupError {
 }
 
 impl LookupError {
+    /// The store cannot be read at all, for the reason given.
+    pub fn unavailable(why: impl Into<String>) -> LookupError {
+        LookupError(Box::new(LookupFailure::Unavailable(why.into())))
+    }
+
     /// The store failed to read `key` (or the prefix or range starting there).
     pub fn read(key: &[u8], cause: impl fmt::Display) -> LookupError {
-        LookupError::Read {
+        LookupError(Box::new(LookupFailure::Read {
             key: key.to_vec(),
             cause: cause.to_string(),
-        }
+        }))
+    }
+
+    /// The store failed outside a read of one key.
+    pub fn store(cause: impl fmt::Display) -> LookupError {
+        LookupError(Box::new(LookupFailure::Store(cause.to_string())))
+    }
+
+    /// What failed.
+    pub fn failure(&self) -> &LookupFailure {
+        &self.0
     }
 }
 
 impl fmt::Display for LookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LookupError::Unavailable(why) | LookupError::Store(why) => f.write_str(why),
-            LookupError::Read { key, cause } => {
+        match &*self.0 {
+            LookupFailure::Unavailable(why) | LookupFailure::Store(why) => f.write_str(why),
+            LookupFailure::Read { key, cause } => {
                 write!(f, "reading {:?}: {cause}", String::from_utf8_lossy(key))
             }
         }

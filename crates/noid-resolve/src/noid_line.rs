@@ -419,7 +419,7 @@ mod tests {
                 Err(LookupError::read(b"a\tb", "disk on fire\nreally"))
             }
             fn scan_prefix(&self, _: &[u8], _: usize) -> Result<Pairs, LookupError> {
-                Err(LookupError::Store("disk on fire".into()))
+                Err(LookupError::store("disk on fire"))
             }
         }
         let mut out = Vec::new();

@@ -87,9 +87,9 @@ impl From<StoreError> for noid_resolve::LookupError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Unavailable { .. } | StoreError::Stopping => {
-                noid_resolve::LookupError::Unavailable(e.to_string())
+                noid_resolve::LookupError::unavailable(e.to_string())
             }
-            _ => noid_resolve::LookupError::Store(e.to_string()),
+            _ => noid_resolve::LookupError::store(e),
         }
     }
 }

@@ -34,6 +34,10 @@ pub(super) struct Ahead {
 /// ranges, every key from the shortest candidate to the whole id's `_t` read as one
 /// range. The lookups of those keys, the verbatim one of step 1 included, are then
 /// answered from that read ([`Ranged`]): a chop-back costs one seek.
+///
+/// Inlined: its result (a parse and a range read, mostly empty) is then built where
+/// `resolve` keeps it instead of being copied there on every request.
+#[inline]
 pub(super) fn read_ahead<L: Lookup + ?Sized>(
     l: &L,
     id: &str,

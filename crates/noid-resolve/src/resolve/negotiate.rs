@@ -89,8 +89,9 @@ impl Resolver {
 
         // Content negotiation: only on an id found as such, without suffix.
         if via == Via::Exact && suffix.is_empty() {
-            let accept = req.accept.map(Accept::parse).unwrap_or_default();
-            if !accept.takes_anything() && accept.types().next().is_some() {
+            // A hit without `Accept` (the usual request) parses nothing.
+            let accept = req.accept.map(Accept::parse);
+            if let Some(accept) = accept.filter(Accept::negotiates) {
                 for t in accept.types() {
                     // Stored under the lower-case type, as a client may write it in any case.
                     let mut elem = String::with_capacity(METADATA_TARGET.len() + t.len());
