@@ -275,6 +275,11 @@ fn lui_minter_answers_every_spelling() {
     let m = Minter::new();
     m.commit([
         noid_store::Op::Put(b":/mask".to_vec(), b"lui10-4".to_vec()),
+        // Every LUI minter has its permutation key; readers look for it.
+        noid_store::Op::Put(
+            b":/luikey".to_vec(),
+            b"000102030405060708090a0b0c0d0e0f".to_vec(),
+        ),
         noid_store::Op::Put(b":/firstpart".to_vec(), b"13030/f5".to_vec()),
     ]);
     m.bind(&[("13030/f5tw0t-ywdj-94", "_t", "https://example.org/1")]);
