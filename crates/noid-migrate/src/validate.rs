@@ -10,6 +10,7 @@ use std::fmt;
 
 use noid_core::generator::{parse_saclist, parse_siclist};
 use noid_core::template::parse_template;
+use noid_resolve::keys;
 
 /// Admin keys every minter has and minting reads. (`dbcreate` writes more; older
 /// Noid versions may lack some of those, so only these are required.)
@@ -102,9 +103,10 @@ impl Validator {
             }
             None => self.last_key = Some(key.to_vec()),
         }
-        if let Some(name) = key.strip_prefix(b":/") {
-            let per_id =
-                name.starts_with(b"q/") || name.starts_with(b"idmap/") || name.starts_with(b":/");
+        if key.starts_with(keys::ADMIN_PREFIX.as_bytes()) {
+            let per_id = key.starts_with(keys::QUEUE_PREFIX)
+                || key.starts_with(keys::IDMAP_PREFIX)
+                || key.starts_with(keys::NOTE_PREFIX.as_bytes());
             if !per_id {
                 if let Some((_, first)) = self.admin.get(key) {
                     if self.duplicate.is_none() {
@@ -133,9 +135,9 @@ impl Validator {
 
     /// The value of the admin key `:/NAME`, if it was seen.
     pub fn admin(&self, name: &str) -> Option<&[u8]> {
-        let mut k = b":/".to_vec();
-        k.extend_from_slice(name.as_bytes());
-        self.admin.get(&k).map(|(v, _)| v.as_slice())
+        self.admin
+            .get(&keys::admin(name))
+            .map(|(v, _)| v.as_slice())
     }
 
     fn text(&self, name: &str) -> Option<String> {
@@ -144,9 +146,10 @@ impl Validator {
     }
 
     fn line_of(&self, name: &str) -> u64 {
-        let mut k = b":/".to_vec();
-        k.extend_from_slice(name.as_bytes());
-        self.admin.get(&k).map(|(_, l)| *l).unwrap_or(0)
+        self.admin
+            .get(&keys::admin(name))
+            .map(|(_, l)| *l)
+            .unwrap_or(0)
     }
 
     /// The verdict.

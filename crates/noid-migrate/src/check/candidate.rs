@@ -52,7 +52,7 @@ pub fn classify<L: Lookup + ?Sized>(l: &L, m: &Minter, id: &str) -> Result<Use, 
     let bound = l
         .scan_prefix(&keys::id_prefix(id), 1000)?
         .iter()
-        .filter(|(k, _)| !k[id.len() + 1..].starts_with(b":/"))
+        .filter(|(k, _)| !keys::is_admin_elem(&k[id.len() + 1..]))
         .count();
     Ok(if bound > 0 {
         Use::Bound(bound)

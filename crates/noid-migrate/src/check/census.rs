@@ -1,5 +1,7 @@
 //! The census: counts gathered in one pass over every record of the store.
 
+use noid_resolve::keys;
+
 /// Counts gathered in one pass over every record, in bytewise key order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Census {
@@ -37,34 +39,37 @@ impl Census {
     /// Count one record.
     pub fn add(&mut self, key: &[u8], value: &[u8]) {
         self.records += 1;
-        if let Some(name) = key.strip_prefix(b":/") {
-            if name.starts_with(b"q/") {
+        if key.starts_with(keys::ADMIN_PREFIX.as_bytes()) {
+            if key.starts_with(keys::QUEUE_PREFIX) {
                 self.queue_entries += 1;
-            } else if name.starts_with(b"idmap/") {
+            } else if key.starts_with(keys::IDMAP_PREFIX) {
                 // Long-term minters hold the pseudo-identifier `:/idmap/ELEM` too.
-                if key.ends_with(b"\t:/h") {
+                let held = key
+                    .strip_suffix(keys::HOLD.as_bytes())
+                    .is_some_and(|k| k.last() == Some(&keys::SEPARATOR));
+                if held {
                     self.holds += 1;
                 } else {
                     self.idmap_rules += 1;
                 }
-            } else if name.starts_with(b":/") {
+            } else if key.starts_with(keys::NOTE_PREFIX.as_bytes()) {
                 self.notes += 1;
             }
             return;
         }
-        let Some(tab) = key.iter().position(|&b| b == b'\t') else {
+        let Some(tab) = key.iter().position(|&b| b == keys::SEPARATOR) else {
             return;
         };
         let (id, elem) = (&key[..tab], &key[tab + 1..]);
         match elem {
-            b":/c" => match value.first() {
+            e if e == keys::CIRC.as_bytes() => match value.first() {
                 Some(b'i') => self.issued += 1,
                 Some(b'q') => self.queued_status += 1,
                 Some(b'u') => self.unqueued += 1,
                 _ => self.other_status += 1,
             },
-            b":/h" => self.holds += 1,
-            e if e.starts_with(b":/") => {}
+            e if e == keys::HOLD.as_bytes() => self.holds += 1,
+            e if keys::is_admin_elem(e) => {}
             _ => {
                 self.bindings += 1;
                 if self.bound_ids == 0 || self.last_bound != id {
