@@ -352,7 +352,7 @@ impl Worker {
                 let sp = txn.savepoint();
                 match nog::mint_n(txn, minter, &ctx, *n) {
                     Ok(ids) => Answer {
-                        body: nog::render_minted(&ids, *format),
+                        body: nog::render_minted(&ids, &std::mem::take(&mut minter.notes), *format),
                         failed: false,
                         refusal: None,
                     },

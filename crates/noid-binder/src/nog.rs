@@ -92,12 +92,18 @@ pub fn mint_n<L: Lookup + ?Sized>(
     Ok(ids)
 }
 
-/// The lines that report minted identifiers.
-pub fn render_minted(ids: &[String], format: Format) -> Vec<u8> {
+/// The lines that report minted identifiers, then the minter's notes (EggNog's
+/// `note: chars added (via add3) …` when the template grew), as `nog` prints them.
+pub fn render_minted(ids: &[String], notes: &[String], format: Format) -> Vec<u8> {
     let mut out = Vec::new();
     match format {
         Format::Json => {
-            out.extend_from_slice(serde_json::json!({ "s": ids }).to_string().as_bytes());
+            let body = if notes.is_empty() {
+                serde_json::json!({ "s": ids })
+            } else {
+                serde_json::json!({ "s": ids, "notes": notes })
+            };
+            out.extend_from_slice(body.to_string().as_bytes());
             out.push(b'\n');
         }
         Format::Anvl | Format::Plain => {
@@ -106,6 +112,10 @@ pub fn render_minted(ids: &[String], format: Format) -> Vec<u8> {
                     out.extend_from_slice(b"s: ");
                 }
                 out.extend_from_slice(id.as_bytes());
+                out.push(b'\n');
+            }
+            for note in notes {
+                out.extend_from_slice(note.as_bytes());
                 out.push(b'\n');
             }
             out.push(b'\n');
@@ -135,6 +145,27 @@ mod tests {
         assert_eq!(
             parse("mkminter x", Format::Anvl),
             Err(BinderError::Unauthorized)
+        );
+    }
+
+    #[test]
+    fn growth_notes_follow_the_spings() {
+        let ids = ["99999/fk4d".to_string(), "99999/fk4dd0".to_string()];
+        let notes =
+            ["note: chars added (via add1) to template 'fk4.rd' to create 'fk4.rdd'".to_string()];
+        assert_eq!(
+            String::from_utf8(render_minted(&ids, &notes, Format::Anvl)).unwrap(),
+            "s: 99999/fk4d\ns: 99999/fk4dd0\n\
+             note: chars added (via add1) to template 'fk4.rd' to create 'fk4.rdd'\n\n"
+        );
+        assert_eq!(
+            String::from_utf8(render_minted(&ids, &[], Format::Plain)).unwrap(),
+            "99999/fk4d\n99999/fk4dd0\n\n"
+        );
+        assert_eq!(
+            String::from_utf8(render_minted(&ids, &notes, Format::Json)).unwrap(),
+            "{\"notes\":[\"note: chars added (via add1) to template 'fk4.rd' to create \
+             'fk4.rdd'\"],\"s\":[\"99999/fk4d\",\"99999/fk4dd0\"]}\n"
         );
     }
 }
