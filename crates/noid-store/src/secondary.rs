@@ -126,18 +126,22 @@ impl Secondary {
             (Some(f), true) => lock_shared_within(f, OPEN_QUIET_WAIT),
             _ => false,
         };
-        // The generation is read before opening: a write in between is caught up later.
+        // The generation is read before opening, never after: a writer may commit and
+        // bump it as soon as the shared lock is released, and a view that recorded that
+        // newer generation would never catch up with the write. Read before, a write in
+        // between only makes the first `freshen` catch up.
         let opened = Watcher::open(&layout.generation).and_then(|watcher| {
+            let before = watcher.current();
             let options = reader_options(cache_bytes, long_lived);
             let db = DB::open_as_secondary(&options, &layout.db, &dir.path)?;
-            Ok((watcher, db))
+            Ok((watcher, db, before))
         });
         if let (true, Some(f)) = (quiet, &lock) {
             let _ = f.unlock();
         }
-        let (watcher, db) = opened?;
+        let (watcher, db, before) = opened?;
         let seen = if quiet || !long_lived {
-            watcher.current()
+            before
         } else {
             u64::MAX
         };
