@@ -6,6 +6,8 @@
 //! prime is what lets the check character catch every single substitution and every
 //! adjacent transposition.
 
+use crate::repertoire::Repertoire;
+
 /// The extended digits, in ordinal order (`xdig[i]` has ordinal `i`).
 pub const XDIGITS: &str = "0123456789bcdfghjkmnpqrstvwxz";
 
@@ -29,35 +31,18 @@ pub const SEQNUM_MIN: u64 = 1;
 /// Largest queue sequence number before it wraps back to [`SEQNUM_MIN`].
 pub const SEQNUM_MAX: u64 = 1_000_000;
 
-/// Marker for "not an extended digit" in [`ORDINALS`].
-const NOT_XDIGIT: u8 = 0xFF;
-
-/// Byte → ordinal table, built at compile time so that a lookup is one load; check
-/// character computation and validation call this for every character.
-static ORDINALS: [u8; 256] = {
-    let mut table = [NOT_XDIGIT; 256];
-    let mut i = 0;
-    while i < XDIGIT_BYTES.len() {
-        table[XDIGIT_BYTES[i] as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
-
 /// Returns the ordinal (0..=28) of an extended digit, or `None` for any other byte
 /// (uppercase letters, vowels, `l`, `/`, `+` and so on).
 #[inline]
 pub fn ordinal(b: u8) -> Option<u8> {
-    match ORDINALS[b as usize] {
-        NOT_XDIGIT => None,
-        o => Some(o),
-    }
+    // The `e` repertoire's own compile-time table (one load per byte).
+    Repertoire::Betanumeric.ordinal(b)
 }
 
 /// Returns true if `b` is one of the 29 extended digits.
 #[inline]
 pub fn is_xdigit(b: u8) -> bool {
-    ORDINALS[b as usize] != NOT_XDIGIT
+    ordinal(b).is_some()
 }
 
 /// Returns the extended digit with ordinal `i`.
