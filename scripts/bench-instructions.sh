@@ -7,7 +7,9 @@
 # Per request: noidr answers R and then 2R requests of one kind on a store of N_IDS
 # bound ARKs; the difference divided by R is the steady-state cost (start-up, opening
 # the store and warming caches cancel out). Kinds: hit, miss, 4-level chop-back (egg
-# protocol) and `get ID _t` (noid protocol). Per id: `noid mint 20000` and `mint 40000`
+# protocol) and `get ID _t` (noid protocol); with a prefix registry (--registry): a
+# truncated identifier answering its record (`ark:/13030`, `ark:13030`, `ark:/13030/`),
+# `*/pdb:ID` listing three providers, and `pdb:ID` redirected to its primary provider. Per id: `noid mint 20000` and `mint 40000`
 # on fresh `f5.reedeedk` minters, the difference divided by 20,000.
 # Needs valgrind (installed from Debian when missing). Prints a Markdown table.
 set -euo pipefail
@@ -47,12 +49,30 @@ kinds = {
     "miss": lambda: f"{ident(n + pick())}.resolve",
     "chop": lambda: f"{ident(pick())}/a/b.c/d.resolve",
     "get": lambda: f"get {ident(pick())} _t",
+    "truncated": lambda: ["ark:/13030", "ark:13030", "ark:/13030/"][pick() % 3] + ".resolve",
+    "star": lambda: f"*/pdb:{pick():x}.resolve",
+    "provider": lambda: f"pdb:{pick():x}.resolve",
 }
 for k, f in kinds.items():
     lines = [f() for _ in range(2 * r)]
     open(f"{d}/{k}-1", "w").write("\n".join(lines[:r]) + "\n")
     open(f"{d}/{k}-2", "w").write("\n".join(lines) + "\n")
 PY
+
+cat >"$dir/registry" <<'REG'
+prefix: ark:/13030
+name: bench NAAN
+who: noid
+
+prefix: ark:/13030/fk4
+name: bench shoulder
+
+prefix: pdb:
+name: Protein Data Bank
+provider: rcsb https://www.rcsb.org/structure/$id
+provider: pdbe https://www.ebi.ac.uk/pdbe/entry/pdb/{$id}
+provider: pdbj https://pdbj.org/mine/summary/${id}
+REG
 
 # Total instructions of one run of a command under callgrind (all threads).
 instructions() {
@@ -64,17 +84,19 @@ instructions() {
 echo "| what | instructions | command |"
 echo "|---|---:|---|"
 declare -A expect=([hit]='redir302 https://example.org/objects/' [miss]='NULL'
-    [chop]='redir302 https://example.org/objects/' [get]='https://example.org/objects/')
-for kind in hit miss chop get; do
-    protocol=egg
-    [[ $kind == get ]] && protocol=noid
+    [chop]='redir302 https://example.org/objects/' [get]='https://example.org/objects/'
+    [truncated]='inflect "op=partial" "partial=ark:/13030" "name=bench%20NAAN"'
+    [star]='inflect "op=providers" "id=pdb:' [provider]='redir302 https://www.rcsb.org/structure/')
+for kind in hit miss chop get truncated star provider; do
+    args=(-f "$dir/store" --protocol egg)
+    [[ $kind == get ]] && args=(-f "$dir/store" --protocol noid)
+    [[ $kind == truncated || $kind == star || $kind == provider ]] && args+=(--registry "$dir/registry")
     # Every answer must be the expected kind, or the count measures the wrong path.
-    wrong=$("$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-1" |
-        grep -cv "^${expect[$kind]}" || true)
+    wrong=$("$noidr" "${args[@]}" <"$dir/$kind-1" | grep -cvF "${expect[$kind]}" || true)
     [[ $wrong == 0 ]] || { echo "$kind: $wrong answers are not '${expect[$kind]}…'" >&2; exit 1; }
-    a=$(instructions "$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-1")
-    b=$(instructions "$noidr" -f "$dir/store" --protocol $protocol <"$dir/$kind-2")
-    echo "| $kind, per request | $(((b - a) / r)) | noidr --protocol $protocol |"
+    a=$(instructions "$noidr" "${args[@]}" <"$dir/$kind-1")
+    b=$(instructions "$noidr" "${args[@]}" <"$dir/$kind-2")
+    echo "| $kind, per request | $(((b - a) / r)) | noidr ${args[*]:2:2}${args[4]:+ --registry} |"
 done
 mint_cost() {
     local m=$dir/m$1

@@ -90,7 +90,7 @@ fn standing(s: &mut String, st: &Standing) {
 }
 
 /// An `http(s)` URL as a link; anything else as text (no `javascript:` links).
-fn link_or_text(s: &mut String, v: &str) {
+pub(crate) fn link_or_text(s: &mut String, v: &str) {
     if v.starts_with("https://") || v.starts_with("http://") {
         s.push_str("<a href=\"");
         escape(s, v);
@@ -102,7 +102,7 @@ fn link_or_text(s: &mut String, v: &str) {
     }
 }
 
-fn escape(s: &mut String, v: &str) {
+pub(crate) fn escape(s: &mut String, v: &str) {
     for c in v.chars() {
         match c {
             '&' => s.push_str("&amp;"),

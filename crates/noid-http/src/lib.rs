@@ -83,6 +83,7 @@
 
 mod html;
 pub mod page;
+pub mod record;
 mod respond;
 pub mod route;
 

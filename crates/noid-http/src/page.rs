@@ -155,7 +155,7 @@ pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
     }
 }
 
-fn anvl_line(s: &mut String, name: &str, value: &str) {
+pub(crate) fn anvl_line(s: &mut String, name: &str, value: &str) {
     for c in name.chars() {
         match c {
             ':' => s.push_str("%3a"),
@@ -179,7 +179,7 @@ fn anvl_line(s: &mut String, name: &str, value: &str) {
     s.push('\n');
 }
 
-fn json_str(s: &mut String, v: &str) {
+pub(crate) fn json_str(s: &mut String, v: &str) {
     s.push('"');
     for c in v.chars() {
         match c {

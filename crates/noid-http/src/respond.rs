@@ -174,6 +174,24 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
                 page::multi(fmt, &id, &targets),
             )
         }
+        Answer::Record {
+            key,
+            records,
+            bindings,
+        } => {
+            let fmt = Format::for_inflection(accept);
+            let body = crate::record::records(fmt, &key, &records, &bindings);
+            page(StatusCode::OK, fmt, body)
+        }
+        Answer::Providers {
+            id,
+            prefix,
+            targets,
+        } => {
+            let fmt = Format::for_inflection(accept);
+            let body = crate::record::providers(fmt, &id, &prefix, &targets);
+            page(StatusCode::OK, fmt, body)
+        }
         Answer::Partial { bindings, .. } if bindings.is_empty() => Reply::NotFound,
         Answer::Partial { key, bindings } => {
             let fmt = fmt();

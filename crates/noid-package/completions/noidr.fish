@@ -6,11 +6,16 @@ complete -c noidr -l http-threads -d 'Worker threads of the HTTP server' -r
 complete -c noidr -l http-header-timeout -d 'Seconds an HTTP client has to send a whole request head, counted from the connection (or from the previous answer on a kept-alive one): slow or idle clients are dropped after it. Longer than nginx\'s upstream keep-alive (60 s), so nginx closes its idle connections first' -r
 complete -c noidr -l http-max-connections -d 'HTTP connections served at once; more wait in the kernel\'s accept queue' -r
 complete -c noidr -l rules -d 'Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the built-in table (doi:, hdl:). An empty file disables all rules' -r -F
+complete -c noidr -l registry -d 'Prefix registry file: ANVL records for schemes (pdb:), NAANs and prefixes (ark:/99999, doi:10.5072) and shoulders, with their names, who runs them and their providers (URL patterns with $id). A truncated identifier answers its record, `*/ID` lists ID\'s target at every provider, and ID redirects to the first provider that is up. Format: RESOLUTION.md, "The prefix registry"' -r -F
+complete -c noidr -l write-registry -d 'Write the --registry file in its canonical form (records sorted, elements in order; comments are not kept) to FILE, "-" for stdout, and exit' -r -F
+complete -c noidr -l probe-interval -d 'Probe the registry\'s providers every SECS seconds: a HEAD of each `probe:` URL, up when it answers a status below 400. Redirects and the line protocols then go to the first provider that is up. 0 (the default): no probes, all count as up' -r
+complete -c noidr -l probe-timeout -d 'Seconds a probe waits to connect and for the answer before counting the provider down' -r
 complete -c noidr -l egg-miss -d 'What the egg protocol answers for an unknown id: "null" (NULL, Apache\'s not-found) or "eggnog" (`redir302 ` with an empty target, as EggNog)' -r -f -a "null\t'`NULL`'
 eggnog\t'`redir302 ` (empty target)'"
 complete -c noidr -l secondary-dir -d 'Writable directory for RocksDB\'s secondary-instance files (its info log). Default: a fresh directory under /tmp, removed at exit' -r -f -a "(__fish_complete_directories)"
 complete -c noidr -l cache-mb -d 'RocksDB block cache, in MiB (give at least the size of the data for best speed)' -r
 complete -c noidr -l log-level -d 'Log level: off, error, warn (default), info, debug, trace' -r
+complete -c noidr -l check-registry -d 'Check the --registry file and exit: status 0 and a summary on stdout when it is good, status 2 and the bad line on stderr when it is not'
 complete -c noidr -s v -l verbose -d 'More log output on stderr (Apache\'s ErrorLog): -v info, -vv debug, -vvv trace'
 complete -c noidr -s q -l quiet -d 'Less log output: errors only'
 complete -c noidr -s h -l help -d 'Print help (see more with \'--help\')'

@@ -10,6 +10,8 @@
 //! | conneg for a metadata type | `inflect "op=cn.application/json" "id=ID"` |
 //! | several targets | `inflect "op=multi" "id=ID" "target=A" "target=B"` |
 //! | partial id | `inflect "op=partial" "partial=ark:/99999"` |
+//! | partial id with a registry record | `inflect "op=partial" "partial=ark:/99999" "name=…" "provider=CODE%20PATTERN" … "below=ark:/99999/fk4"` |
+//! | `*/ID` | `inflect "op=providers" "id=ID" "prefix=pdb:" "target=URL1" "target=URL2" "down=CODE"` |
 //! | not found | `NULL` (default) or EggNog's `redir302 ` ([`Miss::Eggnog`]) |
 //! | malformed request, storage error | `error: …` |
 //!
@@ -221,6 +223,42 @@ pub fn render(answer: &Answer, miss: Miss, out: &mut Vec<u8>) {
             inflect(out, &args);
         }
         Answer::Partial { key, .. } => inflect(out, &[("op", "partial"), ("partial", key)]),
+        Answer::Record { key, records, .. } => {
+            // EggNog's partial answer, the record's elements after it.
+            let mut args = vec![
+                ("op", Cow::Borrowed("partial")),
+                ("partial", Cow::Borrowed(key.as_str())),
+            ];
+            if let Some((first, below)) = records.split_first() {
+                args.extend(first.anvl().into_iter().skip(1));
+                args.extend(
+                    below
+                        .iter()
+                        .map(|r| ("below", Cow::Borrowed(r.prefix.as_str()))),
+                );
+            }
+            let args: Vec<(&str, &str)> = args.iter().map(|(n, v)| (*n, v.as_ref())).collect();
+            inflect(out, &args);
+        }
+        Answer::Providers {
+            id,
+            prefix,
+            targets,
+        } => {
+            let mut args = vec![
+                ("op", "providers"),
+                ("id", id.as_str()),
+                ("prefix", prefix.as_str()),
+            ];
+            args.extend(targets.iter().map(|t| ("target", t.target.as_str())));
+            args.extend(
+                targets
+                    .iter()
+                    .filter(|t| !t.healthy)
+                    .map(|t| ("down", t.code.as_str())),
+            );
+            inflect(out, &args);
+        }
     }
     out.push(b'\n');
 }

@@ -15,6 +15,8 @@
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
+//! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
+//!   providers and the providers' health), read from and written to its ANVL file.
 //! * [`Accept`] and [`percent_decode`]: the `Accept` header and `%HH` escapes, read the
 //!   same way by every protocol.
 //!
@@ -50,6 +52,7 @@ mod lookup;
 mod lui;
 mod noid_keys;
 pub mod noid_line;
+pub mod registry;
 mod resolve;
 mod rules;
 mod unescape;
@@ -58,7 +61,8 @@ pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
-pub use resolve::{Answer, Request, Resolver, KERNEL, METADATA_TYPES};
+pub use registry::{Registry, RegistryError};
+pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 pub use unescape::{marker_decode, percent_decode};
 

@@ -5,12 +5,13 @@
 //! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum, ValueHint};
 use noid_resolve::egg::Miss;
-use noid_resolve::Rules;
+use noid_resolve::{Registry, Rules};
 use noid_store::Layout;
 
 /// the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP
@@ -67,6 +68,35 @@ pub struct Args {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub rules: Option<PathBuf>,
 
+    /// Prefix registry file: ANVL records for schemes (pdb:), NAANs and prefixes
+    /// (ark:/99999, doi:10.5072) and shoulders, with their names, who runs them and
+    /// their providers (URL patterns with $id). A truncated identifier answers its
+    /// record, `*/ID` lists ID's target at every provider, and ID redirects to the first
+    /// provider that is up. Format: RESOLUTION.md, "The prefix registry".
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub registry: Option<PathBuf>,
+
+    /// Check the --registry file and exit: status 0 and a summary on stdout when it is
+    /// good, status 2 and the bad line on stderr when it is not.
+    #[arg(long, requires = "registry", conflicts_with = "write_registry")]
+    pub check_registry: bool,
+
+    /// Write the --registry file in its canonical form (records sorted, elements in
+    /// order; comments are not kept) to FILE, "-" for stdout, and exit.
+    #[arg(long, value_name = "FILE", requires = "registry", value_hint = ValueHint::FilePath)]
+    pub write_registry: Option<PathBuf>,
+
+    /// Probe the registry's providers every SECS seconds: a HEAD of each `probe:` URL,
+    /// up when it answers a status below 400. Redirects and the line protocols then go
+    /// to the first provider that is up. 0 (the default): no probes, all count as up.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    pub probe_interval: f64,
+
+    /// Seconds a probe waits to connect and for the answer before counting the provider
+    /// down.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub probe_timeout: f64,
+
     /// What the egg protocol answers for an unknown id: "null" (NULL, Apache's
     /// not-found) or "eggnog" (`redir302 ` with an empty target, as EggNog).
     #[arg(long, value_enum, default_value_t = EggMiss::Null)]
@@ -115,6 +145,10 @@ pub enum EggMiss {
 /// Where the answers go.
 #[derive(Debug, Clone)]
 pub enum Mode {
+    /// `--check-registry`: print a summary of the registry and exit.
+    CheckRegistry,
+    /// `--write-registry FILE`: write the registry's canonical text and exit.
+    WriteRegistry(PathBuf),
     /// Line protocol on stdin/stdout.
     Lines(Protocol),
     /// HTTP server on this address.
@@ -137,6 +171,12 @@ pub struct Config {
     pub mode: Mode,
     /// Parsed rules table.
     pub rules: Rules,
+    /// The prefix registry (empty without --registry), and its file.
+    pub registry: Arc<Registry>,
+    /// The --registry file.
+    pub registry_file: Option<PathBuf>,
+    /// Probe interval and timeout, when probing.
+    pub probes: Option<(Duration, Duration)>,
     /// Egg miss answer.
     pub miss: Miss,
     /// Secondary-instance directory chosen by the operator, if any.
@@ -163,7 +203,36 @@ impl Config {
             }
             None => Rules::builtin(),
         };
+        let registry = match &args.registry {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read registry file {}", path.display()))?;
+                Registry::parse(&text)
+                    .with_context(|| format!("bad registry file {}", path.display()))?
+            }
+            None => Registry::empty(),
+        };
+        let probes = match args.probe_interval {
+            0.0 => None,
+            i if i > 0.0 && i <= 86_400.0 => {
+                if !(args.probe_timeout > 0.0 && args.probe_timeout <= 3_600.0) {
+                    bail!("--probe-timeout must be more than 0 and at most 3600 seconds");
+                }
+                if args.registry.is_none() {
+                    bail!("--probe-interval needs --registry (the providers to probe)");
+                }
+                Some((
+                    Duration::from_secs_f64(i),
+                    Duration::from_secs_f64(args.probe_timeout),
+                ))
+            }
+            _ => bail!("--probe-interval must be 0 (no probes) or more, at most 86400 seconds"),
+        };
         let mode = match args.http {
+            _ if args.check_registry => Mode::CheckRegistry,
+            _ if args.write_registry.is_some() => {
+                Mode::WriteRegistry(args.write_registry.clone().unwrap_or_default())
+            }
             Some(addr) => {
                 if args.http_threads == 0 {
                     bail!("--http-threads must be at least 1");
@@ -198,6 +267,9 @@ impl Config {
             dbdir,
             mode,
             rules,
+            registry: Arc::new(registry),
+            registry_file: args.registry,
+            probes,
             miss: match args.egg_miss {
                 EggMiss::Null => Miss::Null,
                 EggMiss::Eggnog => Miss::Eggnog,
@@ -261,7 +333,7 @@ mod tests {
                 assert_eq!(limits.header_read_timeout, Duration::from_millis(2500));
                 assert_eq!(limits.max_connections, 1024);
             }
-            Mode::Lines(_) => panic!("--http is HTTP mode"),
+            _ => panic!("--http is HTTP mode"),
         }
         assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "0"]).is_err());
         assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "NaN"]).is_err());
@@ -269,6 +341,41 @@ mod tests {
         assert!(config(&["noidr", "--protocol", "bogus"]).is_err());
         assert!(config(&["noidr", "--rules", "/nonexistent/rules"]).is_err());
         assert_eq!(config(&["noidr"]).unwrap().rules, Rules::builtin());
+    }
+
+    #[test]
+    fn registry_and_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = dir.path().join("reg");
+        std::fs::write(&reg, "prefix: pdb:\nprovider: a https://a.org/$id\n").unwrap();
+        let reg = reg.to_str().unwrap();
+        let c = config(&["noidr", "--registry", reg]).unwrap();
+        assert_eq!(c.registry.records().len(), 1);
+        assert_eq!(c.probes, None);
+        let c = config(&["noidr", "--registry", reg, "--probe-interval", "0.5"]).unwrap();
+        assert_eq!(
+            c.probes,
+            Some((Duration::from_millis(500), Duration::from_secs(2)))
+        );
+        let c = config(&["noidr", "--registry", reg, "--check-registry"]).unwrap();
+        assert!(matches!(c.mode, Mode::CheckRegistry));
+        let c = config(&["noidr", "--registry", reg, "--write-registry", "-"]).unwrap();
+        assert!(matches!(c.mode, Mode::WriteRegistry(p) if p == std::path::Path::new("-")));
+        assert!(config(&["noidr", "--check-registry"]).is_err());
+        assert!(config(&["noidr", "--registry", reg, "--probe-interval", "-1"]).is_err());
+        assert!(config(&["noidr", "--registry", reg, "--probe-interval", "NaN"]).is_err());
+        assert!(config(&[
+            "noidr",
+            "--registry",
+            reg,
+            "--probe-interval",
+            "1",
+            "--probe-timeout",
+            "0"
+        ])
+        .is_err());
+        assert!(config(&["noidr", "--probe-interval", "1"]).is_err());
+        assert!(config(&["noidr", "--registry", "/nonexistent/reg"]).is_err());
     }
 
     /// The package's noidr(8) and shell completions are what this definition makes.

@@ -19,11 +19,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod args;
 mod http;
 mod lines;
+mod probe;
 mod protocol;
 mod signals;
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::Context;
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 
@@ -51,9 +55,17 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
         .target(env_logger::Target::Stderr)
         .format_timestamp_millis()
         .init();
+    match &cfg.mode {
+        Mode::CheckRegistry => return Ok(check_registry(&cfg)),
+        Mode::WriteRegistry(out) => return write_registry(&cfg, out),
+        _ => {}
+    }
+    if let Some((interval, timeout)) = cfg.probes {
+        probe::spawn(cfg.registry.clone(), interval, timeout)?;
+    }
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;
-    let resolver = Resolver::new(cfg.rules);
+    let resolver = Resolver::with_registry(cfg.rules, cfg.registry);
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
             signals::spawn(follower.clone(), true)?;
@@ -67,6 +79,7 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
             })
             .map(|n| log::info!("end of input after {n} requests"))
         }
+        Mode::CheckRegistry | Mode::WriteRegistry(_) => unreachable!("handled above"),
         Mode::Http {
             addr,
             threads,
@@ -88,4 +101,31 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e.into()),
     }
+}
+
+/// `--check-registry`: the file parsed (or `Config` would have failed, naming the line);
+/// say what it holds.
+fn check_registry(cfg: &Config) -> ExitCode {
+    let (schemes, naans, shoulders, providers) = cfg.registry.counts();
+    let probed = cfg.registry.probes().len();
+    let file = cfg.registry_file.as_deref().unwrap_or(Path::new("-"));
+    println!(
+        "{}: ok: {} records ({schemes} schemes, {naans} NAANs or prefixes, {shoulders} \
+         shoulders), {providers} providers, {probed} probed",
+        file.display(),
+        cfg.registry.records().len(),
+    );
+    ExitCode::SUCCESS
+}
+
+/// `--write-registry OUT`: the canonical text, to OUT or stdout.
+fn write_registry(cfg: &Config, out: &Path) -> anyhow::Result<ExitCode> {
+    let text = cfg.registry.to_text();
+    if out == Path::new("-") {
+        io::stdout().write_all(text.as_bytes())?;
+    } else {
+        std::fs::write(out, text)
+            .with_context(|| format!("cannot write registry file {}", out.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -10,4 +10,5 @@ mod http;
 mod lifecycle;
 mod pepper;
 mod protocol;
+mod providers;
 mod robust;

@@ -1,6 +1,9 @@
 //! What resolution answers ([`Answer`]), and what a step found on the way ([`Found`]).
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::registry::Record;
 
 /// What resolution decided. Each variant says how the HTTP layer should present it; the
 /// egg protocol's rendering is in [`crate::egg`].
@@ -53,8 +56,41 @@ pub enum Answer {
         /// Bindings under that key (other than `_t`), possibly empty.
         bindings: Vec<(String, Vec<u8>)>,
     },
+    /// A truncated identifier (`ark:/99999`, `doi:10.5072`, `pdb:`) that is not bound
+    /// itself and has a record in the prefix registry: show the record (200).
+    Record {
+        /// Canonical key of the truncated id (`ark:/99999`).
+        key: String,
+        /// Its record, then the records directly below it (a NAAN's shoulders, a
+        /// scheme's NAANs).
+        records: Vec<Arc<Record>>,
+        /// Bindings under the key in the store (other than `_t`), possibly empty.
+        bindings: Vec<(String, Vec<u8>)>,
+    },
+    /// `*/ID`: the target at every provider of ID's prefix (200, a list).
+    Providers {
+        /// The identifier after `*/`.
+        id: String,
+        /// The key of the record whose providers these are.
+        prefix: String,
+        /// One per provider, in failover order (the primary first).
+        targets: Vec<ProviderTarget>,
+    },
     /// Nothing bound, no ancestor, rule or forwarding applies: 404.
     NotFound,
+}
+
+/// One provider's target in an [`Answer::Providers`] list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderTarget {
+    /// The provider's code (`rcsb`).
+    pub code: String,
+    /// The identifier's target there (placeholders expanded, code removed).
+    pub target: String,
+    /// Whether it is the record's primary provider.
+    pub primary: bool,
+    /// Whether it is up (always, unless probes say it is down).
+    pub healthy: bool,
 }
 
 /// How a target was found; it decides conneg and the rule-only treatment.

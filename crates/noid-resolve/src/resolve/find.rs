@@ -96,14 +96,22 @@ impl Resolver {
                     }
                 }
             }
-            if self.rules.is_empty() {
+            if self.rules.is_empty() && self.registry.is_empty() {
                 continue;
             }
-            // Level keys are prefixes of `norm`, already canonical but for DOI case.
-            let canonical = match p.family {
-                Family::Doi => Cow::Owned(format!("doi:{}", k[4..].to_uppercase())),
-                _ => Cow::Borrowed(k),
-            };
+            let canonical = level_key(p, k);
+            // A registry record's provider: the first healthy one.
+            if let Some(pv) = self
+                .registry
+                .get(&canonical)
+                .and_then(|r| self.registry.choose(r))
+            {
+                return Ok(Some(Found::rule(
+                    k,
+                    pv.template.as_bytes().to_vec(),
+                    suffix,
+                )));
+            }
             if let Some(t) = self.rules.get_canonical(&canonical) {
                 return Ok(Some(Found::rule(k, t.as_bytes().to_vec(), suffix)));
             }
@@ -121,6 +129,13 @@ impl Resolver {
         if let Some(k) = p.partial_key() {
             let mut bindings = elem::bindings(l, &k, MAX_BINDINGS)?;
             bindings.retain(|(e, _)| e != TARGET && !e.starts_with("_,"));
+            if let Some(records) = self.registry.with_below(&k) {
+                return Ok(Answer::Record {
+                    key: k,
+                    records,
+                    bindings,
+                });
+            }
             return Ok(Answer::Partial { key: k, bindings });
         }
         if let (Some(global), Family::Ark, Some(naan)) =
@@ -157,6 +172,15 @@ impl Resolver {
         key.truncate(key.len() - 1);
         key.push(keys::SEPARATOR);
         Ok(!l.scan_prefix(key, 1)?.is_empty())
+    }
+}
+
+/// The key a level of `p` (`p.norm[..n]`) has in the rules table and the registry:
+/// level keys are prefixes of `norm`, already canonical but for DOI case.
+pub(super) fn level_key<'a>(p: &Parsed, k: &'a str) -> Cow<'a, str> {
+    match p.family {
+        Family::Doi => Cow::Owned(format!("doi:{}", k[4..].to_uppercase())),
+        _ => Cow::Borrowed(k),
     }
 }
 

@@ -6,7 +6,8 @@
 //! this order, one module per kind of step:
 //!
 //! 1. the verbatim id's `_t` (a plain hit costs one lookup and nothing else); a peppered
-//!    id `ID!PEPPER` is then read as `ID`;
+//!    id `ID!PEPPER` is then read as `ID`; `*/ID` lists the targets at every provider of
+//!    ID's prefix (`meta`);
 //! 2. other spellings (normalisation, `ark:`↔`ark:/`, hyphens, DOI case, shadow ARKs:
 //!    `crate::ident` parses, `find` looks up);
 //! 3. an inflection suffix (`?`, `??`, `?info`, `/`, `./` …) on a bound id;
@@ -14,9 +15,10 @@
 //!    (`chop`, which for an id with ancestors reads them all as one range
 //!    before step 1);
 //! 5. the `:idmap` rules of `_t`;
-//! 6. partial ids (`ark:`, `ark:/99999`, `doi:10.5072`);
-//! 7. redirect rules on the shoulder, NAAN or scheme (bound in the store, or in the
-//!    operator's rules file);
+//! 6. partial ids (`ark:`, `ark:/99999`, `doi:10.5072`): their record in the prefix
+//!    registry, else their bindings (`meta`);
+//! 7. redirect rules on the shoulder, NAAN or scheme (bound in the store, a registry
+//!    record's provider, or the operator's rules file);
 //! 8. forwarding of ARKs of other NAANs to a global resolver;
 //! 9. not found.
 //!
@@ -29,10 +31,11 @@
 mod answer;
 mod chop;
 mod find;
+mod meta;
 mod negotiate;
 mod target;
 
-pub use answer::Answer;
+pub use answer::{Answer, ProviderTarget};
 pub use negotiate::{KERNEL, METADATA_TYPES};
 
 use crate::elem::read_id;
@@ -40,8 +43,10 @@ use crate::ident::Parsed;
 use crate::keys;
 use crate::lookup::{is_truthy, Lookup, LookupError, Ranged};
 use crate::noid_keys::NoidKeys;
+use crate::registry::Registry;
 use crate::rules::Rules;
 use answer::Found;
+use std::sync::Arc;
 
 /// The target element.
 const TARGET: &str = "_t";
@@ -71,17 +76,33 @@ impl<'a> Request<'a> {
     }
 }
 
-/// The resolver: the operator's rules, never changed after start, so one instance serves
-/// every thread (`Send + Sync`). Compiled `:idmap` rules are cached by [`crate::idmap`].
+/// The resolver: the operator's rules and prefix registry, never changed after start
+/// (but for the registry providers' health flags), so one instance serves every thread
+/// (`Send + Sync`). Compiled `:idmap` rules are cached by [`crate::idmap`].
 #[derive(Debug, Clone, Default)]
 pub struct Resolver {
     rules: Rules,
+    registry: Arc<Registry>,
 }
 
 impl Resolver {
-    /// A resolver with these rules.
+    /// A resolver with these rules and no prefix registry.
     pub fn new(rules: Rules) -> Resolver {
-        Resolver { rules }
+        Resolver {
+            rules,
+            registry: Arc::default(),
+        }
+    }
+
+    /// A resolver with these rules and this prefix registry (shared with whoever probes
+    /// its providers).
+    pub fn with_registry(rules: Rules, registry: Arc<Registry>) -> Resolver {
+        Resolver { rules, registry }
+    }
+
+    /// The prefix registry in force.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// The rules in force.
@@ -113,6 +134,10 @@ impl Resolver {
         let base = read_id(l, id)?;
         if base.len() < id.len() {
             return self.resolve(store, &Request { id: base, ..*req });
+        }
+        // `*/ID`: every provider's target (meta-resolution).
+        if let Some(inner) = id.strip_prefix("*/") {
+            return self.providers(l, &mut key, req, inner);
         }
         let (p, candidates) = match ahead {
             Some(a) => (a.parsed, Some(a.candidates)),

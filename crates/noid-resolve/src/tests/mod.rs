@@ -3,6 +3,7 @@
 //! decision (`output`), and here the helpers and the crate-wide contracts.
 
 mod output;
+mod records;
 mod steps;
 
 use crate::egg::{self, Miss};
