@@ -215,12 +215,19 @@ impl Registry {
 
     /// The record of a canonical key.
     pub fn get(&self, key: &str) -> Option<&Arc<Record>> {
+        // (An empty map would still hash the key: misses without a registry pay nothing.)
+        if self.records.is_empty() {
+            return None;
+        }
         self.index.get(key).map(|&i| &self.records[i])
     }
 
     /// The record of `key` followed by the records directly below it (a scheme's NAANs,
     /// a NAAN's shoulders): what a truncated identifier answers.
     pub fn with_below(&self, key: &str) -> Option<Vec<Arc<Record>>> {
+        if self.records.is_empty() {
+            return None;
+        }
         let &i = self.index.get(key)?;
         let mut out = Vec::with_capacity(1 + self.below[i].len());
         out.push(self.records[i].clone());
