@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Install what building noid needs on a fresh Debian machine (idempotent):
-# clang/libclang for RocksDB's bindgen, g++ for its C++; Rust must already be there.
+# clang/libclang for RocksDB's bindgen, g++ for its C++, PostgreSQL's server for the
+# tests of the PostgreSQL backend; Rust must already be there.
 set -euo pipefail
 need=()
 command -v clang >/dev/null 2>&1 || need+=(clang)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
+# The PostgreSQL backend's tests start real servers from Debian's binaries.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     apt-get update -qq

@@ -8,7 +8,7 @@ use clap::Parser;
 use noid_binder::writelog::Record;
 use noid_binder::Session as EggSession;
 use noid_minter::{Minter, Txn};
-use noid_store::{Op, Writer};
+use noid_store::{Op, Store};
 
 use crate::session::Session;
 
@@ -64,14 +64,14 @@ pub fn replay(session: &Session, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let writer = match Writer::open(&session.dbdir, session.lock_timeout) {
+    let writer = match crate::store::open_writer(session) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: {e}");
             return 1;
         }
     };
-    let mut txn = Txn::new(&writer);
+    let mut txn = Txn::new(&*writer);
     let mut minter = match Minter::load(&txn) {
         Ok(m) => m,
         Err(e) => {
@@ -124,7 +124,7 @@ pub fn replay(session: &Session, args: &[String]) -> u8 {
     u8::from(failed > 0)
 }
 
-fn commit(txn: &mut Txn<'_, Writer>) -> bool {
+fn commit(txn: &mut Txn<'_, dyn Store>) -> bool {
     let ops = txn.take_writes().into_iter().map(Op::from);
     match txn.base().commit(ops) {
         Ok(()) => true,

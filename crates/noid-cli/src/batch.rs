@@ -5,7 +5,7 @@
 //! `bind`s commits in large batches. The lock is released whenever input runs dry.
 
 use noid_minter::{Minter, Txn};
-use noid_store::{StoreError, Writer};
+use noid_store::{Store, StoreError};
 
 use crate::bulk::Source;
 use crate::commands::{self, Failed, Plain, Read, Verb, Write, Writing};
@@ -32,7 +32,7 @@ pub fn write_batch(
     first: Write,
     mut out: Out,
 ) -> (bool, Option<Verb>) {
-    let writer = match Writer::open(&session.dbdir, session.lock_timeout) {
+    let writer = match crate::store::open_writer(session) {
         Ok(w) => w,
         Err(e) => {
             store_error(session, e, &mut out);
@@ -40,7 +40,7 @@ pub fn write_batch(
         }
     };
     let mut ok = true;
-    let mut txn = Txn::new(&writer);
+    let mut txn = Txn::new(&*writer);
     let mut minter = match Minter::load(&txn) {
         Ok(m) => m,
         Err(e) => {
@@ -129,14 +129,14 @@ pub fn write_batch(
 /// Commit the transaction's writes (synced), then print the output they produced.
 /// On failure nothing of the batch is printed but the error. Returns false when the
 /// commit or any command since the last print failed.
-fn commit(session: &Session, txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
+fn commit(session: &Session, txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> bool {
     commit_writes(txn, out);
     emit(session, out)
 }
 
 /// Commit the transaction's writes as one synced batch; when that fails, replace the
 /// output they produced by the error (see [`nothing_written`]) and return false.
-fn commit_writes(txn: &mut Txn<'_, Writer>, out: &mut Out) -> bool {
+fn commit_writes(txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> bool {
     let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
     match txn.base().commit(ops) {
         Ok(()) => true,
@@ -160,7 +160,7 @@ struct MintBatches<'s> {
 }
 
 impl commands::mint::Batches for MintBatches<'_> {
-    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), Failed> {
+    fn commit(&mut self, txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> Result<(), Failed> {
         if !commit_writes(txn, out) {
             return Err(Failed::Reported);
         }

@@ -6,7 +6,6 @@
 use std::io::{BufRead, Read};
 
 use indicatif::ProgressBar;
-use noid_store::Snapshot;
 
 use crate::batch::{emit, write_batch};
 use crate::commands::Verb;
@@ -159,9 +158,9 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
             Verb::Plain(p) => p.run(&mut out),
             Verb::Create(c) => c.run(session, &mut out),
             Verb::Port(p) => p.run(session, &mut out),
-            Verb::Read(r) => match Snapshot::open(&session.dbdir) {
+            Verb::Read(r) => match crate::store::open_reader(session) {
                 Ok(snap) => {
-                    if let Err(e) = r.run(&snap, &mut out) {
+                    if let Err(e) = r.run(&*snap, &mut out) {
                         out.fail(format!("{e}\n"));
                     }
                 }

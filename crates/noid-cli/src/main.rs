@@ -14,6 +14,7 @@ mod output;
 mod progress;
 mod request;
 mod session;
+mod store;
 mod usage;
 
 /// Minting and bulk binding allocate many small keys and records, a pattern mimalloc

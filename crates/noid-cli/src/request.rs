@@ -92,7 +92,7 @@ impl Request {
             Request::Forbidden(_) => false,
             Request::Unknown { .. } => true,
         };
-        if needs_minter && !db_open && !noid_store::Layout::new(&session.dbdir).exists() {
+        if needs_minter && !db_open && !noid_store::Layout::new(&session.dbdir).has_minter() {
             no_database(session, out);
             return None;
         }

@@ -35,6 +35,9 @@ pub enum StoreError {
         /// Why the last open failed.
         cause: Arc<StoreError>,
     },
+    /// Another engine holding the minter (a database server) failed; the text says
+    /// which and why.
+    Backend(String),
     /// The follower is stopping (the process exits) and opens nothing any more.
     Stopping,
 }
@@ -58,6 +61,7 @@ impl fmt::Display for StoreError {
             StoreError::Unavailable { dbdir, cause } => {
                 write!(f, "cannot open minter {}: {cause}", dbdir.display())
             }
+            StoreError::Backend(why) => f.write_str(why),
             StoreError::Stopping => f.write_str("the resolver is exiting"),
         }
     }

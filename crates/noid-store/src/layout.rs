@@ -20,6 +20,9 @@ pub struct Layout {
     pub readme: PathBuf,
     /// The minter's log, `Dbdir/NOID/log`.
     pub log: PathBuf,
+    /// Where a minter held by a database server says which (`noid-pg`'s
+    /// `Location`), `Dbdir/NOID/backend`; absent for the embedded store.
+    pub backend: PathBuf,
 }
 
 impl Layout {
@@ -33,13 +36,20 @@ impl Layout {
             batch_sst: noid_dir.join("batch.sst"),
             readme: noid_dir.join("README"),
             log: noid_dir.join("log"),
+            backend: noid_dir.join("backend"),
             noid_dir,
         }
     }
 
-    /// Whether a minter database exists here (its RocksDB `CURRENT` file is present).
+    /// Whether an embedded minter database exists here (its RocksDB `CURRENT` file is
+    /// present).
     pub fn exists(&self) -> bool {
         self.db.join("CURRENT").is_file()
+    }
+
+    /// Whether a minter lives here, embedded or on a database server.
+    pub fn has_minter(&self) -> bool {
+        self.exists() || self.backend.is_file()
     }
 
     /// The Dbdir a program's name selects, as in the noid manual: the part of its file

@@ -14,11 +14,16 @@
 //!   primary only when the generation counter moved, opened anew when the store was
 //!   replaced, read through per-view caches ([`View`], a [`noid_resolve::Lookup`]).
 //!
+//! Every engine that can hold a minter implements [`Store`] (writing) and [`Scan`]
+//! (reading it all); the embedded RocksDB store is this crate's, PostgreSQL is
+//! `noid-pg`'s.
+//!
 //! Also here: the minter's file [`Layout`] (and the Dbdir a program's name selects),
 //! and [`sweep_stale`] for directories left by processes that were killed.
 
 #![deny(missing_docs)]
 
+mod backend;
 mod cursor;
 mod error;
 mod follow;
@@ -30,6 +35,7 @@ mod snapshot;
 mod sweep;
 mod writer;
 
+pub use backend::{Scan, Store};
 pub use error::StoreError;
 pub use follow::view::View;
 pub use follow::{Follower, ViewRef, CATCH_UP_EVERY};

@@ -31,10 +31,28 @@ impl From<(Vec<u8>, Option<Vec<u8>>)> for Op {
 }
 
 impl Op {
-    fn key(&self) -> &[u8] {
+    /// The key changed.
+    pub fn key(&self) -> &[u8] {
         match self {
             Op::Put(k, _) | Op::Delete(k) => k,
         }
+    }
+
+    /// Put `ops` in key order (stable, so a key's operations keep their order) and keep
+    /// only the last operation of each key: what a commit applies.
+    pub fn last_per_key(ops: &mut Vec<Op>) {
+        if ops.windows(2).all(|w| w[0].key() < w[1].key()) {
+            return;
+        }
+        ops.sort_by(|a, b| a.key().cmp(b.key()));
+        ops.dedup_by(|later, earlier| {
+            if later.key() == earlier.key() {
+                std::mem::swap(later, earlier);
+                true
+            } else {
+                false
+            }
+        });
     }
 }
 
@@ -145,19 +163,8 @@ impl Writer {
         if ops.is_empty() {
             return Ok(());
         }
-        // Key order (stable, so a key's operations keep their order), then only the
-        // last operation of each key. In key order, memtable inserts also run faster.
-        if !ops.windows(2).all(|w| w[0].key() < w[1].key()) {
-            ops.sort_by(|a, b| a.key().cmp(b.key()));
-            ops.dedup_by(|later, earlier| {
-                if later.key() == earlier.key() {
-                    std::mem::swap(later, earlier);
-                    true
-                } else {
-                    false
-                }
-            });
-        }
+        // In key order, memtable inserts also run faster.
+        Op::last_per_key(ops);
         if ops.len() >= INGEST_MIN {
             self.ingest(ops)?;
             // Long-lived readers must reopen rather than catch up (see `generation`).

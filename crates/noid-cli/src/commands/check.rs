@@ -5,7 +5,7 @@
 use std::fmt;
 
 use noid_migrate::check::{analyze, Analysis, Census, CheckError, Options};
-use noid_store::{Layout, Op, Snapshot, StoreError, Writer};
+use noid_store::{Layout, Op, StoreError};
 
 use crate::complaint::{no_database, store_error, Complaint};
 use crate::output::Out;
@@ -41,7 +41,7 @@ impl Check {
 
     /// Run it.
     pub fn run(&self, session: &Session, out: &mut Out) {
-        if !Layout::new(&session.dbdir).exists() {
+        if !Layout::new(&session.dbdir).has_minter() {
             return no_database(session, out);
         }
         if !self.repair {
@@ -57,11 +57,11 @@ impl Check {
 
     /// `check`: the report, from a snapshot.
     fn report(&self, session: &Session, out: &mut Out) {
-        let snap = match Snapshot::open(&session.dbdir) {
+        let snap = match crate::store::open_reader(session) {
             Ok(s) => s,
             Err(e) => return store_error(session, e, out),
         };
-        let a = match survey(&snap, |f| snap.scan_from(b"", f), self.opts) {
+        let a = match survey(&*snap, |f| snap.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -82,11 +82,11 @@ impl Check {
     /// `check --repair`: the report, the repairs as one batch under the writers' lock,
     /// and a second look at the result.
     fn repair(&self, session: &Session, out: &mut Out) {
-        let writer = match Writer::open(&session.dbdir, session.lock_timeout) {
+        let writer = match crate::store::open_writer(session) {
             Ok(w) => w,
             Err(e) => return store_error(session, e, out),
         };
-        let before = match survey(&writer, |f| writer.scan_from(b"", f), self.opts) {
+        let before = match survey(&*writer, |f| writer.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -100,7 +100,7 @@ impl Check {
         for fix in before.problems.iter().filter_map(|p| p.repair.as_ref()) {
             out.out(format!("repaired: {fix}\n"));
         }
-        let after = match survey(&writer, |f| writer.scan_from(b"", f), self.opts) {
+        let after = match survey(&*writer, |f| writer.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -143,7 +143,7 @@ impl fmt::Display for SurveyError {
 }
 
 /// Count every record, then analyse.
-fn survey<L: noid_resolve::Lookup>(
+fn survey<L: noid_resolve::Lookup + ?Sized>(
     l: &L,
     scan: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError>,
     opts: Options,

@@ -2,7 +2,7 @@
 //! noid's own lossless format or as BerkeleyDB `db_dump -p` text.
 
 use noid_migrate::dump::{Format, Writer as DumpWriter};
-use noid_store::{Layout, Snapshot};
+use noid_store::Layout;
 
 use crate::complaint::{no_database, store_error, Complaint};
 use crate::output::Out;
@@ -43,11 +43,11 @@ impl Export {
 
 /// Write every key of the session's minter to standard output in `format`.
 fn stream(session: &Session, format: Format, out: &mut Out) {
-    if !Layout::new(&session.dbdir).exists() {
+    if !Layout::new(&session.dbdir).has_minter() {
         no_database(session, out);
         return;
     }
-    let snap = match Snapshot::open(&session.dbdir) {
+    let snap = match crate::store::open_reader(session) {
         Ok(s) => s,
         Err(e) => return store_error(session, e, out),
     };
@@ -63,7 +63,7 @@ fn stream(session: &Session, format: Format, out: &mut Out) {
     };
     let mut failure = None;
     let pb = progress::count(session, "exporting", "keys");
-    let scanned = snap.scan_from(b"", |k, v| match w.record(k, v) {
+    let scanned = snap.scan_from(b"", &mut |k, v| match w.record(k, v) {
         Ok(()) => {
             pb.inc(1);
             true

@@ -4,7 +4,7 @@
 
 use noid_minter::bind::BindArgs;
 use noid_minter::{mint, Minter, MinterError, Txn};
-use noid_store::{Op, StoreError, Writer};
+use noid_store::{Op, Store, StoreError};
 use rand::Rng;
 
 use super::{Failed, Writing};
@@ -27,7 +27,7 @@ pub fn new_pepper() -> String {
 /// streams and knows how a failure is reported.
 pub trait Batches {
     /// Commit the transaction's writes, synced, then print `out`.
-    fn commit(&mut self, txn: &mut Txn<'_, Writer>, out: &mut Out) -> Result<(), Failed>;
+    fn commit(&mut self, txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> Result<(), Failed>;
     /// Report a commit that failed (nothing of it is printed).
     fn failed_commit(&mut self, e: StoreError, out: &mut Out);
     /// Print `out`, whose writes are already durable.
@@ -85,24 +85,25 @@ impl Mint {
         let ctx = w.session.context();
         let peppered = self.peppered;
         let bind = self.bind.as_ref();
-        let mint_one = |txn: &mut Txn<'_, Writer>, m: &mut Minter| -> Result<String, MinterError> {
-            let pepper = peppered.then(new_pepper);
-            let id = mint::mint(txn, m, &ctx, pepper.as_deref())?;
-            if let Some((e, v)) = bind {
-                let args = BindArgs {
-                    how: "set",
-                    id: &id,
-                    elem: e,
-                    value: Some(v.as_bytes()),
-                    new_pepper: None,
-                };
-                noid_minter::bind::bind(txn, m, &ctx, &args)?;
-            }
-            Ok(match pepper {
-                Some(p) => format!("id: {id}!{p}\n"),
-                None => format!("id: {id}\n"),
-            })
-        };
+        let mint_one =
+            |txn: &mut Txn<'_, dyn Store>, m: &mut Minter| -> Result<String, MinterError> {
+                let pepper = peppered.then(new_pepper);
+                let id = mint::mint(txn, m, &ctx, pepper.as_deref())?;
+                if let Some((e, v)) = bind {
+                    let args = BindArgs {
+                        how: "set",
+                        id: &id,
+                        elem: e,
+                        value: Some(v.as_bytes()),
+                        new_pepper: None,
+                    };
+                    noid_minter::bind::bind(txn, m, &ctx, &args)?;
+                }
+                Ok(match pepper {
+                    Some(p) => format!("id: {id}!{p}\n"),
+                    None => format!("id: {id}\n"),
+                })
+            };
         let (txn, m, batches) = (&mut *w.txn, &mut *w.minter, &mut *w.batches);
         // Start from a committed state so that a failed batch can simply be dropped and
         // replayed: no per-write undo records are needed while minting.
@@ -125,7 +126,7 @@ impl Mint {
     }
 }
 
-type MintOne<'f> = dyn Fn(&mut Txn<'_, Writer>, &mut Minter) -> Result<String, MinterError> + 'f;
+type MintOne<'f> = dyn Fn(&mut Txn<'_, dyn Store>, &mut Minter) -> Result<String, MinterError> + 'f;
 
 /// A write running on a second thread (which hands the written operations back, to be
 /// freed by the thread that allocated them), and the lines to print once it returned.
@@ -144,7 +145,7 @@ type InFlight<'scope> = Option<(
 /// entries) and nothing is bound; should the flag drop mid-way (a wrap), the write in
 /// flight is awaited before the next identifier is minted.
 fn mint_batches(
-    txn: &mut Txn<'_, Writer>,
+    txn: &mut Txn<'_, dyn Store>,
     m: &mut Minter,
     n: u64,
     pipelined: bool,
@@ -152,7 +153,7 @@ fn mint_batches(
     batches: &mut dyn Batches,
     mint_one: &MintOne<'_>,
 ) -> Result<(), Failed> {
-    let writer: &Writer = txn.base();
+    let writer: &dyn Store = txn.base();
     std::thread::scope(|scope| {
         let mut in_flight: InFlight<'_> = None;
         let mut left = n;
@@ -220,7 +221,7 @@ fn land(
 /// writes): drop the batch, replay the good ones (minting is deterministic) from the
 /// committed state, commit them, then report the failure.
 fn replay_then_fail(
-    txn: &mut Txn<'_, Writer>,
+    txn: &mut Txn<'_, dyn Store>,
     m: &mut Minter,
     done: u64,
     e: MinterError,

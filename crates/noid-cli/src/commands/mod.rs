@@ -28,7 +28,7 @@ use std::io;
 
 use noid_minter::{Minter, MinterError, Txn};
 use noid_resolve::Lookup;
-use noid_store::Writer;
+use noid_store::Store;
 
 use crate::complaint::Complaint;
 use crate::output::Out;
@@ -183,7 +183,7 @@ pub struct Writing<'a, 'w> {
     /// Where and as whom.
     pub session: &'a Session,
     /// The batch's transaction.
-    pub txn: &'a mut Txn<'w, Writer>,
+    pub txn: &'a mut Txn<'w, dyn Store>,
     /// The minter's state, kept across the batch.
     pub minter: &'a mut Minter,
     /// Standard input for `bind … :`/`:-`; None in bulk mode, where it carries the

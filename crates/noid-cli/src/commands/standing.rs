@@ -8,7 +8,6 @@
 use noid_minter::MinterError;
 use noid_resolve::kernel::{self, Census, Standing};
 use noid_resolve::{read_id, Lookup};
-use noid_store::Snapshot;
 
 use crate::complaint::store_error;
 use crate::output::Out;
@@ -43,13 +42,13 @@ impl Judge {
 
     /// `standing`: every identifier with a binding, from a snapshot, and a count.
     pub fn run_all(&self, session: &Session, out: &mut Out) {
-        let snap = match Snapshot::open(&session.dbdir) {
+        let snap = match crate::store::open_reader(session) {
             Ok(s) => s,
             Err(e) => return store_error(session, e, out),
         };
         let mut census = Census::default();
         let mut tally = Tally::default();
-        let walked = snap.scan_from(b"", |k, v| {
+        let walked = snap.scan_from(b"", &mut |k, v| {
             if let Some((id, s)) = census.push(k, v) {
                 tally.report(&id, &s, out);
             }

@@ -40,7 +40,7 @@ impl Import {
 
     /// Run it.
     pub fn run(&self, session: &Session, out: &mut Out) {
-        if Layout::new(&session.dbdir).exists() {
+        if Layout::new(&session.dbdir).has_minter() {
             out.fail(format!(
                 "error: a NOID database already exists in \"{}\".\n\tTo import into it, rename or remove the entire NOID subdirectory, or choose another Dbdir with -f.\n",
                 session.dbdir_display

@@ -82,7 +82,7 @@ fn move_into_place(dbdir: &Path, staged: &Layout) -> Result<(), ImportError> {
     if !target.noid_dir.exists() {
         return fs::rename(&staged.noid_dir, &target.noid_dir).map_err(fail(&target.noid_dir));
     }
-    if target.exists() {
+    if target.has_minter() {
         return Err(ImportError::Appeared {
             dbdir: dbdir.to_path_buf(),
         });

@@ -1,0 +1,336 @@
+//! `noid` on minters held by PostgreSQL (docs/SCALING.md), against real PostgreSQL
+//! servers started for each test (noid-pg's `testing::TestServer`): the same commands
+//! give the same output as on the embedded store, identifiers continue exactly as Perl
+//! Noid's, concurrent writers never collide, and the change log records every commit.
+
+#[allow(dead_code)]
+#[path = "util.rs"]
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Stdio};
+
+use noid_pg::testing::TestServer;
+use util::*;
+
+/// A minter directory whose minter `dbcreate ARGS` makes in database `db` of `server`.
+fn pg_minter(server: &TestServer, db: &str, args: &[&str]) -> (Dir, String) {
+    let url = server.create_database(db);
+    let d = Dir::new();
+    let mut a = vec!["dbcreate", "--backend", &url];
+    a.extend_from_slice(args);
+    let r = d.noid(&a);
+    assert_eq!(r.code, 0, "dbcreate on PostgreSQL failed: {r:?}");
+    (d, url)
+}
+
+/// `r`'s output with `dir` (a minter directory's path), timestamps and the creation
+/// record's two random sample identifiers made neutral.
+fn neutral(r: &Run, dir: &Dir) -> (String, String, i32) {
+    let p = dir.path().display().to_string();
+    let n = |s: &str| {
+        let s = undate(&s.replace(&p, "DIR"));
+        s.lines()
+            .filter(|l| !l.contains("Sample identifiers would be"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    (n(&r.stdout), n(&r.stderr), r.code)
+}
+
+/// The identifiers real Perl Noid 0.424 minted next after the commands of
+/// `PERL_SESSION` (shared/fixtures/perl-noid-0.424/random-long.next).
+const PERL_NEXT: &str = "13030/f5x63b46k 13030/f5sf2mb2f 13030/f5np1wh8p 13030/f5j09w371 \
+    13030/f5d795938 13030/f58g8fg9h 13030/f54q7qp5c 13030/f50z70w1m 13030/f5w66976b \
+    13030/f5rf5kf26 13030/f5ms3k11s 13030/f5h12v67b 13030/f5c824d3k 13030/f57h1dk9t \
+    13030/f53r0ps5p 13030/f5000001n 13030/f5v97zq91 13030/f5qj77x58 13030/f5ks6j41j \
+    13030/f5g15t973 13030/f5b853h3b 13030/f56h4cp9k 13030/f52r3nw5f 13030/f5z31nn33 \
+    13030/f5tb0xt9b 13030/f5pk07150 13030/f5js9h719 13030/f5f18sd7v 13030/f59882m33 \
+    13030/f55h7bs9b";
+
+/// The Perl Noid session after which Perl minted `PERL_NEXT`, after its `dbcreate`.
+const PERL_SESSION: &[&[&str]] = &[
+    &["mint", "25"],
+    &["hold", "set", "13030/f5nd4wg4p"],
+    &[
+        "bind",
+        "set",
+        "13030/f54x54g11",
+        "_t",
+        "https://example.org/obj/1",
+    ],
+    &["bind", "add", "13030/f54x54g11", "who", "Jane Doe"],
+    &[
+        "bind",
+        "set",
+        ":idmap/^(13030/f5)(.*)$",
+        "myGoto",
+        "https://example.org/m/$2",
+    ],
+    &["queue", "now", "13030/f5154dn7k"],
+];
+
+const PERL_CREATE: &[&str] = &["f5.reedeedk", "long", "13030", "example.org", "oac"];
+
+#[test]
+fn every_command_answers_as_on_the_embedded_store_and_minting_continues_as_perl_did() {
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(&server, "perl", PERL_CREATE);
+    let embedded = Dir::minter(PERL_CREATE);
+    assert!(pg.path().join("NOID/backend").is_file());
+    assert!(!pg.path().join("NOID/noid.rocksdb").exists());
+    let reads: &[&[&str]] = &[
+        &["fetch", "13030/f54x54g11"],
+        &["get", "13030/f54x54g11", "_t", "who"],
+        &["get", "13030/f5anything", "myGoto"],
+        &["fetch", "13030/f5nd4wg4p"],
+        &["validate", "-", "13030/f5x63b46k", "13030/f5x63b46x"],
+        &["dbinfo", "brief"],
+        &["standing", "13030/f54x54g11"],
+        &["13030/f54x54g11.set", "how", "(:mtype text)"],
+        &["13030/f54x54g11.add", "who", "John Doe"],
+        &["13030/f54x54g11.fetch"],
+        &["note", "color", "blue"],
+        &["get", ":", "color"],
+        &["check"],
+        &["check", "--repair"],
+        &["standing"],
+    ];
+    let last: &[&str] = &["mint", "30"];
+    for cmd in PERL_SESSION.iter().chain(reads).chain([&last]) {
+        let (a, b) = (pg.noid(cmd), embedded.noid(cmd));
+        assert_eq!(neutral(&a, &pg), neutral(&b, &embedded), "noid {cmd:?}");
+        if cmd == &last {
+            assert_eq!(ids(a.ok()).join(" "), PERL_NEXT);
+        }
+    }
+    // The same again in one bulk run (one batch, one transaction).
+    let bulk = b"mint 3\nhold release 13030/f5x63b46k\nqueue first 13030/f5x63b46k\nget 13030/f54x54g11 _t\nmint 2\ndbinfo brief\n";
+    let (a, b) = (
+        pg.noid_stdin(&["-"], bulk),
+        embedded.noid_stdin(&["-"], bulk),
+    );
+    assert_eq!(neutral(&a, &pg), neutral(&b, &embedded), "bulk run");
+    assert_eq!(ids(a.ok())[3], "13030/f5x63b46k", "the queued id first");
+}
+
+#[test]
+fn eight_concurrent_minters_on_postgres_mint_the_embedded_backends_first_ids() {
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(
+        &server,
+        "race",
+        &["f5.reedeedk", "long", "13030", "cdlib.org", "oac/cmp"],
+    );
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            Command::new(noid_exe())
+                .arg("-f")
+                .arg(pg.path())
+                .args(["mint", "60"])
+                .env_remove("NOID")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn noid")
+        })
+        .collect();
+    let mut minted = Vec::new();
+    for c in children {
+        let out = c.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = ids(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(got.len(), 60);
+        minted.extend(got);
+    }
+    let distinct: BTreeSet<_> = minted.iter().cloned().collect();
+    assert_eq!(distinct.len(), 480, "every id distinct");
+    let embedded = Dir::minter(&["f5.reedeedk", "long", "13030", "cdlib.org", "oac/cmp"]);
+    let reference: BTreeSet<_> = embedded.mint(480).into_iter().collect();
+    assert_eq!(distinct, reference);
+    let info = pg.noid(&["dbinfo", "brief"]);
+    assert!(
+        info.ok().contains("\n  :/oacounter: 480\n"),
+        "{}",
+        info.stdout
+    );
+}
+
+#[test]
+fn the_change_log_holds_every_commit_in_order_and_replays_to_the_keys() {
+    let server = TestServer::start();
+    let (pg, url) = pg_minter(&server, "log", &[".sdd"]);
+    pg.noid(&["mint", "3"]).ok();
+    pg.noid(&["bind", "set", "01", "_t", "https://example.org/1"])
+        .ok();
+    pg.noid(&["bind", "delete", "01", "_t"]).ok();
+    pg.noid_stdin(&["-"], b"mint 1\nhold set 50\n").ok();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let head: i64 = c
+        .query_one("SELECT log_seq FROM noid_minters", &[])
+        .unwrap()
+        .get(0);
+    // dbcreate, mint, bind, purge, and the bulk run's one batch.
+    assert_eq!(head, 5);
+    let seqs: Vec<i64> = c
+        .query("SELECT DISTINCT seq FROM noid_log ORDER BY seq", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(seqs, (1..=5).collect::<Vec<i64>>(), "no gaps, commit order");
+    // Applying the log in order gives exactly the keys.
+    let mut replayed = BTreeMap::new();
+    for r in c
+        .query("SELECT key, value FROM noid_log ORDER BY seq, ord", &[])
+        .unwrap()
+    {
+        let (k, v): (Vec<u8>, Option<Vec<u8>>) = (r.get(0), r.get(1));
+        match v {
+            Some(v) => replayed.insert(k, v),
+            None => replayed.remove(&k),
+        };
+    }
+    let keys: BTreeMap<Vec<u8>, Vec<u8>> = c
+        .query("SELECT key, value FROM noid_keys ORDER BY key", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(replayed, keys);
+    assert!(keys.contains_key(&b"00\t:/c"[..]) && keys.contains_key(&b"50\t:/h"[..]));
+    assert!(!keys.contains_key(&b"01\t_t"[..]), "the delete is logged");
+}
+
+#[test]
+fn export_from_postgres_imports_into_the_embedded_store_exactly() {
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(&server, "port", PERL_CREATE);
+    for cmd in PERL_SESSION {
+        // As in Perl's session, the queue of a held id is refused.
+        let r = pg.noid(cmd);
+        assert_eq!(r.code, i32::from(cmd[0] == "queue"), "{cmd:?}: {r:?}");
+    }
+    let exported = pg.noid(&["export"]);
+    let tmp = Dir::new();
+    let target = tmp.path().join("copy");
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&target).args(["import", "-"]);
+    let imported = run(cmd, exported.ok().as_bytes());
+    imported.ok();
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&target).arg("export");
+    let again = run(cmd, b"");
+    assert_eq!(
+        again.ok(),
+        exported.stdout,
+        "export, import, export is exact"
+    );
+    // And both go on minting Perl's identifiers.
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&target).args(["mint", "30"]);
+    assert_eq!(ids(run(cmd, b"").ok()).join(" "), PERL_NEXT);
+    assert_eq!(pg.mint(30).join(" "), PERL_NEXT);
+    let check = pg.noid(&["check"]);
+    assert!(
+        check.ok().ends_with("ok: no problems found\n"),
+        "{}",
+        check.stdout
+    );
+}
+
+#[test]
+fn a_held_writers_lock_times_out_with_a_clear_error_and_changes_nothing() {
+    let server = TestServer::start();
+    let (pg, url) = pg_minter(&server, "lock", &[".sdd"]);
+    let mut holder = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    // The writers' lock as a writing noid holds it: ('noid', minter id).
+    holder
+        .execute(
+            "SELECT pg_advisory_lock(1852795236, (SELECT id::int FROM noid_minters WHERE name = $1))",
+            &[&pg.path().file_name().unwrap().to_str().unwrap()],
+        )
+        .expect("take the lock");
+    let r = pg.noid(&["--lock-timeout", "1", "mint", "1"]);
+    let name = pg.path().file_name().unwrap().to_str().unwrap().to_string();
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!("error: lock timeout after 1 seconds; another noid process holds minter {name} at {url}\n")
+    );
+    // Readers are not blocked; nothing was minted.
+    assert!(pg
+        .noid(&["dbinfo", "brief"])
+        .ok()
+        .contains("\n  :/oacounter: 0\n"));
+    drop(holder);
+    assert_eq!(pg.mint(1), ["00"]);
+}
+
+#[test]
+fn bad_backends_are_refused_and_leave_nothing() {
+    let server = TestServer::start();
+    let url = server.create_database("bad");
+    let d = Dir::new();
+    let r = d.noid(&["dbcreate", "--backend", "mysql://h/db", ".sdd"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            1,
+            "error: --backend must be a postgres:// URL (got \"mysql://h/db\")\n\n"
+        )
+    );
+    let r = d.noid(&["dbcreate", "--minter", "m", ".sdd"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "error: --minter needs --backend.\n\n")
+    );
+    let r = d.noid(&["dbcreate", "--backend", &url, "--minter", "a b", ".sdd"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.starts_with("error: minter name \"a b\" must be"),
+        "{r:?}"
+    );
+    // Nobody listens on port 1: the error names the server, and no file is left.
+    let r = d.noid(&[
+        "dbcreate",
+        "--backend",
+        "postgres://noid@127.0.0.1:1/x",
+        ".sdd",
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout
+            .starts_with("error: PostgreSQL at postgres://noid@127.0.0.1:1/x (minter "),
+        "{r:?}"
+    );
+    assert!(r.stdout.contains("cannot connect"), "{r:?}");
+    assert!(!d.path().join("NOID/backend").exists());
+    assert_eq!(d.noid(&["mint", "1"]).code, 1, "still no minter");
+    // A second minter of the same name in the same database is refused.
+    d.noid(&["dbcreate", "--backend", &url, "--minter", "m", ".sdd"])
+        .ok();
+    let other = Dir::new();
+    let r = other.noid(&["dbcreate", "--backend", &url, "--minter", "m", ".sdd"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.ends_with("a minter named m already exists\n\n"),
+        "{r:?}"
+    );
+    assert!(!other.path().join("NOID/backend").exists());
+    // A copy of the backend file is a second host's way in to the same minter.
+    std::fs::create_dir_all(other.path().join("NOID")).unwrap();
+    std::fs::copy(
+        d.path().join("NOID/backend"),
+        other.path().join("NOID/backend"),
+    )
+    .unwrap();
+    assert_eq!(d.mint(1), ["00"]);
+    assert_eq!(other.mint(1), ["01"]);
+    assert_eq!(d.mint(1), ["02"]);
+}

@@ -1,0 +1,217 @@
+//! A throw-away PostgreSQL server for tests: Debian's server binaries, a fresh data
+//! directory in a temporary directory, 127.0.0.1 on a free port, stopped (fast
+//! shutdown) and removed when dropped, also when the test fails.
+//!
+//! `initdb` refuses to run as root, so under root the server runs as the `postgres`
+//! user that Debian's package creates. Nothing is skipped: when no server can be
+//! started, [`TestServer::start`] panics and says why.
+
+use std::net::TcpListener;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a fresh server may take to accept connections on a loaded machine.
+const START_WAIT: Duration = Duration::from_secs(120);
+
+/// A running server, stopped when dropped.
+pub struct TestServer {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+    // Dropped after the server has stopped (fields drop after `Drop::drop`).
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// Start a server, or panic with the reason.
+    pub fn start() -> TestServer {
+        let bin = server_bin_dir().unwrap_or_else(|| {
+            panic!(
+                "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): \
+                 install Debian's postgresql package (scripts/setup.sh does)"
+            )
+        });
+        let dir = tempfile::Builder::new()
+            .prefix("noid-pg-test")
+            .tempdir()
+            .expect("a temporary directory");
+        let owner = match std::fs::metadata(dir.path()).expect("stat").uid() {
+            0 => Some(postgres_user()),
+            _ => None,
+        };
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .expect("give the temporary directory to the postgres user");
+        }
+        let data = dir.path().join("data");
+        let log = dir.path().join("server.log");
+        let as_owner = |c: &mut Command| {
+            if let Some((uid, gid)) = owner {
+                c.uid(uid).gid(gid);
+            }
+            c.env("LC_ALL", "C").env_remove("PGDATA");
+        };
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb.arg("-D").arg(&data);
+        initdb.args([
+            "-U",
+            "noid",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ]);
+        as_owner(&mut initdb);
+        let out = initdb.output().expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut last_log = String::new();
+        // A port found free may be taken before the server binds it: try a few.
+        for _ in 0..5 {
+            let port = free_port();
+            let log_file = std::fs::File::create(&log).expect("server log");
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown log");
+            }
+            let mut server = Command::new(bin.join("postgres"));
+            server.arg("-D").arg(&data).arg("-p").arg(port.to_string());
+            server.arg("-k").arg(dir.path());
+            server.args([
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "max_connections=60",
+                "-c",
+                "shared_buffers=16MB",
+            ]);
+            server.stdin(Stdio::null()).stdout(Stdio::null());
+            server.stderr(log_file);
+            as_owner(&mut server);
+            let mut child = server.spawn().expect("start postgres");
+            let url = format!("postgres://noid@127.0.0.1:{port}/postgres");
+            if wait_ready(&mut child, &url) {
+                return TestServer {
+                    child,
+                    port,
+                    log,
+                    _dir: dir,
+                };
+            }
+            stop(&mut child);
+            last_log = std::fs::read_to_string(&log).unwrap_or_default();
+            if !last_log.contains("could not bind") {
+                break;
+            }
+        }
+        panic!("PostgreSQL did not start:\n{last_log}")
+    }
+
+    /// A URL of database `db` on this server.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://noid@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Create database `db` and return its URL.
+    pub fn create_database(&self, db: &str) -> String {
+        let mut c = postgres::Client::connect(&self.url("postgres"), postgres::NoTls)
+            .expect("connect to the test server");
+        c.batch_execute(&format!("CREATE DATABASE {db}"))
+            .expect("create the database");
+        self.url(db)
+    }
+
+    /// The server's log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+/// Wait until the server at `url` accepts connections; false if it exited or never did.
+fn wait_ready(child: &mut Child, url: &str) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < START_WAIT {
+        if let Ok(Some(_)) = child.try_wait() {
+            return false;
+        }
+        if postgres::Client::connect(url, postgres::NoTls).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// Fast shutdown (SIGINT), then SIGKILL if the server lingers.
+fn stop(child: &mut Child) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let pid = child.id().to_string();
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        stop(&mut self.child);
+    }
+}
+
+/// The newest `/usr/lib/postgresql/VERSION/bin` that has `initdb`.
+fn server_bin_dir() -> Option<PathBuf> {
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let version = e.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin)
+}
+
+/// The `postgres` user's uid and gid, from `/etc/passwd`.
+fn postgres_user() -> (u32, u32) {
+    let passwd = std::fs::read_to_string("/etc/passwd").expect("read /etc/passwd");
+    passwd
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            (f.first() == Some(&"postgres") && f.len() > 3)
+                .then(|| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
+                .flatten()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "running as root, and there is no postgres user to run the server as \
+                 (initdb refuses root): install Debian's postgresql package"
+            )
+        })
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}

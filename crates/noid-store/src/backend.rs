@@ -1,0 +1,64 @@
+//! What noid's commands need of a minter's storage, whichever engine holds it: the
+//! embedded RocksDB store of this crate, or a database server (crate `noid-pg`). The
+//! commands work with these traits and never learn which engine they have.
+
+use crate::{Op, Snapshot, StoreError, Writer};
+
+/// A read view that can also stream its whole key space (`export`, `check`,
+/// `standing` with no ids).
+pub trait Scan: noid_resolve::Lookup {
+    /// Call `f` on each (key, value) from the first key `>= start` onwards, in bytewise
+    /// key order, until it returns false.
+    fn scan_from(
+        &self,
+        start: &[u8],
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError>;
+}
+
+/// A minter opened for writing: reads see every committed change, and this process is
+/// the minter's only writer from open to close (the writers' lock), so state read
+/// once stays true between commits.
+///
+/// `Sync` because a large mint commits one batch on a second thread while it mints
+/// the next.
+pub trait Store: Scan + Sync {
+    /// Apply `ops` as one atomic, durable commit; nothing is applied if it fails.
+    /// When a key occurs more than once its last operation wins. The (possibly
+    /// reordered) operations are left in `ops` for the caller to drop.
+    fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError>;
+}
+
+impl dyn Store + '_ {
+    /// [`Store::commit_all`] of any sequence of operations.
+    pub fn commit(&self, ops: impl IntoIterator<Item = Op>) -> Result<(), StoreError> {
+        let mut ops: Vec<Op> = ops.into_iter().collect();
+        self.commit_all(&mut ops)
+    }
+}
+
+impl Scan for Writer {
+    fn scan_from(
+        &self,
+        start: &[u8],
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        Writer::scan_from(self, start, f)
+    }
+}
+
+impl Store for Writer {
+    fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError> {
+        Writer::commit_all(self, ops)
+    }
+}
+
+impl Scan for Snapshot {
+    fn scan_from(
+        &self,
+        start: &[u8],
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        Snapshot::scan_from(self, start, f)
+    }
+}
