@@ -12,6 +12,9 @@
 //! * [`PgSnapshot`]: a reading process, one `REPEATABLE READ` snapshot that never
 //!   blocks writers (noid-store's [`noid_store::Scan`]).
 //!
+//! * [`Replica`]: a local copy in an embedded RocksDB store, bootstrapped from a
+//!   snapshot and kept up to date from the change log, for web nodes' resolvers.
+//!
 //! With the `testing` feature, [`testing::TestServer`] starts a throw-away server for
 //! tests.
 
@@ -19,6 +22,7 @@
 
 mod conn;
 mod location;
+mod replica;
 pub mod schema;
 mod snapshot;
 #[cfg(feature = "testing")]
@@ -26,5 +30,6 @@ pub mod testing;
 mod writer;
 
 pub use location::Location;
+pub use replica::{Progress, Replica, APPLIED};
 pub use snapshot::PgSnapshot;
 pub use writer::PgWriter;

@@ -25,6 +25,25 @@ impl PgSnapshot {
             conn: Conn::new(client, id, loc.clone())?,
         })
     }
+
+    /// The change log's last sequence number as of this snapshot: the snapshot holds
+    /// exactly the changes up to it.
+    pub fn log_seq(&self) -> Result<i64, StoreError> {
+        let row = self
+            .conn
+            .client()
+            .query_one(
+                "SELECT log_seq FROM noid_minters WHERE id = $1",
+                &[&self.conn.minter],
+            )
+            .map_err(|e| self.conn.failed("cannot read the change log's head", &e))?;
+        Ok(row.get(0))
+    }
+
+    /// The minter's id in `noid_minters`.
+    pub fn minter_id(&self) -> i64 {
+        self.conn.minter
+    }
 }
 
 impl Lookup for PgSnapshot {

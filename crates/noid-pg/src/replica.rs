@@ -1,0 +1,262 @@
+//! A local copy of a PostgreSQL minter in an embedded RocksDB store, kept up to date
+//! from the change log (docs/SCALING.md, "Followers"). The copy is an ordinary minter
+//! directory, so a resolver reads it as it reads any embedded minter: noid-store's
+//! follower sees each applied batch through the generation counter the writer bumps.
+//!
+//! * [`Replica::sync`] brings the copy up to date once. With no copy yet it
+//!   bootstraps: every key of one `REPEATABLE READ` snapshot, together with the change
+//!   log's head as of that snapshot, is written into a staging directory and renamed
+//!   into place. Then it applies the change log from the sequence number after the one
+//!   applied last, whole commits in order, in one write batch together with the new
+//!   applied number, so that a crash at any point leaves a copy that is exactly the
+//!   minter as of some commit.
+//! * [`Replica::follow`] syncs whenever PostgreSQL notifies a commit (`LISTEN`), and at
+//!   least once per poll interval, since notifications sent while nobody listened are
+//!   not replayed.
+//!
+//! Not built yet: a copy that finds a gap (the log pruned past its position) or a
+//! minter that is not the one it copied reports it; a later step bootstraps again.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use noid_store::{Layout, Op, Scan, StoreError, Writer};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::Client;
+
+use crate::conn::{connect, failed, minter_id};
+use crate::location::Location;
+use crate::schema::CHANNEL;
+use crate::snapshot::PgSnapshot;
+
+/// The key of the copy that holds the last change-log sequence number applied. An
+/// admin key (`:/…`), so resolution never reads it as an identifier.
+pub const APPLIED: &[u8] = b":/pg/applied";
+
+/// Commits applied per write batch (and keys per batch while bootstrapping).
+const SEQS_PER_BATCH: i64 = 1_000;
+const KEYS_PER_BATCH: usize = 100_000;
+
+/// What one [`Replica::sync`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The copy was made from a snapshot as of sequence number `seq`.
+    Bootstrapped {
+        /// The change log's head in the snapshot.
+        seq: i64,
+    },
+    /// Commits `from..=to` were applied.
+    Applied {
+        /// The first sequence number applied.
+        from: i64,
+        /// The last.
+        to: i64,
+    },
+    /// Nothing new since `seq`.
+    Current {
+        /// The last sequence number applied.
+        seq: i64,
+    },
+}
+
+/// A local copy of the minter at a [`Location`] in the minter directory `dir`.
+pub struct Replica {
+    location: Location,
+    dir: PathBuf,
+    client: Client,
+    minter: i64,
+    lock_timeout: Duration,
+}
+
+impl Replica {
+    /// Connect to the minter at `location`, whose copy lives (or will) in `dir`.
+    pub fn new(location: &Location, dir: &Path) -> Result<Replica, StoreError> {
+        let mut client = connect(location)?;
+        let minter = minter_id(&mut client, location)?;
+        Ok(Replica {
+            location: location.clone(),
+            dir: dir.to_path_buf(),
+            client,
+            minter,
+            lock_timeout: Duration::from_secs(60),
+        })
+    }
+
+    /// The last sequence number applied to the copy, or None when there is no copy.
+    pub fn applied(&self) -> Result<Option<i64>, StoreError> {
+        if !Layout::new(&self.dir).exists() {
+            return Ok(None);
+        }
+        let writer = Writer::open(&self.dir, self.lock_timeout)?;
+        read_applied(&writer, &self.dir).map(Some)
+    }
+
+    /// Bring the copy up to date: bootstrap it if there is none, else apply what the
+    /// change log holds after its position (up to [`SEQS_PER_BATCH`] commits).
+    pub fn sync(&mut self) -> Result<Progress, StoreError> {
+        if !Layout::new(&self.dir).exists() {
+            return self.bootstrap();
+        }
+        let writer = Writer::open(&self.dir, self.lock_timeout)?;
+        let applied = read_applied(&writer, &self.dir)?;
+        // The head first: every commit up to it is visible to the next statement, so
+        // no rows past a head beyond `applied` can only mean a pruned log.
+        let head = self.head()?;
+        let rows = self
+            .client
+            .query(
+                "SELECT seq, key, value FROM noid_log \
+                 WHERE minter = $1 AND seq > $2 AND seq <= $3 ORDER BY seq, ord",
+                &[&self.minter, &applied, &(applied + SEQS_PER_BATCH)],
+            )
+            .map_err(|e| failed(&self.location, "cannot read the change log", &e))?;
+        let Some(first) = rows.first() else {
+            if head > applied {
+                return Err(self.gap(applied, head));
+            }
+            return Ok(Progress::Current { seq: applied });
+        };
+        let mut expected = applied + 1;
+        if first.get::<_, i64>(0) != expected {
+            return Err(self.gap(applied, first.get(0)));
+        }
+        let mut ops = Vec::with_capacity(rows.len() + 1);
+        for row in &rows {
+            let seq: i64 = row.get(0);
+            if seq == expected + 1 {
+                expected = seq;
+            } else if seq != expected {
+                return Err(self.gap(expected, seq));
+            }
+            let key: Vec<u8> = row.get(1);
+            ops.push(match row.get::<_, Option<Vec<u8>>>(2) {
+                Some(v) => Op::Put(key, v),
+                None => Op::Delete(key),
+            });
+        }
+        ops.push(Op::Put(APPLIED.to_vec(), expected.to_string().into_bytes()));
+        writer.commit_all(&mut ops)?;
+        Ok(Progress::Applied {
+            from: applied + 1,
+            to: expected,
+        })
+    }
+
+    /// Sync whenever a commit is notified, and at least every `poll`, until `stop` is
+    /// set; `report` hears of each sync's outcome. Errors are reported and retried at
+    /// the next poll.
+    pub fn follow(
+        &mut self,
+        poll: Duration,
+        stop: &AtomicBool,
+        mut report: impl FnMut(&Result<Progress, StoreError>),
+    ) -> Result<(), StoreError> {
+        let mut listener = connect(&self.location)?;
+        listener
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .map_err(|e| failed(&self.location, "cannot listen for commits", &e))?;
+        while !stop.load(Ordering::Relaxed) {
+            // Catch up fully: a sync applies at most SEQS_PER_BATCH commits.
+            loop {
+                let result = self.sync();
+                let more = matches!(result, Ok(Progress::Applied { .. }));
+                report(&result);
+                if !more || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+            let mut notes = listener.notifications();
+            let mut waiting = notes.timeout_iter(poll);
+            // One notification (or the poll interval) wakes us; drain the rest.
+            if let Err(e) = waiting.next() {
+                return Err(failed(
+                    &self.location,
+                    "lost the notification connection",
+                    &e,
+                ));
+            }
+            drop(waiting);
+            let mut pending = notes.iter();
+            while let Ok(Some(_)) = pending.next() {}
+        }
+        Ok(())
+    }
+
+    /// The minter's change-log head.
+    fn head(&mut self) -> Result<i64, StoreError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT log_seq FROM noid_minters WHERE id = $1",
+                &[&self.minter],
+            )
+            .map_err(|e| failed(&self.location, "cannot read the change log's head", &e))?;
+        Ok(row.get(0))
+    }
+
+    /// The copy cannot follow: the log lacks the commit after `applied`.
+    fn gap(&self, applied: i64, found: i64) -> StoreError {
+        StoreError::Backend(format!(
+            "{}: the copy of minter {} is at change {applied}, but the change log goes on \
+             at {found} (pruned?); remove the copy to make it anew",
+            self.dir.display(),
+            self.location.minter
+        ))
+    }
+
+    /// Make the copy from one snapshot, in a staging directory renamed into place.
+    fn bootstrap(&mut self) -> Result<Progress, StoreError> {
+        let snap = PgSnapshot::open(&self.location)?;
+        let seq = snap.log_seq()?;
+        let staging = self.dir.join(format!(".bootstrap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        let made = (|| {
+            let writer = Writer::create(&staging, self.lock_timeout)?;
+            let mut ops = Vec::with_capacity(KEYS_PER_BATCH);
+            let mut failure = None;
+            snap.scan_from(b"", &mut |k, v| {
+                ops.push(Op::Put(k.to_vec(), v.to_vec()));
+                if ops.len() >= KEYS_PER_BATCH {
+                    if let Err(e) = writer.commit_all(&mut ops) {
+                        failure = Some(e);
+                        return false;
+                    }
+                    ops.clear();
+                }
+                true
+            })?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            // The applied number comes with the last batch: a copy without it is not
+            // complete, and never leaves the staging directory.
+            ops.push(Op::Put(APPLIED.to_vec(), seq.to_string().into_bytes()));
+            writer.commit_all(&mut ops)?;
+            drop(writer);
+            let (from, to) = (
+                Layout::new(&staging).noid_dir,
+                Layout::new(&self.dir).noid_dir,
+            );
+            std::fs::rename(&from, &to).map_err(|source| StoreError::Io { path: to, source })
+        })();
+        let _ = std::fs::remove_dir_all(&staging);
+        made.map(|()| Progress::Bootstrapped { seq })
+    }
+}
+
+/// The applied sequence number the copy in `dir` records.
+fn read_applied(writer: &Writer, dir: &Path) -> Result<i64, StoreError> {
+    let value = writer.get(APPLIED)?;
+    value
+        .as_deref()
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| {
+            StoreError::Backend(format!(
+                "{}: the store is not a copy of a PostgreSQL minter (no {} key)",
+                dir.display(),
+                String::from_utf8_lossy(APPLIED)
+            ))
+        })
+}

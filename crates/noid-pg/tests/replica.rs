@@ -1,0 +1,175 @@
+//! Local copies of a PostgreSQL minter (`Replica`), against a real PostgreSQL server:
+//! a bootstrap copies every key, the change log brings each copy up to date with whole
+//! commits in order, a copy reopened later resumes where it stopped, a pruned log is
+//! reported, and `follow` applies a commit once it is notified.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use noid_pg::testing::TestServer;
+use noid_pg::{Location, PgWriter, Progress, Replica, APPLIED};
+use noid_store::{Op, Scan, Snapshot, Store};
+
+type Keys = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// Every key of the embedded store in `dir`.
+fn copy_of(dir: &std::path::Path) -> Keys {
+    let snap = Snapshot::open(dir).expect("open the copy");
+    let mut keys = Keys::new();
+    Scan::scan_from(&snap, b"", &mut |k, v| {
+        keys.insert(k.to_vec(), v.to_vec());
+        true
+    })
+    .expect("scan the copy");
+    keys
+}
+
+/// Every key of the minter at `loc`, and the applied key a copy as of `seq` adds.
+fn expected(loc: &Location, seq: i64) -> Keys {
+    let snap = noid_pg::PgSnapshot::open(loc).expect("snapshot");
+    let mut keys = Keys::new();
+    snap.scan_from(b"", &mut |k, v| {
+        keys.insert(k.to_vec(), v.to_vec());
+        true
+    })
+    .expect("scan");
+    keys.insert(APPLIED.to_vec(), seq.to_string().into_bytes());
+    keys
+}
+
+fn put(k: &str, v: &str) -> Op {
+    Op::Put(k.as_bytes().to_vec(), v.as_bytes().to_vec())
+}
+
+fn minter(server: &TestServer, db: &str) -> (Location, PgWriter) {
+    let url = server.create_database(db);
+    let loc = Location::new(&url, "m").unwrap();
+    let w = PgWriter::create(&loc, Duration::from_secs(10)).expect("create");
+    (loc, w)
+}
+
+#[test]
+fn a_copy_bootstraps_then_applies_whole_commits_in_order() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "boot");
+    // More keys than one write batch of the bootstrap's first table file holds.
+    let mut ops: Vec<Op> = (0..25_000)
+        .map(|i| {
+            put(
+                &format!("99999/x{i:05}\t_t"),
+                &format!("https://example.org/{i}"),
+            )
+        })
+        .collect();
+    w.commit_all(&mut ops).unwrap();
+    w.commit_all(&mut vec![put(":/oacounter", "7")]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.applied().unwrap(), None);
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 2 });
+    let copy = copy_of(&dir);
+    assert_eq!(copy.len(), 25_002);
+    assert_eq!(copy, expected(&loc, 2));
+    assert_eq!(r.sync().unwrap(), Progress::Current { seq: 2 });
+    // Three commits: a put, a change and a delete, and a put of a deleted key.
+    w.commit_all(&mut vec![put("a\t_t", "1")]).unwrap();
+    w.commit_all(&mut vec![
+        put("a\t_t", "2"),
+        Op::Delete(b"99999/x00000\t_t".to_vec()),
+    ])
+    .unwrap();
+    w.commit_all(&mut vec![put("99999/x00000\t_t", "back")])
+        .unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 3, to: 5 });
+    let copy = copy_of(&dir);
+    assert_eq!(copy.get(&b"a\t_t"[..]).map(Vec::as_slice), Some(&b"2"[..]));
+    assert_eq!(
+        copy.get(&b"99999/x00000\t_t"[..]).map(Vec::as_slice),
+        Some(&b"back"[..])
+    );
+    assert_eq!(copy, expected(&loc, 5));
+    // A second replica over the same copy (a restarted follower) resumes at 5.
+    drop(r);
+    w.commit_all(&mut vec![Op::Delete(b"a\t_t".to_vec())])
+        .unwrap();
+    let mut again = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(again.applied().unwrap(), Some(5));
+    assert_eq!(again.sync().unwrap(), Progress::Applied { from: 6, to: 6 });
+    assert_eq!(copy_of(&dir), expected(&loc, 6));
+    assert!(!copy_of(&dir).contains_key(&b"a\t_t"[..]));
+}
+
+#[test]
+fn a_pruned_log_is_reported_and_the_copy_left_as_it_was() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "pruned");
+    w.commit_all(&mut vec![put("k", "1")]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 1 });
+    w.commit_all(&mut vec![put("k", "2")]).unwrap();
+    w.commit_all(&mut vec![put("k", "3")]).unwrap();
+    let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
+    c.execute("DELETE FROM noid_log WHERE seq = 2", &[])
+        .unwrap();
+    let e = r.sync().unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}: the copy of minter m is at change 1, but the change log goes on at 3 \
+             (pruned?); remove the copy to make it anew",
+            dir.display()
+        )
+    );
+    c.execute("DELETE FROM noid_log WHERE seq = 3", &[])
+        .unwrap();
+    let e = r.sync().unwrap_err().to_string();
+    assert!(
+        e.contains("is at change 1, but the change log goes on at 3"),
+        "{e}"
+    );
+    assert_eq!(
+        copy_of(&dir).get(&b"k"[..]).map(Vec::as_slice),
+        Some(&b"1"[..])
+    );
+}
+
+#[test]
+fn a_follower_applies_a_notified_commit() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "follow");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (loc2, dir2, stop) = (loc.clone(), dir.clone(), &stop);
+        let follower = s.spawn(move || {
+            let mut r = Replica::new(&loc2, &dir2).unwrap();
+            // A long poll: the commit below must arrive by notification.
+            r.follow(Duration::from_secs(3600), stop, |_| {})
+        });
+        // Wait for the bootstrap, then commit.
+        let start = Instant::now();
+        while !dir.join("NOID").exists() {
+            assert!(start.elapsed() < Duration::from_secs(120), "no bootstrap");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        w.commit_all(&mut vec![put("99999/x\t_t", "https://example.org/")])
+            .unwrap();
+        let start = Instant::now();
+        while !copy_of(&dir).contains_key(&b"99999/x\t_t"[..]) {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "the notified commit was never applied"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stop.store(true, Ordering::Relaxed);
+        // Wake the follower so that it sees `stop`.
+        w.commit_all(&mut vec![put("wake", "1")]).unwrap();
+        follower.join().unwrap().unwrap();
+    });
+}
