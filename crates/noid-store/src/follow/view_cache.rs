@@ -49,6 +49,22 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
         K: Borrow<Q>,
         Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
     {
+        self.get_or_compute_kept(epoch, key, compute, |_| true)
+    }
+
+    /// As [`ViewCache::get_or_compute`], keeping a computed answer only when `keep`
+    /// says so (large values are not worth their memory).
+    pub(crate) fn get_or_compute_kept<Q, E>(
+        &self,
+        epoch: impl Fn() -> u64,
+        key: &Q,
+        compute: impl FnOnce() -> Result<V, E>,
+        keep: impl FnOnce(&V) -> bool,
+    ) -> Result<V, E>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         let started = epoch();
         let cell = self.maps.get_or(|| {
             RefCell::new(EpochMap {
@@ -67,6 +83,9 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
             }
         }
         let v = compute()?;
+        if !keep(&v) {
+            return Ok(v);
+        }
         let mut mine = cell.borrow_mut();
         if epoch() == started && mine.epoch == started {
             if mine.map.len() >= self.max {
