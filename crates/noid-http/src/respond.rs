@@ -3,7 +3,8 @@
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{
-    HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, TRANSFER_ENCODING, VARY,
+    HeaderName, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION,
+    TRANSFER_ENCODING, VARY,
 };
 use hyper::{Method, Response, StatusCode};
 
@@ -29,19 +30,22 @@ fn empty(status: StatusCode) -> Resp {
     r
 }
 
-/// A header value from resolver output: CR/LF (never valid in a header) and other
-/// controls but TAB are dropped, as N2T drops embedded newlines from answers.
-fn header_value(s: &str) -> HeaderValue {
-    match HeaderValue::from_str(s) {
-        Ok(v) => v,
-        Err(_) => {
-            let clean: Vec<u8> = s
-                .bytes()
-                .filter(|&b| b == b'\t' || (b >= 0x20 && b != 0x7f))
-                .collect();
-            HeaderValue::from_bytes(&clean).unwrap_or_else(|_| HeaderValue::from_static(""))
-        }
+/// Header names made once, not parsed from a string at every request.
+const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+const X_TARGET: HeaderName = HeaderName::from_static("x-target");
+const X_STATUS: HeaderName = HeaderName::from_static("x-status");
+
+/// A header value from resolver output, taking over its buffer (no copy): CR/LF
+/// (never valid in a header) and other controls but TAB are dropped, as N2T drops
+/// embedded newlines from answers.
+fn header_value(s: String) -> HeaderValue {
+    let allowed = |b: u8| b == b'\t' || (b >= 0x20 && b != 0x7f);
+    let mut bytes = s.into_bytes();
+    if !bytes.iter().all(|&b| allowed(b)) {
+        bytes.retain(|&b| allowed(b));
     }
+    HeaderValue::from_maybe_shared(Bytes::from(bytes))
+        .unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 fn status_header(code: u16) -> HeaderValue {
@@ -88,7 +92,7 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
         };
     }
     let accept = h.get(hyper::header::ACCEPT).and_then(|v| v.to_str().ok());
-    let proto = h.get("x-forwarded-proto").and_then(|v| v.to_str().ok());
+    let proto = h.get(&X_FORWARDED_PROTO).and_then(|v| v.to_str().ok());
     let answer = match route::identifier(enc_id, query) {
         Some(id) if !id.is_empty() => {
             let rq = Request {
@@ -204,7 +208,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
 /// What an answer becomes on each route.
 fn render(route: Route, reply: Reply) -> Resp {
     match reply {
-        Reply::Redirect { code, target } => redirect(route, code, &target),
+        Reply::Redirect { code, target } => redirect(route, code, target),
         Reply::NotFound => match route {
             Route::Auth => empty(StatusCode::FORBIDDEN),
             _ => text(StatusCode::NOT_FOUND, "unknown identifier\n"),
@@ -226,7 +230,7 @@ fn render(route: Route, reply: Reply) -> Resp {
             }
             if route != Route::Direct && route != Route::Redirect {
                 r.headers_mut()
-                    .insert("x-status", status_header(status.as_u16()));
+                    .insert(X_STATUS, status_header(status.as_u16()));
             }
             // the same URL gives JSON or ANVL depending on Accept
             r.headers_mut()
@@ -235,7 +239,7 @@ fn render(route: Route, reply: Reply) -> Resp {
         }
     }
 }
-fn redirect(route: Route, code: u16, target: &str) -> Resp {
+fn redirect(route: Route, code: u16, target: String) -> Resp {
     let is_redirect = (300..400).contains(&code);
     match route {
         Route::Auth => {
@@ -246,13 +250,13 @@ fn redirect(route: Route, code: u16, target: &str) -> Resp {
             } else {
                 StatusCode::UNAUTHORIZED
             });
-            r.headers_mut().insert("x-target", header_value(target));
-            r.headers_mut().insert("x-status", status_header(code));
+            r.headers_mut().insert(X_TARGET, header_value(target));
+            r.headers_mut().insert(X_STATUS, status_header(code));
             r
         }
         Route::Lookup => {
-            let mut r = text(StatusCode::OK, target.to_owned());
-            r.headers_mut().insert("x-status", status_header(code));
+            let mut r = text(StatusCode::OK, target);
+            r.headers_mut().insert(X_STATUS, status_header(code));
             r
         }
         _ => {

@@ -2,6 +2,8 @@
 //!
 //! Pure functions, no I/O, so that every rule here is unit-tested.
 
+use std::borrow::Cow;
+
 /// The routes, one per web-server pattern (see the crate docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -43,22 +45,31 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
 ///
 /// This is what Apache's `RewriteRule` sees (a %-decoded path) plus the raw query
 /// (`%{QUERY_STRING}`), and what nginx forwards as `$request_uri`. A bare trailing `?`
-/// or `??` (ARK inflections) is kept: `/x?` gives `x?`, `/x??` gives `x??`.
+/// or `??` (ARK inflections) is kept: `/x?` gives `x?`, `/x??` gives `x??`. Borrowed
+/// from the request when there is nothing to decode or append (no allocation).
 ///
 /// `None` when the decoded bytes are not UTF-8 (no identifier can match them).
-pub fn identifier(encoded_path: &str, query: Option<&str>) -> Option<String> {
-    let mut bytes = noid_resolve::percent_decode(encoded_path).into_owned();
-    if let Some(q) = query {
-        bytes.push(b'?');
-        bytes.extend_from_slice(q.as_bytes());
-    }
+pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<'a, str>> {
     // A decoded CR or LF can never be part of a stored identifier that is resolvable
     // through a web server (Apache refuses such keys), and would be a header-injection
     // hazard if echoed, so such requests are misses.
-    if bytes.iter().any(|&c| c == b'\n' || c == b'\r' || c == 0) {
-        return None;
+    let clean = |b: &[u8]| !b.iter().any(|&c| c == b'\n' || c == b'\r' || c == 0);
+    match (noid_resolve::percent_decode(encoded_path), query) {
+        (Cow::Borrowed(_), None) => {
+            clean(encoded_path.as_bytes()).then_some(Cow::Borrowed(encoded_path))
+        }
+        (decoded, query) => {
+            let mut bytes = decoded.into_owned();
+            if let Some(q) = query {
+                bytes.push(b'?');
+                bytes.extend_from_slice(q.as_bytes());
+            }
+            if !clean(&bytes) {
+                return None;
+            }
+            String::from_utf8(bytes).ok().map(Cow::Owned)
+        }
     }
-    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
@@ -96,6 +107,10 @@ mod tests {
             identifier("ark:/1/x%3Finfo", None).unwrap(),
             "ark:/1/x?info"
         );
+        assert!(matches!(
+            identifier("ark:/1/x", None),
+            Some(Cow::Borrowed("ark:/1/x"))
+        ));
         assert_eq!(identifier("a%0Ab", None), None);
         assert_eq!(identifier("a%00b", None), None);
         assert_eq!(identifier("a%ffb", None), None);

@@ -25,8 +25,6 @@
 
 use std::borrow::Cow;
 
-use memchr::memmem;
-
 use crate::lookup::Lookup;
 use crate::resolve::{Answer, Request, Resolver};
 use crate::unescape::percent_decode;
@@ -47,9 +45,9 @@ pub struct EggRequest<'a> {
     /// The identifier (invalid UTF-8 bytes arrive `%XX`-encoded).
     pub id: Cow<'a, str>,
     /// `!!!ac=…!!!` from the header blob.
-    pub accept: Option<String>,
+    pub accept: Option<Cow<'a, str>>,
     /// `!!!pr=…!!!` from the header blob.
-    pub proto: Option<String>,
+    pub proto: Option<Cow<'a, str>>,
 }
 
 /// Why a line is not a request.
@@ -81,18 +79,33 @@ pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
     }
     let text = escape_invalid_utf8(line);
     let (id_end, blob_start) = split_request(&text).ok_or(EggError::NotResolve)?;
-    let (accept, proto) = match blob_start {
-        Some(start) => header_fields(&text[start..]),
-        None => (None, None),
-    };
-    let id = match text {
-        Cow::Borrowed(t) => Cow::Borrowed(&t[..id_end]),
-        Cow::Owned(mut t) => {
-            t.truncate(id_end);
-            Cow::Owned(t)
+    fn fields(t: &str, blob_start: Option<usize>) -> Fields<'_> {
+        match blob_start {
+            Some(start) => header_fields(&t[start..]),
+            None => (None, None),
         }
-    };
-    Ok(Some(EggRequest { id, accept, proto }))
+    }
+    Ok(Some(match text {
+        Cow::Borrowed(t) => {
+            let (accept, proto) = fields(t, blob_start);
+            EggRequest {
+                id: Cow::Borrowed(&t[..id_end]),
+                accept,
+                proto,
+            }
+        }
+        Cow::Owned(mut t) => {
+            let (accept, proto) = fields(&t, blob_start);
+            let owned = |v: Option<Cow<'_, str>>| v.map(|v| Cow::Owned(v.into_owned()));
+            let (accept, proto) = (owned(accept), owned(proto));
+            t.truncate(id_end);
+            EggRequest {
+                id: Cow::Owned(t),
+                accept,
+                proto,
+            }
+        }
+    }))
 }
 
 /// Where the identifier ends and the header blob, if any, starts in a request line.
@@ -131,21 +144,38 @@ fn escape_invalid_utf8(line: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`. The blob is
-/// searched as bytes (`str::find` sets up a Two-Way searcher per call, which under
-/// Apache's rewrite-map mutex cost more than the lookup's own parse); the markers are
-/// ASCII, so a value decoded on its own is the same slice of the whole blob decoded.
-fn header_fields(blob: &str) -> (Option<String>, Option<String>) {
-    let decoded = percent_decode(blob);
-    let field = |name: &[u8]| -> Option<String> {
-        let start = memmem::find(&decoded, name)? + name.len();
-        let rest = &decoded[start..];
-        let end = memmem::find(rest, b"!!!").unwrap_or(rest.len());
-        let value = String::from_utf8_lossy(&rest[..end]);
-        let value = value.trim();
-        (!value.is_empty()).then(|| value.to_string())
+/// A request's `Accept` and protocol.
+type Fields<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
+
+/// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`; borrowed from the
+/// line when the blob holds no `%` (as for a request without an `Accept` header). The
+/// markers are ASCII, so a value decoded on its own is the same slice of the whole blob
+/// decoded.
+fn header_fields(blob: &str) -> Fields<'_> {
+    match percent_decode(blob) {
+        Cow::Borrowed(b) => (field(b, b"!!!ac="), field(b, b"!!!pr=")),
+        Cow::Owned(b) => {
+            let owned = |v: Option<Cow<'_, str>>| v.map(|v| Cow::Owned(v.into_owned()));
+            (owned(field(&b, b"!!!ac=")), owned(field(&b, b"!!!pr=")))
+        }
+    }
+}
+
+/// The value after `name` (`!!!ac=`, ending in `=`) up to the next `!!!` (or the end),
+/// trimmed; `None` if absent or empty. The name is found by its `=` (a blob has few),
+/// the end by its `!`: `memmem` would set up a searcher per call, which cost more than
+/// the whole search in these short blobs.
+fn field<'b>(blob: &'b [u8], name: &[u8]) -> Option<Cow<'b, str>> {
+    let eq = memchr::memchr_iter(b'=', blob).find(|&e| blob[..=e].ends_with(name))?;
+    let rest = &blob[eq + 1..];
+    let end = memchr::memchr_iter(b'!', rest)
+        .find(|&i| rest[i..].starts_with(b"!!!"))
+        .unwrap_or(rest.len());
+    let value = match String::from_utf8_lossy(&rest[..end]) {
+        Cow::Borrowed(v) => Cow::Borrowed(v.trim()),
+        Cow::Owned(v) => Cow::Owned(v.trim().to_string()),
     };
-    (field(b"!!!ac="), field(b"!!!pr="))
+    (!value.is_empty()).then_some(value)
 }
 
 /// Answer one request line: append exactly one line (with its `\n`) to `out`.
@@ -327,6 +357,17 @@ mod tests {
         assert_eq!(r.id, "x%FE");
         assert_eq!(r.accept.as_deref(), Some("\u{FFFD} text/html"));
         assert_eq!(r.proto, None);
+        // What Apache's config sends for a request without Accept: read in place.
+        let r = parse_line(b"x.resolve !!!pr=http!!!!!!ac=!!!")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.proto, Some(Cow::Borrowed("http")));
+        assert_eq!(r.accept, None);
+        let r = parse_line(b"x.resolve !!!zz=!!pr=1!!!ac=a!b!!c!!!")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.proto, None);
+        assert_eq!(r.accept.as_deref(), Some("a!b!!c"));
         let r = parse_line(b"x.resolve !!!pr=http!!!ac=*/*")
             .unwrap()
             .unwrap();
