@@ -17,7 +17,9 @@
 #
 #   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--connections C] [--only REGEX] [--write]
 #
-# --write replaces the results section of docs/BENCHMARKS-web.md. On a shared machine,
+# --write replaces the results section of docs/BENCHMARKS-web.md (the goals' table) and
+# then runs scripts/bench-web-costs.sh --write (the costs per lookup: instructions, system
+# calls, context switches; --no-costs skips it). On a shared machine,
 # run it as `nice -n -10 scripts/bench-web.sh` (root) and read the load-average column. Expects release
 # binaries in ${CARGO_TARGET_DIR:-~/.cache/noid-target}/release (noid, noidr); installs
 # apache2-bin, apache2-utils, nginx, libnginx-mod-http-js, wrk, curl when missing (root).
@@ -33,6 +35,7 @@ SECS=${BENCH_SECONDS:-10}
 CONNS=16
 ONLY=.
 WRITE=0
+COSTS=1
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
@@ -41,7 +44,8 @@ while [ $# -gt 0 ]; do
     --connections) CONNS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
-    *) sed -n '2,23p' "$0"; exit 2 ;;
+    --no-costs) COSTS=0; shift ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
     esac
 done
 for b in "$NOID" "$NOIDR"; do
@@ -326,16 +330,10 @@ if [ "$WRITE" = 1 ]; then
     f=$REPO/docs/BENCHMARKS-web.md
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
-        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r); $IDS bound identifiers;"
-        echo "\`wrk -t1 -c$CONNS -d${SECS}s --latency\`, random bound identifier per request, median of $RUNS runs taken round-robin over the setups."
-        echo "noidr \`--http-threads $HTHREADS\`; nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; Apache event MPM defaults; no access logs."
-        echo "$(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
+        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds;"
+        echo "noidr \`--http-threads $HTHREADS\`, nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; $(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //')."
         echo
         echo "$RATIOS"
-        echo
-        echo "Every setup (medians of its own $RUNS runs; p99 on a shared VM measures preemption):"
-        echo
-        echo "$TABLE"
         echo "<!-- results:end -->"
     } >"$W/section.md"
     if [ -f "$f" ] && grep -q '<!-- results:begin' "$f"; then
@@ -348,4 +346,10 @@ if [ "$WRITE" = 1 ]; then
         cat "$W/section.md" >>"$f"
     fi
     log "wrote $f"
+    if [ "$COSTS" = 1 ]; then
+        # after the web servers are gone (the trap), so that they do not share the cores
+        cleanup
+        trap - EXIT
+        NOID_BIN_DIR=$BIN "$REPO/scripts/bench-web-costs.sh" --ids "$IDS" --write
+    fi
 fi
