@@ -1,4 +1,8 @@
 complete -c noidr -s f -l db -d 'Minter directory (the one holding NOID/). Default: the part of the program name after its first "_" (noidr_fk9 → fk9), else ".". Relative to the current directory, which Apache sets to the program\'s own directory' -r -f -a "(__fish_complete_directories)"
+complete -c noidr -l follow -d 'Follow a minter held by PostgreSQL (postgres://user@host/dbname): keep a local copy of it in the --cache directory, bootstrapped from a snapshot and then updated from its change log, and answer from that copy. Needs --minter and --cache. See SCALING.md' -r
+complete -c noidr -l minter -d 'The followed minter\'s name in the --follow database' -r
+complete -c noidr -l cache -d 'Directory of the local copy that --follow keeps (an embedded minter directory, made at the first start)' -r -f -a "(__fish_complete_directories)"
+complete -c noidr -l poll -d 'Seconds between looks at the --follow change log when no commit was notified: the bound on how old an answer can be' -r
 complete -c noidr -l protocol -d 'Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual\'s resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`)' -r -f -a "noid\t'Perl Noid\'s resolver mode: read-only noid commands, `get ID ELEM`'
 egg\t'EggNog\'s rrm protocol: `ID.resolve [HEADERS]`'"
 complete -c noidr -l http -d 'Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout line protocol; for nginx and Apache mod_proxy' -r

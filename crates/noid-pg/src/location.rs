@@ -28,13 +28,19 @@ impl Location {
     /// must be a `postgres://` or `postgresql://` URL the client accepts, the name
     /// 1 to 63 letters, digits, `.`, `_` or `-`.
     pub fn new(url: &str, minter: &str) -> Result<Location, String> {
+        Location::from_flag("--backend", url, minter)
+    }
+
+    /// [`Location::new`] of a URL given with the command-line option `flag`, which
+    /// the error messages name.
+    pub fn from_flag(flag: &str, url: &str, minter: &str) -> Result<Location, String> {
         if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
             return Err(format!(
-                "error: --backend must be a postgres:// URL (got \"{url}\")"
+                "error: {flag} must be a postgres:// URL (got \"{url}\")"
             ));
         }
         if let Err(e) = url.parse::<postgres::Config>() {
-            return Err(format!("error: --backend {}: {e}", redact(url)));
+            return Err(format!("error: {flag} {}: {e}", redact(url)));
         }
         let name_ok = !minter.is_empty()
             && minter.len() <= 63

@@ -38,6 +38,27 @@ pub struct Args {
     #[arg(short = 'f', long = "db", value_name = "DBDIR", value_hint = ValueHint::DirPath)]
     pub db: Option<PathBuf>,
 
+    /// Follow a minter held by PostgreSQL (postgres://user@host/dbname): keep a local
+    /// copy of it in the --cache directory, bootstrapped from a snapshot and then
+    /// updated from its change log, and answer from that copy. Needs --minter and
+    /// --cache. See SCALING.md.
+    #[arg(long, value_name = "URL", requires_all = ["minter", "cache"], conflicts_with = "db")]
+    pub follow: Option<String>,
+
+    /// The followed minter's name in the --follow database.
+    #[arg(long, value_name = "NAME", requires = "follow")]
+    pub minter: Option<String>,
+
+    /// Directory of the local copy that --follow keeps (an embedded minter directory,
+    /// made at the first start).
+    #[arg(long, value_name = "DIR", requires = "follow", value_hint = ValueHint::DirPath)]
+    pub cache: Option<PathBuf>,
+
+    /// Seconds between looks at the --follow change log when no commit was notified:
+    /// the bound on how old an answer can be.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, requires = "follow")]
+    pub poll: f64,
+
     /// Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual's
     /// resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`).
     #[arg(long, value_enum, default_value_t = Protocol::Noid)]
@@ -162,11 +183,22 @@ pub enum Mode {
     },
 }
 
+/// A minter held by PostgreSQL, followed into the local copy in `Config::dbdir`.
+#[derive(Debug, Clone)]
+pub struct Follow {
+    /// The database and the minter's name.
+    pub location: noid_pg::Location,
+    /// The longest wait between looks at the change log.
+    pub poll: Duration,
+}
+
 /// Validated settings.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Minter directory.
+    /// Minter directory (with --follow, the local copy's).
     pub dbdir: PathBuf,
+    /// `--follow`: keep `dbdir` a copy of this minter.
+    pub follow: Option<Follow>,
     /// Lines or HTTP.
     pub mode: Mode,
     /// Parsed rules table.
@@ -193,8 +225,22 @@ impl Config {
         let dbdir = args
             .db
             .clone()
+            .or_else(|| args.cache.clone())
             .or_else(|| Layout::dbdir_from_program_name(argv0))
             .unwrap_or_else(|| PathBuf::from("."));
+        let follow = match (&args.follow, &args.minter) {
+            (Some(url), Some(name)) => {
+                if !(args.poll > 0.0 && args.poll <= 3_600.0) {
+                    bail!("--poll must be more than 0 and at most 3600 seconds");
+                }
+                Some(Follow {
+                    location: noid_pg::Location::from_flag("--follow", url, name)
+                        .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
+                    poll: Duration::from_secs_f64(args.poll),
+                })
+            }
+            _ => None,
+        };
         let rules = match &args.rules {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -265,6 +311,7 @@ impl Config {
         };
         Ok(Config {
             dbdir,
+            follow,
             mode,
             rules,
             registry: Arc::new(registry),

@@ -21,6 +21,7 @@ mod http;
 mod lines;
 mod probe;
 mod protocol;
+mod replicate;
 mod signals;
 
 use std::fs::File;
@@ -62,6 +63,9 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
     }
     if let Some((interval, timeout)) = cfg.probes {
         probe::spawn(cfg.registry.clone(), interval, timeout)?;
+    }
+    if let Some(follow) = &cfg.follow {
+        replicate::start(follow, &cfg.dbdir)?;
     }
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;

@@ -5,6 +5,7 @@ mod util;
 
 mod abuse;
 mod faults;
+mod follow;
 mod fresh;
 mod http;
 mod lifecycle;
