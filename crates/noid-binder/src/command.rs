@@ -42,8 +42,16 @@ pub enum Op {
     /// EggNog's binder administration (`mkbinder`, `rmbinder`, `dbsave` …): never run
     /// through a binder command here.
     Admin,
-    /// Recognised but not provided by noid (`list`, `next`, `norm`, `shadow`, `resolve`).
-    Unsupported,
+    /// `list MAX [PREFIX…]`: identifiers in key order.
+    List,
+    /// `next MAX ID [PREFIX…]`: identifiers after `ID` in key order.
+    Next,
+    /// `norm`: the identifier as the resolver normalises it.
+    Norm,
+    /// `shadow`: the shadow ARK of the normalised identifier.
+    Shadow,
+    /// `resolve [HEADERS]`: the resolver's one-line answer.
+    Resolve,
 }
 
 impl Op {
@@ -71,7 +79,11 @@ impl Op {
             "mkbinder" | "bmake" | "rmbinder" | "brm" | "bmv" | "bshow" | "brmgroup" | "cfq"
             | "dbsave" | "dbload" | "mstat" | "mstatus" | "iddump" | "idload" | "bname"
             | "dbcreate" | "import" | "mkminter" | "rmminter" => Op::Admin,
-            "list" | "next" | "norm" | "shadow" | "resolve" => Op::Unsupported,
+            "list" => Op::List,
+            "next" => Op::Next,
+            "norm" => Op::Norm,
+            "shadow" => Op::Shadow,
+            "resolve" => Op::Resolve,
             _ => return None,
         })
     }
@@ -132,6 +144,33 @@ pub enum Command {
         id: String,
         /// The element, when asking about one.
         elem: Option<String>,
+    },
+    /// `list` and `next`: identifiers with bindings, in key order.
+    List {
+        /// The binder's name, shown in the listing's first comment.
+        binder: String,
+        /// At most this many identifiers; `None`: no limit (`0`).
+        max: Option<usize>,
+        /// Only identifiers after this one (`next`).
+        after: Option<String>,
+        /// Only identifiers starting with one of these (all when empty).
+        prefixes: Vec<String>,
+        /// Count the admin elements among the bindings (`--all`, `:all`).
+        all: bool,
+    },
+    /// `norm` and `shadow`.
+    Norm {
+        /// The identifier as given.
+        id: String,
+        /// `shadow`: the shadow ARK rather than the normalised form.
+        shadow: bool,
+    },
+    /// `resolve`.
+    Resolve {
+        /// The identifier.
+        id: String,
+        /// The header blob (`!!!ac=…!!!!!!pr=…!!!`), if given.
+        headers: Option<String>,
     },
     /// `pr`: text printed as it is.
     Print(Vec<u8>),

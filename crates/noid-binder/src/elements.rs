@@ -133,6 +133,115 @@ pub fn id_exists<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupErro
         .any(|(k, _)| !is_minter_record(&k[prefix.len()..])))
 }
 
+/// What `list` and `next` found: identifiers in key order, and their bindings.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The identifiers.
+    pub ids: Vec<String>,
+    /// Their bindings (values, duplicates included; admin elements only when counted).
+    pub bindings: usize,
+}
+
+/// Keys read by the first scan of a listing; each further scan reads four times more.
+const LIST_SCAN: usize = 1024;
+
+/// Up to `max` (all when `None`) identifiers with bindings, after `after` when given,
+/// starting with one of `prefixes` (any when empty), in key order without repeats.
+/// Noid's admin keys (`:/…`) name no identifier; an identifier with minter records
+/// only (minted, never bound) is not listed. The store is read by prefix scans from
+/// each prefix's start, so `next` costs the keys before `after` too.
+pub fn list<L: Lookup + ?Sized>(
+    l: &L,
+    prefixes: &[String],
+    after: Option<&str>,
+    max: Option<usize>,
+    count_admin: bool,
+) -> Result<Listing, LookupError> {
+    let all = [String::new()];
+    let prefixes = if prefixes.is_empty() {
+        &all[..]
+    } else {
+        prefixes
+    };
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for p in prefixes {
+        let want = max.map(|m| m.saturating_sub(found.len()));
+        if want == Some(0) {
+            break;
+        }
+        for (id, n) in ids_under(l, p, after, want, count_admin)? {
+            if !found.iter().any(|(f, _)| *f == id) {
+                found.push((id, n));
+            }
+        }
+    }
+    if let Some(m) = max {
+        found.truncate(m);
+    }
+    Ok(Listing {
+        bindings: found.iter().map(|(_, n)| n).sum(),
+        ids: found.into_iter().map(|(id, _)| id).collect(),
+    })
+}
+
+/// Up to `want` identifiers starting with `prefix` (after `after`), with their binding
+/// counts: scans that grow until they hold `want` whole identifiers or the prefix's end.
+fn ids_under<L: Lookup + ?Sized>(
+    l: &L,
+    prefix: &str,
+    after: Option<&str>,
+    want: Option<usize>,
+    count_admin: bool,
+) -> Result<Vec<(String, usize)>, LookupError> {
+    let mut limit = if want.is_some() {
+        LIST_SCAN
+    } else {
+        usize::MAX
+    };
+    loop {
+        let rows = l.scan_prefix(prefix.as_bytes(), limit)?;
+        let complete = rows.len() < limit;
+        let mut ids: Vec<(String, usize, bool)> = Vec::new();
+        for (k, _) in &rows {
+            let Some(tab) = k.iter().position(|&c| c == b'\t') else {
+                continue;
+            };
+            let (id, elem) = (&k[..tab], &k[tab + 1..]);
+            if id.starts_with(b":/") || is_minter_record(elem) {
+                continue;
+            }
+            let id = String::from_utf8_lossy(id);
+            if after.is_some_and(|a| id.as_ref() <= a) {
+                continue;
+            }
+            let counted = count_admin || !is_admin(&String::from_utf8_lossy(elem));
+            match ids.last_mut() {
+                Some((last, n, _)) if *last == id => *n += usize::from(counted),
+                _ => ids.push((id.into_owned(), usize::from(counted), true)),
+            }
+        }
+        if !complete {
+            // The last identifier may have more keys beyond this scan.
+            if let Some(last) = ids.last_mut() {
+                last.2 = false;
+            }
+        }
+        let whole = ids.iter().filter(|(_, _, w)| *w).count();
+        if complete || want.is_some_and(|w| whole >= w) {
+            let mut out: Vec<(String, usize)> = ids
+                .into_iter()
+                .filter(|(_, _, w)| *w)
+                .map(|(id, n, _)| (id, n))
+                .collect();
+            if let Some(w) = want {
+                out.truncate(w);
+            }
+            return Ok(out);
+        }
+        limit = limit.saturating_mul(4);
+    }
+}
+
 /// Remove `found` (an element's values); returns (values removed, their octets).
 pub fn remove<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, found: &[&Stored]) -> (usize, usize) {
     let octets = found.iter().map(|(_, v)| v.len()).sum();

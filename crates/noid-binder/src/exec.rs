@@ -64,6 +64,19 @@ pub enum Reply {
         /// Its value now.
         value: i64,
     },
+    /// `norm`, `shadow`: an identifier.
+    Id(String),
+    /// `list`, `next`.
+    Listing {
+        /// The binder's name.
+        binder: String,
+        /// The limit asked for (`None`: none).
+        max: Option<usize>,
+        /// What was found.
+        found: elements::Listing,
+    },
+    /// `resolve`: the resolver's answer line (without its newline).
+    Resolved(Vec<u8>),
     /// Text printed as it is (`pr`, `help`, `version`).
     Text(Vec<u8>),
     /// Nothing to print (`var`, `logmark`).
@@ -220,6 +233,41 @@ fn run<L: Lookup + ?Sized>(
                 Some(e) => !elements::values(txn, base, e)?.is_empty(),
                 None => elements::id_exists(txn, base)?,
             })
+        }
+        Command::List {
+            binder,
+            max,
+            after,
+            prefixes,
+            all,
+        } => Reply::Listing {
+            binder: binder.clone(),
+            max: *max,
+            found: elements::list(txn, prefixes, after.as_deref(), *max, *all)?,
+        },
+        Command::Norm { id, shadow } => Reply::Id(if *shadow {
+            crate::norm::shadow(id)
+        } else {
+            crate::norm::normalize(id)
+        }),
+        Command::Resolve { id, headers } => {
+            let mut line = format!("{id}.resolve").into_bytes();
+            if let Some(h) = headers {
+                line.push(b' ');
+                line.extend_from_slice(h.as_bytes());
+            }
+            let mut out = Vec::new();
+            noid_resolve::egg::answer(
+                &noid_resolve::Resolver::default(),
+                txn,
+                &line,
+                noid_resolve::egg::Miss::Eggnog,
+                &mut out,
+            );
+            if out.last() == Some(&b'\n') {
+                out.pop();
+            }
+            Reply::Resolved(out)
         }
         Command::Print(text) => Reply::Text(text.clone()),
         Command::Nothing => Reply::Nothing,

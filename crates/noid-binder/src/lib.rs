@@ -45,10 +45,12 @@ pub mod exec;
 pub mod indirect;
 pub mod lines;
 pub mod nog;
+pub mod norm;
 pub mod render;
 pub mod session;
 pub mod token;
 pub mod writelog;
+pub mod xml;
 
 pub use command::{Command, Op};
 pub use error::BinderError;

@@ -23,7 +23,7 @@ pub enum NogCommand {
 /// What `help` prints for a minter.
 pub const NOG_HELP: &str = "\
 # noid minter commands: mint N (N new identifiers, at most 100000 per request)
-# options: -m plain|anvl|json
+# options: -m plain|anvl|json|xml
 ";
 
 /// Parse a minter command line; returns the output format and the command.
@@ -106,6 +106,7 @@ pub fn render_minted(ids: &[String], notes: &[String], format: Format) -> Vec<u8
             out.extend_from_slice(body.to_string().as_bytes());
             out.push(b'\n');
         }
+        Format::Xml => crate::xml::minted(&mut out, ids, notes),
         Format::Anvl | Format::Plain => {
             for id in ids {
                 if format == Format::Anvl {

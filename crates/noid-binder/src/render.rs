@@ -1,12 +1,12 @@
 //! Rendering a [`Reply`]: plain text (the command line's default), ANVL (the web's
-//! default) or JSON.
+//! default), JSON or XML.
 //!
 //! Plain and ANVL follow EggNog: a record's elements are `name: value` lines (plain
 //! `get` prints bare values), comments start `# `, and a record that printed anything
 //! ends with one blank line. ANVL encodes `%` as `%25` and newlines as `%0a` in values;
 //! in names also whitespace (except the first space of a run inside the name), `:`,
-//! `=`, `<` and control characters. JSON, which EggNog leaves undefined, is one JSON
-//! object per record, one per line.
+//! `=`, `<` and control characters. JSON and XML, which EggNog leaves undefined, are
+//! one JSON object or one XML element per reply, each on one line ([`crate::xml`]).
 
 use serde_json::{json, Value};
 
@@ -23,17 +23,20 @@ pub enum Format {
     Anvl,
     /// JSON lines.
     Json,
+    /// One XML element per line.
+    Xml,
 }
 
 impl Format {
-    /// The format named `name` (any case); `xml` is refused (EggNog's is untested).
+    /// The format named `name` (any case).
     pub fn parse(name: &str) -> Result<Format, BinderError> {
         match name.to_ascii_lowercase().as_str() {
             "plain" => Ok(Format::Plain),
             "anvl" => Ok(Format::Anvl),
             "json" => Ok(Format::Json),
+            "xml" => Ok(Format::Xml),
             _ => Err(BinderError::refused(format!(
-                "unknown output format: {name} (plain, anvl or json)"
+                "unknown output format: {name} (plain, anvl, json or xml)"
             ))),
         }
     }
@@ -43,9 +46,11 @@ impl Format {
 pub const HELP: &str = "\
 # noid binder commands (egg syntax): [options] [modifiers] ID.OP [ELEM [VALUE]]
 #   or ID|ELEM.OP [VALUE]
-# ops: set let add insert incr decr get fetch rm delete purge exists var pr help version
+# ops: set let add insert incr decr get fetch rm delete purge exists
+#      norm shadow resolve [HEADERS]   list MAX [PREFIX...]   next MAX ID [PREFIX...]
+#      var pr logmark help version
 # modifiers: :hx (decode ^hh), :hxC (decode Chh), :all, :allnot
-# options: --ack, --all, --verbose, -m plain|anvl|json
+# options: --ack, --all, --verbose, -m plain|anvl|json|xml
 # indirect values: @ (a line), @- (to a blank line), @-- (to the end), @-N (N octets),
 #   @-XYZ (to a line XYZ), &NAME (session variable)
 # bulk: '-' as the command, then one command per line of input
@@ -59,6 +64,10 @@ pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
             out.extend_from_slice(v.to_string().as_bytes());
             out.push(b'\n');
         }
+        return out;
+    }
+    if settings.format == Format::Xml {
+        crate::xml::reply(&mut out, reply, settings.ack);
         return out;
     }
     let anvl = settings.format == Format::Anvl;
@@ -129,14 +138,44 @@ pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
         Reply::Number { elem, value } => {
             label(&mut out, anvl, elem, value.to_string().as_bytes());
         }
+        Reply::Id(id) => label(&mut out, anvl, "id", id.as_bytes()),
+        Reply::Listing { binder, max, found } => {
+            comment(
+                &mut out,
+                &format!("listing for binder {binder}, max {}", max.unwrap_or(0)),
+            );
+            for id in &found.ids {
+                label(&mut out, anvl, "id", id.as_bytes());
+            }
+            comment(&mut out, &produced(found));
+        }
+        Reply::Resolved(line) => {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
         Reply::Text(t) => out.extend_from_slice(t),
         Reply::Nothing => {}
         Reply::Error(e) => element(&mut out, "error", e.to_string().as_bytes()),
     }
-    if !out.is_empty() && !matches!(reply, Reply::Text(_)) {
+    if !out.is_empty() && !matches!(reply, Reply::Text(_) | Reply::Resolved(_)) {
         out.push(b'\n');
     }
     out
+}
+
+/// The listing's last comment: `produced N ids, B bindings (average A.AA bindings per
+/// id)`.
+pub fn produced(found: &crate::elements::Listing) -> String {
+    let n = found.ids.len();
+    let average = if n == 0 {
+        0.0
+    } else {
+        found.bindings as f64 / n as f64
+    };
+    format!(
+        "produced {n} ids, {} bindings (average {average:.2} bindings per id)",
+        found.bindings
+    )
 }
 
 /// An identifier as shown in comments: the empty one as `""`.
@@ -229,6 +268,14 @@ fn json_of(reply: &Reply, settings: &Settings) -> Option<Value> {
             json!({ "id": id, "element": elem, "removed": count, "oxum": format!("{octets}.{count}") })
         }
         Reply::Number { elem, value } => json!({ "element": elem, "value": value }),
+        Reply::Id(id) => json!({ "id": id }),
+        Reply::Listing { binder, max, found } => json!({
+            "binder": binder,
+            "max": max.unwrap_or(0),
+            "ids": found.ids,
+            "bindings": found.bindings,
+        }),
+        Reply::Resolved(line) => json!({ "resolve": text(line) }),
         Reply::Text(t) => json!({ "text": text(t) }),
         Reply::Nothing => return None,
         Reply::Error(e) => json!({ "error": e.to_string() }),
@@ -241,6 +288,8 @@ pub fn note(text: &str, format: Format) -> Vec<u8> {
     if format == Format::Json {
         out.extend_from_slice(json!({ "note": text }).to_string().as_bytes());
         out.push(b'\n');
+    } else if format == Format::Xml {
+        crate::xml::note(&mut out, text);
     } else {
         element(&mut out, "note", text.as_bytes());
     }

@@ -45,6 +45,8 @@ pub struct Session<'f> {
     pub files: Option<FileReader<'f>>,
     /// Writes are refused ([`BinderError::ReadOnly`]).
     pub read_only: bool,
+    /// The binder's name, as `list` and `next` show it.
+    pub binder: String,
 }
 
 /// Modifiers before the command word; the last of a kind wins.
@@ -74,6 +76,7 @@ impl Session<'_> {
             vars: HashMap::new(),
             files: None,
             read_only: false,
+            binder: String::new(),
         }
     }
 
@@ -138,11 +141,6 @@ impl Session<'_> {
                     "'{op_word}' not implemented yet; try 'help'"
                 )))
             }
-            Op::Unsupported => {
-                return Err(BinderError::refused(format!(
-                    "'{op_word}' is not supported by noid's binder"
-                )))
-            }
             Op::Help => return Ok(Command::Help),
             Op::Version => return Ok(Command::Version),
             _ => {}
@@ -177,6 +175,38 @@ impl Session<'_> {
                 return Ok(Command::Nothing);
             }
             Op::Logmark => return Ok(Command::Nothing),
+            Op::List | Op::Next => {
+                if id_part.is_some_and(|i| !i.is_empty()) {
+                    return Err(BinderError::refused(format!(
+                        "{op_word} names no identifier: {}",
+                        list_usage(op)
+                    )));
+                }
+                let mut args = args.into_iter();
+                let max = parse_max(args.next(), op)?;
+                let after = match op {
+                    Op::List => None,
+                    _ => match args.next() {
+                        Some(a) => Some(r.text(a, "identifier")?),
+                        None => {
+                            return Err(BinderError::refused(format!(
+                                "no identifier given: {}",
+                                list_usage(op)
+                            )))
+                        }
+                    },
+                };
+                let prefixes = args
+                    .map(|a| r.text(a, "prefix"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return Ok(Command::List {
+                    binder: r.session.binder.clone(),
+                    max,
+                    after,
+                    prefixes,
+                    all: settings.all,
+                });
+            }
             Op::Pr => {
                 let mut text = Vec::new();
                 for (i, a) in args.iter().enumerate() {
@@ -195,7 +225,9 @@ impl Session<'_> {
             Some("") => return Err(BinderError::refused("no identifier name given")),
             Some(t) => r.text(t, "identifier")?,
         };
-        if id.contains('\t') {
+        // `norm` and `shadow` only show how the resolver reads an identifier (one
+        // broken over lines and indented, say); nothing is stored under it.
+        if id.contains('\t') && !matches!(op, Op::Norm | Op::Shadow) {
             return Err(BinderError::refused(
                 "identifiers cannot contain a tab (noid's key separator)",
             ));
@@ -259,6 +291,26 @@ impl Session<'_> {
                 ))),
                 None => Ok(Command::Purge { id }),
             },
+            Op::Norm | Op::Shadow | Op::Resolve if elem.is_some() => {
+                Err(BinderError::refused(format!(
+                    "why did you specify an element ({})?",
+                    elem.unwrap_or_default()
+                )))
+            }
+            Op::Norm | Op::Shadow => Ok(Command::Norm {
+                id,
+                shadow: op == Op::Shadow,
+            }),
+            Op::Resolve => {
+                let mut blob = Vec::new();
+                for a in args {
+                    blob.push(r.text(a, "header")?);
+                }
+                Ok(Command::Resolve {
+                    id,
+                    headers: (!blob.is_empty()).then(|| blob.join(" ")),
+                })
+            }
             Op::Exists => {
                 if elem.is_none() {
                     if let Some(a) = args.next() {
@@ -339,6 +391,37 @@ fn modifier(m: &str, mods: &mut Modifiers) -> Result<(), BinderError> {
         _ => return Err(BinderError::refused(format!("unknown modifier: {m}"))),
     }
     Ok(())
+}
+
+/// How `list` and `next` are called.
+fn list_usage(op: Op) -> &'static str {
+    if op == Op::Next {
+        "next MAX ID [PREFIX...]"
+    } else {
+        "list MAX [PREFIX...]"
+    }
+}
+
+/// `list`'s and `next`'s MAX: a count, `-` (1000) or `0` (no limit).
+fn parse_max(arg: Option<&str>, op: Op) -> Result<Option<usize>, BinderError> {
+    let bad = |a: &str| {
+        BinderError::refused(format!(
+            "MAX must be a number, - (1000) or 0 (no limit), not \"{a}\": {}",
+            list_usage(op)
+        ))
+    };
+    match arg {
+        None => Err(bad("")),
+        Some("-") => Ok(Some(1000)),
+        Some(a) if !a.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) => {
+            match a.parse::<usize>() {
+                Ok(0) => Ok(None),
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(bad(a)),
+            }
+        }
+        Some(a) => Err(bad(a)),
+    }
 }
 
 /// An `incr`/`decr` amount: `/^[-+]?\d+$/`.
@@ -488,16 +571,17 @@ impl Session<'_> {
 
 /// Whether a command's words are an egg command rather than one of Perl Noid's: after
 /// any egg options and modifiers, the first word has the `ID.OP` form with an egg
-/// operation (Perl Noid's verbs never hold a dot).
+/// operation (Perl Noid's verbs never hold a dot), or is `list` or `next`, which name
+/// no identifier and are no Perl Noid verbs.
 pub fn is_egg(words: &[String]) -> bool {
     let mut words = words.iter();
     while let Some(w) = words.next() {
         if w == "-m" || w == "--format" {
             words.next();
         } else if !(w.starts_with('-') || w.starts_with(':')) || w.len() == 1 {
-            return w
-                .rsplit_once('.')
-                .is_some_and(|(_, op)| Op::parse(op).is_some());
+            return matches!(w.as_str(), "list" | "next")
+                || w.rsplit_once('.')
+                    .is_some_and(|(_, op)| Op::parse(op).is_some());
         }
     }
     false

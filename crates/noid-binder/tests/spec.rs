@@ -31,6 +31,7 @@ impl Egg {
     /// One command with `input` after it; returns (output, failed).
     fn status(&self, line: &str, input: &str) -> (String, bool) {
         let mut session = Session::new(self.remote);
+        session.binder = "foo".into();
         let mut input = Cursor::new(input.as_bytes().to_vec());
         let (out, failed) = {
             let mut txn = Txn::new(&self.store);
@@ -486,4 +487,161 @@ fn noid_checks_apply_to_egg_writes() {
         "error: i: element names beginning \":/\" are reserved.\n\n"
     );
     assert_eq!(e.key("13030/x\t_t"), None);
+}
+
+#[test]
+fn case_42_list_and_next() {
+    let e = Egg::new();
+    for id in [
+        "ark:/12345/f84",
+        "ark:/12345/f81",
+        "ark:/12345/f83",
+        "ark:/12345/f82",
+    ] {
+        e.run(&format!("{id}.set _t http://e.org/{id}"));
+        e.run(&format!("{id}.set who someone"));
+    }
+    e.run("ark:/12345/g1.set _t x");
+    e.run("ark:/12345/f7.add a b");
+    e.run("ark:/12345/f7.add a c");
+    // A minted, never bound identifier and noid's own admin keys are no identifiers.
+    e.store.insert("ark:/12345/f85\t:/c", "i|20240101|sam|0");
+    e.store.insert(":/idmap/_t\tx", "y");
+    let head = "# listing for binder foo, max 1000\n";
+    assert_eq!(
+        e.run("list - ark:/12345/f8"),
+        format!(
+            "{head}ark:/12345/f81\nark:/12345/f82\nark:/12345/f83\nark:/12345/f84\n\
+             # produced 4 ids, 8 bindings (average 2.00 bindings per id)\n\n"
+        )
+    );
+    assert_eq!(
+        e.run("list - xyzzy"),
+        format!("{head}# produced 0 ids, 0 bindings (average 0.00 bindings per id)\n\n")
+    );
+    assert_eq!(
+        e.run("-m anvl list 2"),
+        "# listing for binder foo, max 2\nid: ark:/12345/f7\nid: ark:/12345/f81\n\
+         # produced 2 ids, 4 bindings (average 2.00 bindings per id)\n\n"
+    );
+    assert_eq!(
+        e.run("next 0 ark:/12345/f83"),
+        "# listing for binder foo, max 0\nark:/12345/f84\nark:/12345/g1\n\
+         # produced 2 ids, 3 bindings (average 1.50 bindings per id)\n\n"
+    );
+    assert_eq!(
+        e.run("next 1 ark:/12345/f7 ark:/12345/g ark:/12345/f8"),
+        "# listing for binder foo, max 1\nark:/12345/g1\n\
+         # produced 1 ids, 1 bindings (average 1.00 bindings per id)\n\n"
+    );
+    // With the admin elements counted (the web's default, --all).
+    assert_eq!(
+        e.run("--all list 1 ark:/12345/g"),
+        "# listing for binder foo, max 1\nark:/12345/g1\n\
+         # produced 1 ids, 3 bindings (average 3.00 bindings per id)\n\n"
+    );
+    assert_eq!(
+        e.run("-m json list 1 ark:/12345/g"),
+        "{\"binder\":\"foo\",\"bindings\":1,\"ids\":[\"ark:/12345/g1\"],\"max\":1}\n"
+    );
+    for (bad, why) in [
+        (
+            "list",
+            "MAX must be a number, - (1000) or 0 (no limit), not \"\": list MAX [PREFIX...]",
+        ),
+        (
+            "list x",
+            "MAX must be a number, - (1000) or 0 (no limit), not \"x\": list MAX [PREFIX...]",
+        ),
+        ("next 5", "no identifier given: next MAX ID [PREFIX...]"),
+        ("i.list 5", "list names no identifier: list MAX [PREFIX...]"),
+    ] {
+        assert_eq!(
+            e.status(bad, ""),
+            (format!("error: {why}\n\n"), true),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn case_43_and_44_norm_and_shadow() {
+    let e = Egg::new();
+    assert_eq!(e.run("ark:12345/e-f?g-h.norm"), "ark:/12345/ef?g-h\n\n");
+    assert_eq!(
+        e.run(":hx \"  DOI:10.12345/croWD-^0a^09 sOUrced?lower.norm\""),
+        "doi:10.12345/CROWD-SOURCED?lower\n\n"
+    );
+    assert_eq!(
+        e.run("doi:10.123/THIS-THat?NO-W.shadow"),
+        "ark:/b0123/thisthat?NO-W\n\n"
+    );
+    assert_eq!(
+        e.run("-m anvl doi:10.123/THIS-THat?NO-W.shadow"),
+        "id: ark:/b0123/thisthat?NO-W\n\n"
+    );
+    // Nothing is stored by either.
+    assert!(e.store.scan_prefix(b"", 10).unwrap().is_empty());
+    assert_eq!(
+        Egg::web().run("ark:12345/e-f?g-h.norm"),
+        "id: ark:/12345/ef?g-h\n\n"
+    );
+}
+
+#[test]
+fn resolve_answers_one_line() {
+    let e = Egg::new();
+    e.run("ark:/99999/fk4x.set _t http://example.org/x");
+    e.run("ark:/99999/fk4y.set _t \"303 http://example.org/y\"");
+    assert_eq!(
+        e.run("ark:/99999/fk4x.resolve"),
+        "redir302 http://example.org/x\n"
+    );
+    assert_eq!(
+        e.run("ark:/99999/fk4y.resolve"),
+        "redir303 http://example.org/y\n"
+    );
+    // Suffix passthrough, as the resolver does it.
+    assert_eq!(
+        e.run("ark:/99999/fk4x/a/b.resolve"),
+        "redir302 http://example.org/x/a/b\n"
+    );
+    assert_eq!(e.run("nosuch.resolve"), "redir302 \n");
+    assert_eq!(
+        e.run("-m json ark:/99999/fk4x.resolve"),
+        "{\"resolve\":\"redir302 http://example.org/x\"}\n"
+    );
+    // Within one bulk run, a binding made before is resolved.
+    assert_eq!(
+        e.bulk("z.set _t http://z.org/\nz.resolve\n"),
+        "redir302 http://z.org/\n"
+    );
+}
+
+#[test]
+fn xml_elements() {
+    let e = Egg::new();
+    e.run("i.set a b");
+    e.run("i.add a \"c<d\"");
+    assert_eq!(
+        e.run("-m xml i.fetch"),
+        "<record id=\"i\"><element name=\"a\">b</element><element name=\"a\">c&lt;d</element></record>\n"
+    );
+    assert_eq!(e.run("-m XML --ack i.set e f"), "<oxum>1.1</oxum>\n");
+    assert_eq!(e.run("-m xml i.exists"), "<exists>1</exists>\n");
+    assert_eq!(
+        e.run("-m xml i.let a b"),
+        "<error>cannot proceed on an element (a) that already has a value</error>\n"
+    );
+    assert_eq!(e.run("-m xml i.norm"), "<id>i</id>\n");
+    assert_eq!(e.run("-m xml i.purge"), "<purged id=\"i\">5</purged>\n");
+    assert_eq!(
+        e.bulk("-m xml blech\n"),
+        "<error>unknown command: blech</error>\n\
+         <note>non-zero status (1) returned by command on line 1</note>\n"
+    );
+    assert_eq!(
+        e.run("-m yaml i.fetch"),
+        "error: unknown output format: yaml (plain, anvl, json or xml)\n\n"
+    );
 }
