@@ -9,8 +9,13 @@ pub struct Layout {
     pub noid_dir: PathBuf,
     /// The RocksDB directory, `Dbdir/NOID/noid.rocksdb`.
     pub db: PathBuf,
-    /// The writers' `flock` file, `Dbdir/NOID/lock` (the name Perl Noid used).
+    /// The writers' `flock` file, `Dbdir/NOID/lock` (the name Perl Noid used): one
+    /// writer at a time holds it, from open to close.
     pub lock: PathBuf,
+    /// The readers' gate, `Dbdir/NOID/busy`: held exclusively by the writer while it
+    /// may change the store's files (`noid` from open to close; `noid serve` while it
+    /// commits); long-lived readers catch up only while they can hold it shared.
+    pub busy: PathBuf,
     /// The writer-bumped change counter readers poll, `Dbdir/NOID/generation`.
     pub generation: PathBuf,
     /// Where a writer builds a large batch as a table file before RocksDB takes it
@@ -32,6 +37,7 @@ impl Layout {
         Layout {
             db: noid_dir.join("noid.rocksdb"),
             lock: noid_dir.join("lock"),
+            busy: noid_dir.join("busy"),
             generation: noid_dir.join("generation"),
             batch_sst: noid_dir.join("batch.sst"),
             readme: noid_dir.join("README"),

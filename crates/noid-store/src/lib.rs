@@ -7,7 +7,9 @@
 //! * [`Writer`]: short-lived `noid` commands that change the minter. They queue on an
 //!   exclusive `flock` on `NOID/lock` (never RocksDB's own `LOCK`, which fails at once
 //!   instead of waiting), open the database as its single primary, commit atomic
-//!   batches, and bump the [`generation`] counter so readers notice.
+//!   batches, and bump the [`generation`] counter so readers notice. While a writer
+//!   may change the store's files it also holds `NOID/busy`, the readers' gate;
+//!   `noid serve` releases it after each commit ([`Writer::pause`]).
 //! * [`Snapshot`]: short-lived read-only commands (`fetch`, `get`, `dbinfo`). They open
 //!   a throw-away RocksDB secondary and never take the lock, so they never block writers.
 //! * [`Follower`]: the long-lived resolver. A [`Secondary`] that catches up with the

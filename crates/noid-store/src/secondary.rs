@@ -42,7 +42,8 @@ pub struct Secondary {
     /// Long-lived: index and filter blocks stay pinned (see `options`), range reads
     /// are offered.
     long_lived: bool,
-    /// The writers' lock file (`NOID/lock`), held shared during a catch-up.
+    /// The readers' gate (`NOID/busy`, or `NOID/lock` where `busy` cannot be made),
+    /// held shared during a catch-up.
     lock: Option<std::fs::File>,
     /// Made once: `get_pinned` would create and destroy a C++ `ReadOptions` per lookup.
     read: ReadOptions,
@@ -121,7 +122,7 @@ impl Secondary {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
         std::fs::create_dir_all(&dir.path).map_err(io(&dir.path))?;
-        let lock = std::fs::File::open(&layout.lock).ok();
+        let lock = gate(&layout);
         let quiet = match (&lock, long_lived) {
             (Some(f), true) => lock_shared_within(f, OPEN_QUIET_WAIT),
             _ => false,
@@ -183,11 +184,12 @@ impl Secondary {
     /// Catch up with the writers, unless one is at work right now (then `Ok(false)`),
     /// whether or not the generation moved (for a writer that did not bump it).
     ///
-    /// Why the writers' lock is consulted: a RocksDB secondary that catches up while the
+    /// Why the writers' gate is consulted: a RocksDB secondary that catches up while the
     /// primary is flushing or closing can lose track of that write for good (every later
     /// catch-up still shows the previous value). So a catch-up runs only while no writer
-    /// holds `NOID/lock`, holding it *shared* for the time it takes; a writer that
-    /// arrives meanwhile waits that long. A reader never waits for the lock itself.
+    /// holds `NOID/busy` (a `noid` process holds it from open to close, `noid serve`
+    /// while it commits and its flushes run), holding it *shared* for the time it takes;
+    /// a writer that arrives meanwhile waits that long. A reader never waits for it.
     pub fn try_catch_up(&self) -> Result<bool, StoreError> {
         let quiet = match &self.lock {
             Some(f) => match f.try_lock_shared() {
@@ -283,6 +285,16 @@ impl Lookup for Secondary {
     fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
         Secondary::range(self, first, last, limit).map_err(|e| LookupError::read(first, e))
     }
+}
+
+/// The file whose `flock` tells readers whether a writer may be changing the store's
+/// files: `NOID/busy`, which writers make; on a store no writer of this version has
+/// opened yet, `NOID/lock`, which every writer holds for longer (from open to close).
+/// A reader never makes files in `NOID/` (it may run as another user).
+fn gate(layout: &Layout) -> Option<std::fs::File> {
+    std::fs::File::open(&layout.busy)
+        .or_else(|_| std::fs::File::open(&layout.lock))
+        .ok()
 }
 
 /// Take `lock` shared, trying for up to `wait`; whether it was taken.

@@ -71,6 +71,12 @@ pub struct Writer {
     wrote: std::sync::atomic::AtomicBool,
     bumper: Bumper,
     layout: Layout,
+    /// `NOID/busy`, held exclusively unless [`Writer::pause`]d.
+    busy: File,
+    /// Whether `busy` is released ([`Writer::pause`]); the next commit takes it again.
+    paused: std::sync::atomic::AtomicBool,
+    /// How long to wait for readers to let go of `busy`.
+    timeout: Duration,
     _lock: File,
 }
 
@@ -85,10 +91,12 @@ impl Writer {
         if !layout.exists() {
             return Err(StoreError::NoDatabase(layout.db.clone()));
         }
-        let lock = take_lock(&layout, timeout)?;
+        let start = Instant::now();
+        let lock = take_lock(&layout.lock, timeout)?;
+        let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
         let opts = writer_options(WRITER_CACHE);
         let db = DB::open(&opts, &layout.db)?;
-        Writer::assemble(db, opts, layout, lock)
+        Writer::assemble(db, opts, layout, (lock, busy), timeout)
     }
 
     /// Create a new, empty minter database in `dbdir` (the `NOID` directory may exist,
@@ -96,19 +104,27 @@ impl Writer {
     pub fn create(dbdir: &Path, timeout: Duration) -> Result<Writer, StoreError> {
         let layout = Layout::new(dbdir);
         std::fs::create_dir_all(&layout.noid_dir).map_err(io(&layout.noid_dir))?;
-        let lock = take_lock(&layout, timeout)?;
+        let start = Instant::now();
+        let lock = take_lock(&layout.lock, timeout)?;
         if layout.exists() {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
+        let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
         let mut opts = writer_options(WRITER_CACHE);
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
         generation::create(&layout.generation)?;
-        Writer::assemble(db, opts, layout, lock)
+        Writer::assemble(db, opts, layout, (lock, busy), timeout)
     }
 
-    fn assemble(db: DB, opts: Options, layout: Layout, lock: File) -> Result<Writer, StoreError> {
+    fn assemble(
+        db: DB,
+        opts: Options,
+        layout: Layout,
+        (lock, busy): (File, File),
+        timeout: Duration,
+    ) -> Result<Writer, StoreError> {
         let bumper = Bumper::open(&layout.generation)?;
         // A batch file left by a writer that was killed before RocksDB took it in.
         let _ = std::fs::remove_file(&layout.batch_sst);
@@ -118,8 +134,64 @@ impl Writer {
             wrote: std::sync::atomic::AtomicBool::new(false),
             bumper,
             layout,
+            busy,
+            paused: std::sync::atomic::AtomicBool::new(false),
+            timeout,
             _lock: lock,
         })
+    }
+
+    /// Let long-lived readers (`noidr`) catch up while this writer stays open and keeps
+    /// other writers out: once RocksDB's background flushes and compactions are over
+    /// (a reader catching up while the store's files change can lose a write, see
+    /// [`crate::Secondary::try_catch_up`]), release `NOID/busy`. The next commit takes
+    /// it again. Returns whether it was released; it is not when background work goes
+    /// on for longer than [`SETTLE`] (readers then wait as for any writer).
+    ///
+    /// `noid serve` pauses after each group commit, before acknowledging the writes,
+    /// so that a write it acknowledged is seen by a reader's next request.
+    pub fn pause(&self) -> Result<bool, StoreError> {
+        use std::sync::atomic::Ordering;
+        if self.paused.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let start = Instant::now();
+        while self.background_work()? {
+            if start.elapsed() >= SETTLE {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        fs2::FileExt::unlock(&self.busy).map_err(io(&self.layout.busy))?;
+        self.paused.store(true, Ordering::Release);
+        Ok(true)
+    }
+
+    /// Take `NOID/busy` again after [`Writer::pause`], waiting for readers that are
+    /// catching up (they hold it shared for as long as that takes).
+    fn resume(&self) -> Result<(), StoreError> {
+        use std::sync::atomic::Ordering;
+        if !self.paused.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        wait_exclusive(&self.busy, &self.layout.busy, self.timeout)?;
+        self.paused.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    /// Whether RocksDB is flushing or compacting, or has such work pending.
+    fn background_work(&self) -> Result<bool, StoreError> {
+        for p in [
+            "rocksdb.num-running-flushes",
+            "rocksdb.mem-table-flush-pending",
+            "rocksdb.num-running-compactions",
+            "rocksdb.compaction-pending",
+        ] {
+            if self.db.property_int_value(p)?.unwrap_or(0) > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The minter's paths.
@@ -163,6 +235,7 @@ impl Writer {
         if ops.is_empty() {
             return Ok(());
         }
+        self.resume()?;
         // In key order, memtable inserts also run faster.
         Op::last_per_key(ops);
         if ops.len() >= INGEST_MIN {
@@ -225,6 +298,10 @@ impl Writer {
 
     /// Compact the whole key space (after bulk loads).
     pub fn compact(&self) {
+        if let Err(e) = self.resume() {
+            log::warn!("{e}; {} not compacted", self.layout.db.display());
+            return;
+        }
         self.db.compact_range::<&[u8], &[u8]>(None, None);
     }
 }
@@ -234,6 +311,14 @@ impl Drop for Writer {
     /// the store: a reader's secondary instance would otherwise replay the whole log at
     /// every open.
     fn drop(&mut self) {
+        if let Err(e) = self.resume() {
+            // Flushing now could make a reader that is catching up lose a write.
+            log::warn!(
+                "{e}; the memtable of {} is not flushed",
+                self.layout.db.display()
+            );
+            return;
+        }
         if self.wrote.load(std::sync::atomic::Ordering::Relaxed) {
             if let Err(e) = self.db.flush() {
                 log::warn!("flushing {} on close: {e}", self.layout.db.display());
@@ -257,20 +342,30 @@ impl noid_resolve::Lookup for Writer {
     }
 }
 
-/// Wait for the writers' lock, polling so that the wait can time out with a message.
-fn take_lock(layout: &Layout, timeout: Duration) -> Result<File, StoreError> {
-    let path = &layout.lock;
+/// Longest wait in [`Writer::pause`] for RocksDB's background work to end.
+pub const SETTLE: Duration = Duration::from_secs(2);
+
+/// Open the lock file at `path` and wait for it exclusively, polling so that the wait
+/// can time out with a message.
+fn take_lock(path: &Path, timeout: Duration) -> Result<File, StoreError> {
     let f = OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(false)
         .open(path)
         .map_err(io(path))?;
+    wait_exclusive(&f, path, timeout)?;
+    Ok(f)
+}
+
+/// Wait for an exclusive `flock` on `f` (the file at `path`).
+fn wait_exclusive(f: &File, path: &Path, timeout: Duration) -> Result<(), StoreError> {
+    let path = &path.to_path_buf();
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
-        match fs2::FileExt::try_lock_exclusive(&f) {
-            Ok(()) => return Ok(f),
+        match fs2::FileExt::try_lock_exclusive(f) {
+            Ok(()) => return Ok(()),
             Err(e) if e.raw_os_error() == fs2::lock_contended_error().raw_os_error() => {
                 if start.elapsed() >= timeout {
                     return Err(StoreError::LockTimeout {
