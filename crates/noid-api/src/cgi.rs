@@ -10,7 +10,7 @@ use std::sync::Arc;
 use http_body_util::BodyExt;
 use hyper::StatusCode;
 
-use crate::handler::{finish, plain, plan, verbose_note, Plan, Resp, Service};
+use crate::handler::{finish, plain, plan, verbose_note, Input, Plan, Resp, Service};
 use crate::route;
 use crate::store::{self, Who};
 
@@ -58,8 +58,9 @@ pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Resp {
             .remote_addr
             .map(|a| a.to_string())
             .unwrap_or_else(|| "-".into()),
+        acting_for: req.acting_for.clone(),
     };
-    match plan(&route, pop, query, req.body) {
+    match plan(&route, pop, query, Input::Whole(req.body)) {
         Plan::Respond(r) => r,
         Plan::Answer(a, tool) => finish(a, note, tool),
         Plan::Run {
@@ -97,13 +98,15 @@ pub fn write(resp: Resp, out: &mut dyn Write) -> std::io::Result<()> {
         out.write_all(b"\r\n")?;
     }
     out.write_all(b"\r\n")?;
-    // A `Full` body is ready: polling it once yields all of it.
+    // A CGI's body is a `Full` one (never streamed): ready at once.
     let bytes = ready_bytes(body);
     out.write_all(&bytes)?;
     out.flush()
 }
 
-fn ready_bytes(body: http_body_util::Full<bytes::Bytes>) -> bytes::Bytes {
+fn ready_bytes(
+    body: http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>,
+) -> bytes::Bytes {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a current-thread runtime");

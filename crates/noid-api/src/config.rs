@@ -7,6 +7,7 @@
 //! [front]
 //! secret = "a long random string"   # sent as X-Noid-Front-Secret
 //! user_header = "X-Remote-User"     # the default
+//! addresses = ["127.0.0.1"]         # its X-Forwarded-For is believed from these
 //!
 //! [populator.sam]
 //! htpasswd = "/etc/noid/pwdfile_sam" # htpasswd -B (bcrypt)
@@ -48,6 +49,12 @@ pub struct Front {
     /// The header carrying the login (`X-Remote-User` by default).
     #[serde(default = "default_user_header")]
     pub user_header: String,
+    /// Where the front server connects from (addresses or networks): from these, and
+    /// over a unix socket or with the secret, `X-Forwarded-For` names the client (for
+    /// allow-lists, failed-attempt limits and the write log). From anywhere else it
+    /// is ignored.
+    #[serde(default)]
+    pub addresses: Vec<String>,
 }
 
 /// One populator: its directories, rights and users.
@@ -128,6 +135,25 @@ pub fn is_safe_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || b"_-.".contains(&c))
 }
 
+/// An address or network (`10.0.0.0/8`, `127.0.0.1`).
+fn net(a: &str) -> Option<IpNet> {
+    a.parse::<IpNet>()
+        .or_else(|_| a.parse::<IpAddr>().map(IpNet::from))
+        .ok()
+}
+
+/// The front server's addresses, parsed.
+pub fn front_addresses(config: &Config) -> Result<Vec<IpNet>, String> {
+    let Some(front) = &config.front else {
+        return Ok(Vec::new());
+    };
+    front
+        .addresses
+        .iter()
+        .map(|a| net(a).ok_or_else(|| format!("front: address {a:?} is not an address or network")))
+        .collect()
+}
+
 /// Read and check the configuration file.
 pub fn load(path: &Path) -> Result<(Config, BTreeMap<String, Checked>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -137,6 +163,7 @@ pub fn load(path: &Path) -> Result<(Config, BTreeMap<String, Checked>), String> 
 /// Parse and check configuration text.
 pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> {
     let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+    front_addresses(&config)?;
     let mut checked = BTreeMap::new();
     for (name, p) in &config.populators {
         if !is_safe_name(name) {
@@ -164,13 +191,9 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
         }
         let mut allow = Vec::new();
         for a in &p.allow {
-            let net = a
-                .parse::<IpNet>()
-                .or_else(|_| a.parse::<IpAddr>().map(IpNet::from))
-                .map_err(|_| {
-                    format!("populator {name}: allow {a:?} is not an address or network")
-                })?;
-            allow.push(net);
+            allow.push(net(a).ok_or_else(|| {
+                format!("populator {name}: allow {a:?} is not an address or network")
+            })?);
         }
         checked.insert(
             name.clone(),

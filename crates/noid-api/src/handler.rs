@@ -8,7 +8,10 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -20,14 +23,18 @@ use crate::config::{Checked, Config};
 use crate::route::{self, Route};
 use crate::store::{self, Answer, Store, Who, Work};
 
-/// Largest request body accepted (a bulk POST).
+/// Largest request body of a single command (its indirect tokens' values); a bulk
+/// POST's body is streamed and has no limit.
 pub const MAX_BODY: usize = 1 << 30;
 
-/// Where a connection comes from.
+/// Where a request comes from.
 #[derive(Debug, Clone)]
 pub struct Peer {
-    /// The client's address; `None` over a unix socket.
+    /// The client's address; `None` over a unix socket (unless a front server named
+    /// the client).
     pub ip: Option<IpAddr>,
+    /// The connection is over the unix socket (only the front server reaches it).
+    pub via_socket: bool,
 }
 
 impl Peer {
@@ -47,10 +54,20 @@ pub struct Service {
     failures: Failures,
     stores: Mutex<HashMap<PathBuf, Store>>,
     settings: store::Settings,
+    /// Where the front server connects from (its `X-Forwarded-For` is believed).
+    front_addresses: Vec<ipnet::IpNet>,
 }
 
 /// A response.
-pub type Resp = Response<Full<Bytes>>;
+pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
+
+/// A request body, whole or as it arrives.
+pub enum Input {
+    /// Read whole.
+    Whole(Vec<u8>),
+    /// Read as it arrives (a bulk POST's).
+    Stream(Box<dyn std::io::BufRead + Send>),
+}
 
 impl Service {
     /// A service for a checked configuration.
@@ -62,8 +79,10 @@ impl Service {
         let settings = store::Settings {
             lock_timeout: std::time::Duration::from_secs(config.lock_timeout),
             temper,
+            stopping: Arc::new(AtomicBool::new(false)),
         };
         Service {
+            front_addresses: crate::config::front_addresses(&config).unwrap_or_default(),
             config,
             populators,
             passwords: Passwords::default(),
@@ -90,6 +109,7 @@ impl Service {
         let Some(route) = route::parse(req.uri().path()) else {
             return plain(StatusCode::NOT_FOUND, "error: not found\n");
         };
+        let peer = self.client(&req, peer);
         let name = route.populator().to_string();
         let Some(pop) = self.populators.get(&name) else {
             return plain(StatusCode::NOT_FOUND, "error: not found\n");
@@ -115,36 +135,65 @@ impl Service {
             .and_then(|h| h.to_str().ok())
             .map(str::to_string);
         let note = verbose_note(&query, &login, acting_for.as_deref());
-        let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-            Ok(b) => b.to_bytes().to_vec(),
-            Err(e) => {
-                return plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    &format!("error: cannot read the request body: {e}\n"),
-                )
+        let input = if matches!(route, Route::Binder { .. }) && is_bulk(&query) {
+            let (tx, reader) = crate::body::channel(
+                tokio::runtime::Handle::current(),
+                self.settings.stopping.clone(),
+            );
+            tokio::spawn(crate::body::pump(req.into_body(), tx));
+            Input::Stream(Box::new(reader))
+        } else {
+            match Limited::new(req.into_body(), MAX_BODY).collect().await {
+                Ok(b) => Input::Whole(b.to_bytes().to_vec()),
+                Err(e) => {
+                    return plain(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        &format!("error: cannot read the request body: {e}\n"),
+                    )
+                }
             }
         };
         let who = Who {
             populator: name,
             login,
             client: peer.shown(),
+            acting_for,
         };
-        match plan(&route, pop, query, body) {
+        let read_only = !pop.populator.write;
+        match plan(&route, pop, query, input) {
             Plan::Respond(r) => r,
             Plan::Answer(a, tool) => finish(a, note, tool),
             Plan::Run {
                 dir,
                 log,
-                work,
+                mut work,
                 tool,
             } => {
-                let answer = self
-                    .store(&dir, log)
-                    .submit(work, who, !pop.populator.write)
-                    .await;
+                let store = self.store(&dir, log);
+                if let Work::Bulk { progress, .. } = &mut work {
+                    let (tx, body) = crate::body::Streamed::channel();
+                    if let Some(n) = note {
+                        let _ = tx.try_send(Bytes::from(n));
+                    }
+                    *progress = Some(tx.clone());
+                    tokio::spawn(async move {
+                        let answer = store.submit(work, who, read_only).await;
+                        let mut b = answer.body;
+                        b.extend(status_line(tool, answer.failed).bytes());
+                        let _ = tx.send(Bytes::from(b)).await;
+                    });
+                    return with_headers(Response::new(body.boxed()), tool);
+                }
+                let answer = store.submit(work, who, read_only).await;
                 finish(answer, note, tool)
             }
         }
+    }
+
+    /// Tell running bulk requests to stop at their next command (the server is
+    /// stopping); each says how far it got.
+    pub fn stop(&self) {
+        self.settings.stopping.store(true, Ordering::Relaxed);
     }
 
     /// The configured populator `name`.
@@ -248,13 +297,54 @@ impl Service {
             .get(front.user_header.as_str())?
             .to_str()
             .ok()?;
-        let trusted = peer.ip.is_none()
-            || front.secret.as_ref().is_some_and(|s| {
-                req.headers()
-                    .get("x-noid-front-secret")
-                    .is_some_and(|g| auth::same_secret(g.as_bytes(), s.as_bytes()))
-            });
+        let trusted = peer.via_socket || self.front_secret(req);
         (trusted && !login.is_empty()).then(|| login.to_string())
+    }
+
+    /// Whether the request carries the front server's shared secret.
+    fn front_secret(&self, req: &Request<Incoming>) -> bool {
+        let Some(secret) = self.config.front.as_ref().and_then(|f| f.secret.as_ref()) else {
+            return false;
+        };
+        req.headers()
+            .get("x-noid-front-secret")
+            .is_some_and(|g| auth::same_secret(g.as_bytes(), secret.as_bytes()))
+    }
+
+    /// The client a request comes from: the connection's peer, or, when the peer is
+    /// the configured front server (one of its `addresses`, the unix socket, or the
+    /// secret), the last address of its `X-Forwarded-For` (the one it added).
+    /// Allow-lists, failed-attempt limits and the write log all use this address.
+    pub fn client(&self, req: &Request<Incoming>, peer: Peer) -> Peer {
+        if self.config.front.is_none() {
+            return peer;
+        }
+        let from_front = match peer.ip {
+            Some(ip) => self.front_addresses.iter().any(|n| n.contains(&ip)),
+            None => true,
+        } || self.front_secret(req);
+        if !from_front {
+            return peer;
+        }
+        let forwarded = req
+            .headers()
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|h| h.to_str().ok())
+            .flat_map(|h| h.split(','))
+            .next_back()
+            .map(str::trim);
+        match forwarded.map(|f| (f, f.parse::<IpAddr>())) {
+            Some((_, Ok(ip))) => Peer {
+                ip: Some(ip),
+                via_socket: peer.via_socket,
+            },
+            Some((f, Err(_))) => {
+                log::warn!("front server sent X-Forwarded-For {f:?}, not an address; ignored");
+                peer
+            }
+            None => peer,
+        }
     }
 }
 
@@ -297,18 +387,34 @@ pub enum Plan {
     },
 }
 
+/// Whether a binder query asks for bulk mode (`?-`, commands in the body).
+pub fn is_bulk(query: &str) -> bool {
+    query.trim() == "-"
+}
+
 /// The plan for `route` of populator `pop` with this query and body.
-pub fn plan(route: &Route, pop: &Checked, query: String, body: Vec<u8>) -> Plan {
+pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
     match route {
         Route::Help { populator } => Plan::Respond(plain(StatusCode::OK, &help(populator, pop))),
         Route::Binder { .. } => {
             let Some(dir) = &pop.populator.binder else {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n"));
             };
-            let work = if query.trim() == "-" {
-                Work::Bulk { body }
-            } else {
-                Work::Egg { line: query, body }
+            let work = match (is_bulk(&query), body) {
+                (true, Input::Stream(body)) => Work::Bulk {
+                    body,
+                    progress: None,
+                },
+                (true, Input::Whole(body)) => Work::Bulk {
+                    body: Box::new(std::io::Cursor::new(body)),
+                    progress: None,
+                },
+                (false, Input::Whole(body)) => Work::Egg { line: query, body },
+                (false, Input::Stream(mut r)) => {
+                    let mut body = Vec::new();
+                    let _ = std::io::Read::read_to_end(&mut r, &mut body);
+                    Work::Egg { line: query, body }
+                }
             };
             Plan::Run {
                 dir: dir.clone(),
@@ -344,6 +450,7 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Vec<u8>) -> Plan 
                         body: format!("error: {e}\n\n").into_bytes(),
                         failed: true,
                         refusal: matches!(e, BinderError::Unauthorized).then_some(e),
+                        bulk: None,
                     },
                     "nog",
                 ),
@@ -361,9 +468,19 @@ pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
     };
     let mut body = note.map(String::into_bytes).unwrap_or_default();
     body.extend(answer.body);
-    body.extend(format!("{tool}-status: {}\n", u8::from(answer.failed)).bytes());
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+    body.extend(status_line(tool, answer.failed).bytes());
+    let mut r = with_headers(Response::new(Full::new(Bytes::from(body)).boxed()), tool);
     *r.status_mut() = status;
+    r
+}
+
+/// `egg-status: 0|1` (`nog-status:` for minters), the answer's last line.
+fn status_line(tool: &str, failed: bool) -> String {
+    format!("{tool}-status: {}\n", u8::from(failed))
+}
+
+/// A command response's headers: plain text, and the version header of `tool`.
+fn with_headers(mut r: Resp, tool: &str) -> Resp {
     let h = r.headers_mut();
     h.insert(
         CONTENT_TYPE,
@@ -382,7 +499,7 @@ pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
 
 /// A plain-text response.
 pub fn plain(status: StatusCode, text: &str) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(text.to_string())));
+    let mut r = Response::new(Full::new(Bytes::from(text.to_string())).boxed());
     *r.status_mut() = status;
     r.headers_mut().insert(
         CONTENT_TYPE,

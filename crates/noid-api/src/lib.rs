@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod body;
 pub mod cgi;
 pub mod config;
 pub mod handler;
@@ -63,10 +64,16 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(Duration::from_secs(75))
         .keep_alive(true);
+    // A client may close its sending side and wait for the answer; a bulk POST whose
+    // body was cut off that way is still told how far it got.
+    builder.half_close(true);
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
-            _ = &mut shutdown => break,
+            _ = &mut shutdown => {
+                service.stop();
+                break
+            }
             a = accept(&listener) => a,
         };
         let (io, peer) = match accepted {
@@ -129,10 +136,17 @@ async fn accept(l: &Listener) -> io::Result<(Stream, Peer)> {
                 Stream::Tcp(s),
                 Peer {
                     ip: Some(addr.ip()),
+                    via_socket: false,
                 },
             ))
         }
-        Listener::Unix(l, _) => Ok((Stream::Unix(l.accept().await?.0), Peer { ip: None })),
+        Listener::Unix(l, _) => Ok((
+            Stream::Unix(l.accept().await?.0),
+            Peer {
+                ip: None,
+                via_socket: true,
+            },
+        )),
     }
 }
 

@@ -1,12 +1,20 @@
 //! One thread per binder or minter directory, the only one in this service that
 //! writes it: it takes the same lock as `noid` (noid-store's [`Writer`]), runs the
 //! requests queued for the directory in one transaction, commits them as one synced
-//! batch, appends their write log records (synced), and only then answers them.
+//! batch, appends their write log records (synced), lets readers catch up
+//! ([`Writer::pause`]: `noidr`'s next request sees the writes), and only then answers
+//! them.
 //!
-//! The lock is held while requests keep coming (opening a store per request would
-//! cost more than the write), given up after [`IDLE`] without requests, and given up
-//! for [`YIELD`] after [`MAX_HOLD`] so that `noid` processes waiting for it get their
-//! turn and readers (`noidr`) can catch up.
+//! The store stays open while requests keep coming (opening a store per request would
+//! cost more than the write), is closed after [`IDLE`] without requests, and for
+//! [`YIELD`] after [`MAX_HOLD`] so that `noid` processes waiting for its lock get their
+//! turn.
+//!
+//! A bulk request (`?-`) reads its body as it arrives and commits every
+//! [`BULK_BATCH`] pending key writes; after each commit the output so far goes to the
+//! client, followed by `# committed N commands, through line L`, and the answer ends
+//! with that line for everything committed. A body cut off, a server stopping or a
+//! failed commit ends the run with an `error:` line saying so, then that line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Cursor, Write};
@@ -28,7 +36,8 @@ pub const MAX_HOLD: Duration = Duration::from_millis(500);
 /// Pause after giving the lock up, long enough for a waiting `noid` (which polls
 /// every 20 ms at most) to take it.
 pub const YIELD: Duration = Duration::from_millis(25);
-/// Pending key writes after which a bulk request commits a batch.
+/// Pending key writes after which a bulk request commits a batch (about 33,000 egg
+/// `set`s of new identifiers, each writing the value and two admin elements).
 pub const BULK_BATCH: usize = 100_000;
 /// Requests answered by one commit at most.
 const GROUP: usize = 256;
@@ -42,6 +51,8 @@ pub struct Who {
     pub login: String,
     /// The client's address.
     pub client: String,
+    /// N2T's `Acting-For` header: the party the populator acts for.
+    pub acting_for: Option<String>,
 }
 
 /// What a request asks of a directory.
@@ -55,8 +66,11 @@ pub enum Work {
     },
     /// Bulk binder commands, one per line of `body`.
     Bulk {
-        /// The request body.
-        body: Vec<u8>,
+        /// The request body, read as it arrives.
+        body: Box<dyn std::io::BufRead + Send>,
+        /// Where each committed batch's output goes at once (a streamed response);
+        /// without one it stays in the answer.
+        progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
     },
     /// Mint.
     Mint {
@@ -76,6 +90,26 @@ pub struct Answer {
     pub failed: bool,
     /// A refusal that has its own HTTP status (single commands only).
     pub refusal: Option<BinderError>,
+    /// A bulk run's progress, for its last line.
+    pub bulk: Option<Progress>,
+}
+
+/// How far a bulk run got.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Commands run (failed ones included: they changed nothing).
+    pub run: usize,
+    /// The input line of the last command run.
+    pub line: usize,
+    /// Commands committed by the batches before the current one.
+    pub committed: usize,
+    /// The input line of the last command committed.
+    pub committed_line: usize,
+}
+
+/// `# committed N commands, through line L`.
+pub fn committed_line(commands: usize, line: usize) -> String {
+    format!("# committed {commands} commands, through line {line}\n")
 }
 
 struct Job {
@@ -98,6 +132,8 @@ pub struct Settings {
     pub lock_timeout: Duration,
     /// Epoch seconds → local `YYYYMMDDhhmmss` (the `noid` CLI's).
     pub temper: fn(i64) -> String,
+    /// Set when the server is stopping: bulk runs stop at their next command.
+    pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store {
@@ -159,7 +195,7 @@ fn failure(msg: &str) -> Answer {
     Answer {
         body: format!("error: {msg}\n\n").into_bytes(),
         failed: true,
-        refusal: None,
+        ..Answer::default()
     }
 }
 
@@ -251,14 +287,37 @@ impl Worker {
         };
         let mut records = Vec::new();
         let mut answers = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            let answer = self.work(&mut txn, &mut minter, &job, &mut records);
+        for mut job in jobs {
+            let answer = self.work(writer, &mut txn, &mut minter, &mut job, &mut records);
             answers.push((job.reply, answer));
         }
-        let committed = self.commit(&mut txn, &mut minter, &mut records);
+        let committed = self.commit(writer, &mut txn, &mut minter, &mut records);
         for (reply, mut answer) in answers {
-            if let Err(e) = &committed {
-                answer = failure(&format!("{e}; nothing was written"));
+            match (&committed, answer.bulk) {
+                (Ok(()), Some(p)) => answer
+                    .body
+                    .extend(committed_line(p.run, p.line).into_bytes()),
+                (Ok(()), None) => {}
+                (Err(e @ Failed::Log(_)), p) => {
+                    answer.body.extend(format!("error: {e}\n\n").into_bytes());
+                    if let Some(p) = p {
+                        answer
+                            .body
+                            .extend(committed_line(p.run, p.line).into_bytes());
+                    }
+                    answer.failed = true;
+                }
+                (Err(e), Some(p)) => {
+                    // Earlier batches' output has gone to the client already.
+                    answer.body = format!(
+                        "error: {e}; the commands after line {} were not committed\n\n{}",
+                        p.committed_line,
+                        committed_line(p.committed, p.committed_line)
+                    )
+                    .into_bytes();
+                    answer.failed = true;
+                }
+                (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
             }
             let _ = reply.send(answer);
         }
@@ -266,9 +325,10 @@ impl Worker {
 
     fn work(
         &mut self,
+        writer: &Writer,
         txn: &mut Txn<'_, Writer>,
         minter: &mut Minter,
-        job: &Job,
+        job: &mut Job,
         records: &mut Vec<Record>,
     ) -> Answer {
         let now = now();
@@ -278,6 +338,7 @@ impl Worker {
         };
         let mut session = Session::new(true);
         session.read_only = job.read_only;
+        session.binder = job.who.populator.clone();
         let record = |write: String, line: &str| Record {
             epoch: now,
             client: job.who.client.clone(),
@@ -285,8 +346,9 @@ impl Worker {
             agent: job.who.login.clone(),
             command: write,
             received: line.to_string(),
+            acting_for: job.who.acting_for.clone(),
         };
-        match &job.work {
+        match &mut job.work {
             Work::Egg { line, body } => {
                 let mut input = Cursor::new(body.as_slice());
                 let o = session.run(txn, minter, &agent, line, None, &mut input);
@@ -299,20 +361,44 @@ impl Worker {
                     refusal: o
                         .error
                         .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
+                    bulk: None,
                 }
             }
-            Work::Bulk { body } => {
-                let mut lines = Lines::new(Cursor::new(body.as_slice()));
+            Work::Bulk { body, progress } => {
+                let mut lines = Lines::new(body);
                 let mut answer = Answer::default();
-                let mut last = 0;
+                let mut p = Progress::default();
                 loop {
+                    if self
+                        .settings
+                        .stopping
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                    {
+                        answer.body.extend(
+                            format!(
+                                "error: the server is stopping; the commands after line {} were not run\n\n",
+                                p.line
+                            )
+                            .bytes(),
+                        );
+                        answer.failed = true;
+                        break;
+                    }
                     let (n, line) = match lines.next_command() {
                         Ok(Some(c)) => c,
                         Ok(None) => break,
                         Err(e) => {
-                            answer
-                                .body
-                                .extend(format!("error: reading input: {e}\n\n").bytes());
+                            let why = crate::body::cut_of(&e).map_or_else(
+                                || format!("reading the request body: {e}"),
+                                |c| c.to_string(),
+                            );
+                            answer.body.extend(
+                                format!(
+                                    "error: {why}; the commands after line {} were not run\n\n",
+                                    p.line
+                                )
+                                .bytes(),
+                            );
                             answer.failed = true;
                             break;
                         }
@@ -323,21 +409,43 @@ impl Worker {
                     if let Some(w) = o.write {
                         records.push(record(w, &line));
                     }
+                    p.run += 1;
+                    p.line = n;
                     if txn.len() >= BULK_BATCH {
-                        if let Err(e) = self.commit(txn, minter, records) {
-                            answer.body.extend(
-                                format!(
-                                    "error: {e}; commands before line {n} up to line {last} were committed, none after\n\n"
-                                )
-                                .bytes(),
-                            );
+                        if let Err(e) = self.commit(writer, txn, minter, records) {
+                            answer.body = format!(
+                                "error: {e}; the commands after line {} were not committed\n\n{}",
+                                p.committed_line,
+                                committed_line(p.committed, p.committed_line)
+                            )
+                            .into_bytes();
                             answer.failed = true;
                             txn.clear();
+                            if let Ok(m) = Minter::load(&*txn) {
+                                *minter = m;
+                            }
                             return answer;
                         }
-                        last = n;
+                        p.committed = p.run;
+                        p.committed_line = p.line;
+                        answer
+                            .body
+                            .extend(committed_line(p.run, p.line).into_bytes());
+                        if let Some(tx) = progress {
+                            // Never waits for the client: a client that reads nothing
+                            // until it has sent its whole body must not stop the run.
+                            // Output it has not taken yet stays in the answer, and a
+                            // client that went away still has its commands run.
+                            let chunk = bytes::Bytes::from(std::mem::take(&mut answer.body));
+                            if let Err(tokio::sync::mpsc::error::TrySendError::Full(c)) =
+                                tx.try_send(chunk)
+                            {
+                                answer.body = c.to_vec();
+                            }
+                        }
                     }
                 }
+                answer.bulk = Some(p);
                 answer
             }
             Work::Mint { n, format } => {
@@ -347,48 +455,59 @@ impl Worker {
                         body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
                         failed: true,
                         refusal: Some(BinderError::ReadOnly),
+                        bulk: None,
                     };
                 }
                 let sp = txn.savepoint();
                 match nog::mint_n(txn, minter, &ctx, *n) {
                     Ok(ids) => Answer {
                         body: nog::render_minted(&ids, &std::mem::take(&mut minter.notes), *format),
-                        failed: false,
-                        refusal: None,
+                        ..Answer::default()
                     },
                     Err(e) => {
                         txn.rollback_to(sp);
                         if let Ok(m) = Minter::load(&*txn) {
                             *minter = m;
                         }
-                        Answer {
-                            body: format!("error: {e}\n\n").into_bytes(),
-                            failed: true,
-                            refusal: None,
-                        }
+                        failure(&e.to_string())
                     }
                 }
             }
         }
     }
 
-    /// Commit the transaction as one synced batch, then append and sync its records.
+    /// Commit the transaction as one synced batch, append and sync its records, then
+    /// let readers catch up ([`Writer::pause`]) so that what the caller acknowledges
+    /// next is what `noidr` answers next.
     fn commit(
         &mut self,
+        writer: &Writer,
         txn: &mut Txn<'_, Writer>,
         minter: &mut Minter,
         records: &mut Vec<Record>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Failed> {
         minter.flush(txn);
         let ops = txn.take_writes().into_iter().map(Op::from);
-        txn.base().commit(ops).map_err(|e| e.to_string())?;
-        if records.is_empty() {
-            return Ok(());
+        writer
+            .commit(ops)
+            .map_err(|e| Failed::Commit(e.to_string()))?;
+        let logged = if records.is_empty() {
+            Ok(())
+        } else {
+            self.append(records).map_err(|e| {
+                log::error!("write log of {}: {e}", self.dir.display());
+                Failed::Log(e.to_string())
+            })
+        };
+        match writer.pause() {
+            Ok(true) => {}
+            Ok(false) => log::warn!(
+                "{}: RocksDB still busy after a commit; readers catch up later",
+                self.dir.display()
+            ),
+            Err(e) => log::warn!("{}: {e}", self.dir.display()),
         }
-        self.append(records).map_err(|e| {
-            log::error!("write log of {}: {e}", self.dir.display());
-            format!("the write was applied but its write log failed: {e}")
-        })
+        logged
     }
 
     fn append(&mut self, records: &mut Vec<Record>) -> std::io::Result<()> {
@@ -415,6 +534,24 @@ impl Worker {
             self.log = None;
         }
         written
+    }
+}
+
+/// Why a commit failed.
+#[derive(Debug)]
+enum Failed {
+    /// Nothing of the batch was written.
+    Commit(String),
+    /// The batch was written, its write log records were not.
+    Log(String),
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failed::Commit(e) => f.write_str(e),
+            Failed::Log(e) => write!(f, "the writes were applied but their write log failed: {e}"),
+        }
     }
 }
 

@@ -27,15 +27,7 @@ impl<R: BufRead> Lines<R> {
             if line.starts_with('#') {
                 continue;
             }
-            while line.ends_with('\\') {
-                line.pop();
-                // A comment line inside a continuation is skipped, not joined.
-                match self.physical()? {
-                    Some(next) if next.starts_with('#') => line.push('\\'),
-                    Some(next) => line.push_str(&next),
-                    None => break,
-                }
-            }
+            join_continued(&mut line, &mut || self.physical())?;
             let blank = line.trim();
             if blank.is_empty() || blank == "-" || is_dash_line(blank) {
                 continue;
@@ -65,6 +57,23 @@ impl<R: BufRead> Lines<R> {
         }
         Ok(Some(String::from_utf8_lossy(&raw).into_owned()))
     }
+}
+
+/// Join the lines that continue `line` (one that ends with a backslash goes on with
+/// the next line, read by `next`); a comment line inside a continuation is skipped.
+pub fn join_continued(
+    line: &mut String,
+    next: &mut dyn FnMut() -> std::io::Result<Option<String>>,
+) -> std::io::Result<()> {
+    while line.ends_with('\\') {
+        line.pop();
+        match next()? {
+            Some(n) if n.starts_with('#') => line.push('\\'),
+            Some(n) => line.push_str(&n),
+            None => break,
+        }
+    }
+    Ok(())
 }
 
 /// `^\s*-?\s*$` after trimming: a lone dash with spaces inside (`-` handled above).

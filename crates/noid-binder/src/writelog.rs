@@ -1,16 +1,18 @@
 //! The write log's records: one line per accepted write, written by the HTTP API
 //! before it acknowledges the write, and read back by `noid replay`.
 //!
-//! A record is six tab-separated fields:
+//! A record is seven tab-separated fields:
 //!
-//! `EPOCH  CLIENT  POPULATOR  AGENT  COMMAND  RECEIVED`
+//! `EPOCH  CLIENT  POPULATOR  AGENT  COMMAND  RECEIVED  ACTING_FOR`
 //!
 //! `COMMAND` is the write as executed, in a self-contained `:hx` form (every byte that
 //! the command syntax would read specially is written `^hh`, indirect tokens already
 //! resolved), so replaying it needs nothing but the log. `RECEIVED` is the line as the
-//! client sent it, kept for audits. `EPOCH` and `AGENT` are replayed too: an
-//! identifier's admin elements record them, so a replay rebuilds the binder exactly.
-//! Fields never hold a tab or a newline (`^hh` again).
+//! client sent it, kept for audits, and `ACTING_FOR` N2T's `Acting-For` header (the
+//! party the populator acted for; `-` when absent). `EPOCH` and `AGENT` are replayed
+//! too: an identifier's admin elements record them, so a replay rebuilds the binder
+//! exactly. Fields never hold a tab or a newline (`^hh` again). Records of six fields
+//! (written before `ACTING_FOR` was logged) are read as having none.
 
 use crate::command::{Command, Op};
 use crate::error::BinderError;
@@ -31,29 +33,38 @@ pub struct Record {
     pub command: String,
     /// The line as received.
     pub received: String,
+    /// The `Acting-For` header, if the request had one.
+    pub acting_for: Option<String>,
 }
 
 impl Record {
     /// The log line, with its newline.
     pub fn line(&self) -> String {
         format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             self.epoch,
             escape(self.client.as_bytes()),
             escape(self.populator.as_bytes()),
             escape(self.agent.as_bytes()),
             self.command,
-            escape(self.received.as_bytes())
+            escape(self.received.as_bytes()),
+            self.acting_for
+                .as_deref()
+                .map_or_else(|| "-".to_string(), |a| escape(a.as_bytes()))
         )
     }
 
     /// Parse a log line (without its newline).
     pub fn parse(line: &str) -> Result<Record, BinderError> {
         let f: Vec<&str> = line.split('\t').collect();
-        let [epoch, client, populator, agent, command, received] = f[..] else {
-            return Err(BinderError::refused(format!(
-                "not a write log record (6 tab-separated fields): {line}"
-            )));
+        let (epoch, client, populator, agent, command, received, acting_for) = match f[..] {
+            [e, c, p, a, cmd, r] => (e, c, p, a, cmd, r, "-"),
+            [e, c, p, a, cmd, r, af] => (e, c, p, a, cmd, r, af),
+            _ => {
+                return Err(BinderError::refused(format!(
+                    "not a write log record (7 tab-separated fields): {line}"
+                )))
+            }
         };
         let text =
             |s: &str| String::from_utf8_lossy(&crate::token::hex_decode(s, b'^')).into_owned();
@@ -66,6 +77,7 @@ impl Record {
             agent: text(agent),
             command: command.to_string(),
             received: text(received),
+            acting_for: (acting_for != "-").then(|| text(acting_for)),
         })
     }
 
@@ -197,12 +209,35 @@ mod tests {
             agent: "sam\tx".into(),
             command: ":hx i.set a b".into(),
             received: "i.set a b\n".into(),
+            acting_for: None,
         };
         let line = r.line();
         assert_eq!(
             line,
-            "1700000000\t127.0.0.1\tsam\tsam^09x\t:hx i.set a b\ti.set^20a^20b^0a\n"
+            "1700000000\t127.0.0.1\tsam\tsam^09x\t:hx i.set a b\ti.set^20a^20b^0a\t-\n"
         );
         assert_eq!(Record::parse(line.trim_end_matches('\n')).unwrap(), r);
+        let acting = Record {
+            acting_for: Some("http://n2t.net/ark:/99166/b4cd3".into()),
+            ..r.clone()
+        };
+        let line = acting.line();
+        assert!(
+            line.ends_with("\thttp^3a//n2t.net/ark^3a/99166/b4cd3\n"),
+            "{line}"
+        );
+        assert_eq!(Record::parse(line.trim_end_matches('\n')).unwrap(), acting);
+        // A record written before ACTING_FOR was logged.
+        let old = "1700000000\t127.0.0.1\tsam\tsam^09x\t:hx i.set a b\ti.set^20a^20b^0a";
+        assert_eq!(Record::parse(old).unwrap(), r);
+        let dash = Record {
+            acting_for: Some("-".into()),
+            ..r
+        };
+        assert!(dash.line().ends_with("\t^2d\n"));
+        assert_eq!(
+            Record::parse(dash.line().trim_end_matches('\n')).unwrap(),
+            dash
+        );
     }
 }

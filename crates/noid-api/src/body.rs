@@ -1,0 +1,217 @@
+//! Streamed bodies: a bulk POST's request body read by a directory's thread as it
+//! arrives ([`BodyReader`], fed by [`pump`]), and the response body that carries each
+//! committed batch's output to the client as soon as it is durable ([`Streamed`]).
+//!
+//! A bulk request therefore never sits in memory whole, and a client whose body is cut
+//! off, or a server that is stopping, still gets the answers of the commands that ran
+//! and a line saying how far they got.
+
+use std::io::{self, BufRead, Read};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, Incoming};
+use tokio::sync::mpsc;
+
+/// Request body chunks in flight between the connection and the directory's thread.
+const CHUNKS: usize = 16;
+/// How long a directory's thread waits for the next chunk before it treats the body as
+/// cut off (a client that stalls must not hold the binder for longer).
+pub const STALL: Duration = Duration::from_secs(30);
+/// How often a wait for the body looks whether the server is stopping.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Why a body ended early; the bulk run says so in its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cut {
+    /// The connection failed or closed before the body's end.
+    Client(String),
+    /// No data for [`STALL`].
+    Stalled,
+    /// The server is stopping.
+    Stopping,
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cut::Client(e) => write!(f, "the request body was cut off ({e})"),
+            Cut::Stalled => write!(f, "the request body stalled for {} s", STALL.as_secs()),
+            Cut::Stopping => f.write_str("the server is stopping"),
+        }
+    }
+}
+
+/// The error a [`BodyReader`] returns when the body ended early; [`cut_of`] gets the
+/// reason back.
+#[derive(Debug)]
+struct CutError(Cut);
+
+impl std::fmt::Display for CutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CutError {}
+
+/// Why a read failed, if it was a body that ended early.
+pub fn cut_of(e: &io::Error) -> Option<Cut> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<CutError>())
+        .map(|c| c.0.clone())
+}
+
+/// Copy `body`'s data frames into `tx` until its end (or an error, sent as the last
+/// item). Runs as its own task, so the directory's thread reads at its own pace.
+pub async fn pump(mut body: Incoming, tx: mpsc::Sender<Result<Bytes, String>>) {
+    loop {
+        match body.frame().await {
+            None => return,
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    if !data.is_empty() && tx.send(Ok(data)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Some(Err(e)) => {
+                let _ = tx.send(Err(e.to_string())).await;
+                return;
+            }
+        }
+    }
+}
+
+/// A channel for [`pump`] and the reader at its other end.
+pub fn channel(
+    handle: tokio::runtime::Handle,
+    stopping: Arc<AtomicBool>,
+) -> (mpsc::Sender<Result<Bytes, String>>, BodyReader) {
+    let (tx, rx) = mpsc::channel(CHUNKS);
+    let reader = BodyReader {
+        rx,
+        handle,
+        stopping,
+        chunk: Bytes::new(),
+        done: false,
+        failed: None,
+    };
+    (tx, reader)
+}
+
+/// The request body as a blocking reader, for a directory's thread (never a runtime
+/// thread: it blocks on the channel).
+pub struct BodyReader {
+    rx: mpsc::Receiver<Result<Bytes, String>>,
+    handle: tokio::runtime::Handle,
+    stopping: Arc<AtomicBool>,
+    chunk: Bytes,
+    done: bool,
+    /// Why the body ended early: every later read fails the same way.
+    failed: Option<Cut>,
+}
+
+impl BodyReader {
+    fn next_chunk(&mut self) -> io::Result<()> {
+        if let Some(c) = &self.failed {
+            return Err(cut(c.clone()));
+        }
+        let result = self.wait_chunk();
+        if let Err(e) = &result {
+            self.failed = cut_of(e);
+        }
+        result
+    }
+
+    fn wait_chunk(&mut self) -> io::Result<()> {
+        let mut waited = Duration::ZERO;
+        loop {
+            if self.stopping.load(Ordering::Relaxed) {
+                return Err(cut(Cut::Stopping));
+            }
+            let rx = &mut self.rx;
+            // The timer is made inside the runtime (made outside, it finds none).
+            let got = self
+                .handle
+                .block_on(async { tokio::time::timeout(TICK, rx.recv()).await });
+            match got {
+                Ok(Some(Ok(data))) => {
+                    self.chunk = data;
+                    return Ok(());
+                }
+                Ok(Some(Err(e))) => return Err(cut(Cut::Client(e))),
+                Ok(None) => {
+                    self.done = true;
+                    return Ok(());
+                }
+                Err(_) => {
+                    waited += TICK;
+                    if waited >= STALL {
+                        return Err(cut(Cut::Stalled));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn cut(c: Cut) -> io::Error {
+    io::Error::other(CutError(c))
+}
+
+impl Read for BodyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(buf.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for BodyReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.chunk.is_empty() && !self.done {
+            self.next_chunk()?;
+        }
+        Ok(&self.chunk)
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.chunk.advance(amt);
+    }
+}
+
+/// A response body whose chunks come from a channel: the directory's thread sends each
+/// committed batch's output, the handler the rest.
+pub struct Streamed {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl Streamed {
+    /// A body and the sender that feeds it (closing the sender ends the body).
+    pub fn channel() -> (mpsc::Sender<Bytes>, Streamed) {
+        let (tx, rx) = mpsc::channel(CHUNKS);
+        (tx, Streamed { rx })
+    }
+}
+
+impl Body for Streamed {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+    }
+}
