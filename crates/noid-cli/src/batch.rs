@@ -58,11 +58,16 @@ pub fn write_batch(
             let result = match verb {
                 InBatch::Write(w) => {
                     let mut batches = MintBatches { session };
+                    let (stdin, commands) = match source.input() {
+                        crate::bulk::Input::Stdin(s) => (Some(s), None),
+                        crate::bulk::Input::Commands(c) => (None, Some(c)),
+                    };
                     let mut writing = Writing {
                         session,
                         txn: &mut txn,
                         minter: &mut minter,
-                        stdin: source.stdin(),
+                        stdin,
+                        commands,
                         batches: &mut batches,
                     };
                     w.run(&mut writing, &mut out)

@@ -21,8 +21,19 @@ pub trait Source {
     fn next_command(&mut self) -> Option<Result<Vec<String>, String>>;
     /// Whether another command is already available without waiting.
     fn more_buffered(&self) -> bool;
-    /// Standard input for `bind … :`/`:-`, when it is not the command stream.
-    fn stdin(&mut self) -> Option<&mut dyn Read>;
+    /// Where a command reads its input: standard input for `bind … :`/`:-` and egg's
+    /// indirect tokens when it is not the command stream, else the command stream
+    /// itself (egg's indirect tokens read the lines after their command, as in
+    /// `egg -`).
+    fn input(&mut self) -> Input<'_>;
+}
+
+/// What a command may read besides its words.
+pub enum Input<'a> {
+    /// The process's standard input (one command from the command line).
+    Stdin(&'a mut dyn Read),
+    /// The lines after the command in the command stream (bulk mode).
+    Commands(&'a mut dyn BufRead),
 }
 
 /// A single command from the command line.
@@ -40,8 +51,8 @@ impl Source for OneCommand {
     fn more_buffered(&self) -> bool {
         false
     }
-    fn stdin(&mut self) -> Option<&mut dyn Read> {
-        Some(&mut self.stdin)
+    fn input(&mut self) -> Input<'_> {
+        Input::Stdin(&mut self.stdin)
     }
 }
 
@@ -53,26 +64,52 @@ pub struct Lines<R: BufRead> {
     pub buffered: fn(&R) -> bool,
 }
 
-impl<R: BufRead> Source for Lines<R> {
-    fn next_command(&mut self) -> Option<Result<Vec<String>, String>> {
+impl<R: BufRead> Lines<R> {
+    fn physical(&mut self) -> Option<String> {
         let mut line = Vec::new();
         match self.input.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => None,
             Ok(_) => {
                 let text = String::from_utf8_lossy(&line);
-                let text = text.trim_end_matches(['\n', '\r']);
-                Some(
-                    shell_words::split(text)
-                        .map_err(|e| format!("error: cannot split command line ({e}): {text}")),
-                )
+                Some(text.trim_end_matches(['\n', '\r']).to_string())
             }
         }
+    }
+}
+
+impl<R: BufRead> Source for Lines<R> {
+    /// A Perl Noid line is split as Perl Noid did (shell words); an egg line as egg
+    /// splits it (on whitespace unless it has quotes or backslashes, so a value may
+    /// start with `#`), and a trailing backslash continues it on the next line.
+    fn next_command(&mut self) -> Option<Result<Vec<String>, String>> {
+        let mut text = self.physical()?;
+        // Whether the line is egg's is decided without a continuing backslash.
+        let probe = text.strip_suffix('\\').unwrap_or(&text);
+        if let Ok(words) = noid_binder::token::split(probe) {
+            if noid_binder::is_egg(&words) {
+                if !text.ends_with('\\') {
+                    return Some(Ok(words));
+                }
+                let joined =
+                    noid_binder::lines::join_continued(&mut text, &mut || Ok(self.physical()));
+                return Some(
+                    joined
+                        .map_err(|e| e.to_string())
+                        .and_then(|()| noid_binder::token::split(&text).map_err(|e| e.to_string()))
+                        .map_err(|e| format!("error: {e}")),
+                );
+            }
+        }
+        Some(
+            shell_words::split(&text)
+                .map_err(|e| format!("error: cannot split command line ({e}): {text}")),
+        )
     }
     fn more_buffered(&self) -> bool {
         (self.buffered)(&self.input)
     }
-    fn stdin(&mut self) -> Option<&mut dyn Read> {
-        None
+    fn input(&mut self) -> Input<'_> {
+        Input::Commands(&mut self.input)
     }
 }
 
@@ -93,8 +130,8 @@ impl<S: Source> Source for Counted<S> {
     fn more_buffered(&self) -> bool {
         self.source.more_buffered()
     }
-    fn stdin(&mut self) -> Option<&mut dyn Read> {
-        self.source.stdin()
+    fn input(&mut self) -> Input<'_> {
+        self.source.input()
     }
 }
 

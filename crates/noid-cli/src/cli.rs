@@ -18,7 +18,7 @@ pub fn run() -> u8 {
     if name.starts_with("noidu") {
         return crate::cgi::run(&argv0);
     }
-    let args = match Args::try_parse() {
+    let args = match Args::try_parse_from(egg_options_passed(std::env::args().collect())) {
         Ok(a) => a,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -56,5 +56,74 @@ pub fn run() -> u8 {
         "serve" => crate::api::serve(&args.command[1..]),
         "replay" => crate::api::replay(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
+    }
+}
+
+/// `argv` with `--` put after noid's own options when the command is an egg command
+/// (`ID.OP …`, `list`, `next`), so that egg's options before it (`-m FORMAT`, `--ack`,
+/// `--all`, `:hx` …) reach egg instead of being refused by noid's option parser.
+/// Perl Noid's commands never start with an option, so their command lines are
+/// unchanged.
+pub fn egg_options_passed(argv: Vec<String>) -> Vec<String> {
+    let mut i = 1;
+    while let Some(a) = argv.get(i) {
+        match a.as_str() {
+            "--" => return argv,
+            "-q" | "--quiet" | "-v" | "--version" | "-h" | "--help" => i += 1,
+            "-f" | "--lock-timeout" => i += 2,
+            _ if a.starts_with("--lock-timeout=") => i += 1,
+            _ if a.starts_with("-f") && a.len() > 2 => i += 1,
+            _ => break,
+        }
+    }
+    match argv.get(i..) {
+        Some(rest) if !rest.is_empty() && noid_binder::is_egg(rest) => {
+            let mut v = argv[..i].to_vec();
+            v.push("--".into());
+            v.extend_from_slice(rest);
+            v
+        }
+        _ => argv,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::egg_options_passed;
+
+    fn pass(args: &[&str]) -> Vec<String> {
+        let argv = std::iter::once("noid")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        egg_options_passed(argv)
+    }
+
+    #[test]
+    fn egg_options_reach_egg() {
+        assert_eq!(
+            pass(&["-f", "d", "-m", "anvl", "--ack", "i.set", "a", "b"]),
+            ["noid", "-f", "d", "--", "-m", "anvl", "--ack", "i.set", "a", "b"]
+        );
+        assert_eq!(
+            pass(&["-q", ":hx", "i.get", "a"]),
+            ["noid", "-q", "--", ":hx", "i.get", "a"]
+        );
+        assert_eq!(pass(&["list", "-", "x"]), ["noid", "--", "list", "-", "x"]);
+        // Perl Noid's commands and noid's own options are left alone.
+        for perl in [
+            &["-f", "d", "bind", "set", "i", "-m", "x"][..],
+            &["--lock-timeout", "5", "mint", "1"],
+            &["-", "x"],
+            &["-v"],
+            &["-x", "mint", "1"],
+            &["--", "-m", "plain", "i.get", "a"],
+        ] {
+            let argv: Vec<String> = std::iter::once("noid")
+                .chain(perl.iter().copied())
+                .map(String::from)
+                .collect();
+            assert_eq!(egg_options_passed(argv.clone()), argv, "{perl:?}");
+        }
     }
 }

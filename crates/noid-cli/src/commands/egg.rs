@@ -24,24 +24,31 @@ impl Egg {
     }
 
     /// Run it within the write batch `w`. Indirect tokens (`@`, `@-` …) read standard
-    /// input; in bulk mode, where standard input carries the commands, they read
-    /// nothing, and `@FILE` reads the file (never in web mode).
+    /// input; in bulk mode, where standard input carries the commands, they read the
+    /// lines after the command (as `egg -` does), and `@FILE` reads the file (never in
+    /// web mode).
     pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
         let files = |p: &str| std::fs::read(p);
         let mut session = EggSession::new(self.web);
         if !self.web {
             session.files = Some(&files);
         }
+        session.binder = w.session.dbdir_display.clone();
         let agent = Agent {
             who: w.session.contact.clone(),
             now: crate::env::now(),
         };
-        let outcome = match w.stdin.as_mut() {
-            Some(stdin) => {
+        let outcome = match (w.stdin.as_mut(), w.commands.as_mut()) {
+            (Some(stdin), _) => {
                 let mut input = BufReader::new(stdin);
                 session.run_tokens(w.txn, w.minter, &agent, &self.words, &mut input)
             }
-            None => session.run_tokens(w.txn, w.minter, &agent, &self.words, &mut std::io::empty()),
+            (None, Some(commands)) => {
+                session.run_tokens(w.txn, w.minter, &agent, &self.words, &mut **commands)
+            }
+            (None, None) => {
+                session.run_tokens(w.txn, w.minter, &agent, &self.words, &mut std::io::empty())
+            }
         };
         out.out(outcome.output);
         match outcome.error {

@@ -189,6 +189,9 @@ pub struct Writing<'a, 'w> {
     /// Standard input for `bind … :`/`:-`; None in bulk mode, where it carries the
     /// commands.
     pub stdin: Option<&'a mut dyn io::Read>,
+    /// In bulk mode, the command stream after the current command (egg's indirect
+    /// tokens read their values from it).
+    pub commands: Option<&'a mut dyn io::BufRead>,
     /// How `mint` commits and prints its batches.
     pub batches: &'a mut dyn mint::Batches,
 }
