@@ -7,6 +7,11 @@ use noid_binder::{Agent, Lines, Session};
 use noid_minter::{Minter, Txn};
 use noid_resolve::{Lookup, MemLookup};
 
+#[allow(dead_code)]
+mod table {
+    include!("cases/table.rs");
+}
+
 /// A binder and a session; every line's writes are applied before the next line.
 struct Egg {
     store: MemLookup,
@@ -53,7 +58,14 @@ impl Egg {
 
     /// Bulk mode over `input`.
     fn bulk(&self, input: &str) -> String {
+        self.bulk_status(input).0
+    }
+
+    /// Bulk mode over `input`; returns (output, any command failed).
+    fn bulk_status(&self, input: &str) -> (String, bool) {
         let mut session = Session::new(self.remote);
+        session.binder = "foo".into();
+        let mut failed = false;
         let mut lines = Lines::new(Cursor::new(input.as_bytes().to_vec()));
         let mut out = Vec::new();
         while let Some((n, line)) = lines.next_command().unwrap() {
@@ -69,8 +81,9 @@ impl Egg {
             );
             self.apply(&mut txn);
             out.extend(o.output);
+            failed |= o.error.is_some();
         }
-        String::from_utf8(out).unwrap()
+        (String::from_utf8(out).unwrap(), failed)
     }
 
     fn apply(&self, txn: &mut Txn<'_, MemLookup>) {
@@ -643,5 +656,41 @@ fn xml_elements() {
     assert_eq!(
         e.run("-m yaml i.fetch"),
         "error: unknown output format: yaml (plain, anvl, json or xml)\n\n"
+    );
+}
+
+/// Every case of the spec's list in `cases/table.rs`, locally (plain) and as a web
+/// caller (ANVL, `--all`), each from an empty binder.
+#[test]
+fn spec_case_table() {
+    let mut ran = 0;
+    for case in table::CASES {
+        for web in [false, true] {
+            let Some(want) = table::expected(case, web, "foo") else {
+                continue;
+            };
+            let e = if web { Egg::web() } else { Egg::new() };
+            for s in case.setup {
+                let (out, failed) = e.status(s, "");
+                assert!(!failed, "{} setup {s}: {out}", case.name);
+            }
+            let (out, failed) = if case.bulk {
+                e.bulk_status(case.command)
+            } else {
+                e.status(case.command, "")
+            };
+            assert_eq!(
+                (table::placeholders(&out), failed),
+                (want, case.failed),
+                "case {} (web: {web})",
+                case.name
+            );
+            ran += 1;
+        }
+    }
+    assert_eq!(
+        ran,
+        2 * table::CASES.len() - 2,
+        "every case ran (two are remote only)"
     );
 }

@@ -65,6 +65,7 @@ impl Api {
         htpasswd(&r.join("pwd_sam"), &[("sam", "secret")]);
         htpasswd(&r.join("pwd_ro"), &[("viewer", "look")]);
         htpasswd(&r.join("pwd_other"), &[("olga", "pw")]);
+        let extra = extra.replace("{root}", &r.display().to_string());
         let config = format!(
             r#"{extra}
 [populator.sam]
@@ -316,6 +317,7 @@ blech
              note: non-zero status (1) returned by command on line 7\n\
              who: Baum, L. Frank (Lyman Frank), 1856-1919\n\
              who: Denslow, W. W. (William Wallace), 1856-1915\n\n\
+             # committed 7 commands, through line 8\n\
              egg-status: 1\n"
                 .into()
         )
@@ -643,7 +645,10 @@ fn the_api_as_a_cgi() {
     );
     assert_eq!(
         run("/sam/b", "-", Some("sam"), "i.add moo calf\ni.fetch moo\n"),
-        format!("Status: 200 OK\r\n{head}moo: cow\nmoo: calf\n\negg-status: 0\n")
+        format!(
+            "Status: 200 OK\r\n{head}moo: cow\nmoo: calf\n\n\
+             # committed 2 commands, through line 2\negg-status: 0\n"
+        )
     );
     assert_eq!(
         run("/sam/b", "i.fetch", None, ""),
@@ -662,4 +667,486 @@ fn the_api_as_a_cgi() {
     );
     let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
+}
+
+/// A running `noidr` on a binder, speaking the noid line protocol.
+struct Noidr {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Noidr {
+    fn start(dbdir: &Path) -> Noidr {
+        // Built next to noid (scripts/test-all.sh builds every binary first).
+        let exe = noid_exe().with_file_name("noidr");
+        assert!(
+            exe.is_file(),
+            "{} is missing: cargo build --release --workspace --bins",
+            exe.display()
+        );
+        let mut child = Command::new(exe)
+            .arg("-f")
+            .arg(dbdir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Noidr {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> String {
+        use std::io::BufRead;
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).unwrap();
+        answer.trim_end_matches('\n').to_string()
+    }
+}
+
+impl Drop for Noidr {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Issue 18: "noidr sees it at its next request". Each write `noid serve` acknowledges
+/// is answered by a running `noidr` at the request sent right after the answer, many
+/// times in a row, also after the service sat idle and while a CLI write came between.
+#[test]
+fn acknowledged_writes_are_seen_by_noidr_at_its_next_request() {
+    let api = Api::start();
+    let mut noidr = Noidr::start(&api.dir("binders/sam"));
+    assert_eq!(noidr.ask("get ark:/99999/fk4n0 _t"), "NULL");
+    let mut c = KeepAlive::connect(api.port, "sam:secret");
+    for i in 0..300 {
+        let (code, body) = c.get(&format!(
+            "/a/sam/b?ark:/99999/fk4n{i}.set%20_t%20https://example.org/{i}"
+        ));
+        assert_eq!((code, body.as_str()), (200, "egg-status: 0\n"), "write {i}");
+        assert_eq!(
+            noidr.ask(&format!("get ark:/99999/fk4n{i} _t")),
+            format!("https://example.org/{i}"),
+            "noidr's next request after write {i}"
+        );
+        if i % 100 == 99 {
+            // A rewrite of an earlier binding, seen at once too.
+            c.get(&format!("/a/sam/b?ark:/99999/fk4n0.set%20_t%20again{i}"));
+            assert_eq!(noidr.ask("get ark:/99999/fk4n0 _t"), format!("again{i}"));
+        }
+    }
+    // A bulk POST's writes are acknowledged only once committed, and seen next.
+    let body: String = (0..50)
+        .map(|i| format!("ark:/99999/fk4b{i}.set _t https://example.org/b{i}\n"))
+        .collect();
+    let (code, out) = api.curl(SAM, "/a/sam/b", "-", Some(&body), &[]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            200,
+            "# committed 50 commands, through line 50\negg-status: 0\n"
+        )
+    );
+    for i in 0..50 {
+        assert_eq!(
+            noidr.ask(&format!("get ark:/99999/fk4b{i} _t")),
+            format!("https://example.org/b{i}")
+        );
+    }
+}
+
+/// Send a raw HTTP/1.0 request whose body is cut short: the head claims `claimed`
+/// octets, `sent` follows, then the sending side is closed (or, with `hold`, kept open
+/// while `then` runs). Returns the response's status and body (HTTP/1.0: no chunks, the
+/// body ends with the connection).
+fn cut_request(
+    port: u16,
+    target: &str,
+    claimed: usize,
+    sent: &str,
+    then: impl FnOnce(),
+    hold: bool,
+) -> (u16, String) {
+    use base64::Engine;
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let auth = base64::engine::general_purpose::STANDARD.encode("sam:secret");
+    write!(
+        s,
+        "POST {target} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Basic {auth}\r\nContent-Length: {claimed}\r\n\r\n{sent}"
+    )
+    .unwrap();
+    s.flush().unwrap();
+    if !hold {
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+    }
+    then();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let code = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (code, body.to_string())
+}
+
+/// Issue 18 item 4: a bulk POST whose body is cut off mid-way runs the complete
+/// command lines that arrived, commits them and says how far it got; the partial last
+/// line is not run.
+#[test]
+fn a_bulk_post_cut_off_says_how_far_it_got() {
+    let api = Api::start();
+    let sent = "c1.set a 1\nc2.set a 2\nblech\nc3.set a 3\nc4.set a";
+    let (code, body) = cut_request(api.port, "/a/sam/b?-", 100_000, sent, || (), false);
+    assert_eq!(code, 200);
+    let (before, after) = body
+        .split_once("error: the request body was cut off (")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert_eq!(
+        before,
+        "error: unknown command: blech\n\nnote: non-zero status (1) returned by command on line 3\n"
+    );
+    assert!(
+        after.ends_with(
+            "); the commands after line 4 were not run\n\n\
+             # committed 4 commands, through line 4\negg-status: 1\n"
+        ),
+        "{after}"
+    );
+    for (id, want) in [("c1", "1\n"), ("c2", "2\n"), ("c3", "3\n"), ("c4", "\n")] {
+        let got = Command::new(noid_exe())
+            .arg("-f")
+            .arg(api.dir("binders/sam"))
+            .args(["get", id, "a"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(got.stdout).unwrap(), want, "{id}");
+    }
+}
+
+/// A bulk POST in progress when the server is told to stop (SIGTERM) ends at its next
+/// command, commits what ran, and says so; what it reports committed is what the
+/// binder holds.
+#[test]
+fn a_bulk_post_stopped_by_the_server_says_how_far_it_got() {
+    let mut api = Api::start();
+    let pid = api.child.id().to_string();
+    let (code, body) = cut_request(
+        api.port,
+        "/a/sam/b?-",
+        100_000,
+        "s1.set a 1\ns2.set a 2\n",
+        || {
+            // Give the service time to read the two lines (either way, what it
+            // reports must be what it did).
+            std::thread::sleep(Duration::from_millis(300));
+            let k = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+            assert!(k.success());
+        },
+        true,
+    );
+    assert_eq!(code, 200);
+    let tail = body
+        .strip_prefix("error: the server is stopping; the commands after line ")
+        .unwrap_or_else(|| panic!("{body}"));
+    let (line, rest) = tail.split_once(' ').unwrap();
+    let n: usize = line.parse().unwrap();
+    assert_eq!(
+        rest,
+        format!("were not run\n\n# committed {n} commands, through line {n}\negg-status: 1\n")
+    );
+    assert!(
+        api.child.wait().unwrap().success(),
+        "noid serve stopped cleanly"
+    );
+    for (i, id) in ["s1", "s2"].iter().enumerate() {
+        let got = Command::new(noid_exe())
+            .arg("-f")
+            .arg(api.dir("binders/sam"))
+            .args(["get", id, "a"])
+            .output()
+            .unwrap();
+        let want = if i < n {
+            format!("{}\n", i + 1)
+        } else {
+            "\n".to_string()
+        };
+        assert_eq!(String::from_utf8(got.stdout).unwrap(), want, "{id}");
+    }
+}
+
+/// Issue 18 item 5: `X-Forwarded-For` names the client only when the configured front
+/// server sends it (from one of its addresses, or with its secret): for the populator's
+/// allow-list, the failed-attempt limit and the write log. `Acting-For` is logged.
+#[test]
+fn forwarded_clients_and_acting_for() {
+    let api = Api::start_with(
+        r#"[front]
+secret = "s3cr3t"
+addresses = ["127.0.0.1"]
+
+[populator.fwd]
+htpasswd = "{root}/pwd_sam"
+binder = "{root}/binders/sam"
+allow = ["10.1.2.0/24"]
+"#,
+    );
+    let xff = |a: &str| format!("X-Forwarded-For: 192.0.2.1, {a}");
+    assert_eq!(
+        api.curl(SAM, "/a/fwd/b", "i.set a b", None, &[&xff("10.1.2.3")]),
+        (200, "egg-status: 0\n".into())
+    );
+    assert_eq!(
+        api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[&xff("10.9.9.9")]),
+        (403, "error: 403 forbidden\n".into())
+    );
+    assert_eq!(
+        api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[]).0,
+        403,
+        "the front server itself is not on the allow-list"
+    );
+    // Failed attempts count against the forwarded client, not the front server.
+    for _ in 0..10 {
+        let r = api.curl(
+            Some("sam:bad"),
+            "/a/fwd/b",
+            "i.fetch",
+            None,
+            &[&xff("10.1.2.4")],
+        );
+        assert_eq!(r.0, 401);
+    }
+    assert_eq!(
+        api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[&xff("10.1.2.4")])
+            .0,
+        429
+    );
+    assert_eq!(
+        api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[&xff("10.1.2.3")]),
+        (200, "a: b\n\negg-status: 0\n".into())
+    );
+    // N2T's Acting-For: shown by --verbose, kept in the write log.
+    let acting = "Acting-For: http://n2t.net/ark:/99166/b4cd3";
+    assert_eq!(
+        api.curl(
+            SAM,
+            "/a/fwd/b",
+            "--verbose i.set c d",
+            None,
+            &[&xff("10.1.2.3"), acting]
+        ),
+        (
+            200,
+            "note: remote user: sam acting for &P/b4cd3\negg-status: 0\n".into()
+        )
+    );
+    let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
+    let fields: Vec<Vec<&str>> = log.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(fields.len(), 2, "{log}");
+    assert_eq!(
+        fields[0][1..],
+        [
+            "10.1.2.3",
+            "fwd",
+            "sam",
+            ":hx i.set a b",
+            "i.set^20a^20b",
+            "-"
+        ]
+    );
+    assert_eq!(
+        fields[1][1..],
+        [
+            "10.1.2.3",
+            "fwd",
+            "sam",
+            ":hx i.set c d",
+            "^2d-verbose^20i.set^20c^20d",
+            "http^3a//n2t.net/ark^3a/99166/b4cd3"
+        ]
+    );
+}
+
+/// Without `addresses`, `X-Forwarded-For` from a client that is not the front server
+/// (no secret) is ignored; with the secret it is believed.
+#[test]
+fn forwarded_for_is_ignored_from_others() {
+    let api = Api::start_with(
+        r#"[front]
+secret = "s3cr3t"
+
+[populator.fwd]
+htpasswd = "{root}/pwd_sam"
+binder = "{root}/binders/sam"
+allow = ["10.1.2.0/24"]
+"#,
+    );
+    let xff = "X-Forwarded-For: 10.1.2.3";
+    assert_eq!(api.curl(SAM, "/a/fwd/b", "i.exists", None, &[xff]).0, 403);
+    assert_eq!(
+        api.curl(
+            SAM,
+            "/a/fwd/b",
+            "i.exists",
+            None,
+            &[xff, "X-Noid-Front-Secret: s3cr3t"]
+        ),
+        (200, "exists: 0\n\negg-status: 0\n".into())
+    );
+}
+
+/// The egg operations added for spec cases 42-44 and `-m xml`, over HTTP (ANVL and
+/// `--all` by default, as N2T answers).
+#[test]
+fn list_norm_shadow_resolve_and_xml_over_http() {
+    let api = Api::start();
+    for id in [
+        "ark:/12345/f84",
+        "ark:/12345/f81",
+        "ark:/12345/f83",
+        "ark:/12345/f82",
+        "ark:/12345/g1",
+    ] {
+        api.get(SAM, "/a/sam/b", &format!("{id}.set _t http://e.org/{id}"));
+    }
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "list - ark:/12345/f8"),
+        (
+            200,
+            "# listing for binder sam, max 1000\nid: ark:/12345/f81\nid: ark:/12345/f82\n\
+             id: ark:/12345/f83\nid: ark:/12345/f84\n\
+             # produced 4 ids, 12 bindings (average 3.00 bindings per id)\n\negg-status: 0\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "list - xyzzy").1,
+        "# listing for binder sam, max 1000\n\
+         # produced 0 ids, 0 bindings (average 0.00 bindings per id)\n\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "ark:12345/e-f?g-h.norm").1,
+        "id: ark:/12345/ef?g-h\n\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(
+            SAM,
+            "/a/sam/b",
+            ":hx \"  DOI:10.12345/croWD-^0a^09 sOUrced?lower.norm\""
+        )
+        .1,
+        "id: doi:10.12345/CROWD-SOURCED?lower\n\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "doi:10.123/THIS-THat?NO-W.shadow")
+            .1,
+        "id: ark:/b0123/thisthat?NO-W\n\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "ark:/12345/f81.resolve").1,
+        "redir302 http://e.org/ark:/12345/f81\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/b", "-m xml :allnot ark:/12345/g1.fetch").1,
+        "<record id=\"ark:/12345/g1\"><element name=\"_t\">http://e.org/ark:/12345/g1</element></record>\n\
+         egg-status: 0\n"
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/m/ark/99999/fk4", "-m xml mint 1").0,
+        200
+    );
+    assert!(api
+        .get(SAM, "/a/sam/m/ark/99999/fk4", "-m xml mint 1")
+        .1
+        .starts_with("<minted><s>99999/fk4"));
+}
+
+/// Remove every identifier from sam's binder (through the API: `list 0`, then `purge`).
+fn clear(api: &Api) {
+    let (_, listing) = api.get(SAM, "/a/sam/b", "list 0");
+    for line in listing.lines() {
+        let Some(shown) = line.strip_prefix("id: ") else {
+            continue;
+        };
+        // ANVL values encode `%` and newlines.
+        let mut id = Vec::new();
+        let b = shown.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match &b[i..] {
+                [b'%', b'2', b'5', ..] => (id.push(b'%'), i += 3).1,
+                [b'%', b'0', b'a', ..] => (id.push(b'\n'), i += 3).1,
+                [c, ..] => (id.push(*c), i += 1).1,
+                [] => unreachable!(),
+            };
+        }
+        let esc = noid_binder::writelog::escape(&id);
+        let (code, out) = api.get(SAM, "/a/sam/b", &format!(":hx {esc}.purge"));
+        assert_eq!(code, 200, "{out}");
+    }
+    let (_, listing) = api.get(SAM, "/a/sam/b", "list 0");
+    assert!(listing.contains("# produced 0 ids"), "{listing}");
+}
+
+/// The spec's case list (crates/noid-binder/tests/cases/table.rs) through a real
+/// `noid serve` and `curl`, each case from an emptied binder.
+#[test]
+fn spec_cases_through_noid_serve() {
+    #[allow(dead_code)]
+    mod cases {
+        include!("../../noid-binder/tests/cases/table.rs");
+    }
+    let api = Api::start();
+    let mut ran = 0;
+    for case in cases::CASES {
+        let Some(want) = cases::expected(case, true, "sam") else {
+            continue;
+        };
+        clear(&api);
+        for s in case.setup {
+            let (code, out) = api.get(SAM, "/a/sam/b", s);
+            assert!(
+                code == 200 && out.ends_with("egg-status: 0\n"),
+                "case {} setup {s}: {code} {out}",
+                case.name
+            );
+        }
+        let (code, out) = if case.bulk {
+            api.curl(SAM, "/a/sam/b", "-", Some(case.command), &[])
+        } else {
+            api.get(SAM, "/a/sam/b", case.command)
+        };
+        let status = format!("egg-status: {}\n", u8::from(case.failed));
+        let mut body = out
+            .strip_suffix(&status)
+            .unwrap_or_else(|| panic!("case {}: {out}", case.name))
+            .to_string();
+        if case.bulk {
+            // The API's last line, `# committed N commands, through line L`.
+            let at = body
+                .rfind("# committed ")
+                .unwrap_or_else(|| panic!("case {}: {out}", case.name));
+            assert!(
+                (at == 0 || body[..at].ends_with('\n')) && body[at..].matches('\n').count() == 1,
+                "case {}: {out}",
+                case.name
+            );
+            body.truncate(at);
+        }
+        assert_eq!(
+            (code, cases::placeholders(&body)),
+            (case.status, want),
+            "case {}",
+            case.name
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, cases::CASES.len());
 }

@@ -17,3 +17,4 @@ mod port;
 mod progress;
 mod scenarios;
 mod standing;
+mod table;
