@@ -405,7 +405,10 @@ take_port HA # noid serve
     bad "api: dbcreate minter"
 htpasswd -B -b -c "$API/pwdfile_sam" sam secret 2>/dev/null
 htpasswd -B -b -c "$API/pwdfile_other" olga pw 2>/dev/null
+htpasswd -B -b -c "$API/pwdfile_ro" viewer look 2>/dev/null
 cat >"$API/api.toml" <<EOF
+[front]
+addresses = ["127.0.0.1"]
 [populator.sam]
 htpasswd = "$API/pwdfile_sam"
 binder = "$API/binders/sam"
@@ -413,6 +416,10 @@ minters = "$API/minters/sam"
 [populator.other]
 htpasswd = "$API/pwdfile_other"
 binder = "$API/binders/other"
+[populator.ro]
+htpasswd = "$API/pwdfile_ro"
+binder = "$API/binders/sam"
+write = false
 EOF
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$API/key.pem" -out "$API/cert.pem" \
     -days 2 -subj /CN=127.0.0.1 >/dev/null 2>&1 || bad "api: openssl certificate"
@@ -429,13 +436,16 @@ Listen 127.0.0.1:$AA
 <AuthnProviderAlias file noid_other>
     AuthUserFile $API/pwdfile_other
 </AuthnProviderAlias>
+<AuthnProviderAlias file noid_ro>
+    AuthUserFile $API/pwdfile_ro
+</AuthnProviderAlias>
 <VirtualHost 127.0.0.1:$AA>
     SSLEngine on
     SSLCertificateFile $API/cert.pem
     SSLCertificateKeyFile $API/key.pem
     Define NOID_API_CGI $API/noidu-api
     Define NOID_API_CONFIG $API/api.toml
-    Define NOID_API_PROVIDERS "noid_sam noid_other"
+    Define NOID_API_PROVIDERS "noid_sam noid_other noid_ro"
     Include $CONF/apache-conf/noid-api.conf
 </VirtualHost>
 EOF
@@ -497,15 +507,38 @@ for r in "apache-cgi:$AA" "nginx-api:$NA"; do
     api "$n dbcreate" "$port" "/a/sam/b?dbcreate" sam:secret 401
     api "$n mkminter" "$port" "/a/sam/m/ark/99999/fk4?mkminter%20x" sam:secret 401
     api "$n mint" "$port" "/a/sam/m/ark/99999/fk4?mint%202" sam:secret 200 "s: 99999/fk4"
-    api "$n bulk" "$port" "/a/sam/b?-" sam:secret 200 $'who: A\nwho: B\n\negg-status: 0' \
+    api "$n import" "$port" "/a/sam/b?import%20/tmp/x" sam:secret 401 "error: 401 unauthorized"
+    api "$n -p" "$port" "/a/sam/b?-p%20/tmp%20i.fetch" sam:secret 200 "error: -d or -p not allowed in query string"
+    api "$n --dir" "$port" "/a/sam/b?--dir%20/tmp%20i.fetch" sam:secret 200 "error: -d or -p not allowed in query string"
+    api "$n .. as populator" "$port" "/a/../b?i.fetch" sam:secret 404
+    api "$n other's minter" "$port" "/a/other/m/ark/99999/fk4?mint%201" sam:secret 403
+    api "$n read-only write" "$port" "/a/ro/b?i.set%20a%20b" viewer:look 403 "read-only access"
+    api "$n read-only read" "$port" "/a/ro/b?$n.get%20moo" viewer:look 200 $'moo: cow'
+    api "$n unknown command" "$port" "/a/sam/b?xyzzy" sam:secret 200 $'error: unknown command: xyzzy\n\negg-status: 1'
+    api "$n list" "$port" "/a/sam/b?list%20-%20$n" sam:secret 200 $'\nid: '"$n"$'\n# produced 1 ids'
+    api "$n norm" "$port" "/a/sam/b?ark:12345/e-f%3Fg-h.norm" sam:secret 200 $'id: ark:/12345/ef?g-h\n\negg-status: 0'
+    api "$n xml" "$port" "/a/sam/b?-m%20xml%20:allnot%20$n.get%20moo" sam:secret 200 \
+        "<record id=\"$n\"><element name=\"moo\">cow</element><element name=\"moo\">sheep</element></record>"
+    api "$n acting-for" "$port" "/a/sam/b?--verbose%20$n.set%20af%201" sam:secret 200 \
+        "note: remote user: sam acting for &P/b4cd3" -H "Acting-For: http://n2t.net/ark:/99166/b4cd3"
+    api "$n bulk" "$port" "/a/sam/b?-" sam:secret 200 \
+        $'who: A\nwho: B\n\n# committed 3 commands, through line 3\negg-status: 0' \
         --data-binary $'bulk.set who A\nbulk.add who B\nbulk.fetch who\n'
     got=$("$NOID" -f "$API/binders/sam" get "$n" moo)
     if [ "$got" = cow ]; then ok "$n: noid get sees the API's binding"; else bad "$n: noid get $n moo: $got"; fi
 done
-if [ "$(grep -c . "$API/binders/sam/write.log")" = 8 ]; then
-    ok "api: 8 writes in the write log"
+if [ "$(grep -c . "$API/binders/sam/write.log")" = 10 ]; then
+    ok "api: 10 writes in the write log"
 else
     bad "api: write log: $(tr '\n' '|' <"$API/binders/sam/write.log")"
+fi
+# nginx adds the client to X-Forwarded-For and noid serve, trusting 127.0.0.1 as its
+# front server, logs the last address: a client's own header cannot name another.
+if grep -q $'^[0-9]*\t127.0.0.1\tsam\tsam\t:hx nginx-api.set af 1\t.*\thttp^3a//n2t.net/ark^3a/99166/b4cd3$' \
+    "$API/binders/sam/write.log"; then
+    ok "api: write log has the forwarded client and Acting-For"
+else
+    bad "api: write log lacks the nginx write with Acting-For: $(tr '\n' '|' <"$API/binders/sam/write.log")"
 fi
 "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
 "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
