@@ -26,6 +26,7 @@
 use std::borrow::Cow;
 
 use crate::lookup::Lookup;
+use crate::outcome::Outcome;
 use crate::resolve::{Answer, Request, Resolver};
 use crate::unescape::percent_decode;
 
@@ -178,28 +179,41 @@ fn field<'b>(blob: &'b [u8], name: &[u8]) -> Option<Cow<'b, str>> {
     (!value.is_empty()).then_some(value)
 }
 
-/// Answer one request line: append exactly one line (with its `\n`) to `out`.
+/// Answer one request line: append exactly one line (with its `\n`) to `out`, and say
+/// what kind of answer it is.
 pub fn answer<L: Lookup + ?Sized>(
     resolver: &Resolver,
     l: &L,
     line: &[u8],
     miss: Miss,
     out: &mut Vec<u8>,
-) {
+) -> Outcome {
     match parse_line(line) {
-        Ok(None) => render(&Answer::NotFound, miss, out),
+        Ok(None) => {
+            render(&Answer::NotFound, miss, out);
+            Outcome::Miss
+        }
         Ok(Some(req)) => {
             let r = Request {
                 id: &req.id,
                 accept: req.accept.as_deref(),
                 proto: req.proto.as_deref(),
             };
-            match resolver.resolve(l, &r) {
-                Ok(a) => render(&a, miss, out),
-                Err(e) => error_line(&e, out),
+            match resolver.resolve_counted(l, &r) {
+                Ok((a, outcome)) => {
+                    render(&a, miss, out);
+                    outcome
+                }
+                Err(e) => {
+                    error_line(&e, out);
+                    Outcome::Error
+                }
             }
         }
-        Err(e) => error_line(&e, out),
+        Err(e) => {
+            error_line(&e, out);
+            Outcome::Error
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 //! * [`Resolver`]: N2T-style resolution of a request to an [`Answer`]
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
+//! * [`Outcome`]: the kind of answer a request got (hit, chop-back, miss …), for counting.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
@@ -52,6 +53,7 @@ mod lookup;
 mod lui;
 mod noid_keys;
 pub mod noid_line;
+mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
@@ -61,6 +63,7 @@ pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
+pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};

@@ -32,6 +32,7 @@ use std::fmt;
 
 use crate::fetch::{self, Stream, Verb};
 use crate::lookup::{Lookup, LookupError};
+use crate::outcome::Outcome;
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -184,14 +185,21 @@ impl From<LookupError> for LineError {
 }
 
 /// Answer one request line (without its terminator): append exactly one line, `\n`
-/// included, to `out`.
-pub fn answer<L: Lookup + ?Sized>(l: &L, line: &[u8], out: &mut Vec<u8>) {
+/// included, to `out`, and say what kind of answer it is (`NULL` is a miss).
+pub fn answer<L: Lookup + ?Sized>(l: &L, line: &[u8], out: &mut Vec<u8>) -> Outcome {
     let start = out.len();
-    if let Err(e) = Command::parse(line).and_then(|c| c.answer(l, out)) {
-        out.truncate(start);
-        push_error(&e, out);
-    }
+    let outcome = match Command::parse(line).and_then(|c| c.answer(l, out)) {
+        // `NULL` is the one answer that says "nothing bound" (a blank line included).
+        Ok(()) if &out[start..] == b"NULL" => Outcome::Miss,
+        Ok(()) => Outcome::Hit,
+        Err(e) => {
+            out.truncate(start);
+            push_error(&e, out);
+            Outcome::Error
+        }
+    };
     out.push(b'\n');
+    outcome
 }
 
 /// Append `error: MESSAGE\n` for a failure outside any request's answer (a store that

@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use crate::registry::Record;
 
+use crate::ident::is_word;
+use crate::outcome::Outcome;
+
 /// What resolution decided. Each variant says how the HTTP layer should present it; the
 /// egg protocol's rendering is in [`crate::egg`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +126,20 @@ impl<'a> Found<'a> {
             value,
             suffix: Cow::Borrowed(suffix),
             via: Via::Exact,
+        }
+    }
+
+    /// The kind of answer this find makes, unless the output decision finds nothing:
+    /// an inflection (a suffix with no word character, as the output decision reads
+    /// it; `?info` is `??`), else a chop-back when found on an ancestor, else a hit.
+    pub(super) fn outcome(&self) -> Outcome {
+        let suffix = self.suffix.strip_suffix("?info").unwrap_or(&self.suffix);
+        let inflection = !self.suffix.is_empty() && !suffix.bytes().any(is_word);
+        match self.via {
+            Via::Rule => Outcome::Hit,
+            _ if inflection => Outcome::Inflection,
+            Via::Ancestor => Outcome::ChopBack,
+            Via::Exact => Outcome::Hit,
         }
     }
 

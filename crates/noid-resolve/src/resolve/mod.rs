@@ -43,6 +43,7 @@ use crate::ident::Parsed;
 use crate::keys;
 use crate::lookup::{is_truthy, Lookup, LookupError, Ranged};
 use crate::noid_keys::NoidKeys;
+use crate::outcome::Outcome;
 use crate::registry::Registry;
 use crate::rules::Rules;
 use answer::Found;
@@ -117,9 +118,18 @@ impl Resolver {
         store: &L,
         req: &Request<'_>,
     ) -> Result<Answer, LookupError> {
+        self.resolve_counted(store, req).map(|(answer, _)| answer)
+    }
+
+    /// [`Resolver::resolve`], and the kind of answer it is (for `noidr`'s metrics).
+    pub fn resolve_counted<L: Lookup + ?Sized>(
+        &self,
+        store: &L,
+        req: &Request<'_>,
+    ) -> Result<(Answer, Outcome), LookupError> {
         let id = req.id.trim_start_matches('/');
         if id.is_empty() {
-            return Ok(Answer::NotFound);
+            return Ok((Answer::NotFound, Outcome::Miss));
         }
         // Minters store ARKs without `ark:/` (`13030/x`); see `noid_keys`.
         let l = &NoidKeys(store);
@@ -128,16 +138,19 @@ impl Resolver {
         let l = &Ranged { l, read };
         // 1. The id as requested: the hot path, one lookup.
         if let Some(value) = target_of(l, &mut key, id)? {
-            return self.finish(l, req, Found::exact(id.into(), value, ""), None);
+            let found = Found::exact(id.into(), value, "");
+            return self.finish_counted(l, req, found, None);
         }
         // A peppered id (`ID!PEPPER`) is read as the id itself.
         let base = read_id(l, id)?;
         if base.len() < id.len() {
-            return self.resolve(store, &Request { id: base, ..*req });
+            return self.resolve_counted(store, &Request { id: base, ..*req });
         }
         // `*/ID`: every provider's target (meta-resolution).
         if let Some(inner) = id.strip_prefix("*/") {
-            return self.providers(l, &mut key, req, inner);
+            let answer = self.providers(l, &mut key, req, inner)?;
+            let outcome = Outcome::of(&answer, Outcome::Hit);
+            return Ok((answer, outcome));
         }
         let (p, candidates) = match ahead {
             Some(a) => (a.parsed, Some(a.candidates)),
@@ -145,9 +158,27 @@ impl Resolver {
         };
         // 2–7: the first binding or rule that applies; else 6, 8, 9.
         match self.find(l, &mut key, id, &p, candidates)? {
-            Some(found) => self.finish(l, req, found, Some(&p)),
-            None => self.fallback(l, &mut key, &p),
+            Some(found) => self.finish_counted(l, req, found, Some(&p)),
+            None => {
+                let answer = self.fallback(l, &mut key, &p)?;
+                let outcome = Outcome::of(&answer, Outcome::Hit);
+                Ok((answer, outcome))
+            }
         }
+    }
+
+    /// The output decision for what a step found, and the kind of answer it is.
+    fn finish_counted<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        req: &Request<'_>,
+        found: Found,
+        parsed: Option<&Parsed>,
+    ) -> Result<(Answer, Outcome), LookupError> {
+        let kind = found.outcome();
+        let answer = self.finish(l, req, found, parsed)?;
+        let outcome = Outcome::of(&answer, kind);
+        Ok((answer, outcome))
     }
 }
 
