@@ -40,6 +40,9 @@ pub enum StoreError {
     Backend(String),
     /// The follower is stopping (the process exits) and opens nothing any more.
     Stopping,
+    /// The followed minter's files changed under the open view (its `NOID/` removed,
+    /// or the minter replaced) and it has not been opened anew yet.
+    NotFollowed(PathBuf),
 }
 
 impl fmt::Display for StoreError {
@@ -63,6 +66,11 @@ impl fmt::Display for StoreError {
             }
             StoreError::Backend(why) => f.write_str(why),
             StoreError::Stopping => f.write_str("the resolver is exiting"),
+            StoreError::NotFollowed(dbdir) => write!(
+                f,
+                "minter {} was removed or replaced and is not followed (yet)",
+                dbdir.display()
+            ),
         }
     }
 }

@@ -40,7 +40,7 @@ mod writer;
 pub use backend::{Scan, Store};
 pub use error::StoreError;
 pub use follow::view::View;
-pub use follow::{Follower, ViewRef, CATCH_UP_EVERY};
+pub use follow::{FollowStatus, Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;
 pub use secondary::{Freshness, Secondary};
 pub use snapshot::Snapshot;

@@ -211,6 +211,16 @@ impl Secondary {
         Ok(true)
     }
 
+    /// The writers' generation counter now (see `generation`).
+    pub fn generation(&self) -> u64 {
+        self.watcher.current()
+    }
+
+    /// The generation this view last caught up with (`u64::MAX`: not known yet).
+    pub fn seen_generation(&self) -> u64 {
+        self.seen.load(Ordering::Acquire)
+    }
+
     /// The sequence number of the newest write this view has: a catch-up that leaves it
     /// unchanged brought nothing new (a writer's compaction moves files, not values).
     pub fn latest_sequence(&self) -> u64 {

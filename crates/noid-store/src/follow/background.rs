@@ -43,7 +43,13 @@ impl Follower {
                 }
                 continue;
             }
-            match secondary.try_catch_up() {
+            // Read before: commits after it may or may not be in this catch-up.
+            let generation = secondary.generation();
+            let caught_up = secondary.try_catch_up();
+            if let Ok(true) = caught_up {
+                self.stats.caught_up(generation);
+            }
+            match caught_up {
                 Ok(_) if failing => {
                     failing = false;
                     log::warn!("catching up with minter works again");

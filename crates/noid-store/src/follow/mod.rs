@@ -18,10 +18,12 @@
 //!
 //! Modules: [`view`] (a view and its caches, the [`noid_resolve::Lookup`] resolution
 //! reads), `view_cache` (the generic cache), `background` (the catch-up thread),
-//! `dirs` (the secondaries' directories).
+//! `dirs` (the secondaries' directories), `stats` (catch-ups, reopens, the last write
+//! seen: [`Follower::status`], and [`Follower::health`] for `/healthz`).
 
 mod background;
 mod dirs;
+mod stats;
 pub mod view;
 mod view_cache;
 
@@ -35,6 +37,8 @@ use arc_swap::{ArcSwapOption, Guard};
 use crate::error::StoreError;
 use crate::secondary::{Freshness, Secondary, SecondaryDir};
 use dirs::SecondaryDirs;
+pub use stats::FollowStatus;
+use stats::Stats;
 use view::View;
 
 /// Background catch-up period.
@@ -71,6 +75,9 @@ pub struct Follower {
     /// Serialises reopens (background thread, SIGHUP, request path).
     reopening: Mutex<()>,
     stopping: AtomicBool,
+    /// Catch-ups, reopens and the last write seen (never written by a request that
+    /// finds the view current).
+    stats: Stats,
 }
 
 impl Follower {
@@ -86,6 +93,7 @@ impl Follower {
             last_error: Mutex::new(None),
             reopening: Mutex::new(()),
             stopping: AtomicBool::new(false),
+            stats: Stats::new(),
         });
         match f.reopen() {
             Ok(()) => log::info!("serving minter {}", dbdir.display()),
@@ -104,6 +112,7 @@ impl Follower {
         let dir = SecondaryDir::removed(self.dirs.next());
         match Secondary::open_in(&self.dbdir, dir, self.cache_bytes, true) {
             Ok(secondary) => {
+                self.stats.opened(secondary.generation());
                 self.current.store(Some(Arc::new(View::new(secondary))));
                 Ok(())
             }
@@ -123,7 +132,11 @@ impl Follower {
             // A writer still at work has not returned yet: its changes need not show,
             // and the next request tries again. Caches need no clearing: each compares
             // the view's sequence number.
-            Freshness::Current | Freshness::CaughtUp | Freshness::WriterAtWork => Ok(view),
+            Freshness::Current | Freshness::WriterAtWork => Ok(view),
+            Freshness::CaughtUp => {
+                self.stats.caught_up(view.secondary().seen_generation());
+                Ok(view)
+            }
             Freshness::Replaced => {
                 log::info!("minter {} was replaced; reopening", self.dbdir.display());
                 drop(view);
@@ -160,6 +173,22 @@ impl Follower {
             dbdir: self.dbdir.clone(),
             cause,
         }
+    }
+
+    /// Whether the store is open and followed: a view is open, and the minter on disk
+    /// is still the one it shows (not removed, or replaced and not opened anew yet).
+    pub fn health(&self) -> Result<(), StoreError> {
+        let view = self.current()?;
+        if view.secondary().replaced() {
+            return Err(StoreError::NotFollowed(self.dbdir.clone()));
+        }
+        Ok(())
+    }
+
+    /// What the follower has done since it started (catch-ups, reopens, the last write
+    /// seen), for metrics.
+    pub fn status(&self) -> FollowStatus {
+        self.stats.status(self.current.load().is_some())
     }
 
     /// Stop following: no view is opened any more, and the secondaries' directories are
