@@ -22,8 +22,8 @@ pub struct Args {
     #[arg(short = 'v', long = "version")]
     pub version: bool,
 
-    /// No progress bars (import, export and bulk `noid -` draw them on standard error
-    /// when it is a terminal).
+    /// No progress bars (import, export, check and bulk `noid -` draw them on standard
+    /// error when it is a terminal).
     #[arg(short = 'q', long)]
     pub quiet: bool,
 

@@ -1,4 +1,4 @@
-//! Progress of long work (import, export, bulk `noid -`) on standard error: drawn only
+//! Progress of long work (import, export, check, bulk `noid -`) on standard error: drawn only
 //! where someone watches it, so that scripts, pipes and log files get nothing extra.
 
 use std::io::IsTerminal;
@@ -42,6 +42,17 @@ pub fn count(session: &Session, verb: &str, unit: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let template = format!("{verb} {{spinner}} {{human_pos}} {unit} ({{elapsed}})");
+    start(ProgressBar::new_spinner(), &template)
+}
+
+/// A counter of `unit`s for work that prints nothing until it is done (`check` reads
+/// every record, then reports): drawn whatever standard output is, since the caller
+/// clears it (`finish_and_clear`) before printing.
+pub fn tally(session: &Session, verb: &str, unit: &str) -> ProgressBar {
+    if !shown(session, false) {
+        return ProgressBar::hidden();
+    }
+    let template = format!("{verb} {{spinner}} {{human_pos}} {unit}{{msg}} ({{elapsed}})");
     start(ProgressBar::new_spinner(), &template)
 }
 

@@ -1,6 +1,7 @@
-//! Progress bars of long work (export, bulk `noid -`): drawn on standard error when it
-//! is a real terminal (a pseudo-terminal made by util-linux `script`), never otherwise,
-//! never with `--quiet`, and never over output that goes to the same terminal.
+//! Progress bars of long work (export, check, bulk `noid -`): drawn on standard error
+//! when it is a real terminal (a pseudo-terminal made by util-linux `script`), never
+//! otherwise, never with `--quiet`, and never over output that goes to the same terminal
+//! (`check` prints only when done, and clears its bar first).
 
 use std::path::Path;
 use std::process::Command;
@@ -77,4 +78,35 @@ fn bulk_counts_commands_on_a_terminal_only() {
         .collect();
     // the third run's: .zd mints 0 1 (plain run), then 2 3, then 4 5
     assert_eq!(ids, ["id: 4", "id: 5"], "the quiet run did its work");
+}
+
+#[test]
+fn check_counts_keys_on_a_terminal_and_clears_the_bar_before_its_report() {
+    let d = Dir::minter(&[".zd"]);
+    d.mint(5);
+    let plain = d.noid(&["check"]);
+    assert_eq!(
+        plain.stderr, "",
+        "nothing extra when stderr is not a terminal"
+    );
+    let report = plain.ok().to_string();
+    assert!(report.ends_with("ok: no problems found\n"), "{report}");
+
+    let shown = on_a_terminal(&noid(&d, "check")).replace("\r\n", "\n");
+    let (bar, after) = shown.split_at(shown.len() - report.len());
+    assert!(bar.starts_with("checking "), "{shown:?}");
+    assert!(
+        bar.ends_with("\x1b[2K"),
+        "the bar is cleared first: {shown:?}"
+    );
+    assert_eq!(after, report, "then the report, whole");
+
+    assert_eq!(
+        on_a_terminal(&noid(&d, "--quiet check")).replace("\r\n", "\n"),
+        report
+    );
+    let errors = d.path().join("errors");
+    let shown = on_a_terminal(&noid(&d, &format!("check 2> {}", errors.display())));
+    assert_eq!(shown.replace("\r\n", "\n"), report);
+    assert_eq!(read(&errors), "", "stderr is no terminal: no bar");
 }

@@ -27,7 +27,7 @@ end
 complete -c noid -n "__fish_noid_needs_command" -s f -d 'Minter directory (Dbdir); the database lives in Dbdir/NOID. Defaults to $NOID, then the part after \'_\' in the program name (noid_fk9 → fk9), then "."' -r -f -a "(__fish_complete_directories)"
 complete -c noid -n "__fish_noid_needs_command" -l lock-timeout -d 'Seconds to wait for another noid process that holds the minter\'s write lock' -r
 complete -c noid -n "__fish_noid_needs_command" -s v -l version -d 'Print the version and exit'
-complete -c noid -n "__fish_noid_needs_command" -s q -l quiet -d 'No progress bars (import, export and bulk `noid -` draw them on standard error when it is a terminal)'
+complete -c noid -n "__fish_noid_needs_command" -s q -l quiet -d 'No progress bars (import, export, check and bulk `noid -` draw them on standard error when it is a terminal)'
 complete -c noid -n "__fish_noid_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c noid -n "__fish_noid_needs_command" -a "bind"
 complete -c noid -n "__fish_noid_needs_command" -a "dbinfo"

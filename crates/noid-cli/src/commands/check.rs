@@ -9,6 +9,7 @@ use noid_store::{Layout, Op, StoreError};
 
 use crate::complaint::{no_database, store_error, Complaint};
 use crate::output::Out;
+use crate::progress;
 use crate::session::Session;
 
 /// `check [--repair] [N]`.
@@ -61,7 +62,7 @@ impl Check {
             Ok(s) => s,
             Err(e) => return store_error(session, e, out),
         };
-        let a = match survey(&*snap, |f| snap.scan_from(b"", f), self.opts) {
+        let a = match survey(session, &*snap, |f| snap.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -86,7 +87,7 @@ impl Check {
             Ok(w) => w,
             Err(e) => return store_error(session, e, out),
         };
-        let before = match survey(&*writer, |f| writer.scan_from(b"", f), self.opts) {
+        let before = match survey(session, &*writer, |f| writer.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -100,7 +101,7 @@ impl Check {
         for fix in before.problems.iter().filter_map(|p| p.repair.as_ref()) {
             out.out(format!("repaired: {fix}\n"));
         }
-        let after = match survey(&*writer, |f| writer.scan_from(b"", f), self.opts) {
+        let after = match survey(session, &*writer, |f| writer.scan_from(b"", f), self.opts) {
             Ok(a) => a,
             Err(e) => return out.fail(format!("{e}\n")),
         };
@@ -142,19 +143,27 @@ impl fmt::Display for SurveyError {
     }
 }
 
-/// Count every record, then analyse.
+/// Count every record, then analyse, showing the progress on a terminal (cleared
+/// before anything is printed).
 fn survey<L: noid_resolve::Lookup + ?Sized>(
+    session: &Session,
     l: &L,
     scan: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError>,
     opts: Options,
 ) -> Result<Analysis, SurveyError> {
+    let pb = progress::tally(session, "checking", "keys");
     let mut census = Census::new();
-    scan(&mut |k, v| {
+    let scanned = scan(&mut |k, v| {
         census.add(k, v);
+        pb.inc(1);
         true
-    })
-    .map_err(SurveyError::Scan)?;
-    analyze(l, &census, opts).map_err(SurveyError::Check)
+    });
+    pb.set_message(", analysing");
+    let analysis = scanned
+        .map_err(SurveyError::Scan)
+        .and_then(|()| analyze(l, &census, opts).map_err(SurveyError::Check));
+    pb.finish_and_clear();
+    analysis
 }
 
 /// Print the report's lines, then `ok: no problems found` (returning true) or the
