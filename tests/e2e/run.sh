@@ -211,7 +211,7 @@ upstream noidr {
     keepalive_timeout 60s;
     keepalive_requests 100000;
 }
-server { listen 127.0.0.1:$N1; include $CONF/nginx-conf/noid-proxy.conf; }
+server { listen 127.0.0.1:$N1; include $CONF/nginx-conf/noid-proxy.conf; include $CONF/nginx-conf/noidr-status.conf; }
 server { listen 127.0.0.1:$N2; root $NG/empty; include $CONF/nginx-conf/noid-auth.conf; }
 server { listen 127.0.0.1:$N3; include $CONF/nginx-conf/noid-njs.conf; }
 EOF
@@ -380,6 +380,19 @@ expect "after graceful apache-get" "$AG" /ark:/13030/kt639k9 302 https://example
 
 # --- the HTTP mode's own contract ------------------------------------------------------
 expect_body noidr-http "$H1" /health 200 ok
+expect_body noidr-http-healthz "$H1" /healthz 200 ok
+# Health and metrics through nginx (nginx-conf/noidr-status.conf): for allowed
+# addresses only (127.0.0.1 is; 127.0.0.2, another loopback address, is not).
+expect_body nginx-healthz "$N1" /noidr/healthz 200 ok
+req "$N1" /noidr/metrics
+if [ "$STATUS" = 200 ] && grep -q '^noidr_requests_total{kind="hit"} [1-9]' "$WORK/b" &&
+    grep -q '^noidr_store_open 1$' "$WORK/b" && [[ $CTYPE == "text/plain; version=0.0.4"* ]]; then
+    ok "nginx /noidr/metrics: noidr's Prometheus metrics"
+else
+    bad "nginx /noidr/metrics: $STATUS $CTYPE $(head -c 300 "$WORK/b")"
+fi
+expect "nginx-metrics-denied" "$N1" /noidr/metrics 403 - --interface 127.0.0.2
+expect "nginx-healthz-denied" "$N1" /noidr/healthz 403 - --interface 127.0.0.2
 expect noidr-http-auth "$H1" /auth/ark:/13030/p1 204 -
 req "$H1" /auth/ark:/13030/p1
 if grep -qi '^x-target: https://example.org/moved' "$WORK/h" && grep -qi '^x-status: 301' "$WORK/h"; then

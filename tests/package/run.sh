@@ -44,7 +44,8 @@ for f in /usr/bin/noid /usr/bin/noidr \
     /usr/share/noid/apache-conf/noid-get.conf /usr/share/noid/apache-conf/noid-proxy.conf \
     /usr/share/noid/nginx-conf/noid-proxy.conf /usr/share/noid/nginx-conf/noid-auth.conf \
     /usr/share/noid/nginx-conf/noid-njs.conf /usr/share/noid/nginx-conf/noid.js \
-    /usr/share/noid/nginx-conf/noidr-upstream.conf /usr/share/noid/nginx-conf/nginx.conf.example \
+    /usr/share/noid/nginx-conf/noidr-upstream.conf /usr/share/noid/nginx-conf/noidr-status.conf \
+    /usr/share/noid/nginx-conf/nginx.conf.example \
     /lib/systemd/system/noidr-http.service /lib/systemd/system/noidr-http@.service \
     /usr/share/doc/noid/README.md /usr/share/doc/noid/WEB-SERVERS.md; do
     if [ "$(dpkg -S "$f" 2>/dev/null)" = "noid: $f" ]; then ok "noid ships $f"; else bad "noid does not ship $f"; fi

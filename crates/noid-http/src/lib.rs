@@ -13,7 +13,8 @@
 //! | `GET /<id>` | same as `/redirect/<id>` | `404` | direct use, Apache `ProxyPass /ark: …/ark:` |
 //! | `GET /auth/<id>` | `204` + `X-Target` + `X-Status` | `403` | nginx `auth_request` (any status but 2xx/401/403 becomes 500 there) |
 //! | `GET /lookup/<id>` | `200`, body = target, `X-Status` | `404` | njs `r.subrequest` |
-//! | `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
+//! | `GET /healthz`, `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
+//! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets, a
 //! partial identifier …) are served whole by `/redirect/` and `/<id>` (status, type and
@@ -32,7 +33,8 @@
 //! `?`), `/redirect/ark:/1/x?a=%26` for `ark:/1/x?a=%26` (the query reaches the target
 //! unchanged), and `/lookup/ark%3A%2F1%2Fx%3F` for `ark:/1/x?` (njs passes the whole
 //! identifier `encodeURIComponent`-ed). Bytes that decode to invalid UTF-8, CR, LF or
-//! NUL are misses. The `Accept` header is passed to the resolver (content negotiation),
+//! NUL are misses. `/healthz`, `/health` and `/metrics` are never identifiers (ask for
+//! an identifier spelled so as `/redirect/metrics`). The `Accept` header is passed to the resolver (content negotiation),
 //! and `X-Forwarded-Proto` as the protocol.
 //!
 //! # Limits
@@ -109,10 +111,16 @@ pub trait Backend: Send + Sync + 'static {
     /// Resolves one request. An `Err` becomes a `500` (and is logged).
     fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError>;
 
-    /// Whether the resolver can answer at all (`GET /health`): `Err` gives `503`
-    /// with the message. The default is always healthy.
+    /// Whether the resolver can answer at all (`GET /healthz`, `GET /health`): `Err`
+    /// gives `503` with the message. The default is always healthy.
     fn health(&self) -> Result<(), LookupError> {
         Ok(())
+    }
+
+    /// The metrics in the Prometheus text exposition format (`GET /metrics`); `None`
+    /// (the default) gives `404`.
+    fn metrics(&self) -> Option<String> {
+        None
     }
 }
 

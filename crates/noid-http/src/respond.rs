@@ -16,6 +16,9 @@ pub(crate) type Resp = Response<Full<Bytes>>;
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
+/// The Prometheus text exposition format's media type.
+const METRICS: &str = "text/plain; version=0.0.4; charset=utf-8";
+
 fn text(status: StatusCode, body: impl Into<Bytes>) -> Resp {
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
@@ -85,11 +88,25 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
     let Some((route, enc_id)) = route::split(path) else {
         return text(StatusCode::BAD_REQUEST, "bad request-target\n");
     };
-    if route == Route::Health {
-        return match backend.health() {
-            Ok(()) => text(StatusCode::OK, "ok\n"),
-            Err(e) => text(StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
-        };
+    match route {
+        Route::Health => {
+            return match backend.health() {
+                Ok(()) => text(StatusCode::OK, "ok\n"),
+                Err(e) => text(StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
+            }
+        }
+        Route::Metrics => {
+            return match backend.metrics() {
+                Some(body) => {
+                    let mut r = text(StatusCode::OK, body);
+                    r.headers_mut()
+                        .insert(CONTENT_TYPE, HeaderValue::from_static(METRICS));
+                    r
+                }
+                None => text(StatusCode::NOT_FOUND, "no metrics\n"),
+            }
+        }
+        _ => {}
     }
     let accept = h.get(hyper::header::ACCEPT).and_then(|v| v.to_str().ok());
     let proto = h.get(&X_FORWARDED_PROTO).and_then(|v| v.to_str().ok());

@@ -7,8 +7,10 @@ use std::borrow::Cow;
 /// The routes, one per web-server pattern (see the crate docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
-    /// `GET /health`.
+    /// `GET /healthz` (or `/health`): whether the resolver can answer.
     Health,
+    /// `GET /metrics`: the backend's metrics (Prometheus text format).
+    Metrics,
     /// `GET /redirect/<id>`: a real redirect (nginx `proxy_pass`, Apache `mod_proxy`).
     Redirect,
     /// `GET /auth/<id>`: 204 + `X-Target` / 403 (nginx `auth_request`).
@@ -21,10 +23,15 @@ pub enum Route {
 
 /// Splits a request path into its route and the still %-encoded identifier part.
 ///
-/// Returns `None` for `/` alone and for a route prefix with an empty identifier.
+/// `/healthz`, `/health` and `/metrics` are these routes, never identifiers: an
+/// identifier spelled so is asked for as `/redirect/metrics` (the shipped web-server
+/// configs forward only scheme-prefixed identifiers, `/ark:…`, and always to
+/// `/redirect/`).
 pub fn split(path: &str) -> Option<(Route, &str)> {
-    if path == "/health" {
-        return Some((Route::Health, ""));
+    match path {
+        "/healthz" | "/health" => return Some((Route::Health, "")),
+        "/metrics" => return Some((Route::Metrics, "")),
+        _ => {}
     }
     let rest = path.strip_prefix('/')?;
     let (route, id) = if let Some(id) = rest.strip_prefix("redirect/") {
@@ -79,6 +86,13 @@ mod tests {
     #[test]
     fn routes() {
         assert_eq!(split("/health"), Some((Route::Health, "")));
+        assert_eq!(split("/healthz"), Some((Route::Health, "")));
+        assert_eq!(split("/metrics"), Some((Route::Metrics, "")));
+        assert_eq!(split("/metrics/x"), Some((Route::Direct, "metrics/x")));
+        assert_eq!(
+            split("/redirect/metrics"),
+            Some((Route::Redirect, "metrics"))
+        );
         assert_eq!(
             split("/redirect/ark:/1/x"),
             Some((Route::Redirect, "ark:/1/x"))

@@ -25,9 +25,14 @@ use noid_store::Layout;
     name = "noidr",
     version,
     after_long_help = "Signals: SIGHUP reopens the store (after the minter was replaced or \
-        re-created) and noidr keeps answering. SIGTERM and SIGINT end the line modes at \
-        once; the HTTP mode stops accepting, finishes the requests in flight (5 s at \
-        most) and exits. The end of stdin ends the line modes.\n\n\
+        re-created) and noidr keeps answering. SIGUSR1 writes the metrics (answers by \
+        kind, latency histogram, catch-ups, reopens, generation) as one line to stderr, \
+        never to stdout. SIGTERM and SIGINT end the line modes at once; the HTTP mode \
+        stops accepting, finishes the requests in flight (5 s at most) and exits. The end \
+        of stdin ends the line modes.\n\n\
+        Monitoring (--http): GET /healthz answers 200, or 503 while the minter cannot be \
+        read (not created, NOID/ missing); GET /metrics gives the metrics in the \
+        Prometheus text format. Both are on the --http address itself.\n\n\
         See also: noid(1); in /usr/share/doc/noid/, WEB-SERVERS.md (Apache, nginx, \
         systemd) and RESOLUTION.md (what is answered)."
 )]

@@ -2,30 +2,59 @@
 //! [`Resolver`] and the same store follower as the line protocols.
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use noid_resolve::{Answer, LookupError, Request, Resolver};
+use noid_resolve::{Answer, LookupError, Outcome, Request, Resolver};
 use noid_store::Follower;
+
+use crate::metrics::Metrics;
 
 /// The HTTP server's view of the resolver.
 pub struct Backend {
     follower: Arc<Follower>,
     resolver: Resolver,
+    metrics: Arc<Metrics>,
 }
 
 impl Backend {
-    /// A backend resolving with `resolver` on `follower`'s store.
-    pub fn new(follower: Arc<Follower>, resolver: Resolver) -> Backend {
-        Backend { follower, resolver }
+    /// A backend resolving with `resolver` on `follower`'s store, counting its answers
+    /// in `metrics`.
+    pub fn new(follower: Arc<Follower>, resolver: Resolver, metrics: Arc<Metrics>) -> Backend {
+        Backend {
+            follower,
+            resolver,
+            metrics,
+        }
     }
 }
 
 impl noid_http::Backend for Backend {
     fn resolve(&self, req: &Request<'_>) -> Result<Answer, LookupError> {
-        self.resolver.resolve(&*self.follower.fresh()?, req)
+        let start = Instant::now();
+        let result = self
+            .follower
+            .fresh()
+            .map_err(LookupError::from)
+            .and_then(|view| self.resolver.resolve_counted(&*view, req));
+        match result {
+            Ok((answer, outcome)) => {
+                self.metrics.record(outcome, start);
+                Ok(answer)
+            }
+            Err(e) => {
+                self.metrics.record(Outcome::Error, start);
+                Err(e)
+            }
+        }
     }
 
+    /// Open and followed (`GET /healthz`): 503 while the minter's `NOID/` is missing.
     fn health(&self) -> Result<(), LookupError> {
-        Ok(self.follower.current().map(|_| ())?)
+        Ok(self.follower.health()?)
+    }
+
+    fn metrics(&self) -> Option<String> {
+        Some(self.metrics.prometheus(&self.follower.status()))
     }
 }
 

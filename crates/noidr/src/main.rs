@@ -7,8 +7,8 @@
 //! of the store from the follower (crate `noid-store`, which brings it up to date) and
 //! hands the line and the view to crate `noid-resolve`, which parses it, resolves it
 //! with lookups on the view (its caches, then RocksDB) and renders the answer line.
-//! `noid-http` does the same for `--http`. `main` only parses flags and maps errors to
-//! an exit status.
+//! `noid-http` does the same for `--http`. `metrics` counts the answers (per thread).
+//! `main` only parses flags and maps errors to an exit status.
 
 /// Every request allocates its keys and answer; mimalloc's per-thread heaps serve the
 /// request threads without the locking glibc's malloc does. RocksDB's C++ keeps the
@@ -19,6 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod args;
 mod http;
 mod lines;
+mod metrics;
 mod probe;
 mod protocol;
 mod replicate;
@@ -31,12 +32,14 @@ use std::path::Path;
 use anyhow::Context;
 use std::os::fd::AsFd;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 use noid_resolve::Resolver;
 use noid_store::Follower;
 
 use crate::args::{Args, Config, Mode};
+use crate::metrics::Metrics;
 
 fn main() -> ExitCode {
     let argv0 = std::env::args().next().unwrap_or_else(|| "noidr".into());
@@ -70,10 +73,11 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;
     let resolver = Resolver::with_registry(cfg.rules, cfg.registry);
+    let metrics = Arc::new(Metrics::default());
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
-            signals::spawn(follower.clone(), true)?;
-            let answerer = protocol::Answerer::new(protocol, resolver, cfg.miss);
+            signals::spawn(follower.clone(), metrics.clone(), true)?;
+            let answerer = protocol::Answerer::new(protocol, resolver, cfg.miss, metrics);
             // Our own handles on fds 0 and 1: the loop does its own buffering (and needs
             // to see whether more input is buffered), so std's LineWriter is bypassed.
             let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
@@ -89,12 +93,12 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
             threads,
             limits,
         } => {
-            signals::spawn(follower.clone(), false)?;
+            signals::spawn(follower.clone(), metrics.clone(), false)?;
             http::serve(
                 &addr,
                 threads,
                 limits,
-                http::Backend::new(follower.clone(), resolver),
+                http::Backend::new(follower.clone(), resolver, metrics),
             )
         }
     };

@@ -1,18 +1,26 @@
 //! Signals, handled on a thread of their own (`signal-hook`): SIGHUP reopens the store;
-//! SIGTERM and SIGINT (sent by Apache at restart and stop) exit cleanly.
+//! SIGUSR1 writes the metrics as one line to stderr (never stdout, which carries only
+//! answers); SIGTERM and SIGINT (sent by Apache at restart and stop) exit cleanly.
 
+use std::io::Write;
 use std::sync::Arc;
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
 use noid_store::Follower;
 
+use crate::metrics::Metrics;
+
 /// Start the signal thread. With `terminate`, SIGTERM/SIGINT end the process with
 /// status 0 after removing the secondary directories (Apache sends them when it needs
 /// the program no more); without it they are left to the HTTP server's own handling.
-pub fn spawn(follower: Arc<Follower>, terminate: bool) -> std::io::Result<()> {
-    let mut wanted = vec![SIGHUP];
+pub fn spawn(
+    follower: Arc<Follower>,
+    metrics: Arc<Metrics>,
+    terminate: bool,
+) -> std::io::Result<()> {
+    let mut wanted = vec![SIGHUP, SIGUSR1];
     if terminate {
         wanted.extend([SIGTERM, SIGINT]);
     }
@@ -21,7 +29,11 @@ pub fn spawn(follower: Arc<Follower>, terminate: bool) -> std::io::Result<()> {
         .name("noidr-signals".into())
         .spawn(move || {
             for sig in signals.forever() {
-                if sig == SIGHUP {
+                if sig == SIGUSR1 {
+                    // One write of one line, whatever the log level: it was asked for.
+                    let line = format!("noidr: {}\n", metrics.line(&follower.status()));
+                    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+                } else if sig == SIGHUP {
                     log::info!("SIGHUP: reopening the store");
                     if let Err(e) = follower.reopen() {
                         log::error!("{e}");

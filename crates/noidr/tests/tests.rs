@@ -9,6 +9,7 @@ mod follow;
 mod fresh;
 mod http;
 mod lifecycle;
+mod metrics;
 mod pepper;
 mod protocol;
 mod providers;

@@ -94,11 +94,16 @@ impl Noidr {
 
     /// Start a prepared command with piped stdin/stdout and an empty environment.
     pub fn spawn(mut cmd: Command) -> Noidr {
+        cmd.stderr(Stdio::inherit());
+        Noidr::spawn_with_stderr(cmd)
+    }
+
+    /// [`Noidr::spawn`], stderr going where `cmd` says.
+    pub fn spawn_with_stderr(mut cmd: Command) -> Noidr {
         let mut child = cmd
             .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .expect("start noidr");
         let stdin = child.stdin.take();
