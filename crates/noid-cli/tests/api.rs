@@ -1150,3 +1150,18 @@ fn spec_cases_through_noid_serve() {
     }
     assert_eq!(ran, cases::CASES.len());
 }
+
+/// Spec case 40 (mod.t:193) over HTTP: a one-million-octet `@-1000000` value read from
+/// the body of a single command.
+#[test]
+fn a_million_octets_from_the_request_body() {
+    let api = Api::start();
+    let big = "x".repeat(1_000_000);
+    assert_eq!(
+        api.curl(SAM, "/a/sam/b", "j|a.set @-1000000", Some(&big), &[]),
+        (200, "egg-status: 0\n".into())
+    );
+    let (code, body) = api.get(SAM, "/a/sam/b", "-m plain j.get a");
+    assert_eq!(code, 200);
+    assert_eq!(body.len(), 1_000_002 + "egg-status: 0\n".len());
+}

@@ -174,3 +174,15 @@ fn list_norm_shadow_and_resolve() {
         "redir302 http://e.org/ark:/12345/f82/x\n"
     );
 }
+
+/// Spec case 40 (mod.t:193): a one-million-octet `@-1000000` value from standard input.
+#[test]
+fn a_million_octets_from_an_indirect_token() {
+    let d = binder();
+    let big = "x".repeat(1_000_000);
+    d.noid_stdin(&["j|a.set", "@-1000000"], big.as_bytes()).ok();
+    assert_eq!(d.noid(&["j.get", "a"]).ok().len(), 1_000_002);
+    // The same through bulk mode, the value in the lines after the command.
+    let input = format!("k|a.set @-1000000\n{big}\n#eot\nk.get a\n");
+    assert_eq!(d.noid_stdin(&["-"], input.as_bytes()).ok().len(), 1_000_002);
+}
