@@ -571,15 +571,15 @@ impl Session<'_> {
 
 /// Whether a command's words are an egg command rather than one of Perl Noid's: after
 /// any egg options and modifiers, the first word has the `ID.OP` form with an egg
-/// operation (Perl Noid's verbs never hold a dot), or is `list` or `next`, which name
-/// no identifier and are no Perl Noid verbs.
+/// operation (Perl Noid's verbs never hold a dot), or is `list`, `next` or `var`,
+/// which name no identifier and are no Perl Noid verbs.
 pub fn is_egg(words: &[String]) -> bool {
     let mut words = words.iter();
     while let Some(w) = words.next() {
         if w == "-m" || w == "--format" {
             words.next();
         } else if !(w.starts_with('-') || w.starts_with(':')) || w.len() == 1 {
-            return matches!(w.as_str(), "list" | "next")
+            return matches!(w.as_str(), "list" | "next" | "var")
                 || w.rsplit_once('.')
                     .is_some_and(|(_, op)| Op::parse(op).is_some());
         }

@@ -55,6 +55,7 @@ pub fn run(argv0: &str) -> u8 {
         lock_timeout: Duration::from_secs(60),
         last_context: Default::default(),
         atlast_status: Default::default(),
+        egg_vars: Default::default(),
     };
     bulk::run_words(&session, words)
 }

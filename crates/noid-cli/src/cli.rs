@@ -41,6 +41,7 @@ pub fn run() -> u8 {
         lock_timeout: Duration::from_secs(args.lock_timeout),
         last_context: Default::default(),
         atlast_status: Default::default(),
+        egg_vars: Default::default(),
     };
     if session.contact.is_empty() {
         eprintln!("Can't tell who you are.");
@@ -60,7 +61,7 @@ pub fn run() -> u8 {
 }
 
 /// `argv` with `--` put after noid's own options when the command is an egg command
-/// (`ID.OP …`, `list`, `next`), so that egg's options before it (`-m FORMAT`, `--ack`,
+/// (`ID.OP …`, `list`, `next`, `var`), so that egg's options before it (`-m FORMAT`, `--ack`,
 /// `--all`, `:hx` …) reach egg instead of being refused by noid's option parser.
 /// Perl Noid's commands never start with an option, so their command lines are
 /// unchanged.

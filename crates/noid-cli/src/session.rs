@@ -25,6 +25,9 @@ pub struct Session {
     /// The exit status a minter's `atlast` setting asked for (`stopN` that stopped,
     /// `wrapN` that wrapped), which replaces the usual 0 or 1.
     pub atlast_status: std::cell::Cell<Option<u8>>,
+    /// Egg's session variables (`var NAME VALUE`, read as `&NAME`), kept from one egg
+    /// line of a bulk run to the next, as `egg -` keeps them.
+    pub egg_vars: std::cell::RefCell<std::collections::HashMap<String, Vec<u8>>>,
 }
 
 impl Session {

@@ -186,3 +186,18 @@ fn a_million_octets_from_an_indirect_token() {
     let input = format!("k|a.set @-1000000\n{big}\n#eot\nk.get a\n");
     assert_eq!(d.noid_stdin(&["-"], input.as_bytes()).ok().len(), 1_000_002);
 }
+
+/// Egg's session variables last for a whole `noid -` run, as in `egg -`.
+#[test]
+fn bulk_session_variables() {
+    let d = binder();
+    let r = d.noid_stdin(
+        &["-"],
+        b"var base http://example.org\ni.set _t &{base}/x\nbind set j k l\ni.get _t\n",
+    );
+    assert_eq!(
+        r.ok(),
+        "Id:      j\nElement: k\nBind:    set\nStatus:  ok, 1 bytes written, replacing 0 bytes\n\n\
+         http://example.org/x\n\n"
+    );
+}

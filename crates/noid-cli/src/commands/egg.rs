@@ -34,6 +34,7 @@ impl Egg {
             session.files = Some(&files);
         }
         session.binder = w.session.dbdir_display.clone();
+        session.vars = std::mem::take(&mut *w.session.egg_vars.borrow_mut());
         let agent = Agent {
             who: w.session.contact.clone(),
             now: crate::env::now(),
@@ -50,6 +51,7 @@ impl Egg {
                 session.run_tokens(w.txn, w.minter, &agent, &self.words, &mut std::io::empty())
             }
         };
+        *w.session.egg_vars.borrow_mut() = std::mem::take(&mut session.vars);
         out.out(outcome.output);
         match outcome.error {
             None => Ok(()),
