@@ -182,7 +182,7 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
             ));
         }
         if let Some(b) = &p.binder {
-            if !noid_store::Layout::new(b).exists() {
+            if !noid_store::Layout::new(b).has_minter() {
                 return Err(format!(
                     "populator {name}: binder {} is not a noid directory (noid -f DIR dbcreate)",
                     b.display()

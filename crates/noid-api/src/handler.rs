@@ -428,7 +428,7 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));
             };
             let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
-            if !noid_store::Layout::new(&dir).exists() {
+            if !noid_store::Layout::new(&dir).has_minter() {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
             }
             match nog::parse(&query, Format::Anvl) {

@@ -1,8 +1,8 @@
 //! One thread per binder or minter directory, the only one in this service that
-//! writes it: it takes the same lock as `noid` (noid-store's [`Writer`]), runs the
+//! writes it: it takes the same lock as `noid` (noid-pg's `open::writer`), runs the
 //! requests queued for the directory in one transaction, commits them as one synced
 //! batch, appends their write log records (synced), lets readers catch up
-//! ([`Writer::pause`]: `noidr`'s next request sees the writes), and only then answers
+//! (`Store::pause`: `noidr`'s next request sees the writes), and only then answers
 //! them.
 //!
 //! The store stays open while requests keep coming (opening a store per request would
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use noid_binder::writelog::Record;
 use noid_binder::{nog, Agent, BinderError, Format, Lines, Session};
 use noid_minter::{Context, Minter, Txn};
-use noid_store::{Op, Writer};
+use noid_store::{Op, Store as Engine};
 use tokio::sync::oneshot;
 
 /// Idle time after which the store is closed and its lock released.
@@ -183,8 +183,8 @@ pub fn run_once(
         reply,
     };
     let mut worker = Worker::new(dir, log, settings);
-    match Writer::open(&worker.dir, worker.settings.lock_timeout) {
-        Ok(writer) => worker.group(&writer, vec![job]),
+    match noid_pg::open::writer(&worker.dir, worker.settings.lock_timeout) {
+        Ok(writer) => worker.group(&*writer, vec![job]),
         Err(e) => return failure(&e.to_string()),
     }
     rx.try_recv()
@@ -210,7 +210,7 @@ struct Worker {
 
 /// The open store and since when its lock is held.
 struct Held {
-    writer: Writer,
+    writer: Box<dyn Engine>,
     since: Instant,
 }
 
@@ -247,7 +247,7 @@ impl Worker {
                 std::thread::sleep(YIELD);
             }
             if held.is_none() {
-                match Writer::open(&self.dir, self.settings.lock_timeout) {
+                match noid_pg::open::writer(&self.dir, self.settings.lock_timeout) {
                     Ok(writer) => {
                         held = Some(Held {
                             writer,
@@ -268,13 +268,13 @@ impl Worker {
                     Err(_) => break,
                 }
             }
-            let writer = &held.as_ref().expect("opened above").writer;
+            let writer = &*held.as_ref().expect("opened above").writer;
             self.group(writer, jobs);
         }
     }
 
     /// Run `jobs` in one transaction, commit, log, answer.
-    fn group(&mut self, writer: &Writer, jobs: Vec<Job>) {
+    fn group(&mut self, writer: &(dyn Engine + 'static), jobs: Vec<Job>) {
         let mut txn = Txn::new(writer);
         let mut minter = match Minter::load(&txn) {
             Ok(m) => m,
@@ -325,8 +325,8 @@ impl Worker {
 
     fn work(
         &mut self,
-        writer: &Writer,
-        txn: &mut Txn<'_, Writer>,
+        writer: &dyn Engine,
+        txn: &mut Txn<'_, dyn Engine>,
         minter: &mut Minter,
         job: &mut Job,
         records: &mut Vec<Record>,
@@ -477,12 +477,12 @@ impl Worker {
     }
 
     /// Commit the transaction as one synced batch, append and sync its records, then
-    /// let readers catch up ([`Writer::pause`]) so that what the caller acknowledges
+    /// let readers catch up ([`Engine::pause`]) so that what the caller acknowledges
     /// next is what `noidr` answers next.
     fn commit(
         &mut self,
-        writer: &Writer,
-        txn: &mut Txn<'_, Writer>,
+        writer: &dyn Engine,
+        txn: &mut Txn<'_, dyn Engine>,
         minter: &mut Minter,
         records: &mut Vec<Record>,
     ) -> Result<(), Failed> {

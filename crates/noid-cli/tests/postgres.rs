@@ -334,3 +334,212 @@ fn bad_backends_are_refused_and_leave_nothing() {
     assert_eq!(other.mint(1), ["01"]);
     assert_eq!(d.mint(1), ["02"]);
 }
+
+/// `noid serve` with populator `sam` (login `sam`/`secret`): its binder and its minter
+/// `ark/99999/fk4` both held by `server`.
+struct Api {
+    child: std::process::Child,
+    port: u16,
+    root: tempfile::TempDir,
+}
+
+impl Drop for Api {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Api {
+    fn start(server: &TestServer) -> Api {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let url = server.create_database("api");
+        for (dir, args) in [
+            ("binders/sam", &[][..]),
+            (
+                "minters/sam/ark/99999/fk4",
+                &["fk4.reedeedk", "long", "99999", "example.org", "test"][..],
+            ),
+        ] {
+            let mut cmd = Command::new(noid_exe());
+            cmd.arg("-f").arg(r.join(dir));
+            cmd.args([
+                "dbcreate",
+                "--backend",
+                &url,
+                "--minter",
+                dir.rsplit('/').next().unwrap(),
+            ]);
+            cmd.args(args);
+            run(cmd, b"").ok();
+        }
+        let hash = bcrypt::hash_with_result("secret", 4)
+            .unwrap()
+            .format_for_version(bcrypt::Version::TwoY);
+        std::fs::write(r.join("pwd"), format!("sam:{hash}\n")).unwrap();
+        let config = format!(
+            "[populator.sam]\nhtpasswd = \"{r}/pwd\"\nbinder = \"{r}/binders/sam\"\nminters = \"{r}/minters/sam\"\n",
+            r = r.display()
+        );
+        std::fs::write(r.join("api.toml"), config).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(noid_exe())
+            .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
+            .arg(r.join("api.toml"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "noid serve did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Api { child, port, root }
+    }
+
+    /// `curl -u sam:secret` of PATH?QUERY (the query %-encoded here); the body.
+    fn get(&self, path: &str, query: &str) -> String {
+        let q: String = query
+            .bytes()
+            .map(|c| match c {
+                b' ' => "%20".to_string(),
+                c => (c as char).to_string(),
+            })
+            .collect();
+        let out = Command::new("curl")
+            .args(["-s", "-f", "-u", "sam:secret"])
+            .arg(format!("http://127.0.0.1:{}{path}?{q}", self.port))
+            .output()
+            .expect("run curl");
+        assert!(out.status.success(), "curl {path}?{query}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+#[test]
+fn the_binder_api_and_noid_processes_mint_and_bind_on_one_postgres_minter_at_once() {
+    let server = TestServer::start();
+    let api = Api::start(&server);
+    let minter = api.root.path().join("minters/sam/ark/99999/fk4");
+    let mut minted = Vec::new();
+    std::thread::scope(|s| {
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    (0..6)
+                        .flat_map(|_| {
+                            let body = api.get("/a/sam/m/ark/99999/fk4", "mint 5");
+                            body.lines()
+                                .filter_map(|l| l.strip_prefix("s: "))
+                                .map(str::to_string)
+                                .collect::<Vec<_>>()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let processes: Vec<_> = (0..4)
+            .map(|_| {
+                Command::new(noid_exe())
+                    .arg("-f")
+                    .arg(&minter)
+                    .args(["mint", "30"])
+                    .env_remove("NOID")
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn noid")
+            })
+            .collect();
+        for p in processes {
+            let out = p.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            minted.extend(ids(&String::from_utf8_lossy(&out.stdout)));
+        }
+        for c in clients {
+            minted.extend(c.join().unwrap());
+        }
+    });
+    assert_eq!(minted.len(), 240);
+    let distinct: BTreeSet<_> = minted.iter().cloned().collect();
+    assert_eq!(distinct.len(), 240, "every id distinct");
+    let embedded = Dir::minter(&["fk4.reedeedk", "long", "99999", "example.org", "test"]);
+    assert_eq!(
+        distinct,
+        embedded.mint(240).into_iter().collect::<BTreeSet<_>>()
+    );
+    // A binding made through the API is in the PostgreSQL binder.
+    let id = minted[0].clone();
+    api.get(
+        "/a/sam/b",
+        &format!("ark:/{id}.set _t https://example.org/x"),
+    );
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f")
+        .arg(api.root.path().join("binders/sam"))
+        .args(["get", &format!("ark:/{id}"), "_t"]);
+    assert_eq!(run(cmd, b"").ok(), "https://example.org/x\n");
+}
+
+#[test]
+fn writers_killed_at_any_moment_never_print_an_id_twice_and_leave_the_minter_sound() {
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(
+        &server,
+        "kill",
+        &["f5.reedeedk", "long", "13030", "cdlib.org", "oac"],
+    );
+    let mut printed: Vec<String> = Vec::new();
+    for round in 0..12u64 {
+        let mut child = Command::new(noid_exe())
+            .arg("-f")
+            .arg(pg.path())
+            .args(["mint", "400"])
+            .env_remove("NOID")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn noid");
+        // From at once to after the commit, in steps.
+        std::thread::sleep(std::time::Duration::from_millis(round * 40));
+        let _ = child.kill();
+        let out = child.wait_with_output().expect("wait");
+        // Whole lines only: a kill may cut the last one.
+        let whole = out
+            .stdout
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        printed.extend(ids(&String::from_utf8_lossy(&out.stdout[..whole])));
+    }
+    printed.extend(pg.mint(100));
+    let distinct: BTreeSet<_> = printed.iter().collect();
+    assert_eq!(distinct.len(), printed.len(), "an id was printed twice");
+    let check = pg.noid(&["check"]);
+    assert!(
+        check.ok().ends_with("ok: no problems found\n"),
+        "{}",
+        check.stdout
+    );
+    // Every printed id is circulated: the minter knows it was issued.
+    for id in printed.iter().step_by(37) {
+        let f = pg.noid(&["fetch", id]);
+        assert!(
+            f.stdout.contains("Circ:") || f.stderr.contains("Circ:"),
+            "{id}: {f:?}"
+        );
+    }
+}

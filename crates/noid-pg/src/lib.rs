@@ -15,6 +15,8 @@
 //! * [`Replica`]: a local copy in an embedded RocksDB store, bootstrapped from a
 //!   snapshot and kept up to date from the change log, for web nodes' resolvers.
 //!
+//! [`open`] opens any minter directory, whichever engine holds it.
+//!
 //! With the `testing` feature, [`testing::TestServer`] starts a throw-away server for
 //! tests.
 
@@ -22,6 +24,7 @@
 
 mod conn;
 mod location;
+pub mod open;
 mod replica;
 pub mod schema;
 mod snapshot;

@@ -15,7 +15,8 @@
 //!   not replayed.
 //!
 //! Not built yet: a copy that finds a gap (the log pruned past its position) or a
-//! minter that is not the one it copied reports it; a later step bootstraps again.
+//! minter behind it (a standby promoted before it had every change) reports it; a
+//! later step will bootstrap again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +68,9 @@ pub struct Replica {
     client: Client,
     minter: i64,
     lock_timeout: Duration,
+    /// The copy's applied sequence number, once read: this replica is the copy's only
+    /// writer, so it need not open the store to learn that nothing is new.
+    applied: Option<i64>,
 }
 
 impl Replica {
@@ -80,6 +84,7 @@ impl Replica {
             client,
             minter,
             lock_timeout: Duration::from_secs(60),
+            applied: None,
         })
     }
 
@@ -98,11 +103,26 @@ impl Replica {
         if !Layout::new(&self.dir).exists() {
             return self.bootstrap();
         }
-        let writer = Writer::open(&self.dir, self.lock_timeout)?;
-        let applied = read_applied(&writer, &self.dir)?;
+        let applied = match self.applied {
+            Some(a) => a,
+            None => read_applied(&Writer::open(&self.dir, self.lock_timeout)?, &self.dir)?,
+        };
+        self.applied = Some(applied);
         // The head first: every commit up to it is visible to the next statement, so
         // no rows past a head beyond `applied` can only mean a pruned log.
         let head = self.head()?;
+        if head == applied {
+            return Ok(Progress::Current { seq: applied });
+        }
+        if head < applied {
+            return Err(StoreError::Backend(format!(
+                "{}: the copy of minter {} is at change {applied}, but the minter is at {head} \
+                 (a standby promoted before it had every change?); remove the copy to make \
+                 it anew",
+                self.dir.display(),
+                self.location.minter
+            )));
+        }
         let rows = self
             .client
             .query(
@@ -112,10 +132,7 @@ impl Replica {
             )
             .map_err(|e| failed(&self.location, "cannot read the change log", &e))?;
         let Some(first) = rows.first() else {
-            if head > applied {
-                return Err(self.gap(applied, head));
-            }
-            return Ok(Progress::Current { seq: applied });
+            return Err(self.gap(applied, head));
         };
         let mut expected = applied + 1;
         if first.get::<_, i64>(0) != expected {
@@ -136,7 +153,8 @@ impl Replica {
             });
         }
         ops.push(Op::Put(APPLIED.to_vec(), expected.to_string().into_bytes()));
-        writer.commit_all(&mut ops)?;
+        Writer::open(&self.dir, self.lock_timeout)?.commit_all(&mut ops)?;
+        self.applied = Some(expected);
         Ok(Progress::Applied {
             from: applied + 1,
             to: expected,
@@ -241,7 +259,9 @@ impl Replica {
             std::fs::rename(&from, &to).map_err(|source| StoreError::Io { path: to, source })
         })();
         let _ = std::fs::remove_dir_all(&staging);
-        made.map(|()| Progress::Bootstrapped { seq })
+        made?;
+        self.applied = Some(seq);
+        Ok(Progress::Bootstrapped { seq })
     }
 }
 

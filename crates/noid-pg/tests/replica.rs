@@ -1,7 +1,7 @@
 //! Local copies of a PostgreSQL minter (`Replica`), against a real PostgreSQL server:
 //! a bootstrap copies every key, the change log brings each copy up to date with whole
-//! commits in order, a copy reopened later resumes where it stopped, a pruned log is
-//! reported, and `follow` applies a commit once it is notified.
+//! commits in order, a copy reopened later resumes where it stopped, a pruned log and a
+//! minter behind its copy are reported, and `follow` applies a commit once notified.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,6 +134,14 @@ fn a_pruned_log_is_reported_and_the_copy_left_as_it_was() {
     assert_eq!(
         copy_of(&dir).get(&b"k"[..]).map(Vec::as_slice),
         Some(&b"1"[..])
+    );
+    // A minter behind its copy (a standby promoted before it had every change).
+    c.execute("UPDATE noid_minters SET log_seq = 0", &[])
+        .unwrap();
+    let e = r.sync().unwrap_err().to_string();
+    assert!(
+        e.contains("the copy of minter m is at change 1, but the minter is at 0"),
+        "{e}"
     );
 }
 

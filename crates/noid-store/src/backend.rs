@@ -27,6 +27,13 @@ pub trait Store: Scan + Sync {
     /// When a key occurs more than once its last operation wins. The (possibly
     /// reordered) operations are left in `ops` for the caller to drop.
     fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError>;
+
+    /// Let long-lived readers of this machine catch up while this writer stays open
+    /// (the embedded store's [`Writer::pause`]); whether they can. An engine whose
+    /// readers never wait for its writers has nothing to do.
+    fn pause(&self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
 }
 
 impl dyn Store + '_ {
@@ -50,6 +57,10 @@ impl Scan for Writer {
 impl Store for Writer {
     fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError> {
         Writer::commit_all(self, ops)
+    }
+
+    fn pause(&self) -> Result<bool, StoreError> {
+        Writer::pause(self)
     }
 }
 
