@@ -3,6 +3,7 @@
 # unlike wall time on a shared VM): what a code change costs.
 #
 #   scripts/bench-instructions.sh [N_IDS]        default 200000
+#   KINDS="hit miss" scripts/bench-instructions.sh    only these request kinds
 #
 # Per request: noidr answers R and then 2R requests of one kind on a store of N_IDS
 # bound ARKs; the difference divided by R is the steady-state cost (start-up, opening
@@ -87,7 +88,7 @@ declare -A expect=([hit]='redir302 https://example.org/objects/' [miss]='NULL'
     [chop]='redir302 https://example.org/objects/' [get]='https://example.org/objects/'
     [truncated]='inflect "op=partial" "partial=ark:/13030" "name=bench%20NAAN"'
     [star]='inflect "op=providers" "id=pdb:' [provider]='redir302 https://www.rcsb.org/structure/')
-for kind in hit miss chop get truncated star provider; do
+for kind in ${KINDS:-hit miss chop get truncated star provider}; do
     args=(-f "$dir/store" --protocol egg)
     [[ $kind == get ]] && args=(-f "$dir/store" --protocol noid)
     [[ $kind == truncated || $kind == star || $kind == provider ]] && args+=(--registry "$dir/registry")

@@ -17,7 +17,8 @@
 //! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets, a
-//! partial identifier …) are served whole by `/redirect/` and `/<id>` (status, type and
+//! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
+//! are served whole by `/redirect/` and `/<id>` (status, type and
 //! body from the resolver; `text/plain` ANVL, or JSON for `Accept: application/json`);
 //! `/lookup/` serves them too, with `X-Status: 200`; `/auth/` answers `401` + `X-Status`,
 //! which the shipped nginx config maps (`error_page 401`) to a `proxy_pass` of

@@ -127,7 +127,12 @@ impl Resolver {
         p: &Parsed,
     ) -> Result<Answer, LookupError> {
         if let Some(k) = p.partial_key() {
-            let mut bindings = elem::bindings(l, &k, MAX_BINDINGS)?;
+            // A cached prefix check first: a truncated id rarely has bindings, and a
+            // listing costs a RocksDB iterator (more than a whole chop-back).
+            let mut bindings = match l.may_have_prefix(&keys::id_prefix(&k))? {
+                true => elem::bindings(l, &k, MAX_BINDINGS)?,
+                false => Vec::new(),
+            };
             bindings.retain(|(e, _)| e != TARGET && !e.starts_with("_,"));
             if let Some(records) = self.registry.with_below(&k) {
                 return Ok(Answer::Record {
