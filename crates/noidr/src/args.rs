@@ -4,7 +4,7 @@
 //! directory as cwd, so every setting comes from argv (or the rules file it names), and
 //! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,7 +25,8 @@ use noid_store::Layout;
     name = "noidr",
     version,
     after_long_help = "Signals: SIGHUP reopens the store (after the minter was replaced or \
-        re-created) and noidr keeps answering. SIGUSR1 writes the metrics (answers by \
+        re-created) and re-reads the --rules and --registry files (a file that no longer \
+        reads is logged and the ones in force kept), and noidr keeps answering. SIGUSR1 writes the metrics (answers by \
         kind, latency histogram, catch-ups, reopens, generation) as one line to stderr, \
         never to stdout. SIGTERM and SIGINT end the line modes at once; the HTTP mode \
         stops accepting, finishes the requests in flight (5 s at most) and exits. The end \
@@ -208,6 +209,8 @@ pub struct Config {
     pub mode: Mode,
     /// Parsed rules table.
     pub rules: Rules,
+    /// The --rules file.
+    pub rules_file: Option<PathBuf>,
     /// The prefix registry (empty without --registry), and its file.
     pub registry: Arc<Registry>,
     /// The --registry file.
@@ -246,23 +249,8 @@ impl Config {
             }
             _ => None,
         };
-        let rules = match &args.rules {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read rules file {}", path.display()))?;
-                Rules::parse(&text).with_context(|| format!("bad rules file {}", path.display()))?
-            }
-            None => Rules::builtin(),
-        };
-        let registry = match &args.registry {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read registry file {}", path.display()))?;
-                Registry::parse(&text)
-                    .with_context(|| format!("bad registry file {}", path.display()))?
-            }
-            None => Registry::empty(),
-        };
+        let rules = read_rules(args.rules.as_deref())?;
+        let registry = read_registry(args.registry.as_deref())?;
         let probes = match args.probe_interval {
             0.0 => None,
             i if i > 0.0 && i <= 86_400.0 => {
@@ -319,6 +307,7 @@ impl Config {
             follow,
             mode,
             rules,
+            rules_file: args.rules,
             registry: Arc::new(registry),
             registry_file: args.registry,
             probes,
@@ -331,6 +320,26 @@ impl Config {
             log_level,
         })
     }
+}
+
+/// The rules table of `path`, or the built-in one; errors name the file (and the line).
+pub fn read_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+    let Some(path) = path else {
+        return Ok(Rules::builtin());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read rules file {}", path.display()))?;
+    Rules::parse(&text).with_context(|| format!("bad rules file {}", path.display()))
+}
+
+/// The prefix registry of `path`, or none; errors name the file (and the line).
+pub fn read_registry(path: Option<&Path>) -> anyhow::Result<Registry> {
+    let Some(path) = path else {
+        return Ok(Registry::empty());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read registry file {}", path.display()))?;
+    Registry::parse(&text).with_context(|| format!("bad registry file {}", path.display()))
 }
 
 #[cfg(test)]
@@ -412,7 +421,7 @@ mod tests {
         let c = config(&["noidr", "--registry", reg, "--check-registry"]).unwrap();
         assert!(matches!(c.mode, Mode::CheckRegistry));
         let c = config(&["noidr", "--registry", reg, "--write-registry", "-"]).unwrap();
-        assert!(matches!(c.mode, Mode::WriteRegistry(p) if p == std::path::Path::new("-")));
+        assert!(matches!(c.mode, Mode::WriteRegistry(p) if p == Path::new("-")));
         assert!(config(&["noidr", "--check-registry"]).is_err());
         assert!(config(&["noidr", "--registry", reg, "--probe-interval", "-1"]).is_err());
         assert!(config(&["noidr", "--registry", reg, "--probe-interval", "NaN"]).is_err());

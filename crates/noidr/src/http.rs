@@ -1,28 +1,29 @@
 //! `noidr --http`: the HTTP server of crate `noid-http`, resolving with the same
-//! [`Resolver`] and the same store follower as the line protocols.
+//! resolver ([`Current`]) and the same store follower as the line protocols.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use noid_resolve::{Answer, LookupError, Outcome, Request, Resolver};
+use noid_resolve::{Answer, LookupError, Outcome, Request};
 use noid_store::Follower;
 
+use crate::current::Current;
 use crate::metrics::Metrics;
 
 /// The HTTP server's view of the resolver.
 pub struct Backend {
     follower: Arc<Follower>,
-    resolver: Resolver,
+    current: Arc<Current>,
     metrics: Arc<Metrics>,
 }
 
 impl Backend {
-    /// A backend resolving with `resolver` on `follower`'s store, counting its answers
-    /// in `metrics`.
-    pub fn new(follower: Arc<Follower>, resolver: Resolver, metrics: Arc<Metrics>) -> Backend {
+    /// A backend resolving with the resolver in force on `follower`'s store, counting
+    /// its answers in `metrics`.
+    pub fn new(follower: Arc<Follower>, current: Arc<Current>, metrics: Arc<Metrics>) -> Backend {
         Backend {
             follower,
-            resolver,
+            current,
             metrics,
         }
     }
@@ -35,7 +36,7 @@ impl noid_http::Backend for Backend {
             .follower
             .fresh()
             .map_err(LookupError::from)
-            .and_then(|view| self.resolver.resolve_counted(&*view, req));
+            .and_then(|view| self.current.resolver().resolve_counted(&*view, req));
         match result {
             Ok((answer, outcome)) => {
                 self.metrics.record(outcome, start);

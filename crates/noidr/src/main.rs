@@ -17,6 +17,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
+mod current;
 mod http;
 mod lines;
 mod metrics;
@@ -64,20 +65,24 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
         Mode::WriteRegistry(out) => return write_registry(&cfg, out),
         _ => {}
     }
+    let current = Arc::new(current::Current::new(
+        Resolver::with_registry(cfg.rules, cfg.registry),
+        cfg.rules_file,
+        cfg.registry_file,
+    ));
     if let Some((interval, timeout)) = cfg.probes {
-        probe::spawn(cfg.registry.clone(), interval, timeout)?;
+        probe::spawn(current.clone(), interval, timeout)?;
     }
     if let Some(follow) = &cfg.follow {
         replicate::start(follow, &cfg.dbdir)?;
     }
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;
-    let resolver = Resolver::with_registry(cfg.rules, cfg.registry);
     let metrics = Arc::new(Metrics::default());
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
-            signals::spawn(follower.clone(), metrics.clone(), true)?;
-            let answerer = protocol::Answerer::new(protocol, resolver, cfg.miss, metrics);
+            signals::spawn(follower.clone(), metrics.clone(), current.clone(), true)?;
+            let answerer = protocol::Answerer::new(protocol, current, cfg.miss, metrics);
             // Our own handles on fds 0 and 1: the loop does its own buffering (and needs
             // to see whether more input is buffered), so std's LineWriter is bypassed.
             let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
@@ -93,12 +98,12 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
             threads,
             limits,
         } => {
-            signals::spawn(follower.clone(), metrics.clone(), false)?;
+            signals::spawn(follower.clone(), metrics.clone(), current.clone(), false)?;
             http::serve(
                 &addr,
                 threads,
                 limits,
-                http::Backend::new(follower.clone(), resolver, metrics),
+                http::Backend::new(follower.clone(), current, metrics),
             )
         }
     };

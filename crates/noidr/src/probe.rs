@@ -1,6 +1,6 @@
 //! Health probes of the prefix registry's providers (`--probe-interval`): one thread
-//! sends a `HEAD` to each provider's `probe:` URL, one after the other, then sleeps the
-//! interval, and records each outcome in the registry's health flags, which every
+//! sends a `HEAD` to each provider's `probe:` URL of the registry in force, one after
+//! the other, then sleeps the interval, and records each outcome in the registry's health flags, which every
 //! resolution reads (the line protocols and HTTP alike). A provider is up when its probe
 //! answers a status below 400 within `--probe-timeout`; down on any other status, a
 //! refused or timed-out connection, or a malformed answer.
@@ -16,19 +16,22 @@ use std::time::Duration;
 use noid_resolve::registry::Probe;
 use noid_resolve::Registry;
 
-/// Start the probe thread; it runs until the process exits. Nothing to probe, no thread.
-pub fn spawn(registry: Arc<Registry>, interval: Duration, timeout: Duration) -> io::Result<()> {
-    let probes = registry.probes();
-    if probes.is_empty() {
+use crate::current::Current;
+
+/// Start the probe thread; it runs until the process exits. Each round probes the
+/// providers of the registry in force (SIGHUP may have replaced it).
+pub fn spawn(current: Arc<Current>, interval: Duration, timeout: Duration) -> io::Result<()> {
+    if current.resolver().registry().probes().is_empty() {
         log::warn!("--probe-interval given, but no provider of the registry has a probe URL");
-        return Ok(());
     }
     std::thread::Builder::new()
         .name("noidr-probe".into())
         .spawn(move || loop {
-            for p in &probes {
+            let registry = current.resolver().registry().clone();
+            for p in &registry.probes() {
                 probe_once(&registry, p, timeout);
             }
+            drop(registry);
             std::thread::sleep(interval);
         })?;
     Ok(())

@@ -5,33 +5,34 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use noid_resolve::egg::{self, Miss};
-use noid_resolve::{noid_line, Outcome, Resolver};
+use noid_resolve::{noid_line, Outcome};
 
 use noid_store::Follower;
 
 use crate::args::Protocol;
+use crate::current::Current;
 use crate::metrics::Metrics;
 
 /// Answers request lines; shared by nothing but the line loop.
 pub struct Answerer {
     protocol: Protocol,
-    resolver: Resolver,
+    current: Arc<Current>,
     miss: Miss,
     metrics: Arc<Metrics>,
 }
 
 impl Answerer {
-    /// An answerer for `protocol`, with the resolver used by the egg protocol, counting
-    /// its answers in `metrics`.
+    /// An answerer for `protocol`, with the resolver in force for the egg protocol,
+    /// counting its answers in `metrics`.
     pub fn new(
         protocol: Protocol,
-        resolver: Resolver,
+        current: Arc<Current>,
         miss: Miss,
         metrics: Arc<Metrics>,
     ) -> Answerer {
         Answerer {
             protocol,
-            resolver,
+            current,
             miss,
             metrics,
         }
@@ -44,7 +45,9 @@ impl Answerer {
         let outcome = match follower.fresh() {
             Ok(view) => match self.protocol {
                 Protocol::Noid => noid_line::answer(&*view, line, out),
-                Protocol::Egg => egg::answer(&self.resolver, &*view, line, self.miss, out),
+                Protocol::Egg => {
+                    egg::answer(&self.current.resolver(), &*view, line, self.miss, out)
+                }
             },
             Err(e) => {
                 log::debug!("store unavailable: {e}");

@@ -1,5 +1,5 @@
-//! Signals, handled on a thread of their own (`signal-hook`): SIGHUP reopens the store;
-//! SIGUSR1 writes the metrics as one line to stderr (never stdout, which carries only
+//! Signals, handled on a thread of their own (`signal-hook`): SIGHUP reopens the store
+//! and re-reads the rules and registry files; SIGUSR1 writes the metrics as one line to stderr (never stdout, which carries only
 //! answers); SIGTERM and SIGINT (sent by Apache at restart and stop) exit cleanly.
 
 use std::io::Write;
@@ -10,6 +10,7 @@ use signal_hook::iterator::Signals;
 
 use noid_store::Follower;
 
+use crate::current::Current;
 use crate::metrics::Metrics;
 
 /// Start the signal thread. With `terminate`, SIGTERM/SIGINT end the process with
@@ -18,6 +19,7 @@ use crate::metrics::Metrics;
 pub fn spawn(
     follower: Arc<Follower>,
     metrics: Arc<Metrics>,
+    current: Arc<Current>,
     terminate: bool,
 ) -> std::io::Result<()> {
     let mut wanted = vec![SIGHUP, SIGUSR1];
@@ -37,6 +39,9 @@ pub fn spawn(
                     log::info!("SIGHUP: reopening the store");
                     if let Err(e) = follower.reopen() {
                         log::error!("{e}");
+                    }
+                    if let Err(e) = current.reload() {
+                        log::error!("SIGHUP: {e:#}; the rules and registry in force are kept");
                     }
                 } else {
                     log::info!("signal {sig}: exiting");

@@ -404,3 +404,71 @@ fn registry_file_is_checked_and_written() {
         "noidr: error: --probe-interval needs --registry (the providers to probe)\n"
     );
 }
+
+/// SIGHUP re-reads the registry: a file that no longer reads is reported and the
+/// registry in force kept; a good one is put in force.
+#[test]
+fn sighup_rereads_the_registry() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let reg = dir.path().join("reg");
+    std::fs::write(&reg, "prefix: pdb:\nprovider: a https://v1.org/$id\n").unwrap();
+    let m = Minter::new();
+    let mut child = Command::new(noidr_bin())
+        .arg("-f")
+        .arg(m.dbdir())
+        .args(["--protocol", "egg", "--registry"])
+        .arg(&reg)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut r = Noidr {
+        stdin: child.stdin.take(),
+        stdout: child.stdout.take().map(std::io::BufReader::new),
+        child,
+    };
+    let hup = |pid: u32| {
+        let st = Command::new("kill")
+            .args(["-HUP", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    eqnice!("pdb:1", "redir302 https://v1.org/1", r.ask("pdb:1.resolve"));
+
+    std::fs::write(&reg, "prefix: pdb:\nprovider: a\n").unwrap();
+    hup(r.child.id());
+    let kept = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("noidr reports the bad file");
+        if line.contains("the rules and registry in force are kept") {
+            break line;
+        }
+    };
+    assert!(
+        kept.contains(&format!(
+            "bad registry file {}: line 2: expected \"provider: CODE URL-PATTERN\"",
+            reg.display()
+        )),
+        "{kept}"
+    );
+    eqnice!("pdb:1", "redir302 https://v1.org/1", r.ask("pdb:1.resolve"));
+
+    std::fs::write(&reg, "prefix: pdb:\nprovider: a https://v2.org/{$id}\n").unwrap();
+    hup(r.child.id());
+    wait_for("after SIGHUP", "redir302 https://v2.org/1", || {
+        r.ask("pdb:1.resolve")
+    });
+    assert!(r.finish().success());
+}

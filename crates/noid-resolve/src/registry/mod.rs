@@ -5,8 +5,8 @@
 //! It is a file of its own, not more lines of the rules file: a record is several
 //! elements (a provider is a code, a pattern and a health URL), which the rules file's
 //! one-line `KEY TARGET` form cannot hold, and a site keeps it in version control as the
-//! description of its namespaces, in the ANVL the metadata pages speak. The file is read
-//! once, at start, and held in memory: a truncated identifier or a `*/` request costs a
+//! description of its namespaces, in the ANVL the metadata pages speak. `noidr` reads
+//! the file at start (and on SIGHUP) and holds it in memory: a truncated identifier or a `*/` request costs a
 //! hash lookup, no read of the store. Both files may be given; at one key a record's
 //! providers come before a rule of the rules file (see docs/RESOLUTION.md).
 //!

@@ -1,0 +1,50 @@
+//! The resolver in force, replaceable at run time: SIGHUP re-reads the `--rules` and
+//! `--registry` files (a site edits its registry in version control, then signals), and
+//! requests take the resolver current when they start. A file that no longer reads is
+//! logged and the resolver in force kept.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arc_swap::{ArcSwap, Guard};
+use noid_resolve::Resolver;
+
+use crate::args;
+
+/// The current resolver and the files it was made from.
+pub struct Current {
+    resolver: ArcSwap<Resolver>,
+    rules_file: Option<PathBuf>,
+    registry_file: Option<PathBuf>,
+}
+
+impl Current {
+    /// Start with `resolver`, made from these files.
+    pub fn new(
+        resolver: Resolver,
+        rules_file: Option<PathBuf>,
+        registry_file: Option<PathBuf>,
+    ) -> Current {
+        Current {
+            resolver: ArcSwap::from_pointee(resolver),
+            rules_file,
+            registry_file,
+        }
+    }
+
+    /// The resolver for one request (no shared write: `ArcSwap`'s thread-local slots).
+    pub fn resolver(&self) -> Guard<Arc<Resolver>> {
+        self.resolver.load()
+    }
+
+    /// Re-read both files and put the new resolver in force; on error, keep the old.
+    pub fn reload(&self) -> anyhow::Result<()> {
+        let rules = args::read_rules(self.rules_file.as_deref())?;
+        let registry = args::read_registry(self.registry_file.as_deref())?;
+        let records = registry.records().len();
+        self.resolver
+            .store(Arc::new(Resolver::with_registry(rules, Arc::new(registry))));
+        log::info!("rules and registry re-read ({records} registry records)");
+        Ok(())
+    }
+}
