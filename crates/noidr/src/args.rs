@@ -26,9 +26,9 @@ use noid_store::Layout;
     version,
     after_long_help = "Signals: SIGHUP reopens the store (after the minter was replaced or \
         re-created) and re-reads the --rules and --registry files (a file that no longer \
-        reads is logged and the ones in force kept), and noidr keeps answering. SIGUSR1 writes the metrics (answers by \
-        kind, latency histogram, catch-ups, reopens, generation) as one line to stderr, \
-        never to stdout. SIGTERM and SIGINT end the line modes at once; the HTTP mode \
+        reads is logged and the ones in force kept), and noidr keeps answering. SIGUSR1 \
+        writes the metrics (answers by kind, latency histogram, catch-ups, reopens, \
+        generation) as one line to stderr, never to stdout. SIGTERM and SIGINT end the line modes at once; the HTTP mode \
         stops accepting, finishes the requests in flight (5 s at most) and exits. The end \
         of stdin ends the line modes.\n\n\
         Monitoring (--http): GET /healthz answers 200, or 503 while the minter cannot be \
