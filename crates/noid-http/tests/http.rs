@@ -421,6 +421,14 @@ fn health_and_errors() {
     let s = start();
     let r = get(&s.addr, "/health");
     assert_eq!((r.status, r.body()), (200, "ok\n"));
+    let r = get(&s.addr, "/healthz");
+    assert_eq!((r.status, r.body()), (200, "ok\n"));
+    // A backend without metrics; and an identifier spelled so goes under /redirect/.
+    let r = get(&s.addr, "/metrics");
+    assert_eq!((r.status, r.body()), (404, "no metrics\n"));
+    let r = get(&s.addr, "/redirect/metrics");
+    assert_eq!((r.status, r.body()), (404, "unknown identifier\n"));
+    assert_eq!(s.backend.seen.lock().unwrap().last().unwrap().0, "metrics");
     let r = get(&s.addr, "/redirect/boom");
     assert_eq!((r.status, r.body()), (500, "resolver error\n"));
 }

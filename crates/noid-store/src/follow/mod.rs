@@ -276,6 +276,45 @@ mod tests {
     }
 
     #[test]
+    fn status_counts_each_new_generation_once_and_health_sees_a_missing_store() {
+        let d = tempfile::tempdir().unwrap();
+        drop(Writer::create(d.path(), T).unwrap());
+        commit(d.path(), "k", "1");
+        let f = Follower::new(d.path(), None, 1 << 20);
+        let g0 = f.current().unwrap().secondary().generation();
+        let s = f.status();
+        assert_eq!(
+            (
+                s.open,
+                s.catch_ups,
+                s.reopens,
+                s.generation,
+                s.last_write_age
+            ),
+            (true, 0, 0, Some(g0), None)
+        );
+        commit(d.path(), "k", "2");
+        assert_eq!(value(&f, "k").as_deref(), Some(&b"2"[..]));
+        assert_eq!(value(&f, "k").as_deref(), Some(&b"2"[..]));
+        let s = f.status();
+        assert_eq!((s.catch_ups, s.generation), (1, Some(g0 + 1)));
+        assert!(s.last_write_age.is_some());
+        f.reopen().unwrap();
+        assert_eq!(f.status().reopens, 1);
+        assert_eq!(f.status().catch_ups, 1, "an open is no catch-up");
+
+        f.health().unwrap();
+        let (noid, away) = (d.path().join("NOID"), d.path().join("NOID.away"));
+        std::fs::rename(&noid, &away).unwrap();
+        assert!(matches!(f.health(), Err(StoreError::NotFollowed(p)) if p == d.path()));
+        std::fs::rename(&away, &noid).unwrap();
+        f.health().unwrap();
+        f.stop();
+        assert!(!f.status().open);
+        assert!(f.health().is_err());
+    }
+
+    #[test]
     fn a_missing_store_is_an_error_until_it_is_created() {
         let d = tempfile::tempdir().unwrap();
         let f = Follower::new(d.path(), None, 1 << 20);
