@@ -63,8 +63,8 @@ async function resolve(r) {
     if (vary) {
         r.headersOut['Vary'] = vary;
     }
-    if (code === 410) {
-        body = body + '\n';
+    if (code === 410 && body.charAt(body.length - 1) !== '\n') {
+        body = body + '\n';  // a bare 410's text; a tombstone page ends with one
     }
     r.return(code, body);
 }

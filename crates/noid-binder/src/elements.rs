@@ -11,8 +11,8 @@
 //! The first bind to an identifier also stores EggNog's admin elements `_,ep`
 //! (permissions, `p:AGENT||76`) and `_,ec` (creation time, epoch seconds); reads hide
 //! them unless asked for all elements. Noid's own records under an identifier
-//! (circulation `:/c`, hold `:/h`, pepper `:/p`) belong to the minter and are never
-//! shown, counted or purged here.
+//! (circulation `:/c`, hold `:/h`, last write `:/m`, pepper `:/p`) belong to the minter
+//! and are never shown, counted or purged here.
 
 use noid_minter::{keys, Txn};
 use noid_resolve::{Lookup, LookupError};
@@ -127,8 +127,8 @@ pub fn all<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>
 /// Whether anything (an element, an admin element) is bound under `id`.
 pub fn id_exists<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
     let prefix = keys::id_prefix(id);
-    // At most three minter records (`:/c`, `:/h`, `:/p`) can come before a binding.
-    Ok(l.scan_prefix(&prefix, 4)?
+    // At most four minter records (`:/c`, `:/h`, `:/m`, `:/p`) can come before a binding.
+    Ok(l.scan_prefix(&prefix, 5)?
         .iter()
         .any(|(k, _)| !is_minter_record(&k[prefix.len()..])))
 }

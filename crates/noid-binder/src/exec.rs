@@ -2,7 +2,7 @@
 //! state the `noid` CLI uses, so every change passes noid's checks (peppers,
 //! long-term minters, reserved element names) and commits the same way.
 
-use noid_minter::{bind::authorize_change, keys, Minter, Txn};
+use noid_minter::{bind::authorize_change, keys, modified, Minter, Txn};
 use noid_resolve::Lookup;
 
 use crate::command::{Command, Op};
@@ -138,6 +138,7 @@ fn run<L: Lookup + ?Sized>(
                 _ => elements::append(txn, &id, elem, &had, value),
             }
             elements::init_admin(txn, &view, &agent.who, agent.now);
+            modified::record(txn, &id, agent.now);
             Reply::Done {
                 oxum: Some((value.len(), 1)),
             }
@@ -168,6 +169,7 @@ fn run<L: Lookup + ?Sized>(
                 .ok_or_else(|| BinderError::refused("integer overflow"))?;
             txn.put(keys::elem(&id, elem), value.to_string());
             elements::init_admin(txn, &view, &agent.who, agent.now);
+            modified::record(txn, &id, agent.now);
             Reply::Number {
                 elem: elem.clone(),
                 value,
@@ -206,6 +208,9 @@ fn run<L: Lookup + ?Sized>(
             let id = authorize_change(txn, minter, id, elem)?;
             let view = elements::IdKeys::read(txn, &id)?;
             let (count, octets) = elements::remove(txn, &view.values(elem));
+            if count > 0 {
+                modified::record(txn, &id, agent.now);
+            }
             if *report {
                 Reply::Removed {
                     id,
@@ -222,6 +227,9 @@ fn run<L: Lookup + ?Sized>(
         Command::Purge { id } => {
             let base = authorize_change(txn, minter, id, "")?;
             let count = elements::purge(txn, &base)?;
+            if count > 0 {
+                modified::record(txn, &base, agent.now);
+            }
             Reply::Purged {
                 id: id.clone(),
                 count,

@@ -13,6 +13,7 @@ mod egg;
 mod errors;
 mod faults;
 mod hostile;
+mod modified;
 mod port;
 mod progress;
 mod scenarios;

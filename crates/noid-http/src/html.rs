@@ -8,11 +8,55 @@ use noid_resolve::kernel::{self, Standing, Value};
 /// The page for `id` showing `shown` (name, value), with the target and standing read
 /// from all of the id's `bindings`.
 pub fn page(id: &str, shown: &[(&str, String)], bindings: &[(String, Vec<u8>)]) -> String {
+    page_with(id, "", shown, bindings)
+}
+
+/// A withdrawn identifier's page: as [`page`], with why it was withdrawn (`text`, the
+/// target's text after `410 `) and its successor, as a link, after the heading.
+pub fn tombstone(
+    id: &str,
+    text: &str,
+    successor: Option<&str>,
+    shown: &[(&str, String)],
+    bindings: &[(String, Vec<u8>)],
+) -> String {
+    let mut notice = String::from("<p>withdrawn");
+    if !text.is_empty() {
+        notice.push_str(": ");
+        escape(&mut notice, text);
+    }
+    notice.push_str("</p>\n");
+    if let Some(next) = successor {
+        notice.push_str("<p>successor: ");
+        match crate::tombstone::successor_href(next) {
+            Some(href) => {
+                notice.push_str("<a href=\"");
+                escape(&mut notice, &href);
+                notice.push_str("\">");
+                escape(&mut notice, next);
+                notice.push_str("</a>");
+            }
+            None => escape(&mut notice, next),
+        }
+        notice.push_str("</p>\n");
+    }
+    page_with(id, &notice, shown, bindings)
+}
+
+/// The page, with `notice` (HTML) between the heading and the table.
+fn page_with(
+    id: &str,
+    notice: &str,
+    shown: &[(&str, String)],
+    bindings: &[(String, Vec<u8>)],
+) -> String {
     let mut s = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
     escape(&mut s, id);
     s.push_str("</title></head>\n<body>\n<h1>");
     escape(&mut s, id);
-    s.push_str("</h1>\n<table>\n");
+    s.push_str("</h1>\n");
+    s.push_str(notice);
+    s.push_str("<table>\n");
     for (name, value) in shown {
         s.push_str("<tr><th>");
         escape(&mut s, name);

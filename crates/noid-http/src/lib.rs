@@ -15,6 +15,7 @@
 //! | `GET /lookup/<id>` | `200`, body = target, `X-Status` | `404` | njs `r.subrequest` |
 //! | `GET /healthz`, `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
 //! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
+//! | `GET /.well-known/ark` | `200`, the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients |
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets, a
 //! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
@@ -23,7 +24,11 @@
 //! `/lookup/` serves them too, with `X-Status: 200`; `/auth/` answers `401` + `X-Status`,
 //! which the shipped nginx config maps (`error_page 401`) to a `proxy_pass` of
 //! `/redirect/`. A stored code that is not a redirect (`410 …`) is that status with the
-//! rest as a `text/plain` body (`X-Status` 410 from `/auth/` and `/lookup/`).
+//! rest as a `text/plain` body (`X-Status` 410 from `/auth/` and `/lookup/`), except
+//! for a withdrawn identifier's tombstone ([`Answer::Tombstone`]), which is a page
+//! ([`tombstone`]) served with 410. An identifier's metadata pages and tombstone carry
+//! `Last-Modified` when [`Backend::last_modified`] knows the time of its last write, and
+//! a page that has not changed since `If-Modified-Since` is answered `304`.
 //!
 //! # Identifiers
 //!
@@ -85,10 +90,13 @@
 #![deny(missing_docs)]
 
 mod html;
+mod modified;
 pub mod page;
 pub mod record;
 mod respond;
 pub mod route;
+pub mod tombstone;
+pub mod wellknown;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -104,6 +112,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::Semaphore;
 
+pub use noid_resolve::wellknown::ArkService;
 pub use noid_resolve::{Answer, LookupError, Request};
 
 /// What the server asks for each identifier. `noidr` implements it on its store
@@ -122,6 +131,21 @@ pub trait Backend: Send + Sync + 'static {
     /// (the default) gives `404`.
     fn metrics(&self) -> Option<String> {
         None
+    }
+
+    /// When identifier `id`'s bindings were last written, in seconds since the epoch,
+    /// for the `Last-Modified` of its metadata pages and tombstone; `None` when not
+    /// recorded. Asked only for those pages, never for a redirect. The default knows
+    /// nothing.
+    fn last_modified(&self, id: &str) -> Result<Option<i64>, LookupError> {
+        let _ = id;
+        Ok(None)
+    }
+
+    /// What `GET /.well-known/ark` publishes: the NAANs served and the global resolver.
+    /// The default serves no NAAN and forwards nothing.
+    fn ark_service(&self) -> Result<ArkService, LookupError> {
+        Ok(ArkService::default())
     }
 }
 

@@ -19,9 +19,14 @@
 //! A brief inflection (`?`, `/`, `./`, `/?`, `./?`, `!`) shows the kernel elements
 //! (`who what when where how`) only; `??` (and `?info`, which the resolver reports as
 //! `??`) shows every element.
+//!
+//! An identifier's page (an inflection, negotiated metadata) ends with its standing
+//! ([`identifier`]): `standing: good`, or `standing: not good` and what falls short, as
+//! `noid standing` reports it.
 
 use std::fmt::Write;
 
+use noid_resolve::kernel::Standing;
 use noid_resolve::{Accept, KERNEL, METADATA_TYPES};
 
 /// Output format of a page.
@@ -77,6 +82,66 @@ pub fn is_full(suffix: &str) -> bool {
     suffix.ends_with("??")
 }
 
+/// An identifier's metadata page (an inflection or negotiated metadata): as
+/// [`metadata`], followed by the identifier's standing, judged from all of its
+/// `bindings` by [`Standing::of`], the function behind `noid standing` and the HTML
+/// page. ANVL ends the record with `standing: good` or `standing: not good` and one
+/// `missing: ELEM` or `malformed: ELEM: WHY` line per shortfall, as `noid standing`
+/// words them; JSON adds `"standing":{"good":…,"missing":[…],"malformed":[{"element":…,
+/// "why":…}]}` after `"erc"`. The HTML page shows the same facts (see [`crate::html`]).
+pub fn identifier(
+    fmt: Format,
+    id: &str,
+    inflection: Option<&str>,
+    bindings: &[(String, Vec<u8>)],
+    full: bool,
+) -> String {
+    let mut page = metadata(fmt, "id", id, inflection, bindings, full);
+    let standing = Standing::of(bindings);
+    match fmt {
+        Format::Anvl => {
+            let verdict = if standing.is_good() {
+                "good"
+            } else {
+                "not good"
+            };
+            anvl_line(&mut page, "standing", verdict);
+            for m in &standing.missing {
+                anvl_line(&mut page, "missing", m);
+            }
+            for (elem, why) in &standing.malformed {
+                anvl_line(&mut page, "malformed", &format!("{elem}: {why}"));
+            }
+        }
+        Format::Json => {
+            // Before the closing `}\n` of the page's object.
+            page.truncate(page.len() - 2);
+            let _ = write!(page, ",\"standing\":{{\"good\":{}", standing.is_good());
+            page.push_str(",\"missing\":[");
+            for (i, m) in standing.missing.iter().enumerate() {
+                if i > 0 {
+                    page.push(',');
+                }
+                json_str(&mut page, m);
+            }
+            page.push_str("],\"malformed\":[");
+            for (i, (elem, why)) in standing.malformed.iter().enumerate() {
+                if i > 0 {
+                    page.push(',');
+                }
+                page.push_str("{\"element\":");
+                json_str(&mut page, elem);
+                page.push_str(",\"why\":");
+                json_str(&mut page, &why.to_string());
+                page.push('}');
+            }
+            page.push_str("]}}\n");
+        }
+        Format::Html => {}
+    }
+    page
+}
+
 /// A metadata page for `id` (or a partial key), with an optional inflection suffix.
 pub fn metadata(
     fmt: Format,
@@ -86,11 +151,7 @@ pub fn metadata(
     bindings: &[(String, Vec<u8>)],
     full: bool,
 ) -> String {
-    let shown: Vec<(&str, String)> = bindings
-        .iter()
-        .filter(|(n, _)| full || KERNEL.contains(&n.as_str()))
-        .map(|(n, v)| (n.as_str(), String::from_utf8_lossy(v).into_owned()))
-        .collect();
+    let shown = shown(bindings, full);
     match fmt {
         Format::Anvl => {
             let mut s = String::from("erc:\n");
@@ -126,6 +187,15 @@ pub fn metadata(
         }
         Format::Html => crate::html::page(id, &shown, bindings),
     }
+}
+
+/// The (name, value) pairs a page shows: every binding, or the kernel elements only.
+pub(crate) fn shown(bindings: &[(String, Vec<u8>)], full: bool) -> Vec<(&str, String)> {
+    bindings
+        .iter()
+        .filter(|(n, _)| full || KERNEL.contains(&n.as_str()))
+        .map(|(n, v)| (n.as_str(), String::from_utf8_lossy(v).into_owned()))
+        .collect()
 }
 
 /// The list of targets for a `300 Multiple Choices`.
@@ -259,6 +329,38 @@ mod tests {
             ),
             "erc:\npartial: ark:/99999\na%3ab: c\n"
         );
+    }
+
+    #[test]
+    fn identifier_pages_end_with_the_standing() {
+        let good = [
+            b("_t", "https://e.org/"),
+            b("how", "(:mtype text) thesis"),
+            b("what", "W"),
+            b("when", "2026"),
+            b("who", "(:unkn) Anonymous"),
+        ];
+        assert_eq!(
+            identifier(Format::Anvl, "ark:/1/x", Some("?"), &good, false),
+            "erc:\nhow: (:mtype text) thesis\nwhat: W\nwhen: 2026\nwho: (:unkn) Anonymous\n\
+             standing: good\n"
+        );
+        let bad = [b("how", "rock"), b("what", ""), b("who", "(:soon)")];
+        assert_eq!(
+            identifier(Format::Anvl, "ark:/1/x", Some("??"), &bad, true),
+            "erc:\nhow: rock\nwhat:\nwho: (:soon)\nstanding: not good\nmissing: when\n\
+             malformed: how: no metatype\n\
+             malformed: what: empty value (a reserved code such as (:null) says why)\n\
+             malformed: who: unknown reserved code (:soon)\n"
+        );
+        assert_eq!(
+            identifier(Format::Json, "ark:/1/x", None, &bad[..1], true),
+            "{\"id\":\"ark:/1/x\",\"erc\":{\"how\":\"rock\"},\"standing\":{\"good\":false,\
+             \"missing\":[\"who\",\"what\",\"when\"],\
+             \"malformed\":[{\"element\":\"how\",\"why\":\"no metatype\"}]}}\n"
+        );
+        assert!(identifier(Format::Json, "x", None, &good, true)
+            .ends_with(",\"standing\":{\"good\":true,\"missing\":[],\"malformed\":[]}}\n"));
     }
 
     #[test]

@@ -3,13 +3,14 @@
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{
-    HeaderName, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION,
-    TRANSFER_ENCODING, VARY,
+    HeaderName, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LINK,
+    LOCATION, TRANSFER_ENCODING, VARY,
 };
 use hyper::{Method, Response, StatusCode};
 
 use crate::page::{self, Format};
 use crate::route::{self, Route};
+use crate::{modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
 pub(crate) type Resp = Response<Full<Bytes>>;
@@ -27,7 +28,7 @@ fn text(status: StatusCode, body: impl Into<Bytes>) -> Resp {
     r
 }
 
-fn empty(status: StatusCode) -> Resp {
+pub(crate) fn empty(status: StatusCode) -> Resp {
     let mut r = Response::new(Full::new(Bytes::new()));
     *r.status_mut() = status;
     r
@@ -109,6 +110,23 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
         _ => {}
     }
     let accept = h.get(hyper::header::ACCEPT).and_then(|v| v.to_str().ok());
+    if route == Route::WellKnown {
+        return match backend.ark_service() {
+            Ok(service) => {
+                let fmt = Format::from_accept(accept);
+                let mut r = text(StatusCode::OK, wellknown::page(fmt, &service));
+                r.headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(fmt.content_type()));
+                r.headers_mut()
+                    .insert(VARY, HeaderValue::from_static("Accept"));
+                r
+            }
+            Err(e) => {
+                log::error!("/.well-known/ark: {e}");
+                text(StatusCode::INTERNAL_SERVER_ERROR, "resolver error\n")
+            }
+        };
+    }
     let proto = h.get(&X_FORWARDED_PROTO).and_then(|v| v.to_str().ok());
     let answer = match route::identifier(enc_id, query) {
         Some(id) if !id.is_empty() => {
@@ -127,11 +145,19 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
         }
         _ => Answer::NotFound,
     };
-    render(route, decide(answer, accept))
+    let modified = modified::of(backend, &answer);
+    let mut reply = decide(answer, accept);
+    if let Reply::Page { modified: m, .. } = &mut reply {
+        *m = modified;
+    }
+    if modified::not_modified(route, &reply, h) {
+        return modified::unchanged(&reply);
+    }
+    render(route, reply)
 }
 
 /// An answer reduced to what HTTP can say.
-enum Reply {
+pub(crate) enum Reply {
     Redirect {
         code: u16,
         target: String,
@@ -140,6 +166,10 @@ enum Reply {
         status: StatusCode,
         ctype: &'static str,
         body: String,
+        /// The identifier's last write (seconds since the epoch): `Last-Modified`.
+        modified: Option<i64>,
+        /// A `Link` header (a tombstone's successor).
+        link: Option<String>,
     },
     NotFound,
 }
@@ -150,6 +180,8 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         status,
         ctype: fmt.content_type(),
         body,
+        modified: None,
+        link: None,
     };
     let fmt = || Format::from_accept(accept);
     match answer {
@@ -161,7 +193,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
             bindings,
         } => {
             let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
-            let body = page::metadata(fmt, "id", &id, Some(&suffix), &bindings, full);
+            let body = page::identifier(fmt, &id, Some(&suffix), &bindings, full);
             page(StatusCode::OK, fmt, body)
         }
         Answer::Negotiate {
@@ -184,7 +216,24 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
             Reply::Page {
                 status: StatusCode::OK,
                 ctype,
-                body: page::metadata(fmt, "id", &id, None, &bindings, true),
+                body: page::identifier(fmt, &id, None, &bindings, true),
+                modified: None,
+                link: None,
+            }
+        }
+        Answer::Tombstone {
+            id,
+            text,
+            successor,
+            bindings,
+        } => {
+            let fmt = Format::for_inflection(accept);
+            Reply::Page {
+                status: StatusCode::GONE,
+                ctype: fmt.content_type(),
+                body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings),
+                modified: None,
+                link: successor.as_deref().and_then(tombstone::link),
             }
         }
         Answer::Multi { id, targets } => {
@@ -234,6 +283,8 @@ fn render(route: Route, reply: Reply) -> Resp {
             status,
             ctype,
             body,
+            modified,
+            link,
         } => {
             let mut r = match route {
                 // auth_request cannot carry a body: 401 sends nginx to /redirect/
@@ -252,6 +303,13 @@ fn render(route: Route, reply: Reply) -> Resp {
             // the same URL gives JSON or ANVL depending on Accept
             r.headers_mut()
                 .insert(VARY, HeaderValue::from_static("Accept"));
+            if let Some(t) = modified {
+                r.headers_mut()
+                    .insert(LAST_MODIFIED, modified::http_date(t));
+            }
+            if let Some(link) = link {
+                r.headers_mut().insert(LINK, header_value(link));
+            }
             r
         }
     }

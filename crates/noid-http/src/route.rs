@@ -11,6 +11,8 @@ pub enum Route {
     Health,
     /// `GET /metrics`: the backend's metrics (Prometheus text format).
     Metrics,
+    /// `GET /.well-known/ark`: the ARK specification's discovery URL.
+    WellKnown,
     /// `GET /redirect/<id>`: a real redirect (nginx `proxy_pass`, Apache `mod_proxy`).
     Redirect,
     /// `GET /auth/<id>`: 204 + `X-Target` / 403 (nginx `auth_request`).
@@ -32,6 +34,9 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
         "/healthz" | "/health" => return Some((Route::Health, "")),
         "/metrics" => return Some((Route::Metrics, "")),
         _ => {}
+    }
+    if path == crate::wellknown::PATH {
+        return Some((Route::WellKnown, ""));
     }
     let rest = path.strip_prefix('/')?;
     let (route, id) = if let Some(id) = rest.strip_prefix("redirect/") {
@@ -92,6 +97,11 @@ mod tests {
         assert_eq!(
             split("/redirect/metrics"),
             Some((Route::Redirect, "metrics"))
+        );
+        assert_eq!(split("/.well-known/ark"), Some((Route::WellKnown, "")));
+        assert_eq!(
+            split("/.well-known/arkx"),
+            Some((Route::Direct, ".well-known/arkx"))
         );
         assert_eq!(
             split("/redirect/ark:/1/x"),

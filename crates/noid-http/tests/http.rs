@@ -633,12 +633,14 @@ fn inflection_pages() {
     assert_eq!(r.header("vary"), Some("Accept"));
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\n"
+        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\n\
+         standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = get(&s.addr, "/ark:/13030/m??");
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\nnote: internal\n"
+        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\nnote: internal\n\
+         standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = raw(
         &s.addr,
@@ -647,7 +649,8 @@ fn inflection_pages() {
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(
         r.body(),
-        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"where\":\"ark:/13030/m\"}}\n"
+        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"where\":\"ark:/13030/m\"},\
+         \"standing\":{\"good\":false,\"missing\":[\"when\",\"how\"],\"malformed\":[]}}\n"
     );
     // auth_request cannot carry the page: 401 + X-Status sends nginx to /redirect/
     let r = get(&s.addr, "/auth/ark:/13030/m?");

@@ -172,6 +172,7 @@ pub fn bind<L: Lookup + ?Sized>(
         }
         .into());
     }
+    let existed = old.is_some();
     let status = match how {
         How::New | How::Replace | How::Set | How::Mint | How::Peppermint => {
             txn.put(key, value);
@@ -200,6 +201,11 @@ pub fn bind<L: Lookup + ?Sized>(
             format!("{old_len} bytes removed")
         }
     };
+    // Removing what was not there writes nothing; `:idmap` rules are not identifiers.
+    let wrote = existed || !matches!(how, How::Delete | How::Purge);
+    if wrote && !id.starts_with(":/") {
+        crate::modified::record(txn, &id, ctx.now);
+    }
     Ok(format!(
         "Id:      {id}\nElement: {elem}\nBind:    {how_word}\nStatus:  ok, {status}\n"
     ))

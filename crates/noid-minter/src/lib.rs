@@ -16,6 +16,7 @@ pub mod fetch;
 pub mod hold;
 pub mod info;
 pub mod mint;
+pub mod modified;
 pub mod note;
 pub mod pepper;
 pub mod queue;

@@ -250,6 +250,10 @@ pub fn render(answer: &Answer, miss: Miss, out: &mut Vec<u8>) {
             out.push(b' ');
             push_clean(target.as_bytes(), out);
         }
+        Answer::Tombstone { text, .. } => {
+            out.extend_from_slice(b"redir410 ");
+            push_clean(text.as_bytes(), out);
+        }
         Answer::NotFound => match miss {
             Miss::Null => out.extend_from_slice(b"NULL"),
             Miss::Eggnog => out.extend_from_slice(b"redir302 "),

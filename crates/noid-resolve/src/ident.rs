@@ -5,6 +5,7 @@
 //! pay for this. All parts are byte ranges into one normalised string (`norm`) so that a
 //! decomposition costs one allocation.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The identifier families whose layout we know.
@@ -322,6 +323,27 @@ impl Parsed {
         out
     }
 
+    /// The ARK specification's normal form of the identifier part (every hyphen,
+    /// U+2010–U+2015 too, removed; `%XX` lower-cased) in both ARK forms, where it is a
+    /// spelling [`Parsed::alternates`] does not already try: looked up after those.
+    /// Empty for other families and for ids already in normal form (one byte search).
+    pub fn normal_forms(&self, verbatim: &str, tried: &[String]) -> Vec<String> {
+        let (Family::Ark, Some(r)) = (self.family, &self.naan) else {
+            return Vec::new();
+        };
+        let Cow::Owned(part) = crate::normalize::identifier_part(&self.norm[r.end..]) else {
+            return Vec::new();
+        };
+        let naan = &self.norm[self.local..r.end];
+        [
+            ["ark:/", naan, &part].concat(),
+            ["ark:", naan, &part].concat(),
+        ]
+        .into_iter()
+        .filter(|s| s != verbatim && !tried.contains(s))
+        .collect()
+    }
+
     /// EZID's shadow ARKs: NAAN `b5072` stands for DOI prefix `10.5072`, `c2345` for
     /// `10.12345` (the letter after `b` counts the leading digit), suffix upper-cased.
     fn shadow_doi(&self) -> Option<String> {
@@ -470,6 +492,30 @@ mod tests {
         ] {
             assert_eq!(Parsed::new(id).partial_key().as_deref(), key, "{id}");
         }
+    }
+
+    #[test]
+    fn normal_forms() {
+        let p = Parsed::new("ark:/12345/a-b-c");
+        let tried = p.alternates("ark:/12345/a-b-c");
+        assert_eq!(
+            p.normal_forms("ark:/12345/a-b-c", &tried),
+            vec!["ark:12345/abc".to_string()]
+        );
+        let p = Parsed::new("ARK:/B5072/x\u{2010}y%7E");
+        assert_eq!(
+            p.normal_forms("", &[]),
+            vec![
+                "ark:/b5072/xy%7e".to_string(),
+                "ark:b5072/xy%7e".to_string()
+            ]
+        );
+        assert!(Parsed::new("ark:/12345/xy")
+            .normal_forms("", &[])
+            .is_empty());
+        assert!(Parsed::new("doi:10.5072/a-b")
+            .normal_forms("", &[])
+            .is_empty());
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! without it a call from another crate could not be inlined.
 //!
 //! Admin keys start with `:/`; per-identifier keys are `ID<TAB>ELEM`, with the
-//! reserved elements `:/c` (circulation), `:/h` (hold) and `:/p` (pepper), which are
-//! admin elements too (they start with `:/`).
+//! reserved elements `:/c` (circulation), `:/h` (hold), `:/m` (last write) and `:/p`
+//! (pepper), which are admin elements too (they start with `:/`).
 
 /// What every admin key, and every reserved element of an identifier, starts with.
 pub const ADMIN_PREFIX: &str = ":/";
@@ -23,6 +23,12 @@ pub const HOLD: &str = ":/h";
 
 /// The pepper element.
 pub const PEPPER: &str = ":/p";
+
+/// The last-write element: when the identifier's bindings were last changed, in
+/// seconds since the epoch (decimal text). Not Perl Noid's: written by every binding
+/// path (`noid_minter::modified::record`), read for HTTP's `Last-Modified`; like the
+/// other `:/` elements it is hidden from `fetch`, `get` and egg reads.
+pub const MODIFIED: &str = ":/m";
 
 /// The prefix of every `:idmap` rule key.
 pub const IDMAP_PREFIX: &[u8] = b":/idmap/";
@@ -115,6 +121,12 @@ pub fn pepper(id: &str) -> Vec<u8> {
     elem(id, PEPPER)
 }
 
+/// The last-write key `ID<TAB>:/m`.
+#[inline]
+pub fn modified(id: &str) -> Vec<u8> {
+    elem(id, MODIFIED)
+}
+
 /// The queue entry key `:/q/QDATE/SEQ6/PADDEDID`.
 #[inline]
 pub fn queue(qdate: &str, seqnum: u64, padded_id: &str) -> Vec<u8> {
@@ -158,6 +170,7 @@ mod tests {
         assert_eq!(circ("x"), b"x\t:/c");
         assert_eq!(hold("x"), b"x\t:/h");
         assert_eq!(pepper("x"), b"x\t:/p");
+        assert_eq!(modified("x"), b"x\t:/m");
         assert_eq!(queue("20260101", 1_000_007, "x"), b":/q/20260101/000007/x");
         assert_eq!(idmap("_t", "^ft"), b":/idmap/_t\t^ft");
         assert_eq!(idmap_prefix("_t"), b":/idmap/_t\t");

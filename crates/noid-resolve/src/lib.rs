@@ -14,7 +14,10 @@
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
 //! * [`Outcome`]: the kind of answer a request got (hit, chop-back, miss …), for counting.
+//! * [`normalize`]: the ARK specification's normal form of an ARK.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
+//! * [`modified`]: when an identifier's bindings were last written (`Last-Modified`).
+//! * [`wellknown`]: what `/.well-known/ark` publishes (NAANs served, global resolver).
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
 //!   providers and the providers' health), read from and written to its ANVL file.
@@ -51,13 +54,16 @@ pub mod kernel;
 pub mod keys;
 mod lookup;
 mod lui;
+pub mod modified;
 mod noid_keys;
 pub mod noid_line;
+pub mod normalize;
 mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
 mod unescape;
+pub mod wellknown;
 
 pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
@@ -65,7 +71,7 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
-pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES};
+pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 pub use unescape::{marker_decode, percent_decode};
 

@@ -57,6 +57,15 @@ impl noid_http::Backend for Backend {
     fn metrics(&self) -> Option<String> {
         Some(self.metrics.prometheus(&self.follower.status()))
     }
+
+    fn last_modified(&self, id: &str) -> Result<Option<i64>, LookupError> {
+        noid_resolve::modified::last_write(&*self.follower.fresh()?, id)
+    }
+
+    fn ark_service(&self) -> Result<noid_http::ArkService, LookupError> {
+        let resolver = self.current.resolver();
+        noid_resolve::wellknown::ark_service(&*self.follower.fresh()?, resolver.rules())
+    }
 }
 
 /// Serve HTTP on `addr` within `limits` until SIGTERM/SIGINT (handled by the server:

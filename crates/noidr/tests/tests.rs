@@ -4,6 +4,7 @@
 mod util;
 
 mod abuse;
+mod ark;
 mod faults;
 mod follow;
 mod fresh;

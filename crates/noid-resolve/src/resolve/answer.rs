@@ -79,6 +79,20 @@ pub enum Answer {
         /// One per provider, in failover order (the primary first).
         targets: Vec<ProviderTarget>,
     },
+    /// A withdrawn identifier (its target's stored code is 410, see
+    /// `resolve/tombstone.rs`): 410 Gone with a page naming its successor, if any. The
+    /// egg protocol answers `redir410 TEXT`, as for any 410.
+    Tombstone {
+        /// The withdrawn id (the one bound, which may be an ancestor of the request).
+        id: String,
+        /// What followed `410 ` in the target, suffix and placeholders applied (may be
+        /// empty).
+        text: String,
+        /// The value of its `successor` element, when bound and not empty.
+        successor: Option<String>,
+        /// As for [`Answer::Inflection`].
+        bindings: Vec<(String, Vec<u8>)>,
+    },
     /// Nothing bound, no ancestor, rule or forwarding applies: 404.
     NotFound,
 }

@@ -25,8 +25,12 @@ impl Resolver {
         p: &'a Parsed,
         candidates: Option<Candidates>,
     ) -> Result<Option<Found<'a>>, LookupError> {
-        // 2. Other spellings of the whole id (only those the store has keys like).
-        for alt in p.alternates(id) {
+        // 2. Other spellings of the whole id (only those the store has keys like),
+        //    then the ARK specification's normal form (`crate::normalize`).
+        let mut alternates = p.alternates(id);
+        let normal = p.normal_forms(id, &alternates);
+        alternates.extend(normal);
+        for alt in alternates {
             if !may_have_authority(l, &alt)? {
                 continue;
             }

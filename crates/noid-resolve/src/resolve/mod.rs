@@ -34,9 +34,11 @@ mod find;
 mod meta;
 mod negotiate;
 mod target;
+mod tombstone;
 
 pub use answer::{Answer, ProviderTarget};
 pub use negotiate::{KERNEL, METADATA_TYPES};
+pub use tombstone::SUCCESSOR;
 
 use crate::elem::read_id;
 use crate::ident::Parsed;

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::answer::{Answer, Found, Via};
 use super::target::{finish_target, has_placeholder, redirect, split_code};
+use super::tombstone::{is_withdrawn, tombstone};
 use super::{truthy, Request, Resolver};
 use crate::accept::Accept;
 use crate::elem;
@@ -104,7 +105,9 @@ impl Resolver {
                 if let Some(v) = truthy(l, &mut key, &root, METADATA_TARGET)? {
                     return Ok(redirect(&v, 303, ext));
                 }
-                if let Some(t) = accept.preferred(&METADATA_TYPES) {
+                // A withdrawn id's own metadata is its tombstone (below).
+                let gone = is_withdrawn(text);
+                if let Some(t) = accept.preferred(&METADATA_TYPES).filter(|_| !gone) {
                     let bindings = metadata(l, &root)?;
                     return Ok(Answer::Negotiate {
                         id: root.into_owned(),
@@ -113,6 +116,12 @@ impl Resolver {
                     });
                 }
             }
+        }
+
+        // A withdrawn id (`410 …`): its tombstone.
+        if via != Via::Rule && is_withdrawn(text) {
+            let gone = finish_target(split_code(text).1, &suffix, p, proto, ext);
+            return tombstone(l, &root, gone);
         }
 
         // Several targets: one per line.
@@ -163,7 +172,10 @@ pub(super) fn inflection_suffix(id: &str) -> Option<(usize, &'static str)> {
 
 /// The id's bindings for a metadata answer: kernel elements first (`where` defaults to
 /// the id, as N2T implies it), then the rest in key order; `_,` elements are internal.
-fn metadata<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
+pub(super) fn metadata<L: Lookup + ?Sized>(
+    l: &L,
+    id: &str,
+) -> Result<Vec<(String, Vec<u8>)>, LookupError> {
     let all = elem::bindings(l, id, MAX_BINDINGS)?;
     let mut out = Vec::with_capacity(all.len() + 1);
     for k in KERNEL {

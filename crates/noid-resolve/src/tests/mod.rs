@@ -2,9 +2,11 @@
 //! of the [`Answer`] values the HTTP layer maps: the lookup steps (`steps`), the output
 //! decision (`output`), and here the helpers and the crate-wide contracts.
 
+mod normal;
 mod output;
 mod records;
 mod steps;
+mod tombstone;
 
 use crate::egg::{self, Miss};
 use crate::{Answer, Lookup, MemLookup, PointLookups, Request, Resolver, Rules};

@@ -1,0 +1,131 @@
+//! A withdrawn identifier's page (`noid_resolve::Answer::Tombstone`), served with 410
+//! Gone: the kernel metadata (as the brief `?` page shows it), why it was withdrawn (the
+//! target's text after `410 `), and its successor (the `successor` element) when bound,
+//! also as a `Link: <…>; rel="successor-version"` header (RFC 5829).
+//!
+//! ANVL: the `?` page's record followed by `withdrawn: TEXT` and `successor: S`. JSON:
+//! `{"id":…,"withdrawn":TEXT,"successor":S or null,"erc":{…}}`. HTML: the browser's
+//! metadata page with both after the heading, the successor as a link.
+
+use crate::page::{self, Format};
+
+/// The page in `fmt`.
+pub fn page(
+    fmt: Format,
+    id: &str,
+    text: &str,
+    successor: Option<&str>,
+    bindings: &[(String, Vec<u8>)],
+) -> String {
+    match fmt {
+        Format::Anvl => {
+            let mut s = page::metadata(fmt, "id", id, None, bindings, false);
+            page::anvl_line(&mut s, "withdrawn", text);
+            if let Some(next) = successor {
+                page::anvl_line(&mut s, "successor", next);
+            }
+            s
+        }
+        Format::Json => {
+            let s = page::metadata(fmt, "id", id, None, bindings, false);
+            // `,"erc":` cannot occur inside a JSON string (its quotes would be escaped).
+            let at = s.find(",\"erc\":").unwrap_or(s.len());
+            let mut notice = String::from(",\"withdrawn\":");
+            page::json_str(&mut notice, text);
+            notice.push_str(",\"successor\":");
+            match successor {
+                Some(next) => page::json_str(&mut notice, next),
+                None => notice.push_str("null"),
+            }
+            let mut out = String::with_capacity(s.len() + notice.len());
+            out.push_str(&s[..at]);
+            out.push_str(&notice);
+            out.push_str(&s[at..]);
+            out
+        }
+        Format::Html => {
+            let shown = page::shown(bindings, false);
+            crate::html::tombstone(id, text, successor, &shown, bindings)
+        }
+    }
+}
+
+/// Where a successor is found: an `http(s)` URL as it is, an identifier (`scheme:…`) at
+/// this resolver (`/ark:/…`); `None` for anything else, and for text that cannot be a
+/// URL reference (spaces, `<`, `>`, `"`).
+pub fn successor_href(successor: &str) -> Option<String> {
+    if successor.is_empty() || successor.contains([' ', '<', '>', '"', '\t']) {
+        return None;
+    }
+    if successor.starts_with("https://") || successor.starts_with("http://") {
+        return Some(successor.to_string());
+    }
+    let scheme = successor.split_once(':')?.0;
+    let is_scheme = scheme
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'));
+    is_scheme.then(|| format!("/{}", successor.trim_start_matches('/')))
+}
+
+/// The `Link` header naming the successor, if it has an address.
+pub fn link(successor: &str) -> Option<String> {
+    successor_href(successor).map(|href| format!("<{href}>; rel=\"successor-version\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(n: &str, v: &str) -> (String, Vec<u8>) {
+        (n.to_owned(), v.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn formats() {
+        let bs = [
+            b("who", "A"),
+            b("where", "ark:/1/x"),
+            b("successor", "ark:/1/y"),
+        ];
+        assert_eq!(
+            page(Format::Anvl, "ark:/1/x", "gone", Some("ark:/1/y"), &bs),
+            "erc:\nwho: A\nwhere: ark:/1/x\nwithdrawn: gone\nsuccessor: ark:/1/y\n"
+        );
+        assert_eq!(
+            page(Format::Json, "ark:/1/x", "", None, &bs[..1]),
+            "{\"id\":\"ark:/1/x\",\"withdrawn\":\"\",\"successor\":null,\"erc\":{\"who\":\"A\"}}\n"
+        );
+        let html = page(Format::Html, "ark:/1/x", "a <b>", Some("ark:/1/y"), &bs);
+        assert!(
+            html.contains(
+                "<h1>ark:/1/x</h1>\n<p>withdrawn: a &lt;b&gt;</p>\n\
+                 <p>successor: <a href=\"/ark:/1/y\">ark:/1/y</a></p>\n<table>\n"
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn successor_addresses() {
+        assert_eq!(
+            link("https://e.org/new").as_deref(),
+            Some("<https://e.org/new>; rel=\"successor-version\"")
+        );
+        assert_eq!(successor_href("ark:/1/y").as_deref(), Some("/ark:/1/y"));
+        assert_eq!(
+            successor_href("doi:10.5072/X").as_deref(),
+            Some("/doi:10.5072/X")
+        );
+        assert_eq!(
+            successor_href("javascript:alert(1)").as_deref(),
+            Some("/javascript:alert(1)")
+        );
+        assert_eq!(successor_href("see the new record"), None);
+        assert_eq!(successor_href("13030/x"), None);
+        assert_eq!(successor_href("<x>"), None);
+    }
+}

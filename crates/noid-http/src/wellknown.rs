@@ -1,0 +1,89 @@
+//! `GET /.well-known/ark`, the ARK specification's discovery URL: where this resolver's
+//! root is (`ark:…` appended to it resolves), the NAANs it serves, and the global
+//! resolver it forwards other ARKs to. The facts come from the backend
+//! ([`crate::Backend::ark_service`]; in `noidr`, `noid_resolve::wellknown`).
+//!
+//! ANVL `text/plain` by default:
+//!
+//! ```text
+//! erc:
+//! resolver: /
+//! naan: 12345
+//! naan: 13030
+//! global-resolver: https://n2t.net/
+//! ```
+//!
+//! JSON when the client prefers `application/json`:
+//! `{"resolver":"/","naans":["12345","13030"],"global_resolver":"https://n2t.net/"}`
+//! (`null` when ARKs are not forwarded).
+
+use noid_resolve::wellknown::{ArkService, ROOT};
+
+use crate::page::{self, Format};
+
+/// The path served.
+pub const PATH: &str = "/.well-known/ark";
+
+/// The page in `fmt` (HTML clients get ANVL).
+pub fn page(fmt: Format, service: &ArkService) -> String {
+    match fmt {
+        Format::Json => {
+            let mut s = String::from("{\"resolver\":");
+            page::json_str(&mut s, ROOT);
+            s.push_str(",\"naans\":[");
+            for (i, n) in service.naans.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                page::json_str(&mut s, n);
+            }
+            s.push_str("],\"global_resolver\":");
+            match &service.global_resolver {
+                Some(g) => page::json_str(&mut s, g),
+                None => s.push_str("null"),
+            }
+            s.push_str("}\n");
+            s
+        }
+        Format::Anvl | Format::Html => {
+            let mut s = String::from("erc:\n");
+            page::anvl_line(&mut s, "resolver", ROOT);
+            for n in &service.naans {
+                page::anvl_line(&mut s, "naan", n);
+            }
+            if let Some(g) = &service.global_resolver {
+                page::anvl_line(&mut s, "global-resolver", g);
+            }
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_formats() {
+        let s = ArkService {
+            naans: vec!["12345".into(), "13030".into()],
+            global_resolver: Some("https://n2t.net/".into()),
+        };
+        assert_eq!(
+            page(Format::Anvl, &s),
+            "erc:\nresolver: /\nnaan: 12345\nnaan: 13030\nglobal-resolver: https://n2t.net/\n"
+        );
+        assert_eq!(
+            page(Format::Json, &s),
+            "{\"resolver\":\"/\",\"naans\":[\"12345\",\"13030\"],\"global_resolver\":\"https://n2t.net/\"}\n"
+        );
+        assert_eq!(
+            page(Format::Json, &ArkService::default()),
+            "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
+        );
+        assert_eq!(
+            page(Format::Anvl, &ArkService::default()),
+            "erc:\nresolver: /\n"
+        );
+    }
+}

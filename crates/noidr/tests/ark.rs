@@ -1,0 +1,320 @@
+//! Issue 19's ARK details against the real `noidr --http` on 127.0.0.1 and a real
+//! RocksDB store: `/.well-known/ark`, tombstones, `Last-Modified` (written by the real
+//! `noid bind`), the standing in ANVL and JSON pages, and the ARK spec's normalisation.
+//! Expected answers are written out by hand.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use noid_store::Op;
+
+use crate::util::{noidr_bin, Minter, Noidr};
+
+/// `noidr --http 127.0.0.1:PORT` on a minter, stopped (SIGTERM) when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(m: &Minter, rules: Option<&std::path::Path>) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut cmd = Command::new(noidr_bin());
+        cmd.arg("-f").arg(m.dbdir()).arg("--http").arg(&addr);
+        if let Some(r) = rules {
+            cmd.arg("--rules").arg(r);
+        }
+        let child = cmd.env_clear().stdin(Stdio::null()).spawn().unwrap();
+        let start = Instant::now();
+        while TcpStream::connect(&addr).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "server never came up"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server { child, addr }
+    }
+
+    /// One request; (status, lower-case headers, body).
+    fn get(&self, path: &str, headers: &str) -> (u16, Vec<(String, String)>, String) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").expect("a head");
+        let mut lines = head.split("\r\n");
+        let status = lines.next().unwrap()[9..12].parse().unwrap();
+        let headers = lines
+            .map(|l| {
+                let (n, v) = l.split_once(": ").unwrap();
+                (n.to_ascii_lowercase(), v.to_string())
+            })
+            .collect();
+        (status, headers, body.to_string())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn header<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    h.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn well_known_ark_names_the_naans_and_the_global_resolver() {
+    let m = Minter::new();
+    // The NAAN `noid dbcreate` records for a minter.
+    m.commit([Op::Put(b":/naan".to_vec(), b"13030".to_vec())]);
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules");
+    std::fs::write(
+        &rules,
+        "global-resolver https://n2t.net/\nlocal-naans 67890 B5072\n",
+    )
+    .unwrap();
+    let s = Server::start(&m, Some(&rules));
+    let (status, h, body) = s.get("/.well-known/ark", "");
+    assert_eq!(status, 200);
+    assert_eq!(
+        header(&h, "content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(
+        body,
+        "erc:\nresolver: /\nnaan: 13030\nnaan: 67890\nnaan: b5072\nglobal-resolver: https://n2t.net/\n"
+    );
+    let (status, h, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        (status, header(&h, "content-type")),
+        (200, Some("application/json"))
+    );
+    assert_eq!(
+        body,
+        "{\"resolver\":\"/\",\"naans\":[\"13030\",\"67890\",\"b5072\"],\"global_resolver\":\"https://n2t.net/\"}\n"
+    );
+    // Without rules file nor minter NAAN: nothing served, nothing forwarded.
+    let bare = Minter::new();
+    let s = Server::start(&bare, None);
+    let (_, _, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        body,
+        "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
+    );
+}
+
+#[test]
+fn a_withdrawn_identifier_is_a_410_tombstone_naming_its_successor() {
+    let m = Minter::new();
+    m.bind(&[
+        ("ark:/13030/gone", "_t", "410 withdrawn in 2024"),
+        ("ark:/13030/gone", "successor", "ark:/13030/new"),
+        ("ark:/13030/gone", "who", "A. Writer"),
+        ("ark:/13030/gone", ":/m", "1700000000"),
+        ("ark:/13030/old", "_t", "410 "),
+        ("ark:/13030/new", "_t", "https://e.org/new"),
+    ]);
+    let s = Server::start(&m, None);
+    let (status, h, body) = s.get("/ark:/13030/gone", "");
+    assert_eq!(status, 410);
+    assert_eq!(
+        header(&h, "content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(
+        header(&h, "link"),
+        Some("</ark:/13030/new>; rel=\"successor-version\"")
+    );
+    assert_eq!(
+        header(&h, "last-modified"),
+        Some("Tue, 14 Nov 2023 22:13:20 GMT")
+    );
+    assert_eq!(
+        body,
+        "erc:\nwho: A. Writer\nwhere: ark:/13030/gone\nwithdrawn: withdrawn in 2024\nsuccessor: ark:/13030/new\n"
+    );
+    let (status, _, body) = s.get("/redirect/ark:/13030/gone", "Accept: application/json\r\n");
+    assert_eq!(status, 410);
+    assert_eq!(
+        body,
+        "{\"id\":\"ark:/13030/gone\",\"withdrawn\":\"withdrawn in 2024\",\"successor\":\"ark:/13030/new\",\
+         \"erc\":{\"who\":\"A. Writer\",\"where\":\"ark:/13030/gone\"}}\n"
+    );
+    let (status, h, body) = s.get("/ark:/13030/gone", "Accept: text/html,*/*;q=0.8\r\n");
+    assert_eq!(
+        (status, header(&h, "content-type")),
+        (410, Some("text/html; charset=utf-8"))
+    );
+    assert!(
+        body.contains(
+            "<h1>ark:/13030/gone</h1>\n<p>withdrawn: withdrawn in 2024</p>\n\
+             <p>successor: <a href=\"/ark:/13030/new\">ark:/13030/new</a></p>\n"
+        ),
+        "{body}"
+    );
+    // Below a withdrawn id everything is gone; no successor, no text, no time: still 410.
+    let (status, _, body) = s.get("/ark:/13030/gone/chapter2", "");
+    assert_eq!(status, 410);
+    assert!(
+        body.contains("withdrawn: withdrawn in 2024/chapter2\n"),
+        "{body}"
+    );
+    let (status, h, body) = s.get("/ark:/13030/old", "");
+    assert_eq!(
+        (status, header(&h, "link"), header(&h, "last-modified")),
+        (410, None, None)
+    );
+    assert_eq!(body, "erc:\nwhere: ark:/13030/old\nwithdrawn:\n");
+    // The routes for nginx: 401 + X-Status sends auth_request to /redirect/.
+    let (status, h, _) = s.get("/auth/ark:/13030/gone", "");
+    assert_eq!((status, header(&h, "x-status")), (401, Some("410")));
+    // The line protocols answer what they always answered for a 410.
+    let mut egg = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    assert_eq!(
+        egg.ask("ark:/13030/gone.resolve"),
+        "redir410 withdrawn in 2024"
+    );
+    assert_eq!(egg.ask("ark:/13030/old.resolve"), "redir410 ");
+    let mut noid = Noidr::start(m.dbdir(), &[]);
+    assert_eq!(noid.ask("get ark:/13030/gone _t"), "410 withdrawn in 2024");
+    assert_eq!(noid.ask("get ark:/13030/gone successor"), "ark:/13030/new");
+}
+
+#[test]
+fn pages_carry_last_modified_and_answer_304_when_unchanged() {
+    let m = Minter::new();
+    m.bind(&[
+        ("ark:/13030/m", "_t", "https://e.org/m"),
+        ("ark:/13030/m", "who", "Smith, J."),
+        ("ark:/13030/m", "what", "A title"),
+        ("ark:/13030/m", "when", "2020"),
+        ("ark:/13030/m", "how", "(:mtype text) thesis"),
+        ("ark:/13030/m", ":/m", "1700000000"),
+        // As a noid minter stores it: found from `ark:/13030/f5…` too.
+        ("13030/f5x", "_t", "https://e.org/f"),
+        ("13030/f5x", "who", "(:soon)"),
+        ("13030/f5x", ":/m", "784111777"),
+    ]);
+    let s = Server::start(&m, None);
+    let (status, h, body) = s.get("/ark:/13030/m?", "");
+    assert_eq!(status, 200);
+    assert_eq!(
+        header(&h, "last-modified"),
+        Some("Tue, 14 Nov 2023 22:13:20 GMT")
+    );
+    assert_eq!(
+        body,
+        "erc:\nwho: Smith, J.\nwhat: A title\nwhen: 2020\nwhere: ark:/13030/m\n\
+         how: (:mtype text) thesis\nstanding: good\n"
+    );
+    let (status, h, body) = s.get("/ark:/13030/f5x??", "Accept: application/json\r\n");
+    assert_eq!(status, 200);
+    assert_eq!(
+        header(&h, "last-modified"),
+        Some("Sun, 06 Nov 1994 08:49:37 GMT")
+    );
+    assert_eq!(
+        body,
+        "{\"id\":\"ark:/13030/f5x\",\"inflection\":\"??\",\"erc\":{\"who\":\"(:soon)\",\
+         \"where\":\"ark:/13030/f5x\",\"_t\":\"https://e.org/f\"},\"standing\":{\"good\":false,\
+         \"missing\":[\"what\",\"when\",\"how\"],\
+         \"malformed\":[{\"element\":\"who\",\"why\":\"unknown reserved code (:soon)\"}]}}\n"
+    );
+    // Conditional GETs.
+    let same = "If-Modified-Since: Tue, 14 Nov 2023 22:13:20 GMT\r\n";
+    let (status, h, body) = s.get("/ark:/13030/m?", same);
+    assert_eq!((status, body.as_str()), (304, ""));
+    assert_eq!(
+        header(&h, "last-modified"),
+        Some("Tue, 14 Nov 2023 22:13:20 GMT")
+    );
+    let older = "If-Modified-Since: Tue, 14 Nov 2023 22:13:19 GMT\r\n";
+    assert_eq!(s.get("/ark:/13030/m?", older).0, 200);
+    // /lookup/ and /auth/ never answer 304 (njs reads the body; auth_request takes 2xx/401/403).
+    assert_eq!(s.get("/lookup/ark:%2F13030%2Fm%3F", same).0, 200);
+    assert_eq!(s.get("/auth/ark:/13030/m?", same).0, 401);
+    // Redirects carry no Last-Modified.
+    let (status, h, _) = s.get("/ark:/13030/m", same);
+    assert_eq!((status, header(&h, "last-modified")), (302, None));
+}
+
+#[test]
+fn noid_bind_records_the_last_write() {
+    let m = Minter::new();
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let before = now();
+    m.noid_bind_set("ark:/13030/w", "_t", "https://e.org/w");
+    m.noid_bind_set("ark:/13030/w", "who", "W");
+    let after = now();
+    let s = Server::start(&m, None);
+    let (status, h, _) = s.get("/ark:/13030/w?", "");
+    assert_eq!(status, 200);
+    let lm = header(&h, "last-modified").expect("Last-Modified");
+    let t = httpdate::parse_http_date(lm)
+        .unwrap()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!((before..=after).contains(&t), "{before} <= {t} <= {after}");
+    // `get` never shows the record.
+    let mut noid = Noidr::start(m.dbdir(), &[]);
+    assert_eq!(noid.ask("get ark:/13030/w"), "https://e.org/w\tW");
+}
+
+#[test]
+fn every_spelling_the_ark_spec_equates_resolves() {
+    let m = Minter::new();
+    m.bind(&[
+        ("ark:/13030/xy", "_t", "https://e.org/xy"),
+        ("ark:b5072/fk2a%7e", "_t", "https://e.org/fk2a"),
+    ]);
+    let s = Server::start(&m, None);
+    for path in [
+        "/ark:/13030/x-y",
+        "/ark:13030/x%E2%80%90y",  // U+2010 hyphen
+        "/ARK:/13030/x%E2%80%91y", // U+2011 non-breaking hyphen
+        "/ark:/13030/x%E2%80%93y", // U+2013 en dash
+        "/ark:/13030/x%E2%80%95y", // U+2015 horizontal bar
+    ] {
+        let (status, h, _) = s.get(path, "");
+        assert_eq!(
+            (status, header(&h, "location")),
+            (302, Some("https://e.org/xy")),
+            "{path}"
+        );
+    }
+    for path in ["/ARK:/B5072/fk2a%257E", "/ark:/b5072/fk2-a%257e"] {
+        let (status, h, _) = s.get(path, "");
+        assert_eq!(
+            (status, header(&h, "location")),
+            (302, Some("https://e.org/fk2a")),
+            "{path}"
+        );
+    }
+    // U+2212 (minus sign) is not a hyphen.
+    assert_eq!(s.get("/ark:/13030/x%E2%88%92y", "").0, 404);
+}
