@@ -14,9 +14,9 @@
 //!   least once per poll interval, since notifications sent while nobody listened are
 //!   not replayed.
 //!
-//! Not built yet: a copy that finds a gap (the log pruned past its position) or a
-//! minter behind it (a standby promoted before it had every change) reports it; a
-//! later step will bootstrap again.
+//! A copy that cannot follow the log (a gap: the log pruned past its position; or a
+//! minter behind it: a standby promoted before it had every change) is made anew from
+//! a snapshot and replaces the old one whole.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +53,12 @@ pub enum Progress {
         from: i64,
         /// The last.
         to: i64,
+    },
+    /// The copy could not follow the log (a gap: the log was pruned past it; or a
+    /// minter behind it: a promoted standby) and was made anew as of `seq`.
+    Remade {
+        /// The change log's head in the new snapshot.
+        seq: i64,
     },
     /// Nothing new since `seq`.
     Current {
@@ -115,13 +121,10 @@ impl Replica {
             return Ok(Progress::Current { seq: applied });
         }
         if head < applied {
-            return Err(StoreError::Backend(format!(
-                "{}: the copy of minter {} is at change {applied}, but the minter is at {head} \
-                 (a standby promoted before it had every change?); remove the copy to make \
-                 it anew",
-                self.dir.display(),
-                self.location.minter
-            )));
+            return self.remake(format!(
+                "the copy is at change {applied}, but the minter is at {head} (a standby \
+                 promoted before it had every change?)"
+            ));
         }
         let rows = self
             .client
@@ -132,11 +135,11 @@ impl Replica {
             )
             .map_err(|e| failed(&self.location, "cannot read the change log", &e))?;
         let Some(first) = rows.first() else {
-            return Err(self.gap(applied, head));
+            return self.remake(gap(applied, head));
         };
         let mut expected = applied + 1;
         if first.get::<_, i64>(0) != expected {
-            return Err(self.gap(applied, first.get(0)));
+            return self.remake(gap(applied, first.get(0)));
         }
         let mut ops = Vec::with_capacity(rows.len() + 1);
         for row in &rows {
@@ -144,7 +147,7 @@ impl Replica {
             if seq == expected + 1 {
                 expected = seq;
             } else if seq != expected {
-                return Err(self.gap(expected, seq));
+                return self.remake(gap(expected, seq));
             }
             let key: Vec<u8> = row.get(1);
             ops.push(match row.get::<_, Option<Vec<u8>>>(2) {
@@ -213,17 +216,21 @@ impl Replica {
         Ok(row.get(0))
     }
 
-    /// The copy cannot follow: the log lacks the commit after `applied`.
-    fn gap(&self, applied: i64, found: i64) -> StoreError {
-        StoreError::Backend(format!(
-            "{}: the copy of minter {} is at change {applied}, but the change log goes on \
-             at {found} (pruned?); remove the copy to make it anew",
+    /// The copy cannot follow the log (`why`): make it anew, replacing it whole.
+    fn remake(&mut self, why: String) -> Result<Progress, StoreError> {
+        log::warn!(
+            "{}: {why}; copying minter {} anew",
             self.dir.display(),
             self.location.minter
-        ))
+        );
+        match self.bootstrap()? {
+            Progress::Bootstrapped { seq } => Ok(Progress::Remade { seq }),
+            other => Ok(other),
+        }
     }
 
-    /// Make the copy from one snapshot, in a staging directory renamed into place.
+    /// Make the copy from one snapshot, in a staging directory renamed into place
+    /// (replacing a copy that is there: readers notice a new store and reopen).
     fn bootstrap(&mut self) -> Result<Progress, StoreError> {
         let snap = PgSnapshot::open(&self.location)?;
         let seq = snap.log_seq()?;
@@ -256,13 +263,31 @@ impl Replica {
                 Layout::new(&staging).noid_dir,
                 Layout::new(&self.dir).noid_dir,
             );
-            std::fs::rename(&from, &to).map_err(|source| StoreError::Io { path: to, source })
+            let io = |path: &Path| {
+                let path = path.to_path_buf();
+                move |source| StoreError::Io { path, source }
+            };
+            let old = self.dir.join(format!(".replaced-{}", std::process::id()));
+            let replacing = to.exists();
+            if replacing {
+                std::fs::rename(&to, &old).map_err(io(&to))?;
+            }
+            std::fs::rename(&from, &to).map_err(io(&to))?;
+            if replacing {
+                let _ = std::fs::remove_dir_all(&old);
+            }
+            Ok(())
         })();
         let _ = std::fs::remove_dir_all(&staging);
         made?;
         self.applied = Some(seq);
         Ok(Progress::Bootstrapped { seq })
     }
+}
+
+/// Why a copy at change `applied` cannot go on at `found`.
+fn gap(applied: i64, found: i64) -> String {
+    format!("the copy is at change {applied}, but the change log goes on at {found} (pruned?)")
 }
 
 /// The applied sequence number the copy in `dir` records.

@@ -1,7 +1,8 @@
 //! Local copies of a PostgreSQL minter (`Replica`), against a real PostgreSQL server:
 //! a bootstrap copies every key, the change log brings each copy up to date with whole
-//! commits in order, a copy reopened later resumes where it stopped, a pruned log and a
-//! minter behind its copy are reported, and `follow` applies a commit once notified.
+//! commits in order, a copy reopened later resumes where it stopped, one that cannot
+//! follow the log (pruned, or a minter behind it) is made anew, and `follow` applies a
+//! commit once notified.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,47 +103,46 @@ fn a_copy_bootstraps_then_applies_whole_commits_in_order() {
 }
 
 #[test]
-fn a_pruned_log_is_reported_and_the_copy_left_as_it_was() {
+fn a_copy_that_cannot_follow_the_log_is_made_anew() {
     let server = TestServer::start();
     let (loc, w) = minter(&server, "pruned");
-    w.commit_all(&mut vec![put("k", "1")]).unwrap();
+    w.commit_all(&mut vec![put("k", "1"), put("gone", "x")])
+        .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("copy");
     let mut r = Replica::new(&loc, &dir).unwrap();
     assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 1 });
     w.commit_all(&mut vec![put("k", "2")]).unwrap();
-    w.commit_all(&mut vec![put("k", "3")]).unwrap();
+    w.commit_all(&mut vec![put("k", "3"), Op::Delete(b"gone".to_vec())])
+        .unwrap();
+    // The log pruned past the copy's position: a gap.
     let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
     c.execute("DELETE FROM noid_log WHERE seq = 2", &[])
         .unwrap();
-    let e = r.sync().unwrap_err().to_string();
-    assert_eq!(
-        e,
-        format!(
-            "{}: the copy of minter m is at change 1, but the change log goes on at 3 \
-             (pruned?); remove the copy to make it anew",
-            dir.display()
-        )
-    );
-    c.execute("DELETE FROM noid_log WHERE seq = 3", &[])
+    assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 3 });
+    assert_eq!(copy_of(&dir), expected(&loc, 3));
+    assert!(!copy_of(&dir).contains_key(&b"gone"[..]));
+    // Every row after the copy's position pruned.
+    w.commit_all(&mut vec![put("k", "4")]).unwrap();
+    c.execute("DELETE FROM noid_log WHERE seq = 4", &[])
         .unwrap();
-    let e = r.sync().unwrap_err().to_string();
-    assert!(
-        e.contains("is at change 1, but the change log goes on at 3"),
-        "{e}"
-    );
-    assert_eq!(
-        copy_of(&dir).get(&b"k"[..]).map(Vec::as_slice),
-        Some(&b"1"[..])
-    );
-    // A minter behind its copy (a standby promoted before it had every change).
-    c.execute("UPDATE noid_minters SET log_seq = 0", &[])
+    assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 4 });
+    assert_eq!(copy_of(&dir), expected(&loc, 4));
+    // A minter behind its copy (a standby promoted before it had every change): the
+    // copy becomes the minter as it is.
+    c.execute("UPDATE noid_minters SET log_seq = 2", &[])
         .unwrap();
-    let e = r.sync().unwrap_err().to_string();
-    assert!(
-        e.contains("the copy of minter m is at change 1, but the minter is at 0"),
-        "{e}"
-    );
+    c.execute("DELETE FROM noid_keys WHERE key = 'k'::bytea", &[])
+        .unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 2 });
+    assert_eq!(copy_of(&dir), expected(&loc, 2));
+    assert!(!copy_of(&dir).contains_key(&b"k"[..]));
+    // Nothing is left of the staging or the replaced copies.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left, ["NOID"]);
 }
 
 #[test]

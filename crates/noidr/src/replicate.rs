@@ -57,6 +57,7 @@ pub fn start(follow: &Follow, dir: &Path) -> anyhow::Result<()> {
 fn describe(p: &Progress) -> String {
     match p {
         Progress::Bootstrapped { seq } => format!("copied as of change {seq}"),
+        Progress::Remade { seq } => format!("copied anew as of change {seq}"),
         Progress::Applied { from, to } => format!("applied changes {from} to {to}"),
         Progress::Current { seq } => format!("current at change {seq}"),
     }

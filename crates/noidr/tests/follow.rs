@@ -1,7 +1,8 @@
 //! `noidr --follow URL --minter NAME --cache DIR`: answers from a local copy of a
 //! minter held by a real PostgreSQL server, which every acknowledged commit reaches
 //! within the poll interval (or at once, when notified); a follower killed and started
-//! again catches up before it answers, and its copy is exactly the minter's keys.
+//! again catches up before it answers, also when the log was pruned past its position
+//! meanwhile (it copies the minter anew), and its copy is exactly the minter's keys.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -86,6 +87,17 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
     assert_eq!(f2.ask("get 99999/a _t"), "NULL");
     ask_until(&mut f1, "get 99999/a _t", "NULL");
     assert_eq!(f1.ask("get 99999/c _t"), "https://example.org/c");
+    // Kill it again, commit, and prune the whole log: started again, it finds its
+    // position gone and makes its copy anew.
+    f2.child.kill().unwrap();
+    drop(f2);
+    w.commit_all(&mut vec![put("99999/d\t_t", "https://example.org/d")])
+        .unwrap();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.execute("DELETE FROM noid_log", &[]).unwrap();
+    let mut f2 = follower(&url, &c2);
+    assert_eq!(f2.ask("get 99999/d _t"), "https://example.org/d");
+    ask_until(&mut f1, "get 99999/d _t", "https://example.org/d");
     drop((f1, f2));
     // Both copies are exactly the minter's keys, and the change they are at.
     let snap = PgSnapshot::open(&loc).unwrap();
