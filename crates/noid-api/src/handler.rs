@@ -178,8 +178,9 @@ impl Service {
                     *progress = Some(tx.clone());
                     tokio::spawn(async move {
                         let answer = store.submit(work, who, read_only).await;
+                        let status = answer.status();
                         let mut b = answer.body;
-                        b.extend(status_line(tool, answer.failed).bytes());
+                        b.extend(status_line(tool, status).bytes());
                         let _ = tx.send(Bytes::from(b)).await;
                     });
                     return with_headers(Response::new(body.boxed()), tool);
@@ -450,7 +451,7 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                         body: format!("error: {e}\n\n").into_bytes(),
                         failed: true,
                         refusal: matches!(e, BinderError::Unauthorized).then_some(e),
-                        bulk: None,
+                        ..Answer::default()
                     },
                     "nog",
                 ),
@@ -467,16 +468,18 @@ pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
         _ => StatusCode::OK,
     };
     let mut body = note.map(String::into_bytes).unwrap_or_default();
+    let code = answer.status();
     body.extend(answer.body);
-    body.extend(status_line(tool, answer.failed).bytes());
+    body.extend(status_line(tool, code).bytes());
     let mut r = with_headers(Response::new(Full::new(Bytes::from(body)).boxed()), tool);
     *r.status_mut() = status;
     r
 }
 
-/// `egg-status: 0|1` (`nog-status:` for minters), the answer's last line.
-fn status_line(tool: &str, failed: bool) -> String {
-    format!("{tool}-status: {}\n", u8::from(failed))
+/// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
+/// stopped or wrapped), the answer's last line.
+fn status_line(tool: &str, status: u8) -> String {
+    format!("{tool}-status: {status}\n")
 }
 
 /// A command response's headers: plain text, and the version header of `tool`.

@@ -92,6 +92,16 @@ pub struct Answer {
     pub refusal: Option<BinderError>,
     /// A bulk run's progress, for its last line.
     pub bulk: Option<Progress>,
+    /// The status the answer's last line gives instead of 0 or 1: a minter's `stopN`
+    /// that stopped or `wrapN` that wrapped (`nog`'s exit status).
+    pub status: Option<u8>,
+}
+
+impl Answer {
+    /// The number of the answer's status line (`egg-status:`, `nog-status:`).
+    pub fn status(&self) -> u8 {
+        self.status.unwrap_or(u8::from(self.failed))
+    }
 }
 
 /// How far a bulk run got.
@@ -361,7 +371,7 @@ impl Worker {
                     refusal: o
                         .error
                         .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
-                    bulk: None,
+                    ..Answer::default()
                 }
             }
             Work::Bulk { body, progress } => {
@@ -455,22 +465,20 @@ impl Worker {
                         body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
                         failed: true,
                         refusal: Some(BinderError::ReadOnly),
-                        bulk: None,
+                        ..Answer::default()
                     };
                 }
-                let sp = txn.savepoint();
-                match nog::mint_n(txn, minter, &ctx, *n) {
-                    Ok(ids) => Answer {
-                        body: nog::render_minted(&ids, &std::mem::take(&mut minter.notes), *format),
-                        ..Answer::default()
-                    },
-                    Err(e) => {
-                        txn.rollback_to(sp);
-                        if let Ok(m) = Minter::load(&*txn) {
-                            *minter = m;
-                        }
-                        failure(&e.to_string())
-                    }
+                let (ids, error) = match nog::mint_n(txn, minter, &ctx, *n) {
+                    Ok(ids) => (ids, None),
+                    Err((ids, e)) => (ids, Some(e)),
+                };
+                let mut notes = std::mem::take(&mut minter.notes);
+                notes.extend(error.iter().map(|e| format!("error: {e}")));
+                Answer {
+                    body: nog::render_minted(&ids, &notes, *format),
+                    failed: error.is_some(),
+                    status: minter.exit_status.take(),
+                    ..Answer::default()
                 }
             }
         }

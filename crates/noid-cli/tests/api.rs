@@ -1165,3 +1165,86 @@ fn a_million_octets_from_the_request_body() {
     assert_eq!(code, 200);
     assert_eq!(body.len(), 1_000_002 + "egg-status: 0\n".len());
 }
+
+/// Spec cases 54 (nog_mint.t:93) and 55 (nog_mint.t:125) over HTTP: a minter at its end with `stopN` answers the
+/// identifiers it could mint, then why it stopped, and `nog-status: N`; one with `wrapN`
+/// starts again and answers `nog-status: N`. What was answered is what was stored.
+#[test]
+fn minters_that_stop_or_wrap() {
+    let api = Api::start();
+    dbcreate(
+        &api.dir("minters/sam/ark/99999/sd"),
+        &["--atlast", "stop7", ".sd"],
+    );
+    dbcreate(
+        &api.dir("minters/sam/ark/99999/wd"),
+        &["--atlast", "wrap5", ".sd"],
+    );
+    let digits = |r: std::ops::Range<u32>| -> String { r.map(|i| format!("s: {i}\n")).collect() };
+    assert_eq!(
+        api.get(SAM, "/a/sam/m/ark/99999/sd", "mint 15"),
+        (
+            200,
+            format!(
+                "{}error: identifiers exhausted (stopped at 10).\n\nnog-status: 7\n",
+                digits(0..10)
+            )
+        )
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/m/ark/99999/sd", "mint 1"),
+        (
+            200,
+            "error: identifiers exhausted (stopped at 10).\n\nnog-status: 7\n".into()
+        )
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/m/ark/99999/wd", "mint 12"),
+        (
+            200,
+            format!("{}s: 0\ns: 1\n\nnog-status: 5\n", digits(0..10))
+        )
+    );
+    assert_eq!(
+        api.get(SAM, "/a/sam/m/ark/99999/wd", "mint 1"),
+        (200, "s: 2\n\nnog-status: 0\n".into())
+    );
+    // Spec case 55 (nog_mint.t:125): add1 grows the template and goes on, status 0.
+    dbcreate(
+        &api.dir("minters/sam/ark/99999/ad"),
+        &["--atlast", "add1", ".sd"],
+    );
+    let (code, body) = api.get(SAM, "/a/sam/m/ark/99999/ad", "mint 20");
+    assert_eq!(code, 200);
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines.len(), 20 + 1 + 1 + 1, "{body}");
+    assert!(
+        lines[..10].iter().all(|l| l.len() == "s: 0".len()),
+        "{body}"
+    );
+    assert!(
+        lines[10..20].iter().all(|l| l.len() == "s: 00".len()),
+        "{body}"
+    );
+    assert_eq!(
+        lines[20..],
+        [
+            "note: chars added (via add1) to template '.sd' to create '.sdd'",
+            "",
+            "nog-status: 0"
+        ]
+    );
+    // The stopped minter's ten identifiers are stored as issued.
+    let info = Command::new(noid_exe())
+        .arg("-f")
+        .arg(api.dir("minters/sam/ark/99999/sd"))
+        .arg("dbinfo")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(info.stdout)
+            .unwrap()
+            .contains("  :/oacounter: 10\n"),
+        "ten identifiers issued"
+    );
+}
