@@ -9,8 +9,8 @@
 #   * `noidr --http` on a unix socket and on TCP, sent the request nginx's proxy_pass
 #     sends (nginx-conf/noid-proxy.conf), one at a time on one keep-alive connection.
 #
-# Per lookup: instructions (callgrind, all threads; runs of R and 2R requests, the
-# difference divided by R, so start-up cancels out); system calls (strace -c: of the
+# Per lookup: instructions (callgrind, of the threads that answer; runs of R and 2R
+# requests, the difference divided by R, so start-up cancels out); system calls (strace -c: of the
 # thread that answers for prg, by the same difference; of all threads for HTTP, attached
 # for R requests, where noidr's store-following thread adds a few hundredths); context
 # switches of all the program's threads (/proc/PID/task/*/status, over R requests). Each
@@ -90,8 +90,19 @@ EOF
 cc -O2 -o "$W/constprg" "$W/constprg.c"
 
 # --- measures ----------------------------------------------------------------------------
-# callgrind's total instructions, all threads
-instructions_of() { awk '/^summary:/ { print $2 }' "$1"; }
+# callgrind's instructions (run with --separate-threads=yes) of the threads that answer,
+# those that ran noidr's line loop or its HTTP server (all threads when none did: the C
+# program): the store-following thread wakes every 100 ms, so its share would depend on
+# how long the run took.
+instructions_of() { # PREFIX
+    local f n sum=0 all=0
+    for f in "$1"-*; do
+        n=$(awk '/^summary:/ { print $2 }' "$f")
+        all=$((all + n))
+        if grep -q 'noidr::lines::serve\|noid_http::' "$f"; then sum=$((sum + n)); fi
+    done
+    if [ "$sum" -gt 0 ]; then echo "$sum"; else echo "$all"; fi
+}
 # strace -c's total calls (its table: % time, seconds, usecs/call, calls, [errors,] name)
 syscalls_of() { awk '$NF == "total" { print $4 }' "$1"; }
 syscall_names() { # FILE-A FILE-B N: per-request calls of each system call, from two runs
@@ -107,8 +118,9 @@ prg_costs() { # NAME EXPECT CMD…: one row
     local name=$1 expect=$2
     shift 2
     local a b sa sb ctxt
-    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- valgrind --tool=callgrind --callgrind-out-file="$W/cg1" "$@" 2>/dev/null >/dev/null
-    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- valgrind --tool=callgrind --callgrind-out-file="$W/cg2" "$@" 2>/dev/null >/dev/null
+    rm -f "$W"/cg1-* "$W"/cg2-*
+    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg1" "$@" 2>/dev/null >/dev/null
+    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg2" "$@" 2>/dev/null >/dev/null
     a=$(instructions_of "$W/cg1") b=$(instructions_of "$W/cg2")
     "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- strace -c -o "$W/st1" "$@" >/dev/null 2>&1
     "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- strace -c -o "$W/st2" "$@" >/dev/null 2>&1
@@ -145,9 +157,10 @@ stop_http() {
 }
 http_costs() { # NAME ADDR: one row
     local name=$1 addr=$2 a b n calls ctxt spid
+    rm -f "$W"/cg-*
     # instructions: two servers under callgrind, R and 2R requests each
     for n in $R $((2 * R)); do
-        start_http "$addr" valgrind --tool=callgrind --callgrind-out-file="$W/cg-$n"
+        start_http "$addr" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg-$n"
         "$CLIENT" http "$addr" "$W/paths.txt" "$n" "HTTP/1.1 302" >/dev/null
         stop_http
     done

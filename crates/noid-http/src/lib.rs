@@ -102,6 +102,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -272,12 +273,51 @@ impl Listener {
         }
     }
 
+    /// Another handle on the same listening socket, for another thread's runtime.
+    fn std_clone(&self) -> io::Result<StdListener> {
+        Ok(match self {
+            Listener::Tcp(l) => StdListener::Tcp(l.as_fd().try_clone_to_owned()?.into()),
+            Listener::Unix(l, p) => {
+                StdListener::Unix(l.as_fd().try_clone_to_owned()?.into(), p.clone())
+            }
+        })
+    }
+
+    /// Remove a unix socket's file (once nobody accepts on it any more).
+    fn remove_socket_file(&self) {
+        if let Listener::Unix(_, p) = self {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
     /// The bound address, `127.0.0.1:PORT` or `unix:/path`.
     pub fn local_addr(&self) -> String {
         match self {
             Listener::Tcp(l) => l.local_addr().map(|a| a.to_string()).unwrap_or_default(),
             Listener::Unix(_, p) => format!("unix:{}", p.display()),
         }
+    }
+}
+
+/// A [`Listener`] between threads: made a tokio one in the runtime that will accept.
+enum StdListener {
+    Tcp(std::net::TcpListener),
+    Unix(std::os::unix::net::UnixListener, PathBuf),
+}
+
+impl StdListener {
+    /// Register with the current runtime.
+    fn into_tokio(self) -> io::Result<Listener> {
+        Ok(match self {
+            StdListener::Tcp(l) => {
+                l.set_nonblocking(true)?;
+                Listener::Tcp(TcpListener::from_std(l)?)
+            }
+            StdListener::Unix(l, p) => {
+                l.set_nonblocking(true)?;
+                Listener::Unix(UnixListener::from_std(l)?, p)
+            }
+        })
     }
 }
 
@@ -300,9 +340,22 @@ pub async fn serve_with(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let config = Arc::new(config);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let result = serve_on(&listener, backend, Arc::new(config), slots, shutdown).await;
+    listener.remove_socket_file();
+    result
+}
+
+/// The accept loop of [`serve_with`], taking connection slots from `slots` (shared by
+/// the threads of [`run_with`]); leaves a unix socket file in place.
+async fn serve_on(
+    listener: &Listener,
+    backend: Arc<dyn Backend>,
+    config: Arc<Config>,
+    slots: Arc<Semaphore>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -321,7 +374,7 @@ pub async fn serve_with(
         };
         let accepted = tokio::select! {
             _ = &mut shutdown => break,
-            a = accept(&listener) => a,
+            a = accept(listener) => a,
         };
         let io = match accepted {
             Ok(io) => io,
@@ -336,14 +389,6 @@ pub async fn serve_with(
             Stream::Tcp(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
             Stream::Unix(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
         }
-    }
-    let path = match &listener {
-        Listener::Unix(_, p) => Some(p.clone()),
-        Listener::Tcp(_) => None,
-    };
-    drop(listener);
-    if let Some(p) = path {
-        let _ = std::fs::remove_file(p);
     }
     if tokio::time::timeout(config.drain_timeout, graceful.shutdown())
         .await
@@ -399,9 +444,14 @@ async fn accept(l: &Listener) -> io::Result<Stream> {
     }
 }
 
-/// Blocking entry point for `noidr --http ADDR`: builds a tokio runtime with
-/// `threads` worker threads (0 = one per core), binds `addr` (see [`parse_addr`]),
-/// logs the bound address at `info`, and serves until SIGTERM or SIGINT.
+/// Blocking entry point for `noidr --http ADDR`: binds `addr` (see [`parse_addr`]),
+/// logs the bound address at `info`, and serves on `threads` threads (0 = one per
+/// core) until SIGTERM or SIGINT.
+///
+/// Each thread runs a single-threaded tokio runtime and accepts on its own handle of
+/// the listening socket; a connection stays on the thread that accepted it, so a
+/// request is read, answered and written by one thread, and never wakes another (a
+/// work-stealing runtime would hand tasks and I/O events between its workers).
 pub fn run(addr: &str, backend: Arc<dyn Backend>, threads: usize) -> io::Result<()> {
     run_with(
         addr,
@@ -432,20 +482,56 @@ where
     } else {
         threads
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .thread_name("noidr-http")
-        .enable_io()
-        .enable_time()
-        .build()?;
-    rt.block_on(async move {
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+    };
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|&s| s).await;
+    };
+    let (listener, helpers, result) = runtime()?.block_on(async move {
         let listener = Listener::bind(addr).await?;
         log::info!(
             "noidr: HTTP on {} ({threads} threads)",
             listener.local_addr()
         );
-        serve_with(listener, backend, config, shutdown()).await
-    })
+        let config = Arc::new(config);
+        let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+        let mut helpers = Vec::new();
+        for _ in 1..threads {
+            let mine = listener.std_clone()?;
+            let (backend, config, slots) = (backend.clone(), config.clone(), slots.clone());
+            let stopped = until_stopped(stopped.clone());
+            let helper = std::thread::Builder::new()
+                .name("noidr-http".into())
+                .spawn(move || -> io::Result<()> {
+                    runtime()?.block_on(async move {
+                        let listener = mine.into_tokio()?;
+                        serve_on(&listener, backend, config, slots, stopped).await
+                    })
+                })?;
+            helpers.push(helper);
+        }
+        let signal = async {
+            shutdown().await;
+            let _ = stop.send(true);
+        };
+        let serving = serve_on(&listener, backend, config, slots, until_stopped(stopped));
+        let (result, ()) = tokio::join!(serving, signal);
+        Ok::<_, io::Error>((listener, helpers, result))
+    })?;
+    for helper in helpers {
+        match helper.join() {
+            Ok(r) => r?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+    listener.remove_socket_file();
+    drop(listener);
+    result
 }
 
 /// A shutdown future for [`run_with`] that completes on SIGTERM or SIGINT.
