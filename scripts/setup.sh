@@ -15,3 +15,10 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust) is required" >&2; exit 1; }
+# Test tools, as root (CI): python3-fusepy for noidr's stalled-store tests (a FUSE file
+# system that pauses, crates/noidr/tests/stallfs.py).
+if [ "$(id -u)" = 0 ] && ! /usr/bin/python3 -c "import fusepy" >/dev/null 2>&1; then
+    echo "setup: installing python3-fusepy" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-fusepy >/dev/null
+fi

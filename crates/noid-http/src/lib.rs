@@ -89,6 +89,7 @@
 
 #![deny(missing_docs)]
 
+mod deadline;
 mod html;
 mod modified;
 pub mod page;
@@ -178,6 +179,11 @@ pub struct Config {
     /// How long [`serve_with`] waits for open connections to finish after shutdown
     /// was asked. Default 5 s.
     pub drain_timeout: Duration,
+    /// How long the backend has to answer a request: one it has not answered by then
+    /// is answered `503` (with `Connection: close`) by a watchdog thread, and so is
+    /// every request while that lookup stays stalled (see the `deadline` module).
+    /// Default `None` (no limit); `noidr` sets its `--lookup-deadline`.
+    pub lookup_deadline: Option<Duration>,
 }
 
 impl Default for Config {
@@ -188,6 +194,7 @@ impl Default for Config {
             max_header_bytes: 16 * 1024,
             max_connections: 1024,
             drain_timeout: Duration::from_secs(5),
+            lookup_deadline: None,
         }
     }
 }
@@ -341,18 +348,39 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-    let result = serve_on(&listener, backend, Arc::new(config), slots, shutdown).await;
+    let watch = config
+        .lookup_deadline
+        .map(deadline::Watch::start)
+        .transpose()?;
+    let result = serve_on(
+        &listener,
+        backend,
+        Arc::new(config),
+        slots,
+        watch.clone(),
+        shutdown,
+    )
+    .await;
+    if let Some((watch, _)) = watch {
+        watch.stop();
+    }
     listener.remove_socket_file();
     result
 }
 
-/// The accept loop of [`serve_with`], taking connection slots from `slots` (shared by
-/// the threads of [`run_with`]); leaves a unix socket file in place.
+/// A server's lookup deadline: its watch (shared by the threads of [`run_with`]) and
+/// the watch's number.
+type Watched = Option<(Arc<deadline::Watch>, usize)>;
+
+/// The accept loop of [`serve_with`], taking connection slots from `slots` and
+/// answering within the deadline of `watch` (both shared by the threads of
+/// [`run_with`]); leaves a unix socket file in place.
 async fn serve_on(
     listener: &Listener,
     backend: Arc<dyn Backend>,
     config: Arc<Config>,
     slots: Arc<Semaphore>,
+    watch: Watched,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
@@ -385,9 +413,10 @@ async fn serve_on(
                 continue;
             }
         };
+        let c = (&builder, &graceful, &backend, &config, &watch);
         match io {
-            Stream::Tcp(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
-            Stream::Unix(s) => spawn_connection(&builder, &graceful, s, &backend, &config, permit),
+            Stream::Tcp(s) => spawn_connection(c, s, permit),
+            Stream::Unix(s) => spawn_connection(c, s, permit),
         }
     }
     if tokio::time::timeout(config.drain_timeout, graceful.shutdown())
@@ -402,21 +431,30 @@ async fn serve_on(
     Ok(())
 }
 
+/// What every connection is served with: the connection builder, the graceful
+/// shutdown, the backend, the limits, and the deadline's watch and its number.
+type Served<'a> = (
+    &'a http1::Builder,
+    &'a hyper_util::server::graceful::GracefulShutdown,
+    &'a Arc<dyn Backend>,
+    &'a Arc<Config>,
+    &'a Watched,
+);
+
 /// Serve one accepted connection on its own task, which holds the connection's slot
 /// (`permit`) until the connection closes.
 fn spawn_connection<S>(
-    builder: &http1::Builder,
-    graceful: &hyper_util::server::graceful::GracefulShutdown,
+    (builder, graceful, backend, config, watch): Served<'_>,
     stream: S,
-    backend: &Arc<dyn Backend>,
-    config: &Arc<Config>,
     permit: tokio::sync::OwnedSemaphorePermit,
 ) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + std::os::fd::AsRawFd + Unpin + Send + 'static,
 {
-    let (backend, config) = (backend.clone(), config.clone());
+    let (backend, config, watch) = (backend.clone(), config.clone(), watch.clone());
+    let fd = stream.as_raw_fd();
     let service = service_fn(move |req| {
-        let resp = respond::handle(&*backend, &config, &req);
+        let deadline = watch.as_ref().map(|(w, n)| (&**w, *n, fd));
+        let resp = respond::handle(&*backend, &config, &req, deadline);
         async move { Ok::<_, Infallible>(resp) }
     });
     let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
@@ -492,25 +530,33 @@ where
     let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|&s| s).await;
     };
-    let (listener, helpers, result) = runtime()?.block_on(async move {
+    let (listener, helpers, result, watchdog) = runtime()?.block_on(async move {
         let listener = Listener::bind(addr).await?;
         log::info!(
             "noidr: HTTP on {} ({threads} threads)",
             listener.local_addr()
         );
+        // One watch for all threads: once a lookup is claimed, every thread answers 503
+        // at once instead of stalling on the store too.
+        let watch = config
+            .lookup_deadline
+            .map(deadline::Watch::start)
+            .transpose()?;
+        let watchdog = watch.as_ref().map(|(w, _)| w.clone());
         let config = Arc::new(config);
         let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
         let mut helpers = Vec::new();
         for _ in 1..threads {
             let mine = listener.std_clone()?;
             let (backend, config, slots) = (backend.clone(), config.clone(), slots.clone());
+            let watch = watch.clone();
             let stopped = until_stopped(stopped.clone());
             let helper = std::thread::Builder::new()
                 .name("noidr-http".into())
                 .spawn(move || -> io::Result<()> {
                     runtime()?.block_on(async move {
                         let listener = mine.into_tokio()?;
-                        serve_on(&listener, backend, config, slots, stopped).await
+                        serve_on(&listener, backend, config, slots, watch, stopped).await
                     })
                 })?;
             helpers.push(helper);
@@ -519,15 +565,25 @@ where
             shutdown().await;
             let _ = stop.send(true);
         };
-        let serving = serve_on(&listener, backend, config, slots, until_stopped(stopped));
+        let serving = serve_on(
+            &listener,
+            backend,
+            config,
+            slots,
+            watch,
+            until_stopped(stopped),
+        );
         let (result, ()) = tokio::join!(serving, signal);
-        Ok::<_, io::Error>((listener, helpers, result))
+        Ok::<_, io::Error>((listener, helpers, result, watchdog))
     })?;
     for helper in helpers {
         match helper.join() {
             Ok(r) => r?,
             Err(panic) => std::panic::resume_unwind(panic),
         }
+    }
+    if let Some(watch) = watchdog {
+        watch.stop();
     }
     listener.remove_socket_file();
     drop(listener);

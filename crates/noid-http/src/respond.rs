@@ -8,6 +8,7 @@ use hyper::header::{
 };
 use hyper::{Method, Response, StatusCode};
 
+use crate::deadline::{Outcome, Watch};
 use crate::page::{self, Format};
 use crate::route::{self, Route};
 use crate::{modified, tombstone, wellknown};
@@ -56,7 +57,24 @@ fn status_header(code: u16) -> HeaderValue {
     HeaderValue::from(code)
 }
 
-pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Request<B>) -> Resp {
+/// A connection's lookups under [`Config::lookup_deadline`]: the server's watch, its
+/// number, and the connection's socket.
+pub(crate) type Deadline<'a> = Option<(&'a Watch, usize, std::os::fd::RawFd)>;
+
+/// `503`: the store did not answer within the deadline, or another lookup is stalled.
+fn unavailable(watch: &Watch) -> Resp {
+    let mut r = text(StatusCode::SERVICE_UNAVAILABLE, watch.message());
+    r.headers_mut()
+        .insert("retry-after", HeaderValue::from_static("1"));
+    r
+}
+
+pub(crate) fn handle<B>(
+    backend: &dyn Backend,
+    cfg: &Config,
+    req: &hyper::Request<B>,
+    deadline: Deadline<'_>,
+) -> Resp {
     let uri = req.uri();
     let path = uri.path();
     let query = uri.query();
@@ -91,10 +109,16 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
     };
     match route {
         Route::Health => {
+            if let Some((watch, ..)) = deadline.filter(|(w, ..)| w.stalled()) {
+                return text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!("unhealthy: {}", watch.message()),
+                );
+            }
             return match backend.health() {
                 Ok(()) => text(StatusCode::OK, "ok\n"),
                 Err(e) => text(StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
-            }
+            };
         }
         Route::Metrics => {
             return match backend.metrics() {
@@ -135,7 +159,17 @@ pub(crate) fn handle<B>(backend: &dyn Backend, cfg: &Config, req: &hyper::Reques
                 accept,
                 proto,
             };
-            match backend.resolve(&rq) {
+            let resolved = match deadline {
+                None => backend.resolve(&rq),
+                Some((watch, n, fd)) => {
+                    let head = req.method() == Method::HEAD;
+                    match watch.run(n, fd, head, || backend.resolve(&rq)) {
+                        Outcome::Answered(r) => r,
+                        Outcome::Stalled => return unavailable(watch),
+                    }
+                }
+            };
+            match resolved {
                 Ok(a) => a,
                 Err(e) => {
                     log::error!("resolving {id:?}: {e}");

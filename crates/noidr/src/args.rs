@@ -90,6 +90,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub http_max_connections: usize,
 
+    /// Seconds the store has to answer a request: a request it has not answered by then
+    /// (a hung disk, a network file system gone away) is answered with the protocol's
+    /// error line (HTTP: 503), and so is every request after it until the stalled
+    /// lookup returns; then noidr resolves again. Under Apache this keeps one stalled
+    /// lookup from stalling the whole server (every prg: lookup waits for the one
+    /// before it). 0 turns the deadline off.
+    #[arg(long, value_name = "SECS", default_value_t = crate::deadline::DEFAULT_SECONDS)]
+    pub lookup_deadline: f64,
+
     /// Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the
     /// built-in table (doi:, hdl:). An empty file disables all rules.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -225,6 +234,8 @@ pub struct Config {
     pub cache_bytes: usize,
     /// stderr log level.
     pub log_level: log::LevelFilter,
+    /// How long the store has to answer a request (`None`: no limit).
+    pub deadline: Option<Duration>,
 }
 
 impl Config {
@@ -267,6 +278,11 @@ impl Config {
             }
             _ => bail!("--probe-interval must be 0 (no probes) or more, at most 86400 seconds"),
         };
+        let deadline = match args.lookup_deadline {
+            0.0 => None,
+            s if (0.01..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
+            _ => bail!("--lookup-deadline must be 0 (none) or from 0.01 to 86400 seconds"),
+        };
         let mode = match args.http {
             _ if args.check_registry => Mode::CheckRegistry,
             _ if args.write_registry.is_some() => {
@@ -288,6 +304,7 @@ impl Config {
                     limits: noid_http::Config {
                         header_read_timeout: Duration::from_secs_f64(args.http_header_timeout),
                         max_connections: args.http_max_connections,
+                        lookup_deadline: deadline,
                         ..noid_http::Config::default()
                     },
                 }
@@ -318,6 +335,7 @@ impl Config {
             secondary_dir: args.secondary_dir,
             cache_bytes: args.cache_mb.max(1) << 20,
             log_level,
+            deadline,
         })
     }
 }
@@ -437,6 +455,20 @@ mod tests {
         .is_err());
         assert!(config(&["noidr", "--probe-interval", "1"]).is_err());
         assert!(config(&["noidr", "--registry", "/nonexistent/reg"]).is_err());
+    }
+
+    #[test]
+    fn lookup_deadline() {
+        let d = |a: &[&str]| config(a).map(|c| c.deadline);
+        assert_eq!(d(&["noidr"]).unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(
+            d(&["noidr", "--lookup-deadline", "0.25"]).unwrap(),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(d(&["noidr", "--lookup-deadline", "0"]).unwrap(), None);
+        for bad in ["0.001", "-1", "NaN", "100000", "x"] {
+            assert!(d(&["noidr", "--lookup-deadline", bad]).is_err(), "{bad}");
+        }
     }
 
     /// The package's noidr(8) and shell completions are what this definition makes.

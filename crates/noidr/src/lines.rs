@@ -12,12 +12,14 @@
 //! Complete request lines that are already buffered are answered as one batch, a
 //! large batch by two threads that take it [`SHARE`] requests at a time (its answers
 //! still go out in order): a pipelining client is then served by both cores, while a
-//! lone request is answered at once on the calling thread (see ARCHITECTURE.md,
-//! "Performance").
+//! lone request is answered at once on the thread that read it (see ARCHITECTURE.md,
+//! "Performance"). Each batch is answered within the lookup deadline: the roles of
+//! the threads that read, answer and watch are in [`crate::deadline`].
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Longest request line answered; Apache's own limit (`LimitRequestLine`) is 8190.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -48,39 +50,78 @@ const LINE_KEPT: usize = 1024;
 /// One request line of a batch (terminator stripped). Slots are kept from one batch to
 /// the next, so that reading a line costs no allocation.
 #[derive(Default)]
-struct LineSlot {
+pub struct LineSlot {
     line: Vec<u8>,
     /// The line was longer than [`MAX_LINE`] (`line` is then empty).
     overflow: bool,
 }
 
-/// Serve `input` until end of input, calling `answer(line, out)` for each request line
-/// (terminator stripped); `answer` must append exactly one line to `out`. It may be
-/// called from two threads at once.
-pub fn serve<R: Read, W: Write>(
+/// What answers request lines.
+pub trait Answer: Sync {
+    /// Append exactly one answer line (with its `\n`) for `line` (terminator stripped).
+    /// May be called from two threads at once.
+    fn answer(&self, line: &[u8], out: &mut Vec<u8>);
+
+    /// Append the one answer line of a request that the store did not answer within
+    /// `deadline` (see [`crate::deadline`]); must not touch the store.
+    fn late(&self, deadline: Duration, out: &mut Vec<u8>);
+}
+
+/// Serve `input` until end of input, answering each request line with `answerer`, each
+/// batch within `deadline` (`None`: no deadline). See [`crate::deadline`].
+pub fn serve<R, W, A>(
     input: R,
-    mut output: W,
-    answer: impl Fn(&[u8], &mut Vec<u8>) + Sync,
-) -> io::Result<u64> {
-    let mut input = BufReader::with_capacity(READ_BUFFER, input);
-    let mut batch: Vec<LineSlot> = Vec::new();
-    let mut out = Vec::with_capacity(MAX_PENDING + 1024);
-    let mut shares = Vec::new();
-    let mut count = 0u64;
-    loop {
+    output: W,
+    answerer: A,
+    deadline: Option<Duration>,
+) -> io::Result<u64>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+    A: Answer + Send + 'static,
+{
+    crate::deadline::serve(Io::new(input, output), answerer, deadline)
+}
+
+/// The loop's input and output: whoever holds it reads request lines and writes
+/// answers (one thread at a time; [`crate::deadline`] passes it between two).
+pub struct Io<R, W> {
+    input: BufReader<R>,
+    output: W,
+    /// Answers not yet written.
+    out: Vec<u8>,
+    /// Request lines read so far.
+    pub count: u64,
+}
+
+impl<R: Read, W: Write> Io<R, W> {
+    /// Input and output of a line loop.
+    pub fn new(input: R, output: W) -> Io<R, W> {
+        Io {
+            input: BufReader::with_capacity(READ_BUFFER, input),
+            output,
+            out: Vec::with_capacity(MAX_PENDING + 1024),
+            count: 0,
+        }
+    }
+
+    /// Read the next batch of request lines into `batch`; 0 at the end of input.
+    /// The first line may wait for input; later ones only if already complete in the
+    /// buffer, so that a client waiting for answers is never kept waiting.
+    pub fn read_batch(&mut self, batch: &mut Batch) -> io::Result<usize> {
+        let slots = &mut batch.slots;
+        let input = &mut self.input;
         let mut n = 0;
-        // The first line may wait for input; later ones only if already complete in the
-        // buffer, so that a client waiting for answers is never kept waiting.
         while n < MAX_BATCH && (n == 0 || memchr::memchr(b'\n', input.buffer()).is_some()) {
-            if n == batch.len() {
-                batch.push(LineSlot::default());
+            if n == slots.len() {
+                slots.push(LineSlot::default());
             }
-            let req = &mut batch[n];
+            let req = &mut slots[n];
             if req.line.capacity() > LINE_KEPT {
                 req.line = Vec::new();
             }
             req.line.clear();
-            let (read, overflow) = read_line(&mut input, &mut req.line, MAX_LINE)?;
+            let (read, overflow) = read_line(input, &mut req.line, MAX_LINE)?;
             if read == 0 {
                 break;
             }
@@ -93,20 +134,65 @@ pub fn serve<R: Read, W: Write>(
             req.overflow = overflow;
             n += 1;
         }
-        if n == 0 {
-            break;
+        batch.len = n;
+        self.count += n as u64;
+        Ok(n)
+    }
+
+    /// Take a batch's answers (leaving `answers` empty) after those of earlier
+    /// batches, and write them all unless more input is already buffered (then the
+    /// answers of pipelined requests go out together, up to [`MAX_PENDING`]).
+    pub fn deliver(&mut self, answers: &mut Vec<u8>) -> io::Result<()> {
+        if self.out.is_empty() {
+            std::mem::swap(&mut self.out, answers);
+        } else {
+            self.out.extend_from_slice(answers);
         }
-        count += n as u64;
-        answer_batch(&batch[..n], &mut out, &mut shares, &answer);
-        if input.buffer().is_empty() || out.len() >= MAX_PENDING {
-            output.write_all(&out)?;
-            output.flush()?;
-            out.clear();
+        answers.clear();
+        if self.input.buffer().is_empty() || self.out.len() >= MAX_PENDING {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Write every answer not yet written.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.output.write_all(&self.out)?;
+        self.output.flush()?;
+        self.out.clear();
+        Ok(())
+    }
+}
+
+/// A thread's batch of request lines and their answers, kept between batches for
+/// their allocations.
+#[derive(Default)]
+pub struct Batch {
+    slots: Vec<LineSlot>,
+    /// Request lines in the current batch.
+    pub len: usize,
+    /// The current batch's answers.
+    pub answers: Vec<u8>,
+    shares: Vec<Vec<u8>>,
+}
+
+impl Batch {
+    /// Answer the current batch into `answers`: one line per request, in order.
+    pub fn answer(&mut self, answerer: &impl Answer) {
+        answer_batch(
+            &self.slots[..self.len],
+            &mut self.answers,
+            &mut self.shares,
+            answerer,
+        );
+    }
+
+    /// Answer every request of the current batch as late.
+    pub fn late(&mut self, answerer: &impl Answer, deadline: Duration) {
+        for _ in 0..self.len {
+            answerer.late(deadline, &mut self.answers);
         }
     }
-    output.write_all(&out)?;
-    output.flush()?;
-    Ok(count)
 }
 
 /// Append one answer line per request, in order. A large batch is shared with a
@@ -116,7 +202,7 @@ fn answer_batch(
     batch: &[LineSlot],
     out: &mut Vec<u8>,
     shares: &mut Vec<Vec<u8>>,
-    answer: &(impl Fn(&[u8], &mut Vec<u8>) + Sync),
+    answer: &impl Answer,
 ) {
     if batch.len() < PARALLEL_MIN {
         answer_all(batch, out, answer);
@@ -155,7 +241,7 @@ fn answer_batch(
 }
 
 /// Append one answer line per request to `out`, in order.
-fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl Fn(&[u8], &mut Vec<u8>)) {
+fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl Answer) {
     for request in requests {
         let before = out.len();
         if request.overflow {
@@ -163,7 +249,7 @@ fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl Fn(&[u8], 
                 format!("error: request line longer than {MAX_LINE} bytes\n").as_bytes(),
             );
         } else {
-            answer(&request.line, out);
+            answer.answer(&request.line, out);
         }
         debug_assert_eq!(
             memchr::memchr_iter(b'\n', &out[before..]).count(),
@@ -213,16 +299,93 @@ fn read_line<R: BufRead>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::sync::{Arc, Condvar};
+
     use super::*;
 
+    /// A closure as an [`Answer`]; a late request is answered `late`.
+    pub struct Each<F>(pub F);
+
+    impl<F: Fn(&[u8], &mut Vec<u8>) + Sync> Answer for Each<F> {
+        fn answer(&self, line: &[u8], out: &mut Vec<u8>) {
+            (self.0)(line, out)
+        }
+        fn late(&self, _: Duration, out: &mut Vec<u8>) {
+            out.extend_from_slice(b"late\n");
+        }
+    }
+
+    /// Output kept in memory, which a test can wait on.
+    #[derive(Clone, Default)]
+    pub struct Sink(pub Arc<(Mutex<Vec<u8>>, Condvar)>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 .0.lock().unwrap().extend_from_slice(buf);
+            self.0 .1.notify_all();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink {
+        /// Everything written so far.
+        pub fn bytes(&self) -> Vec<u8> {
+            self.0 .0.lock().unwrap().clone()
+        }
+
+        /// Wait until `lines` answer lines were written (a minute at most: a failure,
+        /// not a measure); returns them all.
+        pub fn wait_lines(&self, lines: usize) -> Vec<String> {
+            let (out, written) = &*self.0;
+            let (out, timeout) = written
+                .wait_timeout_while(
+                    out.lock().unwrap(),
+                    std::time::Duration::from_secs(60),
+                    |o| memchr::memchr_iter(b'\n', o).count() < lines,
+                )
+                .unwrap();
+            assert!(
+                !timeout.timed_out(),
+                "only {:?}",
+                String::from_utf8_lossy(&out)
+            );
+            String::from_utf8_lossy(&out)
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        }
+    }
+
+    /// Serve `input` with `answer`, without and with a (long) deadline: both loops must
+    /// give the same output. Returns the request count and the output.
+    fn serve_both<R, F>(input: impl Fn() -> R, answer: F) -> (u64, Vec<u8>)
+    where
+        R: Read + Send + 'static,
+        F: Fn(&[u8], &mut Vec<u8>) + Sync + Send + Clone + 'static,
+    {
+        let mut results = Vec::new();
+        for deadline in [None, Some(Duration::from_secs(600))] {
+            let sink = Sink::default();
+            let n = serve(input(), sink.clone(), Each(answer.clone()), deadline).unwrap();
+            results.push((n, sink.bytes()));
+        }
+        assert!(results[0] == results[1], "with and without a deadline");
+        results.pop().unwrap()
+    }
+
     fn run(input: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        serve(input, &mut out, |line, out| {
-            out.extend_from_slice(format!("[{}]\n", String::from_utf8_lossy(line)).as_bytes())
-        })
-        .unwrap();
-        out
+        let input = input.to_vec();
+        serve_both(
+            || io::Cursor::new(input.clone()),
+            |line: &[u8], out: &mut Vec<u8>| {
+                out.extend_from_slice(format!("[{}]\n", String::from_utf8_lossy(line)).as_bytes())
+            },
+        )
+        .1
     }
 
     #[test]
@@ -250,7 +413,7 @@ mod tests {
 
     /// Input that arrives one piece per read, as from a client writing line by line:
     /// every line is then a batch of its own, read into the same kept slot.
-    struct Pieces(std::collections::VecDeque<Vec<u8>>);
+    pub struct Pieces(pub std::collections::VecDeque<Vec<u8>>);
 
     impl Read for Pieces {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -278,11 +441,12 @@ mod tests {
             b"x\r\n".to_vec(),
             b"y".to_vec(),
         ];
-        let mut out = Vec::new();
-        let n = serve(Pieces(pieces.into()), &mut out, |line, out| {
-            out.extend_from_slice(format!("[{}]\n", line.len()).as_bytes())
-        })
-        .unwrap();
+        let (n, out) = serve_both(
+            || Pieces(pieces.clone().into()),
+            |line: &[u8], out: &mut Vec<u8>| {
+                out.extend_from_slice(format!("[{}]\n", line.len()).as_bytes())
+            },
+        );
         assert_eq!(n, 5);
         assert_eq!(
             String::from_utf8(out).unwrap(),
@@ -297,15 +461,16 @@ mod tests {
         // 10,000 lines arrive at once: batches of up to MAX_BATCH are shared by two
         // threads; every 397th request is slow, so shares finish out of order.
         let input: String = (0..10_000).map(|i| format!("{i}\n")).collect();
-        let mut out = Vec::new();
-        let n = serve(input.as_bytes(), &mut out, |line, out| {
-            let i: u32 = std::str::from_utf8(line).unwrap().parse().unwrap();
-            if i.is_multiple_of(397) {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            out.extend_from_slice(format!("<{i}>\n").as_bytes());
-        })
-        .unwrap();
+        let (n, out) = serve_both(
+            || io::Cursor::new(input.clone().into_bytes()),
+            |line: &[u8], out: &mut Vec<u8>| {
+                let i: u32 = std::str::from_utf8(line).unwrap().parse().unwrap();
+                if i.is_multiple_of(397) {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                out.extend_from_slice(format!("<{i}>\n").as_bytes());
+            },
+        );
         assert_eq!(n, 10_000);
         let expected: String = (0..10_000).map(|i| format!("<{i}>\n")).collect();
         assert_eq!(String::from_utf8(out).unwrap(), expected);

@@ -18,6 +18,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
 mod current;
+mod deadline;
 mod http;
 mod lines;
 mod metrics;
@@ -82,15 +83,14 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
             signals::spawn(follower.clone(), metrics.clone(), current.clone(), true)?;
-            let answerer = protocol::Answerer::new(protocol, current, cfg.miss, metrics);
+            let answerer =
+                protocol::Answerer::new(protocol, current, cfg.miss, metrics, follower.clone());
             // Our own handles on fds 0 and 1: the loop does its own buffering (and needs
             // to see whether more input is buffered), so std's LineWriter is bypassed.
             let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
             let output = File::from(io::stdout().as_fd().try_clone_to_owned()?);
-            lines::serve(input, output, |line, out| {
-                answerer.answer(&follower, line, out)
-            })
-            .map(|n| log::info!("end of input after {n} requests"))
+            lines::serve(input, output, answerer, cfg.deadline)
+                .map(|n| log::info!("end of input after {n} requests"))
         }
         Mode::CheckRegistry | Mode::WriteRegistry(_) => unreachable!("handled above"),
         Mode::Http {

@@ -1,8 +1,9 @@
 //! One request line in, one answer line out, in the protocol chosen on the command line,
 //! against the freshest view of the store.
 
+use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Outcome};
@@ -19,30 +20,48 @@ pub struct Answerer {
     current: Arc<Current>,
     miss: Miss,
     metrics: Arc<Metrics>,
+    follower: Arc<Follower>,
 }
 
 impl Answerer {
-    /// An answerer for `protocol`, with the resolver in force for the egg protocol,
-    /// counting its answers in `metrics`.
+    /// An answerer for `protocol` on `follower`'s store, with the resolver in force for
+    /// the egg protocol, counting its answers in `metrics`.
     pub fn new(
         protocol: Protocol,
         current: Arc<Current>,
         miss: Miss,
         metrics: Arc<Metrics>,
+        follower: Arc<Follower>,
     ) -> Answerer {
         Answerer {
             protocol,
             current,
             miss,
             metrics,
+            follower,
         }
     }
+}
 
+/// The error of a request the store did not answer in time.
+struct Late(Duration);
+
+impl fmt::Display for Late {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no answer from the store within {} s (--lookup-deadline)",
+            self.0.as_secs_f64()
+        )
+    }
+}
+
+impl crate::lines::Answer for Answerer {
     /// Append exactly one answer line for `line` to `out`. A store that cannot be read
     /// gives one `error: …` line, never a missing line.
-    pub fn answer(&self, follower: &Follower, line: &[u8], out: &mut Vec<u8>) {
+    fn answer(&self, line: &[u8], out: &mut Vec<u8>) {
         let start = Instant::now();
-        let outcome = match follower.fresh() {
+        let outcome = match self.follower.fresh() {
             Ok(view) => match self.protocol {
                 Protocol::Noid => noid_line::answer(&*view, line, out),
                 Protocol::Egg => {
@@ -59,5 +78,17 @@ impl Answerer {
             }
         };
         self.metrics.record(outcome, start);
+    }
+
+    /// `error: no answer from the store within N s (--lookup-deadline)`, the error line
+    /// of the protocol (a miss to the shipped Apache rules), counted as an error. (The
+    /// stalled lookup itself is counted too, with its whole time, once it returns.)
+    fn late(&self, deadline: Duration, out: &mut Vec<u8>) {
+        let start = Instant::now();
+        match self.protocol {
+            Protocol::Noid => noid_line::error_line(&Late(deadline), out),
+            Protocol::Egg => egg::error_line(&Late(deadline), out),
+        }
+        self.metrics.record(Outcome::Error, start);
     }
 }

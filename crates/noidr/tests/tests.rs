@@ -15,3 +15,4 @@ mod pepper;
 mod protocol;
 mod providers;
 mod robust;
+mod stall;
