@@ -185,3 +185,201 @@ fn kill_minters(count: &str, runs: usize, spread_ms: u64) {
         printed.len()
     );
 }
+
+/// What one writer process of [`interleaved_writers_keep_every_promise`] was asked, and
+/// when it ran.
+struct Done {
+    kind: &'static str,
+    start: Instant,
+    end: Instant,
+}
+
+/// Truly interleaved writers: four threads each run 30 short `noid` processes (and bulk
+/// scripts) one after another, so that mints from one process fall between binds, holds
+/// and queues of the others, every process taking the writers' lock for itself. Then:
+/// no identifier was minted twice, every acknowledged bind, hold and queue is in the
+/// store (a queued id was minted once or is still queued), and `noid check` is clean.
+#[test]
+fn interleaved_writers_keep_every_promise() {
+    const THREADS: u64 = 4;
+    const ROUNDS: u64 = 30;
+    // No check character, so the test can make valid identifiers: 13030/f5 + e e d e e d.
+    let d = Dir::minter(&["f5.reedeed", "long", "13030", "cdlib.org", "oac/cmp"]);
+    const X: &[u8] = b"0123456789bcdfghjkmnpqrstvwxz";
+    // Holds start with `b`, queues with `c`, each thread's with its own second
+    // character, so that no two promises are about the same identifier.
+    let made = |first: u8, t: u64, n: u64| {
+        format!(
+            "13030/f5{}{}{}{}{}{}",
+            first as char,
+            X[10 + t as usize] as char,
+            n % 10,
+            X[(n / 10 % 29) as usize] as char,
+            X[(n / 290 % 29) as usize] as char,
+            n / 8410 % 10
+        )
+    };
+    struct Promises {
+        minted: Vec<String>,
+        bound: Vec<(String, String, String)>,
+        held: Vec<String>,
+        queued: Vec<String>,
+        done: Vec<Done>,
+    }
+    let path = d.path().to_path_buf();
+    let results: Vec<Promises> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let path = path.clone();
+                s.spawn(move || {
+                    let mut p = Promises {
+                        minted: Vec::new(),
+                        bound: Vec::new(),
+                        held: Vec::new(),
+                        queued: Vec::new(),
+                        done: Vec::new(),
+                    };
+                    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (t + 1).wrapping_mul(0x2545_F491);
+                    let mut next = || {
+                        rng ^= rng << 13;
+                        rng ^= rng >> 7;
+                        rng ^= rng << 17;
+                        rng
+                    };
+                    for round in 0..ROUNDS {
+                        let noid = |args: &[&str], input: &str| {
+                            let mut cmd = Command::new(noid_exe());
+                            cmd.arg("-f").arg(&path).args(args);
+                            run(cmd, input.as_bytes())
+                        };
+                        let start = Instant::now();
+                        let kind = match next() % 6 {
+                            0 | 1 => {
+                                let n = 1 + next() % 4;
+                                let r = noid(&["mint", &n.to_string()], "");
+                                let got = ids(r.ok());
+                                assert_eq!(got.len() as u64, n, "{}", r.stdout);
+                                p.minted.extend(got);
+                                "mint"
+                            }
+                            2 => {
+                                // A bind on an identifier this thread minted or held.
+                                let own: Vec<&String> = p.minted.iter().chain(&p.held).collect();
+                                let Some(id) = own
+                                    .get(next() as usize % own.len().max(1))
+                                    .map(|s| s.to_string())
+                                else {
+                                    continue;
+                                };
+                                let (elem, value) =
+                                    (format!("e{t}_{round}"), format!("v{t}_{round}"));
+                                let r = noid(&["bind", "set", &id, &elem, &value], "");
+                                assert!(r.ok().contains("Status:  ok"), "{}", r.stdout);
+                                p.bound.push((id, elem, value));
+                                "bind"
+                            }
+                            3 => {
+                                let id = made(b'b', t, round);
+                                noid(&["hold", "set", &id], "").ok();
+                                p.held.push(id);
+                                "hold"
+                            }
+                            4 => {
+                                // Queued alone: some other process's mint takes it.
+                                let q = made(b'c', t, round);
+                                let r = noid(&["queue", "now", &q], "");
+                                assert!(
+                                    r.ok().contains("note: 1 identifier queued"),
+                                    "{}",
+                                    r.stdout
+                                );
+                                p.queued.push(q);
+                                "queue"
+                            }
+                            _ => {
+                                // A bulk script: a queue, a mint and a hold in one process.
+                                let (q, h) = (made(b'c', t, round), made(b'b', t, 1000 + round));
+                                let script = format!("queue now {q}\nmint 1\nhold set {h}\n");
+                                let r = noid(&["-"], &script);
+                                assert!(
+                                    r.ok().contains("note: 1 identifier queued"),
+                                    "{}",
+                                    r.stdout
+                                );
+                                // `queue` prints its identifier too: the mint's comes second.
+                                let got = ids(&r.stdout);
+                                assert_eq!(got.len(), 2, "{}", r.stdout);
+                                p.queued.push(q);
+                                p.minted.push(got[1].clone());
+                                p.held.push(h);
+                                "bulk"
+                            }
+                        };
+                        p.done.push(Done {
+                            kind,
+                            start,
+                            end: Instant::now(),
+                        });
+                    }
+                    p
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+
+    // The writers did interleave: some mint ran while another process bound, held or
+    // queued (each process waits for the lock, so running at once means alternating).
+    let all_done: Vec<&Done> = results.iter().flat_map(|p| &p.done).collect();
+    let overlapping = all_done.iter().any(|a| {
+        a.kind == "mint"
+            && all_done
+                .iter()
+                .any(|b| b.kind != "mint" && a.start < b.end && b.start < a.end)
+    });
+    assert!(overlapping, "no mint ran alongside another writer");
+
+    let mut minted = HashSet::new();
+    for id in results.iter().flat_map(|p| &p.minted) {
+        assert!(minted.insert(id.clone()), "{id} minted twice");
+    }
+    let export = d.noid(&["export", "noid"]);
+    let export = export.ok();
+    for p in &results {
+        for (id, elem, value) in &p.bound {
+            assert_eq!(
+                d.noid(&["get", id, elem]).ok().trim_end(),
+                value,
+                "{id} {elem}"
+            );
+        }
+        for id in &p.held {
+            assert!(
+                export.contains(&format!("\n{id}\\t:/h\t1\n")),
+                "hold on {id} lost"
+            );
+        }
+        for id in &p.queued {
+            let still_queued = export
+                .lines()
+                .any(|l| l.starts_with(":/q/") && l.ends_with(&format!("\t{id}")));
+            assert!(
+                minted.contains(id) != still_queued,
+                "queued {id}: minted {}, still queued {still_queued}",
+                minted.contains(id)
+            );
+        }
+    }
+    assert!(
+        d.noid(&["check"]).ok().contains("ok: no problems found"),
+        "noid check"
+    );
+    eprintln!(
+        "interleaved writers: {} processes, {} ids minted, {} binds, {} holds, {} queued",
+        all_done.len(),
+        minted.len(),
+        results.iter().map(|p| p.bound.len()).sum::<usize>(),
+        results.iter().map(|p| p.held.len()).sum::<usize>(),
+        results.iter().map(|p| p.queued.len()).sum::<usize>(),
+    );
+}

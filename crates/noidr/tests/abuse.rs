@@ -141,12 +141,35 @@ fn read_response(r: &mut BufReader<TcpStream>) -> (u16, String) {
     (status, head)
 }
 
-/// Thousands of connections that never send a byte: each holds a slot, the server
+/// Raise this process's open-file limit (inherited by the noidr it starts) to what
+/// `fds` descriptors need, within the hard limit.
+fn allow_open_files(fds: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit owned by this frame.
+    let ok = unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && {
+            lim.rlim_cur = lim.rlim_max.min(fds.max(lim.rlim_cur));
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0
+        }
+    };
+    assert!(
+        ok && lim.rlim_cur >= fds,
+        "need {fds} open files, the hard limit (ulimit -Hn) is {}",
+        lim.rlim_max
+    );
+}
+
+/// Ten thousand connections that never send a byte: each holds a slot, the server
 /// answers everyone else meanwhile, and its memory stays bounded.
 #[test]
 fn idle_connections_are_bounded() {
-    const IDLE: usize = 3000;
-    let mut s = Server::start(&["--http-max-connections", "4096"]);
+    const IDLE: usize = 10_000;
+    // Both this process and noidr hold one descriptor per idle connection.
+    allow_open_files(IDLE as u64 + 1024);
+    let mut s = Server::start(&["--http-max-connections", "12000"]);
     s.assert_answers();
     let before = s.rss_kib();
     let idle: Vec<TcpStream> = (0..IDLE).map(|_| s.connect()).collect();
