@@ -100,10 +100,7 @@ impl<R: BufRead> Source for Lines<R> {
                 );
             }
         }
-        Some(
-            shell_words::split(&text)
-                .map_err(|e| format!("error: cannot split command line ({e}): {text}")),
-        )
+        Some(noid_command::bulk_line(&text))
     }
     fn more_buffered(&self) -> bool {
         (self.buffered)(&self.input)

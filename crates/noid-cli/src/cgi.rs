@@ -31,17 +31,10 @@ pub fn run(argv0: &str) -> u8 {
         println!("error: No QUERY_STRING (hence no command) defined.");
         return 2;
     };
-    let query = query.to_string_lossy();
-    // `+` separates words (as in Perl Noid); `%`-escapes are decoded inside each word,
-    // so `%20` is a space within a value and `%2B` a literal plus.
-    let line = query.replace('+', " ");
-    let words = match shell_words::split(&line) {
-        Ok(w) => w
-            .iter()
-            .map(|w| String::from_utf8_lossy(&noid_resolve::percent_decode(w)).into_owned())
-            .collect::<Vec<_>>(),
-        Err(e) => {
-            println!("error: cannot split query ({e}): {line}");
+    let words = match noid_command::web_query(&query.to_string_lossy()) {
+        Ok(words) => words,
+        Err(complaint) => {
+            println!("{complaint}");
             return 2;
         }
     };

@@ -119,3 +119,105 @@ impl Request {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::Port;
+
+    /// Random requests, as bulk lines and web queries can carry them: words drawn from
+    /// every verb, the argument forms verbs treat specially and arbitrary text. Parsing
+    /// never panics, and the web interface never gets `dbcreate` or `import` (the
+    /// binary's own tests drive the same words through `noid -` and the CGI; the word
+    /// splitting before this is fuzzed in `fuzz/`, target `command_words`).
+    #[test]
+    fn random_requests_parse_without_panic() {
+        const WORDS: &[&str] = &[
+            "hello",
+            "help",
+            "lui",
+            "dbcreate",
+            "fetch",
+            "get",
+            "dbinfo",
+            "standing",
+            "validate",
+            "mint",
+            "peppermint",
+            "bind",
+            "hold",
+            "queue",
+            "note",
+            "import",
+            "export",
+            "check",
+            "set",
+            "add",
+            "release",
+            "now",
+            "first",
+            "lvf",
+            "delete",
+            "brief",
+            "full",
+            "-",
+            "--",
+            ":",
+            ":-",
+            ":x",
+            "-m",
+            "--format",
+            "json",
+            "0",
+            "1",
+            "-1",
+            "99999999999999999999",
+            "13030/x",
+            "x.set",
+            "x.fetch",
+            "@",
+            ".",
+            "ark:/13030/a.resolve",
+            "f5.reedeedk",
+            "long",
+            "--repair",
+            "noid",
+            "dbdump",
+            "",
+            " ",
+            "\u{0}",
+            "é",
+            "x y",
+            "'",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200_000 {
+            let n = next() % 7;
+            let words: Vec<String> = (0..n)
+                .map(|_| match next() % 8 {
+                    0 => (0..next() % 12)
+                        .map(|_| char::from_u32((next() % 0x250) as u32).unwrap_or('?'))
+                        .collect(),
+                    _ => WORDS[(next() % WORDS.len() as u64) as usize].to_owned(),
+                })
+                .collect();
+            let web = next() % 2 == 0;
+            let request = Request::parse(words.clone(), web);
+            if web {
+                assert!(
+                    !matches!(
+                        request,
+                        Request::Verb(Verb::Create(_)) | Request::Verb(Verb::Port(Port::Import(_)))
+                    ),
+                    "{words:?} reached a verb the web interface refuses"
+                );
+            }
+        }
+    }
+}
