@@ -45,7 +45,7 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("mint", true) => "\n   noid mint N [ Elem Value ]\t# to mint N identifiers (optionally binding)\n",
         ("queue", true) => "\n   noid queue (now|first|lvf|Time) Id ...\t# queue (eg, recycle) Id(s)\n      Time is NU, meaning N units, where U= d(ays) | s(econds).\n      With \"lvf\" (Lowest Value First) lowest value of id will mint first.\n",
         ("validate", true) => "\n   noid validate Template Id ...\t# to check if Ids are valid\n      Use Template of \"-\" to use the minter's native template.\n",
-        ("import", true) => "\n   noid import Path\t\t\t# create this minter from a Perl Noid one\n      Path is an old NOID directory, its noid.bdb, or a db_dump -p text file (- for stdin).\n",
+        ("import", true) => "\n   noid import Path\t\t\t# create this minter from a Perl Noid one\n      Path is an old NOID directory, its noid.bdb, or a db_dump -p text file (- for stdin).\n   noid import --backend URL [--minter NAME] Path\t# the same, held by PostgreSQL\n",
         ("export", true) => "\n   noid export [noid|dbdump]\t\t# write the whole minter to stdout\n",
         ("check", true) => "\n   noid check [--repair]\t\t# report the minter's health\n",
         ("standing", true) => "\n   noid standing [Id ...]\t\t# which kernel elements Ids lack (all Ids if none)\n",

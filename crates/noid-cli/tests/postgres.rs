@@ -543,3 +543,56 @@ fn writers_killed_at_any_moment_never_print_an_id_twice_and_leave_the_minter_sou
         );
     }
 }
+
+#[test]
+fn an_embedded_minter_moves_to_postgres_by_export_and_import() {
+    let server = TestServer::start();
+    let url = server.create_database("moved");
+    let embedded = Dir::minter(PERL_CREATE);
+    for cmd in PERL_SESSION {
+        embedded.noid(cmd);
+    }
+    let exported = embedded.noid(&["export"]);
+    let tmp = Dir::new();
+    let import = |dir: &std::path::Path| {
+        let mut cmd = Command::new(noid_exe());
+        cmd.arg("-f").arg(dir);
+        cmd.args(["import", "--backend", &url, "--minter", "moved", "-"]);
+        run(cmd, exported.stdout.as_bytes())
+    };
+    let target = tmp.path().join("pg");
+    let r = import(&target);
+    assert!(r.ok().starts_with("ok: imported "), "{r:?}");
+    let left: BTreeSet<String> = std::fs::read_dir(target.join("NOID"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        left,
+        BTreeSet::from(["README".into(), "backend".into(), "log".into()])
+    );
+    let names: Vec<_> = std::fs::read_dir(&target)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["NOID"], "no staging directory is left");
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&target).arg("export");
+    assert_eq!(
+        run(cmd, b"").ok(),
+        exported.ok(),
+        "the same keys, byte for byte"
+    );
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&target).args(["mint", "30"]);
+    assert_eq!(ids(run(cmd, b"").ok()).join(" "), PERL_NEXT);
+    // The same name again is refused, and leaves nothing.
+    let again = tmp.path().join("again");
+    let r = import(&again);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.ends_with("a minter named moved already exists\n"),
+        "{r:?}"
+    );
+    assert!(!again.exists());
+}

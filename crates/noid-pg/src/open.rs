@@ -49,6 +49,8 @@ pub fn create(
         Ok(w) => Ok(Box::new(w)),
         Err(e) => {
             let _ = std::fs::remove_file(&layout.backend);
+            // Only when empty: a NOID directory that held anything else stays.
+            let _ = std::fs::remove_dir(&layout.noid_dir);
             Err(e)
         }
     }

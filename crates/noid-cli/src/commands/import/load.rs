@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 
 use noid_migrate::dump::{DumpError, Reader};
 use noid_migrate::validate::{Summary, Validator};
@@ -18,9 +19,15 @@ use crate::session::Session;
 /// Keys per synced write while importing.
 const KEYS_PER_WRITE: usize = 100_000;
 
-/// Import `old` (named `path`) into the session's Dbdir.
-pub fn load(session: &Session, path: &str, old: &Old) -> Result<Summary, ImportError> {
-    let staging = Staging::begin(&session.dbdir)?;
+/// Import `old` (named `path`) into the Dbdir `dbdir` (the session's, or a staging
+/// one on the way to PostgreSQL).
+pub fn load(
+    session: &Session,
+    dbdir: &Path,
+    path: &str,
+    old: &Old,
+) -> Result<Summary, ImportError> {
+    let staging = Staging::begin(dbdir)?;
     let mut records = Records::open(path, old)?;
     let writer = Writer::create(staging.dir(), session.lock_timeout)?;
     let validator = records.copy_into(session, &writer)?;
@@ -36,7 +43,7 @@ pub fn load(session: &Session, path: &str, old: &Old) -> Result<Summary, ImportE
     let staged = writer.layout().clone();
     drop(writer);
     write_files(session, path, old, &staged, &validator, &summary)?;
-    staging.publish(&session.dbdir, &staged)?;
+    staging.publish(dbdir, &staged)?;
     Ok(summary)
 }
 

@@ -15,23 +15,47 @@ mod load;
 mod old;
 mod staging;
 
-use noid_store::Layout;
+use noid_pg::Location;
+use noid_store::{Layout, Op, Snapshot};
 
 use crate::complaint::Complaint;
 use crate::output::Out;
 use crate::session::Session;
 
-/// `import PATH`.
+/// `import [--backend URL [--minter NAME]] PATH`.
 #[derive(Debug)]
 pub struct Import {
     path: String,
+    /// `--backend URL` and `--minter NAME`: import into a new minter held by
+    /// PostgreSQL (docs/SCALING.md).
+    backend: Option<(String, Option<String>)>,
 }
 
 impl Import {
-    /// Parse the arguments after `import`: exactly one path.
-    pub fn parse(args: Vec<String>) -> Result<Import, Complaint> {
+    /// Parse the arguments after `import`: `--backend URL` and `--minter NAME` if
+    /// given, then exactly one path.
+    pub fn parse(mut args: Vec<String>) -> Result<Import, Complaint> {
+        let mut take = |flag: &str| -> Result<Option<String>, Complaint> {
+            if args.first().map(String::as_str) != Some(flag) {
+                return Ok(None);
+            }
+            if args.len() < 2 {
+                return Err(Complaint::new(format!(
+                    "error: import {flag} needs a value"
+                )));
+            }
+            args.remove(0);
+            Ok(Some(args.remove(0)))
+        };
+        let url = take("--backend")?;
+        let minter = take("--minter")?;
+        let backend = match (url, minter) {
+            (None, Some(_)) => return Err(Complaint::new("error: --minter needs --backend.")),
+            (None, None) => None,
+            (Some(url), minter) => Some((url, minter)),
+        };
         match <[String; 1]>::try_from(args) {
-            Ok([path]) => Ok(Import { path }),
+            Ok([path]) => Ok(Import { path, backend }),
             Err(_) => Err(Complaint::new(
                 "error: import needs one PATH: an old minter's NOID directory, its noid.bdb, a db_dump -p text file, a noid export file, or - for standard input",
             )),
@@ -48,7 +72,22 @@ impl Import {
             return;
         }
         let path = &self.path;
-        match old::locate(path).and_then(|old| load::load(session, path, &old)) {
+        let loaded = match &self.backend {
+            None => {
+                old::locate(path).and_then(|old| load::load(session, &session.dbdir, path, &old))
+            }
+            Some((url, minter)) => {
+                let name = minter
+                    .clone()
+                    .unwrap_or_else(|| Location::default_name(&session.dbdir));
+                let loc = match Location::new(url, &name) {
+                    Ok(l) => l,
+                    Err(msg) => return out.fail(format!("{msg}\n")),
+                };
+                into_postgres(session, path, &loc)
+            }
+        };
+        match loaded {
             Ok(summary) => out.out(format!(
                 "ok: imported {} keys from {path}: template {} ({}, {} term), :/oacounter {}\n",
                 summary.records,
@@ -60,4 +99,51 @@ impl Import {
             Err(e) => out.fail(format!("{e}\n")),
         }
     }
+}
+
+/// Import PATH into a new minter held by PostgreSQL at `loc`: loaded and validated into
+/// an embedded store in a staging Dbdir first, exactly as any import, then every key
+/// written to the database in one transaction, with the README and log beside the
+/// backend file. The staging Dbdir is removed whatever happens.
+fn into_postgres(
+    session: &Session,
+    path: &str,
+    loc: &Location,
+) -> Result<noid_migrate::validate::Summary, error::ImportError> {
+    let made = !session.dbdir.exists();
+    std::fs::create_dir_all(&session.dbdir).map_err(|source| noid_store::StoreError::Io {
+        path: session.dbdir.clone(),
+        source,
+    })?;
+    let staged = session
+        .dbdir
+        .join(format!(".import-postgres-{}", std::process::id()));
+    let result = old::locate(path)
+        .and_then(|old| load::load(session, &staged, path, &old))
+        .and_then(|summary| -> Result<_, error::ImportError> {
+            let snap = Snapshot::open(&staged)?;
+            let mut ops: Vec<Op> = Vec::new();
+            snap.scan_from(b"", |k, v| {
+                ops.push(Op::Put(k.to_vec(), v.to_vec()));
+                true
+            })?;
+            drop(snap);
+            let writer = noid_pg::open::create(&session.dbdir, Some(loc), session.lock_timeout)?;
+            writer.commit_all(&mut ops)?;
+            let (from, to) = (Layout::new(&staged), Layout::new(&session.dbdir));
+            for (a, b) in [(&from.readme, &to.readme), (&from.log, &to.log)] {
+                if a.exists() {
+                    std::fs::copy(a, b).map_err(|source| noid_store::StoreError::Io {
+                        path: b.clone(),
+                        source,
+                    })?;
+                }
+            }
+            Ok(summary)
+        });
+    let _ = std::fs::remove_dir_all(&staged);
+    if made && result.is_err() {
+        let _ = std::fs::remove_dir(&session.dbdir);
+    }
+    result
 }
