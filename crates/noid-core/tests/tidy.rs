@@ -70,7 +70,11 @@ fn every_rust_file_starts_with_a_module_doc() {
             files.push(krate.join("build.rs"));
         }
         for path in files {
-            if !fs::read_to_string(&path).unwrap().starts_with("//!") {
+            let text = fs::read_to_string(&path).unwrap();
+            // A data file pulled into several test crates with `include!` cannot carry
+            // an inner doc; its first comment must say so.
+            let included = text.starts_with("// Included with include!");
+            if !included && !text.starts_with("//!") {
                 missing.push(path.display().to_string());
             }
         }

@@ -1,3 +1,6 @@
+// Included with include! by crates/noid-binder/tests/spec.rs, crates/noid-cli/tests/table.rs
+// and crates/noid-cli/tests/api.rs (an included file cannot carry a //! doc).
+//
 // The spec's case list (`../shared/spec-binder-api.md` §6) as data, run through the
 // library (crates/noid-binder/tests/table.rs), the `noid` binary and a real
 // `noid serve` (crates/noid-cli/tests/table.rs): each case starts from an empty binder,

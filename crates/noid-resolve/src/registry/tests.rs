@@ -1,3 +1,6 @@
+//! Tests of the prefix registry: parsing, the canonical file written back, errors
+//! naming their line, key spellings, placeholders and failover order.
+
 use super::read::template;
 use super::*;
 
