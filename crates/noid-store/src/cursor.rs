@@ -24,6 +24,8 @@
 
 use std::sync::Mutex;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rocksdb::{DBRawIterator, ReadOptions, DB};
 use thread_local::ThreadLocal;
 
@@ -37,6 +39,15 @@ const MAX_UNSORTED: u64 = 8;
 /// removes every iterator before the database closes, so no iterator outlives it.
 pub(crate) struct CursorDb {
     cursors: ThreadLocal<Mutex<Option<Cursor>>>,
+    /// The sequence number of the newest write that reads are sure to see: recorded
+    /// when a catch-up has *finished*. RocksDB moves a secondary's own sequence number
+    /// while a catch-up is still applying the primary's changes, before the new table
+    /// files and memtables are installed, so a read that ran in that window saw the
+    /// old data under the new number; an iterator or a cached answer tagged with that
+    /// number would have shown the old value until the next write.
+    settled: AtomicU64,
+    /// Serialises catch-ups, so that `settled` is read when none is under way.
+    catching_up: Mutex<()>,
     db: DB,
 }
 
@@ -62,8 +73,25 @@ impl CursorDb {
     pub(crate) fn new(db: DB) -> CursorDb {
         CursorDb {
             cursors: ThreadLocal::new(),
+            settled: AtomicU64::new(db.latest_sequence_number()),
+            catching_up: Mutex::new(()),
             db,
         }
+    }
+
+    /// Catch up with the primary, then record the sequence number the reads now see.
+    pub(crate) fn catch_up(&self) -> Result<(), rocksdb::Error> {
+        let _one = self.catching_up.lock().unwrap_or_else(|e| e.into_inner());
+        self.db.try_catch_up_with_primary()?;
+        self.settled
+            .store(self.db.latest_sequence_number(), Ordering::Release);
+        Ok(())
+    }
+
+    /// The sequence number of the newest write every read is sure to see (see
+    /// `settled`): what iterators and cached answers are tagged with.
+    pub(crate) fn settled_sequence(&self) -> u64 {
+        self.settled.load(Ordering::Acquire)
     }
 
     /// The database, for everything but range reads.
@@ -81,7 +109,7 @@ impl CursorDb {
     ) -> Result<Option<Vec<(Vec<u8>, Vec<u8>)>>, rocksdb::Error> {
         let cell = self.cursors.get_or(|| Mutex::new(None));
         let mut slot = cell.lock().unwrap_or_else(|e| e.into_inner());
-        let sequence = self.db.latest_sequence_number();
+        let sequence = self.settled_sequence();
         if slot.as_ref().is_none_or(|c| c.sequence != sequence) {
             // Drop the old iterator before making the new one: it pins the old files.
             *slot = None;
@@ -184,7 +212,7 @@ mod tests {
         assert_eq!(r.range(b"k0", b"k1", 10).unwrap(), None);
         w.compact_range::<&[u8], &[u8]>(None, None);
         w.put("k0", "new").unwrap();
-        r.db().try_catch_up_with_primary().unwrap();
+        r.catch_up().unwrap();
         let want = vec![
             (b"k0".to_vec(), b"new".to_vec()),
             (b"k1".to_vec(), b"v".to_vec()),
@@ -243,7 +271,7 @@ mod tests {
         w.put("k000", "new").unwrap();
         w.flush().unwrap();
         w.compact_range::<&[u8], &[u8]>(None, None);
-        r.db().try_catch_up_with_primary().unwrap();
+        r.catch_up().unwrap();
         r.drop_stale();
         assert_eq!(read(&r, "k000", "k001"), ["k000=new", "k001=v1"]);
         std::thread::scope(|s| {

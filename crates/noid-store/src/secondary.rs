@@ -202,7 +202,7 @@ impl Secondary {
             },
             None => None,
         };
-        let result = self.db.db().try_catch_up_with_primary();
+        let result = self.db.catch_up();
         if let Some(f) = quiet {
             let _ = f.unlock();
         }
@@ -221,10 +221,12 @@ impl Secondary {
         self.seen.load(Ordering::Acquire)
     }
 
-    /// The sequence number of the newest write this view has: a catch-up that leaves it
-    /// unchanged brought nothing new (a writer's compaction moves files, not values).
+    /// The sequence number of the newest write this view is sure to show, recorded when
+    /// a catch-up has finished (RocksDB's own number moves while one is under way): a
+    /// catch-up that leaves it unchanged brought nothing new (a writer's compaction
+    /// moves files, not values).
     pub fn latest_sequence(&self) -> u64 {
-        self.db.db().latest_sequence_number()
+        self.db.settled_sequence()
     }
 
     /// Whether the minter on disk must be opened anew: removed and created anew, or
