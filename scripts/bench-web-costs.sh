@@ -11,7 +11,8 @@
 #
 # Per lookup: instructions (callgrind, of the threads that answer; runs of R and 2R
 # requests, the difference divided by R, so start-up cancels out); system calls (strace -c: of the
-# thread that answers for prg, by the same difference; of all threads for HTTP, attached
+# prg's threads, by the same difference (the lookup deadline's watchdog wakes ten
+# times per deadline: a few ten-thousandths of a call per lookup); of all threads for HTTP, attached
 # for R requests, where noidr's store-following thread adds a few hundredths); context
 # switches of all the program's threads (/proc/PID/task/*/status, over R requests). Each
 # after a warm-up request for each of the 4,096 identifiers asked for, so the store's
@@ -99,7 +100,7 @@ instructions_of() { # PREFIX
     for f in "$1"-*; do
         n=$(awk '/^summary:/ { print $2 }' "$f")
         all=$((all + n))
-        if grep -q 'noidr::lines::serve\|noid_http::' "$f"; then sum=$((sum + n)); fi
+        if grep -q 'noidr::lines::serve\|noidr::deadline::\|noid_http::' "$f"; then sum=$((sum + n)); fi
     done
     if [ "$sum" -gt 0 ]; then echo "$sum"; else echo "$all"; fi
 }
@@ -122,8 +123,8 @@ prg_costs() { # NAME EXPECT CMD…: one row
     "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg1" "$@" 2>/dev/null >/dev/null
     "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg2" "$@" 2>/dev/null >/dev/null
     a=$(instructions_of "$W/cg1") b=$(instructions_of "$W/cg2")
-    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- strace -c -o "$W/st1" "$@" >/dev/null 2>&1
-    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- strace -c -o "$W/st2" "$@" >/dev/null 2>&1
+    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- strace -f -c -o "$W/st1" "$@" >/dev/null 2>&1
+    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- strace -f -c -o "$W/st2" "$@" >/dev/null 2>&1
     sa=$(syscalls_of "$W/st1") sb=$(syscalls_of "$W/st2")
     ctxt=$("$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- "$@" 2>/dev/null | awk '/^ctxt/ { print $2 + $3 }')
     ROWS+=("| $name | $(per "$a" "$b" "$R" %.0f) | $(per "$sa" "$sb" "$R") ($(syscall_names "$W/st1" "$W/st2" "$R")) | $(per 0 "$ctxt" "$R") |")
