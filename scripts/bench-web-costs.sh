@@ -76,19 +76,7 @@ awk -v n="$IDS" 'BEGIN { srand(7); for (i = 0; i < 4096; i++) {
     printf "ark:/99999/fk4%07d.resolve !!!pr=http!!!!!!ac=!!!\n", k > "'"$W"'/lines.txt"
     printf "/redirect/ark:/99999/fk4%07d\n", k > "'"$W"'/paths.txt"
 } }'
-cat >"$W/constprg.c" <<'EOF'
-#include <unistd.h>
-int main(void) {
-    static const char a[] = "redir302 https://example.org/obj/0000000\n";
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(0, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            if (buf[i] == '\n' && write(1, a, sizeof a - 1) < 0) return 1;
-    return 0;
-}
-EOF
-cc -O2 -o "$W/constprg" "$W/constprg.c"
+cc -O2 -o "$W/constprg" "$REPO/scripts/constprg.c"
 
 # --- measures ----------------------------------------------------------------------------
 # callgrind's instructions (run with --separate-threads=yes) of the threads that answer,

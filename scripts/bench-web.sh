@@ -119,19 +119,7 @@ end
 EOF
 
 # The trivial prg: answers a constant of the same length as a real answer.
-cat >"$W/constprg.c" <<'EOF'
-#include <unistd.h>
-int main(void) {
-    static const char a[] = "redir302 https://example.org/obj/0000000\n";
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(0, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            if (buf[i] == '\n' && write(1, a, sizeof a - 1) < 0) return 1;
-    return 0;
-}
-EOF
-cc -O2 -o "$W/constprg" "$W/constprg.c"
+cc -O2 -o "$W/constprg" "$REPO/scripts/constprg.c"
 
 # --- running -----------------------------------------------------------------------------
 RESULTS=$W/results.txt
