@@ -7,6 +7,7 @@
 #   Apache without any map (a fixed redirect: Apache's own ceiling);
 #   Apache mod_proxy -> noidr --http (apache-conf/noid-proxy.conf);
 #   nginx proxy_pass / auth_request / njs -> noidr --http (nginx-conf/*.conf)  vs
+#   nginx proxy_pass -> a constant C upstream (scripts/constupstream.c: proxy_pass's ceiling);
 #   nginx with the same bindings in a native `map`.
 #
 # noidr --http runs with --http-threads ${BENCH_HTTP_THREADS:-2}; nginx with
@@ -120,6 +121,8 @@ EOF
 
 # The trivial prg: answers a constant of the same length as a real answer.
 cc -O2 -o "$W/constprg" "$REPO/scripts/constprg.c"
+# The trivial HTTP upstream: answers every request with a constant 302 (proxy_pass's ceiling).
+cc -O2 -o "$W/constupstream" "$REPO/scripts/constupstream.c"
 
 # --- running -----------------------------------------------------------------------------
 RESULTS=$W/results.txt
@@ -208,17 +211,21 @@ if want apache-mod_proxy-noidr-http; then
 Include $REPO/apache-conf/noid-proxy.conf"
     add apache-mod_proxy-noidr-http "$p"
 fi
-for v in proxy:tcp auth:tcp njs:tcp proxy:unix; do
+take_port C
+"$W/constupstream" "$C" &
+HTTP_PID="$HTTP_PID $!"
+for v in proxy:tcp auth:tcp njs:tcp proxy:unix proxy:const; do
     pattern=${v%:*} via=${v#*:}
     name=nginx-$pattern-noidr-http
     server="127.0.0.1:$H"
     if [ "$via" = unix ]; then name=$name-unix; server="unix:$W/noidr.sock"; fi
+    if [ "$via" = const ]; then name=nginx-$pattern-constant-upstream; server="127.0.0.1:$C"; fi
     want "$name" || continue
     take_port p
     nginx "$pattern-$via" "js_import noid from $REPO/nginx-conf/noid.js;
 upstream noidr { server $server; keepalive 32; keepalive_timeout 60s; keepalive_requests 100000; }
 server { listen 127.0.0.1:$p; root $W/ng-$pattern-$via/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
-    add "$name" "$p"
+    if [ "$via" = const ]; then add "$name" "$p" const; else add "$name" "$p"; fi
 done
 if want nginx-native-map; then
     take_port p
@@ -285,6 +292,7 @@ GOALS="apache-noidr-prg apache-constant-prg 0.90
 nginx-proxy-noidr-http nginx-native-map 0.50
 nginx-proxy-noidr-http-unix nginx-native-map 0.50
 nginx-auth-noidr-http nginx-native-map 0.50
+nginx-proxy-constant-upstream nginx-native-map 0.50
 nginx-proxy-noidr-http apache-dbm-sdbm 1.0"
 RATIOS=$(
     echo "| setup | req/s | reference in the same run | ratio (median of $RUNS pair ratios) | goal | correct |"
