@@ -16,7 +16,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Request body chunks in flight between the connection and the directory's thread.
 const CHUNKS: usize = 16;
@@ -69,9 +69,19 @@ pub fn cut_of(e: &io::Error) -> Option<Cut> {
 
 /// Copy `body`'s data frames into `tx` until its end (or an error, sent as the last
 /// item). Runs as its own task, so the directory's thread reads at its own pace.
-pub async fn pump(mut body: Incoming, tx: mpsc::Sender<Result<Bytes, String>>) {
+/// `started` is told when the first read of the body returned (see [`started`]).
+pub async fn pump(
+    mut body: Incoming,
+    tx: mpsc::Sender<Result<Bytes, String>>,
+    started: oneshot::Sender<()>,
+) {
+    let mut started = Some(started);
     loop {
-        match body.frame().await {
+        let frame = body.frame().await;
+        if let Some(s) = started.take() {
+            let _ = s.send(());
+        }
+        match frame {
             None => return,
             Some(Ok(frame)) => {
                 if let Ok(data) = frame.into_data() {
@@ -85,6 +95,25 @@ pub async fn pump(mut body: Incoming, tx: mpsc::Sender<Result<Bytes, String>>) {
                 return;
             }
         }
+    }
+}
+
+/// Wait until [`pump`] has read from the body (`started`), for at most [`STALL`] and
+/// only while the server is not stopping.
+///
+/// A bulk POST's response head must not go out before that: a client that sent
+/// `Expect: 100-continue` (curl does for bodies over 1 MiB) sends its body only after
+/// `100 Continue`, which hyper sends when the body is first read, and never once the
+/// final response head is written; the client then waits for its own timeout (curl:
+/// one second or more) before sending the body anyway.
+pub async fn started(started: oneshot::Receiver<()>, stopping: &AtomicBool) {
+    let mut started = std::pin::pin!(started);
+    let mut waited = Duration::ZERO;
+    while waited < STALL && !stopping.load(Ordering::Relaxed) {
+        if tokio::time::timeout(TICK, &mut started).await.is_ok() {
+            return;
+        }
+        waited += TICK;
     }
 }
 

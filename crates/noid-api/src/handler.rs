@@ -140,7 +140,11 @@ impl Service {
                 tokio::runtime::Handle::current(),
                 self.settings.stopping.clone(),
             );
-            tokio::spawn(crate::body::pump(req.into_body(), tx));
+            let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+            tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
+            // The response head goes out only once the body has begun to arrive, so
+            // that a client waiting for `100 Continue` gets it.
+            crate::body::started(started_rx, &self.settings.stopping).await;
             Input::Stream(Box::new(reader))
         } else {
             match Limited::new(req.into_body(), MAX_BODY).collect().await {

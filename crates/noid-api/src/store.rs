@@ -378,6 +378,7 @@ impl Worker {
                 let mut lines = Lines::new(body);
                 let mut answer = Answer::default();
                 let mut p = Progress::default();
+                let mut timing = BulkTiming::default();
                 loop {
                     if self
                         .settings
@@ -394,7 +395,10 @@ impl Worker {
                         answer.failed = true;
                         break;
                     }
-                    let (n, line) = match lines.next_command() {
+                    let t = Instant::now();
+                    let next = lines.next_command();
+                    timing.read += t.elapsed();
+                    let (n, line) = match next {
                         Ok(Some(c)) => c,
                         Ok(None) => break,
                         Err(e) => {
@@ -413,7 +417,9 @@ impl Worker {
                             break;
                         }
                     };
+                    let t = Instant::now();
                     let o = session.run(txn, minter, &agent, &line, Some(n), lines.input());
+                    timing.run += t.elapsed();
                     answer.body.extend(o.output);
                     answer.failed |= o.error.is_some();
                     if let Some(w) = o.write {
@@ -422,7 +428,11 @@ impl Worker {
                     p.run += 1;
                     p.line = n;
                     if txn.len() >= BULK_BATCH {
-                        if let Err(e) = self.commit(writer, txn, minter, records) {
+                        let t = Instant::now();
+                        let committed = self.commit(writer, txn, minter, records);
+                        timing.commit += t.elapsed();
+                        timing.commits += 1;
+                        if let Err(e) = committed {
                             answer.body = format!(
                                 "error: {e}; the commands after line {} were not committed\n\n{}",
                                 p.committed_line,
@@ -455,6 +465,15 @@ impl Worker {
                         }
                     }
                 }
+                log::debug!(
+                    "{}: bulk of {} commands: body read {:?}, run {:?}, {} intermediate commits {:?}",
+                    self.dir.display(),
+                    p.run,
+                    timing.read,
+                    timing.run,
+                    timing.commits,
+                    timing.commit
+                );
                 answer.bulk = Some(p);
                 answer
             }
@@ -494,11 +513,15 @@ impl Worker {
         minter: &mut Minter,
         records: &mut Vec<Record>,
     ) -> Result<(), Failed> {
+        let t0 = Instant::now();
         minter.flush(txn);
-        let ops = txn.take_writes().into_iter().map(Op::from);
+        let ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
+        let n = ops.len();
+        let t1 = Instant::now();
         writer
             .commit(ops)
             .map_err(|e| Failed::Commit(e.to_string()))?;
+        let t2 = Instant::now();
         let logged = if records.is_empty() {
             Ok(())
         } else {
@@ -507,7 +530,17 @@ impl Worker {
                 Failed::Log(e.to_string())
             })
         };
-        match writer.pause() {
+        let t3 = Instant::now();
+        let paused = writer.pause();
+        log::debug!(
+            "{}: commit of {n} key writes: take {:?}, store commit {:?}, write log {:?}, pause {:?}",
+            self.dir.display(),
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            t3.elapsed()
+        );
+        match paused {
             Ok(true) => {}
             Ok(false) => log::warn!(
                 "{}: RocksDB still busy after a commit; readers catch up later",
@@ -530,19 +563,38 @@ impl Worker {
             self.log = Some((f, ino));
         }
         let (log, _) = self.log.as_mut().expect("opened above");
+        let t0 = Instant::now();
         let mut text = String::new();
+        let count = records.len();
         for r in records.drain(..) {
             text.push_str(&r.line());
         }
-        let written = log
-            .write_all(text.as_bytes())
-            .and_then(|()| log.sync_data());
+        let t1 = Instant::now();
+        let written = log.write_all(text.as_bytes());
+        let t2 = Instant::now();
+        let written = written.and_then(|()| log.sync_data());
+        log::debug!(
+            "write log: {count} records, {} bytes: format {:?}, write {:?}, sync {:?}",
+            text.len(),
+            t1 - t0,
+            t2 - t1,
+            t2.elapsed()
+        );
         if written.is_err() {
             // Reopen next time (the file may have been rotated away or the disk freed).
             self.log = None;
         }
         written
     }
+}
+
+/// Where a bulk run's time went (logged at debug level).
+#[derive(Default)]
+struct BulkTiming {
+    read: Duration,
+    run: Duration,
+    commit: Duration,
+    commits: usize,
 }
 
 /// Why a commit failed.

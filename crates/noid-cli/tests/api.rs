@@ -882,6 +882,69 @@ fn a_bulk_post_stopped_by_the_server_says_how_far_it_got() {
     }
 }
 
+/// A bulk POST sent with `Expect: 100-continue` (curl sends one for bodies over 1 MiB)
+/// is told `100 Continue` before its final response: a client that saw the final head
+/// first would hold its body back until its own timeout (curl: a second or more).
+#[test]
+fn a_bulk_post_expecting_100_continue_is_told_to_continue_first() {
+    use base64::Engine;
+    use std::io::{BufRead, BufReader, Read};
+    let api = Api::start();
+    let body = "e1.set a 1\ne2.set a 2\n";
+    let s = std::net::TcpStream::connect(("127.0.0.1", api.port)).unwrap();
+    // Only so that a broken server fails the test instead of hanging it.
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let auth = base64::engine::general_purpose::STANDARD.encode("sam:secret");
+    let mut r = BufReader::new(s);
+    write!(
+        r.get_mut(),
+        "POST /a/sam/b?- HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {auth}\r\n\
+         Content-Length: {}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    let mut first = String::new();
+    while !first.ends_with("\r\n\r\n") {
+        assert_ne!(r.read_line(&mut first).unwrap(), 0, "{first}");
+    }
+    assert_eq!(first, "HTTP/1.1 100 Continue\r\n\r\n");
+    r.get_mut().write_all(body.as_bytes()).unwrap();
+    let mut rest = String::new();
+    r.read_to_string(&mut rest).unwrap();
+    let (head, chunked) = rest.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    // Chunks: a hexadecimal size line, that many octets, CRLF; size 0 ends the body.
+    let mut answer = String::new();
+    let mut left = chunked;
+    loop {
+        let (size, after) = left.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size, 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        answer.push_str(&after[..size]);
+        left = after[size..].strip_prefix("\r\n").unwrap();
+    }
+    assert_eq!(
+        answer,
+        "# committed 2 commands, through line 2\negg-status: 0\n"
+    );
+    for (id, want) in [("e1", "1\n"), ("e2", "2\n")] {
+        let got = Command::new(noid_exe())
+            .arg("-f")
+            .arg(api.dir("binders/sam"))
+            .args(["get", id, "a"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(got.stdout).unwrap(), want, "{id}");
+    }
+}
+
 /// Issue 18 item 5: `X-Forwarded-For` names the client only when the configured front
 /// server sends it (from one of its addresses, or with its secret): for the populator's
 /// allow-list, the failed-attempt limit and the write log. `Acting-For` is logged.

@@ -156,12 +156,16 @@ impl Writer {
             return Ok(true);
         }
         let start = Instant::now();
+        let mut polls = 0u32;
         while self.background_work()? {
             if start.elapsed() >= SETTLE {
+                log::debug!("pause: still busy after {:?}", start.elapsed());
                 return Ok(false);
             }
+            polls += 1;
             std::thread::sleep(Duration::from_millis(1));
         }
+        log::debug!("pause: settled after {:?} ({polls} polls)", start.elapsed());
         fs2::FileExt::unlock(&self.busy).map_err(io(&self.layout.busy))?;
         self.paused.store(true, Ordering::Release);
         Ok(true)
@@ -235,9 +239,12 @@ impl Writer {
         if ops.is_empty() {
             return Ok(());
         }
+        let t0 = Instant::now();
         self.resume()?;
+        let t1 = Instant::now();
         // In key order, memtable inserts also run faster.
         Op::last_per_key(ops);
+        let t2 = Instant::now();
         if ops.len() >= INGEST_MIN {
             self.ingest(ops)?;
             // Long-lived readers must reopen rather than catch up (see `generation`).
@@ -245,6 +252,18 @@ impl Writer {
         } else {
             self.write_batch(ops)?;
         }
+        log::debug!(
+            "commit of {} ops: resume {:?}, sort {:?}, {} {:?}",
+            ops.len(),
+            t1 - t0,
+            t2 - t1,
+            if ops.len() >= INGEST_MIN {
+                "ingest"
+            } else {
+                "write batch"
+            },
+            t2.elapsed()
+        );
         self.bumper.bump();
         Ok(())
     }
@@ -286,12 +305,19 @@ impl Writer {
                 Op::Delete(k) => sst.delete(k)?,
             }
         }
+        let t0 = Instant::now();
         // Finish syncs the file; ingestion links it into the database, syncs the
         // directory and commits it to the manifest.
         sst.finish()?;
+        let t1 = Instant::now();
         let mut io = IngestExternalFileOptions::default();
         io.set_move_files(true);
         let result = self.db.ingest_external_file_opts(&io, vec![path]);
+        log::debug!(
+            "ingest: finish (sync) {:?}, ingest {:?}",
+            t1 - t0,
+            t1.elapsed()
+        );
         let _ = std::fs::remove_file(path);
         Ok(result?)
     }
