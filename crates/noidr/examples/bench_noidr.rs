@@ -6,6 +6,9 @@
 //! bench_noidr run NOIDR DBDIR N REQS  # measure: hits, misses, 4-level chop-backs
 //! bench_noidr rawget DBDIR N REQS     # the ceiling: RocksDB gets in-process
 //! bench_noidr rawchop DBDIR N REQS    # the same for a chop-back's range read, 2 threads
+//! bench_noidr binds N                 # the same N bindings as `noid -` bulk lines
+//! bench_noidr hits NOIDR N REQS ARGS… # hits only, noidr started with ARGS (e.g. --follow …);
+//!                                     # one line: RESULT one/s p50-µs p99-µs piped/s cpu-µs
 //! ```
 //!
 //! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
@@ -19,6 +22,7 @@
 //! the row was measured, so that a slow row can be told from slow code. Request ids are
 //! drawn at random (fixed seed) among the N bound ids. Output is a Markdown table.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -140,10 +144,16 @@ fn cpu_time(pid: u32) -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-fn measure(noidr: &Path, dbdir: &Path, protocol: &str, reqs: &[Vec<u8>], expect: &[u8]) -> Result {
+/// `noidr` started with `store` (`-f DBDIR`, or `--follow URL … --cache DIR`).
+fn measure(
+    noidr: &Path,
+    store: &[OsString],
+    protocol: &str,
+    reqs: &[Vec<u8>],
+    expect: &[u8],
+) -> Result {
     let mut child = Command::new(noidr)
-        .arg("-f")
-        .arg(dbdir)
+        .args(store)
         .args(["--protocol", protocol])
         .env_clear()
         .stdin(Stdio::piped())
@@ -258,7 +268,8 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
     println!("| request | one at a time: answers/s | p50 | p99 | pipelined: answers/s | pipelined: noidr CPU per answer (cores busy) | host steal |");
     println!("|---|---|---|---|---|---|---|");
     for (name, protocol, reqs, expect) in kinds {
-        let r = measure(noidr, dbdir, protocol, &reqs, expect);
+        let store = [OsString::from("-f"), dbdir.into()];
+        let r = measure(noidr, &store, protocol, &reqs, expect);
         println!(
             "| {name} | {:.0} | {:.1} µs | {:.1} µs | {:.0} | {:.2} µs ({:.2}) | {:.0} % |",
             r.one_rate,
@@ -270,6 +281,45 @@ fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
             r.steal
         );
     }
+}
+
+/// Hits only, `noidr` started with `store` arguments: one machine-readable line, for
+/// scripts that compare two ways of serving the same data (scripts/bench-pg.sh).
+fn hits(noidr: &Path, store: &[OsString], n: u64, count: usize) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let reqs: Vec<Vec<u8>> = (0..count)
+        .map(|_| format!("{}.resolve\n", id(rng.next() % n)).into_bytes())
+        .collect();
+    let r = measure(
+        noidr,
+        store,
+        "egg",
+        &reqs,
+        b"redir302 https://example.org/objects/",
+    );
+    println!(
+        "RESULT {:.0} {:.1} {:.1} {:.0} {:.2}",
+        r.one_rate,
+        r.p50.as_secs_f64() * 1e6,
+        r.p99.as_secs_f64() * 1e6,
+        r.piped_rate,
+        r.piped_cpu.as_secs_f64() * 1e6
+    );
+}
+
+/// The bindings [`load`] makes, as `noid -` bulk lines, so that a minter loaded with
+/// them (embedded or PostgreSQL) answers the same requests.
+fn binds(n: u64) {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for j in 0..n {
+        writeln!(
+            out,
+            "bind set {} _t https://example.org/objects/{j:08}",
+            id(j)
+        )
+        .unwrap();
+    }
+    out.flush().unwrap();
 }
 
 /// The ceiling: the same random gets in-process on a `noid_store::Secondary`, no pipe.
@@ -360,9 +410,16 @@ fn main() {
             args[4].parse().expect("N"),
             args[5].parse().expect("REQS"),
         ),
+        Some("binds") if args.len() == 3 => binds(args[2].parse().expect("N")),
+        Some("hits") if args.len() > 5 => hits(
+            Path::new(&args[2]),
+            &args[5..].iter().map(OsString::from).collect::<Vec<_>>(),
+            args[3].parse().expect("N"),
+            args[4].parse().expect("REQS"),
+        ),
         _ => {
             eprintln!(
-                "usage: bench_noidr load DBDIR N | unmerged DBDIR K KEYS | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS"
+                "usage: bench_noidr load DBDIR N | unmerged DBDIR K KEYS | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS | binds N | hits NOIDR N REQS NOIDR-ARGS..."
             );
             std::process::exit(2);
         }
