@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use noid_store::{Layout, Op, Scan, StoreError, Writer};
+use noid_store::{Layout, Op, StoreError, Writer};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
@@ -35,9 +35,8 @@ use crate::snapshot::PgSnapshot;
 /// admin key (`:/…`), so resolution never reads it as an identifier.
 pub const APPLIED: &[u8] = b":/pg/applied";
 
-/// Commits applied per write batch (and keys per batch while bootstrapping).
+/// Commits applied per write batch.
 const SEQS_PER_BATCH: i64 = 1_000;
-const KEYS_PER_BATCH: usize = 100_000;
 
 /// What one [`Replica::sync`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,28 +235,18 @@ impl Replica {
         let seq = snap.log_seq()?;
         let staging = self.dir.join(format!(".bootstrap-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
-        let made = (|| {
+        let made: Result<(), StoreError> = (|| {
             let writer = Writer::create(&staging, self.lock_timeout)?;
-            let mut ops = Vec::with_capacity(KEYS_PER_BATCH);
-            let mut failure = None;
-            snap.scan_from(b"", &mut |k, v| {
-                ops.push(Op::Put(k.to_vec(), v.to_vec()));
-                if ops.len() >= KEYS_PER_BATCH {
-                    if let Err(e) = writer.commit_all(&mut ops) {
-                        failure = Some(e);
-                        return false;
-                    }
-                    ops.clear();
-                }
-                true
-            })?;
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            // The applied number comes with the last batch: a copy without it is not
-            // complete, and never leaves the staging directory.
-            ops.push(Op::Put(APPLIED.to_vec(), seq.to_string().into_bytes()));
-            writer.commit_all(&mut ops)?;
+            // Keys come in key order, so they go straight into ingested table files.
+            let mut load = writer.load_sorted();
+            snap.copy_sorted(&mut |k, v| load.put(k, v))?;
+            load.finish()?;
+            // The applied number last, in a synced batch of its own: a copy without it
+            // is not complete, and never leaves the staging directory.
+            writer.commit_all(&mut vec![Op::Put(
+                APPLIED.to_vec(),
+                seq.to_string().into_bytes(),
+            )])?;
             drop(writer);
             let (from, to) = (
                 Layout::new(&staging).noid_dir,

@@ -11,6 +11,9 @@ use crate::generation::{self, Bumper};
 use crate::layout::Layout;
 use crate::options::writer_options;
 
+mod load;
+pub use load::SortedLoad;
+
 /// One change in a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {

@@ -21,11 +21,18 @@ fn replica(url: &str, minter: &str, dir: &Path) -> Replica {
 }
 
 fn bootstrap(url: &str, minter: &str, dir: &Path) {
-    assert!(!dir.join("NOID").exists(), "{}: a copy exists", dir.display());
+    assert!(
+        !dir.join("NOID").exists(),
+        "{}: a copy exists",
+        dir.display()
+    );
     let start = Instant::now();
     let progress = replica(url, minter, dir).sync().expect("bootstrap");
     let secs = start.elapsed().as_secs_f64();
-    assert!(matches!(progress, Progress::Bootstrapped { .. }), "{progress:?}");
+    assert!(
+        matches!(progress, Progress::Bootstrapped { .. }),
+        "{progress:?}"
+    );
     let reader = noid_store::Snapshot::open(dir).expect("open the copy");
     let mut keys = 0u64;
     noid_store::Scan::scan_from(&reader, b"", &mut |_, _| {
