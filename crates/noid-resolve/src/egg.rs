@@ -150,14 +150,21 @@ type Fields<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
 
 /// %-decode the blob once and extract `!!!ac=…!!!` and `!!!pr=…!!!`; borrowed from the
 /// line when the blob holds no `%` (as for a request without an `Accept` header). The
-/// markers are ASCII, so a value decoded on its own is the same slice of the whole blob
-/// decoded.
+/// markers are ASCII, so a value cut from the whole blob (made UTF-8 once, bytes that
+/// are not replaced) is the value decoded on its own.
 fn header_fields(blob: &str) -> Fields<'_> {
     match percent_decode(blob) {
-        Cow::Borrowed(b) => (field(b, b"!!!ac="), field(b, b"!!!pr=")),
+        Cow::Borrowed(_) => (
+            field(blob, b"!!!ac=").map(Cow::Borrowed),
+            field(blob, b"!!!pr=").map(Cow::Borrowed),
+        ),
         Cow::Owned(b) => {
-            let owned = |v: Option<Cow<'_, str>>| v.map(|v| Cow::Owned(v.into_owned()));
-            (owned(field(&b, b"!!!ac=")), owned(field(&b, b"!!!pr=")))
+            let text = String::from_utf8_lossy(&b);
+            let owned = |v: Option<&str>| v.map(|v| Cow::Owned(v.to_owned()));
+            (
+                owned(field(&text, b"!!!ac=")),
+                owned(field(&text, b"!!!pr=")),
+            )
         }
     }
 }
@@ -166,17 +173,44 @@ fn header_fields(blob: &str) -> Fields<'_> {
 /// trimmed; `None` if absent or empty. The name is found by its `=` (a blob has few),
 /// the end by its `!`: `memmem` would set up a searcher per call, which cost more than
 /// the whole search in these short blobs.
-fn field<'b>(blob: &'b [u8], name: &[u8]) -> Option<Cow<'b, str>> {
-    let eq = memchr::memchr_iter(b'=', blob).find(|&e| blob[..=e].ends_with(name))?;
-    let rest = &blob[eq + 1..];
-    let end = memchr::memchr_iter(b'!', rest)
+fn field<'b>(blob: &'b str, name: &[u8]) -> Option<&'b str> {
+    let b = blob.as_bytes();
+    let eq = positions(b'=', b).find(|&e| b[..=e].ends_with(name))?;
+    let rest = &b[eq + 1..];
+    let len = positions(b'!', rest)
         .find(|&i| rest[i..].starts_with(b"!!!"))
         .unwrap_or(rest.len());
-    let value = match String::from_utf8_lossy(&rest[..end]) {
-        Cow::Borrowed(v) => Cow::Borrowed(v.trim()),
-        Cow::Owned(v) => Cow::Owned(v.trim().to_string()),
-    };
+    // Cut at ASCII bytes (`=`, `!`): character boundaries.
+    let value = trim(&blob[eq + 1..eq + 1 + len]);
     (!value.is_empty()).then_some(value)
+}
+
+/// Where `byte` occurs in `hay`: a plain loop over a blob as short as Apache's for a
+/// request without `Accept` (`memchr` costs more to set up than such a search), memchr
+/// over a longer one.
+fn positions(byte: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    const SHORT: usize = 48;
+    let (short, long) = if hay.len() <= SHORT {
+        (Some(hay.iter().enumerate()), None)
+    } else {
+        (None, Some(memchr::memchr_iter(byte, hay)))
+    };
+    let short = short
+        .into_iter()
+        .flatten()
+        .filter_map(move |(i, &c)| (c == byte).then_some(i));
+    short.chain(long.into_iter().flatten())
+}
+
+/// `s` without leading and trailing white space, as `str::trim`; a value that starts
+/// and ends with a visible ASCII character (the usual case) is not decoded to find out.
+fn trim(s: &str) -> &str {
+    let visible = |c: Option<&u8>| c.is_some_and(u8::is_ascii_graphic);
+    if visible(s.as_bytes().first()) && visible(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
+    }
 }
 
 /// Answer one request line: append exactly one line (with its `\n`) to `out`, and say
@@ -391,6 +425,18 @@ mod tests {
             .unwrap();
         assert_eq!(r.proto.as_deref(), Some("http"));
         assert_eq!(r.accept.as_deref(), Some("*/*"));
+        // Trimmed as `str::trim` trims: ASCII white space (vertical tab too) and
+        // Unicode's (an em space, U+2003), but not inside the value.
+        let r = parse_line("x.resolve !!!pr=\x0bhttp \u{2003}!!!ac= a b\t!!!".as_bytes())
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.proto, Some(Cow::Borrowed("http")));
+        assert_eq!(r.accept, Some(Cow::Borrowed("a b")));
+        let r = parse_line(b"x.resolve !!!pr=%20https%0B!!!ac=\xff!!!")
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.proto.as_deref(), Some("https"));
+        assert_eq!(r.accept.as_deref(), Some("\u{FFFD}"));
     }
 
     #[test]
