@@ -13,8 +13,11 @@
 //! A bulk request (`?-`) reads its body as it arrives and commits every
 //! [`BULK_BATCH`] pending key writes; after each commit the output so far goes to the
 //! client, followed by `# committed N commands, through line L`, and the answer ends
-//! with that line for everything committed. A body cut off, a server stopping or a
-//! failed commit ends the run with an `error:` line saying so, then that line.
+//! with that line for everything committed. Such a batch commit does not wait for
+//! RocksDB's background work: if some is pending, readers are not let in yet and the
+//! batch's output, its acknowledgement, is held until a later commit lets them in (the
+//! last one waits, up to [`SETTLE`]). A body cut off, a server stopping or a failed
+//! commit ends the run with an `error:` line saying so, then that line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Cursor, Write};
@@ -26,7 +29,7 @@ use std::time::{Duration, Instant};
 use noid_binder::writelog::Record;
 use noid_binder::{nog, Agent, BinderError, Format, Lines, Session};
 use noid_minter::{Context, Minter, Txn};
-use noid_store::{Op, Store as Engine};
+use noid_store::{Op, Store as Engine, SETTLE};
 use tokio::sync::oneshot;
 
 /// Idle time after which the store is closed and its lock released.
@@ -36,8 +39,8 @@ pub const MAX_HOLD: Duration = Duration::from_millis(500);
 /// Pause after giving the lock up, long enough for a waiting `noid` (which polls
 /// every 20 ms at most) to take it.
 pub const YIELD: Duration = Duration::from_millis(25);
-/// Pending key writes after which a bulk request commits a batch (about 33,000 egg
-/// `set`s of new identifiers, each writing the value and two admin elements).
+/// Pending key writes after which a bulk request commits a batch (25,000 egg `set`s
+/// of new identifiers, each writing the value, two admin elements and `:/m`).
 pub const BULK_BATCH: usize = 100_000;
 /// Requests answered by one commit at most.
 const GROUP: usize = 256;
@@ -115,11 +118,23 @@ pub struct Progress {
     pub committed: usize,
     /// The input line of the last command committed.
     pub committed_line: usize,
+    /// The length of the answer's output that belongs to committed batches and has not
+    /// gone to the client yet (held until readers are let in, or the client is slow).
+    pub held: usize,
 }
 
 /// `# committed N commands, through line L`.
 pub fn committed_line(commands: usize, line: usize) -> String {
     format!("# committed {commands} commands, through line {line}\n")
+}
+
+/// A failed bulk commit's last lines: what failed, and how far the run got before.
+fn not_committed(e: &Failed, p: &Progress) -> String {
+    format!(
+        "error: {e}; the commands after line {} were not committed\n\n{}",
+        p.committed_line,
+        committed_line(p.committed, p.committed_line)
+    )
 }
 
 struct Job {
@@ -301,7 +316,9 @@ impl Worker {
             let answer = self.work(writer, &mut txn, &mut minter, &mut job, &mut records);
             answers.push((job.reply, answer));
         }
-        let committed = self.commit(writer, &mut txn, &mut minter, &mut records);
+        let committed = self
+            .commit(writer, &mut txn, &mut minter, &mut records, SETTLE)
+            .map(|_| ());
         for (reply, mut answer) in answers {
             match (&committed, answer.bulk) {
                 (Ok(()), Some(p)) => answer
@@ -318,13 +335,9 @@ impl Worker {
                     answer.failed = true;
                 }
                 (Err(e), Some(p)) => {
-                    // Earlier batches' output has gone to the client already.
-                    answer.body = format!(
-                        "error: {e}; the commands after line {} were not committed\n\n{}",
-                        p.committed_line,
-                        committed_line(p.committed, p.committed_line)
-                    )
-                    .into_bytes();
+                    // Earlier batches' output has gone to the client or is held.
+                    answer.body.truncate(p.held);
+                    answer.body.extend(not_committed(e, &p).bytes());
                     answer.failed = true;
                 }
                 (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
@@ -429,29 +442,34 @@ impl Worker {
                     p.line = n;
                     if txn.len() >= BULK_BATCH {
                         let t = Instant::now();
-                        let committed = self.commit(writer, txn, minter, records);
+                        // Readers are let in only if RocksDB has nothing pending
+                        // (an ingested batch may start a compaction): this batch's
+                        // output, its acknowledgement, is held back until a later
+                        // commit lets them in, at the latest the last one, which
+                        // waits for that.
+                        let committed = self.commit(writer, txn, minter, records, Duration::ZERO);
                         timing.commit += t.elapsed();
                         timing.commits += 1;
-                        if let Err(e) = committed {
-                            answer.body = format!(
-                                "error: {e}; the commands after line {} were not committed\n\n{}",
-                                p.committed_line,
-                                committed_line(p.committed, p.committed_line)
-                            )
-                            .into_bytes();
-                            answer.failed = true;
-                            txn.clear();
-                            if let Ok(m) = Minter::load(&*txn) {
-                                *minter = m;
+                        let readers_in = match committed {
+                            Ok(r) => r,
+                            Err(e) => {
+                                answer.body.truncate(p.held);
+                                answer.body.extend(not_committed(&e, &p).bytes());
+                                answer.failed = true;
+                                txn.clear();
+                                if let Ok(m) = Minter::load(&*txn) {
+                                    *minter = m;
+                                }
+                                return answer;
                             }
-                            return answer;
-                        }
+                        };
                         p.committed = p.run;
                         p.committed_line = p.line;
                         answer
                             .body
                             .extend(committed_line(p.run, p.line).into_bytes());
-                        if let Some(tx) = progress {
+                        p.held = answer.body.len();
+                        if let Some(tx) = progress.as_ref().filter(|_| readers_in) {
                             // Never waits for the client: a client that reads nothing
                             // until it has sent its whole body must not stop the run.
                             // Output it has not taken yet stays in the answer, and a
@@ -462,6 +480,7 @@ impl Worker {
                             {
                                 answer.body = c.to_vec();
                             }
+                            p.held = answer.body.len();
                         }
                     }
                 }
@@ -504,15 +523,18 @@ impl Worker {
     }
 
     /// Commit the transaction as one synced batch, append and sync its records, then
-    /// let readers catch up ([`Engine::pause`]) so that what the caller acknowledges
-    /// next is what `noidr` answers next.
+    /// let readers catch up ([`Engine::pause`], waiting up to `settle` for RocksDB's
+    /// background work) so that what the caller acknowledges next is what `noidr`
+    /// answers next. Returns whether readers were let in: only then may the writes be
+    /// acknowledged.
     fn commit(
         &mut self,
         writer: &dyn Engine,
         txn: &mut Txn<'_, dyn Engine>,
         minter: &mut Minter,
         records: &mut Vec<Record>,
-    ) -> Result<(), Failed> {
+        settle: Duration,
+    ) -> Result<bool, Failed> {
         let t0 = Instant::now();
         minter.flush(txn);
         let ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
@@ -531,7 +553,7 @@ impl Worker {
             })
         };
         let t3 = Instant::now();
-        let paused = writer.pause();
+        let paused = writer.pause(settle);
         log::debug!(
             "{}: commit of {n} key writes: take {:?}, store commit {:?}, write log {:?}, pause {:?}",
             self.dir.display(),
@@ -540,15 +562,20 @@ impl Worker {
             t3 - t2,
             t3.elapsed()
         );
-        match paused {
-            Ok(true) => {}
-            Ok(false) => log::warn!(
+        let released = match paused {
+            Ok(released) => released,
+            Err(e) => {
+                log::warn!("{}: {e}", self.dir.display());
+                false
+            }
+        };
+        if !released && !settle.is_zero() {
+            log::warn!(
                 "{}: RocksDB still busy after a commit; readers catch up later",
                 self.dir.display()
-            ),
-            Err(e) => log::warn!("{}: {e}", self.dir.display()),
+            );
         }
-        logged
+        logged.map(|()| released)
     }
 
     fn append(&mut self, records: &mut Vec<Record>) -> std::io::Result<()> {

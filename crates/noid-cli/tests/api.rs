@@ -764,6 +764,70 @@ fn acknowledged_writes_are_seen_by_noidr_at_its_next_request() {
     }
 }
 
+/// A bulk POST's batch commits are acknowledgements too: once the client has read
+/// `# committed N commands, through line L` (before it has even sent the rest of its
+/// body), `noidr`'s next request sees line L's write, and not the next line's, which
+/// is not committed yet.
+#[test]
+fn a_bulk_posts_committed_batches_are_seen_by_noidr_before_it_ends() {
+    use base64::Engine;
+    use std::io::Read;
+    let api = Api::start();
+    let mut noidr = Noidr::start(&api.dir("binders/sam"));
+    let line = |i: usize| format!("ark:/99999/fk4p{i}.set _t https://example.org/p{i}\n");
+    // More than one batch (100,000 key writes: 25,000 `set`s of new identifiers).
+    let first: String = (0..26_000).map(line).collect();
+    let rest: String = (26_000..30_000).map(line).collect();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", api.port)).unwrap();
+    // Only so that a broken server fails the test instead of hanging it.
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let auth = base64::engine::general_purpose::STANDARD.encode("sam:secret");
+    write!(
+        s,
+        "POST /a/sam/b?- HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {auth}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{first}",
+        first.len() + rest.len()
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0; 4096];
+    let progress = loop {
+        let n = s.read(&mut buf).unwrap();
+        assert_ne!(n, 0, "{}", String::from_utf8_lossy(&got));
+        got.extend(&buf[..n]);
+        let text = String::from_utf8_lossy(&got);
+        if let Some((_, after)) = text.split_once("# committed ") {
+            if let Some((progress, _)) = after.split_once('\n') {
+                break progress.to_string();
+            }
+        }
+    };
+    let (n, l) = progress.split_once(" commands, through line ").unwrap();
+    let (n, l): (usize, usize) = (n.parse().unwrap(), l.parse().unwrap());
+    assert_eq!(n, l);
+    assert!((1..26_000).contains(&n), "{progress}");
+    for i in [0, n / 2, n - 1] {
+        assert_eq!(
+            noidr.ask(&format!("get ark:/99999/fk4p{i} _t")),
+            format!("https://example.org/p{i}"),
+            "line {}",
+            i + 1
+        );
+    }
+    assert_eq!(noidr.ask(&format!("get ark:/99999/fk4p{n} _t")), "NULL");
+    s.write_all(rest.as_bytes()).unwrap();
+    let mut tail = String::new();
+    s.read_to_string(&mut tail).unwrap();
+    assert!(
+        tail.contains("# committed 30000 commands, through line 30000\negg-status: 0\n"),
+        "{tail}"
+    );
+    assert_eq!(
+        noidr.ask("get ark:/99999/fk4p29999 _t"),
+        "https://example.org/p29999"
+    );
+}
+
 /// Send a raw HTTP/1.0 request whose body is cut short: the head claims `claimed`
 /// octets, `sent` follows, then the sending side is closed (or, with `hold`, kept open
 /// while `then` runs). Returns the response's status and body (HTTP/1.0: no chunks, the

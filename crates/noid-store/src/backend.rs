@@ -28,10 +28,12 @@ pub trait Store: Scan + Sync {
     /// reordered) operations are left in `ops` for the caller to drop.
     fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError>;
 
-    /// Let long-lived readers of this machine catch up while this writer stays open
-    /// (the embedded store's [`Writer::pause`]); whether they can. An engine whose
-    /// readers never wait for its writers has nothing to do.
-    fn pause(&self) -> Result<bool, StoreError> {
+    /// Let long-lived readers of this machine catch up while this writer stays open,
+    /// once its background work is over, waiting for that up to `wait` (the embedded
+    /// store's [`Writer::pause`]); whether they can. An engine whose readers never wait
+    /// for its writers has nothing to do.
+    fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
+        let _ = wait;
         Ok(true)
     }
 }
@@ -59,8 +61,8 @@ impl Store for Writer {
         Writer::commit_all(self, ops)
     }
 
-    fn pause(&self) -> Result<bool, StoreError> {
-        Writer::pause(self)
+    fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
+        Writer::pause(self, wait)
     }
 }
 

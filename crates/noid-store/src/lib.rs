@@ -45,4 +45,4 @@ pub use layout::Layout;
 pub use secondary::{Freshness, Secondary};
 pub use snapshot::Snapshot;
 pub use sweep::sweep_stale;
-pub use writer::{Op, SortedLoad, Writer};
+pub use writer::{Op, SortedLoad, Writer, SETTLE};

@@ -149,11 +149,12 @@ impl Writer {
     /// (a reader catching up while the store's files change can lose a write, see
     /// [`crate::Secondary::try_catch_up`]), release `NOID/busy`. The next commit takes
     /// it again. Returns whether it was released; it is not when background work goes
-    /// on for longer than [`SETTLE`] (readers then wait as for any writer).
+    /// on for longer than `wait` (readers then wait as for any writer; [`SETTLE`] is
+    /// the wait before an acknowledgement, zero releases only if nothing is pending).
     ///
     /// `noid serve` pauses after each group commit, before acknowledging the writes,
     /// so that a write it acknowledged is seen by a reader's next request.
-    pub fn pause(&self) -> Result<bool, StoreError> {
+    pub fn pause(&self, wait: Duration) -> Result<bool, StoreError> {
         use std::sync::atomic::Ordering;
         if self.paused.load(Ordering::Acquire) {
             return Ok(true);
@@ -161,7 +162,7 @@ impl Writer {
         let start = Instant::now();
         let mut polls = 0u32;
         while self.background_work()? {
-            if start.elapsed() >= SETTLE {
+            if start.elapsed() >= wait {
                 log::debug!("pause: still busy after {:?}", start.elapsed());
                 return Ok(false);
             }
