@@ -42,6 +42,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use noid_http::Listener;
+use tokio::net::{TcpListener, UnixListener};
 
 pub use handler::{Peer, Service};
 
@@ -58,6 +59,7 @@ pub async fn serve(
     service: Arc<Service>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let listener = AsyncListener::from_std(listener)?;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -109,7 +111,7 @@ pub async fn serve(
             }
         }
     }
-    if let Listener::Unix(_, p) = &listener {
+    if let AsyncListener::Unix(_, p) = &listener {
         let _ = std::fs::remove_file(p);
     }
     drop(listener);
@@ -127,9 +129,30 @@ enum Stream {
     Unix(tokio::net::UnixStream),
 }
 
-async fn accept(l: &Listener) -> io::Result<(Stream, Peer)> {
+/// A bound [`Listener`] made a tokio one (inside the runtime).
+enum AsyncListener {
+    Tcp(TcpListener),
+    Unix(UnixListener, std::path::PathBuf),
+}
+
+impl AsyncListener {
+    fn from_std(l: Listener) -> io::Result<AsyncListener> {
+        Ok(match l {
+            Listener::Tcp(l) => {
+                l.set_nonblocking(true)?;
+                AsyncListener::Tcp(TcpListener::from_std(l)?)
+            }
+            Listener::Unix(l, p) => {
+                l.set_nonblocking(true)?;
+                AsyncListener::Unix(UnixListener::from_std(l)?, p)
+            }
+        })
+    }
+}
+
+async fn accept(l: &AsyncListener) -> io::Result<(Stream, Peer)> {
     match l {
-        Listener::Tcp(l) => {
+        AsyncListener::Tcp(l) => {
             let (s, addr) = l.accept().await?;
             s.set_nodelay(true)?;
             Ok((
@@ -140,7 +163,7 @@ async fn accept(l: &Listener) -> io::Result<(Stream, Peer)> {
                 },
             ))
         }
-        Listener::Unix(l, _) => Ok((
+        AsyncListener::Unix(l, _) => Ok((
             Stream::Unix(l.accept().await?.0),
             Peer {
                 ip: None,
@@ -159,8 +182,28 @@ pub fn run(addr: &str, config: &Path, temper: fn(i64) -> String) -> io::Result<(
         .enable_time()
         .build()?;
     rt.block_on(async move {
-        let listener = Listener::bind(addr).await?;
+        let listener = Listener::bind(addr)?;
         log::info!("noid serve: HTTP API on {}", listener.local_addr());
-        serve(listener, service, noid_http::terminate_signal()()).await
+        serve(listener, service, terminate_signal()).await
     })
+}
+
+/// Completes on SIGTERM or SIGINT.
+async fn terminate_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut t), Ok(mut i)) => {
+            tokio::select! {
+                _ = t.recv() => log::info!("noid serve: SIGTERM, shutting down"),
+                _ = i.recv() => log::info!("noid serve: SIGINT, shutting down"),
+            }
+        }
+        _ => {
+            log::warn!("cannot install signal handlers; stop with SIGKILL");
+            std::future::pending::<()>().await
+        }
+    }
 }

@@ -2,10 +2,10 @@
 //! deadline gets a `503` (and its connection is closed), and so does every request
 //! while that lookup stays stalled; then the server resolves again.
 //!
-//! A lookup runs on the runtime's worker thread that reads the request (a thread hop
-//! would cost more than the lookup), so a stalled one cannot be abandoned: the
+//! A lookup runs on the event-loop thread that reads the request (a thread hop would
+//! cost more than the lookup), so a stalled one cannot be abandoned: the
 //! **watchdog**, a thread of its own, answers in its place, as the line protocols'
-//! watchdog does (noidr's `deadline` module). Each worker thread has a [`Slot`]:
+//! watchdog does (noidr's `deadline` module). Each server thread has a [`Slot`]:
 //! before a lookup it stamps the slot with the request's number (one store, to a cache
 //! line no other thread writes) and the connection's socket; after it, it takes the
 //! slot back (`BUSY` → `IDLE`, one compare-and-swap). The watchdog looks ten times per
@@ -14,7 +14,9 @@
 //! response with `Connection: close` on the socket and shuts it down, then marks the
 //! slot `ANSWERED`. Exactly one of the two compare-and-swaps succeeds, so a request is
 //! answered once: by the watchdog, or by the worker (which, finding its slot claimed,
-//! waits for `ANSWERED` and returns a response that hyper can no longer send).
+//! waits for `ANSWERED` and closes the connection). While earlier responses of the
+//! connection are still unsent, the watchdog only shuts the socket down: a `503` written
+//! ahead of them would answer the wrong request.
 //!
 //! While any claimed lookup has not returned, requests are answered `503` at once
 //! without a lookup (one load of a counter per request), and `/health` says so.
@@ -32,6 +34,10 @@ const ANSWERED: u64 = 3;
 const PHASE: u64 = 3;
 /// Stamp bit: the request is a HEAD (the 503 then has no body).
 const HEAD: u64 = 4;
+/// Stamp bit: the watchdog must not write on the socket, only shut it down.
+const QUIET: u64 = 8;
+/// The request number starts above the stamp bits.
+const SEQ_SHIFT: u32 = 4;
 
 /// The watchdog looks this many times per deadline, and at most every millisecond.
 const LOOKS: u32 = 10;
@@ -40,7 +46,7 @@ const MIN_LOOK: Duration = Duration::from_millis(1);
 /// One worker thread's lookup in progress.
 #[derive(Default)]
 struct Slot {
-    /// Request number (bits 3..), HEAD (bit 2), phase (bits 0..2).
+    /// Request number (bits 4..), QUIET (bit 3), HEAD (bit 2), phase (bits 0..2).
     turn: AtomicU64,
     /// The socket of the request in progress.
     fd: AtomicI32,
@@ -70,9 +76,11 @@ thread_local! {
 pub(crate) enum Outcome<T> {
     /// The lookup's own result.
     Answered(T),
-    /// The store is stalled (this lookup was answered by the watchdog, or another one
-    /// is stalled): answer 503.
+    /// Another lookup is stalled: answer 503 without looking up.
     Stalled,
+    /// This lookup was claimed: the watchdog has answered it (or, `QUIET`, only shut
+    /// the socket down); the connection is to be closed.
+    Claimed,
 }
 
 impl Watch {
@@ -110,13 +118,15 @@ impl Watch {
         )
     }
 
-    /// Run `lookup` for a request on socket `fd` (a HEAD request if `head`), under the
-    /// deadline of watch number `id`.
+    /// Run `lookup` for a request on socket `fd` (a HEAD request if `head`; the
+    /// watchdog writes its 503 there only if `may_write`), under the deadline of watch
+    /// number `id`.
     pub(crate) fn run<T>(
         &self,
         id: usize,
         fd: RawFd,
         head: bool,
+        may_write: bool,
         lookup: impl FnOnce() -> T,
     ) -> Outcome<T> {
         if self.stalled() {
@@ -140,7 +150,10 @@ impl Watch {
             });
             let slots = slots.borrow();
             let slot = &slots[at].1;
-            let busy = (seq << 3) | if head { HEAD } else { 0 } | BUSY;
+            let busy = (seq << SEQ_SHIFT)
+                | if head { HEAD } else { 0 }
+                | if may_write { 0 } else { QUIET }
+                | BUSY;
             slot.fd.store(fd, Ordering::Relaxed);
             slot.turn.store(busy, Ordering::Release);
             let result = lookup();
@@ -159,7 +172,7 @@ impl Watch {
             if self.stalled.fetch_sub(1, Ordering::AcqRel) == 1 {
                 log::warn!("the store answers again; resolving");
             }
-            Outcome::Stalled
+            Outcome::Claimed
         })
     }
 
@@ -206,6 +219,7 @@ impl Watch {
                 answer_503(
                     slot.fd.load(Ordering::Relaxed),
                     turn & HEAD != 0,
+                    turn & QUIET == 0,
                     &self.message(),
                 );
                 slot.turn.store(turn & !PHASE | ANSWERED, Ordering::Release);
@@ -214,9 +228,9 @@ impl Watch {
     }
 }
 
-/// Write a whole `503` response on `fd` and shut the socket down, so that the
-/// connection's own (late) response can never follow it.
-fn answer_503(fd: RawFd, head: bool, body: &str) {
+/// Write a whole `503` response on `fd` (if `write`) and shut the socket down, so that
+/// the connection's own (late) response can never follow it.
+fn answer_503(fd: RawFd, head: bool, write: bool, body: &str) {
     let mut response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n\
          content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
@@ -225,12 +239,12 @@ fn answer_503(fd: RawFd, head: bool, body: &str) {
     if !head {
         response.push_str(body);
     }
-    let mut rest = response.as_bytes();
+    let mut rest = if write { response.as_bytes() } else { &[] };
     while !rest.is_empty() {
         // SAFETY: `fd` is the socket of the connection whose request is claimed: its
-        // worker thread is still inside the lookup (it waits for ANSWERED before
-        // returning to hyper), so the connection, which owns the socket, is alive and
-        // the descriptor is not closed or reused. `rest` is a valid buffer.
+        // server thread is still inside the lookup (it waits for ANSWERED before
+        // returning to its event loop, which owns and closes the socket), so the
+        // descriptor is not closed or reused. `rest` is a valid buffer.
         let n = unsafe {
             libc::send(
                 fd,

@@ -48,12 +48,28 @@
 //! GET and HEAD only (`405` otherwise); a request with a body is refused with `413`
 //! and the connection closed; a request-target longer than [`Config::max_uri_len`]
 //! gets `414`; headers larger than [`Config::max_header_bytes`] or more than 100 header
-//! fields get `431` (from hyper);
+//! fields get `431`; a request head that is not HTTP/1.x (or a request-target with
+//! bytes HTTP does not allow) gets `400`, and the connection is closed after each of
+//! these refusals;
 //! a connection that does not deliver a complete request head within
 //! [`Config::header_read_timeout`] (this also bounds idle keep-alive connections) is
 //! closed; at most [`Config::max_connections`] connections are served at once (more
 //! wait in the kernel's accept queue). Every accepted TCP socket has `TCP_NODELAY`
 //! (a keep-alive peer would otherwise meet the 40 ms Nagle/delayed-ACK stall).
+//! Keep-alive is HTTP/1.1's default (`Connection: close` ends it) and HTTP/1.0's on
+//! `Connection: keep-alive`; pipelined requests are answered in order; a client that
+//! shuts down its sending side after its request still gets its answer; a client that
+//! does not read its answers is no longer read from once 64 KiB of them wait.
+//!
+//! # The server
+//!
+//! No async runtime: each of `threads` threads runs an event loop of its own (`mio`,
+//! epoll) and accepts on its own handle of the listening socket, so a connection's
+//! requests are read, answered and written by one thread. Heads are parsed by
+//! `httparse` (hyper's parser) in the connection's buffer without copies, and all that
+//! one read brought is answered with one write: per kept-alive request one read, one
+//! write and (shared by the connections ready together) one `epoll_wait`. See the
+//! `server` module.
 //!
 //! # Wiring it in `noidr`
 //!
@@ -78,14 +94,15 @@
 //! noid_http::run("127.0.0.1:8090", Arc::new(backend), 2).unwrap();
 //! ```
 //!
-//! [`Backend::resolve`] is called on a runtime worker thread, not through
-//! `spawn_blocking`: a point lookup costs microseconds, far less than a thread hop.
-//! A backend that may block for long (a lock held for a store reopen) only delays the
-//! requests of that worker. A plain closure `Fn(&Request) -> Result<Answer, LookupError>`
-//! is a `Backend` too.
+//! [`Backend::resolve`] is called on the server thread that read the request: a point
+//! lookup costs microseconds, far less than a thread hop. A backend that may block for
+//! long (a lock held for a store reopen) only delays the connections of that thread
+//! ([`Config::lookup_deadline`] bounds it). A plain closure
+//! `Fn(&Request) -> Result<Answer, LookupError>` is a `Backend` too.
 //!
-//! For tests and embedding there is the async [`serve`] / [`serve_with`] on a
-//! [`Listener`] (bind to port 0 and read [`Listener::local_addr`]).
+//! For tests and embedding there are [`serve`] / [`serve_with`], which serve a
+//! [`Listener`] on the calling thread until a [`Shutdown`] is asked for (bind to port 0
+//! and read [`Listener::local_addr`]).
 
 #![deny(missing_docs)]
 
@@ -94,25 +111,21 @@ mod html;
 mod modified;
 pub mod page;
 pub mod record;
+mod request;
 mod respond;
+mod response;
 pub mod route;
+mod server;
 pub mod tombstone;
 pub mod wellknown;
 
-use std::convert::Infallible;
-use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::AsFd;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::{TcpListener, UnixListener};
-use tokio::sync::Semaphore;
 
 pub use noid_resolve::wellknown::ArkService;
 pub use noid_resolve::{Answer, LookupError, Request};
@@ -171,13 +184,13 @@ pub struct Config {
     /// Longest request-target accepted; longer gets `414`. Default 8190 (Apache's
     /// `LimitRequestLine`).
     pub max_uri_len: usize,
-    /// Buffer size for a request head; larger heads get `431`. Default 16 KiB
-    /// (hyper's minimum is 8 KiB).
+    /// The longest request head read; larger heads get `431`. Default 16 KiB (at
+    /// least 4 KiB is read).
     pub max_header_bytes: usize,
     /// Connections served at once; others wait in the accept queue. Default 1024.
     pub max_connections: usize,
-    /// How long [`serve_with`] waits for open connections to finish after shutdown
-    /// was asked. Default 5 s.
+    /// How long [`serve_with`] and [`run_with`] wait for open connections to finish
+    /// after shutdown was asked. Default 5 s.
     pub drain_timeout: Duration,
     /// How long the backend has to answer a request: one it has not answered by then
     /// is answered `503` (with `Connection: close`) by a watchdog thread, and so is
@@ -243,20 +256,23 @@ pub fn parse_addr(addr: &str) -> io::Result<Addr> {
 #[derive(Debug)]
 pub enum Listener {
     /// TCP.
-    Tcp(TcpListener),
+    Tcp(std::net::TcpListener),
     /// A unix socket, and its path (removed again when [`serve_with`] returns).
-    Unix(UnixListener, PathBuf),
+    Unix(std::os::unix::net::UnixListener, PathBuf),
 }
 
+/// The accept queue's length asked of the kernel (capped by `net.core.somaxconn`).
+const BACKLOG: libc::c_int = 1024;
+
 impl Listener {
-    /// Binds `addr` (see [`parse_addr`]). Must be called inside a tokio runtime.
+    /// Binds `addr` (see [`parse_addr`]).
     ///
     /// For a unix socket, a stale socket file (nobody accepting on it) is removed
     /// first; a live one is an `AddrInUse` error. The socket file gets the process
     /// umask (set `UMask=` in systemd so that the web server's group can connect).
-    pub async fn bind(addr: &str) -> io::Result<Listener> {
-        match parse_addr(addr)? {
-            Addr::Tcp(sa) => Ok(Listener::Tcp(TcpListener::bind(sa).await?)),
+    pub fn bind(addr: &str) -> io::Result<Listener> {
+        let listener = match parse_addr(addr)? {
+            Addr::Tcp(sa) => Listener::Tcp(std::net::TcpListener::bind(sa)?),
             Addr::Unix(path) => {
                 if let Ok(meta) = std::fs::symlink_metadata(&path) {
                     use std::os::unix::fs::FileTypeExt;
@@ -274,19 +290,31 @@ impl Listener {
                     }
                     std::fs::remove_file(&path)?;
                 }
-                let l = UnixListener::bind(&path)?;
-                Ok(Listener::Unix(l, path))
+                let l = std::os::unix::net::UnixListener::bind(&path)?;
+                Listener::Unix(l, path)
             }
+        };
+        // A longer accept queue than std's 128, for bursts of new connections.
+        // SAFETY: `listen` on a socket descriptor this value owns; a second `listen`
+        // only changes the queue's length.
+        unsafe {
+            libc::listen(listener.fd(), BACKLOG);
+        }
+        Ok(listener)
+    }
+
+    fn fd(&self) -> std::os::fd::RawFd {
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Unix(l, _) => l.as_raw_fd(),
         }
     }
 
-    /// Another handle on the same listening socket, for another thread's runtime.
-    fn std_clone(&self) -> io::Result<StdListener> {
+    /// Another handle on the same listening socket, for another thread's loop.
+    fn try_clone(&self) -> io::Result<Listener> {
         Ok(match self {
-            Listener::Tcp(l) => StdListener::Tcp(l.as_fd().try_clone_to_owned()?.into()),
-            Listener::Unix(l, p) => {
-                StdListener::Unix(l.as_fd().try_clone_to_owned()?.into(), p.clone())
-            }
+            Listener::Tcp(l) => Listener::Tcp(l.try_clone()?),
+            Listener::Unix(l, p) => Listener::Unix(l.try_clone()?, p.clone()),
         })
     }
 
@@ -306,283 +334,172 @@ impl Listener {
     }
 }
 
-/// A [`Listener`] between threads: made a tokio one in the runtime that will accept.
-enum StdListener {
-    Tcp(std::net::TcpListener),
-    Unix(std::os::unix::net::UnixListener, PathBuf),
+/// Asks a running server to shut down: cloned into whoever decides (a signal thread,
+/// a test), given to [`serve_with`] or [`run_with`].
+#[derive(Clone, Default)]
+pub struct Shutdown(Arc<ShutdownState>);
+
+#[derive(Default)]
+struct ShutdownState {
+    asked: AtomicBool,
+    /// Every server thread's waker.
+    wakers: Mutex<Vec<Arc<mio::Waker>>>,
 }
 
-impl StdListener {
-    /// Register with the current runtime.
-    fn into_tokio(self) -> io::Result<Listener> {
-        Ok(match self {
-            StdListener::Tcp(l) => {
-                l.set_nonblocking(true)?;
-                Listener::Tcp(TcpListener::from_std(l)?)
-            }
-            StdListener::Unix(l, p) => {
-                l.set_nonblocking(true)?;
-                Listener::Unix(UnixListener::from_std(l)?, p)
-            }
-        })
+impl std::fmt::Debug for Shutdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shutdown")
+            .field("asked", &self.asked())
+            .finish()
     }
 }
 
-/// Serves with [`Config::default`] until `shutdown` completes. See [`serve_with`].
-pub async fn serve(
-    listener: Listener,
-    backend: Arc<dyn Backend>,
-    shutdown: impl Future<Output = ()>,
-) -> io::Result<()> {
-    serve_with(listener, backend, Config::default(), shutdown).await
+impl Shutdown {
+    /// A shutdown nobody has asked for yet.
+    pub fn new() -> Shutdown {
+        Shutdown::default()
+    }
+
+    /// Shut down: stop accepting, let the requests in flight finish (keep-alive
+    /// connections are closed after their current response) for at most
+    /// [`Config::drain_timeout`], then return from [`serve_with`] or [`run_with`].
+    pub fn shut_down(&self) {
+        self.0.asked.store(true, Ordering::Release);
+        let wakers = self.0.wakers.lock().unwrap_or_else(|e| e.into_inner());
+        for w in wakers.iter() {
+            let _ = w.wake();
+        }
+    }
+
+    /// Whether shutdown was asked for.
+    pub fn asked(&self) -> bool {
+        self.0.asked.load(Ordering::Acquire)
+    }
+
+    /// Wake `waker` when shutdown is asked for (at once if it was already).
+    fn notify(&self, waker: Arc<mio::Waker>) {
+        self.0
+            .wakers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(waker.clone());
+        if self.asked() {
+            let _ = waker.wake();
+        }
+    }
+
+    /// A shutdown asked for by SIGTERM or SIGINT (a thread of its own waits for them).
+    pub fn on_terminate_signals() -> io::Result<Shutdown> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let shutdown = Shutdown::new();
+        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])?;
+        let s = shutdown.clone();
+        std::thread::Builder::new()
+            .name("noidr-shutdown".into())
+            .spawn(move || {
+                for sig in signals.forever() {
+                    if s.asked() {
+                        continue;
+                    }
+                    let name = if sig == SIGTERM { "SIGTERM" } else { "SIGINT" };
+                    log::info!("noidr: {name}, shutting down");
+                    s.shut_down();
+                }
+            })?;
+        Ok(shutdown)
+    }
 }
 
-/// Accepts connections on `listener` and answers them until `shutdown` completes;
-/// then stops accepting, lets the requests in flight finish (keep-alive connections
-/// are closed after their current response) for at most [`Config::drain_timeout`],
-/// removes a unix socket file, and returns.
-pub async fn serve_with(
+/// What every server thread shares.
+struct Shared {
+    backend: Arc<dyn Backend>,
+    config: Config,
+    /// The lookup deadline's watch and its number: one for all threads, so that once a
+    /// lookup is claimed every thread answers 503 at once instead of stalling on the
+    /// store too.
+    watch: Option<(Arc<deadline::Watch>, usize)>,
+    /// Connections open, over all threads ([`Config::max_connections`]).
+    open: AtomicUsize,
+    shutdown: Shutdown,
+}
+
+/// Serves with [`Config::default`] until `shutdown`. See [`serve_with`].
+pub fn serve(listener: Listener, backend: Arc<dyn Backend>, shutdown: Shutdown) -> io::Result<()> {
+    serve_with(listener, backend, Config::default(), shutdown)
+}
+
+/// Accepts connections on `listener` and answers them on the calling thread until
+/// `shutdown` is asked for; then stops accepting, lets the requests in flight finish
+/// (keep-alive connections are closed after their current response) for at most
+/// [`Config::drain_timeout`], removes a unix socket file, and returns.
+pub fn serve_with(
     listener: Listener,
     backend: Arc<dyn Backend>,
     config: Config,
-    shutdown: impl Future<Output = ()>,
+    shutdown: Shutdown,
 ) -> io::Result<()> {
-    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    serve_threads(listener, backend, 1, config, shutdown)
+}
+
+/// [`serve_with`] on `threads` threads (the calling one among them).
+fn serve_threads(
+    listener: Listener,
+    backend: Arc<dyn Backend>,
+    threads: usize,
+    config: Config,
+    shutdown: Shutdown,
+) -> io::Result<()> {
     let watch = config
         .lookup_deadline
         .map(deadline::Watch::start)
         .transpose()?;
-    let result = serve_on(
-        &listener,
+    let shared = Arc::new(Shared {
         backend,
-        Arc::new(config),
-        slots,
-        watch.clone(),
+        config,
+        watch,
+        open: AtomicUsize::new(0),
         shutdown,
-    )
-    .await;
-    if let Some((watch, _)) = watch {
-        watch.stop();
-    }
-    listener.remove_socket_file();
-    result
-}
-
-/// A server's lookup deadline: its watch (shared by the threads of [`run_with`]) and
-/// the watch's number.
-type Watched = Option<(Arc<deadline::Watch>, usize)>;
-
-/// The accept loop of [`serve_with`], taking connection slots from `slots` and
-/// answering within the deadline of `watch` (both shared by the threads of
-/// [`run_with`]); leaves a unix socket file in place.
-async fn serve_on(
-    listener: &Listener,
-    backend: Arc<dyn Backend>,
-    config: Arc<Config>,
-    slots: Arc<Semaphore>,
-    watch: Watched,
-    shutdown: impl Future<Output = ()>,
-) -> io::Result<()> {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut builder = http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout)
-        .keep_alive(true)
-        // A client may shut down its sending side once its request is out (`curl`
-        // after a body, scripts using `shutdown(SHUT_WR)`); it still gets its answer.
-        .half_close(true)
-        .max_buf_size(config.max_header_bytes.max(8192))
-        .writev(false); // head and small body go out in one write
-    tokio::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            _ = &mut shutdown => break,
-            p = slots.clone().acquire_owned() => p.expect("semaphore never closed"),
-        };
-        let accepted = tokio::select! {
-            _ = &mut shutdown => break,
-            a = accept(listener) => a,
-        };
-        let io = match accepted {
-            Ok(io) => io,
+    });
+    let mut helpers = Vec::new();
+    let mut result = Ok(());
+    for _ in 1..threads.max(1) {
+        let mine = match listener.try_clone() {
+            Ok(l) => l,
             Err(e) => {
-                // EMFILE and friends: back off instead of spinning.
-                log::warn!("accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
+                result = Err(e);
+                break;
             }
         };
-        let c = (&builder, &graceful, &backend, &config, &watch);
-        match io {
-            Stream::Tcp(s) => spawn_connection(c, s, permit),
-            Stream::Unix(s) => spawn_connection(c, s, permit),
+        let shared = shared.clone();
+        let helper = std::thread::Builder::new()
+            .name("noidr-http".into())
+            .spawn(move || server::serve(&mine, &shared));
+        match helper {
+            Ok(h) => helpers.push(h),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
     }
-    if tokio::time::timeout(config.drain_timeout, graceful.shutdown())
-        .await
-        .is_err()
-    {
-        log::warn!(
-            "shutdown: connections still open after {:?}",
-            config.drain_timeout
-        );
+    if result.is_ok() {
+        result = server::serve(&listener, &shared);
     }
-    Ok(())
-}
-
-/// What every connection is served with: the connection builder, the graceful
-/// shutdown, the backend, the limits, and the deadline's watch and its number.
-type Served<'a> = (
-    &'a http1::Builder,
-    &'a hyper_util::server::graceful::GracefulShutdown,
-    &'a Arc<dyn Backend>,
-    &'a Arc<Config>,
-    &'a Watched,
-);
-
-/// Serve one accepted connection on its own task, which holds the connection's slot
-/// (`permit`) until the connection closes.
-fn spawn_connection<S>(
-    (builder, graceful, backend, config, watch): Served<'_>,
-    stream: S,
-    permit: tokio::sync::OwnedSemaphorePermit,
-) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + std::os::fd::AsRawFd + Unpin + Send + 'static,
-{
-    let (backend, config, watch) = (backend.clone(), config.clone(), watch.clone());
-    let fd = stream.as_raw_fd();
-    let service = service_fn(move |req| {
-        let deadline = watch.as_ref().map(|(w, n)| (&**w, *n, fd));
-        let resp = respond::handle(&*backend, &config, &req, deadline);
-        async move { Ok::<_, Infallible>(resp) }
-    });
-    let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            log::debug!("connection: {e}");
-        }
-        drop(permit);
-    });
-}
-
-enum Stream {
-    Tcp(tokio::net::TcpStream),
-    Unix(tokio::net::UnixStream),
-}
-
-async fn accept(l: &Listener) -> io::Result<Stream> {
-    match l {
-        Listener::Tcp(l) => {
-            let (s, _) = l.accept().await?;
-            s.set_nodelay(true)?;
-            Ok(Stream::Tcp(s))
-        }
-        Listener::Unix(l, _) => Ok(Stream::Unix(l.accept().await?.0)),
+    if result.is_err() {
+        // Do not leave the other threads serving.
+        shared.shutdown.shut_down();
     }
-}
-
-/// Blocking entry point for `noidr --http ADDR`: binds `addr` (see [`parse_addr`]),
-/// logs the bound address at `info`, and serves on `threads` threads (0 = one per
-/// core) until SIGTERM or SIGINT.
-///
-/// Each thread runs a single-threaded tokio runtime and accepts on its own handle of
-/// the listening socket; a connection stays on the thread that accepted it, so a
-/// request is read, answered and written by one thread, and never wakes another (a
-/// work-stealing runtime would hand tasks and I/O events between its workers).
-pub fn run(addr: &str, backend: Arc<dyn Backend>, threads: usize) -> io::Result<()> {
-    run_with(
-        addr,
-        backend,
-        threads,
-        Config::default(),
-        terminate_signal(),
-    )
-}
-
-/// Like [`run`], with explicit limits and an explicit shutdown future (created
-/// lazily inside the runtime, so it may use tokio).
-pub fn run_with<F, Fut>(
-    addr: &str,
-    backend: Arc<dyn Backend>,
-    threads: usize,
-    config: Config,
-    shutdown: F,
-) -> io::Result<()>
-where
-    F: FnOnce() -> Fut,
-    Fut: Future<Output = ()>,
-{
-    let threads = if threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    } else {
-        threads
-    };
-    let runtime = || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()
-    };
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
-        let _ = stopped.wait_for(|&s| s).await;
-    };
-    let (listener, helpers, result, watchdog) = runtime()?.block_on(async move {
-        let listener = Listener::bind(addr).await?;
-        log::info!(
-            "noidr: HTTP on {} ({threads} threads)",
-            listener.local_addr()
-        );
-        // One watch for all threads: once a lookup is claimed, every thread answers 503
-        // at once instead of stalling on the store too.
-        let watch = config
-            .lookup_deadline
-            .map(deadline::Watch::start)
-            .transpose()?;
-        let watchdog = watch.as_ref().map(|(w, _)| w.clone());
-        let config = Arc::new(config);
-        let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-        let mut helpers = Vec::new();
-        for _ in 1..threads {
-            let mine = listener.std_clone()?;
-            let (backend, config, slots) = (backend.clone(), config.clone(), slots.clone());
-            let watch = watch.clone();
-            let stopped = until_stopped(stopped.clone());
-            let helper = std::thread::Builder::new()
-                .name("noidr-http".into())
-                .spawn(move || -> io::Result<()> {
-                    runtime()?.block_on(async move {
-                        let listener = mine.into_tokio()?;
-                        serve_on(&listener, backend, config, slots, watch, stopped).await
-                    })
-                })?;
-            helpers.push(helper);
-        }
-        let signal = async {
-            shutdown().await;
-            let _ = stop.send(true);
-        };
-        let serving = serve_on(
-            &listener,
-            backend,
-            config,
-            slots,
-            watch,
-            until_stopped(stopped),
-        );
-        let (result, ()) = tokio::join!(serving, signal);
-        Ok::<_, io::Error>((listener, helpers, result, watchdog))
-    })?;
     for helper in helpers {
         match helper.join() {
-            Ok(r) => r?,
+            Ok(r) => {
+                if result.is_ok() {
+                    result = r;
+                }
+            }
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    if let Some(watch) = watchdog {
+    if let Some((watch, _)) = &shared.watch {
         watch.stop();
     }
     listener.remove_socket_file();
@@ -590,26 +507,42 @@ where
     result
 }
 
-/// A shutdown future for [`run_with`] that completes on SIGTERM or SIGINT.
-pub fn terminate_signal() -> impl FnOnce() -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
-    || {
-        Box::pin(async {
-            use tokio::signal::unix::{signal, SignalKind};
-            match (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) {
-                (Ok(mut t), Ok(mut i)) => {
-                    tokio::select! {
-                        _ = t.recv() => log::info!("noidr: SIGTERM, shutting down"),
-                        _ = i.recv() => log::info!("noidr: SIGINT, shutting down"),
-                    }
-                }
-                _ => {
-                    log::warn!("cannot install signal handlers; stop with SIGKILL");
-                    std::future::pending::<()>().await
-                }
-            }
-        })
-    }
+/// Blocking entry point for `noidr --http ADDR`: binds `addr` (see [`parse_addr`]),
+/// logs the bound address at `info`, and serves on `threads` threads (0 = one per
+/// core) until SIGTERM or SIGINT.
+///
+/// Each thread runs an event loop of its own and accepts on its own handle of the
+/// listening socket; a connection stays on the thread that accepted it, so a request
+/// is read, answered and written by one thread, and never wakes another.
+pub fn run(addr: &str, backend: Arc<dyn Backend>, threads: usize) -> io::Result<()> {
+    run_with(
+        addr,
+        backend,
+        threads,
+        Config::default(),
+        Shutdown::on_terminate_signals()?,
+    )
+}
+
+/// Like [`run`], with explicit limits and an explicit [`Shutdown`].
+pub fn run_with(
+    addr: &str,
+    backend: Arc<dyn Backend>,
+    threads: usize,
+    config: Config,
+    shutdown: Shutdown,
+) -> io::Result<()> {
+    let threads = if threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    } else {
+        threads
+    };
+    let listener = Listener::bind(addr)?;
+    log::info!(
+        "noidr: HTTP on {} ({threads} threads)",
+        listener.local_addr()
+    );
+    serve_threads(listener, backend, threads, config, shutdown)
 }

@@ -10,10 +10,8 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use hyper::header::{HeaderMap, HeaderValue, IF_MODIFIED_SINCE, LAST_MODIFIED, VARY};
-use hyper::StatusCode;
-
-use crate::respond::{empty, Reply, Resp};
+use crate::respond::Reply;
+use crate::response::{status, Name, Response, Value};
 use crate::route::Route;
 use crate::{Answer, Backend};
 
@@ -33,29 +31,26 @@ pub(crate) fn of(backend: &dyn Backend, answer: &Answer) -> Option<i64> {
 }
 
 /// Seconds since the epoch as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
-pub(crate) fn http_date(t: i64) -> HeaderValue {
+pub(crate) fn http_date(t: i64) -> String {
     let when = UNIX_EPOCH + Duration::from_secs(t.max(0) as u64);
-    HeaderValue::from_str(&httpdate::fmt_http_date(when)).expect("an HTTP date is ASCII")
+    httpdate::fmt_http_date(when)
 }
 
 /// Whether `reply` (a 200 page on a route that serves whole pages) has not changed
-/// since the request's `If-Modified-Since`.
-pub(crate) fn not_modified(route: Route, reply: &Reply, h: &HeaderMap) -> bool {
+/// since the request's `If-Modified-Since` (its value, if sent).
+pub(crate) fn not_modified(route: Route, reply: &Reply, if_modified_since: Option<&str>) -> bool {
     if !matches!(route, Route::Direct | Route::Redirect) {
         return false;
     }
     let Reply::Page {
-        status: StatusCode::OK,
+        status: status::OK,
         modified: Some(t),
         ..
     } = reply
     else {
         return false;
     };
-    let since = h
-        .get(IF_MODIFIED_SINCE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| httpdate::parse_http_date(v).ok());
+    let since = if_modified_since.and_then(|v| httpdate::parse_http_date(v).ok());
     match since.and_then(|s| s.duration_since(UNIX_EPOCH).ok()) {
         Some(since) => *t >= 0 && since.as_secs() >= *t as u64,
         None => false,
@@ -63,16 +58,15 @@ pub(crate) fn not_modified(route: Route, reply: &Reply, h: &HeaderMap) -> bool {
 }
 
 /// The 304 for a page that has not changed.
-pub(crate) fn unchanged(reply: &Reply) -> Resp {
-    let mut r = empty(StatusCode::NOT_MODIFIED);
+pub(crate) fn unchanged(reply: &Reply) -> Response {
+    let mut r = Response::empty(status::NOT_MODIFIED);
     if let Reply::Page {
         modified: Some(t), ..
     } = reply
     {
-        r.headers_mut().insert(LAST_MODIFIED, http_date(*t));
+        r.set(Name::LastModified, Value::Text(http_date(*t)));
     }
-    r.headers_mut()
-        .insert(VARY, HeaderValue::from_static("Accept"));
+    r.set(Name::Vary, Value::Static("Accept"));
     r
 }
 
@@ -95,41 +89,36 @@ mod tests {
             modified,
             link: None,
         };
-        let mut h = HeaderMap::new();
-        h.insert(
-            IF_MODIFIED_SINCE,
-            HeaderValue::from_static("Tue, 14 Nov 2023 22:13:20 GMT"),
-        );
-        let ok = StatusCode::OK;
+        let h = Some("Tue, 14 Nov 2023 22:13:20 GMT");
+        let ok = status::OK;
         assert!(not_modified(
             Route::Direct,
             &page(ok, Some(1_700_000_000)),
-            &h
+            h
         ));
         assert!(not_modified(
             Route::Redirect,
             &page(ok, Some(1_699_999_999)),
-            &h
+            h
         ));
         assert!(!not_modified(
             Route::Direct,
             &page(ok, Some(1_700_000_001)),
-            &h
+            h
         ));
-        assert!(!not_modified(Route::Direct, &page(ok, None), &h));
-        assert!(!not_modified(Route::Auth, &page(ok, Some(1)), &h));
-        assert!(!not_modified(Route::Lookup, &page(ok, Some(1)), &h));
+        assert!(!not_modified(Route::Direct, &page(ok, None), h));
+        assert!(!not_modified(Route::Auth, &page(ok, Some(1)), h));
+        assert!(!not_modified(Route::Lookup, &page(ok, Some(1)), h));
         assert!(!not_modified(
             Route::Direct,
-            &page(StatusCode::GONE, Some(1)),
-            &h
+            &page(status::GONE, Some(1)),
+            h
         ));
+        assert!(!not_modified(Route::Direct, &page(ok, Some(1)), None));
         assert!(!not_modified(
             Route::Direct,
             &page(ok, Some(1)),
-            &HeaderMap::new()
+            Some("yesterday")
         ));
-        h.insert(IF_MODIFIED_SINCE, HeaderValue::from_static("yesterday"));
-        assert!(!not_modified(Route::Direct, &page(ok, Some(1)), &h));
     }
 }

@@ -1,171 +1,135 @@
-//! From an HTTP request to an HTTP response: limits, routing, rendering answers.
-
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::header::{
-    HeaderName, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LINK,
-    LOCATION, TRANSFER_ENCODING, VARY,
-};
-use hyper::{Method, Response, StatusCode};
+//! From a request head to a response, whatever carries them: limits, routing,
+//! rendering answers. Every route, page, negotiation, 304/410, metrics, health and
+//! well-known behaviour is decided here, once.
 
 use crate::deadline::{Outcome, Watch};
 use crate::page::{self, Format};
+use crate::request::Head;
+use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
 use crate::{modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
-pub(crate) type Resp = Response<Full<Bytes>>;
-
-const TEXT: &str = "text/plain; charset=utf-8";
-
 /// The Prometheus text exposition format's media type.
 const METRICS: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-fn text(status: StatusCode, body: impl Into<Bytes>) -> Resp {
-    let mut r = Response::new(Full::new(body.into()));
-    *r.status_mut() = status;
-    r.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(TEXT));
-    r
+fn text(code: u16, body: impl Into<crate::response::Body>) -> Response {
+    Response::text(code, body)
 }
 
-pub(crate) fn empty(status: StatusCode) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::new()));
-    *r.status_mut() = status;
-    r
+fn empty(code: u16) -> Response {
+    Response::empty(code)
 }
 
-/// Header names made once, not parsed from a string at every request.
-const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
-const X_TARGET: HeaderName = HeaderName::from_static("x-target");
-const X_STATUS: HeaderName = HeaderName::from_static("x-status");
-
-/// A header value from resolver output, taking over its buffer (no copy): CR/LF
-/// (never valid in a header) and other controls but TAB are dropped, as N2T drops
-/// embedded newlines from answers.
-fn header_value(s: String) -> HeaderValue {
-    let allowed = |b: u8| b == b'\t' || (b >= 0x20 && b != 0x7f);
-    let mut bytes = s.into_bytes();
-    if !bytes.iter().all(|&b| allowed(b)) {
-        bytes.retain(|&b| allowed(b));
-    }
-    HeaderValue::from_maybe_shared(Bytes::from(bytes))
-        .unwrap_or_else(|_| HeaderValue::from_static(""))
+/// A request's lookup under [`Config::lookup_deadline`]: the server's watch, its
+/// number, the connection's socket, and whether the watchdog may write its `503` there
+/// (not while earlier responses of the connection are still unsent).
+#[derive(Clone, Copy)]
+pub(crate) struct Deadline<'a> {
+    pub(crate) watch: &'a Watch,
+    pub(crate) id: usize,
+    pub(crate) fd: std::os::fd::RawFd,
+    pub(crate) may_write: bool,
 }
-
-fn status_header(code: u16) -> HeaderValue {
-    HeaderValue::from(code)
-}
-
-/// A connection's lookups under [`Config::lookup_deadline`]: the server's watch, its
-/// number, and the connection's socket.
-pub(crate) type Deadline<'a> = Option<(&'a Watch, usize, std::os::fd::RawFd)>;
 
 /// `503`: the store did not answer within the deadline, or another lookup is stalled.
-fn unavailable(watch: &Watch) -> Resp {
-    let mut r = text(StatusCode::SERVICE_UNAVAILABLE, watch.message());
-    r.headers_mut()
-        .insert("retry-after", HeaderValue::from_static("1"));
+fn unavailable(watch: &Watch) -> Response {
+    let mut r = text(status::SERVICE_UNAVAILABLE, watch.message());
+    r.set(Name::RetryAfter, Value::Static("1"));
     r
 }
 
-pub(crate) fn handle<B>(
+/// The response to `req`. A response that ends the connection has `close` set.
+pub(crate) fn handle(
     backend: &dyn Backend,
     cfg: &Config,
-    req: &hyper::Request<B>,
-    deadline: Deadline<'_>,
-) -> Resp {
-    let uri = req.uri();
-    let path = uri.path();
-    let query = uri.query();
-    let target_len = path.len() + query.map_or(0, |q| q.len() + 1);
+    req: &Head<'_>,
+    deadline: Option<Deadline<'_>>,
+) -> Response {
+    let target_len = req.path.len() + req.query.map_or(0, |q| q.len() + 1);
     if target_len > cfg.max_uri_len {
-        let mut r = text(StatusCode::URI_TOO_LONG, "request-target too long\n");
-        r.headers_mut()
-            .insert(CONNECTION, HeaderValue::from_static("close"));
+        let mut r = text(status::URI_TOO_LONG, "request-target too long\n");
+        r.close = true;
         return r;
     }
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
-        r.headers_mut()
-            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+    if req.method != "GET" && req.method != "HEAD" {
+        let mut r = text(status::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        r.set(Name::Allow, Value::Static("GET, HEAD"));
         return r;
     }
-    let h = req.headers();
-    let has_body = h.contains_key(TRANSFER_ENCODING)
-        || h.get(CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0");
-    if has_body {
+    if req.has_body {
         // Never read it: close the connection instead of draining an unknown body.
-        let mut r = text(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "no request body is accepted\n",
-        );
-        r.headers_mut()
-            .insert(CONNECTION, HeaderValue::from_static("close"));
+        let mut r = text(status::PAYLOAD_TOO_LARGE, "no request body is accepted\n");
+        r.close = true;
         return r;
     }
-    let Some((route, enc_id)) = route::split(path) else {
-        return text(StatusCode::BAD_REQUEST, "bad request-target\n");
+    let Some((route, enc_id)) = route::split(req.path) else {
+        return text(status::BAD_REQUEST, "bad request-target\n");
     };
     match route {
         Route::Health => {
-            if let Some((watch, ..)) = deadline.filter(|(w, ..)| w.stalled()) {
+            if let Some(d) = deadline.filter(|d| d.watch.stalled()) {
                 return text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    format!("unhealthy: {}", watch.message()),
+                    status::SERVICE_UNAVAILABLE,
+                    format!("unhealthy: {}", d.watch.message()),
                 );
             }
             return match backend.health() {
-                Ok(()) => text(StatusCode::OK, "ok\n"),
-                Err(e) => text(StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
+                Ok(()) => text(status::OK, "ok\n"),
+                Err(e) => text(status::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
             };
         }
         Route::Metrics => {
             return match backend.metrics() {
                 Some(body) => {
-                    let mut r = text(StatusCode::OK, body);
-                    r.headers_mut()
-                        .insert(CONTENT_TYPE, HeaderValue::from_static(METRICS));
+                    let mut r = text(status::OK, body);
+                    r.set(Name::ContentType, Value::Static(METRICS));
                     r
                 }
-                None => text(StatusCode::NOT_FOUND, "no metrics\n"),
+                None => text(status::NOT_FOUND, "no metrics\n"),
             }
         }
         _ => {}
     }
-    let accept = h.get(hyper::header::ACCEPT).and_then(|v| v.to_str().ok());
+    let accept = req.accept;
     if route == Route::WellKnown {
         return match backend.ark_service() {
             Ok(service) => {
                 let fmt = Format::from_accept(accept);
-                let mut r = text(StatusCode::OK, wellknown::page(fmt, &service));
-                r.headers_mut()
-                    .insert(CONTENT_TYPE, HeaderValue::from_static(fmt.content_type()));
-                r.headers_mut()
-                    .insert(VARY, HeaderValue::from_static("Accept"));
+                let mut r = text(status::OK, wellknown::page(fmt, &service));
+                r.set(Name::ContentType, Value::Static(fmt.content_type()));
+                r.set(Name::Vary, Value::Static("Accept"));
                 r
             }
             Err(e) => {
                 log::error!("/.well-known/ark: {e}");
-                text(StatusCode::INTERNAL_SERVER_ERROR, "resolver error\n")
+                text(status::INTERNAL_SERVER_ERROR, "resolver error\n")
             }
         };
     }
-    let proto = h.get(&X_FORWARDED_PROTO).and_then(|v| v.to_str().ok());
-    let answer = match route::identifier(enc_id, query) {
+    let answer = match route::identifier(enc_id, req.query) {
         Some(id) if !id.is_empty() => {
             let rq = Request {
                 id: &id,
                 accept,
-                proto,
+                proto: req.forwarded_proto,
             };
             let resolved = match deadline {
                 None => backend.resolve(&rq),
-                Some((watch, n, fd)) => {
-                    let head = req.method() == Method::HEAD;
-                    match watch.run(n, fd, head, || backend.resolve(&rq)) {
+                Some(d) => {
+                    let head = req.method == "HEAD";
+                    match d
+                        .watch
+                        .run(d.id, d.fd, head, d.may_write, || backend.resolve(&rq))
+                    {
                         Outcome::Answered(r) => r,
-                        Outcome::Stalled => return unavailable(watch),
+                        Outcome::Stalled => return unavailable(d.watch),
+                        Outcome::Claimed => {
+                            // The watchdog answered and shut the socket down.
+                            let mut r = unavailable(d.watch);
+                            r.close = true;
+                            return r;
+                        }
                     }
                 }
             };
@@ -173,7 +137,7 @@ pub(crate) fn handle<B>(
                 Ok(a) => a,
                 Err(e) => {
                     log::error!("resolving {id:?}: {e}");
-                    return text(StatusCode::INTERNAL_SERVER_ERROR, "resolver error\n");
+                    return text(status::INTERNAL_SERVER_ERROR, "resolver error\n");
                 }
             }
         }
@@ -184,7 +148,7 @@ pub(crate) fn handle<B>(
     if let Reply::Page { modified: m, .. } = &mut reply {
         *m = modified;
     }
-    if modified::not_modified(route, &reply, h) {
+    if modified::not_modified(route, &reply, req.if_modified_since) {
         return modified::unchanged(&reply);
     }
     render(route, reply)
@@ -197,7 +161,7 @@ pub(crate) enum Reply {
         target: String,
     },
     Page {
-        status: StatusCode,
+        status: u16,
         ctype: &'static str,
         body: String,
         /// The identifier's last write (seconds since the epoch): `Last-Modified`.
@@ -228,7 +192,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         } => {
             let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
             let body = page::identifier(fmt, &id, Some(&suffix), &bindings, full);
-            page(StatusCode::OK, fmt, body)
+            page(status::OK, fmt, body)
         }
         Answer::Negotiate {
             id,
@@ -248,7 +212,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
                 "text/plain; charset=utf-8"
             };
             Reply::Page {
-                status: StatusCode::OK,
+                status: status::OK,
                 ctype,
                 body: page::identifier(fmt, &id, None, &bindings, true),
                 modified: None,
@@ -263,7 +227,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         } => {
             let fmt = Format::for_inflection(accept);
             Reply::Page {
-                status: StatusCode::GONE,
+                status: status::GONE,
                 ctype: fmt.content_type(),
                 body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings),
                 modified: None,
@@ -273,7 +237,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         Answer::Multi { id, targets } => {
             let fmt = fmt();
             page(
-                StatusCode::MULTIPLE_CHOICES,
+                status::MULTIPLE_CHOICES,
                 fmt,
                 page::multi(fmt, &id, &targets),
             )
@@ -285,7 +249,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         } => {
             let fmt = Format::for_inflection(accept);
             let body = crate::record::records(fmt, &key, &records, &bindings);
-            page(StatusCode::OK, fmt, body)
+            page(status::OK, fmt, body)
         }
         Answer::Providers {
             id,
@@ -294,27 +258,27 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
         } => {
             let fmt = Format::for_inflection(accept);
             let body = crate::record::providers(fmt, &id, &prefix, &targets);
-            page(StatusCode::OK, fmt, body)
+            page(status::OK, fmt, body)
         }
         Answer::Partial { bindings, .. } if bindings.is_empty() => Reply::NotFound,
         Answer::Partial { key, bindings } => {
             let fmt = fmt();
             let body = page::metadata(fmt, "partial", &key, None, &bindings, true);
-            page(StatusCode::OK, fmt, body)
+            page(status::OK, fmt, body)
         }
     }
 }
 
 /// What an answer becomes on each route.
-fn render(route: Route, reply: Reply) -> Resp {
+fn render(route: Route, reply: Reply) -> Response {
     match reply {
         Reply::Redirect { code, target } => redirect(route, code, target),
         Reply::NotFound => match route {
-            Route::Auth => empty(StatusCode::FORBIDDEN),
-            _ => text(StatusCode::NOT_FOUND, "unknown identifier\n"),
+            Route::Auth => empty(status::FORBIDDEN),
+            _ => text(status::NOT_FOUND, "unknown identifier\n"),
         },
         Reply::Page {
-            status,
+            status: code,
             ctype,
             body,
             modified,
@@ -322,60 +286,62 @@ fn render(route: Route, reply: Reply) -> Resp {
         } => {
             let mut r = match route {
                 // auth_request cannot carry a body: 401 sends nginx to /redirect/
-                Route::Auth => empty(StatusCode::UNAUTHORIZED),
-                Route::Lookup => text(StatusCode::OK, body),
-                _ => text(status, body),
+                Route::Auth => empty(status::UNAUTHORIZED),
+                Route::Lookup => text(status::OK, body),
+                _ => text(code, body),
             };
             if route != Route::Auth {
-                r.headers_mut()
-                    .insert(CONTENT_TYPE, HeaderValue::from_static(ctype));
+                r.set(Name::ContentType, Value::Static(ctype));
             }
             if route != Route::Direct && route != Route::Redirect {
-                r.headers_mut()
-                    .insert(X_STATUS, status_header(status.as_u16()));
+                r.set(Name::XStatus, Value::Code(code));
             }
             // the same URL gives JSON or ANVL depending on Accept
-            r.headers_mut()
-                .insert(VARY, HeaderValue::from_static("Accept"));
+            r.set(Name::Vary, Value::Static("Accept"));
             if let Some(t) = modified {
-                r.headers_mut()
-                    .insert(LAST_MODIFIED, modified::http_date(t));
+                r.set(Name::LastModified, Value::Text(modified::http_date(t)));
             }
             if let Some(link) = link {
-                r.headers_mut().insert(LINK, header_value(link));
+                r.set(Name::Link, Value::Text(link));
             }
             r
         }
     }
 }
-fn redirect(route: Route, code: u16, target: String) -> Resp {
+
+fn redirect(route: Route, code: u16, target: String) -> Response {
     let is_redirect = (300..400).contains(&code);
     match route {
         Route::Auth => {
             // auth_request passes 2xx, 401 and 403 only; 401 tells the nginx config to
             // fetch the full answer from /redirect/.
             let mut r = empty(if is_redirect {
-                StatusCode::NO_CONTENT
+                status::NO_CONTENT
             } else {
-                StatusCode::UNAUTHORIZED
+                status::UNAUTHORIZED
             });
-            r.headers_mut().insert(X_TARGET, header_value(target));
-            r.headers_mut().insert(X_STATUS, status_header(code));
+            r.set(Name::XTarget, Value::Text(target));
+            r.set(Name::XStatus, Value::Code(code));
             r
         }
         Route::Lookup => {
-            let mut r = text(StatusCode::OK, target);
-            r.headers_mut().insert(X_STATUS, status_header(code));
+            let mut r = text(status::OK, target);
+            r.set(Name::XStatus, Value::Code(code));
             r
         }
         _ => {
-            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::FOUND);
+            // A code HTTP cannot carry is a plain redirect.
+            let code = if (100..=999).contains(&code) {
+                code
+            } else {
+                status::FOUND
+            };
             if is_redirect {
-                let mut r = empty(status);
-                r.headers_mut().insert(LOCATION, header_value(target));
+                let mut r = empty(code);
+                r.set(Name::Location, Value::Text(target));
                 r
             } else {
-                text(status, format!("{target}\n"))
+                text(code, format!("{target}\n"))
             }
         }
     }

@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use noid_http::{Answer, Backend, Config, Listener, LookupError, Request};
+use noid_http::{Answer, Backend, Config, Listener, LookupError, Request, Shutdown};
 
 /// One request as the backend saw it: (id, accept, proto).
 type Seen = (String, Option<String>, Option<String>);
@@ -42,16 +42,14 @@ fn redirect(code: u16, t: &str) -> Answer {
 
 struct Server {
     addr: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    stop: Shutdown,
     thread: Option<std::thread::JoinHandle<()>>,
     backend: Arc<MapBackend>,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
+        self.stop.shut_down();
         if let Some(t) = self.thread.take() {
             t.join().unwrap();
         }
@@ -139,30 +137,17 @@ fn start_with(bind: &str, config: Config) -> Server {
         map,
         seen: Mutex::default(),
     });
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let (atx, arx) = std::sync::mpsc::channel();
+    let stop = Shutdown::new();
     let b2: Arc<dyn Backend> = backend.clone();
-    let bind = bind.to_owned();
+    let l = Listener::bind(bind).unwrap();
+    let addr = l.local_addr();
+    let s2 = stop.clone();
     let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let l = Listener::bind(&bind).await.unwrap();
-            atx.send(l.local_addr()).unwrap();
-            noid_http::serve_with(l, b2, config, async {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap();
-        });
+        noid_http::serve_with(l, b2, config, s2).unwrap();
     });
-    let addr = arx.recv().unwrap();
     Server {
         addr,
-        stop: Some(tx),
+        stop,
         thread: Some(thread),
         backend,
     }
@@ -523,7 +508,7 @@ fn header_read_timeout_closes_idle_connections() {
     let n = c
         .read_to_end(&mut buf)
         .expect("the server closes the connection");
-    // hyper may answer 408 or just close; either way the connection ends
+    // the server may answer 408 or just close; either way the connection ends
     assert!(
         n == 0 || String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 408"),
         "{buf:?}"
@@ -604,24 +589,15 @@ fn a_closure_is_a_backend() {
             Answer::NotFound
         })
     });
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let l = Listener::bind("127.0.0.1:0").await.unwrap();
-        let addr = l.local_addr();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(noid_http::serve(l, b, async {
-            let _ = rx.await;
-        }));
-        let r = tokio::task::spawn_blocking(move || get(&addr, "/x"))
-            .await
-            .unwrap();
-        assert_eq!((r.status, r.header("location")), (307, Some("/y")));
-        tx.send(()).unwrap();
-        server.await.unwrap().unwrap();
-    });
+    let l = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr();
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, b, s2));
+    let r = get(&addr, "/x");
+    assert_eq!((r.status, r.header("location")), (307, Some("/y")));
+    stop.shut_down();
+    server.join().unwrap().unwrap();
 }
 
 #[test]

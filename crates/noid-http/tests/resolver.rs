@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
-use noid_http::{Answer, Backend, Listener, LookupError, Request};
+use noid_http::{Answer, Backend, Listener, LookupError, Request, Shutdown};
 use noid_resolve::{MemLookup, Resolver, Rules};
 
 struct Real {
@@ -70,17 +70,11 @@ fn real_resolver_over_http() {
         store,
     });
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let l = rt.block_on(Listener::bind("127.0.0.1:0")).unwrap();
+    let l = Listener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let server = rt.spawn(noid_http::serve(l, backend, async {
-        let _ = rx.await;
-    }));
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
 
     // chop-back to the ancestor, the tail (with its raw query) appended
     let out = fetch(&addr, "/redirect/ark:/00224/foo/bar//zif?zaf=ab&cd", None);
@@ -175,6 +169,6 @@ fn real_resolver_over_http() {
          </body></html>\n"
     );
 
-    tx.send(()).unwrap();
-    rt.block_on(server).unwrap().unwrap();
+    stop.shut_down();
+    server.join().unwrap().unwrap();
 }

@@ -191,7 +191,7 @@ pub enum Mode {
     Http {
         /// host:port or unix socket path.
         addr: String,
-        /// Runtime worker threads.
+        /// Server threads (an event loop each).
         threads: usize,
         /// Server limits.
         limits: noid_http::Config,

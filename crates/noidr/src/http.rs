@@ -81,6 +81,6 @@ pub fn serve(
         Arc::new(backend),
         threads,
         limits,
-        noid_http::terminate_signal(),
+        noid_http::Shutdown::on_terminate_signals()?,
     )
 }
