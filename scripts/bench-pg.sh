@@ -164,6 +164,12 @@ t=$(now)
 MORE_PG=$(since "$t")
 read -r _ APPLY_SECS APPLY_SEQS < <("$BENCH_PG" catchup "$URL" bind "$W/copy")
 log "PostgreSQL took $MORE more bindings in $MORE_PG s; the follower applied them ($APPLY_SEQS commits) in $APPLY_SECS s"
+# ... and small commits, one binding each, as the API's binds are.
+SMALL=2000
+read -r _ SMALL_PG _ < <("$BENCH_PG" commits "$URL" bind "$SMALL")
+read -r _ SMALL_SECS SMALL_SEQS < <("$BENCH_PG" catchup "$URL" bind "$W/copy")
+[ "$SMALL_SEQS" = "$SMALL" ] || { log "the follower applied $SMALL_SEQS commits, not $SMALL"; exit 1; }
+log "PostgreSQL took $SMALL one-binding commits in $SMALL_PG s; the follower applied them in $SMALL_SECS s"
 
 # --- (a) mint on PostgreSQL vs embedded, interleaved ------------------------------------
 TPL=(f5.reedeedk long 13030 example.org bench)
@@ -219,6 +225,7 @@ FACTS=$(
     echo "| the follower's copy (RocksDB), per binding | $(GiB "$COPY_BYTES" "$IDS") |"
     echo "| the embedded minter after \`noid -\`, per binding | $(GiB "$EMB_BYTES" "$IDS") |"
     echo "| the follower applying $MORE more bindings ($APPLY_SEQS commits of \`noid -\`) | $APPLY_SECS s ($(rate "$MORE" "$APPLY_SECS") bindings/s); PostgreSQL took them in $MORE_PG s |"
+    echo "| the follower applying $SMALL commits of one binding each | $SMALL_SECS s ($(rate "$SMALL" "$SMALL_SECS") commits/s); PostgreSQL took them in $SMALL_PG s ($(rate "$SMALL" "$SMALL_PG") commits/s, one connection) |"
     [ "$INSTR" = 1 ] && echo "| instructions per hit (callgrind): follower's noidr vs \`noidr -f\` on the embedded minter | $INSTR_FOLLOW vs $INSTR_EMB |"
     true
 )

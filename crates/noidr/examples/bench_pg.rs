@@ -3,17 +3,20 @@
 //! ```text
 //! bench_pg bootstrap URL MINTER DIR   # make the copy in DIR (must not exist) from a snapshot
 //! bench_pg catchup URL MINTER DIR     # apply the change log to the copy in DIR until current
+//! bench_pg commits URL MINTER K       # K small commits, one binding each (as API binds are)
 //! ```
 //!
 //! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-pg's
 //! `Replica::sync` calls (connecting included), and the keys in the copy (bootstrap) or
-//! the change-log sequence numbers applied (catchup). The same code that `noidr
-//! --follow` runs, without the resolver around it.
+//! the change-log sequence numbers applied (catchup); or the time of K commits. The
+//! same code that `noidr --follow` and `noid` run, without the resolver or the minter
+//! around it.
 
 use std::path::Path;
 use std::time::Instant;
 
-use noid_pg::{Location, Progress, Replica};
+use noid_pg::{Location, PgWriter, Progress, Replica};
+use noid_store::{Op, Store};
 
 fn replica(url: &str, minter: &str, dir: &Path) -> Replica {
     let location = Location::new(url, minter).expect("a location");
@@ -57,13 +60,34 @@ fn catchup(url: &str, minter: &str, dir: &Path) {
     println!("RESULT {:.3} {applied}", start.elapsed().as_secs_f64());
 }
 
+/// `k` commits of one binding each: the binding `ID<TAB>_t` and its last-write record
+/// `ID<TAB>:/m`, under ids of a shape the bench's bulk bindings never take.
+fn commits(url: &str, minter: &str, k: u64) {
+    let location = Location::new(url, minter).expect("a location");
+    let w = PgWriter::open(&location, std::time::Duration::from_secs(60)).expect("open");
+    let start = Instant::now();
+    for i in 0..k {
+        let id = format!("ark:/13030/fk4zz{i:07}");
+        w.commit_all(&mut vec![
+            Op::Put(
+                format!("{id}\t_t").into_bytes(),
+                format!("https://example.org/small/{i}").into_bytes(),
+            ),
+            Op::Put(format!("{id}\t:/m").into_bytes(), b"1700000000".to_vec()),
+        ])
+        .expect("commit");
+    }
+    println!("RESULT {:.3} {k}", start.elapsed().as_secs_f64());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match (args.get(1).map(String::as_str), args.len()) {
         (Some("bootstrap"), 5) => bootstrap(&args[2], &args[3], Path::new(&args[4])),
         (Some("catchup"), 5) => catchup(&args[2], &args[3], Path::new(&args[4])),
+        (Some("commits"), 5) => commits(&args[2], &args[3], args[4].parse().expect("K")),
         _ => {
-            eprintln!("usage: bench_pg bootstrap|catchup URL MINTER DIR");
+            eprintln!("usage: bench_pg bootstrap|catchup URL MINTER DIR | commits URL MINTER K");
             std::process::exit(2);
         }
     }
