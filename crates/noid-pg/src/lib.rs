@@ -23,8 +23,10 @@
 #![deny(missing_docs)]
 
 mod conn;
+pub mod digest;
 mod location;
 pub mod open;
+pub mod prune;
 mod replica;
 pub mod schema;
 mod snapshot;
@@ -32,6 +34,7 @@ mod snapshot;
 pub mod testing;
 mod writer;
 
+pub use digest::Digest;
 pub use location::Location;
 pub use replica::{Progress, Replica, APPLIED};
 pub use snapshot::PgSnapshot;

@@ -17,16 +17,24 @@
 //! A copy that cannot follow the log (a gap: the log pruned past its position; or a
 //! minter behind it: a standby promoted before it had every change) is made anew from
 //! a snapshot and replaces the old one whole.
+//!
+//! * [`Replica::verify`] compares the copy with the minter: it brings the copy to the
+//!   change of one snapshot of the minter and compares their digests
+//!   ([`crate::digest`]); a copy that differs (damaged on disk, a damaged log row
+//!   applied, or a history that a promoted standby never had) is made anew.
+//!   [`Replica::follow`] verifies when it starts (so after every reconnection, as after
+//!   a failover) and then at the interval [`Replica::set_verify_interval`] sets.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use noid_store::{Layout, Op, StoreError, Writer};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
 use crate::conn::{connect, failed, minter_id};
+use crate::digest::{self, Digest};
 use crate::location::Location;
 use crate::schema::CHANNEL;
 use crate::snapshot::PgSnapshot;
@@ -64,6 +72,11 @@ pub enum Progress {
         /// The last sequence number applied.
         seq: i64,
     },
+    /// The copy was compared with the minter as of `seq` and found equal.
+    Verified {
+        /// The sequence number both were at.
+        seq: i64,
+    },
 }
 
 /// A local copy of the minter at a [`Location`] in the minter directory `dir`.
@@ -76,6 +89,12 @@ pub struct Replica {
     /// The copy's applied sequence number, once read: this replica is the copy's only
     /// writer, so it need not open the store to learn that nothing is new.
     applied: Option<i64>,
+    /// The minter's change-log head as last read.
+    head: Option<i64>,
+    /// How often [`Replica::follow`] verifies the copy (None: only when it starts).
+    verify_every: Option<Duration>,
+    /// Whether [`Replica::follow`] verifies at all.
+    verifying: bool,
 }
 
 impl Replica {
@@ -90,7 +109,22 @@ impl Replica {
             minter,
             lock_timeout: Duration::from_secs(60),
             applied: None,
+            head: None,
+            verify_every: None,
+            verifying: true,
         })
+    }
+
+    /// Let [`Replica::follow`] verify the copy when it starts and then every `every`
+    /// (None: only when it starts); `verifying` false turns verification off.
+    pub fn set_verify_interval(&mut self, verifying: bool, every: Option<Duration>) {
+        self.verifying = verifying;
+        self.verify_every = every;
+    }
+
+    /// The minter's change-log head as the last sync or verification read it.
+    pub fn head_seen(&self) -> Option<i64> {
+        self.head
     }
 
     /// The last sequence number applied to the copy, or None when there is no copy.
@@ -105,32 +139,38 @@ impl Replica {
     /// Bring the copy up to date: bootstrap it if there is none, else apply what the
     /// change log holds after its position (up to [`SEQS_PER_BATCH`] commits).
     pub fn sync(&mut self) -> Result<Progress, StoreError> {
+        self.sync_upto(None)
+    }
+
+    /// [`Replica::sync`], applying nothing past change `limit` when one is given.
+    fn sync_upto(&mut self, limit: Option<i64>) -> Result<Progress, StoreError> {
         if !Layout::new(&self.dir).exists() {
             return self.bootstrap();
         }
-        let applied = match self.applied {
-            Some(a) => a,
-            None => read_applied(&Writer::open(&self.dir, self.lock_timeout)?, &self.dir)?,
-        };
-        self.applied = Some(applied);
+        let applied = self.applied_now()?;
         // The head first: every commit up to it is visible to the next statement, so
         // no rows past a head beyond `applied` can only mean a pruned log.
         let head = self.head()?;
-        if head == applied {
-            return Ok(Progress::Current { seq: applied });
-        }
         if head < applied {
             return self.remake(format!(
                 "the copy is at change {applied}, but the minter is at {head} (a standby \
                  promoted before it had every change?)"
             ));
         }
+        let target = limit.map_or(head, |l| l.min(head));
+        if target <= applied {
+            return Ok(Progress::Current { seq: applied });
+        }
         let rows = self
             .client
             .query(
                 "SELECT seq, key, value FROM noid_log \
                  WHERE minter = $1 AND seq > $2 AND seq <= $3 ORDER BY seq, ord",
-                &[&self.minter, &applied, &(applied + SEQS_PER_BATCH)],
+                &[
+                    &self.minter,
+                    &applied,
+                    &(applied + SEQS_PER_BATCH).min(target),
+                ],
             )
             .map_err(|e| failed(&self.location, "cannot read the change log", &e))?;
         let Some(first) = rows.first() else {
@@ -163,25 +203,100 @@ impl Replica {
         })
     }
 
+    /// The copy's applied sequence number (read from the copy once, then kept).
+    fn applied_now(&mut self) -> Result<i64, StoreError> {
+        let applied = match self.applied {
+            Some(a) => a,
+            None => read_applied(&Writer::open(&self.dir, self.lock_timeout)?, &self.dir)?,
+        };
+        self.applied = Some(applied);
+        Ok(applied)
+    }
+
+    /// Compare the copy with the minter: take one snapshot of the minter (its head and
+    /// the digest of its keys), bring the copy to exactly that change, and compare the
+    /// copy's digest. A copy that differs is made anew ([`Progress::Remade`]); with no
+    /// copy yet, one is made.
+    pub fn verify(&mut self) -> Result<Progress, StoreError> {
+        if !Layout::new(&self.dir).exists() {
+            return self.bootstrap();
+        }
+        let (seq, want) = digest::of_minter(&self.location, self.minter)?;
+        loop {
+            let applied = self.applied_now()?;
+            if applied > seq {
+                // Everything the copy applied was committed before the snapshot began.
+                return self.remake(format!(
+                    "the copy is at change {applied}, but the minter was at {seq} (a \
+                     standby promoted before it had every change?)"
+                ));
+            }
+            if applied == seq {
+                break;
+            }
+            match self.sync_upto(Some(seq))? {
+                Progress::Applied { .. } => {}
+                // A new copy, of a newer snapshot: nothing to compare.
+                other => return Ok(other),
+            }
+        }
+        let have = self.local_digest()?;
+        if have != want {
+            return self.remake(format!(
+                "the copy's checksum ({have}) differs from the minter's ({want}) at change \
+                 {seq}"
+            ));
+        }
+        Ok(Progress::Verified { seq })
+    }
+
+    /// The digest of the copy's keys, without the ones the replica adds.
+    fn local_digest(&self) -> Result<Digest, StoreError> {
+        let writer = Writer::open(&self.dir, self.lock_timeout)?;
+        let mut d = Digest::default();
+        writer.scan_from(b"", &mut |k: &[u8], v: &[u8]| {
+            if k != APPLIED {
+                d.add(k, v);
+            }
+            true
+        })?;
+        Ok(d)
+    }
+
     /// Sync whenever a commit is notified, and at least every `poll`, until `stop` is
-    /// set; `report` hears of each sync's outcome. Errors are reported and retried at
-    /// the next poll.
+    /// set; verify the copy at the start and then as [`Replica::set_verify_interval`]
+    /// says. `report` hears of each sync's and verification's outcome, with the
+    /// minter's change-log head as last read. Errors are reported and retried at the
+    /// next poll.
     pub fn follow(
         &mut self,
         poll: Duration,
         stop: &AtomicBool,
-        mut report: impl FnMut(&Result<Progress, StoreError>),
+        mut report: impl FnMut(&Result<Progress, StoreError>, Option<i64>),
     ) -> Result<(), StoreError> {
         let mut listener = connect(&self.location)?;
         listener
             .batch_execute(&format!("LISTEN {CHANNEL}"))
             .map_err(|e| failed(&self.location, "cannot listen for commits", &e))?;
+        // Verify first: a follower starting, or reconnecting after a failover, may hold
+        // changes the minter never had.
+        let mut next_verify = self.verifying.then(Instant::now);
         while !stop.load(Ordering::Relaxed) {
+            if next_verify.is_some_and(|t| Instant::now() >= t) {
+                let result = self.verify();
+                report(&result, self.head);
+                next_verify = match (result, self.verify_every) {
+                    // Not compared: try again at the next poll.
+                    (Err(_), _) => next_verify,
+                    (Ok(_), Some(every)) => Some(Instant::now() + every),
+                    (Ok(_), None) => None,
+                };
+            }
             // Catch up fully: a sync applies at most SEQS_PER_BATCH commits.
             loop {
                 let result = self.sync();
                 let more = matches!(result, Ok(Progress::Applied { .. }));
-                report(&result);
+                report(&result, self.head);
                 if !more || stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -212,6 +327,7 @@ impl Replica {
                 &[&self.minter],
             )
             .map_err(|e| failed(&self.location, "cannot read the change log's head", &e))?;
+        self.head = Some(row.get(0));
         Ok(row.get(0))
     }
 
@@ -270,6 +386,7 @@ impl Replica {
         let _ = std::fs::remove_dir_all(&staging);
         made?;
         self.applied = Some(seq);
+        self.head = Some(seq);
         Ok(Progress::Bootstrapped { seq })
     }
 }

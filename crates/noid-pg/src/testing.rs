@@ -5,6 +5,10 @@
 //! `initdb` refuses to run as root, so under root the server runs as the `postgres`
 //! user that Debian's package creates. Nothing is skipped: when no server can be
 //! started, [`TestServer::start`] panics and says why.
+//!
+//! [`TestServer::standby_of`] makes a hot standby of a running server, streaming from
+//! it (`pg_basebackup -R`), which [`TestServer::promote`] turns into a primary after
+//! [`TestServer::crash`] stopped the other one.
 
 use std::net::TcpListener;
 use std::os::unix::fs::MetadataExt;
@@ -21,39 +25,50 @@ pub struct TestServer {
     child: Child,
     port: u16,
     log: PathBuf,
+    data: PathBuf,
+    bin: PathBuf,
+    owner: Option<(u32, u32)>,
     // Dropped after the server has stopped (fields drop after `Drop::drop`).
     _dir: tempfile::TempDir,
+}
+
+/// A temporary directory for a server's files, the server binaries, and the user the
+/// server runs as (None: the current one).
+fn prepare() -> (tempfile::TempDir, PathBuf, Option<(u32, u32)>) {
+    let bin = server_bin_dir().unwrap_or_else(|| {
+        panic!(
+            "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): \
+             install Debian's postgresql package (scripts/setup.sh does)"
+        )
+    });
+    let dir = tempfile::Builder::new()
+        .prefix("noid-pg-test")
+        .tempdir()
+        .expect("a temporary directory");
+    let owner = match std::fs::metadata(dir.path()).expect("stat").uid() {
+        0 => Some(postgres_user()),
+        _ => None,
+    };
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+            .expect("give the temporary directory to the postgres user");
+    }
+    (dir, bin, owner)
+}
+
+/// Make `c` run as `owner`, in the C locale.
+fn as_owner(c: &mut Command, owner: Option<(u32, u32)>) {
+    if let Some((uid, gid)) = owner {
+        c.uid(uid).gid(gid);
+    }
+    c.env("LC_ALL", "C").env_remove("PGDATA");
 }
 
 impl TestServer {
     /// Start a server, or panic with the reason.
     pub fn start() -> TestServer {
-        let bin = server_bin_dir().unwrap_or_else(|| {
-            panic!(
-                "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): \
-                 install Debian's postgresql package (scripts/setup.sh does)"
-            )
-        });
-        let dir = tempfile::Builder::new()
-            .prefix("noid-pg-test")
-            .tempdir()
-            .expect("a temporary directory");
-        let owner = match std::fs::metadata(dir.path()).expect("stat").uid() {
-            0 => Some(postgres_user()),
-            _ => None,
-        };
-        if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
-                .expect("give the temporary directory to the postgres user");
-        }
+        let (dir, bin, owner) = prepare();
         let data = dir.path().join("data");
-        let log = dir.path().join("server.log");
-        let as_owner = |c: &mut Command| {
-            if let Some((uid, gid)) = owner {
-                c.uid(uid).gid(gid);
-            }
-            c.env("LC_ALL", "C").env_remove("PGDATA");
-        };
         let mut initdb = Command::new(bin.join("initdb"));
         initdb.arg("-D").arg(&data);
         initdb.args([
@@ -66,7 +81,7 @@ impl TestServer {
             "--locale=C",
             "--no-sync",
         ]);
-        as_owner(&mut initdb);
+        as_owner(&mut initdb, owner);
         let out = initdb.output().expect("run initdb");
         assert!(
             out.status.success(),
@@ -74,6 +89,38 @@ impl TestServer {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        TestServer::run(dir, bin, owner, data)
+    }
+
+    /// A hot standby of `primary`: a base backup of it (`pg_basebackup -R`, which also
+    /// writes the settings that make the copy stream from `primary`) started as a
+    /// server of its own. It answers reads only, until [`TestServer::promote`].
+    pub fn standby_of(primary: &TestServer) -> TestServer {
+        let (dir, bin, owner) = prepare();
+        let data = dir.path().join("data");
+        let mut backup = Command::new(bin.join("pg_basebackup"));
+        backup.arg("-D").arg(&data);
+        backup.args(["-h", "127.0.0.1", "-p", &primary.port.to_string()]);
+        backup.args(["-U", "noid", "-R", "-X", "stream", "--checkpoint=fast"]);
+        as_owner(&mut backup, owner);
+        let out = backup.output().expect("run pg_basebackup");
+        assert!(
+            out.status.success(),
+            "pg_basebackup failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        TestServer::run(dir, bin, owner, data)
+    }
+
+    /// Start the server on `data` (in `dir`), or panic with the reason.
+    fn run(
+        dir: tempfile::TempDir,
+        bin: PathBuf,
+        owner: Option<(u32, u32)>,
+        data: PathBuf,
+    ) -> TestServer {
+        let log = dir.path().join("server.log");
         let mut last_log = String::new();
         // A port found free may be taken before the server binds it: try a few.
         for _ in 0..5 {
@@ -95,7 +142,7 @@ impl TestServer {
             ]);
             server.stdin(Stdio::null()).stdout(Stdio::null());
             server.stderr(log_file);
-            as_owner(&mut server);
+            as_owner(&mut server, owner);
             let mut child = server.spawn().expect("start postgres");
             let url = format!("postgres://noid@127.0.0.1:{port}/postgres");
             if wait_ready(&mut child, &url) {
@@ -103,6 +150,9 @@ impl TestServer {
                     child,
                     port,
                     log,
+                    data,
+                    bin,
+                    owner,
                     _dir: dir,
                 };
             }
@@ -127,6 +177,35 @@ impl TestServer {
         c.batch_execute(&format!("CREATE DATABASE {db}"))
             .expect("create the database");
         self.url(db)
+    }
+
+    /// The port the server listens on (on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stop the server at once, as a crash would (immediate shutdown, SIGQUIT: no
+    /// checkpoint, connections cut).
+    pub fn crash(&mut self) {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-QUIT", &pid]).status();
+        let _ = self.child.wait();
+    }
+
+    /// Promote a standby to a primary (`pg_ctl promote`, waiting until it accepts
+    /// writes), or panic with the reason.
+    pub fn promote(&self) {
+        let mut promote = Command::new(self.bin.join("pg_ctl"));
+        promote.arg("promote").arg("-w").arg("-D").arg(&self.data);
+        as_owner(&mut promote, self.owner);
+        let out = promote.output().expect("run pg_ctl promote");
+        assert!(
+            out.status.success(),
+            "pg_ctl promote failed: {}{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            self.log_text()
+        );
     }
 
     /// The server's log so far.

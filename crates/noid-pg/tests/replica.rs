@@ -2,15 +2,18 @@
 //! a bootstrap copies every key, the change log brings each copy up to date with whole
 //! commits in order, a copy reopened later resumes where it stopped, one that cannot
 //! follow the log (pruned, or a minter behind it) is made anew, and `follow` applies a
-//! commit once notified.
+//! commit once notified; `verify` finds a copy that differs from the minter (damaged
+//! on disk, a damaged log row applied, a history the minter no longer has) and makes
+//! it anew; `prune` drops the log rows asked for.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use noid_pg::prune::{prune, Keep, Pruned};
 use noid_pg::testing::TestServer;
 use noid_pg::{Location, PgWriter, Progress, Replica, APPLIED};
-use noid_store::{Op, Scan, Snapshot, Store};
+use noid_store::{Op, Scan, Snapshot, Store, Writer};
 
 type Keys = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -206,7 +209,7 @@ fn a_follower_applies_a_notified_commit() {
         let follower = s.spawn(move || {
             let mut r = Replica::new(&loc2, &dir2).unwrap();
             // A long poll: the commit below must arrive by notification.
-            r.follow(Duration::from_secs(3600), stop, |_| {})
+            r.follow(Duration::from_secs(3600), stop, |_, _| {})
         });
         // Wait for the bootstrap, then commit.
         let start = Instant::now();
@@ -229,4 +232,167 @@ fn a_follower_applies_a_notified_commit() {
         w.commit_all(&mut vec![put("wake", "1")]).unwrap();
         follower.join().unwrap().unwrap();
     });
+}
+
+#[test]
+fn verification_finds_a_copy_that_differs_and_makes_it_anew() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "verify");
+    w.commit_all(&mut vec![put("99999/a\t_t", "A"), put("99999/b\t_t", "B")])
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.verify().unwrap(), Progress::Bootstrapped { seq: 1 });
+    assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 1 });
+    // A commit not yet applied: verification applies it first, then compares.
+    w.commit_all(&mut vec![put("99999/c\t_t", "C")]).unwrap();
+    assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 2 });
+    assert_eq!(r.head_seen(), Some(2));
+    assert_eq!(copy_of(&dir), expected(&loc, 2));
+    // The copy damaged on disk: a value changed, a key added, a key removed; each is
+    // found, and the copy made anew equals the minter.
+    let damages: [Op; 3] = [
+        put("99999/a\t_t", "tampered"),
+        put("99999/x\t_t", "extra"),
+        Op::Delete(b"99999/b\t_t".to_vec()),
+    ];
+    for damage in damages {
+        Writer::open(&dir, Duration::from_secs(10))
+            .unwrap()
+            .commit(vec![damage.clone()])
+            .unwrap();
+        assert_ne!(copy_of(&dir), expected(&loc, 2));
+        // A sync sees nothing wrong: the applied number is right.
+        assert_eq!(
+            r.sync().unwrap(),
+            Progress::Current { seq: 2 },
+            "{damage:?}"
+        );
+        assert_eq!(
+            r.verify().unwrap(),
+            Progress::Remade { seq: 2 },
+            "{damage:?}"
+        );
+        assert_eq!(copy_of(&dir), expected(&loc, 2));
+    }
+    // A damaged change-log row, applied as it is: the copy differs from the keys.
+    w.commit_all(&mut vec![put("99999/d\t_t", "D")]).unwrap();
+    let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
+    c.execute(
+        "UPDATE noid_log SET value = 'damaged'::bytea WHERE seq = 3",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 3, to: 3 });
+    assert_eq!(
+        copy_of(&dir).get(&b"99999/d\t_t"[..]).map(Vec::as_slice),
+        Some(&b"damaged"[..])
+    );
+    assert_eq!(r.verify().unwrap(), Progress::Remade { seq: 3 });
+    assert_eq!(copy_of(&dir), expected(&loc, 3));
+    assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 3 });
+}
+
+#[test]
+fn a_copy_ahead_of_a_failed_over_minter_that_wrote_on_is_found_by_verification() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "diverged");
+    w.commit_all(&mut vec![put("k", "1")]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    r.sync().unwrap();
+    w.commit_all(&mut vec![put("k", "2"), put("lost", "x")])
+        .unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 2, to: 2 });
+    // A standby promoted without commit 2 (asynchronous replication), which then
+    // took two commits of its own: its head (3) is past the copy's (2), but its
+    // commit 2 is another one.
+    let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "DELETE FROM noid_log WHERE seq = 2; UPDATE noid_minters SET log_seq = 1; \
+         UPDATE noid_keys SET value = '1'::bytea WHERE key = 'k'::bytea; \
+         DELETE FROM noid_keys WHERE key = 'lost'::bytea",
+    )
+    .unwrap();
+    w.commit_all(&mut vec![put("k", "other 2")]).unwrap();
+    w.commit_all(&mut vec![put("m", "3")]).unwrap();
+    // Following the log alone goes wrong: it applies commit 3 only.
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 3, to: 3 });
+    assert_ne!(copy_of(&dir), expected(&loc, 3));
+    assert_eq!(r.verify().unwrap(), Progress::Remade { seq: 3 });
+    let copy = copy_of(&dir);
+    assert_eq!(copy, expected(&loc, 3));
+    assert_eq!(
+        copy.get(&b"k"[..]).map(Vec::as_slice),
+        Some(&b"other 2"[..])
+    );
+    assert!(!copy.contains_key(&b"lost"[..]));
+}
+
+#[test]
+fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "prune");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    w.commit_all(&mut vec![put("a", "1"), put("b", "1")])
+        .unwrap();
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 1 });
+    for i in 2..=5 {
+        w.commit_all(&mut vec![put("a", &i.to_string())]).unwrap();
+    }
+    let seqs = |c: &mut postgres::Client| -> Vec<i64> {
+        c.query("SELECT DISTINCT seq FROM noid_log ORDER BY seq", &[])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
+    // Commit 1 wrote two rows.
+    assert_eq!(
+        prune(&loc, Keep::From(2)).unwrap(),
+        Pruned {
+            rows: 2,
+            first_kept: 2,
+            head: 5
+        }
+    );
+    assert_eq!(seqs(&mut c), [2, 3, 4, 5]);
+    // The copy needs 2 onwards: still there.
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 2, to: 5 });
+    assert_eq!(
+        prune(&loc, Keep::Last(2)).unwrap(),
+        Pruned {
+            rows: 2,
+            first_kept: 4,
+            head: 5
+        }
+    );
+    assert_eq!(seqs(&mut c), [4, 5]);
+    w.commit_all(&mut vec![put("b", "6")]).unwrap();
+    assert_eq!(
+        prune(&loc, Keep::Last(0)).unwrap(),
+        Pruned {
+            rows: 3,
+            first_kept: 7,
+            head: 6
+        }
+    );
+    assert!(seqs(&mut c).is_empty());
+    // Nothing to prune is no error; a bound past the head drops nothing more.
+    assert_eq!(
+        prune(&loc, Keep::From(100)).unwrap(),
+        Pruned {
+            rows: 0,
+            first_kept: 7,
+            head: 6
+        }
+    );
+    // The copy was at 5 and commit 6 is gone: it is made anew.
+    assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 6 });
+    assert_eq!(copy_of(&dir), expected(&loc, 6));
 }
