@@ -56,6 +56,7 @@ pub fn run() -> u8 {
     match args.command[0].as_str() {
         "serve" => crate::api::serve(&args.command[1..]),
         "replay" => crate::api::replay(&session, &args.command[1..]),
+        "prune-log" => crate::prune::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

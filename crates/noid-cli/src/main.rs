@@ -12,6 +12,7 @@ mod complaint;
 mod env;
 mod output;
 mod progress;
+mod prune;
 mod request;
 mod session;
 mod store;

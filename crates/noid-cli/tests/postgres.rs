@@ -426,7 +426,7 @@ impl Api {
 }
 
 #[test]
-fn the_binder_api_and_noid_processes_mint_and_bind_on_one_postgres_minter_at_once() {
+fn the_binder_api_and_eight_noid_processes_mint_and_bind_on_one_postgres_minter_at_once() {
     let server = TestServer::start();
     let api = Api::start(&server);
     let minter = api.root.path().join("minters/sam/ark/99999/fk4");
@@ -447,7 +447,7 @@ fn the_binder_api_and_noid_processes_mint_and_bind_on_one_postgres_minter_at_onc
                 })
             })
             .collect();
-        let processes: Vec<_> = (0..4)
+        let processes: Vec<_> = (0..8)
             .map(|_| {
                 Command::new(noid_exe())
                     .arg("-f")
@@ -473,13 +473,14 @@ fn the_binder_api_and_noid_processes_mint_and_bind_on_one_postgres_minter_at_onc
             minted.extend(c.join().unwrap());
         }
     });
-    assert_eq!(minted.len(), 240);
+    // 4 clients x 6 requests x 5 ids, 8 processes x 30 ids.
+    assert_eq!(minted.len(), 360);
     let distinct: BTreeSet<_> = minted.iter().cloned().collect();
-    assert_eq!(distinct.len(), 240, "every id distinct");
+    assert_eq!(distinct.len(), 360, "every id distinct");
     let embedded = Dir::minter(&["fk4.reedeedk", "long", "99999", "example.org", "test"]);
     assert_eq!(
         distinct,
-        embedded.mint(240).into_iter().collect::<BTreeSet<_>>()
+        embedded.mint(360).into_iter().collect::<BTreeSet<_>>()
     );
     // A binding made through the API is in the PostgreSQL binder.
     let id = minted[0].clone();
@@ -595,4 +596,68 @@ fn an_embedded_minter_moves_to_postgres_by_export_and_import() {
         "{r:?}"
     );
     assert!(!again.exists());
+}
+
+#[test]
+fn prune_log_drops_the_old_changes_asked_for_and_refuses_what_it_cannot_do() {
+    let server = TestServer::start();
+    let (pg, url) = pg_minter(&server, "prune", &[".sdd"]);
+    for _ in 0..3 {
+        pg.mint(1);
+    }
+    // dbcreate and three mints: changes 1 to 4.
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let rows_below = |c: &mut postgres::Client, seq: i64| -> i64 {
+        c.query_one("SELECT count(*) FROM noid_log WHERE seq < $1", &[&seq])
+            .unwrap()
+            .get(0)
+    };
+    let (below3, below4) = (rows_below(&mut c, 3), rows_below(&mut c, 4));
+    assert!(below3 > 0 && below4 > below3);
+    let r = pg.noid(&["prune-log", "--keep", "2"]);
+    assert_eq!(
+        r.ok(),
+        format!("ok: pruned {below3} log rows; the change log holds changes 3 to 4\n")
+    );
+    let r = pg.noid(&["prune-log", "--before", "4"]);
+    assert_eq!(
+        r.ok(),
+        format!(
+            "ok: pruned {} log rows; the change log holds changes 4 to 4\n",
+            below4 - below3
+        )
+    );
+    assert_eq!(rows_below(&mut c, 4), 0);
+    assert!(rows_below(&mut c, 5) > 0, "change 4 is kept");
+    // Minting goes on, from the minter's keys (the log is only for followers).
+    assert_eq!(pg.mint(1), ["03"]);
+    // Usage errors: one of --keep and --before, a number.
+    for args in [
+        &["prune-log"][..],
+        &["prune-log", "--keep", "1", "--before", "2"],
+        &["prune-log", "--keep", "x"],
+    ] {
+        let r = pg.noid(args);
+        assert_eq!(r.code, 2, "{args:?}: {r:?}");
+        assert_eq!(r.stdout, "");
+        assert!(r.stderr.starts_with("error: "), "{r:?}");
+    }
+    let help = pg.noid(&["prune-log", "--help"]);
+    assert!(
+        help.ok()
+            .starts_with("noid prune-log: drop old rows of a PostgreSQL minter's change log"),
+        "{help:?}"
+    );
+    // An embedded minter has no change log.
+    let embedded = Dir::minter(&[".sdd"]);
+    let r = embedded.noid(&["prune-log", "--keep", "0"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: not a minter held by PostgreSQL (no NOID/backend); only those have a change log\n",
+            embedded.path().display()
+        )
+    );
 }

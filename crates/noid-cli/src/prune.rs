@@ -1,0 +1,80 @@
+//! `noid -f Dbdir prune-log --keep N | --before SEQ`: drop old rows of a PostgreSQL
+//! minter's change log (noid-pg's `prune`; docs/SCALING.md). Not a Perl verb: like
+//! `serve` and `replay`, it never comes from bulk lines or the web.
+
+use clap::{ArgGroup, Parser};
+use noid_pg::prune::{prune, Keep};
+use noid_pg::Location;
+use noid_store::Layout;
+
+use crate::session::Session;
+
+/// noid prune-log: drop old rows of a PostgreSQL minter's change log.
+///
+/// Followers (noidr --follow) apply the change log from where they stopped; one whose
+/// position was pruned copies the minter anew from a snapshot, so keep enough of the
+/// log for the followers that may be behind (stopped, partitioned). Writers are not
+/// held up. Only minters held by PostgreSQL have a change log.
+#[derive(Parser, Debug)]
+#[command(name = "noid prune-log", group(ArgGroup::new("which").required(true)))]
+struct PruneLog {
+    /// Keep the last N commits, drop the older ones (0 drops the whole log).
+    #[arg(long, value_name = "N", group = "which")]
+    keep: Option<u32>,
+    /// Drop every commit numbered below SEQ (the number a follower reports as its
+    /// applied change, noidr_follow_applied_seq).
+    #[arg(long, value_name = "SEQ", group = "which")]
+    before: Option<u64>,
+}
+
+/// Run `prune-log ARGS` on the session's minter.
+pub fn run(session: &Session, args: &[String]) -> u8 {
+    let parsed = match PruneLog::try_parse_from(
+        std::iter::once("noid prune-log".to_string()).chain(args.iter().cloned()),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let keep = match (parsed.keep, parsed.before) {
+        (Some(n), _) => Keep::Last(i64::from(n)),
+        (None, Some(seq)) => Keep::From(i64::try_from(seq).unwrap_or(i64::MAX)),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let loc = match Location::read(&Layout::new(&session.dbdir)) {
+        Ok(Some(loc)) => loc,
+        Ok(None) => {
+            eprintln!(
+                "error: {}: not a minter held by PostgreSQL (no NOID/backend); only those \
+                 have a change log",
+                session.dbdir_display
+            );
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    match prune(&loc, keep) {
+        Ok(p) => {
+            let held = if p.first_kept > p.head {
+                format!("the change log is empty (head {})", p.head)
+            } else {
+                format!(
+                    "the change log holds changes {} to {}",
+                    p.first_kept, p.head
+                )
+            };
+            println!("ok: pruned {} log rows; {held}", p.rows);
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
