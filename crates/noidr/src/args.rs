@@ -65,6 +65,17 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = 1.0, requires = "follow")]
     pub poll: f64,
 
+    /// Seconds between checksum comparisons of the --follow copy with the minter (every
+    /// key on both sides; a copy that differs is made anew). The copy is also compared
+    /// when noidr starts and after every reconnection (as after a failover). 0: never.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 86_400.0,
+        requires = "follow"
+    )]
+    pub verify: f64,
+
     /// Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual's
     /// resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`).
     #[arg(long, value_enum, default_value_t = Protocol::Noid)]
@@ -205,6 +216,8 @@ pub struct Follow {
     pub location: noid_pg::Location,
     /// The longest wait between looks at the change log.
     pub poll: Duration,
+    /// The interval between checksum comparisons (None: never compare).
+    pub verify: Option<Duration>,
 }
 
 /// Validated settings.
@@ -252,10 +265,14 @@ impl Config {
                 if !(args.poll > 0.0 && args.poll <= 3_600.0) {
                     bail!("--poll must be more than 0 and at most 3600 seconds");
                 }
+                if !(args.verify >= 0.0 && args.verify <= 31_536_000.0) {
+                    bail!("--verify must be 0 (never) or at most 31536000 seconds");
+                }
                 Some(Follow {
                     location: noid_pg::Location::from_flag("--follow", url, name)
                         .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
                     poll: Duration::from_secs_f64(args.poll),
+                    verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),
                 })
             }
             _ => None,

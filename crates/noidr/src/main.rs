@@ -74,12 +74,12 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
     if let Some((interval, timeout)) = cfg.probes {
         probe::spawn(current.clone(), interval, timeout)?;
     }
-    if let Some(follow) = &cfg.follow {
-        replicate::start(follow, &cfg.dbdir)?;
-    }
+    let metrics = Arc::new(match &cfg.follow {
+        Some(follow) => Metrics::following(replicate::start(follow, &cfg.dbdir)?),
+        None => Metrics::default(),
+    });
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;
-    let metrics = Arc::new(Metrics::default());
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
             signals::spawn(follower.clone(), metrics.clone(), current.clone(), true)?;

@@ -11,11 +11,14 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use noid_resolve::Outcome;
 use noid_store::FollowStatus;
 use thread_local::ThreadLocal;
+
+use crate::replicate::Position;
 
 /// The latency histogram's bucket bounds, in nanoseconds, and as Prometheus writes
 /// them (`le`, in seconds). A request that takes longer than the last goes to `+Inf`.
@@ -64,10 +67,11 @@ struct Counts {
     latency_ns: Cell,
 }
 
-/// The requests answered, counted per thread.
+/// The requests answered, counted per thread; with `--follow`, where the copy stands.
 #[derive(Default)]
 pub struct Metrics {
     threads: ThreadLocal<Counts>,
+    follow: Option<Arc<Position>>,
 }
 
 /// Every thread's counts, summed.
@@ -82,6 +86,14 @@ pub struct Totals {
 }
 
 impl Metrics {
+    /// Metrics that also show the `--follow` copy's position.
+    pub fn following(position: Arc<Position>) -> Metrics {
+        Metrics {
+            threads: ThreadLocal::new(),
+            follow: Some(position),
+        }
+    }
+
     /// Count one request, answered as `outcome`, which took since `start`.
     #[inline]
     pub fn record(&self, outcome: Outcome, start: Instant) {
@@ -197,6 +209,9 @@ impl Metrics {
                 seconds(duration_ns(age))
             );
         }
+        if let Some(f) = &self.follow {
+            follow_families(&mut s, f);
+        }
         s
     }
 
@@ -227,8 +242,68 @@ impl Metrics {
         if let Some(age) = store.last_write_age {
             let _ = write!(s, " last-write-age={}s", seconds(duration_ns(age)));
         }
+        if let Some(f) = &self.follow {
+            let seen = f.seen();
+            let num = |v: Option<i64>| v.map_or("unknown".to_string(), |v| v.to_string());
+            let _ = write!(
+                s,
+                " follow-applied={} follow-head={} follow-lag={} follow-remade={} follow-verified={}",
+                num(seen.applied),
+                num(seen.head),
+                seen.lag
+                    .map_or("unknown".to_string(), |l| format!("{}s", seconds(duration_ns(l)))),
+                seen.remade,
+                seen.verified
+            );
+        }
         s
     }
+}
+
+/// The `--follow` copy's families.
+fn follow_families(s: &mut String, f: &Position) {
+    let seen = f.seen();
+    if let Some(applied) = seen.applied {
+        family(
+            s,
+            "noidr_follow_applied_seq",
+            "gauge",
+            "The last change-log sequence number applied to the --follow copy.",
+        );
+        let _ = writeln!(s, "noidr_follow_applied_seq {applied}");
+    }
+    if let Some(head) = seen.head {
+        family(
+            s,
+            "noidr_follow_head_seq",
+            "gauge",
+            "The minter's change-log head (its last committed change) as last read.",
+        );
+        let _ = writeln!(s, "noidr_follow_head_seq {head}");
+    }
+    if let Some(lag) = seen.lag {
+        family(
+            s,
+            "noidr_follow_lag_seconds",
+            "gauge",
+            "Seconds since the --follow copy was last known to hold every committed change.",
+        );
+        let _ = writeln!(s, "noidr_follow_lag_seconds {}", seconds(duration_ns(lag)));
+    }
+    family(
+        s,
+        "noidr_follow_remade_total",
+        "counter",
+        "Times the --follow copy was made anew from a snapshot (log gap or pruned, minter behind it, checksum mismatch).",
+    );
+    let _ = writeln!(s, "noidr_follow_remade_total {}", seen.remade);
+    family(
+        s,
+        "noidr_follow_verified_total",
+        "counter",
+        "Checksum comparisons that found the --follow copy equal to the minter.",
+    );
+    let _ = writeln!(s, "noidr_follow_verified_total {}", seen.verified);
 }
 
 /// The `# HELP` and `# TYPE` lines that open a metric family.

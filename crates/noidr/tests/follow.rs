@@ -2,7 +2,10 @@
 //! minter held by a real PostgreSQL server, which every acknowledged commit reaches
 //! within the poll interval (or at once, when notified); a follower killed and started
 //! again catches up before it answers, also when the log was pruned past its position
-//! meanwhile (it copies the minter anew), and its copy is exactly the minter's keys.
+//! meanwhile (`noid prune-log`; it copies the minter anew), and its copy is exactly the
+//! minter's keys. A copy damaged on disk is found by the checksum comparison and made
+//! anew, with a log line; `/metrics` shows the copy's position, the log head and the
+//! lag.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use noid_pg::testing::TestServer;
 use noid_pg::{Location, PgSnapshot, PgWriter, APPLIED};
-use noid_store::{Op, Scan, Snapshot, Store};
+use noid_store::{Layout, Op, Scan, Snapshot, Store, Writer};
 
 use crate::util::*;
 
@@ -87,14 +90,27 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
     assert_eq!(f2.ask("get 99999/a _t"), "NULL");
     ask_until(&mut f1, "get 99999/a _t", "NULL");
     assert_eq!(f1.ask("get 99999/c _t"), "https://example.org/c");
-    // Kill it again, commit, and prune the whole log: started again, it finds its
+    // Kill it again, commit, and prune the whole log with `noid prune-log` (on a
+    // Dbdir whose NOID/backend names the minter): started again, it finds its
     // position gone and makes its copy anew.
     f2.child.kill().unwrap();
     drop(f2);
     w.commit_all(&mut vec![put("99999/d\t_t", "https://example.org/d")])
         .unwrap();
-    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    c.execute("DELETE FROM noid_log", &[]).unwrap();
+    let dbdir = tmp.path().join("m");
+    loc.write(&Layout::new(&dbdir)).unwrap();
+    let out = Command::new(noid_bin())
+        .arg("-f")
+        .arg(&dbdir)
+        .args(["prune-log", "--keep", "0"])
+        .output()
+        .unwrap();
+    // Five keys changed in four commits.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok: pruned 5 log rows; the change log is empty (head 4)\n"
+    );
+    assert!(out.status.success());
     let mut f2 = follower(&url, &c2);
     assert_eq!(f2.ask("get 99999/d _t"), "https://example.org/d");
     ask_until(&mut f1, "get 99999/d _t", "https://example.org/d");
@@ -152,4 +168,115 @@ fn follow_options_are_checked() {
         "{err}"
     );
     assert!(!cache.exists());
+}
+
+/// `noidr --follow … --http`: its `/metrics` as name → value.
+fn metrics(port: u16) -> BTreeMap<String, String> {
+    let out = Command::new("curl")
+        .args(["-s", "-f"])
+        .arg(format!("http://127.0.0.1:{port}/metrics"))
+        .output()
+        .expect("curl");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Wait until `cond` holds (a bound for a hung follower, not a speed).
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(120), "never: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
+    let server = TestServer::start();
+    let url = server.create_database("verify");
+    let loc = Location::new(&url, "m").unwrap();
+    let w = PgWriter::create(&loc, Duration::from_secs(10)).unwrap();
+    for id in ["a", "b", "c"] {
+        w.commit_all(&mut vec![put(
+            &format!("99999/{id}\t_t"),
+            &format!("https://example.org/{id}"),
+        )])
+        .unwrap();
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("c");
+    let log = tmp.path().join("stderr");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(noidr_bin())
+        .args(["--follow", &url, "--minter", "m", "--cache"])
+        .arg(&cache)
+        .args(["--poll", "0.2", "--verify", "0.5"])
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let _kill = KillOnDrop(&mut child);
+    eventually("noidr --http came up", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    // Three commits: the copy is at 3, the head is 3, and it was compared.
+    eventually("verified at 3", || {
+        let m = metrics(port);
+        m.get("noidr_follow_verified_total")
+            .is_some_and(|v| v != "0")
+            && m["noidr_follow_applied_seq"] == "3"
+    });
+    let m = metrics(port);
+    assert_eq!(m["noidr_follow_head_seq"], "3");
+    assert_eq!(m["noidr_follow_remade_total"], "0");
+    let lag: f64 = m["noidr_follow_lag_seconds"].parse().unwrap();
+    assert!(lag >= 0.0, "{m:?}");
+    w.commit_all(&mut vec![put("99999/d\t_t", "https://example.org/d")])
+        .unwrap();
+    eventually("applied 4", || {
+        let m = metrics(port);
+        m["noidr_follow_applied_seq"] == "4" && m["noidr_follow_head_seq"] == "4"
+    });
+    // Damage the copy behind the follower's back: a value changed.
+    Writer::open(&cache, Duration::from_secs(30))
+        .unwrap()
+        .commit(vec![put("99999/a\t_t", "https://evil.example/")])
+        .unwrap();
+    eventually("the damaged copy made anew", || {
+        metrics(port)["noidr_follow_remade_total"] == "1"
+    });
+    let snap = PgSnapshot::open(&loc).unwrap();
+    let mut want = keys(&snap);
+    want.insert(APPLIED.to_vec(), b"4".to_vec());
+    eventually("the copy is the minter again", || {
+        keys(&Snapshot::open(&cache).unwrap()) == want
+    });
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("differs from the minter's (4 keys, ")
+            && text.contains(&format!("{}: copied anew as of change 4", cache.display())),
+        "{text}"
+    );
+}
+
+/// Kills the child when the test ends, passed or failed.
+struct KillOnDrop<'a>(&'a mut std::process::Child);
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -5,6 +5,7 @@ mod util;
 
 mod abuse;
 mod ark;
+mod failover;
 mod faults;
 mod follow;
 mod fresh;

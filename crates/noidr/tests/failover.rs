@@ -1,0 +1,213 @@
+//! A standby promoted, writes continue (docs/SCALING.md, "What fails and what
+//! happens"): a real primary and a real hot standby streaming from it synchronously,
+//! a minter whose URL names both (`target_session_attrs=read-write` picks the one that
+//! takes writes), `noid mint` and `bind` before and after the primary crashes and the
+//! standby is promoted, and a `noidr --follow` on the same URL that follows the
+//! promoted standby to exactly the minter's keys (export compared).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use noid_pg::testing::TestServer;
+
+use crate::util::*;
+
+/// `noid -f DIR ARGS…`; its stdout, which must succeed.
+fn noid(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(noid_bin())
+        .arg("-f")
+        .arg(dir)
+        .args(args)
+        .env_remove("NOID")
+        .output()
+        .expect("run noid");
+    assert!(out.status.success(), "noid {args:?}: {out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// The ids of `mint` output (`id: ID` lines).
+fn ids(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Ask until the answer is `want` (a commit reaches a follower within a poll interval;
+/// a failover, after the follower's reconnection).
+fn ask_until(n: &mut Noidr, request: &str, want: &str) {
+    let start = Instant::now();
+    loop {
+        let got = n.ask(request);
+        if got == want {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "{request}: still {got:?}, never {want:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+const TEMPLATE: &[&str] = &["f5.reedeedk", "long", "13030", "example.org", "oac"];
+
+#[test]
+fn a_standby_promoted_after_the_primary_crashed_takes_the_writes_and_the_follower_follows() {
+    let mut primary = TestServer::start();
+    primary.create_database("ha");
+    let standby = TestServer::standby_of(&primary);
+    // Synchronous replication: a commit returns once the standby has it, so nothing
+    // acknowledged (no id printed) is lost when the standby takes over.
+    let mut admin = postgres::Client::connect(&primary.url("postgres"), postgres::NoTls).unwrap();
+    for sql in [
+        "ALTER SYSTEM SET synchronous_standby_names = '*'",
+        "SELECT pg_reload_conf()",
+    ] {
+        admin.batch_execute(sql).unwrap();
+    }
+    let start = Instant::now();
+    while admin
+        .query_one(
+            "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'",
+            &[],
+        )
+        .unwrap()
+        .get::<_, i64>(0)
+        != 1
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the standby never became synchronous:\n{}",
+            standby.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(admin);
+    let url = format!(
+        "postgres://noid@127.0.0.1:{},127.0.0.1:{}/ha?target_session_attrs=read-write",
+        primary.port(),
+        standby.port()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, cache) = (tmp.path().join("fk"), tmp.path().join("cache"));
+    let mut create = vec!["dbcreate", "--backend", &url, "--minter", "fk"];
+    create.extend_from_slice(TEMPLATE);
+    noid(&dir, &create);
+    let mut printed = ids(&noid(&dir, &["mint", "20"]));
+    noid(
+        &dir,
+        &[
+            "bind",
+            "set",
+            &printed[0],
+            "_t",
+            "https://example.org/before",
+        ],
+    );
+    let mut cmd = Command::new(noidr_bin());
+    cmd.args(["--follow", &url, "--minter", "fk", "--cache"])
+        .arg(&cache)
+        .args(["--poll", "0.2"]);
+    let mut follower = Noidr::spawn(cmd);
+    let get0 = format!("get {} _t", printed[0]);
+    assert_eq!(follower.ask(&get0), "https://example.org/before");
+
+    // The primary fails; the standby is promoted. The same URL now reaches it.
+    primary.crash();
+    standby.promote();
+    printed.extend(ids(&noid(&dir, &["mint", "20"])));
+    noid(
+        &dir,
+        &[
+            "bind",
+            "set",
+            &printed[20],
+            "_t",
+            "https://example.org/after",
+        ],
+    );
+    noid(
+        &dir,
+        &[
+            "bind",
+            "set",
+            &printed[0],
+            "_t",
+            "https://example.org/moved",
+        ],
+    );
+    printed.extend(ids(&noid_stdin(&dir, b"mint 5\nmint 5\n")));
+
+    // No id printed twice, and none skipped: the 50 are the embedded backend's first 50.
+    assert_eq!(printed.len(), 50);
+    let distinct: BTreeSet<_> = printed.iter().cloned().collect();
+    assert_eq!(distinct.len(), 50, "an id was printed twice: {printed:?}");
+    let embedded = tmp.path().join("embedded");
+    let mut create = vec!["dbcreate"];
+    create.extend_from_slice(TEMPLATE);
+    noid(&embedded, &create);
+    let reference: BTreeSet<_> = ids(&noid(&embedded, &["mint", "50"])).into_iter().collect();
+    assert_eq!(distinct, reference);
+
+    // The follower reconnects to the promoted standby and converges.
+    ask_until(
+        &mut follower,
+        &format!("get {} _t", printed[20]),
+        "https://example.org/after",
+    );
+    ask_until(&mut follower, &get0, "https://example.org/moved");
+    // The copy's export is the minter's, plus the change it is at (and so one record
+    // more in the count at the end).
+    let records = |export: String, extra: usize| -> String {
+        let n = export.lines().filter(|l| !l.starts_with('#')).count() - extra;
+        let mut kept: String = export
+            .lines()
+            .filter(|l| !l.starts_with(":/pg/applied\t") && !l.starts_with("# end "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        kept.push_str(&format!("# end {n}\n"));
+        kept
+    };
+    let want = noid(&dir, &["export"]);
+    assert!(want.ends_with("\n# end 718\n"), "{want}");
+    let want = records(want, 0);
+    let start = Instant::now();
+    loop {
+        let copy = records(noid(&cache, &["export"]), 1);
+        if copy == want {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let (a, b): (BTreeSet<&str>, BTreeSet<&str>) =
+                (copy.lines().collect(), want.lines().collect());
+            panic!(
+                "the follower's copy never became the minter: only in the copy {:?}, only in the minter {:?}",
+                a.difference(&b).collect::<Vec<_>>(),
+                b.difference(&a).collect::<Vec<_>>()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(noid(&dir, &["check"]).ends_with("ok: no problems found\n"));
+}
+
+/// `noid -f DIR -` with `input` on stdin; its stdout, which must succeed.
+fn noid_stdin(dir: &Path, input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new(noid_bin())
+        .arg("-f")
+        .arg(dir)
+        .arg("-")
+        .env_remove("NOID")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run noid");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "noid -: {out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
