@@ -392,6 +392,13 @@ impl Worker {
                 let mut answer = Answer::default();
                 let mut p = Progress::default();
                 let mut timing = BulkTiming::default();
+                // One clock read per step: the time since the previous mark.
+                let mut mark = Instant::now();
+                let mut lap = |into: &mut Duration| {
+                    let now = Instant::now();
+                    *into += now - mark;
+                    mark = now;
+                };
                 loop {
                     if self
                         .settings
@@ -408,9 +415,8 @@ impl Worker {
                         answer.failed = true;
                         break;
                     }
-                    let t = Instant::now();
                     let next = lines.next_command();
-                    timing.read += t.elapsed();
+                    lap(&mut timing.read);
                     let (n, line) = match next {
                         Ok(Some(c)) => c,
                         Ok(None) => break,
@@ -430,9 +436,8 @@ impl Worker {
                             break;
                         }
                     };
-                    let t = Instant::now();
                     let o = session.run(txn, minter, &agent, &line, Some(n), lines.input());
-                    timing.run += t.elapsed();
+                    lap(&mut timing.run);
                     answer.body.extend(o.output);
                     answer.failed |= o.error.is_some();
                     if let Some(w) = o.write {
@@ -441,14 +446,13 @@ impl Worker {
                     p.run += 1;
                     p.line = n;
                     if txn.len() >= BULK_BATCH {
-                        let t = Instant::now();
                         // Readers are let in only if RocksDB has nothing pending
                         // (an ingested batch may start a compaction): this batch's
                         // output, its acknowledgement, is held back until a later
                         // commit lets them in, at the latest the last one, which
                         // waits for that.
                         let committed = self.commit(writer, txn, minter, records, Duration::ZERO);
-                        timing.commit += t.elapsed();
+                        lap(&mut timing.commit);
                         timing.commits += 1;
                         let readers_in = match committed {
                             Ok(r) => r,
@@ -594,7 +598,7 @@ impl Worker {
         let mut text = String::new();
         let count = records.len();
         for r in records.drain(..) {
-            text.push_str(&r.line());
+            r.write_line(&mut text);
         }
         let t1 = Instant::now();
         let written = log.write_all(text.as_bytes());
@@ -615,12 +619,17 @@ impl Worker {
     }
 }
 
-/// Where a bulk run's time went (logged at debug level).
+/// Where a bulk run's time went (logged at debug level, `RUST_LOG=noid_api=debug`).
 #[derive(Default)]
 struct BulkTiming {
+    /// Waiting for the body and splitting it into commands (and the bookkeeping
+    /// between them).
     read: Duration,
+    /// Parsing and running the commands.
     run: Duration,
+    /// The batch commits before the last: store, write log, readers let in.
     commit: Duration,
+    /// How many.
     commits: usize,
 }
 

@@ -40,18 +40,30 @@ pub struct Record {
 impl Record {
     /// The log line, with its newline.
     pub fn line(&self) -> String {
-        format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-            self.epoch,
-            escape(self.client.as_bytes()),
-            escape(self.populator.as_bytes()),
-            escape(self.agent.as_bytes()),
-            self.command,
-            escape(self.received.as_bytes()),
-            self.acting_for
-                .as_deref()
-                .map_or_else(|| "-".to_string(), |a| escape(a.as_bytes()))
-        )
+        let mut s = String::new();
+        self.write_line(&mut s);
+        s
+    }
+
+    /// [`Record::line`], appended to `out` (a log's pending text; no line of its own
+    /// is allocated).
+    pub fn write_line(&self, out: &mut String) {
+        use std::fmt::Write;
+        let _ = write!(out, "{}", self.epoch);
+        for field in [&self.client, &self.populator, &self.agent] {
+            out.push('\t');
+            escape_into(out, field.as_bytes());
+        }
+        out.push('\t');
+        out.push_str(&self.command);
+        out.push('\t');
+        escape_into(out, self.received.as_bytes());
+        out.push('\t');
+        match &self.acting_for {
+            Some(a) => escape_into(out, a.as_bytes()),
+            None => out.push('-'),
+        }
+        out.push('\n');
     }
 
     /// Parse a log line (without its newline).
@@ -93,11 +105,14 @@ impl Record {
 /// `cmd` as a self-contained `:hx` command line; `None` for commands that write nothing.
 pub fn canonical(cmd: &Command) -> Option<String> {
     let line = |id: &str, op: &str, args: &[&[u8]]| {
-        let mut s = String::from(":hx ");
+        // Room for the words and a few escapes: the line is allocated once.
+        let words = id.len() + op.len() + args.iter().map(|a| a.len() + 3).sum::<usize>();
+        let mut s = String::with_capacity(words + 24);
+        s.push_str(":hx ");
         if id.is_empty() {
             s.push_str(op);
         } else {
-            s.push_str(&escape(id.as_bytes()));
+            escape_into(&mut s, id.as_bytes());
             s.push('.');
             s.push_str(op);
         }
@@ -106,7 +121,7 @@ pub fn canonical(cmd: &Command) -> Option<String> {
             if a.is_empty() {
                 s.push_str("\"\"");
             } else {
-                s.push_str(&escape(a));
+                escape_into(&mut s, a);
             }
         }
         s
@@ -144,19 +159,44 @@ pub fn canonical(cmd: &Command) -> Option<String> {
 /// `.` is safe (the operation follows the last one), and the characters that make a
 /// token indirect, a modifier or a binder prefix (`@ & : <`), and a leading `-`.
 pub fn escape(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() + 8);
+    escape_into(&mut s, b);
+    s
+}
+
+/// [`escape`], appended to `out` (every write logged escapes its id, element, value
+/// and received line; a table look-up and a one-byte push per byte).
+pub fn escape_into(out: &mut String, b: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = Vec::with_capacity(b.len() + 8);
+    out.reserve(b.len());
     for (i, &c) in b.iter().enumerate() {
         // A leading `-` would read as an option.
-        let special = b"^|'\"\\@&:<".contains(&c) || (i == 0 && c == b'-');
-        if c.is_ascii_graphic() && !special {
-            s.push(c);
+        if SAFE[usize::from(c)] && !(i == 0 && c == b'-') {
+            out.push(char::from(c));
         } else {
-            s.extend_from_slice(&[b'^', HEX[usize::from(c >> 4)], HEX[usize::from(c & 15)]]);
+            out.push('^');
+            out.push(char::from(HEX[usize::from(c >> 4)]));
+            out.push(char::from(HEX[usize::from(c & 15)]));
         }
     }
-    String::from_utf8(s).expect("ASCII only")
 }
+
+/// Bytes [`escape`] leaves as they are: ASCII graphic characters but `^|'"\@&:<`.
+const SAFE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0x21;
+    while c < 0x7f {
+        t[c] = true;
+        c += 1;
+    }
+    let special = b"^|'\"\\@&:<";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = false;
+        i += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
@@ -198,6 +238,21 @@ mod tests {
             // A value that is not UTF-8 survives; text fields are UTF-8 by construction.
             assert_eq!(got, cmd, "{line}");
         }
+    }
+
+    #[test]
+    fn escape_hex_codes_every_byte_but_plain_ascii() {
+        // Hex codes by hand: ^ 5e, | 7c, ' 27, " 22, \ 5c, @ 40, & 26, : 3a, < 3c,
+        // space 20, tab 09, DEL 7f, 0xff; a `-` only when it leads.
+        assert_eq!(
+            escape(b"-a-^|'\"\\@&:< \t\x7f\xffz.~!/"),
+            "^2da-^5e^7c^27^22^5c^40^26^3a^3c^20^09^7f^ffz.~!/"
+        );
+        assert_eq!(escape(b""), "");
+        assert_eq!(escape(b"ark:/99999/fk4"), "ark^3a/99999/fk4");
+        let mut out = String::from("x ");
+        escape_into(&mut out, b"a b");
+        assert_eq!(out, "x a^20b");
     }
 
     #[test]
