@@ -13,7 +13,7 @@
 use std::net::TcpListener;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -125,25 +125,7 @@ impl TestServer {
         // A port found free may be taken before the server binds it: try a few.
         for _ in 0..5 {
             let port = free_port();
-            let log_file = std::fs::File::create(&log).expect("server log");
-            if let Some((uid, gid)) = owner {
-                std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown log");
-            }
-            let mut server = Command::new(bin.join("postgres"));
-            server.arg("-D").arg(&data).arg("-p").arg(port.to_string());
-            server.arg("-k").arg(dir.path());
-            server.args([
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "max_connections=60",
-                "-c",
-                "shared_buffers=16MB",
-            ]);
-            server.stdin(Stdio::null()).stdout(Stdio::null());
-            server.stderr(log_file);
-            as_owner(&mut server, owner);
-            let mut child = server.spawn().expect("start postgres");
+            let mut child = launch(&bin, &data, dir.path(), owner, port, &log);
             let url = format!("postgres://noid@127.0.0.1:{port}/postgres");
             if wait_ready(&mut child, &url) {
                 return TestServer {
@@ -163,6 +145,29 @@ impl TestServer {
             }
         }
         panic!("PostgreSQL did not start:\n{last_log}")
+    }
+
+    /// Stop the server (fast shutdown); [`TestServer::restart`] starts it again.
+    pub fn stop(&mut self) {
+        stop(&mut self.child);
+    }
+
+    /// Start a stopped server again on its data and port, or panic with the reason.
+    pub fn restart(&mut self) {
+        let dir = self
+            .data
+            .parent()
+            .expect("the data's directory")
+            .to_path_buf();
+        self.child = launch(
+            &self.bin, &self.data, &dir, self.owner, self.port, &self.log,
+        );
+        let url = self.url("postgres");
+        assert!(
+            wait_ready(&mut self.child, &url),
+            "PostgreSQL did not start again:\n{}",
+            self.log_text()
+        );
     }
 
     /// A URL of database `db` on this server.
@@ -212,6 +217,36 @@ impl TestServer {
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+}
+
+/// Start `postgres` on `data` and `port` (its socket in `dir`, its log in `log`).
+fn launch(
+    bin: &Path,
+    data: &Path,
+    dir: &Path,
+    owner: Option<(u32, u32)>,
+    port: u16,
+    log: &Path,
+) -> Child {
+    let log_file = std::fs::File::create(log).expect("server log");
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(log, Some(uid), Some(gid)).expect("chown log");
+    }
+    let mut server = Command::new(bin.join("postgres"));
+    server.arg("-D").arg(data).arg("-p").arg(port.to_string());
+    server.arg("-k").arg(dir);
+    server.args([
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "max_connections=60",
+        "-c",
+        "shared_buffers=16MB",
+    ]);
+    server.stdin(Stdio::null()).stdout(Stdio::null());
+    server.stderr(log_file);
+    as_owner(&mut server, owner);
+    server.spawn().expect("start postgres")
 }
 
 /// Wait until the server at `url` accepts connections; false if it exited or never did.
