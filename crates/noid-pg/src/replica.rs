@@ -46,6 +46,12 @@ pub const APPLIED: &[u8] = b":/pg/applied";
 /// Commits applied per write batch.
 const SEQS_PER_BATCH: i64 = 1_000;
 
+/// The bootstrap's staging directory in the copy's directory: this prefix and the
+/// process id (noid-store's `sweep_stale` removes those of processes that are gone).
+const STAGING: &str = ".bootstrap-";
+/// Where a copy being replaced is moved before it is removed: the same scheme.
+const REPLACED: &str = ".replaced-";
+
 /// What one [`Replica::sync`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -349,7 +355,12 @@ impl Replica {
     fn bootstrap(&mut self) -> Result<Progress, StoreError> {
         let snap = PgSnapshot::open(&self.location)?;
         let seq = snap.log_seq()?;
-        let staging = self.dir.join(format!(".bootstrap-{}", std::process::id()));
+        // A follower killed while copying leaves a staging directory (or a replaced
+        // copy) as large as the copy itself; the next one removes it.
+        for prefix in [STAGING, REPLACED] {
+            noid_store::sweep_stale(&self.dir, prefix);
+        }
+        let staging = self.dir.join(format!("{STAGING}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         let made: Result<(), StoreError> = (|| {
             let writer = Writer::create(&staging, self.lock_timeout)?;

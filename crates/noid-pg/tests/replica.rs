@@ -154,6 +154,43 @@ fn a_bootstrap_copies_keys_in_bytewise_order_with_any_bytes() {
     assert_eq!(got, want);
 }
 
+/// A follower killed while copying leaves its staging directory (and, while replacing a
+/// copy, the old one) behind, as large as a copy; the next bootstrap removes both, and
+/// leaves a live process's directory alone.
+#[test]
+fn a_bootstrap_removes_what_a_killed_one_left() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "swept");
+    w.commit_all(&mut vec![put("k", "1")]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    // A process id that is gone: a child that has exited and been waited for.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    let live = std::process::id();
+    for name in [
+        format!(".bootstrap-{gone}"),
+        format!(".replaced-{gone}"),
+        format!(".bootstrap-{live}-other"),
+    ] {
+        std::fs::create_dir_all(dir.join(&name).join("NOID")).unwrap();
+        std::fs::write(dir.join(&name).join("NOID/000001.sst"), b"left").unwrap();
+    }
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 1 });
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [format!(".bootstrap-{live}-other"), "NOID".to_string()]
+    );
+    assert_eq!(copy_of(&dir), expected(&loc, 1));
+}
+
 #[test]
 fn a_copy_that_cannot_follow_the_log_is_made_anew() {
     let server = TestServer::start();
