@@ -151,6 +151,23 @@ fn follow_options_are_checked() {
     let (code, err) = run(&["--follow", "postgres://h/db", "--cache", "/x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--minter <NAME>"), "{err}");
+    let (code, err) = run(&[
+        "--follow",
+        "postgres://h/db",
+        "--minter",
+        "m",
+        "--cache",
+        "/x",
+        "--verify=-1",
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "noidr: error: --verify must be 0 (never) or at most 31536000 seconds\n"
+    );
+    let (code, err) = run(&["--verify", "5"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--follow <URL>"), "{err}");
     // Nobody listens on port 1, and there is no copy to answer from.
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("c");
@@ -227,6 +244,7 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
+    let pid = child.id();
     let _kill = KillOnDrop(&mut child);
     eventually("noidr --http came up", || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -248,6 +266,18 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     eventually("applied 4", || {
         let m = metrics(port);
         m["noidr_follow_applied_seq"] == "4" && m["noidr_follow_head_seq"] == "4"
+    });
+    // SIGUSR1's line shows the same.
+    let pid = pid.to_string();
+    assert!(Command::new("kill")
+        .args(["-USR1", &pid])
+        .status()
+        .unwrap()
+        .success());
+    eventually("the SIGUSR1 line", || {
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains(" follow-applied=4 follow-head=4 follow-lag=")
     });
     // Damage the copy behind the follower's back: a value changed.
     Writer::open(&cache, Duration::from_secs(30))
