@@ -4,6 +4,7 @@
 //! logged and the resolver in force kept.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arc_swap::{ArcSwap, Guard};
@@ -14,6 +15,9 @@ use crate::args;
 /// The current resolver and the files it was made from.
 pub struct Current {
     resolver: ArcSwap<Resolver>,
+    /// Resolvers put in force after the first, counted once each is in force: an answer
+    /// kept from an earlier request compares it (see `protocol`).
+    generation: AtomicU64,
     rules_file: Option<PathBuf>,
     registry_file: Option<PathBuf>,
 }
@@ -27,6 +31,7 @@ impl Current {
     ) -> Current {
         Current {
             resolver: ArcSwap::from_pointee(resolver),
+            generation: AtomicU64::new(0),
             rules_file,
             registry_file,
         }
@@ -37,6 +42,13 @@ impl Current {
         self.resolver.load()
     }
 
+    /// Which resolver is in force, read *before* [`Current::resolver`]: a request that
+    /// reads a number sees that resolver or a later one, and one that reads the next
+    /// number sees the resolver it counts.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
     /// Re-read both files and put the new resolver in force; on error, keep the old.
     pub fn reload(&self) -> anyhow::Result<()> {
         let rules = args::read_rules(self.rules_file.as_deref())?;
@@ -44,6 +56,7 @@ impl Current {
         let records = registry.records().len();
         self.resolver
             .store(Arc::new(Resolver::with_registry(rules, Arc::new(registry))));
+        self.generation.fetch_add(1, Ordering::Release);
         log::info!("rules and registry re-read ({records} registry records)");
         Ok(())
     }

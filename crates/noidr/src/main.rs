@@ -5,6 +5,7 @@
 //!
 //! A request's path: `lines` reads the request line; `protocol` takes the current view
 //! of the store from the follower (crate `noid-store`, which brings it up to date) and
+//! answers with the line the view kept for that request, if it was asked before, or
 //! hands the line and the view to crate `noid-resolve`, which parses it, resolves it
 //! with lookups on the view (its caches, then RocksDB) and renders the answer line.
 //! `noid-http` does the same for `--http`. `metrics` counts the answers (per thread).

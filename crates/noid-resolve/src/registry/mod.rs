@@ -25,7 +25,7 @@ pub(crate) mod tests;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub use read::RegistryError;
@@ -159,6 +159,9 @@ pub struct Registry {
     /// a NAAN), by record index.
     below: Vec<Vec<usize>>,
     health: Box<[AtomicBool]>,
+    /// Changes of any health flag so far: what an answer kept from an earlier request
+    /// compares, since a provider's health changes answers and no stored key does.
+    health_changes: AtomicU64,
 }
 
 impl Registry {
@@ -200,6 +203,7 @@ impl Registry {
             index,
             below,
             health: (0..slots).map(|_| AtomicBool::new(true)).collect(),
+            health_changes: AtomicU64::new(0),
         }
     }
 
@@ -251,11 +255,23 @@ impl Registry {
             .is_none_or(|h| h.load(Ordering::Relaxed))
     }
 
-    /// Record a probe's outcome; true when it changed the provider's state.
+    /// Record a probe's outcome; true when it changed the provider's state (counted in
+    /// [`Registry::health_changes`] after the flag is set).
     pub fn set_healthy(&self, slot: usize, healthy: bool) -> bool {
-        self.health
+        let changed = self
+            .health
             .get(slot)
-            .is_some_and(|h| h.swap(healthy, Ordering::Relaxed) != healthy)
+            .is_some_and(|h| h.swap(healthy, Ordering::Relaxed) != healthy);
+        if changed {
+            self.health_changes.fetch_add(1, Ordering::Release);
+        }
+        changed
+    }
+
+    /// How many times a provider's health changed: an answer computed while this stayed
+    /// the same saw the same health flags.
+    pub fn health_changes(&self) -> u64 {
+        self.health_changes.load(Ordering::Acquire)
     }
 
     /// The providers that have a probe URL.

@@ -100,8 +100,10 @@ fn primary_and_failover_order() {
     let order: Vec<&str> = rec.in_order().map(|p| p.code.as_str()).collect();
     assert_eq!(order, ["b", "a", "c"]);
     assert_eq!(r.choose(&rec).unwrap().code, "b");
+    assert_eq!(r.health_changes(), 0);
     assert!(r.set_healthy(rec.providers[1].slot, false));
     assert!(!r.set_healthy(rec.providers[1].slot, false), "no change");
+    assert_eq!(r.health_changes(), 1, "only a change is counted");
     assert_eq!(r.choose(&rec).unwrap().code, "a");
     r.set_healthy(rec.providers[0].slot, false);
     assert_eq!(r.choose(&rec).unwrap().code, "c");
@@ -109,6 +111,7 @@ fn primary_and_failover_order() {
     assert_eq!(r.choose(&rec).unwrap().code, "b", "all down: the primary");
     r.set_healthy(rec.providers[1].slot, true);
     assert_eq!(r.choose(&rec).unwrap().code, "b");
+    assert_eq!(r.health_changes(), 4);
 }
 
 #[test]

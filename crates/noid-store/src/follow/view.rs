@@ -1,6 +1,8 @@
 //! One opened view of the store as resolution sees it: the secondary, and the answers
 //! cached for its current view.
 
+use std::sync::Arc;
+
 use noid_resolve::keys::is_idmap_key;
 use noid_resolve::{Lookup, LookupError, Pairs};
 
@@ -16,6 +18,10 @@ const PREFIX_CACHE_MAX: usize = 4096;
 /// Most cached point reads per thread (about 150 bytes each for an identifier's
 /// target: some 20 MB when full).
 const VALUE_CACHE_MAX: usize = 1 << 17;
+
+/// Most whole answers kept per thread ([`View::memo`]; about 200 bytes each for a
+/// request line and its answer line: some 25 MB when full).
+const MEMO_MAX: usize = 1 << 17;
 
 /// Longest value a point read keeps in the cache; longer ones (metadata records) are
 /// read from RocksDB each time.
@@ -42,6 +48,8 @@ pub struct View {
     idmap: ViewCache<(Vec<u8>, usize), Pairs>,
     /// [`Lookup::may_have_prefix`] answers.
     prefixes: ViewCache<Vec<u8>, bool>,
+    /// The callers' whole answers ([`View::memo`]).
+    answers: ViewCache<Vec<u8>, Arc<[u8]>>,
 }
 
 impl View {
@@ -52,7 +60,25 @@ impl View {
             values: ViewCache::new(VALUE_CACHE_MAX),
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
+            answers: ViewCache::new(MEMO_MAX),
         }
+    }
+
+    /// The answer kept for `key`, or `compute`'s, kept (`Ok`) or not (`Err`): for an
+    /// answer computed from nothing but this view and `key` (a resolver's answer line
+    /// to a request line, `key` naming everything else it depends on). Kept per thread
+    /// until the view moves, as point reads are; an answer computed while a catch-up
+    /// brought a write is not kept.
+    ///
+    /// A request asked before then costs a hash look-up and a copy instead of its
+    /// parse, resolution and rendering (some 3,000 instructions, and the code and data
+    /// they touch, which a web server's other work has pushed out of the caches).
+    pub fn memo<E>(
+        &self,
+        key: &[u8],
+        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
+    ) -> Result<Arc<[u8]>, E> {
+        self.answers.get_or_compute(|| self.epoch(), key, compute)
     }
 
     /// The secondary read through the caches.
@@ -177,6 +203,34 @@ mod tests {
         assert_eq!(view.secondary().freshen().unwrap(), Freshness::CaughtUp);
         assert_eq!(view.get(key).unwrap().as_deref(), Some(&b"t2"[..]));
         assert_eq!(view.get(b"absent").unwrap().as_deref(), Some(&b"now"[..]));
+    }
+
+    #[test]
+    fn answers_are_kept_until_the_view_catches_up_and_failures_are_not() {
+        let (d, view) = open();
+        let computed = std::cell::Cell::new(0);
+        let answer = |key: &[u8]| {
+            view.memo(key, || {
+                computed.set(computed.get() + 1);
+                let v = view.get(b"ark:/13030/fk4\t_t").unwrap().unwrap();
+                if key == b"fail" {
+                    return Err(v);
+                }
+                Ok(Arc::<[u8]>::from([key, b"=", &v[..]].concat()))
+            })
+        };
+        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
+        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
+        assert_eq!(answer(b"fail").unwrap_err(), b"t");
+        assert_eq!(answer(b"fail").unwrap_err(), b"t");
+        assert_eq!(computed.get(), 3, "one computation for a, two for fail");
+
+        commit(d.path(), vec![put("ark:/13030/fk4\t_t", "t2")]);
+        // Not caught up: the kept answer stands.
+        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
+        assert_eq!(view.secondary().freshen().unwrap(), Freshness::CaughtUp);
+        assert_eq!(&*answer(b"a").unwrap(), b"a=t2");
+        assert_eq!(computed.get(), 4);
     }
 
     #[test]
