@@ -52,9 +52,10 @@ mod tests {
     }
 
     /// noid as its man page and completions describe it: the options of [`Args`], the
-    /// commands of `noid help` as subcommands (so that `noid <TAB>` offers them), and a
-    /// page that lists them with `noid help`'s own summary, followed by the paragraphs
-    /// of `noid --help` after its short list.
+    /// commands of `noid help` as subcommands (so that `noid <TAB>` offers them), then
+    /// `prune-log` with its own options, and a page that lists them with `noid help`'s
+    /// own summary and `prune-log`'s, followed by the paragraphs of `noid --help` after
+    /// its short list.
     fn documented() -> Command {
         let cmd = Args::command();
         let help = noid_help();
@@ -69,13 +70,16 @@ mod tests {
             .split_once("\n\n")
             .expect("notes after the short list");
         let page = format!(
-            "Commands: noid help COMMAND explains each.{}\n\n{notes}\n\n\
+            "Commands: noid help COMMAND explains each.{}\n\n\
+             noid prune-log --keep N | --before SEQ drops old rows of a PostgreSQL \
+             minter's change log (noid prune-log --help).\n\n{notes}\n\n\
              See also: noidr(8); /usr/share/doc/noid/README.md and the noid manual.",
             summary.trim_end()
         );
         cmd.after_long_help(page)
             .disable_help_subcommand(true)
             .subcommands(COMMANDS.iter().map(|c| Command::new(*c)))
+            .subcommand(crate::prune::command())
     }
 
     /// The package's noid(1) and shell completions are what this definition makes.

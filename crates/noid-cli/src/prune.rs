@@ -27,6 +27,13 @@ struct PruneLog {
     before: Option<u64>,
 }
 
+/// The command's definition, named as a subcommand of noid's, for noid(1) and the
+/// shell completions.
+#[cfg(test)]
+pub fn command() -> clap::Command {
+    <PruneLog as clap::CommandFactory>::command().name("prune-log")
+}
+
 /// Run `prune-log ARGS` on the session's minter.
 pub fn run(session: &Session, args: &[String]) -> u8 {
     let parsed = match PruneLog::try_parse_from(

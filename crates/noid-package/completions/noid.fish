@@ -47,6 +47,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "export"
 complete -c noid -n "__fish_noid_needs_command" -a "check"
 complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
+complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -65,3 +66,6 @@ complete -c noid -n "__fish_noid_using_subcommand export" -s h -l help -d 'Print
 complete -c noid -n "__fish_noid_using_subcommand check" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand lui" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand standing" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand prune-log" -l keep -d 'Keep the last N commits, drop the older ones (0 drops the whole log)' -r
+complete -c noid -n "__fish_noid_using_subcommand prune-log" -l before -d 'Drop every commit numbered below SEQ (the number a follower reports as its applied change, noidr_follow_applied_seq)' -r
+complete -c noid -n "__fish_noid_using_subcommand prune-log" -s h -l help -d 'Print help (see more with \'--help\')'
