@@ -9,6 +9,11 @@
 #   * `noidr --http` on a unix socket and on TCP, sent the request nginx's proxy_pass
 #     sends (nginx-conf/noid-proxy.conf), one at a time on one keep-alive connection.
 #
+# And `noidr` once more for requests for identifiers never asked before (it resolves
+# each and reads RocksDB, where a request asked before gets the answer it kept): after
+# one request for every 25th identifier, so that every data block is cached, requests
+# for others, each asked once.
+#
 # Per lookup: instructions (callgrind, of the threads that answer; runs of R and 2R
 # requests, the difference divided by R, so start-up cancels out); system calls (strace -c: of the
 # prg's threads, by the same difference (the lookup deadline's watchdog wakes ten
@@ -33,7 +38,7 @@ while [ $# -gt 0 ]; do
     --ids) IDS=$2; shift 2 ;;
     --requests) R=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
     esac
 done
 . scripts/env.sh
@@ -76,6 +81,15 @@ awk -v n="$IDS" 'BEGIN { srand(7); for (i = 0; i < 4096; i++) {
     printf "ark:/99999/fk4%07d.resolve !!!pr=http!!!!!!ac=!!!\n", k > "'"$W"'/lines.txt"
     printf "/redirect/ark:/99999/fk4%07d\n", k > "'"$W"'/paths.txt"
 } }'
+# first.txt: every 25th identifier (the warm-up: each data block read once), then 2R
+# others in random order, none asked twice (first requests).
+awk -v n="$IDS" -v m=$((2 * R)) 'BEGIN { srand(9)
+    for (i = 1; i <= n; i += 25) { printf "ark:/99999/fk4%07d.resolve !!!pr=http!!!!!!ac=!!!\n", i; w++ }
+    while (c < m) { k = 1 + int(rand() * n); if (k % 25 == 1 || (k in seen)) continue
+        seen[k] = 1; c++; printf "ark:/99999/fk4%07d.resolve !!!pr=http!!!!!!ac=!!!\n", k }
+    print w > "'"$W"'/first.warm" }' >"$W/first.txt"
+FIRST_WARM=$(cat "$W/first.warm")
+[ "$IDS" -gt $((4 * R)) ] || { log "--ids must exceed 4 x --requests (first requests)"; exit 2; }
 cc -O2 -o "$W/constprg" "$REPO/scripts/constprg.c"
 
 # --- measures ----------------------------------------------------------------------------
@@ -103,24 +117,30 @@ syscall_names() { # FILE-A FILE-B N: per-request calls of each system call, from
 per() { awk -v a="$1" -v b="$2" -v n="$3" -v f="${4:-%.1f}" 'BEGIN { printf f, (b - a) / n }'; }
 
 ROWS=()
-prg_costs() { # NAME EXPECT CMD…: one row
-    local name=$1 expect=$2
-    shift 2
+prg_costs() { # NAME EXPECT LINES WARM CMD…: one row (WARM: lines sent first, empty: all)
+    local name=$1 expect=$2 lines=$3
+    export WEB_COSTS_WARM=$4
+    [ -n "$4" ] || unset WEB_COSTS_WARM
+    shift 4
     local a b sa sb ctxt
     rm -f "$W"/cg1-* "$W"/cg2-*
-    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg1" "$@" 2>/dev/null >/dev/null
-    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg2" "$@" 2>/dev/null >/dev/null
+    "$CLIENT" prg "$lines" "$R" "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg1" "$@" 2>/dev/null >/dev/null
+    "$CLIENT" prg "$lines" $((2 * R)) "$expect" -- valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg2" "$@" 2>/dev/null >/dev/null
     a=$(instructions_of "$W/cg1") b=$(instructions_of "$W/cg2")
-    "$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- strace -f -c -o "$W/st1" "$@" >/dev/null 2>&1
-    "$CLIENT" prg "$W/lines.txt" $((2 * R)) "$expect" -- strace -f -c -o "$W/st2" "$@" >/dev/null 2>&1
+    "$CLIENT" prg "$lines" "$R" "$expect" -- strace -f -c -o "$W/st1" "$@" >/dev/null 2>&1
+    "$CLIENT" prg "$lines" $((2 * R)) "$expect" -- strace -f -c -o "$W/st2" "$@" >/dev/null 2>&1
     sa=$(syscalls_of "$W/st1") sb=$(syscalls_of "$W/st2")
-    ctxt=$("$CLIENT" prg "$W/lines.txt" "$R" "$expect" -- "$@" 2>/dev/null | awk '/^ctxt/ { print $2 + $3 }')
+    ctxt=$("$CLIENT" prg "$lines" "$R" "$expect" -- "$@" 2>/dev/null | awk '/^ctxt/ { print $2 + $3 }')
+    unset WEB_COSTS_WARM
     ROWS+=("| $name | $(per "$a" "$b" "$R" %.0f) | $(per "$sa" "$sb" "$R") ($(syscall_names "$W/st1" "$W/st2" "$R")) | $(per 0 "$ctxt" "$R") |")
     log "${ROWS[-1]}"
 }
-prg_costs "Apache prg: \`noidr --protocol egg\`" "redir302 https://example.org/obj/" \
+prg_costs "Apache prg: \`noidr --protocol egg\`" "redir302 https://example.org/obj/" "$W/lines.txt" "" \
     "$NOIDR" -f "$W/db" --protocol egg --egg-miss null
-prg_costs "Apache prg: constant C program" "redir302 https://example.org/obj/0000000" "$W/constprg"
+prg_costs "Apache prg: \`noidr --protocol egg\`, first request for each identifier" \
+    "redir302 https://example.org/obj/" "$W/first.txt" "$FIRST_WARM" \
+    "$NOIDR" -f "$W/db" --protocol egg --egg-miss null
+prg_costs "Apache prg: constant C program" "redir302 https://example.org/obj/0000000" "$W/lines.txt" "" "$W/constprg"
 
 start_http() { # ADDR WRAPPER…: start noidr --http on ADDR under WRAPPER, wait until it answers
     local addr=$1

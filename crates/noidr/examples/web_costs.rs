@@ -21,7 +21,13 @@
 //!
 //! Prints `ctxt VOLUNTARY INVOLUNTARY`: the context switches of all threads of the
 //! program (`CMD`, or the server whose PID is given) during the N requests, from
-//! `/proc/PID/task/*/status`.
+//! `/proc/PID/task/*/status`. `prg` also prints, for diagnosis by hand (they depend on
+//! the machine's load, and the script does not use them): `wall_ns`, the time per
+//! request, and `cpu_ns … wait_ns …`, the program's time on a CPU and waiting for one
+//! per request (`/proc/PID/task/*/schedstat`), with the client's own; with
+//! `WEB_COSTS_THRASH=BYTES`, the client writes over that many bytes before each request,
+//! as a web server's other work does between two lookups, so that the program finds
+//! the caches cold (`taskset -c 1` on the client puts both on one CPU).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -100,6 +106,28 @@ fn context_switches(pid: u32) -> (u64, u64) {
     total
 }
 
+/// On-CPU and run-queue wait nanoseconds of every thread of `pid` (`schedstat`).
+fn sched_ns(pid: u32) -> (u64, u64) {
+    let mut total = (0, 0);
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return total;
+    };
+    for task in tasks.flatten() {
+        let Ok(s) = std::fs::read_to_string(task.path().join("schedstat")) else {
+            continue;
+        };
+        let v: Vec<u64> = s
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if v.len() >= 2 {
+            total.0 += v[0];
+            total.1 += v[1];
+        }
+    }
+    total
+}
+
 fn prg(lines: &str, n: usize, expect: &str, cmd: &[String]) -> Result<()> {
     let lines = lines_of(lines)?;
     let mut child = Command::new(&cmd[0])
@@ -114,11 +142,27 @@ fn prg(lines: &str, n: usize, expect: &str, cmd: &[String]) -> Result<()> {
     let mut request = Vec::new();
     let mut before = None;
     let warm = warm_up(lines.len());
+    // Diagnostic: write over this many bytes before each request, as the web server's
+    // other work does between two lookups, so that the program finds its caches cold.
+    let thrash: usize = std::env::var("WEB_COSTS_THRASH")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
+    let mut junk = vec![0u8; thrash];
+    let mut started = std::time::Instant::now();
+    let mut sched_before = (0, 0);
+    let mut self_before = (0, 0);
     for i in 0..warm + n {
         if i == warm {
             before = Some(context_switches(child.id()));
+            sched_before = sched_ns(child.id());
+            self_before = sched_ns(std::process::id());
+            started = std::time::Instant::now();
         }
         let line = &lines[i % lines.len()];
+        for b in junk.iter_mut().step_by(64) {
+            *b = b.wrapping_add(1);
+        }
         request.clear();
         request.extend_from_slice(line);
         request.push(b'\n');
@@ -134,11 +178,23 @@ fn prg(lines: &str, n: usize, expect: &str, cmd: &[String]) -> Result<()> {
             ));
         }
     }
+    let elapsed = started.elapsed();
+    let sched_after = sched_ns(child.id());
+    let self_after = sched_ns(std::process::id());
     let after = context_switches(child.id());
     let before = before.unwrap_or(after);
     drop(to);
     child.wait().map_err(|e| e.to_string())?;
     println!("ctxt {} {}", after.0 - before.0, after.1 - before.1);
+    println!("wall_ns {}", elapsed.as_nanos() / n.max(1) as u128);
+    let per = |a: u64, b: u64| (b - a) / n.max(1) as u64;
+    println!(
+        "cpu_ns {} wait_ns {} client_cpu_ns {} client_wait_ns {}",
+        per(sched_before.0, sched_after.0),
+        per(sched_before.1, sched_after.1),
+        per(self_before.0, self_after.0),
+        per(self_before.1, self_after.1)
+    );
     Ok(())
 }
 
