@@ -43,6 +43,10 @@ use crate::snapshot::PgSnapshot;
 /// admin key (`:/…`), so resolution never reads it as an identifier.
 pub const APPLIED: &[u8] = b":/pg/applied";
 
+/// How soon a checksum comparison that failed (the database unreachable, say) is tried
+/// again, at most.
+const VERIFY_RETRY: Duration = Duration::from_secs(30);
+
 /// Commits applied per write batch.
 const SEQS_PER_BATCH: i64 = 1_000;
 
@@ -292,8 +296,11 @@ impl Replica {
                 let result = self.verify();
                 report(&result, self.head);
                 next_verify = match (result, self.verify_every) {
-                    // Not compared: try again at the next poll.
-                    (Err(_), _) => next_verify,
+                    // Not compared: try again soon, but not at every poll (an error
+                    // that persists would be logged, and retried, at each).
+                    (Err(_), every) => {
+                        Some(Instant::now() + every.map_or(VERIFY_RETRY, |e| e.min(VERIFY_RETRY)))
+                    }
                     (Ok(_), Some(every)) => Some(Instant::now() + every),
                     (Ok(_), None) => None,
                 };
