@@ -3,7 +3,7 @@ complete -c noidr -l follow -d 'Follow a minter held by PostgreSQL (postgres://u
 complete -c noidr -l minter -d 'The followed minter\'s name in the --follow database' -r
 complete -c noidr -l cache -d 'Directory of the local copy that --follow keeps (an embedded minter directory, made at the first start)' -r -f -a "(__fish_complete_directories)"
 complete -c noidr -l poll -d 'Seconds between looks at the --follow change log when no commit was notified: the bound on how old an answer can be' -r
-complete -c noidr -l verify -d 'Seconds between checksum comparisons of the --follow copy with the minter (every key on both sides; a copy that differs is made anew). The copy is also compared when noidr starts and after every reconnection (as after a failover). 0: never' -r
+complete -c noidr -l verify -d 'Seconds between checksum comparisons of the --follow copy with the minter (every key on both sides; a copy that differs is made anew). The copy is also compared whenever the server is on a new timeline (after a failover). 0: never' -r
 complete -c noidr -l protocol -d 'Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual\'s resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`)' -r -f -a "noid\t'Perl Noid\'s resolver mode: read-only noid commands, `get ID ELEM`'
 egg\t'EggNog\'s rrm protocol: `ID.resolve [HEADERS]`'"
 complete -c noidr -l http -d 'Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout line protocol; for nginx and Apache mod_proxy' -r

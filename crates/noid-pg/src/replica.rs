@@ -22,8 +22,9 @@
 //!   change of one snapshot of the minter and compares their digests
 //!   ([`crate::digest`]); a copy that differs (damaged on disk, a damaged log row
 //!   applied, or a history that a promoted standby never had) is made anew.
-//!   [`Replica::follow`] verifies when it starts (so after every reconnection, as after
-//!   a failover) and then at the interval [`Replica::set_verify_interval`] sets.
+//!   [`Replica::follow`] verifies when it connects to a server on another timeline
+//!   than the copy was last made or verified on (a promoted standby starts a new one),
+//!   and at the interval [`Replica::set_verify_interval`] sets.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +43,10 @@ use crate::snapshot::PgSnapshot;
 /// The key of the copy that holds the last change-log sequence number applied. An
 /// admin key (`:/…`), so resolution never reads it as an identifier.
 pub const APPLIED: &[u8] = b":/pg/applied";
+
+/// The file in the copy's `NOID/` that names the PostgreSQL timeline the copy was last
+/// made or verified on. Only a hint: a missing or unreadable file means "compare".
+const TIMELINE_FILE: &str = "pg-timeline";
 
 /// How soon a checksum comparison that failed (the database unreachable, say) is tried
 /// again, at most.
@@ -250,6 +255,7 @@ impl Replica {
                 other => return Ok(other),
             }
         }
+        let timeline = self.server_timeline();
         let have = self.local_digest()?;
         if have != want {
             return self.remake(format!(
@@ -257,7 +263,34 @@ impl Replica {
                  {seq}"
             ));
         }
+        if let Some(t) = timeline {
+            write_timeline(&Layout::new(&self.dir).noid_dir, t)?;
+        }
         Ok(Progress::Verified { seq })
+    }
+
+    /// The server's current timeline (the first 8 hex digits of its WAL file name); None
+    /// when it cannot say (a standby, or an error), which counts as a change.
+    fn server_timeline(&mut self) -> Option<i64> {
+        self.client
+            .query_one(
+                "SELECT ('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::int8",
+                &[],
+            )
+            .ok()
+            .map(|r| r.get(0))
+    }
+
+    /// Whether the server is on another timeline than the copy was last made or
+    /// verified on (or either is not known).
+    fn timeline_moved(&mut self) -> bool {
+        let copy = std::fs::read_to_string(Layout::new(&self.dir).noid_dir.join(TIMELINE_FILE))
+            .ok()
+            .and_then(|t| t.trim().parse::<i64>().ok());
+        match (self.server_timeline(), copy) {
+            (Some(server), Some(copy)) => server != copy,
+            _ => true,
+        }
     }
 
     /// The digest of the copy's keys, without the ones the replica adds.
@@ -288,9 +321,13 @@ impl Replica {
         listener
             .batch_execute(&format!("LISTEN {CHANNEL}"))
             .map_err(|e| failed(&self.location, "cannot listen for commits", &e))?;
-        // Verify first: a follower starting, or reconnecting after a failover, may hold
-        // changes the minter never had.
-        let mut next_verify = self.verifying.then(Instant::now);
+        // Verify first when the server is on another timeline than the copy was made or
+        // verified on: after a failover the copy may hold changes the minter never had.
+        let mut next_verify = match (self.verifying, self.timeline_moved()) {
+            (false, _) => None,
+            (true, true) => Some(Instant::now()),
+            (true, false) => self.verify_every.map(|every| Instant::now() + every),
+        };
         while !stop.load(Ordering::Relaxed) {
             if next_verify.is_some_and(|t| Instant::now() >= t) {
                 let result = self.verify();
@@ -369,6 +406,7 @@ impl Replica {
         }
         let staging = self.dir.join(format!("{STAGING}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
+        let timeline = self.server_timeline();
         let made: Result<(), StoreError> = (|| {
             let writer = Writer::create(&staging, self.lock_timeout)?;
             // Keys come in key order, so they go straight into ingested table files.
@@ -386,6 +424,9 @@ impl Replica {
                 Layout::new(&staging).noid_dir,
                 Layout::new(&self.dir).noid_dir,
             );
+            if let Some(t) = timeline {
+                write_timeline(&from, t)?;
+            }
             let io = |path: &Path| {
                 let path = path.to_path_buf();
                 move |source| StoreError::Io { path, source }
@@ -412,6 +453,18 @@ impl Replica {
 /// Why a copy at change `applied` cannot go on at `found`.
 fn gap(applied: i64, found: i64) -> String {
     format!("the copy is at change {applied}, but the change log goes on at {found} (pruned?)")
+}
+
+/// Record `timeline` in the copy's `NOID/` directory `noid_dir` (a new file renamed
+/// over the old).
+fn write_timeline(noid_dir: &Path, timeline: i64) -> Result<(), StoreError> {
+    let (tmp, path) = (
+        noid_dir.join(format!("{TIMELINE_FILE}.new")),
+        noid_dir.join(TIMELINE_FILE),
+    );
+    std::fs::write(&tmp, format!("{timeline}\n"))
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|source| StoreError::Io { path, source })
 }
 
 /// The applied sequence number the copy in `dir` records.

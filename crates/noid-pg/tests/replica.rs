@@ -281,7 +281,12 @@ fn verification_finds_a_copy_that_differs_and_makes_it_anew() {
     let dir = tmp.path().join("copy");
     let mut r = Replica::new(&loc, &dir).unwrap();
     assert_eq!(r.verify().unwrap(), Progress::Bootstrapped { seq: 1 });
+    // A new cluster is on timeline 1; the copy says so.
+    let timeline = dir.join("NOID/pg-timeline");
+    assert_eq!(std::fs::read_to_string(&timeline).unwrap(), "1\n");
+    std::fs::remove_file(&timeline).unwrap();
     assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 1 });
+    assert_eq!(std::fs::read_to_string(&timeline).unwrap(), "1\n");
     // A commit not yet applied: verification applies it first, then compares.
     w.commit_all(&mut vec![put("99999/c\t_t", "C")]).unwrap();
     assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 2 });

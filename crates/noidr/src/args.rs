@@ -67,7 +67,7 @@ pub struct Args {
 
     /// Seconds between checksum comparisons of the --follow copy with the minter (every
     /// key on both sides; a copy that differs is made anew). The copy is also compared
-    /// when noidr starts and after every reconnection (as after a failover). 0: never.
+    /// whenever the server is on a new timeline (after a failover). 0: never.
     #[arg(
         long,
         value_name = "SECS",

@@ -155,7 +155,20 @@ fn a_standby_promoted_after_the_primary_crashed_takes_the_writes_and_the_followe
     let reference: BTreeSet<_> = ids(&noid(&embedded, &["mint", "50"])).into_iter().collect();
     assert_eq!(distinct, reference);
 
-    // The follower reconnects to the promoted standby and converges.
+    // The follower reconnects to the promoted standby, on timeline 2, compares its copy
+    // (which records the timeline it was verified on) and converges.
+    let start = Instant::now();
+    while std::fs::read_to_string(cache.join("NOID/pg-timeline"))
+        .ok()
+        .as_deref()
+        != Some("2\n")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "the follower never compared its copy on the new timeline"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     ask_until(
         &mut follower,
         &format!("get {} _t", printed[20]),
