@@ -106,7 +106,7 @@ pub struct Replica {
     applied: Option<i64>,
     /// The minter's change-log head as last read.
     head: Option<i64>,
-    /// How often [`Replica::follow`] verifies the copy (None: only when it starts).
+    /// How often [`Replica::follow`] verifies the copy (None: only on a new timeline).
     verify_every: Option<Duration>,
     /// Whether [`Replica::follow`] verifies at all.
     verifying: bool,
@@ -130,8 +130,9 @@ impl Replica {
         })
     }
 
-    /// Let [`Replica::follow`] verify the copy when it starts and then every `every`
-    /// (None: only when it starts); `verifying` false turns verification off.
+    /// Let [`Replica::follow`] verify the copy every `every`, and at once when the
+    /// server is on another timeline than the copy was made or last verified on (None:
+    /// only then); `verifying` false turns verification off.
     pub fn set_verify_interval(&mut self, verifying: bool, every: Option<Duration>) {
         self.verifying = verifying;
         self.verify_every = every;
@@ -307,7 +308,7 @@ impl Replica {
     }
 
     /// Sync whenever a commit is notified, and at least every `poll`, until `stop` is
-    /// set; verify the copy at the start and then as [`Replica::set_verify_interval`]
+    /// set; verify the copy as [`Replica::set_verify_interval`]
     /// says. `report` hears of each sync's and verification's outcome, with the
     /// minter's change-log head as last read. Errors are reported and retried at the
     /// next poll.
