@@ -21,7 +21,6 @@
 //! While any claimed lookup has not returned, requests are answered `503` at once
 //! without a lookup (one load of a counter per request), and `/health` says so.
 
-use std::cell::{Cell, RefCell};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -43,13 +42,16 @@ const SEQ_SHIFT: u32 = 4;
 const LOOKS: u32 = 10;
 const MIN_LOOK: Duration = Duration::from_millis(1);
 
-/// One worker thread's lookup in progress.
+/// One server thread's lookup in progress ([`Watch::slot`]; the thread keeps it).
 #[derive(Default)]
-struct Slot {
+pub(crate) struct Slot {
     /// Request number (bits 4..), QUIET (bit 3), HEAD (bit 2), phase (bits 0..2).
     turn: AtomicU64,
     /// The socket of the request in progress.
     fd: AtomicI32,
+    /// The thread's requests so far (a stamp is never reused); written by that thread
+    /// only.
+    seq: AtomicU64,
 }
 
 /// A server's deadline: the worker threads' slots and the watchdog's state.
@@ -59,17 +61,6 @@ pub(crate) struct Watch {
     /// Claimed lookups that have not returned yet.
     stalled: AtomicUsize,
     stop: AtomicBool,
-}
-
-/// Every watch ever made gets a number, so that a thread serving several servers
-/// (tests) keeps a slot per server.
-static WATCHES: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// This thread's slots, by watch number.
-    static SLOTS: RefCell<Vec<(usize, Arc<Slot>)>> = const { RefCell::new(Vec::new()) };
-    /// This thread's requests so far (a stamp is never reused).
-    static SEQ: Cell<u64> = const { Cell::new(0) };
 }
 
 /// What came of a lookup under a deadline.
@@ -85,19 +76,28 @@ pub(crate) enum Outcome<T> {
 
 impl Watch {
     /// A watch with `deadline`, and its watchdog thread (stopped by [`Watch::stop`]).
-    pub(crate) fn start(deadline: Duration) -> std::io::Result<(Arc<Watch>, usize)> {
+    pub(crate) fn start(deadline: Duration) -> std::io::Result<Arc<Watch>> {
         let watch = Arc::new(Watch {
             deadline,
             slots: Mutex::new(Vec::new()),
             stalled: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
-        let id = WATCHES.fetch_add(1, Ordering::Relaxed);
         let w = watch.clone();
         std::thread::Builder::new()
             .name("noidr-watchdog".into())
             .spawn(move || w.watch())?;
-        Ok((watch, id))
+        Ok(watch)
+    }
+
+    /// A slot for one server thread's lookups, watched from now on.
+    pub(crate) fn slot(&self) -> Arc<Slot> {
+        let slot = Arc::new(Slot::default());
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(slot.clone());
+        slot
     }
 
     /// End the watchdog thread (at its next look).
@@ -119,11 +119,11 @@ impl Watch {
     }
 
     /// Run `lookup` for a request on socket `fd` (a HEAD request if `head`; the
-    /// watchdog writes its 503 there only if `may_write`), under the deadline of watch
-    /// number `id`.
+    /// watchdog writes its 503 there only if `may_write`), stamped in `slot` (the
+    /// calling thread's own).
     pub(crate) fn run<T>(
         &self,
-        id: usize,
+        slot: &Slot,
         fd: RawFd,
         head: bool,
         may_write: bool,
@@ -132,48 +132,31 @@ impl Watch {
         if self.stalled() {
             return Outcome::Stalled;
         }
-        let seq = SEQ.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
-        SLOTS.with(|slots| {
-            let at = slots.borrow().iter().position(|(w, _)| *w == id);
-            let at = at.unwrap_or_else(|| {
-                let slot = Arc::new(Slot::default());
-                self.slots
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(slot.clone());
-                let mut slots = slots.borrow_mut();
-                slots.push((id, slot));
-                slots.len() - 1
-            });
-            let slots = slots.borrow();
-            let slot = &slots[at].1;
-            let busy = (seq << SEQ_SHIFT)
-                | if head { HEAD } else { 0 }
-                | if may_write { 0 } else { QUIET }
-                | BUSY;
-            slot.fd.store(fd, Ordering::Relaxed);
-            slot.turn.store(busy, Ordering::Release);
-            let result = lookup();
-            if slot
-                .turn
-                .compare_exchange(busy, IDLE, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return Outcome::Answered(result);
-            }
-            // Claimed: the watchdog is answering (or has answered) this request.
-            while slot.turn.load(Ordering::Acquire) & PHASE != ANSWERED {
-                std::thread::yield_now();
-            }
-            slot.turn.store(IDLE, Ordering::Release);
-            if self.stalled.fetch_sub(1, Ordering::AcqRel) == 1 {
-                log::warn!("the store answers again; resolving");
-            }
-            Outcome::Claimed
-        })
+        let seq = slot.seq.load(Ordering::Relaxed) + 1;
+        slot.seq.store(seq, Ordering::Relaxed);
+        let busy = (seq << SEQ_SHIFT)
+            | if head { HEAD } else { 0 }
+            | if may_write { 0 } else { QUIET }
+            | BUSY;
+        slot.fd.store(fd, Ordering::Relaxed);
+        slot.turn.store(busy, Ordering::Release);
+        let result = lookup();
+        if slot
+            .turn
+            .compare_exchange(busy, IDLE, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return Outcome::Answered(result);
+        }
+        // Claimed: the watchdog is answering (or has answered) this request.
+        while slot.turn.load(Ordering::Acquire) & PHASE != ANSWERED {
+            std::thread::yield_now();
+        }
+        slot.turn.store(IDLE, Ordering::Release);
+        if self.stalled.fetch_sub(1, Ordering::AcqRel) == 1 {
+            log::warn!("the store answers again; resolving");
+        }
+        Outcome::Claimed
     }
 
     /// The watchdog thread.

@@ -414,10 +414,10 @@ impl Shutdown {
 struct Shared {
     backend: Arc<dyn Backend>,
     config: Config,
-    /// The lookup deadline's watch and its number: one for all threads, so that once a
+    /// The lookup deadline's watch: one for all threads, so that once a
     /// lookup is claimed every thread answers 503 at once instead of stalling on the
     /// store too.
-    watch: Option<(Arc<deadline::Watch>, usize)>,
+    watch: Option<Arc<deadline::Watch>>,
     /// Connections open, over all threads ([`Config::max_connections`]).
     open: AtomicUsize,
     shutdown: Shutdown,
@@ -499,7 +499,7 @@ fn serve_threads(
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    if let Some((watch, _)) = &shared.watch {
+    if let Some(watch) = &shared.watch {
         watch.stop();
     }
     listener.remove_socket_file();

@@ -89,15 +89,16 @@ pub(crate) fn parse(buf: &[u8]) -> Parsed<'_> {
             14 if is("content-length") => {
                 head.has_body |= h.value.trim_ascii() != b"0";
             }
+            // (what nginx sends first)
+            17 if !proto && is("x-forwarded-proto") => {
+                proto = true;
+                head.forwarded_proto = visible(h.value);
+            }
             17 if !since && is("if-modified-since") => {
                 since = true;
                 head.if_modified_since = visible(h.value);
             }
             17 if is("transfer-encoding") => head.has_body = true,
-            17 if !proto && is("x-forwarded-proto") => {
-                proto = true;
-                head.forwarded_proto = visible(h.value);
-            }
             _ => {}
         }
     }
@@ -160,22 +161,64 @@ fn split_target(target: &str) -> Option<(&str, Option<&str>)> {
 
 fn split_target_path(t: &str) -> Option<(&str, Option<&str>)> {
     // httparse let through only visible ASCII and UTF-8 beyond it; what the `http`
-    // crate refused besides is found with a vectorised search.
+    // crate refused besides is looked up in one table, in one pass.
     let b = t.as_bytes();
-    let (before, fragment) = b.split_at(memchr::memchr(b'#', b).unwrap_or(b.len()));
-    let (path, query) = match memchr::memchr(b'?', before) {
-        Some(q) => (&t[..q], Some(&t[q + 1..before.len()])),
-        None => (&t[..before.len()], None),
-    };
-    let bad_in_query = |q: &[u8]| memchr::memchr3(b'"', b'<', b'>', q).is_some();
-    if memchr::memchr3(b'<', b'>', b'`', path.as_bytes()).is_some()
-        || query.is_some_and(|q| bad_in_query(q.as_bytes()))
-        || bad_in_query(fragment)
+    // Most targets have none of these bytes: a fold without an early exit checks many
+    // bytes at a time.
+    let special = |c: u8| matches!(c, b'?' | b'#' | b'<' | b'>' | b'`' | b'"');
+    if !b.iter().fold(false, |any, &c| any | special(c)) {
+        return Some((t, None));
+    }
+    let mut i = 0;
+    while i < b.len() {
+        match TARGET[b[i] as usize] {
+            OK | NOT_IN_QUERY => i += 1,
+            NOT_IN_PATH | NOT_IN_EITHER => return None,
+            _ => break, // `?` or `#`
+        }
+    }
+    let path = &t[..i];
+    let mut query = None;
+    if i < b.len() && b[i] == b'?' {
+        let start = i + 1;
+        i = start;
+        while i < b.len() && b[i] != b'#' {
+            if TARGET[b[i] as usize] & NOT_IN_QUERY != 0 {
+                return None;
+            }
+            i += 1;
+        }
+        query = Some(&t[start..i]);
+    }
+    // A fragment: accepted as the query is, then dropped.
+    if b[i..]
+        .iter()
+        .any(|&c| TARGET[c as usize] & NOT_IN_QUERY != 0)
     {
         return None;
     }
     Some((path, query))
 }
+
+/// Byte classes of a request-target ([`TARGET`]).
+const OK: u8 = 0;
+const NOT_IN_PATH: u8 = 1;
+const NOT_IN_QUERY: u8 = 2;
+const NOT_IN_EITHER: u8 = 3;
+const QUERY_OR_FRAGMENT: u8 = 4;
+
+/// The class of each byte: `<` and `>` in neither path nor query, `` ` `` not in a
+/// path, `"` not in a query; `?` and `#` end the path.
+static TARGET: [u8; 256] = {
+    let mut t = [OK; 256];
+    t[b'<' as usize] = NOT_IN_EITHER;
+    t[b'>' as usize] = NOT_IN_EITHER;
+    t[b'`' as usize] = NOT_IN_PATH;
+    t[b'"' as usize] = NOT_IN_QUERY;
+    t[b'?' as usize] = QUERY_OR_FRAGMENT;
+    t[b'#' as usize] = QUERY_OR_FRAGMENT;
+    t
+};
 
 #[cfg(test)]
 mod tests {

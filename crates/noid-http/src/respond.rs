@@ -2,7 +2,7 @@
 //! rendering answers. Every route, page, negotiation, 304/410, metrics, health and
 //! well-known behaviour is decided here, once.
 
-use crate::deadline::{Outcome, Watch};
+use crate::deadline::{Outcome, Slot, Watch};
 use crate::page::{self, Format};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
@@ -21,13 +21,13 @@ fn empty(code: u16) -> Response {
     Response::empty(code)
 }
 
-/// A request's lookup under [`Config::lookup_deadline`]: the server's watch, its
-/// number, the connection's socket, and whether the watchdog may write its `503` there
-/// (not while earlier responses of the connection are still unsent).
+/// A request's lookup under [`Config::lookup_deadline`]: the server's watch, the
+/// thread's slot in it, the connection's socket, and whether the watchdog may write its
+/// `503` there (not while earlier responses of the connection are still unsent).
 #[derive(Clone, Copy)]
 pub(crate) struct Deadline<'a> {
     pub(crate) watch: &'a Watch,
-    pub(crate) id: usize,
+    pub(crate) slot: &'a Slot,
     pub(crate) fd: std::os::fd::RawFd,
     pub(crate) may_write: bool,
 }
@@ -120,7 +120,7 @@ pub(crate) fn handle(
                     let head = req.method == "HEAD";
                     match d
                         .watch
-                        .run(d.id, d.fd, head, d.may_write, || backend.resolve(&rq))
+                        .run(d.slot, d.fd, head, d.may_write, || backend.resolve(&rq))
                     {
                         Outcome::Answered(r) => r,
                         Outcome::Stalled => return unavailable(d.watch),

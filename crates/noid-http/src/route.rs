@@ -65,7 +65,7 @@ pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<
     // A decoded CR or LF can never be part of a stored identifier that is resolvable
     // through a web server (Apache refuses such keys), and would be a header-injection
     // hazard if echoed, so such requests are misses.
-    let clean = |b: &[u8]| !b.iter().any(|&c| c == b'\n' || c == b'\r' || c == 0);
+    let clean = |b: &[u8]| memchr::memchr3(b'\n', b'\r', 0, b).is_none();
     match (noid_resolve::percent_decode(encoded_path), query) {
         (Cow::Borrowed(_), None) => {
             clean(encoded_path.as_bytes()).then_some(Cow::Borrowed(encoded_path))

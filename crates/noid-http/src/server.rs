@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Registry, Token, Waker};
 
+use crate::deadline::Slot;
 use crate::request::{self, Parsed};
 use crate::respond::{self, Deadline};
 use crate::response::{status, Clock, Response};
@@ -174,6 +175,8 @@ struct Worker<'a> {
     accept_retry: Option<Instant>,
     next_sweep: Instant,
     sweep_every: Duration,
+    /// This thread's slot in the lookup deadline's watch.
+    slot: Option<Arc<Slot>>,
     /// Shutting down: no more accepts, every response closes its connection, and the
     /// loop ends when no connection is left or at this time.
     drain_until: Option<Instant>,
@@ -214,6 +217,7 @@ pub(crate) fn serve(listener: &Listener, shared: &Shared) -> io::Result<()> {
         accept_retry: None,
         next_sweep: now + sweep_every,
         sweep_every,
+        slot: shared.watch.as_ref().map(|w| w.slot()),
         drain_until: None,
     };
     let result = worker.run();
@@ -387,6 +391,7 @@ impl Worker<'_> {
             clock: &mut self.clock,
             now: self.now,
             draining: self.drain_until.is_some(),
+            slot: self.slot.as_deref(),
         };
         if let Next::Close = drive(conn, cx, registry, Token(FIRST + i)) {
             self.close(i);
@@ -438,6 +443,7 @@ struct Context<'a> {
     clock: &'a mut Clock,
     now: Instant,
     draining: bool,
+    slot: Option<&'a Slot>,
 }
 
 /// Answer, send, read, until the connection waits for its socket or is done.
@@ -625,12 +631,17 @@ fn answer(conn: &mut Conn, cx: &mut Context<'_>) {
                 return;
             }
             Parsed::Head(head, len) => {
-                let deadline = cx.shared.watch.as_ref().map(|(watch, id)| Deadline {
-                    watch,
-                    id: *id,
-                    fd: conn.io.fd(),
-                    may_write: conn.sent == conn.output.len(),
-                });
+                let deadline = cx
+                    .shared
+                    .watch
+                    .as_deref()
+                    .zip(cx.slot)
+                    .map(|(watch, slot)| Deadline {
+                        watch,
+                        slot,
+                        fd: conn.io.fd(),
+                        may_write: conn.sent == conn.output.len(),
+                    });
                 let mut response = respond::handle(&*cx.shared.backend, cfg, &head, deadline);
                 if !head.keep_alive || cx.draining {
                     response.close = true;
