@@ -301,6 +301,16 @@ for r in $RESOLVERS; do
     expect "$name browser accept" "$port" "$pre/ark:/13030/m" 302 https://example.org/m -H "Accept: text/html,application/xhtml+xml,*/*;q=0.8"
 done
 
+# noid-proxy.conf sends noidr only Accept, If-Modified-Since and X-Forwarded-Proto: a
+# conditional request still gets its 304 through nginx, and an older date the page.
+for r in nginx-proxy:$N1 noidr-http:$H1; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    expect "$name not modified" "$port" "$pre/ark:/13030/m?" 304 - -H "If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT"
+    expect_body "$name modified since" "$port" "$pre/ark:/13030/m?" 200 $'erc:\nwho: Smith, J.' -H "If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT" -H "Cookie: a=b"
+done
+
 # The manual's "get ID myGoto" (noidr --protocol noid, run as www-data).
 expect apache-get "$AG" /ark:/13030/kt639k9 302 https://example.org/kt639k9
 expect apache-get "$AG" /ark:/13030/a%20b 302 "https://example.org/get?space=1"
