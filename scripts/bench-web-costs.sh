@@ -7,7 +7,9 @@
 #     httpd sends them under its rewrite-map mutex (the line httpd writes for a wrk
 #     request: `ark:/99999/fk4NNNNNNN.resolve !!!pr=http!!!!!!ac=!!!`);
 #   * `noidr --http` on a unix socket and on TCP, sent the request nginx's proxy_pass
-#     sends (nginx-conf/noid-proxy.conf), one at a time on one keep-alive connection.
+#     sends (nginx-conf/noid-proxy.conf), one at a time on one keep-alive connection;
+#     and the same requests to bench-web.sh's constant upstream (scripts/constupstream.c),
+#     which shows what answering HTTP itself costs.
 #
 # And `noidr` once more for requests for identifiers never asked before (it resolves
 # each and reads RocksDB, where a request asked before gets the answer it kept): after
@@ -91,6 +93,7 @@ awk -v n="$IDS" -v m=$((2 * R)) 'BEGIN { srand(9)
 FIRST_WARM=$(cat "$W/first.warm")
 [ "$IDS" -gt $((4 * R)) ] || { log "--ids must exceed 4 x --requests (first requests)"; exit 2; }
 cc -O2 -o "$W/constprg" "$REPO/scripts/constprg.c"
+cc -O2 -o "$W/constupstream" "$REPO/scripts/constupstream.c"
 
 # --- measures ----------------------------------------------------------------------------
 # callgrind's instructions (run with --separate-threads=yes) of the threads that answer,
@@ -159,24 +162,36 @@ start_http() { # ADDR WRAPPER…: start noidr --http on ADDR under WRAPPER, wait
     cat "$W/http.log" >&2
     exit 1
 }
+start_const() { # ADDR WRAPPER…: the constant upstream of bench-web.sh on ADDR's port
+    local addr=$1
+    shift
+    "$@" "$W/constupstream" "${addr##*:}" 2>>"$W/http.log" &
+    SERVER=$!
+    for _ in $(seq 1 600); do
+        curl -s -o /dev/null "http://$addr/health" && return 0
+        sleep 0.1
+    done
+    log "constupstream on $addr did not start"
+    exit 1
+}
 stop_http() {
     kill -TERM "$SERVER"
     wait "$SERVER" || true
     SERVER=""
 }
-http_costs() { # NAME ADDR: one row
-    local name=$1 addr=$2 a b n calls ctxt spid
+http_costs() { # NAME ADDR [STARTER]: one row (STARTER: start_http, or start_const)
+    local name=$1 addr=$2 start=${3:-start_http} a b n calls ctxt spid
     rm -f "$W"/cg-*
     # instructions: two servers under callgrind, R and 2R requests each
     for n in $R $((2 * R)); do
-        start_http "$addr" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg-$n"
+        $start "$addr" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg-$n"
         "$CLIENT" http "$addr" "$W/paths.txt" "$n" "HTTP/1.1 302" >/dev/null
         stop_http
     done
     a=$(instructions_of "$W/cg-$R") b=$(instructions_of "$W/cg-$((2 * R))")
     # system calls: strace attached to every thread for R requests (after a warm-up);
     # context switches from the same server, unattached, over R requests
-    start_http "$addr"
+    $start "$addr"
     ctxt=$("$CLIENT" http "$addr" "$W/paths.txt" "$R" "HTTP/1.1 302" "$SERVER" | awk '/^ctxt/ { print $2 + $3 }')
     : >"$W/st-empty"
     strace -f -c -o "$W/st-http" -p "$SERVER" 2>/dev/null &
@@ -193,6 +208,7 @@ http_costs() { # NAME ADDR: one row
 http_costs "\`noidr --http\`, unix socket, keep-alive (nginx proxy_pass)" "unix:$W/noidr.sock"
 take_port() { local p=$((20000 + RANDOM % 10000)); while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done; echo "$p"; }
 http_costs "\`noidr --http\`, TCP, keep-alive (nginx proxy_pass)" "127.0.0.1:$(take_port)"
+http_costs "constant C upstream (scripts/constupstream.c), TCP, keep-alive" "127.0.0.1:$(take_port)" start_const
 
 TABLE=$(
     echo "| per lookup | instructions | system calls | context switches |"
