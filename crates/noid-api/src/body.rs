@@ -68,8 +68,11 @@ pub fn cut_of(e: &io::Error) -> Option<Cut> {
 }
 
 /// Copy `body`'s data frames into `tx` until its end (or an error, sent as the last
-/// item). Runs as its own task, so the directory's thread reads at its own pace.
-/// `started` is told when the first read of the body returned (see [`started`]).
+/// item), or until the reader is gone (a run that stopped reading: the body is then
+/// dropped, and the connection closes after the answer instead of waiting for the
+/// rest). Runs as its own task, so the directory's thread reads at its own pace.
+/// `started` is told when the first read of the body returned
+/// ([`BodyReader::started`]).
 pub async fn pump(
     mut body: Incoming,
     tx: mpsc::Sender<Result<Bytes, String>>,
@@ -77,7 +80,10 @@ pub async fn pump(
 ) {
     let mut started = Some(started);
     loop {
-        let frame = body.frame().await;
+        let frame = tokio::select! {
+            frame = body.frame() => frame,
+            () = tx.closed() => return,
+        };
         if let Some(s) = started.take() {
             let _ = s.send(());
         }
@@ -95,25 +101,6 @@ pub async fn pump(
                 return;
             }
         }
-    }
-}
-
-/// Wait until [`pump`] has read from the body (`started`), for at most [`STALL`] and
-/// only while the server is not stopping.
-///
-/// A bulk POST's response head must not go out before that: a client that sent
-/// `Expect: 100-continue` (curl does for bodies over 1 MiB) sends its body only after
-/// `100 Continue`, which hyper sends when the body is first read, and never once the
-/// final response head is written; the client then waits for its own timeout (curl:
-/// one second or more) before sending the body anyway.
-pub async fn started(started: oneshot::Receiver<()>, stopping: &AtomicBool) {
-    let mut started = std::pin::pin!(started);
-    let mut waited = Duration::ZERO;
-    while waited < STALL && !stopping.load(Ordering::Relaxed) {
-        if tokio::time::timeout(TICK, &mut started).await.is_ok() {
-            return;
-        }
-        waited += TICK;
     }
 }
 
@@ -147,6 +134,30 @@ pub struct BodyReader {
 }
 
 impl BodyReader {
+    /// Wait until [`pump`] has read from the body (`started`), for at most [`STALL`] and
+    /// only while the server is not stopping; a body that has not begun by then reads
+    /// as stalled (the directory's thread does not wait for it again).
+    ///
+    /// A bulk POST's response head must not go out before that: a client that sent
+    /// `Expect: 100-continue` (curl does for bodies over 1 MiB) sends its body only
+    /// after `100 Continue`, which hyper sends when the body is first read, and never
+    /// once the final response head is written; the client then waits for its own
+    /// timeout (curl: one second or more) before sending the body anyway.
+    pub async fn started(&mut self, started: oneshot::Receiver<()>) {
+        let mut started = std::pin::pin!(started);
+        let mut waited = Duration::ZERO;
+        while !self.stopping.load(Ordering::Relaxed) {
+            if tokio::time::timeout(TICK, &mut started).await.is_ok() {
+                return;
+            }
+            waited += TICK;
+            if waited >= STALL {
+                self.failed = Some(Cut::Stalled);
+                return;
+            }
+        }
+    }
+
     fn next_chunk(&mut self) -> io::Result<()> {
         if let Some(c) = &self.failed {
             return Err(cut(c.clone()));

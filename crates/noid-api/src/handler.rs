@@ -136,7 +136,7 @@ impl Service {
             .map(str::to_string);
         let note = verbose_note(&query, &login, acting_for.as_deref());
         let input = if matches!(route, Route::Binder { .. }) && is_bulk(&query) {
-            let (tx, reader) = crate::body::channel(
+            let (tx, mut reader) = crate::body::channel(
                 tokio::runtime::Handle::current(),
                 self.settings.stopping.clone(),
             );
@@ -144,7 +144,7 @@ impl Service {
             tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
             // The response head goes out only once the body has begun to arrive, so
             // that a client waiting for `100 Continue` gets it.
-            crate::body::started(started_rx, &self.settings.stopping).await;
+            reader.started(started_rx).await;
             Input::Stream(Box::new(reader))
         } else {
             match Limited::new(req.into_body(), MAX_BODY).collect().await {

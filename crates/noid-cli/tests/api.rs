@@ -895,6 +895,35 @@ fn a_bulk_post_cut_off_says_how_far_it_got() {
     }
 }
 
+/// A bulk POST whose body never begins (the head claims octets that do not come) is
+/// answered, after the 30 s stall limit, with how far it got: nothing run, nothing
+/// committed; the binder's thread was not held meanwhile.
+#[test]
+fn a_bulk_post_whose_body_never_comes_is_answered_as_stalled() {
+    let api = Api::start();
+    let port = api.port;
+    let (code, body) = cut_request(
+        port,
+        "/a/sam/b?-",
+        100,
+        "",
+        || {
+            // Meanwhile the binder takes other writes.
+            let (code, body) = KeepAlive::connect(port, "sam:secret").get("/a/sam/b?w.set%20a%201");
+            assert_eq!((code, body.as_str()), (200, "egg-status: 0\n"));
+        },
+        true,
+    );
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            200,
+            "error: the request body stalled for 30 s; the commands after line 0 were not run\n\n\
+             # committed 0 commands, through line 0\negg-status: 1\n"
+        )
+    );
+}
+
 /// A bulk POST in progress when the server is told to stop (SIGTERM) ends at its next
 /// command, commits what ran, and says so; what it reports committed is what the
 /// binder holds.
