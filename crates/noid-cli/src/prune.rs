@@ -76,7 +76,8 @@ pub fn run(session: &Session, args: &[String]) -> u8 {
                     p.first_kept, p.head
                 )
             };
-            println!("ok: pruned {} log rows; {held}", p.rows);
+            let plural = if p.commits == 1 { "" } else { "s" };
+            println!("ok: pruned {} change{plural}; {held}", p.commits);
             0
         }
         Err(e) => {

@@ -8,6 +8,7 @@ use noid_store::StoreError;
 use postgres::{Client, NoTls, Statement};
 
 use crate::location::Location;
+use crate::schema;
 
 /// Keys per page of [`Conn::scan_from`].
 const PAGE: i64 = 10_000;
@@ -46,11 +47,19 @@ pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
 pub(crate) fn minter_id(client: &mut Client, loc: &Location) -> Result<i64, StoreError> {
     let row = client
         .query_opt(
-            "SELECT id FROM noid_minters WHERE name = $1",
+            &format!(
+                "SELECT id, {} FROM noid_minters WHERE name = $1",
+                schema::LOG_IS_CURRENT
+            ),
             &[&loc.minter],
         )
         .map_err(|e| failed(loc, "cannot find the minter (was it created?)", &e))?;
     match row {
+        Some(r) if !r.get::<_, bool>(1) => Err(StoreError::Backend(format!(
+            "PostgreSQL at {}: {}",
+            loc.display_url(),
+            schema::OLD_LOG
+        ))),
         Some(r) => Ok(r.get(0)),
         None => Err(StoreError::Backend(format!(
             "PostgreSQL at {}: no minter named {} -- use dbcreate --backend?",

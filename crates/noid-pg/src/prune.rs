@@ -19,8 +19,8 @@ pub enum Keep {
 /// What [`prune`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pruned {
-    /// Log rows deleted (one per key changed).
-    pub rows: u64,
+    /// Commits deleted from the log (a row each).
+    pub commits: u64,
     /// The first commit still in the log after pruning (one past the head when the log
     /// is empty).
     pub first_kept: i64,
@@ -28,7 +28,7 @@ pub struct Pruned {
     pub head: i64,
 }
 
-/// Delete the change-log rows of the minter at `loc` that `keep` lets go, in one
+/// Delete the change-log rows (a commit each) of the minter at `loc` that `keep` lets go, in one
 /// transaction. Writers are not held up: they only add rows past the head.
 pub fn prune(loc: &Location, keep: Keep) -> Result<Pruned, StoreError> {
     let mut client = connect(loc)?;
@@ -43,7 +43,7 @@ pub fn prune(loc: &Location, keep: Keep) -> Result<Pruned, StoreError> {
         Keep::Last(n) => head.saturating_sub(n) + 1,
         Keep::From(seq) => seq.min(head + 1),
     };
-    let rows = t
+    let commits = t
         .execute(
             "DELETE FROM noid_log WHERE minter = $1 AND seq < $2",
             &[&minter, &below],
@@ -58,7 +58,7 @@ pub fn prune(loc: &Location, keep: Keep) -> Result<Pruned, StoreError> {
         .get(0);
     t.commit().map_err(err("cannot commit"))?;
     Ok(Pruned {
-        rows,
+        commits,
         first_kept: first_kept.unwrap_or(head + 1),
         head,
     })

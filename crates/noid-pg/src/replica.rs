@@ -14,9 +14,9 @@
 //!   least once per poll interval, since notifications sent while nobody listened are
 //!   not replayed.
 //!
-//! A copy that cannot follow the log (a gap: the log pruned past its position; or a
-//! minter behind it: a standby promoted before it had every change) is made anew from
-//! a snapshot and replaces the old one whole.
+//! A copy that cannot follow the log (a gap: the log pruned past its position; a
+//! minter behind it: a standby promoted before it had every change; or a log row that
+//! does not decode) is made anew from a snapshot and replaces the old one whole.
 //!
 //! * [`Replica::verify`] compares the copy with the minter: it brings the copy to the
 //!   change of one snapshot of the minter and compares their digests
@@ -37,7 +37,7 @@ use postgres::Client;
 use crate::conn::{connect, failed, minter_id};
 use crate::digest::{self, Digest};
 use crate::location::Location;
-use crate::schema::CHANNEL;
+use crate::schema::{self, CHANNEL};
 use crate::snapshot::PgSnapshot;
 
 /// The key of the copy that holds the last change-log sequence number applied. An
@@ -180,8 +180,8 @@ impl Replica {
         let rows = self
             .client
             .query(
-                "SELECT seq, key, value FROM noid_log \
-                 WHERE minter = $1 AND seq > $2 AND seq <= $3 ORDER BY seq, ord",
+                "SELECT seq, changes FROM noid_log \
+                 WHERE minter = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
                 &[
                     &self.minter,
                     &applied,
@@ -189,26 +189,23 @@ impl Replica {
                 ],
             )
             .map_err(|e| failed(&self.location, "cannot read the change log", &e))?;
-        let Some(first) = rows.first() else {
+        if rows.is_empty() {
             return self.remake(gap(applied, head));
-        };
-        let mut expected = applied + 1;
-        if first.get::<_, i64>(0) != expected {
-            return self.remake(gap(applied, first.get(0)));
         }
-        let mut ops = Vec::with_capacity(rows.len() + 1);
+        let mut expected = applied;
+        let mut ops = Vec::new();
         for row in &rows {
             let seq: i64 = row.get(0);
-            if seq == expected + 1 {
-                expected = seq;
-            } else if seq != expected {
+            if seq != expected + 1 {
                 return self.remake(gap(expected, seq));
             }
-            let key: Vec<u8> = row.get(1);
-            ops.push(match row.get::<_, Option<Vec<u8>>>(2) {
-                Some(v) => Op::Put(key, v),
-                None => Op::Delete(key),
-            });
+            expected = seq;
+            match schema::decode_changes(row.get(1)) {
+                Ok(changes) => ops.extend(changes),
+                Err(why) => {
+                    return self.remake(format!("change {seq} in the log is damaged ({why})"))
+                }
+            }
         }
         ops.push(Op::Put(APPLIED.to_vec(), expected.to_string().into_bytes()));
         Writer::open(&self.dir, self.lock_timeout)?.commit_all(&mut ops)?;

@@ -4,7 +4,7 @@
 //! follow the log (pruned, or a minter behind it) is made anew, and `follow` applies a
 //! commit once notified; `verify` finds a copy that differs from the minter (damaged
 //! on disk, a damaged log row applied, a history the minter no longer has) and makes
-//! it anew; `prune` drops the log rows asked for.
+//! it anew; `prune` drops the commits asked for.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -318,11 +318,17 @@ fn verification_finds_a_copy_that_differs_and_makes_it_anew() {
         );
         assert_eq!(copy_of(&dir), expected(&loc, 2));
     }
-    // A damaged change-log row, applied as it is: the copy differs from the keys.
+    // A damaged change-log row that still decodes, applied as it is: the copy differs
+    // from the keys. The row, by hand (schema.rs): version 1, put, key length 10, the
+    // key, value length 7, "damaged".
     w.commit_all(&mut vec![put("99999/d\t_t", "D")]).unwrap();
     let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
     c.execute(
-        "UPDATE noid_log SET value = 'damaged'::bytea WHERE seq = 3",
+        concat!(
+            "UPDATE noid_log SET changes = ",
+            "'\\x01 50 0000000a 39393939392f64095f74 00000007 64616d61676564'::bytea ",
+            "WHERE seq = 3"
+        ),
         &[],
     )
     .unwrap();
@@ -334,6 +340,23 @@ fn verification_finds_a_copy_that_differs_and_makes_it_anew() {
     assert_eq!(r.verify().unwrap(), Progress::Remade { seq: 3 });
     assert_eq!(copy_of(&dir), expected(&loc, 3));
     assert_eq!(r.verify().unwrap(), Progress::Verified { seq: 3 });
+    // A row that does not decode (cut short, or another format version) is not
+    // applied: the copy is made anew.
+    let cut_short: &[u8] = &[1, b'P', 0, 0, 0, 10, b'9', b'9'];
+    for damaged in [cut_short, &[2], b"damaged"] {
+        w.commit_all(&mut vec![put("99999/e\t_t", "E")]).unwrap();
+        let seq: i64 = c
+            .query_one("SELECT log_seq FROM noid_minters", &[])
+            .unwrap()
+            .get(0);
+        c.execute(
+            "UPDATE noid_log SET changes = $1 WHERE seq = $2",
+            &[&damaged, &seq],
+        )
+        .unwrap();
+        assert_eq!(r.sync().unwrap(), Progress::Remade { seq }, "{damaged:?}");
+        assert_eq!(copy_of(&dir), expected(&loc, seq));
+    }
 }
 
 #[test]
@@ -394,11 +417,11 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
             .collect()
     };
     let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
-    // Commit 1 wrote two rows.
+    // One row per commit: commit 1 wrote two keys, one row.
     assert_eq!(
         prune(&loc, Keep::From(2)).unwrap(),
         Pruned {
-            rows: 2,
+            commits: 1,
             first_kept: 2,
             head: 5
         }
@@ -409,7 +432,7 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
     assert_eq!(
         prune(&loc, Keep::Last(2)).unwrap(),
         Pruned {
-            rows: 2,
+            commits: 2,
             first_kept: 4,
             head: 5
         }
@@ -419,7 +442,7 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
     assert_eq!(
         prune(&loc, Keep::Last(0)).unwrap(),
         Pruned {
-            rows: 3,
+            commits: 3,
             first_kept: 7,
             head: 6
         }
@@ -429,7 +452,7 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
     assert_eq!(
         prune(&loc, Keep::From(100)).unwrap(),
         Pruned {
-            rows: 0,
+            commits: 0,
             first_kept: 7,
             head: 6
         }
@@ -437,4 +460,45 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
     // The copy was at 5 and commit 6 is gone: it is made anew.
     assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 6 });
     assert_eq!(copy_of(&dir), expected(&loc, 6));
+}
+
+#[test]
+fn a_database_with_the_old_row_per_key_log_is_refused_clearly() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "oldlog");
+    drop(w);
+    // The first, unreleased layout: a log row per key.
+    let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "DROP TABLE noid_log; CREATE TABLE noid_log (minter bigint NOT NULL, \
+         seq bigint NOT NULL, ord integer NOT NULL, key bytea NOT NULL, value bytea, \
+         PRIMARY KEY (minter, seq, ord))",
+    )
+    .unwrap();
+    let old = "its table noid_log has the old layout (a row per key, from a development \
+               version of noid); noid now keeps a row per commit: copy the minters out \
+               with noid export and into a new database with noid import";
+    let err = PgWriter::open(&loc, Duration::from_secs(10))
+        .err()
+        .expect("an old log is refused")
+        .to_string();
+    assert!(err.ends_with(old), "{err}");
+    let other = Location::new(&loc.url, "other").unwrap();
+    let err = PgWriter::create(&other, Duration::from_secs(10))
+        .err()
+        .expect("an old log is refused")
+        .to_string();
+    assert!(err.ends_with(old), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let err = Replica::new(&loc, &tmp.path().join("copy"))
+        .err()
+        .expect("an old log is refused")
+        .to_string();
+    assert!(err.ends_with(old), "{err}");
+    // Nothing was created.
+    let minters: i64 = c
+        .query_one("SELECT count(*) FROM noid_minters", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(minters, 1);
 }

@@ -105,10 +105,10 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
         .args(["prune-log", "--keep", "0"])
         .output()
         .unwrap();
-    // Five keys changed in four commits.
+    // Five keys changed in four commits, a log row each.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "ok: pruned 5 log rows; the change log is empty (head 4)\n"
+        "ok: pruned 4 changes; the change log is empty (head 4)\n"
     );
     assert!(out.status.success());
     let mut f2 = follower(&url, &c2);
