@@ -14,7 +14,9 @@ pub const LOCK_CLASS: i32 = 0x6e6f_6964;
 /// The channel each writing transaction notifies, with `MINTER SEQ` as payload.
 pub const CHANNEL: &str = "noid_log";
 
-/// The schema, idempotent.
+/// The schema, idempotent. `noid_keys.minter` has no foreign key: its check, one
+/// per row written, took a third of a `mint 100000` (1.43 s against 0.96-1.06 s
+/// without); only noid's writers, which hold the minter's row, write keys.
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS noid_minters (
     id      bigserial PRIMARY KEY,
@@ -22,7 +24,7 @@ CREATE TABLE IF NOT EXISTS noid_minters (
     log_seq bigint NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS noid_keys (
-    minter bigint NOT NULL REFERENCES noid_minters(id),
+    minter bigint NOT NULL,
     key    bytea  NOT NULL,
     value  bytea  NOT NULL,
     PRIMARY KEY (minter, key)

@@ -6,14 +6,17 @@ use std::time::Duration;
 use noid_resolve::{LookupError, Pairs};
 use noid_store::{Op, StoreError};
 use postgres::error::SqlState;
-use postgres::Client;
+use postgres::{Client, Transaction};
 
 use crate::conn::{connect, failed, minter_id, Conn};
 use crate::location::Location;
 use crate::schema::{self, CHANNEL, LOCK_CLASS};
 
-/// Rows per statement of a commit: a mint of 100,000 ids writes some 300,000 keys.
+/// Rows per statement of a commit: a mint of 100,000 ids writes some 200,000 keys.
 const CHUNK: usize = 5_000;
+
+/// Identifiers' keys in a commit from which they are first tried as plain inserts.
+const FRESH_MIN: usize = 1_000;
 
 /// A minter opened for writing, held exclusively by this process until dropped.
 pub struct PgWriter {
@@ -100,8 +103,8 @@ impl PgWriter {
     }
 
     /// Apply `ops` as one transaction: lock the minter's row, write the keys, append
-    /// them to the change log as one row numbered with the next sequence number, notify followers, commit
-    /// synchronously. Nothing is applied if any step fails.
+    /// them to the change log as one row numbered with the next sequence number,
+    /// notify followers, commit synchronously. Nothing is applied if any step fails.
     fn commit_ops(&self, ops: &[Op]) -> Result<(), StoreError> {
         let err = |what| self.conn.on_err(what);
         let id = self.conn.minter;
@@ -115,34 +118,27 @@ impl PgWriter {
             .map_err(err("cannot lock the minter's row"))?
             .get(0);
         let seq = head + 1;
-        for chunk in ops.chunks(CHUNK) {
-            let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
-            for op in chunk {
-                match op {
-                    Op::Put(k, v) => {
-                        put_k.push(k.as_slice());
-                        put_v.push(v.as_slice());
-                    }
-                    Op::Delete(k) => del_k.push(k.as_slice()),
+        // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
+        // first bind, so a large commit first tries them as plain inserts, which skip
+        // the upsert's conflict handling; if one exists after all, the savepoint undoes
+        // the attempt and they are upserted with the rest.
+        let (fresh, mut rest): (Vec<&Op>, Vec<&Op>) = ops
+            .iter()
+            .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
+        if fresh.len() < FRESH_MIN {
+            rest.extend(fresh);
+        } else {
+            let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
+            match write_keys(&mut sp, id, &fresh, false) {
+                Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
+                Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                    drop(sp);
+                    rest.extend(fresh);
                 }
-            }
-            if !put_k.is_empty() {
-                t.execute(
-                    "INSERT INTO noid_keys (minter, key, value) \
-                     SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-                     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value",
-                    &[&id, &put_k, &put_v],
-                )
-                .map_err(err("cannot write keys"))?;
-            }
-            if !del_k.is_empty() {
-                t.execute(
-                    "DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])",
-                    &[&id, &del_k],
-                )
-                .map_err(err("cannot delete keys"))?;
+                Err(e) => return Err(err("cannot write keys")(e)),
             }
         }
+        write_keys(&mut t, id, &rest, true).map_err(err("cannot write keys"))?;
         // The whole commit is one log row (schema::encode_changes): a mint of 100,000
         // ids writes 200,000 keys but one row here, not 200,000 more.
         t.execute(
@@ -160,6 +156,46 @@ impl PgWriter {
             .map_err(err("cannot notify followers"))?;
         t.commit().map_err(err("cannot commit"))
     }
+}
+
+/// Write `ops` to the minter's keys in `t`, [`CHUNK`] at a time: puts as upserts, or
+/// as plain inserts that fail on a key that exists when `upsert` is false.
+fn write_keys(
+    t: &mut Transaction<'_>,
+    id: i64,
+    ops: &[&Op],
+    upsert: bool,
+) -> Result<(), postgres::Error> {
+    let insert = if upsert {
+        "INSERT INTO noid_keys (minter, key, value) \
+         SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
+         ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value"
+    } else {
+        "INSERT INTO noid_keys (minter, key, value) \
+         SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v)"
+    };
+    for chunk in ops.chunks(CHUNK) {
+        let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
+        for op in chunk {
+            match op {
+                Op::Put(k, v) => {
+                    put_k.push(k.as_slice());
+                    put_v.push(v.as_slice());
+                }
+                Op::Delete(k) => del_k.push(k.as_slice()),
+            }
+        }
+        if !put_k.is_empty() {
+            t.execute(insert, &[&id, &put_k, &put_v])?;
+        }
+        if !del_k.is_empty() {
+            t.execute(
+                "DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])",
+                &[&id, &del_k],
+            )?;
+        }
+    }
+    Ok(())
 }
 
 impl noid_resolve::Lookup for PgWriter {

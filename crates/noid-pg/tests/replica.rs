@@ -502,3 +502,49 @@ fn a_database_with_the_old_row_per_key_log_is_refused_clearly() {
         .get(0);
     assert_eq!(minters, 1);
 }
+
+#[test]
+fn a_large_commit_over_keys_that_exist_updates_them() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "rewrite");
+    let batch = |from: usize, to: usize, value: &str| -> Vec<Op> {
+        (from..to)
+            .map(|i| put(&format!("99999/r{i:05}\t_t"), value))
+            .chain([put(":/oacounter", value)])
+            .collect()
+    };
+    // 2,000 new keys, then 2,000 of which 1,000 exist (the last of them among the
+    // first 1,000 written), then a delete and 2,000 new ones in one commit.
+    w.commit_all(&mut batch(0, 2_000, "1")).unwrap();
+    w.commit_all(&mut batch(1_000, 3_000, "2")).unwrap();
+    let mut ops = batch(3_000, 5_000, "3");
+    ops.push(Op::Delete(b"99999/r00000\t_t".to_vec()));
+    w.commit_all(&mut ops).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 3 });
+    let keys = copy_of(&dir);
+    let value = |i: usize| keys.get(format!("99999/r{i:05}\t_t").as_bytes()).cloned();
+    assert_eq!(value(0), None);
+    assert_eq!(value(999), Some(b"1".to_vec()));
+    assert_eq!(value(1_000), Some(b"2".to_vec()));
+    assert_eq!(value(1_999), Some(b"2".to_vec()));
+    assert_eq!(value(2_999), Some(b"2".to_vec()));
+    assert_eq!(value(4_999), Some(b"3".to_vec()));
+    assert_eq!(keys.get(&b":/oacounter"[..]), Some(&b"3".to_vec()));
+    // 4,999 identifiers' keys, the counter and the copy's applied number.
+    assert_eq!(keys.len(), 5_001);
+    // A copy that followed the three commits holds the same.
+    let dir2 = tmp.path().join("copy2");
+    let (loc2, w2) = minter(&server, "rewrite2");
+    let mut r2 = Replica::new(&loc2, &dir2).unwrap();
+    assert_eq!(r2.sync().unwrap(), Progress::Bootstrapped { seq: 0 });
+    w2.commit_all(&mut batch(0, 2_000, "1")).unwrap();
+    w2.commit_all(&mut batch(1_000, 3_000, "2")).unwrap();
+    let mut ops = batch(3_000, 5_000, "3");
+    ops.push(Op::Delete(b"99999/r00000\t_t".to_vec()));
+    w2.commit_all(&mut ops).unwrap();
+    assert_eq!(r2.sync().unwrap(), Progress::Applied { from: 1, to: 3 });
+    assert_eq!(copy_of(&dir2), keys);
+}
