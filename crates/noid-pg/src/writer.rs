@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use noid_resolve::{LookupError, Pairs};
 use noid_store::{Op, StoreError};
+use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::error::SqlState;
+use postgres::types::Type;
 use postgres::{Client, Transaction};
 
 use crate::conn::{connect, failed, minter_id, Conn};
@@ -15,7 +17,7 @@ use crate::schema::{self, CHANNEL, LOCK_CLASS};
 /// Rows per statement of a commit: a mint of 100,000 ids writes some 200,000 keys.
 const CHUNK: usize = 5_000;
 
-/// Identifiers' keys in a commit from which they are first tried as plain inserts.
+/// Identifiers' keys in a commit from which they are first tried as a plain `COPY`.
 const FRESH_MIN: usize = 1_000;
 
 /// A minter opened for writing, held exclusively by this process until dropped.
@@ -119,9 +121,9 @@ impl PgWriter {
             .get(0);
         let seq = head + 1;
         // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
-        // first bind, so a large commit first tries them as plain inserts, which skip
-        // the upsert's conflict handling; if one exists after all, the savepoint undoes
-        // the attempt and they are upserted with the rest.
+        // first bind, so a large commit first tries them as a plain binary COPY, which
+        // skips the upsert's conflict handling; if one exists after all, the savepoint
+        // undoes the attempt and they are upserted with the rest.
         let (fresh, mut rest): (Vec<&Op>, Vec<&Op>) = ops
             .iter()
             .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
@@ -129,7 +131,7 @@ impl PgWriter {
             rest.extend(fresh);
         } else {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
-            match write_keys(&mut sp, id, &fresh, false) {
+            match copy_new_keys(&mut sp, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
                 Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
@@ -138,7 +140,7 @@ impl PgWriter {
                 Err(e) => return Err(err("cannot write keys")(e)),
             }
         }
-        write_keys(&mut t, id, &rest, true).map_err(err("cannot write keys"))?;
+        write_keys(&mut t, id, &rest).map_err(err("cannot write keys"))?;
         // The whole commit is one log row (schema::encode_changes): a mint of 100,000
         // ids writes 200,000 keys but one row here, not 200,000 more.
         t.execute(
@@ -158,22 +160,21 @@ impl PgWriter {
     }
 }
 
-/// Write `ops` to the minter's keys in `t`, [`CHUNK`] at a time: puts as upserts, or
-/// as plain inserts that fail on a key that exists when `upsert` is false.
-fn write_keys(
-    t: &mut Transaction<'_>,
-    id: i64,
-    ops: &[&Op],
-    upsert: bool,
-) -> Result<(), postgres::Error> {
-    let insert = if upsert {
-        "INSERT INTO noid_keys (minter, key, value) \
-         SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-         ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value"
-    } else {
-        "INSERT INTO noid_keys (minter, key, value) \
-         SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v)"
-    };
+/// Add the puts `ops` to the minter's keys in `t` by one binary `COPY`, which fails
+/// (unique violation) if one of the keys exists.
+fn copy_new_keys(t: &mut Transaction<'_>, id: i64, ops: &[&Op]) -> Result<(), postgres::Error> {
+    let sink = t.copy_in("COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)")?;
+    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::BYTEA, Type::BYTEA]);
+    for op in ops {
+        if let Op::Put(k, v) = op {
+            w.write(&[&id, &k.as_slice(), &v.as_slice()])?;
+        }
+    }
+    w.finish().map(|_| ())
+}
+
+/// Write `ops` to the minter's keys in `t`, [`CHUNK`] at a time: puts as upserts.
+fn write_keys(t: &mut Transaction<'_>, id: i64, ops: &[&Op]) -> Result<(), postgres::Error> {
     for chunk in ops.chunks(CHUNK) {
         let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
         for op in chunk {
@@ -186,7 +187,12 @@ fn write_keys(
             }
         }
         if !put_k.is_empty() {
-            t.execute(insert, &[&id, &put_k, &put_v])?;
+            t.execute(
+                "INSERT INTO noid_keys (minter, key, value) \
+                 SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
+                 ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value",
+                &[&id, &put_k, &put_v],
+            )?;
         }
         if !del_k.is_empty() {
             t.execute(
