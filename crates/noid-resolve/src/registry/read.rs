@@ -249,10 +249,26 @@ fn check_probe_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What a record's `prefix:` value may be, for the errors of [`key`].
+const PREFIX_FORMS: &str = "a scheme (pdb:), a NAAN or DOI prefix (ark:/99999, doi:10.5072) \
+                            or a shoulder (ark:/99999/fk4, doi:10.5072/FK2)";
+
 /// The canonical key and level of a record's `prefix:` value.
+///
+/// A value whose key would not read back as itself is refused: the registry is written
+/// out by its keys (`--write-registry`), and what is written must read the same again
+/// (`pdXb:ark:/` once gave the key `pdxb:ark:`, which is no prefix at all).
 pub(super) fn key(value: &str) -> Result<(String, Level), String> {
-    let what = "a scheme (pdb:), a NAAN or DOI prefix (ark:/99999, doi:10.5072) or a \
-                shoulder (ark:/99999/fk4, doi:10.5072/FK2)";
+    let (k, level) = key_once(value)?;
+    match key_once(&k) {
+        Ok((again, l)) if again == k && l == level => Ok((k, level)),
+        _ => Err(format!("prefix {value:?} is not {PREFIX_FORMS}")),
+    }
+}
+
+/// [`key`] without the check that the key reads back as itself.
+fn key_once(value: &str) -> Result<(String, Level), String> {
+    let what = PREFIX_FORMS;
     if value.is_empty() || value.contains(char::is_whitespace) {
         return Err(format!("prefix {value:?} is not {what}"));
     }

@@ -195,6 +195,9 @@ fn errors_name_the_line() {
         "line 2: a second prefix in the record of pdb: (line 1): separate records by a blank line"
     );
     assert!(e("prefix: 12345\n").starts_with("line 1: prefix \"12345\" is not a scheme (pdb:)"));
+    // Found by the registry fuzz target: its key (`pdxb:ark:`) would not read again.
+    assert!(e("prefix: pdXb:ark:/\n")
+        .starts_with("line 1: prefix \"pdXb:ark:/\" is not a scheme (pdb:)"));
     assert!(e("prefix: ark:/99999/abc\n").starts_with("line 1: prefix \"ark:/99999/abc\" is not"));
     assert!(e("prefix: http://e.org/\n").starts_with("line 1: prefix \"http://e.org/\" is not"));
     assert_eq!(
