@@ -38,22 +38,8 @@ fn ids(out: &str) -> Vec<String> {
         .collect()
 }
 
-/// Ask until the answer is `want` (a commit reaches a follower within a poll interval;
-/// a failover, after the follower's reconnection).
-fn ask_until(n: &mut Noidr, request: &str, want: &str) {
-    let start = Instant::now();
-    loop {
-        let got = n.ask(request);
-        if got == want {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "{request}: still {got:?}, never {want:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+/// How long a test waits for an answer to change (see [`Noidr::ask_until`]).
+const WITHIN: Duration = Duration::from_secs(180);
 
 const TEMPLATE: &[&str] = &["f5.reedeedk", "long", "13030", "example.org", "oac"];
 
@@ -169,12 +155,12 @@ fn a_standby_promoted_after_the_primary_crashed_takes_the_writes_and_the_followe
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    ask_until(
-        &mut follower,
+    follower.ask_until(
         &format!("get {} _t", printed[20]),
         "https://example.org/after",
+        WITHIN,
     );
-    ask_until(&mut follower, &get0, "https://example.org/moved");
+    follower.ask_until(&get0, "https://example.org/moved", WITHIN);
     // The copy's export is the minter's, plus the change it is at (and so one record
     // more in the count at the end).
     let records = |export: String, extra: usize| -> String {
@@ -278,24 +264,24 @@ fn a_standby_promoted_without_the_last_commits_makes_the_follower_copy_anew() {
         &["bind", "set", &first[0], "_t", "https://example.org/lost"],
     );
     let get0 = format!("get {} _t", first[0]);
-    ask_until(&mut follower, &get0, "https://example.org/lost");
+    follower.ask_until(&get0, "https://example.org/lost", WITHIN);
     // The primary crashes; the standby comes back and is promoted, at change 3.
     primary.crash();
     standby.restart();
     standby.promote();
     assert_eq!(head_on(&standby, "async"), Some(3));
     // The follower's copy (at change 5) is ahead of the minter: made anew.
-    ask_until(&mut follower, &get0, "https://example.org/kept");
+    follower.ask_until(&get0, "https://example.org/kept", WITHIN);
     // The lost mint's ids come out again: printed twice.
     assert_eq!(ids(&noid(&dir, &["mint", "5"])), lost);
     noid(
         &dir,
         &["bind", "set", &first[1], "_t", "https://example.org/after"],
     );
-    ask_until(
-        &mut follower,
+    follower.ask_until(
         &format!("get {} _t", first[1]),
         "https://example.org/after",
+        WITHIN,
     );
     drop(follower);
     let want = noid(&dir, &["export"]);

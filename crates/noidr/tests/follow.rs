@@ -30,22 +30,8 @@ fn follower(url: &str, cache: &Path) -> Noidr {
     Noidr::spawn(cmd)
 }
 
-/// Ask until the answer is `want`: a commit reaches a follower within a poll
-/// interval, but how long that takes on a loaded machine is not this test's subject.
-fn ask_until(n: &mut Noidr, request: &str, want: &str) {
-    let start = Instant::now();
-    loop {
-        let got = n.ask(request);
-        if got == want {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "{request}: still {got:?}, never {want:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+/// How long a test waits for an answer to change (see [`Noidr::ask_until`]).
+const WITHIN: Duration = Duration::from_secs(120);
 
 /// Every key of a store.
 fn keys(scan: &dyn Scan) -> BTreeMap<Vec<u8>, Vec<u8>> {
@@ -75,8 +61,8 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
     assert_eq!(f2.ask("get 99999/a _t"), "https://example.org/a");
     w.commit_all(&mut vec![put("99999/b\t_t", "https://example.org/b")])
         .unwrap();
-    ask_until(&mut f1, "get 99999/b _t", "https://example.org/b");
-    ask_until(&mut f2, "get 99999/b _t", "https://example.org/b");
+    f1.ask_until("get 99999/b _t", "https://example.org/b", WITHIN);
+    f2.ask_until("get 99999/b _t", "https://example.org/b", WITHIN);
     // Kill one; commit meanwhile; start it again on its copy.
     f2.child.kill().unwrap();
     drop(f2);
@@ -88,7 +74,7 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
     let mut f2 = follower(&url, &c2);
     assert_eq!(f2.ask("get 99999/c _t"), "https://example.org/c");
     assert_eq!(f2.ask("get 99999/a _t"), "NULL");
-    ask_until(&mut f1, "get 99999/a _t", "NULL");
+    f1.ask_until("get 99999/a _t", "NULL", WITHIN);
     assert_eq!(f1.ask("get 99999/c _t"), "https://example.org/c");
     // Kill it again, commit, and prune the whole log with `noid prune-log` (on a
     // Dbdir whose NOID/backend names the minter): started again, it finds its
@@ -113,7 +99,7 @@ fn followers_answer_every_commit_and_a_restarted_one_catches_up_exactly() {
     assert!(out.status.success());
     let mut f2 = follower(&url, &c2);
     assert_eq!(f2.ask("get 99999/d _t"), "https://example.org/d");
-    ask_until(&mut f1, "get 99999/d _t", "https://example.org/d");
+    f1.ask_until("get 99999/d _t", "https://example.org/d", WITHIN);
     drop((f1, f2));
     // Both copies are exactly the minter's keys, and the change they are at.
     let snap = PgSnapshot::open(&loc).unwrap();

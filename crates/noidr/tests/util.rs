@@ -143,6 +143,24 @@ impl Noidr {
         String::from_utf8(self.read_line()).expect("UTF-8 answer")
     }
 
+    /// Ask until the answer is `want`, for at most `within`: how long a write takes to
+    /// reach a follower (or, after a failover, its reconnection) on a loaded machine is
+    /// not the subject of the tests that wait for it.
+    pub fn ask_until(&mut self, request: &str, want: &str, within: Duration) {
+        let start = std::time::Instant::now();
+        loop {
+            let got = self.ask(request);
+            if got == want {
+                return;
+            }
+            assert!(
+                start.elapsed() < within,
+                "{request}: still {got:?}, never {want:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Close stdin and wait for the exit status.
     pub fn finish(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
