@@ -94,27 +94,11 @@ impl Stream {
         }
     }
 
-    fn register(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
+    /// The socket as mio registers it, whichever kind it is.
+    fn source(&mut self) -> &mut dyn mio::event::Source {
         match self {
-            Stream::Tcp(s) => registry.register(s, token, interest),
-            Stream::Unix(s) => registry.register(s, token, interest),
-        }
-    }
-
-    fn reregister(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => registry.reregister(s, token, interest),
-            Stream::Unix(s) => registry.reregister(s, token, interest),
+            Stream::Tcp(s) => s,
+            Stream::Unix(s) => s,
         }
     }
 }
@@ -343,7 +327,11 @@ impl Worker<'_> {
             self.conns.push(None);
             self.conns.len() - 1
         });
-        if let Err(e) = io.register(self.poll.registry(), Token(FIRST + i), Interest::READABLE) {
+        if let Err(e) =
+            self.poll
+                .registry()
+                .register(io.source(), Token(FIRST + i), Interest::READABLE)
+        {
             log::warn!("connection: {e}");
             self.free.push(i);
             self.shared.open.fetch_sub(1, Ordering::AcqRel);
@@ -466,9 +454,12 @@ fn drive(conn: &mut Conn, mut cx: Context<'_>, registry: &Registry, token: Token
             if conn.pending() {
                 if !conn.writable {
                     conn.writable = true;
-                    if conn
-                        .io
-                        .reregister(registry, token, Interest::READABLE | Interest::WRITABLE)
+                    if registry
+                        .reregister(
+                            conn.io.source(),
+                            token,
+                            Interest::READABLE | Interest::WRITABLE,
+                        )
                         .is_err()
                     {
                         return Next::Close;
@@ -483,9 +474,8 @@ fn drive(conn: &mut Conn, mut cx: Context<'_>, registry: &Registry, token: Token
             }
             if conn.writable {
                 conn.writable = false;
-                if conn
-                    .io
-                    .reregister(registry, token, Interest::READABLE)
+                if registry
+                    .reregister(conn.io.source(), token, Interest::READABLE)
                     .is_err()
                 {
                     return Next::Close;
