@@ -1,213 +1,65 @@
-//! [`Config::lookup_deadline`]: a request the backend has not answered within the
-//! deadline gets a `503` (and its connection is closed), and so does every request
-//! while that lookup stays stalled; then the server resolves again.
+//! [`Config::lookup_deadline`](crate::Config::lookup_deadline) over HTTP: a request the
+//! backend has not answered within the deadline gets a `503` (and its connection is
+//! closed), and so does every request while that lookup stays stalled; then the server
+//! resolves again.
 //!
-//! A lookup runs on the event-loop thread that reads the request (a thread hop would
-//! cost more than the lookup), so a stalled one cannot be abandoned: the
-//! **watchdog**, a thread of its own, answers in its place, as the line protocols'
-//! watchdog does (noidr's `deadline` module). Each server thread has a [`Slot`]:
-//! before a lookup it stamps the slot with the request's number (one store, to a cache
-//! line no other thread writes) and the connection's socket; after it, it takes the
-//! slot back (`BUSY` → `IDLE`, one compare-and-swap). The watchdog looks ten times per
-//! deadline; a slot it has seen `BUSY` with the same stamp for 9/10 of a deadline is
-//! claimed (`BUSY` → `CLAIMED`, compare-and-swap): the watchdog writes a whole `503`
-//! response with `Connection: close` on the socket and shuts it down, then marks the
-//! slot `ANSWERED`. Exactly one of the two compare-and-swaps succeeds, so a request is
-//! answered once: by the watchdog, or by the worker (which, finding its slot claimed,
-//! waits for `ANSWERED` and closes the connection). While earlier responses of the
-//! connection are still unsent, the watchdog only shuts the socket down: a `503` written
-//! ahead of them would answer the wrong request.
-//!
-//! While any claimed lookup has not returned, requests are answered `503` at once
-//! without a lookup (one load of a counter per request), and `/health` says so.
+//! The claim protocol is `noid_store::deadline`'s (one watchdog for every server);
+//! what is HTTP's is here: what the watchdog does in a claimed lookup's place. Each
+//! server thread's lookup leaves the connection's socket as its note (and whether the
+//! request is a HEAD, and whether the watchdog may write on the socket): the watchdog
+//! writes a whole `503` response with `Connection: close` there and shuts the socket
+//! down. The server thread, finding its lookup claimed, closes the connection. While
+//! earlier responses of the connection are still unsent, the watchdog only shuts the
+//! socket down: a `503` written ahead of them would answer the wrong request.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const IDLE: u64 = 0;
-const BUSY: u64 = 1;
-const CLAIMED: u64 = 2;
-const ANSWERED: u64 = 3;
-const PHASE: u64 = 3;
-/// Stamp bit: the request is a HEAD (the 503 then has no body).
-const HEAD: u64 = 4;
-/// Stamp bit: the watchdog must not write on the socket, only shut it down.
-const QUIET: u64 = 8;
-/// The request number starts above the stamp bits.
-const SEQ_SHIFT: u32 = 4;
+pub(crate) use noid_store::deadline::{Outcome, Slot};
 
-/// The watchdog looks this many times per deadline, and at most every millisecond.
-const LOOKS: u32 = 10;
-const MIN_LOOK: Duration = Duration::from_millis(1);
+/// The server's watchdog.
+pub(crate) type Watch = noid_store::deadline::Watchdog<Answer503>;
 
-/// One server thread's lookup in progress ([`Watch::slot`]; the thread keeps it).
-#[derive(Default)]
-pub(crate) struct Slot {
-    /// Request number (bits 4..), QUIET (bit 3), HEAD (bit 2), phase (bits 0..2).
-    turn: AtomicU64,
-    /// The socket of the request in progress.
-    fd: AtomicI32,
-    /// The thread's requests so far (a stamp is never reused); written by that thread
-    /// only.
-    seq: AtomicU64,
+/// Note bit: the request is a HEAD (the 503 then has no body).
+const HEAD: u64 = 1 << 32;
+/// Note bit: the watchdog must not write on the socket, only shut it down.
+const QUIET: u64 = 1 << 33;
+
+/// The note of a lookup for a request on socket `fd`, a HEAD request if `head`, whose
+/// 503 the watchdog may write only if `may_write`.
+pub(crate) fn note(fd: RawFd, head: bool, may_write: bool) -> u64 {
+    u64::from(fd as u32) | if head { HEAD } else { 0 } | if may_write { 0 } else { QUIET }
 }
 
-/// A server's deadline: the worker threads' slots and the watchdog's state.
-pub(crate) struct Watch {
-    deadline: Duration,
-    slots: Mutex<Vec<Arc<Slot>>>,
-    /// Claimed lookups that have not returned yet.
-    stalled: AtomicUsize,
-    stop: AtomicBool,
+/// The 503's text for `deadline`.
+pub(crate) fn message(deadline: Duration) -> String {
+    format!(
+        "no answer from the store within {} s\n",
+        deadline.as_secs_f64()
+    )
 }
 
-/// What came of a lookup under a deadline.
-pub(crate) enum Outcome<T> {
-    /// The lookup's own result.
-    Answered(T),
-    /// Another lookup is stalled: answer 503 without looking up.
-    Stalled,
-    /// This lookup was claimed: the watchdog has answered it (or, `QUIET`, only shut
-    /// the socket down); the connection is to be closed.
-    Claimed,
+/// What the watchdog does in place of a claimed lookup: a `503` on its socket.
+pub(crate) struct Answer503 {
+    body: String,
 }
 
-impl Watch {
-    /// A watch with `deadline`, and its watchdog thread (stopped by [`Watch::stop`]).
-    pub(crate) fn start(deadline: Duration) -> std::io::Result<Arc<Watch>> {
-        let watch = Arc::new(Watch {
-            deadline,
-            slots: Mutex::new(Vec::new()),
-            stalled: AtomicUsize::new(0),
-            stop: AtomicBool::new(false),
-        });
-        let w = watch.clone();
-        std::thread::Builder::new()
-            .name("noidr-watchdog".into())
-            .spawn(move || w.watch())?;
-        Ok(watch)
-    }
-
-    /// A slot for one server thread's lookups, watched from now on.
-    pub(crate) fn slot(&self) -> Arc<Slot> {
-        let slot = Arc::new(Slot::default());
-        self.slots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(slot.clone());
-        slot
-    }
-
-    /// End the watchdog thread (at its next look).
-    pub(crate) fn stop(&self) {
-        self.stop.store(true, Ordering::Release);
-    }
-
-    /// Whether a claimed lookup is still stalled.
-    pub(crate) fn stalled(&self) -> bool {
-        self.stalled.load(Ordering::Acquire) > 0
-    }
-
-    /// The 503's text.
-    pub(crate) fn message(&self) -> String {
-        format!(
-            "no answer from the store within {} s\n",
-            self.deadline.as_secs_f64()
-        )
-    }
-
-    /// Run `lookup` for a request on socket `fd` (a HEAD request if `head`; the
-    /// watchdog writes its 503 there only if `may_write`), stamped in `slot` (the
-    /// calling thread's own).
-    pub(crate) fn run<T>(
-        &self,
-        slot: &Slot,
-        fd: RawFd,
-        head: bool,
-        may_write: bool,
-        lookup: impl FnOnce() -> T,
-    ) -> Outcome<T> {
-        if self.stalled() {
-            return Outcome::Stalled;
+impl Answer503 {
+    pub(crate) fn new(deadline: Duration) -> Answer503 {
+        Answer503 {
+            body: message(deadline),
         }
-        let seq = slot.seq.load(Ordering::Relaxed) + 1;
-        slot.seq.store(seq, Ordering::Relaxed);
-        let busy = (seq << SEQ_SHIFT)
-            | if head { HEAD } else { 0 }
-            | if may_write { 0 } else { QUIET }
-            | BUSY;
-        slot.fd.store(fd, Ordering::Relaxed);
-        slot.turn.store(busy, Ordering::Release);
-        let result = lookup();
-        if slot
-            .turn
-            .compare_exchange(busy, IDLE, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            return Outcome::Answered(result);
-        }
-        // Claimed: the watchdog is answering (or has answered) this request.
-        while slot.turn.load(Ordering::Acquire) & PHASE != ANSWERED {
-            std::thread::yield_now();
-        }
-        slot.turn.store(IDLE, Ordering::Release);
-        if self.stalled.fetch_sub(1, Ordering::AcqRel) == 1 {
-            log::warn!("the store answers again; resolving");
-        }
-        Outcome::Claimed
     }
+}
 
-    /// The watchdog thread.
-    fn watch(&self) {
-        let look = (self.deadline / LOOKS).max(MIN_LOOK);
-        // Per slot (by position): the BUSY stamp seen, and when it was first seen.
-        let mut seen: Vec<Option<(u64, Instant)>> = Vec::new();
-        while !self.stop.load(Ordering::Acquire) {
-            std::thread::sleep(look);
-            let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-            seen.resize(slots.len(), None);
-            for (slot, seen) in slots.iter().zip(&mut seen) {
-                let turn = slot.turn.load(Ordering::Acquire);
-                if turn & PHASE != BUSY {
-                    *seen = None;
-                    continue;
-                }
-                let since = match *seen {
-                    Some((t, since)) if t == turn => since,
-                    _ => {
-                        *seen = Some((turn, Instant::now()));
-                        continue;
-                    }
-                };
-                if since.elapsed() + look < self.deadline {
-                    continue;
-                }
-                *seen = None;
-                let claimed = turn & !PHASE | CLAIMED;
-                if slot
-                    .turn
-                    .compare_exchange(turn, claimed, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    continue;
-                }
-                self.stalled.fetch_add(1, Ordering::AcqRel);
-                log::warn!(
-                    "a request had no answer from the store within {:?}; answering 503 \
-                     until the store answers",
-                    self.deadline
-                );
-                answer_503(
-                    slot.fd.load(Ordering::Relaxed),
-                    turn & HEAD != 0,
-                    turn & QUIET == 0,
-                    &self.message(),
-                );
-                slot.turn.store(turn & !PHASE | ANSWERED, Ordering::Release);
-            }
-        }
+impl noid_store::deadline::Answer for Answer503 {
+    fn answer(&self, note: u64) {
+        answer_503(
+            note as u32 as RawFd,
+            note & HEAD != 0,
+            note & QUIET == 0,
+            &self.body,
+        );
     }
 }
 
@@ -224,9 +76,9 @@ fn answer_503(fd: RawFd, head: bool, write: bool, body: &str) {
     }
     let mut rest = if write { response.as_bytes() } else { &[] };
     while !rest.is_empty() {
-        // SAFETY: `fd` is the socket of the connection whose request is claimed: its
-        // server thread is still inside the lookup (it waits for ANSWERED before
-        // returning to its event loop, which owns and closes the socket), so the
+        // SAFETY: `fd` is the socket of the connection whose lookup is claimed: its
+        // server thread is still inside the lookup (it waits for the watchdog to finish
+        // before returning to its event loop, which owns and closes the socket), so the
         // descriptor is not closed or reused. `rest` is a valid buffer.
         let n = unsafe {
             libc::send(

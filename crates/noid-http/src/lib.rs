@@ -66,7 +66,7 @@
 //! No async runtime: each of `threads` threads runs an event loop of its own (`mio`,
 //! epoll) and accepts on its own handle of the listening socket, so a connection's
 //! requests are read, answered and written by one thread. Heads are parsed by
-//! `httparse` (hyper's parser) in the connection's buffer without copies, and all that
+//! `httparse` in the connection's buffer without copies, and all that
 //! one read brought is answered with one write: per kept-alive request one read, one
 //! write and (shared by the connections ready together) one `epoll_wait`. See the
 //! `server` module.
@@ -451,7 +451,7 @@ fn serve_threads(
 ) -> io::Result<()> {
     let watch = config
         .lookup_deadline
-        .map(deadline::Watch::start)
+        .map(|d| deadline::Watch::start(d, deadline::Answer503::new(d)))
         .transpose()?;
     let shared = Arc::new(Shared {
         backend,

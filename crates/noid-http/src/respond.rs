@@ -2,7 +2,7 @@
 //! rendering answers. Every route, page, negotiation, 304/410, metrics, health and
 //! well-known behaviour is decided here, once.
 
-use crate::deadline::{Outcome, Slot, Watch};
+use crate::deadline::{self, Outcome, Slot, Watch};
 use crate::page::{self, Format};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
@@ -34,7 +34,10 @@ pub(crate) struct Deadline<'a> {
 
 /// `503`: the store did not answer within the deadline, or another lookup is stalled.
 fn unavailable(watch: &Watch) -> Response {
-    let mut r = text(status::SERVICE_UNAVAILABLE, watch.message());
+    let mut r = text(
+        status::SERVICE_UNAVAILABLE,
+        deadline::message(watch.deadline()),
+    );
     r.set(Name::RetryAfter, Value::Static("1"));
     r
 }
@@ -46,54 +49,93 @@ pub(crate) fn handle(
     req: &Head<'_>,
     deadline: Option<Deadline<'_>>,
 ) -> Response {
+    if let Some(refused) = refuse(cfg, req) {
+        return refused;
+    }
+    let Some((route, enc_id)) = route::split(req.path) else {
+        return text(status::BAD_REQUEST, "bad request-target\n");
+    };
+    if let Some(r) = service(backend, route, req.accept, deadline) {
+        return r;
+    }
+    let answer = match route::identifier(enc_id, req.query) {
+        Some(id) if !id.is_empty() => {
+            let rq = Request {
+                id: &id,
+                accept: req.accept,
+                proto: req.forwarded_proto,
+            };
+            match lookup(backend, &rq, req.method == "HEAD", deadline) {
+                Ok(answer) => answer,
+                Err(r) => return *r,
+            }
+        }
+        _ => Answer::NotFound,
+    };
+    let modified = modified::of(backend, &answer);
+    let mut reply = decide(answer, req.accept);
+    if let Reply::Page { modified: m, .. } = &mut reply {
+        *m = modified;
+    }
+    if modified::not_modified(route, &reply, req.if_modified_since) {
+        return modified::unchanged(&reply);
+    }
+    render(route, reply)
+}
+
+/// The response to a request refused whatever it asks for: a request-target too long,
+/// a method other than GET and HEAD, a body.
+fn refuse(cfg: &Config, req: &Head<'_>) -> Option<Response> {
     let target_len = req.path.len() + req.query.map_or(0, |q| q.len() + 1);
     if target_len > cfg.max_uri_len {
         let mut r = text(status::URI_TOO_LONG, "request-target too long\n");
         r.close = true;
-        return r;
+        return Some(r);
     }
     if req.method != "GET" && req.method != "HEAD" {
         let mut r = text(status::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
         r.set(Name::Allow, Value::Static("GET, HEAD"));
-        return r;
+        return Some(r);
     }
     if req.has_body {
         // Never read it: close the connection instead of draining an unknown body.
         let mut r = text(status::PAYLOAD_TOO_LARGE, "no request body is accepted\n");
         r.close = true;
-        return r;
+        return Some(r);
     }
-    let Some((route, enc_id)) = route::split(req.path) else {
-        return text(status::BAD_REQUEST, "bad request-target\n");
-    };
-    match route {
+    None
+}
+
+/// The response of a route about the server rather than an identifier (health,
+/// metrics, `/.well-known/ark`); `None` for the identifier routes.
+fn service(
+    backend: &dyn Backend,
+    route: Route,
+    accept: Option<&str>,
+    deadline: Option<Deadline<'_>>,
+) -> Option<Response> {
+    Some(match route {
         Route::Health => {
             if let Some(d) = deadline.filter(|d| d.watch.stalled()) {
-                return text(
+                return Some(text(
                     status::SERVICE_UNAVAILABLE,
-                    format!("unhealthy: {}", d.watch.message()),
-                );
+                    format!("unhealthy: {}", deadline::message(d.watch.deadline())),
+                ));
             }
-            return match backend.health() {
+            match backend.health() {
                 Ok(()) => text(status::OK, "ok\n"),
                 Err(e) => text(status::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
-            };
-        }
-        Route::Metrics => {
-            return match backend.metrics() {
-                Some(body) => {
-                    let mut r = text(status::OK, body);
-                    r.set(Name::ContentType, Value::Static(METRICS));
-                    r
-                }
-                None => text(status::NOT_FOUND, "no metrics\n"),
             }
         }
-        _ => {}
-    }
-    let accept = req.accept;
-    if route == Route::WellKnown {
-        return match backend.ark_service() {
+        Route::Metrics => match backend.metrics() {
+            Some(body) => {
+                let mut r = text(status::OK, body);
+                r.set(Name::ContentType, Value::Static(METRICS));
+                r
+            }
+            None => text(status::NOT_FOUND, "no metrics\n"),
+        },
+        Route::WellKnown => match backend.ark_service() {
             Ok(service) => {
                 let fmt = Format::from_accept(accept);
                 let mut r = text(status::OK, wellknown::page(fmt, &service));
@@ -105,53 +147,40 @@ pub(crate) fn handle(
                 log::error!("/.well-known/ark: {e}");
                 text(status::INTERNAL_SERVER_ERROR, "resolver error\n")
             }
-        };
-    }
-    let answer = match route::identifier(enc_id, req.query) {
-        Some(id) if !id.is_empty() => {
-            let rq = Request {
-                id: &id,
-                accept,
-                proto: req.forwarded_proto,
-            };
-            let resolved = match deadline {
-                None => backend.resolve(&rq),
-                Some(d) => {
-                    let head = req.method == "HEAD";
-                    match d
-                        .watch
-                        .run(d.slot, d.fd, head, d.may_write, || backend.resolve(&rq))
-                    {
-                        Outcome::Answered(r) => r,
-                        Outcome::Stalled => return unavailable(d.watch),
-                        Outcome::Claimed => {
-                            // The watchdog answered and shut the socket down.
-                            let mut r = unavailable(d.watch);
-                            r.close = true;
-                            return r;
-                        }
-                    }
-                }
-            };
-            match resolved {
-                Ok(a) => a,
-                Err(e) => {
-                    log::error!("resolving {id:?}: {e}");
-                    return text(status::INTERNAL_SERVER_ERROR, "resolver error\n");
+        },
+        _ => return None,
+    })
+}
+
+/// The backend's answer to `rq` (a HEAD request if `head`), under the deadline if
+/// there is one; `Err` is the response in its place (503, or 500 for a resolver error),
+/// boxed as the rare case.
+fn lookup(
+    backend: &dyn Backend,
+    rq: &Request<'_>,
+    head: bool,
+    deadline: Option<Deadline<'_>>,
+) -> Result<Answer, Box<Response>> {
+    let resolved = match deadline {
+        None => backend.resolve(rq),
+        Some(d) => {
+            let note = deadline::note(d.fd, head, d.may_write);
+            match d.watch.run(d.slot, note, || backend.resolve(rq)) {
+                Outcome::Answered(r) => r,
+                Outcome::Stalled => return Err(Box::new(unavailable(d.watch))),
+                Outcome::Claimed => {
+                    // The watchdog answered and shut the socket down.
+                    let mut r = unavailable(d.watch);
+                    r.close = true;
+                    return Err(Box::new(r));
                 }
             }
         }
-        _ => Answer::NotFound,
     };
-    let modified = modified::of(backend, &answer);
-    let mut reply = decide(answer, accept);
-    if let Reply::Page { modified: m, .. } = &mut reply {
-        *m = modified;
-    }
-    if modified::not_modified(route, &reply, req.if_modified_since) {
-        return modified::unchanged(&reply);
-    }
-    render(route, reply)
+    resolved.map_err(|e| {
+        log::error!("resolving {:?}: {e}", rq.id);
+        Box::new(text(status::INTERNAL_SERVER_ERROR, "resolver error\n"))
+    })
 }
 
 /// An answer reduced to what HTTP can say.

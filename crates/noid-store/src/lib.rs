@@ -21,12 +21,15 @@
 //! `noid-pg`'s.
 //!
 //! Also here: the minter's file [`Layout`] (and the Dbdir a program's name selects),
-//! and [`sweep_stale`] for directories left by processes that were killed.
+//! [`sweep_stale`] for directories left by processes that were killed, and the
+//! [`deadline`] watchdog that answers in place of a lookup stalled on the store, for
+//! every server (line protocols, HTTP).
 
 #![deny(missing_docs)]
 
 mod backend;
 mod cursor;
+pub mod deadline;
 mod error;
 mod follow;
 pub mod generation;
