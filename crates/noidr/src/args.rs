@@ -260,82 +260,13 @@ impl Config {
             .or_else(|| args.cache.clone())
             .or_else(|| Layout::dbdir_from_program_name(argv0))
             .unwrap_or_else(|| PathBuf::from("."));
-        let follow = match (&args.follow, &args.minter) {
-            (Some(url), Some(name)) => {
-                if !(args.poll > 0.0 && args.poll <= 3_600.0) {
-                    bail!("--poll must be more than 0 and at most 3600 seconds");
-                }
-                if !(args.verify >= 0.0 && args.verify <= 31_536_000.0) {
-                    bail!("--verify must be 0 (never) or at most 31536000 seconds");
-                }
-                Some(Follow {
-                    location: noid_pg::Location::from_flag("--follow", url, name)
-                        .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
-                    poll: Duration::from_secs_f64(args.poll),
-                    verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),
-                })
-            }
-            _ => None,
-        };
+        let follow = follow(&args)?;
         let rules = read_rules(args.rules.as_deref())?;
         let registry = read_registry(args.registry.as_deref())?;
-        let probes = match args.probe_interval {
-            0.0 => None,
-            i if i > 0.0 && i <= 86_400.0 => {
-                if !(args.probe_timeout > 0.0 && args.probe_timeout <= 3_600.0) {
-                    bail!("--probe-timeout must be more than 0 and at most 3600 seconds");
-                }
-                if args.registry.is_none() {
-                    bail!("--probe-interval needs --registry (the providers to probe)");
-                }
-                Some((
-                    Duration::from_secs_f64(i),
-                    Duration::from_secs_f64(args.probe_timeout),
-                ))
-            }
-            _ => bail!("--probe-interval must be 0 (no probes) or more, at most 86400 seconds"),
-        };
-        let deadline = match args.lookup_deadline {
-            0.0 => None,
-            s if (0.01..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
-            _ => bail!("--lookup-deadline must be 0 (none) or from 0.01 to 86400 seconds"),
-        };
-        let mode = match args.http {
-            _ if args.check_registry => Mode::CheckRegistry,
-            _ if args.write_registry.is_some() => {
-                Mode::WriteRegistry(args.write_registry.clone().unwrap_or_default())
-            }
-            Some(addr) => {
-                if args.http_threads == 0 {
-                    bail!("--http-threads must be at least 1");
-                }
-                if !(args.http_header_timeout > 0.0 && args.http_header_timeout <= 86_400.0) {
-                    bail!("--http-header-timeout must be more than 0 and at most 86400 seconds");
-                }
-                if args.http_max_connections == 0 {
-                    bail!("--http-max-connections must be at least 1");
-                }
-                Mode::Http {
-                    addr,
-                    threads: args.http_threads,
-                    limits: noid_http::Config {
-                        header_read_timeout: Duration::from_secs_f64(args.http_header_timeout),
-                        max_connections: args.http_max_connections,
-                        lookup_deadline: deadline,
-                        ..noid_http::Config::default()
-                    },
-                }
-            }
-            None => Mode::Lines(args.protocol),
-        };
-        let log_level = match (args.log_level, args.quiet, args.verbose) {
-            (Some(l), _, _) => l,
-            (None, true, _) => log::LevelFilter::Error,
-            (None, false, 0) => log::LevelFilter::Warn,
-            (None, false, 1) => log::LevelFilter::Info,
-            (None, false, 2) => log::LevelFilter::Debug,
-            (None, false, _) => log::LevelFilter::Trace,
-        };
+        let probes = probes(&args)?;
+        let deadline = lookup_deadline(&args)?;
+        let mode = mode(&args, deadline)?;
+        let log_level = log_level(&args);
         Ok(Config {
             dbdir,
             follow,
@@ -354,6 +285,102 @@ impl Config {
             log_level,
             deadline,
         })
+    }
+}
+
+/// `--follow` with `--minter`: the PostgreSQL minter to copy, and how often.
+fn follow(args: &Args) -> anyhow::Result<Option<Follow>> {
+    match (&args.follow, &args.minter) {
+        (Some(url), Some(name)) => {
+            if !(args.poll > 0.0 && args.poll <= 3_600.0) {
+                bail!("--poll must be more than 0 and at most 3600 seconds");
+            }
+            if !(args.verify >= 0.0 && args.verify <= 31_536_000.0) {
+                bail!("--verify must be 0 (never) or at most 31536000 seconds");
+            }
+            Ok(Some(Follow {
+                location: noid_pg::Location::from_flag("--follow", url, name)
+                    .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
+                poll: Duration::from_secs_f64(args.poll),
+                verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `--probe-interval` and `--probe-timeout`: how often providers are probed, and how
+/// long a probe may take; `None`: no probes.
+fn probes(args: &Args) -> anyhow::Result<Option<(Duration, Duration)>> {
+    match args.probe_interval {
+        0.0 => Ok(None),
+        i if i > 0.0 && i <= 86_400.0 => {
+            if !(args.probe_timeout > 0.0 && args.probe_timeout <= 3_600.0) {
+                bail!("--probe-timeout must be more than 0 and at most 3600 seconds");
+            }
+            if args.registry.is_none() {
+                bail!("--probe-interval needs --registry (the providers to probe)");
+            }
+            Ok(Some((
+                Duration::from_secs_f64(i),
+                Duration::from_secs_f64(args.probe_timeout),
+            )))
+        }
+        _ => bail!("--probe-interval must be 0 (no probes) or more, at most 86400 seconds"),
+    }
+}
+
+/// `--lookup-deadline`; `None`: no deadline.
+fn lookup_deadline(args: &Args) -> anyhow::Result<Option<Duration>> {
+    match args.lookup_deadline {
+        0.0 => Ok(None),
+        s if (0.01..=86_400.0).contains(&s) => Ok(Some(Duration::from_secs_f64(s))),
+        _ => bail!("--lookup-deadline must be 0 (none) or from 0.01 to 86400 seconds"),
+    }
+}
+
+/// What noidr does: the line protocols, HTTP (within its limits and `deadline`), or a
+/// registry task.
+fn mode(args: &Args, deadline: Option<Duration>) -> anyhow::Result<Mode> {
+    match &args.http {
+        _ if args.check_registry => Ok(Mode::CheckRegistry),
+        _ if args.write_registry.is_some() => Ok(Mode::WriteRegistry(
+            args.write_registry.clone().unwrap_or_default(),
+        )),
+        Some(addr) => {
+            if args.http_threads == 0 {
+                bail!("--http-threads must be at least 1");
+            }
+            if !(args.http_header_timeout > 0.0 && args.http_header_timeout <= 86_400.0) {
+                bail!("--http-header-timeout must be more than 0 and at most 86400 seconds");
+            }
+            if args.http_max_connections == 0 {
+                bail!("--http-max-connections must be at least 1");
+            }
+            Ok(Mode::Http {
+                addr: addr.clone(),
+                threads: args.http_threads,
+                limits: noid_http::Config {
+                    header_read_timeout: Duration::from_secs_f64(args.http_header_timeout),
+                    max_connections: args.http_max_connections,
+                    lookup_deadline: deadline,
+                    ..noid_http::Config::default()
+                },
+            })
+        }
+        None => Ok(Mode::Lines(args.protocol)),
+    }
+}
+
+/// The log level: `--log-level`, else `--quiet` or as many `-v`.
+fn log_level(args: &Args) -> log::LevelFilter {
+    match (args.log_level, args.quiet, args.verbose) {
+        (Some(l), _, _) => l,
+        (None, true, _) => log::LevelFilter::Error,
+        (None, false, 0) => log::LevelFilter::Warn,
+        (None, false, 1) => log::LevelFilter::Info,
+        (None, false, 2) => log::LevelFilter::Debug,
+        (None, false, _) => log::LevelFilter::Trace,
     }
 }
 
