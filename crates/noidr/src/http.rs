@@ -8,6 +8,7 @@ use noid_resolve::{Answer, LookupError, Outcome, Request};
 use noid_store::{Follower, View};
 
 use crate::current::Current;
+use crate::memo;
 use crate::metrics::Metrics;
 
 /// The HTTP server's view of the resolver.
@@ -29,47 +30,28 @@ impl Backend {
     }
 }
 
-/// Longest request (identifier, `Accept` and protocol) and target whose redirect is kept
-/// in the view's memo.
-const MEMO_MAX: usize = 1024;
-
-/// Tag of the HTTP backend's memo keys.
-const MEMO_TAG: u8 = b'H';
-
 impl Backend {
     /// The answer to `req` on `view`: a redirect or a miss asked for before is taken
     /// from the view's memo ([`View::memo`], kept per thread until the view moves),
     /// while the resolver in force and the providers' health are those it was
-    /// resolved with (both in the key, as in the line protocols); any other answer
+    /// resolved with (both in the key, [`memo::key`]); any other answer
     /// (pages, errors) is resolved each time.
     fn answer(&self, view: &View, req: &Request<'_>) -> Result<(Answer, Outcome), LookupError> {
         // The generation is read before the resolver (see `Current::generation`).
         let generation = self.current.generation();
         let resolver = self.current.resolver();
-        let (accept, proto) = (req.accept.unwrap_or(""), req.proto.unwrap_or(""));
-        if req.id.len() + accept.len() + proto.len() > MEMO_MAX {
+        let stamp = (generation, resolver.registry().health_changes());
+        let parts = [Some(req.id), req.accept, req.proto].map(|p| p.map(str::as_bytes));
+        let Some(key) = memo::key(memo::Kind::Http, Some(stamp), &parts) else {
             return resolver.resolve_counted(view, req);
-        }
-        let mut key = Vec::with_capacity(32 + req.id.len() + accept.len() + proto.len());
-        key.push(MEMO_TAG);
-        key.extend_from_slice(&generation.to_le_bytes());
-        key.extend_from_slice(&resolver.registry().health_changes().to_le_bytes());
-        // Each part with its length (and whether it was sent at all): no two requests
-        // share a key.
-        for (part, sent) in [
-            (req.id, true),
-            (accept, req.accept.is_some()),
-            (proto, req.proto.is_some()),
-        ] {
-            key.push(u8::from(sent));
-            key.extend_from_slice(&(part.len() as u32).to_le_bytes());
-            key.extend_from_slice(part.as_bytes());
-        }
+        };
         let mut computed = None;
         let kept = view.memo(&key, || {
             let resolved = resolver.resolve_counted(view, req);
-            let memo = match &resolved {
-                Ok((Answer::Redirect { code, target }, outcome)) if target.len() <= MEMO_MAX => {
+            let value = match &resolved {
+                Ok((Answer::Redirect { code, target }, outcome))
+                    if target.len() <= memo::MAX_ANSWER =>
+                {
                     let mut kept = Vec::with_capacity(3 + target.len());
                     kept.push(outcome.index() as u8);
                     kept.extend_from_slice(&code.to_le_bytes());
@@ -80,7 +62,7 @@ impl Backend {
                 _ => return Err(resolved),
             };
             computed = Some(resolved);
-            Ok(memo)
+            Ok(value)
         });
         match (kept, computed) {
             (Ok(_), Some(resolved)) | (Err(resolved), _) => resolved,

@@ -22,6 +22,7 @@ mod current;
 mod deadline;
 mod http;
 mod lines;
+mod memo;
 mod metrics;
 mod probe;
 mod protocol;

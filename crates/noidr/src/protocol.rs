@@ -12,13 +12,8 @@ use noid_store::{Follower, View};
 
 use crate::args::Protocol;
 use crate::current::Current;
+use crate::memo;
 use crate::metrics::Metrics;
-
-/// Longest request line whose answer is kept for the next time it is asked.
-const MEMO_MAX_LINE: usize = 1024;
-
-/// Longest answer line kept for the next time its request is asked.
-const MEMO_MAX_ANSWER: usize = 1024;
 
 /// Answers request lines; shared by nothing but the line loop.
 pub struct Answerer {
@@ -52,8 +47,8 @@ impl Answerer {
 impl Answerer {
     /// The answer to `line` from `view`: the one kept from an earlier request of the
     /// same line ([`View::memo`]) while the view, the resolver in force and the
-    /// providers' health are those it was computed with (all three in its key), else
-    /// resolved. Errors and long answers are not kept.
+    /// providers' health are those it was computed with (all three in its key,
+    /// [`memo::key`]), else resolved. Errors and long answers are not kept.
     fn answer_from(&self, view: &View, line: &[u8], out: &mut Vec<u8>) -> Outcome {
         // The generation is read before the resolver (see `Current::generation`).
         let generation = self.current.generation();
@@ -62,22 +57,23 @@ impl Answerer {
             Protocol::Egg => Some(self.current.resolver()),
         };
         let resolver = resolver.as_deref().map(Arc::as_ref);
-        if line.len() > MEMO_MAX_LINE {
+        let (kind, stamp) = match resolver {
+            Some(r) => (
+                memo::Kind::EggLine,
+                Some((generation, r.registry().health_changes())),
+            ),
+            None => (memo::Kind::NoidLine, None),
+        };
+        let Some(key) = memo::key(kind, stamp, &[Some(line)]) else {
             return self.resolve(resolver, view, line, out);
-        }
-        let mut key = Vec::with_capacity(16 + line.len());
-        if let Some(resolver) = resolver {
-            key.extend_from_slice(&generation.to_le_bytes());
-            key.extend_from_slice(&resolver.registry().health_changes().to_le_bytes());
-        }
-        key.extend_from_slice(line);
+        };
         let at = out.len();
         let mut computed = false;
         let kept = view.memo(&key, || {
             computed = true;
             let outcome = self.resolve(resolver, view, line, out);
             let answer = &out[at..];
-            if outcome == Outcome::Error || answer.len() > MEMO_MAX_ANSWER {
+            if outcome == Outcome::Error || answer.len() > memo::MAX_ANSWER {
                 return Err(outcome);
             }
             let mut kept = Vec::with_capacity(1 + answer.len());
