@@ -1,4 +1,4 @@
-//! A request head read by `httparse` (the parser hyper uses), reduced to what
+//! A request head read by `httparse`, reduced to what
 //! [`crate::respond`] needs: method, path and query, the few headers the resolver and the
 //! limits read, and whether the connection stays open.
 
@@ -115,8 +115,8 @@ pub(crate) fn parse(buf: &[u8]) -> Parsed<'_> {
     Parsed::Head(head, len)
 }
 
-/// A header value as text: visible ASCII, spaces and TABs only (what hyper's
-/// `HeaderValue::to_str` accepted); anything else is as if the header were absent.
+/// A header value as text: visible ASCII, spaces and TABs only; anything else is as if
+/// the header were absent.
 fn visible(v: &[u8]) -> Option<&str> {
     // A fold without an early exit: the compiler checks many bytes at a time.
     if v.iter().fold(true, |ok, &b| {
@@ -128,8 +128,8 @@ fn visible(v: &[u8]) -> Option<&str> {
     }
 }
 
-/// The request-target split into path and query, with the characters the `http` crate
-/// (behind hyper) accepted: in the path, visible ASCII but `<`, `>` and `` ` ``; in the
+/// The request-target split into path and query, with the characters accepted: in the
+/// path, visible ASCII but `<`, `>` and `` ` ``; in the
 /// query, visible ASCII but `"`, `<` and `>`; in both, UTF-8 beyond ASCII. A fragment
 /// (`#…`) is dropped. An absolute-form target (`http://host/path`) is its path and
 /// query. `*` is a path of its own (which no route takes). `None`: not a target

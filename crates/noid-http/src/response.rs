@@ -1,10 +1,10 @@
 //! A response as [`crate::respond`] decides it (status, a few headers, a body), and its
 //! HTTP/1.1 bytes, written in one piece into a connection's output buffer.
 //!
-//! Header names are written in lower case (as hyper wrote them before). Values that come
-//! from the resolver (a `Location`, an `X-Target`, a `Link`) lose CR, LF and other
-//! controls but TAB, as N2T drops embedded newlines from answers, so that no stored
-//! target can split a header.
+//! Header names are written in lower case (one spelling; case does not matter in
+//! HTTP). Values that come from the resolver (a `Location`, an `X-Target`, a `Link`)
+//! lose CR, LF and other controls but TAB, as N2T drops embedded newlines from
+//! answers, so that no stored target can split a header.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

@@ -9,10 +9,10 @@
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use crate::util::{noidr_bin, Minter};
+use crate::util::{noidr_bin, Http, Minter};
 
 /// The identifier every test resolves, and its target.
 const ID: &str = "ark:/13030/fk4a";
@@ -22,8 +22,7 @@ const GOOD: &[u8] = b"GET /redirect/ark:/13030/fk4a HTTP/1.1\r\nHost: x\r\n\r\n"
 
 /// A running `noidr --http 127.0.0.1:0`, killed when dropped (also when a test fails).
 struct Server {
-    child: Child,
-    addr: String,
+    http: Http,
     _minter: Minter,
 }
 
@@ -31,42 +30,16 @@ impl Server {
     fn start(extra: &[&str]) -> Server {
         let m = Minter::new();
         m.bind(&[(ID, "_t", TARGET), (ID, "who", &"W".repeat(2000))]);
-        let mut child = Command::new(noidr_bin())
-            .arg("-f")
-            .arg(m.dbdir())
-            .args(["--http", "127.0.0.1:0", "--log-level", "info"])
-            .args(extra)
-            .env_clear()
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start noidr");
-        // The bound address is logged at info ("noidr: HTTP on ADDR (N threads)").
-        let mut log = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut addr = None;
-        let mut line = String::new();
-        while addr.is_none() {
-            line.clear();
-            if log.read_line(&mut line).expect("read log") == 0 {
-                let _ = child.kill();
-                panic!("noidr exited before listening");
-            }
-            addr = line
-                .split_once("HTTP on ")
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .map(str::to_owned);
-        }
-        // Keep draining the log so that noidr never blocks on a full stderr pipe.
-        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+        let mut cmd = Command::new(noidr_bin());
+        cmd.arg("-f").arg(m.dbdir()).args(extra);
         Server {
-            child,
-            addr: addr.unwrap(),
+            http: Http::start_logging(cmd, "127.0.0.1:0", std::io::sink()),
             _minter: m,
         }
     }
 
     fn connect(&self) -> TcpStream {
-        let s = TcpStream::connect(&self.addr).expect("connect");
+        let s = TcpStream::connect(&self.http.addr).expect("connect");
         // A bound on every read, so that a server bug fails the test instead of hanging it.
         s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         s
@@ -92,7 +65,7 @@ impl Server {
 
     /// Resident memory of the server, in KiB.
     fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.http.child.id()))
             .expect("server alive");
         status
             .lines()
@@ -103,16 +76,9 @@ impl Server {
 
     fn assert_alive(&mut self) {
         assert!(
-            self.child.try_wait().unwrap().is_none(),
+            self.http.child.try_wait().unwrap().is_none(),
             "noidr --http exited"
         );
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -3,56 +3,29 @@
 //! `noid bind`), the standing in ANVL and JSON pages, and the ARK spec's normalisation.
 //! Expected answers are written out by hand.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use noid_store::Op;
 
-use crate::util::{noidr_bin, Minter, Noidr};
+use crate::util::{noidr_bin, Http, Minter, Noidr};
 
-/// `noidr --http 127.0.0.1:PORT` on a minter, stopped (SIGTERM) when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
+/// `noidr --http 127.0.0.1:PORT` on a minter.
+struct Server(Http);
 
 impl Server {
     fn start(m: &Minter, rules: Option<&std::path::Path>) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = format!("127.0.0.1:{port}");
         let mut cmd = Command::new(noidr_bin());
-        cmd.arg("-f").arg(m.dbdir()).arg("--http").arg(&addr);
+        cmd.arg("-f").arg(m.dbdir());
         if let Some(r) = rules {
             cmd.arg("--rules").arg(r);
         }
-        let child = cmd.env_clear().stdin(Stdio::null()).spawn().unwrap();
-        let start = Instant::now();
-        while TcpStream::connect(&addr).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "server never came up"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Server { child, addr }
+        Server(Http::start(cmd, "127.0.0.1:0"))
     }
 
     /// One request; (status, lower-case headers, body).
     fn get(&self, path: &str, headers: &str) -> (u16, Vec<(String, String)>, String) {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n"
-        )
-        .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
+        let out = self.0.get(path, headers);
         let (head, body) = out.split_once("\r\n\r\n").expect("a head");
         let mut lines = head.split("\r\n");
         let status = lines.next().unwrap()[9..12].parse().unwrap();
@@ -63,16 +36,6 @@ impl Server {
             })
             .collect();
         (status, headers, body.to_string())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
     }
 }
 

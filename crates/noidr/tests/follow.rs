@@ -214,27 +214,12 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("c");
     let log = tmp.path().join("stderr");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(noidr_bin())
-        .args(["--follow", &url, "--minter", "m", "--cache"])
+    let mut cmd = Command::new(noidr_bin());
+    cmd.args(["--follow", &url, "--minter", "m", "--cache"])
         .arg(&cache)
-        .args(["--poll", "0.2", "--verify", "0.5"])
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let _kill = KillOnDrop(&mut child);
-    eventually("noidr --http came up", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
+        .args(["--poll", "0.2", "--verify", "0.5"]);
+    let server = Http::start_logging(cmd, "127.0.0.1:0", std::fs::File::create(&log).unwrap());
+    let (port, pid) = (server.port(), server.child.id());
     // Three commits: the copy is at 3, the head is 3, and it was compared.
     eventually("verified at 3", || {
         let m = metrics(port);
@@ -279,20 +264,10 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     eventually("the copy is the minter again", || {
         keys(&Snapshot::open(&cache).unwrap()) == want
     });
-    let text = std::fs::read_to_string(&log).unwrap();
-    assert!(
-        text.contains("differs from the minter's (4 keys, ")
-            && text.contains(&format!("{}: copied anew as of change 4", cache.display())),
-        "{text}"
-    );
-}
-
-/// Kills the child when the test ends, passed or failed.
-struct KillOnDrop<'a>(&'a mut std::process::Child);
-
-impl Drop for KillOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    // The log, copied on by the test's own thread, says so.
+    let copied = format!("{}: copied anew as of change 4", cache.display());
+    eventually("the log says the copy was made anew", || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        text.contains("differs from the minter's (4 keys, ") && text.contains(&copied)
+    });
 }

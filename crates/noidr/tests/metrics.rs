@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::util::{noid_bin, noidr_bin, Minter, Noidr};
+use crate::util::{noid_bin, noidr_bin, Http, Minter, Noidr};
 
 /// The writers' generation counter: the first little-endian `u64` of `NOID/generation`.
 fn generation(dbdir: &Path) -> u64 {
@@ -36,40 +36,22 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// A `noidr --http 127.0.0.1:PORT` on a Dbdir.
-struct Server {
-    child: Child,
-    port: u16,
-}
+/// A `noidr --http 127.0.0.1:PORT` on a Dbdir; stopped with SIGTERM when dropped,
+/// which it must survive cleanly.
+struct Server(Http);
 
 impl Server {
     fn start(dbdir: &Path) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(noidr_bin())
-            .arg("-f")
-            .arg(dbdir)
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .env_clear()
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        eventually("the server came up", || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
-        Server { child, port }
+        let mut cmd = Command::new(noidr_bin());
+        cmd.arg("-f").arg(dbdir);
+        Server(Http::start_logging(cmd, "127.0.0.1:0", std::io::sink()))
     }
 
     /// `curl` a path: (status, body).
     fn get(&self, path: &str) -> (u16, String) {
         let out = Command::new("curl")
             .args(["-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}"])
-            .arg(format!("http://127.0.0.1:{}{path}", self.port))
+            .arg(format!("http://{}{path}", self.0.addr))
             .output()
             .expect("curl");
         let text = String::from_utf8(out.stdout).unwrap();
@@ -93,8 +75,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        signal(&self.child, "-TERM");
-        let st = self.child.wait().unwrap();
+        let st = self.0.stop();
         assert!(st.success() || std::thread::panicking(), "{st:?}");
     }
 }
@@ -194,7 +175,7 @@ fn metrics_count_answers_by_kind_and_follow_the_store() {
     assert!(age >= 0.0);
 
     // SIGHUP: the store is opened anew.
-    signal(&s.child, "-HUP");
+    signal(&s.0.child, "-HUP");
     eventually("a reopen is counted", || {
         s.metrics()["noidr_store_reopens_total"] == "1"
     });

@@ -2,13 +2,10 @@
 //! `ID` and `ID!PEPPER` alike, so both line protocols and HTTP answer the peppered form
 //! as the identifier itself, as the CLI does.
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use crate::eqnice;
-use crate::util::{noidr_bin, Minter, Noidr};
+use crate::util::{noidr_bin, Http, Minter, Noidr};
 
 /// A minter-issued id (stored NAAN-relative, as a minter with NAAN 13030 stores it) with
 /// its pepper under `ID<TAB>:/p`, as `peppermint` leaves it.
@@ -69,34 +66,10 @@ fn http_resolves_the_peppered_form() {
     let m = peppered();
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("noidr.sock");
-    let mut child = Command::new(noidr_bin())
-        .arg("-f")
-        .arg(m.dbdir())
-        .arg("--http")
-        .arg(&sock)
-        .env_clear()
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while UnixStream::connect(&sock).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "server never came up"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let get = |path: &str| {
-        let mut s = UnixStream::connect(&sock).expect("connect");
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out
-    };
+    let mut cmd = Command::new(noidr_bin());
+    cmd.arg("-f").arg(m.dbdir());
+    let mut server = Http::start(cmd, sock.to_str().unwrap());
+    let get = |path: &str| server.get(path, "");
     for path in [
         "/redirect/ark:/13030/fk4x!b3c4d5f6",
         "/redirect/13030/fk4x%21b3c4d5f6",
@@ -109,9 +82,5 @@ fn http_resolves_the_peppered_form() {
     let r = get("/lookup/13030%2Ffk4x%21b3c4d5f6");
     assert!(r.starts_with("HTTP/1.1 200"), "{r}");
     assert!(r.ends_with("\r\n\r\nhttps://e.org/x"), "{r}");
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status();
-    assert!(child.wait().unwrap().success());
+    assert!(server.stop().success());
 }

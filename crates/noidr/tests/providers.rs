@@ -5,7 +5,6 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::eqnice;
-use crate::util::{noidr_bin, Minter, Noidr};
+use crate::util::{noidr_bin, Http, Minter, Noidr};
 
 /// A provider: a real HTTP server on 127.0.0.1 answering `200` to every request, which
 /// can be stopped (its port then refuses connections) and started again on that port.
@@ -177,16 +176,8 @@ fn line_protocol_fails_over_and_back() {
 }
 
 /// One HTTP/1.1 request on the unix socket: the whole response.
-fn get(sock: &Path, path: &str, accept: &str) -> String {
-    let mut s = UnixStream::connect(sock).expect("connect");
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
+fn get(server: &Http, path: &str, accept: &str) -> String {
+    server.get(path, &format!("Accept: {accept}\r\n"))
 }
 
 fn location(response: &str) -> String {
@@ -209,29 +200,13 @@ fn http_pages_and_failover() {
     let reg = registry(dir.path(), one.addr, two.addr);
     let m = Minter::new();
     let sock = dir.path().join("noidr.sock");
-    let mut child = Command::new(noidr_bin())
-        .arg("-f")
-        .arg(m.dbdir())
-        .arg("--http")
-        .arg(&sock)
-        .arg("--registry")
-        .arg(&reg)
-        .args(["--probe-interval", "0.2", "--probe-timeout", "5"])
-        .env_clear()
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while UnixStream::connect(&sock).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "server never came up"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut cmd = Command::new(noidr_bin());
+    cmd.arg("-f").arg(m.dbdir()).arg("--registry").arg(&reg);
+    cmd.args(["--probe-interval", "0.2", "--probe-timeout", "5"]);
+    let mut server = Http::start(cmd, sock.to_str().unwrap());
     let primary = format!("302 http://{}/structure/2gc4", one.addr);
     let second = format!("302 http://{}/entry/2gc4", two.addr);
-    assert_eq!(location(&get(&sock, "/pdb:2gc4", "*/*")), primary);
+    assert_eq!(location(&get(&server, "/pdb:2gc4", "*/*")), primary);
 
     // Truncated forms: the record page in ANVL, JSON and HTML.
     for path in [
@@ -240,7 +215,7 @@ fn http_pages_and_failover() {
         "/ark:/99999/",
         "/redirect/ARK:99999",
     ] {
-        let r = get(&sock, path, "*/*");
+        let r = get(&server, path, "*/*");
         assert!(r.starts_with("HTTP/1.1 200"), "{path}: {r}");
         assert_eq!(
             body(&r),
@@ -248,7 +223,7 @@ fn http_pages_and_failover() {
             "{path}"
         );
     }
-    let r = get(&sock, "/ark:/99999", "application/json");
+    let r = get(&server, "/ark:/99999", "application/json");
     assert!(r.contains("content-type: application/json\r\n"), "{r}");
     assert_eq!(
         body(&r),
@@ -257,7 +232,7 @@ fn http_pages_and_failover() {
          \"level\":\"shoulder\",\"name\":\"test shoulder\",\"providers\":[],\"elements\":{}}]}\n"
     );
     let r = get(
-        &sock,
+        &server,
         "/ark:/99999",
         "text/html,application/xhtml+xml,*/*;q=0.8",
     );
@@ -272,7 +247,7 @@ fn http_pages_and_failover() {
          <tr><th>who</th><td>N2T</td></tr>\n</table>\n<h2>ark:/99999/fk4</h2>\n<table>\n\
          <tr><th>name</th><td>test shoulder</td></tr>\n</table>\n</body></html>\n"
     );
-    let r = get(&sock, "/pdb:", "*/*");
+    let r = get(&server, "/pdb:", "*/*");
     assert_eq!(
         body(&r),
         format!(
@@ -283,7 +258,7 @@ fn http_pages_and_failover() {
         )
     );
     // No record: a truncated id with nothing bound is not found, as before.
-    assert!(get(&sock, "/doi:10.5072", "*/*").starts_with("HTTP/1.1 404"));
+    assert!(get(&server, "/doi:10.5072", "*/*").starts_with("HTTP/1.1 404"));
 
     // `*/`: every provider's target.
     let anvl = format!(
@@ -291,7 +266,7 @@ fn http_pages_and_failover() {
          provider: two http://{}/entry/2gc4\nprimary: one\n",
         one.addr, two.addr
     );
-    let r = get(&sock, "/*/pdb:2gc4", "*/*");
+    let r = get(&server, "/*/pdb:2gc4", "*/*");
     assert!(r.starts_with("HTTP/1.1 200"), "{r}");
     assert_eq!(body(&r), anvl);
     let (one_addr, two_addr) = (one.addr, two.addr);
@@ -304,33 +279,27 @@ fn http_pages_and_failover() {
         )
     };
     assert_eq!(
-        body(&get(&sock, "/*/pdb:2gc4", "application/json")),
+        body(&get(&server, "/*/pdb:2gc4", "application/json")),
         json(true)
     );
 
     one.stop();
     wait_for("after the primary stopped", &second, || {
-        location(&get(&sock, "/pdb:2gc4", "*/*"))
+        location(&get(&server, "/pdb:2gc4", "*/*"))
     });
     assert_eq!(
-        body(&get(&sock, "/*/pdb:2gc4", "application/json")),
+        body(&get(&server, "/*/pdb:2gc4", "application/json")),
         json(false)
     );
     assert_eq!(
-        body(&get(&sock, "/*/pdb:2gc4", "*/*")),
+        body(&get(&server, "/*/pdb:2gc4", "*/*")),
         format!("{anvl}down: one\n")
     );
     one.restart();
     wait_for("after the primary came back", &primary, || {
-        location(&get(&sock, "/pdb:2gc4", "*/*"))
+        location(&get(&server, "/pdb:2gc4", "*/*"))
     });
-    let st = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(st.success());
-    assert!(child.wait().unwrap().success());
+    assert!(server.stop().success());
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! real `noid` binary when it was built), and the real `noidr` binary on a real pipe,
 //! started the way Apache starts it (empty environment).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
@@ -183,6 +185,123 @@ impl Drop for Noidr {
         let _ = self.child.wait();
     }
 }
+
+/// A running `noidr --http`, stopped (SIGKILL) when dropped unless [`Http::stop`]ped.
+pub struct Http {
+    pub child: Child,
+    /// Where it listens, as its log says: `HOST:PORT` or `unix:PATH`.
+    pub addr: String,
+}
+
+impl Http {
+    /// Start `cmd` (noidr and its flags) with `--http LISTEN --log-level info` and an
+    /// empty environment, and wait until it listens; its log goes on to the test's
+    /// stderr. `LISTEN` is `127.0.0.1:0` (a port the system picks, so none is guessed)
+    /// or a unix socket path.
+    pub fn start(cmd: Command, listen: &str) -> Http {
+        Http::start_logging(cmd, listen, std::io::stderr())
+    }
+
+    /// [`Http::start`], its log (every line) copied to `log`.
+    pub fn start_logging(
+        mut cmd: Command,
+        listen: &str,
+        mut log: impl Write + Send + 'static,
+    ) -> Http {
+        let mut child = cmd
+            .args(["--http", listen, "--log-level", "info"])
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start noidr");
+        // The bound address is logged at info ("noidr: HTTP on ADDR (N threads)") once
+        // the socket listens.
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut addr = None;
+        let mut line = String::new();
+        while addr.is_none() {
+            line.clear();
+            if stderr.read_line(&mut line).expect("read log") == 0 {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("noidr exited before listening");
+            }
+            let _ = log.write_all(line.as_bytes());
+            addr = line
+                .split_once("HTTP on ")
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .map(str::to_owned);
+        }
+        // Keep draining the log so that noidr never blocks on a full stderr pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut log));
+        Http {
+            child,
+            addr: addr.unwrap(),
+        }
+    }
+
+    /// The TCP port listened on.
+    pub fn port(&self) -> u16 {
+        let port = self.addr.rsplit_once(':').map(|(_, p)| p.parse());
+        port.and_then(Result::ok).expect("a TCP address")
+    }
+
+    /// A fresh connection, with a minute's bound on every read (a server bug fails the
+    /// test instead of hanging it).
+    pub fn connect(&self) -> Box<dyn ReadWrite> {
+        let timeout = Some(Duration::from_secs(60));
+        match self.addr.strip_prefix("unix:") {
+            Some(path) => {
+                let s = UnixStream::connect(path).expect("connect");
+                s.set_read_timeout(timeout).unwrap();
+                Box::new(s)
+            }
+            None => {
+                let s = TcpStream::connect(&self.addr).expect("connect");
+                s.set_read_timeout(timeout).unwrap();
+                Box::new(s)
+            }
+        }
+    }
+
+    /// `GET PATH` with `HEADERS` (each line ending `\r\n`) and `Connection: close` on
+    /// a fresh connection: the whole response (head and body), as text.
+    pub fn get(&self, path: &str, headers: &str) -> String {
+        let mut s = self.connect();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n"
+        )
+        .expect("send request");
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    }
+
+    /// SIGTERM (the server drains its connections and exits): the exit status.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let st = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(st.success());
+        self.child.wait().expect("wait for noidr")
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A connection of either kind.
+pub trait ReadWrite: Read + Write {}
+
+impl<T: Read + Write> ReadWrite for T {}
 
 /// `assert_eq!` for answer lines with the request in the message.
 #[macro_export]
