@@ -143,7 +143,7 @@ HTTP_PID=$!
 # and on a unix socket (umask 0: httpd's children, www-data, must be able to connect)
 (umask 0 && exec "$NOIDR" -f "$DB" --http "unix:$WORK/noidr.sock" >"$WORK/noidr-unix.log" 2>&1) &
 HTTP_PID="$HTTP_PID $!"
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     curl -s -o /dev/null "http://127.0.0.1:$H1/health" &&
         curl -s -o /dev/null --unix-socket "$WORK/noidr.sock" http://localhost/health && break
     sleep 0.1
@@ -219,7 +219,7 @@ if "$REPO/scripts/web-nginx.sh" start "$NG"; then ok "nginx starts with the ship
 
 # wait until every server answers
 for p in $AE $AG $AP_ $AM $AF $AN $AU $N1 $N2 $N3; do
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 600); do
         curl -s -o /dev/null "http://127.0.0.1:$p/" && break
         sleep 0.1
     done
@@ -345,6 +345,26 @@ expect "apache-egg new binding" "$AE" /ark:/13030/new 302 https://example.org/ne
 # --- the prg programs under signals ----------------------------------------------------
 APID=$(cat "$AP/run/httpd.pid")
 prg_pids() { pgrep -P "$APID" -f -- "--protocol" | sort; }
+# Wait until a condition (a command) holds: 60 s at most, a bound for a hang, not a speed.
+wait_until() {
+    local try
+    for try in $(seq 1 1200); do "$@" && return 0; sleep 0.05; done
+    return 1
+}
+# How many times prg program $1 has reopened its store, as its SIGUSR1 metrics line says
+# ("… reopens=N …", written to its stderr: httpd's main error log). One program is
+# asked at a time, so the next such line in the log is its own.
+reopens() {
+    local log=$AP/logs/error.log before
+    before=$(grep -c 'reopens=' "$log")
+    kill -USR1 "$1"
+    wait_until eval '[ "$(grep -c "reopens=" "$log")" -gt "$before" ]'
+    grep -o 'reopens=[0-9]*' "$log" | tail -1 | cut -d= -f2
+}
+# Whether prg program $1 has reopened its store more than $2 times.
+reopened() { [ "$(reopens "$1")" -gt "$2" ]; }
+# Whether process $1 has ended (gone, or a zombie not reaped yet): its pipes are closed.
+ended() { [ ! -e "/proc/$1" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 PIDS=$(prg_pids)
 n=$(echo "$PIDS" | grep -c .)
 if [ "$n" = 5 ]; then ok "apache started 5 noidr prg programs (one per map)"; else bad "expected 5 noidr prg programs, found $n: $PIDS"; fi
@@ -356,9 +376,14 @@ else
     bad "the noid-get prg does not run as www-data"
 fi
 
-# SIGHUP: noidr reopens its store and keeps answering (same processes).
+# SIGHUP: noidr reopens its store and keeps answering (same processes). Checked once
+# each has reopened (its metrics say so), not after a pause.
+declare -A BEFORE_HUP
+for p in $PIDS; do BEFORE_HUP[$p]=$(reopens "$p"); done
 for p in $PIDS; do kill -HUP "$p"; done
-sleep 0.3
+for p in $PIDS; do
+    wait_until reopened "$p" "${BEFORE_HUP[$p]}" || bad "noidr $p did not reopen its store after SIGHUP"
+done
 expect "after SIGHUP apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org/xt1
 expect "after SIGHUP apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
 bind ark:/13030/live _t https://example.org/v3
@@ -367,14 +392,14 @@ if [ "$(prg_pids)" = "$PIDS" ]; then ok "noidr survived SIGHUP"; else bad "prg p
 
 # Killed: httpd does not respawn it; lookups come back empty: the configured miss answer.
 for p in $PIDS; do kill -KILL "$p"; done
-sleep 0.3
+for p in $PIDS; do wait_until ended "$p" || bad "noidr $p still running after SIGKILL"; done
 expect "noidr killed: apache-egg misses" "$AE" /ark:/13030/xt1 404 -
 expect "noidr killed: apache-get misses" "$AG" /ark:/13030/kt639k9 404 -
 expect "noidr killed: global forward" "$AM" /ark:/13030/xt1 302 https://n2t.example/ark:/13030/xt1
 
 # Graceful restart (SIGUSR1): a fresh noidr for every map.
 "$REPO/scripts/web-apache.sh" graceful "$AP"
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     req "$AE" /ark:/13030/xt1
     [ "$STATUS" = 302 ] && break
     sleep 0.1
@@ -492,7 +517,7 @@ server {
 EOF
 if "$REPO/scripts/web-nginx.sh" start "$NGA"; then ok "nginx starts with noid-api.conf"; else bad "nginx start with noid-api.conf"; fi
 for p in $AA $NA; do
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 600); do
         curl -sk -o /dev/null "https://127.0.0.1:$p/" && break
         sleep 0.1
     done

@@ -536,9 +536,19 @@ fn an_interrupted_import_leaves_no_store() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&text[..text.len() / 2]).unwrap();
     stdin.flush().unwrap();
-    // Let it load what it has, then kill it hard.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Once it is loading (its staging directory is there), kill it hard: waited for,
+    // not timed (a bound only for an import that never starts).
     let pid = child.id();
+    let staged = new.join(format!(".NOID.import-{pid}"));
+    let start = std::time::Instant::now();
+    while !staged.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no staging directory {} appeared",
+            staged.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     drop(stdin);
@@ -547,10 +557,9 @@ fn an_interrupted_import_leaves_no_store() {
         "a half store was left in {}",
         new.display()
     );
-    let staged = new.join(format!(".NOID.import-{pid}"));
     assert!(
         staged.exists(),
-        "the staging directory is where it is expected"
+        "the killed import's staging directory is left where it is expected"
     );
     // The next import works, and clears away what the killed one left.
     let r = import(&new, &fixture("random-long").display().to_string(), b"");
