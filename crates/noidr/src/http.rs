@@ -41,8 +41,8 @@ impl Backend {
         let generation = self.current.generation();
         let resolver = self.current.resolver();
         let stamp = (generation, resolver.registry().health_changes());
-        let parts = [Some(req.id), req.accept, req.proto].map(|p| p.map(str::as_bytes));
-        let Some(key) = memo::key(memo::Kind::Http, Some(stamp), &parts) else {
+        let fields = [req.accept, req.proto].map(|p| p.map(str::as_bytes));
+        let Some(key) = memo::key(memo::Kind::Http, Some(stamp), &fields, req.id.as_bytes()) else {
             return resolver.resolve_counted(view, req);
         };
         let mut computed = None;

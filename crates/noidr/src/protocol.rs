@@ -64,7 +64,7 @@ impl Answerer {
             ),
             None => (memo::Kind::NoidLine, None),
         };
-        let Some(key) = memo::key(kind, stamp, &[Some(line)]) else {
+        let Some(key) = memo::key(kind, stamp, &[], line) else {
             return self.resolve(resolver, view, line, out);
         };
         let at = out.len();
