@@ -35,7 +35,6 @@ use std::path::Path;
 
 use anyhow::Context;
 use std::os::fd::AsFd;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
@@ -45,18 +44,28 @@ use noid_store::Follower;
 use crate::args::{Args, Config, Mode};
 use crate::metrics::Metrics;
 
-fn main() -> ExitCode {
+fn main() -> ! {
     let argv0 = std::env::args().next().unwrap_or_else(|| "noidr".into());
-    match run(Args::parse(), &argv0) {
+    let code = match run(Args::parse(), &argv0) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("noidr: error: {e:#}");
-            ExitCode::from(2)
+            2
         }
-    }
+    };
+    // Leave without running RocksDB's C++ static destructors (or the C runtime's exit
+    // handlers): at the end of input a thread of the store's may still be inside
+    // RocksDB (the follower's catch-up on a slow disk, a lookup the deadline answered
+    // in place of), and destroying those statics under it aborts the process
+    // ("pthread lock: Invalid argument"): a clean end of input ended as a crash.
+    let _ = io::stdout().flush();
+    let _ = io::stderr().flush();
+    // SAFETY: `_exit` ends the process at once; no Rust state is used afterwards.
+    unsafe { libc::_exit(i32::from(code)) }
 }
 
-fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
+/// The exit status when all went well (an error is 2, in `main`).
+fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
     let cfg = Config::from_args(args, argv0)?;
     env_logger::Builder::new()
         .filter_level(cfg.log_level)
@@ -111,16 +120,16 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
     };
     follower.stop();
     match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
+        Ok(()) => Ok(0),
         // Apache went away: nobody is left to answer.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
         Err(e) => Err(e.into()),
     }
 }
 
 /// `--check-registry`: the file parsed (or `Config` would have failed, naming the line);
 /// say what it holds.
-fn check_registry(cfg: &Config) -> ExitCode {
+fn check_registry(cfg: &Config) -> u8 {
     let (schemes, naans, shoulders, providers) = cfg.registry.counts();
     let probed = cfg.registry.probes().len();
     let file = cfg.registry_file.as_deref().unwrap_or(Path::new("-"));
@@ -130,11 +139,11 @@ fn check_registry(cfg: &Config) -> ExitCode {
         file.display(),
         cfg.registry.records().len(),
     );
-    ExitCode::SUCCESS
+    0
 }
 
 /// `--write-registry OUT`: the canonical text, to OUT or stdout.
-fn write_registry(cfg: &Config, out: &Path) -> anyhow::Result<ExitCode> {
+fn write_registry(cfg: &Config, out: &Path) -> anyhow::Result<u8> {
     let text = cfg.registry.to_text();
     if out == Path::new("-") {
         io::stdout().write_all(text.as_bytes())?;
@@ -142,5 +151,5 @@ fn write_registry(cfg: &Config, out: &Path) -> anyhow::Result<ExitCode> {
         std::fs::write(out, text)
             .with_context(|| format!("cannot write registry file {}", out.display()))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
