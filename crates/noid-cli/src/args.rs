@@ -42,7 +42,7 @@ mod tests {
 
     use super::Args;
     use crate::output::Out;
-    use crate::usage::{usage, COMMANDS};
+    use crate::usage::usage;
 
     /// What `noid help` prints (without Perl's continuation spaces after newlines).
     fn noid_help() -> String {
@@ -78,7 +78,7 @@ mod tests {
         );
         cmd.after_long_help(page)
             .disable_help_subcommand(true)
-            .subcommands(COMMANDS.iter().map(|c| Command::new(*c)))
+            .subcommands(noid_resolve::verbs::commands().map(|c| Command::new(c.word)))
             .subcommand(crate::prune::command())
     }
 

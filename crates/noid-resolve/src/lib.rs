@@ -10,6 +10,7 @@
 //! * [`fetch`]: Perl Noid's `fetch` and `get`, line by line (`noid` and `noidr`).
 //! * [`read_id`]: the identifier a read names (`ID` or `ID!PEPPER`).
 //! * [`noid_line`]: the noid line protocol (`get ID ELEM` → one line).
+//! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is served.
 //! * [`Resolver`]: N2T-style resolution of a request to an [`Answer`]
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
@@ -63,6 +64,7 @@ pub mod registry;
 mod resolve;
 mod rules;
 mod unescape;
+pub mod verbs;
 pub mod wellknown;
 
 pub use accept::Accept;
