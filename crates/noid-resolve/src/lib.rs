@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 mod accept;
+mod commit;
 pub mod egg;
 mod elem;
 pub mod fetch;
@@ -68,6 +69,7 @@ pub mod verbs;
 pub mod wellknown;
 
 pub use accept::Accept;
+pub use commit::{Commit, Writes};
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
