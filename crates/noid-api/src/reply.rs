@@ -1,0 +1,98 @@
+//! A response as the API decides it, before a transport carries it: hyper's response
+//! for `noid serve` ([`Reply::into_response`]), or a CGI's standard output
+//! ([`crate::cgi::write`], which needs no async runtime: the body is complete).
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::{Response, StatusCode};
+use noid_binder::BinderError;
+
+use crate::store::Answer;
+
+/// A response of `noid serve`.
+pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
+
+/// A complete response: status, headers, body.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The response `noid serve` sends.
+    pub fn into_response(self) -> Resp {
+        let mut r = Response::new(Full::new(Bytes::from(self.body)).boxed());
+        *r.status_mut() = self.status;
+        *r.headers_mut() = self.headers;
+        r
+    }
+}
+
+/// A plain-text response.
+pub fn plain(status: StatusCode, text: &str) -> Reply {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    Reply {
+        status,
+        headers,
+        body: text.as_bytes().to_vec(),
+    }
+}
+
+/// `401` asking for Basic credentials of the populator `realm`.
+pub fn unauthorized(realm: &str) -> Reply {
+    let mut r = plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
+    if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{realm}\"")) {
+        r.headers.insert(WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+/// The response to a command: its output, then `egg-status:` (or `nog-status:`).
+pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Reply {
+    let status = match answer.refusal {
+        Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
+        Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
+        _ => StatusCode::OK,
+    };
+    let mut body = note.map(String::into_bytes).unwrap_or_default();
+    let code = answer.status();
+    body.extend(answer.body);
+    body.extend(status_line(tool, code).bytes());
+    let mut r = plain(status, "");
+    r.body = body;
+    command_headers(&mut r.headers, tool);
+    r
+}
+
+/// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
+/// stopped or wrapped), the answer's last line.
+pub fn status_line(tool: &str, status: u8) -> String {
+    format!("{tool}-status: {status}\n")
+}
+
+/// A command response's headers: plain text, and the version header of `tool`.
+pub fn command_headers(h: &mut HeaderMap, tool: &str) {
+    h.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    h.insert(
+        if tool == "egg" {
+            "egg-version"
+        } else {
+            "nog-version"
+        },
+        HeaderValue::from_static(concat!("noid ", env!("CARGO_PKG_VERSION"))),
+    );
+}
