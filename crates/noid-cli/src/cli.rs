@@ -147,11 +147,29 @@ mod tests {
         // Every spelling clap accepts for noid's options.
         assert_eq!(
             pass(&["--lock-timeout=5", "-fd", "--quiet", "-h", "i.get", "a"]),
-            ["noid", "--lock-timeout=5", "-fd", "--quiet", "-h", "--", "i.get", "a"]
+            [
+                "noid",
+                "--lock-timeout=5",
+                "-fd",
+                "--quiet",
+                "-h",
+                "--",
+                "i.get",
+                "a"
+            ]
         );
         assert_eq!(
             pass(&["--lock-timeout", "5", "-v", "--help", "i.get", "a"]),
-            ["noid", "--lock-timeout", "5", "-v", "--help", "--", "i.get", "a"]
+            [
+                "noid",
+                "--lock-timeout",
+                "5",
+                "-v",
+                "--help",
+                "--",
+                "i.get",
+                "a"
+            ]
         );
         // Perl Noid's commands and noid's own options are left alone.
         for perl in [
