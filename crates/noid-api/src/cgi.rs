@@ -90,7 +90,7 @@ pub fn write(reply: Reply, out: &mut dyn Write) -> std::io::Result<()> {
         reply.status.as_u16(),
         reply.status.canonical_reason().unwrap_or("")
     )?;
-    for (k, v) in &reply.headers {
+    for (k, v) in &reply.headers() {
         out.write_all(k.as_str().as_bytes())?;
         out.write_all(b": ")?;
         out.write_all(v.as_bytes())?;

@@ -14,13 +14,15 @@ use crate::store::Answer;
 /// A response of `noid serve`.
 pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
 
-/// A complete response: status, headers, body.
+/// A complete response: status, body, and what its headers say (all are plain text).
 #[derive(Debug)]
 pub struct Reply {
     /// The status.
     pub status: StatusCode,
-    /// The headers.
-    pub headers: HeaderMap,
+    /// `egg` or `nog` for a command's answer (the version header it carries).
+    pub tool: Option<&'static str>,
+    /// The realm a `401` asks credentials for (`WWW-Authenticate`).
+    pub realm: Option<String>,
     /// The body.
     pub body: Vec<u8>,
 }
@@ -28,38 +30,55 @@ pub struct Reply {
 impl Reply {
     /// The response `noid serve` sends.
     pub fn into_response(self) -> Resp {
+        let headers = self.headers();
         let mut r = Response::new(Full::new(Bytes::from(self.body)).boxed());
         *r.status_mut() = self.status;
-        *r.headers_mut() = self.headers;
+        *r.headers_mut() = headers;
         r
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        match self.tool {
+            Some(tool) => command_headers(&mut h, tool),
+            None => {
+                h.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=UTF-8"),
+                );
+            }
+        }
+        let realm = self.realm.as_ref();
+        if let Some(v) =
+            realm.and_then(|r| HeaderValue::from_str(&format!("Basic realm=\"{r}\"")).ok())
+        {
+            h.insert(WWW_AUTHENTICATE, v);
+        }
+        h
     }
 }
 
 /// A plain-text response.
 pub fn plain(status: StatusCode, text: &str) -> Reply {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
     Reply {
         status,
-        headers,
+        tool: None,
+        realm: None,
         body: text.as_bytes().to_vec(),
     }
 }
 
 /// `401` asking for Basic credentials of the populator `realm`.
 pub fn unauthorized(realm: &str) -> Reply {
-    let mut r = plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
-    if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{realm}\"")) {
-        r.headers.insert(WWW_AUTHENTICATE, v);
+    Reply {
+        realm: Some(realm.to_string()),
+        ..plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")
     }
-    r
 }
 
 /// The response to a command: its output, then `egg-status:` (or `nog-status:`).
-pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Reply {
+pub fn finish(answer: Answer, note: Option<String>, tool: &'static str) -> Reply {
     let status = match answer.refusal {
         Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
         Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
@@ -69,10 +88,12 @@ pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Reply {
     let code = answer.status();
     body.extend(answer.body);
     body.extend(status_line(tool, code).bytes());
-    let mut r = plain(status, "");
-    r.body = body;
-    command_headers(&mut r.headers, tool);
-    r
+    Reply {
+        status,
+        tool: Some(tool),
+        realm: None,
+        body,
+    }
 }
 
 /// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
