@@ -178,13 +178,13 @@ impl<'a> Group<'a> {
 
 impl Feed<dyn Engine> for Group<'_> {
     fn run_next(&mut self, batch: &mut Batch<'_, dyn Engine>) -> Step {
-        let mut run = match self.current.take() {
-            Some(r) => r,
-            None => match self.jobs.next() {
-                Some(job) => Running::start(job),
+        if self.current.is_none() {
+            match self.jobs.next() {
+                Some(job) => self.current = Some(Running::start(job)),
                 None => return Step::End,
-            },
-        };
+            }
+        }
+        let run = self.current.as_mut().expect("a request is running");
         let finished = match batch.parts() {
             Ok((txn, minter)) => run.step(txn, minter, self.worker, &mut self.records),
             Err(e) => {
@@ -192,10 +192,8 @@ impl Feed<dyn Engine> for Group<'_> {
                 true
             }
         };
-        if finished {
+        if let Some(run) = self.current.take_if(|_| finished) {
             self.done.push(run);
-        } else {
-            self.current = Some(run);
         }
         Step::Ran
     }

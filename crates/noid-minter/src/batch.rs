@@ -47,9 +47,10 @@ impl<'w, S: Commit + ?Sized> Batch<'w, S> {
         self.txn.base()
     }
 
-    /// Pending key writes, the minter's changed admin values included.
-    pub fn pending(&mut self) -> usize {
-        self.minter.flush(&mut self.txn);
+    /// Pending key writes (the minter's changed admin values are written at the next
+    /// [`Batch::attempt`] or commit: flushing after every command of a bulk run of
+    /// binds, which change none, would only cost).
+    pub fn pending(&self) -> usize {
         self.txn.len()
     }
 
@@ -148,8 +149,7 @@ pub fn run<S: Commit + ?Sized>(batch: &mut Batch<'_, S>, feed: &mut dyn Feed<S>)
             Step::End => break,
             Step::Abort => return,
         }
-        let pending = batch.pending();
-        if feed.commit_due(pending) {
+        if feed.commit_due(batch.pending()) {
             let outcome = batch.commit();
             if !feed.committed(batch.store(), outcome, false) {
                 return;
