@@ -171,7 +171,7 @@ impl<'a> Group<'a> {
                 }
                 (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
             }
-            let _ = run.job.reply.send(answer);
+            (run.job.reply)(answer);
         }
     }
 }

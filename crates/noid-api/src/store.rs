@@ -135,7 +135,8 @@ pub(crate) struct Job {
     pub(crate) work: Work,
     pub(crate) who: Who,
     pub(crate) read_only: bool,
-    pub(crate) reply: oneshot::Sender<Answer>,
+    /// Where its answer goes: the service's waiting task, or the CGI's own thread.
+    pub(crate) reply: Box<dyn FnOnce(Answer) + Send>,
 }
 
 /// The handle of a directory's thread.
@@ -169,12 +170,14 @@ impl Store {
 
     /// Queue `work` and wait for its answer.
     pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> Answer {
-        let (reply, rx) = oneshot::channel();
+        let (tx, rx) = oneshot::channel();
         let job = Job {
             work,
             who,
             read_only,
-            reply,
+            reply: Box::new(move |a| {
+                let _ = tx.send(a);
+            }),
         };
         if self.tx.send(job).is_err() {
             return failure("the store's thread has stopped");
@@ -185,7 +188,7 @@ impl Store {
 }
 
 /// Run `work` on `dir` in this thread: open the store (waiting for its lock), run,
-/// commit, log, close. The CGI's way, one request per process.
+/// commit, log, close. The CGI's way, one request per process, with no async runtime.
 pub fn run_once(
     dir: PathBuf,
     log: Option<PathBuf>,
@@ -194,12 +197,14 @@ pub fn run_once(
     who: Who,
     read_only: bool,
 ) -> Answer {
-    let (reply, mut rx) = oneshot::channel();
+    let (tx, rx) = mpsc::channel();
     let job = Job {
         work,
         who,
         read_only,
-        reply,
+        reply: Box::new(move |a| {
+            let _ = tx.send(a);
+        }),
     };
     let mut worker = Worker::new(dir, log, settings);
     match noid_pg::open::writer(&worker.dir, worker.settings.lock_timeout) {
@@ -277,7 +282,7 @@ impl Worker {
                     }
                     Err(e) => {
                         log::error!("{}: {e}", self.dir.display());
-                        let _ = first.reply.send(failure(&format!("{e}")));
+                        (first.reply)(failure(&format!("{e}")));
                         continue;
                     }
                 }
@@ -300,7 +305,7 @@ impl Worker {
             Ok(b) => b,
             Err(e) => {
                 for j in jobs {
-                    let _ = j.reply.send(failure(&e.to_string()));
+                    (j.reply)(failure(&e.to_string()));
                 }
                 return;
             }
