@@ -13,8 +13,8 @@
 use std::io::Cursor;
 use std::time::Duration;
 
-use noid_binder::writelog::Record;
-use noid_binder::{nog, Agent, BinderError, Lines, Session};
+use noid_egg::writelog::Record;
+use noid_egg::{nog, Agent, BinderError, Lines, Session};
 use noid_minter::batch::{Batch, Feed, Step};
 use noid_minter::Context;
 use noid_store::{Store as Engine, StoreError, SETTLE};
@@ -309,7 +309,7 @@ impl Running {
         minter: &mut noid_minter::Minter,
         worker: &Worker,
         n: u64,
-        format: noid_binder::Format,
+        format: noid_egg::Format,
     ) -> Answer {
         if self.job.read_only {
             return Answer {

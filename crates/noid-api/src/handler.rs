@@ -14,7 +14,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
-use noid_binder::{nog, BinderError, Format};
+use noid_egg::{nog, BinderError, Format};
 
 use crate::auth::{self, Failures, Passwords, Verdict};
 use crate::config::{Checked, Config};

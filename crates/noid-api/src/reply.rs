@@ -7,7 +7,7 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
-use noid_binder::BinderError;
+use noid_egg::BinderError;
 
 use crate::store::Answer;
 

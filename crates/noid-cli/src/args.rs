@@ -78,7 +78,7 @@ mod tests {
         );
         cmd.after_long_help(page)
             .disable_help_subcommand(true)
-            .subcommands(noid_resolve::verbs::commands().map(|c| Command::new(c.word)))
+            .subcommands(noid_core::verbs::commands().map(|c| Command::new(c.word)))
             .subcommand(crate::prune::command())
     }
 
@@ -89,7 +89,7 @@ mod tests {
             .get_after_help()
             .expect("noid --help has notes")
             .to_string();
-        for v in noid_resolve::verbs::VERBS.iter().filter(|v| v.served.cli) {
+        for v in noid_core::verbs::VERBS.iter().filter(|v| v.served.cli) {
             assert!(
                 notes.contains(&format!("\n  {} ", v.word))
                     || notes.contains(&format!("| {} ", v.word)),

@@ -108,20 +108,20 @@ impl<R: BufRead> Lines<R> {
     fn command(&mut self, mut text: String) -> Result<Vec<String>, String> {
         // Whether the line is egg's is decided without a continuing backslash.
         let probe = text.strip_suffix('\\').unwrap_or(&text);
-        if let Ok(words) = noid_binder::token::split(probe) {
-            if noid_binder::is_egg(&words) {
+        if let Ok(words) = noid_egg::token::split(probe) {
+            if noid_egg::is_egg(&words) {
                 if !text.ends_with('\\') {
                     return Ok(words);
                 }
                 let joined =
-                    noid_binder::lines::join_continued(&mut text, &mut || Ok(self.physical()));
+                    noid_egg::lines::join_continued(&mut text, &mut || Ok(self.physical()));
                 return joined
                     .map_err(|e| e.to_string())
-                    .and_then(|()| noid_binder::token::split(&text).map_err(|e| e.to_string()))
+                    .and_then(|()| noid_egg::token::split(&text).map_err(|e| e.to_string()))
                     .map_err(|e| format!("error: {e}"));
             }
         }
-        noid_command::bulk_line(&text)
+        noid_egg::words::bulk_line(&text)
     }
 }
 

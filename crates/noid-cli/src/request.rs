@@ -2,9 +2,9 @@
 //! a bulk input line or a web query: a known verb with its arguments ([`Verb`]), or
 //! one of the lines Perl Noid answered with a complaint instead. Which words are verbs,
 //! and which of them web mode refuses, is noid-resolve's verb table
-//! ([`noid_resolve::verbs`]).
+//! ([`noid_core::verbs`]).
 
-use noid_resolve::verbs::{self, Name};
+use noid_core::verbs::{self, Name};
 
 use crate::commands::Verb;
 use crate::complaint::no_database;
@@ -34,7 +34,7 @@ impl Request {
     /// Parse a request's words; `web` for the URL interface.
     pub fn parse(words: Vec<String>, web: bool) -> Request {
         use crate::commands::*;
-        if noid_binder::is_egg(&words) {
+        if noid_egg::is_egg(&words) {
             return Request::Verb(Verb::Write(Write::Egg(egg::Egg::parse(words, web))));
         }
         let mut words = words.into_iter();

@@ -5,10 +5,10 @@
 use crate::output::Out;
 
 /// The help topics: `intro all templates`, then the commands of the verb table
-/// ([`noid_resolve::verbs::commands`]) in Perl's order.
+/// ([`noid_core::verbs::commands`]) in Perl's order.
 fn topics() -> Vec<&'static str> {
     let mut t = vec!["intro", "all", "templates"];
-    t.extend(noid_resolve::verbs::commands().map(|v| v.word));
+    t.extend(noid_core::verbs::commands().map(|v| v.word));
     t
 }
 
@@ -94,7 +94,7 @@ pub fn usage(out: &mut Out, in_error: bool, brief: bool, topic: &str) {
             return;
         }
         t.push_str("\n\nDbdir defaults to \".\" if not found from -f or a NOID environment variable.\nFor more information try \"noid --help\" or \"noid help Command\".  Summary:\n");
-        for c in noid_resolve::verbs::commands() {
+        for c in noid_core::verbs::commands() {
             t.push_str(info(c.word, true));
         }
         t.push_str("\nIf invoked as \"noidu...\", output is formatted for a web client.  Give Command\nas \"-\" to run a block of noid Commands read from stdin or from POST data.");

@@ -10,7 +10,7 @@
 //! only where its commands come from and where their answers go (a [`Feed`]). No
 //! answer is given before the commit that makes it true has returned.
 
-use noid_resolve::Commit;
+use noid_core::Commit;
 
 use crate::{Minter, MinterError, Txn};
 
@@ -164,11 +164,12 @@ pub fn run<S: Commit + ?Sized>(batch: &mut Batch<'_, S>, feed: &mut dyn Feed<S>)
 mod tests {
     use std::cell::Cell;
 
-    use noid_resolve::{Lookup, LookupError, MemLookup, Pairs, Writes};
+    use noid_core::{Lookup, LookupError, MemLookup, Pairs, Writes};
 
     use super::*;
     use crate::create::{dbcreate, CreateArgs};
-    use crate::{keys, Context};
+    use crate::Context;
+    use noid_core::keys;
 
     /// A minter in memory whose next commit can be made to fail.
     struct Mem {

@@ -19,7 +19,7 @@
 //!   `error: "ID ELEM" is not bound.`, `note: previous result produced by :idmap`) joined
 //!   by TAB; `NULL` when the id has no bindings at all.
 //! * `hello` → `Hello.`; `help` → one line listing the commands.
-//! * The other verbs of the `noid` command, as its verb table ([`crate::verbs`]) lists
+//! * The other verbs of the `noid` command, as its verb table ([`noid_core::verbs`]) lists
 //!   them: those that write (`bind mint peppermint hold queue note dbcreate import`,
 //!   `serve replay prune-log`) → `error: noidr is read-only: "bind" refused`; the
 //!   others (`validate dbinfo export check lui standing`) →
@@ -32,9 +32,9 @@
 use std::fmt;
 
 use crate::fetch::{self, Stream, Verb};
-use crate::lookup::{Lookup, LookupError};
 use crate::outcome::Outcome;
-use crate::verbs::Name;
+use noid_core::lookup::{Lookup, LookupError};
+use noid_core::verbs::{self, Name};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -81,7 +81,7 @@ impl Command {
         let Some(verb) = words.first() else {
             return Ok(Command::Blank);
         };
-        let read = match crate::verbs::find(verb) {
+        let read = match verbs::find(verb) {
             Some(v) => match v.name {
                 Name::Get => Verb::Get,
                 Name::Fetch => Verb::Fetch,
@@ -269,7 +269,7 @@ fn read_id<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::{MemLookup, Pairs};
+    use noid_core::lookup::{MemLookup, Pairs};
 
     fn store() -> MemLookup {
         let l = MemLookup::new();

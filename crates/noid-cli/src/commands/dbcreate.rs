@@ -5,9 +5,9 @@
 //! Unlike Perl Noid, nothing is left behind when the arguments are bad: they are
 //! checked before the directory is made.
 
-use noid_core::growth::AtLast;
+use noid_template::growth::AtLast;
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_pg::Location;
+use noid_store::pg::Location;
 use noid_store::StoreError;
 use rand::Rng;
 
@@ -116,7 +116,7 @@ fn created(
     let ops = created
         .keys
         .iter()
-        .map(|(k, v)| noid_store::Op::Put(noid_minter::keys::admin(k), v.clone().into_bytes()));
+        .map(|(k, v)| noid_store::Op::Put(noid_core::keys::admin(k), v.clone().into_bytes()));
     writer.commit(ops).map_err(|e| format!("error: {e}\n\n"))?;
     Ok(created.report)
 }
