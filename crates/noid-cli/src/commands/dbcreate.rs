@@ -5,10 +5,10 @@
 //! Unlike Perl Noid, nothing is left behind when the arguments are bad: they are
 //! checked before the directory is made.
 
-use noid_template::growth::AtLast;
 use noid_minter::create::{dbcreate, CreateArgs};
 use noid_store::pg::Location;
 use noid_store::StoreError;
+use noid_template::growth::AtLast;
 use rand::Rng;
 
 use crate::output::Out;
