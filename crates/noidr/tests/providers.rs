@@ -210,18 +210,20 @@ fn http_pages_and_failover() {
     let m = Minter::new();
     m.bind(&[("ark:/99999/fk4", "who", "EZID")]);
     let sock = dir.path().join("noidr.sock");
-    let mut child = Command::new(noidr_bin())
-        .arg("-f")
-        .arg(m.dbdir())
-        .arg("--http")
-        .arg(&sock)
-        .arg("--registry")
-        .arg(&reg)
-        .args(["--probe-interval", "0.2", "--probe-timeout", "5"])
-        .env_clear()
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Server(
+        Command::new(noidr_bin())
+            .arg("-f")
+            .arg(m.dbdir())
+            .arg("--http")
+            .arg(&sock)
+            .arg("--registry")
+            .arg(&reg)
+            .args(["--probe-interval", "0.2", "--probe-timeout", "5"])
+            .env_clear()
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let start = Instant::now();
     while UnixStream::connect(&sock).is_err() {
         assert!(
@@ -346,11 +348,24 @@ fn http_pages_and_failover() {
     });
     let st = Command::new("kill")
         .arg("-TERM")
-        .arg(child.id().to_string())
+        .arg(child.0.id().to_string())
         .status()
         .unwrap();
     assert!(st.success());
-    assert!(child.wait().unwrap().success());
+    assert!(child.0.wait().unwrap().success());
+}
+
+/// A `noidr --http` that a failed assertion does not leave running (holding the test's
+/// stderr, so that a pipe reading it never ends).
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 #[test]
