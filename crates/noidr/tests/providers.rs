@@ -199,6 +199,7 @@ fn http_pages_and_failover() {
     let dir = tempfile::tempdir().unwrap();
     let reg = registry(dir.path(), one.addr, two.addr);
     let m = Minter::new();
+    m.bind(&[("ark:/99999/fk4", "who", "EZID")]);
     let sock = dir.path().join("noidr.sock");
     let mut cmd = Command::new(noidr_bin());
     cmd.arg("-f").arg(m.dbdir()).arg("--registry").arg(&reg);
@@ -223,6 +224,25 @@ fn http_pages_and_failover() {
             "{path}"
         );
     }
+    // A shoulder alone: its record page and the store's bindings on it (was a 404).
+    for path in [
+        "/ark:/99999/fk4",
+        "/ark:99999/fk4/",
+        "/redirect/ark:/99999/fk4",
+    ] {
+        let r = get(&server, path, "*/*");
+        assert!(r.starts_with("HTTP/1.1 200"), "{path}: {r}");
+        assert_eq!(
+            body(&r),
+            "prefix: ark:/99999/fk4\nname: test shoulder\nwho: EZID\n",
+            "{path}"
+        );
+    }
+    assert_eq!(
+        body(&get(&server, "/ark:/99999/fk4", "application/json")),
+        "{\"prefix\":\"ark:/99999/fk4\",\"level\":\"shoulder\",\"name\":\"test shoulder\",\
+         \"providers\":[],\"elements\":{},\"bindings\":{\"who\":\"EZID\"},\"below\":[]}\n"
+    );
     let r = get(&server, "/ark:/99999", "application/json");
     assert!(r.contains("content-type: application/json\r\n"), "{r}");
     assert_eq!(
