@@ -52,7 +52,9 @@ fuzz_target!(|data: &[u8]| {
         let out = got.unwrap_or_else(|| panic!("{pattern:?} matches, yet gives no value"));
         let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
         assert!(
-            out.starts_with(before) && out.ends_with(after) && out.len() >= before.len() + after.len(),
+            out.starts_with(before)
+                && out.ends_with(after)
+                && out.len() >= before.len() + after.len(),
             "{pattern:?}: the text around the first match is not kept"
         );
         let dollars = replacement.iter().filter(|&&b| b == b'$').count();

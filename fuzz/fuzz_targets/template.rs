@@ -55,17 +55,16 @@ fuzz_target!(|data: &[u8]| {
         t.total.to_string()
     };
     assert!(
-        created
-            .readme
-            .contains(&format!("\nSize:      {size}\n")),
+        created.readme.contains(&format!("\nSize:      {size}\n")),
         "{text:?}: total {}, but the creation record says\n{}",
         t.total,
         created.readme
     );
     assert!(
-        created
-            .readme
-            .contains(&format!("\nwhat:      {size} {} identifiers of form ", t.gen_type.as_str())),
+        created.readme.contains(&format!(
+            "\nwhat:      {size} {} identifiers of form ",
+            t.gen_type.as_str()
+        )),
         "{text:?}: {}",
         created.readme
     );

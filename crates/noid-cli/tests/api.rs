@@ -983,7 +983,9 @@ fn a_bulk_post_stopped_by_the_server_says_how_far_it_got() {
     let raw = String::from_utf8(got).unwrap();
     let (_, answer) = raw.split_once("\r\n\r\n").unwrap();
     let ack = format!("# committed {acked} commands, through line {acked}\n");
-    let (batch, after) = answer.split_once(&ack).unwrap_or_else(|| panic!("{answer}"));
+    let (batch, after) = answer
+        .split_once(&ack)
+        .unwrap_or_else(|| panic!("{answer}"));
     let (pending, tail) = after
         .split_once("error: the server is stopping; the commands after line ")
         .unwrap_or_else(|| panic!("{after}"));
@@ -1020,7 +1022,12 @@ fn a_bulk_post_stopped_by_the_server_says_how_far_it_got() {
         String::from_utf8(out.stdout).unwrap()
     };
     for i in [0, acked - 1, n - 1] {
-        assert_eq!(get(i), format!("https://example.org/s{i}\n"), "line {}", i + 1);
+        assert_eq!(
+            get(i),
+            format!("https://example.org/s{i}\n"),
+            "line {}",
+            i + 1
+        );
     }
     if n < total {
         assert_eq!(get(n), "\n", "line {} was not run", n + 1);

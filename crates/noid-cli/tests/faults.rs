@@ -302,7 +302,10 @@ fn an_import_killed_anywhere_leaves_nothing_or_everything() {
         let _ = child.kill();
         let _ = child.wait();
         if target.join("NOID").exists() {
-            assert!(!partial, "run {run_no}: an import killed mid-way left a store");
+            assert!(
+                !partial,
+                "run {run_no}: an import killed mid-way left a store"
+            );
             assert_eq!(
                 noid_in(&target, &["dbinfo", "dump"], b"").ok(),
                 whole,

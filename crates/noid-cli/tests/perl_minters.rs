@@ -92,7 +92,10 @@ fn perl_noid_minters_import_whole_check_clean_and_mint_on_as_perl_did() {
 fn rolled_back(name: &str, k: usize) -> (Dir, std::path::PathBuf) {
     let tmp = Dir::new();
     let first = tmp.path().join("first");
-    assert_eq!(import(&first, &SET.dump(name).display().to_string(), b"").code, 0);
+    assert_eq!(
+        import(&first, &SET.dump(name).display().to_string(), b"").code,
+        0
+    );
     let backup = noid_raw(&first, &["export"], b"", None).stdout;
     let m = noid_raw(&first, &["mint", &k.to_string()], b"", None);
     assert_eq!(m.code, 0, "{name}: {}", m.stderr);
@@ -176,7 +179,10 @@ fn a_perl_minter_exported_as_dbdump_loads_back_into_berkeleydb_as_it_was() {
     for (name, _) in FIXTURES {
         let tmp = Dir::new();
         let m = tmp.path().join("m");
-        assert_eq!(import(&m, &SET.dump(name).display().to_string(), b"").code, 0);
+        assert_eq!(
+            import(&m, &SET.dump(name).display().to_string(), b"").code,
+            0
+        );
         let e = noid_raw(&m, &["export", "dbdump"], b"", None);
         assert_eq!((e.code, e.stderr.as_str()), (0, ""), "{name}");
         let bdb = tmp.path().join("back.bdb");

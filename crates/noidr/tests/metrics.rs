@@ -195,7 +195,10 @@ fn metrics_count_answers_by_kind_and_follow_the_store() {
     // (a bound that holds however slow the machine is).
     let age: f64 = m1["noidr_store_last_write_age_seconds"].parse().unwrap();
     let since = before_write.elapsed().as_secs_f64();
-    assert!(age <= since, "last write age {age} s, but the write began {since} s ago");
+    assert!(
+        age <= since,
+        "last write age {age} s, but the write began {since} s ago"
+    );
 
     // SIGHUP: the store is opened anew.
     signal(&s.child, "-HUP");
