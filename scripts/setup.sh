@@ -21,12 +21,14 @@ tools=()
 # noid serve's HTTP tests, tests/e2e), kill and pgrep (procps: the signal tests,
 # tests/e2e), db_load/db_dump (db-util: the import tests of Perl Noid's BerkeleyDB
 # minters), openssl (tests/e2e's test certificate), systemd-analyze (systemd:
-# tests/package verifies the unit files; it needs no running systemd).
+# tests/package verifies the unit files; it needs no running systemd), man (man-db:
+# tests/package reads the installed manual pages).
 command -v curl >/dev/null 2>&1 || tools+=(curl)
 { [ -x /bin/kill ] || [ -x /usr/bin/kill ]; } && command -v pgrep >/dev/null 2>&1 || tools+=(procps)
 command -v db_load >/dev/null 2>&1 || tools+=(db-util)
 command -v openssl >/dev/null 2>&1 || tools+=(openssl)
 command -v systemd-analyze >/dev/null 2>&1 || tools+=(systemd)
+command -v man >/dev/null 2>&1 || tools+=(man-db)
 if [ ${#tools[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         echo "setup: installing ${tools[*]}" >&2
