@@ -1,4 +1,4 @@
-//! The egg binder command language (`noid-binder`), whole commands: any script, parsed
+//! The egg binder command language (`noid-egg`), whole commands: any script, parsed
 //! as the web API parses it (remote: no files) and executed on an in-memory minter,
 //! parses into commands or errors and executes without a panic; every reply renders.
 //!
@@ -9,10 +9,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_binder::writelog::canonical;
-use noid_binder::{execute, render, Agent, Session};
+use noid_core::MemLookup;
+use noid_egg::writelog::canonical;
+use noid_egg::{execute, render, Agent, Session};
 use noid_minter::{Minter, Txn};
-use noid_resolve::MemLookup;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -10,11 +10,12 @@
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
-use noid_core::generator::n2xdig;
-use noid_core::template::parse_template;
+use noid_core::keys;
+use noid_core::MemLookup;
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_minter::{keys, Minter};
-use noid_resolve::MemLookup;
+use noid_minter::Minter;
+use noid_template::generator::n2xdig;
+use noid_template::template::parse_template;
 
 /// The largest namespace minted to its end.
 const SMALL: i64 = 4096;
