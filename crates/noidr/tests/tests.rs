@@ -17,3 +17,4 @@ mod protocol;
 mod providers;
 mod robust;
 mod stall;
+mod tls;
