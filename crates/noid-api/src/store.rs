@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use noid_egg::writelog::Record;
 use noid_egg::{nog, Agent, BinderError, Format, Lines, Session};
 use noid_minter::{Context, Minter, Txn};
-use noid_store::{Op, Store as Engine, SETTLE};
+use noid_store::{Op, Store, SETTLE};
 use tokio::sync::oneshot;
 
 /// Idle time after which the store is closed and its lock released.
@@ -86,7 +86,7 @@ pub enum Work {
 
 /// What a directory's thread answers.
 #[derive(Debug, Default)]
-pub struct Answer {
+pub struct WorkResult {
     /// The response body (before the status line the handler adds).
     pub body: Vec<u8>,
     /// Whether a command failed.
@@ -100,7 +100,7 @@ pub struct Answer {
     pub status: Option<u8>,
 }
 
-impl Answer {
+impl WorkResult {
     /// The number of the answer's status line (`egg-status:`, `nog-status:`).
     pub fn status(&self) -> u8 {
         self.status.unwrap_or(u8::from(self.failed))
@@ -141,12 +141,12 @@ struct Job {
     work: Work,
     who: Who,
     read_only: bool,
-    reply: oneshot::Sender<Answer>,
+    reply: oneshot::Sender<WorkResult>,
 }
 
 /// The handle of a directory's thread.
 #[derive(Clone)]
-pub struct Store {
+pub struct DirectoryWriter {
     tx: Sender<Job>,
 }
 
@@ -161,20 +161,20 @@ pub struct Settings {
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-impl Store {
+impl DirectoryWriter {
     /// Start the thread for `dir`; binder writes are logged to `log`.
-    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> Store {
+    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings).run(rx))
             .expect("spawn store thread");
-        Store { tx }
+        DirectoryWriter { tx }
     }
 
     /// Queue `work` and wait for its answer.
-    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> Answer {
+    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
         let (reply, rx) = oneshot::channel();
         let job = Job {
             work,
@@ -199,7 +199,7 @@ pub fn run_once(
     work: Work,
     who: Who,
     read_only: bool,
-) -> Answer {
+) -> WorkResult {
     let (reply, mut rx) = oneshot::channel();
     let job = Job {
         work,
@@ -216,11 +216,11 @@ pub fn run_once(
         .unwrap_or_else(|_| failure("the request was not answered"))
 }
 
-fn failure(msg: &str) -> Answer {
-    Answer {
+fn failure(msg: &str) -> WorkResult {
+    WorkResult {
         body: format!("error: {msg}\n\n").into_bytes(),
         failed: true,
-        ..Answer::default()
+        ..WorkResult::default()
     }
 }
 
@@ -235,7 +235,7 @@ struct Worker {
 
 /// The open store and since when its lock is held.
 struct Held {
-    writer: Box<dyn Engine>,
+    writer: Box<dyn Store>,
     since: Instant,
 }
 
@@ -299,7 +299,7 @@ impl Worker {
     }
 
     /// Run `jobs` in one transaction, commit, log, answer.
-    fn group(&mut self, writer: &(dyn Engine + 'static), jobs: Vec<Job>) {
+    fn group(&mut self, writer: &(dyn Store + 'static), jobs: Vec<Job>) {
         let mut txn = Txn::new(writer);
         let mut minter = match Minter::load(&txn) {
             Ok(m) => m,
@@ -348,12 +348,12 @@ impl Worker {
 
     fn work(
         &mut self,
-        writer: &dyn Engine,
-        txn: &mut Txn<'_, dyn Engine>,
+        writer: &dyn Store,
+        txn: &mut Txn<'_, dyn Store>,
         minter: &mut Minter,
         job: &mut Job,
         records: &mut Vec<Record>,
-    ) -> Answer {
+    ) -> WorkResult {
         let now = now();
         let agent = Agent {
             who: job.who.login.clone(),
@@ -378,18 +378,18 @@ impl Worker {
                 if let Some(w) = o.write {
                     records.push(record(w, line));
                 }
-                Answer {
+                WorkResult {
                     body: o.output,
                     failed: o.error.is_some(),
                     refusal: o
                         .error
                         .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
-                    ..Answer::default()
+                    ..WorkResult::default()
                 }
             }
             Work::Bulk { body, progress } => {
                 let mut lines = Lines::new(body);
-                let mut answer = Answer::default();
+                let mut answer = WorkResult::default();
                 let mut p = Progress::default();
                 let mut timing = BulkTiming::default();
                 // One clock read per step: the time since the previous mark.
@@ -503,11 +503,11 @@ impl Worker {
             Work::Mint { n, format } => {
                 let ctx = Context::new(job.who.login.clone(), now, self.settings.temper);
                 if job.read_only {
-                    return Answer {
+                    return WorkResult {
                         body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
                         failed: true,
                         refusal: Some(BinderError::ReadOnly),
-                        ..Answer::default()
+                        ..WorkResult::default()
                     };
                 }
                 let (ids, error) = match nog::mint_n(txn, minter, &ctx, *n) {
@@ -516,25 +516,25 @@ impl Worker {
                 };
                 let mut notes = std::mem::take(&mut minter.notes);
                 notes.extend(error.iter().map(|e| format!("error: {e}")));
-                Answer {
+                WorkResult {
                     body: nog::render_minted(&ids, &notes, *format),
                     failed: error.is_some(),
                     status: minter.exit_status.take(),
-                    ..Answer::default()
+                    ..WorkResult::default()
                 }
             }
         }
     }
 
     /// Commit the transaction as one synced batch, append and sync its records, then
-    /// let readers catch up ([`Engine::pause`], waiting up to `settle` for RocksDB's
+    /// let readers catch up ([`Store::pause`], waiting up to `settle` for RocksDB's
     /// background work) so that what the caller acknowledges next is what `noidr`
     /// answers next. Returns whether readers were let in: only then may the writes be
     /// acknowledged.
     fn commit(
         &mut self,
-        writer: &dyn Engine,
-        txn: &mut Txn<'_, dyn Engine>,
+        writer: &dyn Store,
+        txn: &mut Txn<'_, dyn Store>,
         minter: &mut Minter,
         records: &mut Vec<Record>,
         settle: Duration,

@@ -180,6 +180,30 @@ pub enum Refusal {
     NoteWithoutKey,
 }
 
+/// `message` without Perl's leading `error: ` (most refusals have it; a few, such as a
+/// template's or `validate`'s lines, do not).
+fn without_error_prefix(message: String) -> String {
+    match message.strip_prefix("error: ") {
+        Some(reason) => reason.to_string(),
+        None => message,
+    }
+}
+
+impl MinterError {
+    /// The message without Perl's leading `error: `, for callers that write their own
+    /// prefix (the egg language's `error: ` element).
+    pub fn reason(&self) -> String {
+        without_error_prefix(self.to_string())
+    }
+}
+
+impl Refusal {
+    /// The message without Perl's leading `error: ` (see [`MinterError::reason`]).
+    pub fn reason(&self) -> String {
+        without_error_prefix(self.to_string())
+    }
+}
+
 impl fmt::Display for MinterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -76,7 +76,8 @@ fn create(
                 let name = name
                     .clone()
                     .unwrap_or_else(|| Location::default_name(&session.dbdir));
-                Some(Location::new(url, &name)?)
+                let loc = Location::new(url, &name);
+                Some(loc.map_err(|e| format!("error: {}", e.describe("--backend")))?)
             }
         };
         Ok((o.atlast, backend))
