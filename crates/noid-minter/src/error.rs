@@ -8,7 +8,7 @@ use noid_template::generator::{GenError, ListParseError};
 use noid_template::growth::AtLastError;
 use noid_template::template::TemplateError;
 
-use crate::state::{ATLAST, LUI_KEY};
+use noid_core::keys::name::{ATLAST, LUI as LUI_KEY};
 use noid_core::LookupError;
 
 /// Why an operation failed.
