@@ -10,14 +10,20 @@
 //!   request is looked up under.
 //! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
 //! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
+//! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is
+//!   served, read by the CLI, its help, web mode and noidr.
+//! * [`Commit`]: a store that makes a transaction's writes durable, beside [`Lookup`].
 
 #![deny(missing_docs)]
 
+mod commit;
 pub mod ident;
 pub mod keys;
 pub mod lookup;
 pub mod normalize;
 pub mod unescape;
+pub mod verbs;
 
+pub use commit::{Commit, Writes};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
 pub use unescape::{marker_decode, percent_decode};
