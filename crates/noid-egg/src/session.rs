@@ -160,7 +160,7 @@ impl Session<'_> {
             None => (None, None),
         };
         let args: Vec<&str> = rest.collect();
-        let mut r = Resolver {
+        let mut r = Expander {
             session: self,
             hex: mods.hex,
             input,
@@ -438,13 +438,13 @@ fn parse_amount(s: &str) -> Result<i64, BinderError> {
 
 /// Turns a command's tokens into their values: indirect tokens read, session
 /// variables expanded, the rest hex-decoded under `:hx`.
-struct Resolver<'s, 'f, 'i> {
+struct Expander<'s, 'f, 'i> {
     session: &'s mut Session<'f>,
     hex: Option<u8>,
     input: &'i mut dyn BufRead,
 }
 
-impl Resolver<'_, '_, '_> {
+impl Expander<'_, '_, '_> {
     fn value(&mut self, tok: &str) -> Result<Vec<u8>, BinderError> {
         if tok.starts_with('@') {
             return indirect::read(tok, self.input, self.session.files);
@@ -491,7 +491,7 @@ impl Resolver<'_, '_, '_> {
 
 /// What running one line produced.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct LineResult {
     /// The rendered reply (and, in bulk mode, the note after a failure).
     pub output: Vec<u8>,
     /// Why the command failed, if it did.
@@ -512,7 +512,7 @@ impl Session<'_> {
         line: &str,
         line_no: Option<usize>,
         input: &mut dyn BufRead,
-    ) -> Outcome {
+    ) -> LineResult {
         let parsed = self.parse(line, input);
         self.finish(txn, minter, agent, parsed, line_no)
     }
@@ -525,7 +525,7 @@ impl Session<'_> {
         agent: &crate::exec::Agent,
         tokens: &[String],
         input: &mut dyn BufRead,
-    ) -> Outcome {
+    ) -> LineResult {
         let parsed = self.parse_tokens(tokens, input);
         self.finish(txn, minter, agent, parsed, None)
     }
@@ -538,7 +538,7 @@ impl Session<'_> {
         agent: &crate::exec::Agent,
         parsed: Parsed,
         line_no: Option<usize>,
-    ) -> Outcome {
+    ) -> LineResult {
         let reply = match &parsed.command {
             Ok(cmd) if cmd.writes() && self.read_only => {
                 crate::exec::Reply::Error(BinderError::ReadOnly)
@@ -561,7 +561,7 @@ impl Session<'_> {
             (Ok(cmd), None) => crate::writelog::canonical(cmd),
             _ => None,
         };
-        Outcome {
+        LineResult {
             output,
             error,
             write,

@@ -6,7 +6,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 
 use noid_core::MemLookup;
-use noid_http::{Answer, Backend, Listener, LookupError, Request, Shutdown};
+use noid_http::{Answer, Backend, LookupError, Request, Shutdown};
+use noid_listen::Listener;
 use noid_resolve::{Resolver, Rules};
 
 struct Real {
