@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use crate::command::{Command, Op};
+use crate::command::{Command, IdOp, Op, SessionOp, Shape, WordOp};
 use crate::error::BinderError;
 use crate::indirect::{self, FileReader};
 use crate::render::Format;
@@ -115,36 +115,32 @@ impl Session<'_> {
         let Some(word) = rest.next() else {
             return Ok(Command::Help);
         };
-        let (id_part, op_word) = match word.rsplit_once('.') {
-            Some((id, op)) => (Some(id), op),
-            None if Op::parse(word).is_some() => (None, word),
-            None => match rest.peek().copied().filter(|w| Op::parse(w).is_some()) {
-                Some(op) => {
-                    rest.next();
-                    (Some(word), op)
-                }
-                None => return Err(BinderError::refused(format!("unknown command: {word}"))),
-            },
+        let (id_part, op_word, op) = command_word(word, &mut rest)?;
+        let line = Line {
+            id_part,
+            args: rest.collect(),
+            all: settings.all,
         };
-        let Some(op) = Op::parse(op_word) else {
-            return Err(BinderError::refused(format!("unknown command: {op_word}")));
+        let mut r = Resolver {
+            session: self,
+            hex: mods.hex,
+            input,
         };
-        match op {
-            Op::Admin if self.remote => return Err(BinderError::Unauthorized),
-            Op::Admin => {
-                return Err(BinderError::refused(format!(
-                    "'{op_word}' is not a binder command; binders are noid minter directories (noid dbcreate)"
-                )))
+        match op.shape() {
+            Shape::Word(w) => r.session.word_command(w, op_word),
+            Shape::Session(s) => {
+                r.session.binder_prefix(id_part)?;
+                r.session_command(s, line)
             }
-            Op::Mint => {
-                return Err(BinderError::refused(format!(
-                    "'{op_word}' not implemented yet; try 'help'"
-                )))
+            Shape::Id(i) => {
+                r.session.binder_prefix(id_part)?;
+                r.id_command(i, line)
             }
-            Op::Help => return Ok(Command::Help),
-            Op::Version => return Ok(Command::Version),
-            _ => {}
         }
+    }
+
+    /// EggNog's `<binder>` prefix on an identifier, which names no binder here.
+    fn binder_prefix(&self, id_part: Option<&str>) -> Result<(), BinderError> {
         if id_part.is_some_and(|i| i.starts_with('<')) {
             return Err(BinderError::refused(if self.remote {
                 "<binder> prefix not allowed from remote connections"
@@ -152,174 +148,21 @@ impl Session<'_> {
                 "<binder> prefix not supported; name the binder with noid -f"
             }));
         }
-        let (id_tok, elem_tok) = match id_part {
-            Some(p) => match p.split_once('|') {
-                Some((i, e)) => (Some(i), Some(e)),
-                None => (Some(p), None),
-            },
-            None => (None, None),
-        };
-        let args: Vec<&str> = rest.collect();
-        let mut r = Resolver {
-            session: self,
-            hex: mods.hex,
-            input,
-        };
+        Ok(())
+    }
+
+    /// A command answered from its word alone: help, version, or a refusal.
+    fn word_command(&self, op: WordOp, op_word: &str) -> Result<Command, BinderError> {
         match op {
-            Op::Var => {
-                let (Some(name), values) = (args.first(), args.get(1..).unwrap_or(&[])) else {
-                    return Err(BinderError::refused("no variable name given"));
-                };
-                let value = values.join(" ").into_bytes();
-                r.session.vars.insert((*name).to_string(), value);
-                return Ok(Command::Nothing);
-            }
-            Op::Logmark => return Ok(Command::Nothing),
-            Op::List | Op::Next => {
-                if id_part.is_some_and(|i| !i.is_empty()) {
-                    return Err(BinderError::refused(format!(
-                        "{op_word} names no identifier: {}",
-                        list_usage(op)
-                    )));
-                }
-                let mut args = args.into_iter();
-                let max = parse_max(args.next(), op)?;
-                let after = match op {
-                    Op::List => None,
-                    _ => match args.next() {
-                        Some(a) => Some(r.text(a, "identifier")?),
-                        None => {
-                            return Err(BinderError::refused(format!(
-                                "no identifier given: {}",
-                                list_usage(op)
-                            )))
-                        }
-                    },
-                };
-                let prefixes = args
-                    .map(|a| r.text(a, "prefix"))
-                    .collect::<Result<Vec<_>, _>>()?;
-                return Ok(Command::List {
-                    binder: r.session.binder.clone(),
-                    max,
-                    after,
-                    prefixes,
-                    all: settings.all,
-                });
-            }
-            Op::Pr => {
-                let mut text = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    if i > 0 {
-                        text.push(b' ');
-                    }
-                    text.extend(r.value(a)?);
-                }
-                text.push(b'\n');
-                return Ok(Command::Print(text));
-            }
-            _ => {}
-        }
-        let id = match id_tok {
-            None => String::new(),
-            Some("") => return Err(BinderError::refused("no identifier name given")),
-            Some(t) => r.text(t, "identifier")?,
-        };
-        // `norm` and `shadow` only show how the resolver reads an identifier (one
-        // broken over lines and indented, say); nothing is stored under it.
-        if id.contains('\t') && !matches!(op, Op::Norm | Op::Shadow) {
-            return Err(BinderError::refused(
-                "identifiers cannot contain a tab (noid's key separator)",
-            ));
-        }
-        let mut args = args.into_iter();
-        let mut elem = match elem_tok {
-            Some(e) => Some(r.text(e, "element name")?),
-            None => None,
-        };
-        match op {
-            Op::Set | Op::Let | Op::Add | Op::Insert => {
-                let elem = r.required_elem(elem, &mut args)?;
-                let value = match args.next() {
-                    Some(v) => r.value(v)?,
-                    None => return Err(BinderError::refused("no value given")),
-                };
-                Ok(Command::Bind {
-                    op,
-                    id,
-                    elem,
-                    value,
-                })
-            }
-            Op::Incr | Op::Decr => {
-                let elem = r.required_elem(elem, &mut args)?;
-                let by = match args.next() {
-                    None => 1,
-                    Some(a) => parse_amount(&String::from_utf8_lossy(&r.value(a)?))?,
-                };
-                let by = if op == Op::Decr {
-                    by.checked_neg()
-                } else {
-                    Some(by)
-                };
-                let by = by.ok_or_else(|| BinderError::refused("amount out of range"))?;
-                Ok(Command::Incr { id, elem, by })
-            }
-            Op::Get | Op::Fetch => {
-                let mut elems: Vec<String> = elem.into_iter().collect();
-                for a in args {
-                    elems.push(r.text(a, "element name")?);
-                }
-                Ok(Command::Read {
-                    id,
-                    elems,
-                    labelled: op == Op::Fetch,
-                    all: settings.all,
-                })
-            }
-            Op::Rm | Op::Delete => {
-                let elem = r.required_elem(elem, &mut args)?;
-                Ok(Command::Remove {
-                    id,
-                    elem,
-                    report: op == Op::Delete,
-                })
-            }
-            Op::Purge => match elem {
-                Some(e) => Err(BinderError::refused(format!(
-                    "why did you specify an element ({e})?"
-                ))),
-                None => Ok(Command::Purge { id }),
-            },
-            Op::Norm | Op::Shadow | Op::Resolve if elem.is_some() => {
-                Err(BinderError::refused(format!(
-                    "why did you specify an element ({})?",
-                    elem.unwrap_or_default()
-                )))
-            }
-            Op::Norm | Op::Shadow => Ok(Command::Norm {
-                id,
-                shadow: op == Op::Shadow,
-            }),
-            Op::Resolve => {
-                let mut blob = Vec::new();
-                for a in args {
-                    blob.push(r.text(a, "header")?);
-                }
-                Ok(Command::Resolve {
-                    id,
-                    headers: (!blob.is_empty()).then(|| blob.join(" ")),
-                })
-            }
-            Op::Exists => {
-                if elem.is_none() {
-                    if let Some(a) = args.next() {
-                        elem = Some(r.text(a, "element name")?);
-                    }
-                }
-                Ok(Command::Exists { id, elem })
-            }
-            _ => unreachable!("handled above: {op:?}"),
+            WordOp::Admin if self.remote => Err(BinderError::Unauthorized),
+            WordOp::Admin => Err(BinderError::refused(format!(
+                "'{op_word}' is not a binder command; binders are noid minter directories (noid dbcreate)"
+            ))),
+            WordOp::Mint => Err(BinderError::refused(format!(
+                "'{op_word}' not implemented yet; try 'help'"
+            ))),
+            WordOp::Help => Ok(Command::Help),
+            WordOp::Version => Ok(Command::Version),
         }
     }
 
@@ -376,6 +219,36 @@ fn is_directory_option(name: &str) -> bool {
             .any(|o| o.starts_with(long))
 }
 
+/// The rest of a command line after its command word.
+struct Line<'t> {
+    /// What came before `.OP`: `ID` or `ID|ELEM`, if anything.
+    id_part: Option<&'t str>,
+    /// The arguments after the command word.
+    args: Vec<&'t str>,
+    /// `--all` / `:all` in force.
+    all: bool,
+}
+
+/// The command word: `ID.OP`, a bare `OP`, or `ID OP` (the operation as the second
+/// word). Returns the identifier part, the operation's word and the operation.
+fn command_word<'t>(
+    word: &'t str,
+    rest: &mut std::iter::Peekable<impl Iterator<Item = &'t str>>,
+) -> Result<(Option<&'t str>, &'t str, Op), BinderError> {
+    let (id_part, op_word) = match word.rsplit_once('.') {
+        Some((id, op)) => (Some(id), op),
+        None if Op::parse(word).is_some() => (None, word),
+        None => match rest.next_if(|w| Op::parse(w).is_some()) {
+            Some(op) => (Some(word), op),
+            None => return Err(BinderError::refused(format!("unknown command: {word}"))),
+        },
+    };
+    match Op::parse(op_word) {
+        Some(op) => Ok((id_part, op_word, op)),
+        None => Err(BinderError::refused(format!("unknown command: {op_word}"))),
+    }
+}
+
 /// One modifier token.
 fn modifier(m: &str, mods: &mut Modifiers) -> Result<(), BinderError> {
     let lower = m.to_ascii_lowercase();
@@ -394,8 +267,8 @@ fn modifier(m: &str, mods: &mut Modifiers) -> Result<(), BinderError> {
 }
 
 /// How `list` and `next` are called.
-fn list_usage(op: Op) -> &'static str {
-    if op == Op::Next {
+fn list_usage(next: bool) -> &'static str {
+    if next {
         "next MAX ID [PREFIX...]"
     } else {
         "list MAX [PREFIX...]"
@@ -403,11 +276,11 @@ fn list_usage(op: Op) -> &'static str {
 }
 
 /// `list`'s and `next`'s MAX: a count, `-` (1000) or `0` (no limit).
-fn parse_max(arg: Option<&str>, op: Op) -> Result<Option<usize>, BinderError> {
+fn parse_max(arg: Option<&str>, next: bool) -> Result<Option<usize>, BinderError> {
     let bad = |a: &str| {
         BinderError::refused(format!(
             "MAX must be a number, - (1000) or 0 (no limit), not \"{a}\": {}",
-            list_usage(op)
+            list_usage(next)
         ))
     };
     match arg {
@@ -445,6 +318,168 @@ struct Resolver<'s, 'f, 'i> {
 }
 
 impl Resolver<'_, '_, '_> {
+    /// A command that names no identifier: `var`, `logmark`, `list`, `next`, `pr`.
+    fn session_command(&mut self, op: SessionOp, line: Line<'_>) -> Result<Command, BinderError> {
+        match op {
+            SessionOp::Var => {
+                let (Some(name), values) = (line.args.first(), line.args.get(1..).unwrap_or(&[]))
+                else {
+                    return Err(BinderError::refused("no variable name given"));
+                };
+                let value = values.join(" ").into_bytes();
+                self.session.vars.insert((*name).to_string(), value);
+                Ok(Command::Nothing)
+            }
+            SessionOp::Logmark => Ok(Command::Nothing),
+            SessionOp::List { next } => self.list(next, line),
+            SessionOp::Pr => {
+                let mut text = Vec::new();
+                for (i, a) in line.args.iter().enumerate() {
+                    if i > 0 {
+                        text.push(b' ');
+                    }
+                    text.extend(self.value(a)?);
+                }
+                text.push(b'\n');
+                Ok(Command::Print(text))
+            }
+        }
+    }
+
+    /// `list MAX [PREFIX…]` and `next MAX ID [PREFIX…]`.
+    fn list(&mut self, next: bool, line: Line<'_>) -> Result<Command, BinderError> {
+        if line.id_part.is_some_and(|i| !i.is_empty()) {
+            let word = if next { "next" } else { "list" };
+            return Err(BinderError::refused(format!(
+                "{word} names no identifier: {}",
+                list_usage(next)
+            )));
+        }
+        let mut args = line.args.into_iter();
+        let max = parse_max(args.next(), next)?;
+        // `next` names the identifier to start after; `list` starts at the beginning.
+        let after = match next.then(|| args.next()) {
+            None => None,
+            Some(Some(a)) => Some(self.text(a, "identifier")?),
+            Some(None) => {
+                return Err(BinderError::refused(format!(
+                    "no identifier given: {}",
+                    list_usage(next)
+                )))
+            }
+        };
+        let prefixes = args
+            .map(|a| self.text(a, "prefix"))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Command::List {
+            binder: self.session.binder.clone(),
+            max,
+            after,
+            prefixes,
+            all: line.all,
+        })
+    }
+
+    /// A command on an identifier: its identifier and element read, then its arguments.
+    fn id_command(&mut self, op: IdOp, line: Line<'_>) -> Result<Command, BinderError> {
+        let (id_tok, elem_tok) = match line.id_part {
+            Some(p) => match p.split_once('|') {
+                Some((i, e)) => (Some(i), Some(e)),
+                None => (Some(p), None),
+            },
+            None => (None, None),
+        };
+        let id = match id_tok {
+            None => String::new(),
+            Some("") => return Err(BinderError::refused("no identifier name given")),
+            Some(t) => self.text(t, "identifier")?,
+        };
+        // `norm` and `shadow` only show how the resolver reads an identifier (one
+        // broken over lines and indented, say); nothing is stored under it.
+        if id.contains('\t') && !matches!(op, IdOp::Norm { .. }) {
+            return Err(BinderError::refused(
+                "identifiers cannot contain a tab (noid's key separator)",
+            ));
+        }
+        let elem = match elem_tok {
+            Some(e) => Some(self.text(e, "element name")?),
+            None => None,
+        };
+        let mut args = line.args.into_iter();
+        match op {
+            IdOp::Bind(op) => {
+                let elem = self.required_elem(elem, &mut args)?;
+                let value = match args.next() {
+                    Some(v) => self.value(v)?,
+                    None => return Err(BinderError::refused("no value given")),
+                };
+                Ok(Command::Bind {
+                    op,
+                    id,
+                    elem,
+                    value,
+                })
+            }
+            IdOp::Incr { decr } => {
+                let elem = self.required_elem(elem, &mut args)?;
+                let by = self.amount(args.next(), decr)?;
+                Ok(Command::Incr { id, elem, by })
+            }
+            IdOp::Read { labelled } => {
+                let mut elems: Vec<String> = elem.into_iter().collect();
+                for a in args {
+                    elems.push(self.text(a, "element name")?);
+                }
+                Ok(Command::Read {
+                    id,
+                    elems,
+                    labelled,
+                    all: line.all,
+                })
+            }
+            IdOp::Remove { report } => {
+                let elem = self.required_elem(elem, &mut args)?;
+                Ok(Command::Remove { id, elem, report })
+            }
+            IdOp::Purge | IdOp::Norm { .. } | IdOp::Resolve if elem.is_some() => {
+                Err(BinderError::refused(format!(
+                    "why did you specify an element ({})?",
+                    elem.unwrap_or_default()
+                )))
+            }
+            IdOp::Purge => Ok(Command::Purge { id }),
+            IdOp::Norm { shadow } => Ok(Command::Norm { id, shadow }),
+            IdOp::Resolve => {
+                let mut blob = Vec::new();
+                for a in args {
+                    blob.push(self.text(a, "header")?);
+                }
+                Ok(Command::Resolve {
+                    id,
+                    headers: (!blob.is_empty()).then(|| blob.join(" ")),
+                })
+            }
+            IdOp::Exists => {
+                let elem = match (elem, args.next()) {
+                    (Some(e), _) => Some(e),
+                    (None, Some(a)) => Some(self.text(a, "element name")?),
+                    (None, None) => None,
+                };
+                Ok(Command::Exists { id, elem })
+            }
+        }
+    }
+
+    /// `incr`'s and `decr`'s amount (default 1), negated for `decr`.
+    fn amount(&mut self, arg: Option<&str>, decr: bool) -> Result<i64, BinderError> {
+        let by = match arg {
+            None => 1,
+            Some(a) => parse_amount(&String::from_utf8_lossy(&self.value(a)?))?,
+        };
+        let by = if decr { by.checked_neg() } else { Some(by) };
+        by.ok_or_else(|| BinderError::refused("amount out of range"))
+    }
+
     fn value(&mut self, tok: &str) -> Result<Vec<u8>, BinderError> {
         if tok.starts_with('@') {
             return indirect::read(tok, self.input, self.session.files);
