@@ -4,6 +4,8 @@
 //! `noidr` line protocols, the HTTP server and `noid fetch/get` all give the same answer
 //! for the same store. Storage is reached only through the [`Lookup`] trait.
 //!
+//! * [`anvl`]: ANVL elements as every writer writes them (egg replies, pages, the
+//!   registry file).
 //! * [`keys`]: Perl Noid's key layout, for every crate that reads or writes a minter.
 //! * [`idmap`]: Perl Noid's `:idmap` rules on the linear-time `regex` crate.
 //! * [`elem_value`]: one element's value, stored or mapped (`noid get`).
@@ -15,6 +17,8 @@
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
 //! * [`Outcome`]: the kind of answer a request got (hit, chop-back, miss …), for counting.
 //! * [`normalize`]: the ARK specification's normal form of an ARK.
+//! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
+//! * [`scheme_len`]: where an identifier's `scheme:` ends.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`modified`]: when an identifier's bindings were last written (`Last-Modified`).
 //! * [`wellknown`]: what `/.well-known/ark` publishes (NAANs served, global resolver).
@@ -45,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod accept;
+pub mod anvl;
 pub mod egg;
 mod elem;
 pub mod fetch;
@@ -62,11 +67,13 @@ mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
+pub mod shadow;
 mod unescape;
 pub mod wellknown;
 
 pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
+pub use ident::scheme_len;
 pub use idmap::{compile_pattern, IdmapError};
 pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
 pub use outcome::Outcome;
