@@ -3,7 +3,7 @@
 //! an inflection HTML when the client prefers it (a browser; [`crate::html`]).
 //!
 //! ANVL (`name: value` lines, a record opened by `erc:`; each element written by
-//! `noid_resolve::anvl`, so a value's newline is `%0a` and its `%` is `%25`, as the egg
+//! `noid_core::anvl`, so a value's newline is `%0a` and its `%` is `%25`, as the egg
 //! language's `fetch` writes them):
 //!
 //! ```text
@@ -28,7 +28,7 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use noid_resolve::anvl;
+use noid_core::anvl;
 use noid_resolve::kernel::Standing;
 use noid_resolve::{Accept, KERNEL, METADATA_TYPES};
 

@@ -20,9 +20,9 @@ pub fn page(
     match fmt {
         Format::Anvl => {
             let mut s = page::metadata(fmt, "id", id, None, bindings, false);
-            noid_resolve::anvl::element_str(&mut s, "withdrawn", text);
+            noid_core::anvl::element_str(&mut s, "withdrawn", text);
             if let Some(next) = successor {
-                noid_resolve::anvl::element_str(&mut s, "successor", next);
+                noid_core::anvl::element_str(&mut s, "successor", next);
             }
             s
         }

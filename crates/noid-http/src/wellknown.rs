@@ -42,12 +42,12 @@ pub fn page(fmt: Format, service: &ArkService) -> String {
         }
         Format::Anvl | Format::Html => {
             let mut s = String::from("erc:\n");
-            noid_resolve::anvl::element_str(&mut s, "resolver", ROOT);
+            noid_core::anvl::element_str(&mut s, "resolver", ROOT);
             for n in &service.naans {
-                noid_resolve::anvl::element_str(&mut s, "naan", n);
+                noid_core::anvl::element_str(&mut s, "naan", n);
             }
             if let Some(g) = &service.global_resolver {
-                noid_resolve::anvl::element_str(&mut s, "global-resolver", g);
+                noid_core::anvl::element_str(&mut s, "global-resolver", g);
             }
             s
         }

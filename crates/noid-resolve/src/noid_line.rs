@@ -19,7 +19,7 @@
 //!   `error: "ID ELEM" is not bound.`, `note: previous result produced by :idmap`) joined
 //!   by TAB; `NULL` when the id has no bindings at all.
 //! * An ARK with nothing bound under it as given (and no LUI spelling) is read under
-//!   its ARK normal form (`crate::normalize`, in the `ark:/NAAN/…` and `ark:NAAN/…`
+//!   its ARK normal form (`noid_core::normalize`, in the `ark:/NAAN/…` and `ark:NAAN/…`
 //!   forms), as resolution reads it: `get ark:/12345/x–y _t` finds `ark:/12345/xy`.
 //! * `hello` → `Hello.`; `help` → one line listing the commands.
 //! * Write commands (`bind mint peppermint hold queue note dbcreate import`) →
@@ -34,8 +34,8 @@
 use std::fmt;
 
 use crate::fetch::{self, Stream, Verb};
-use crate::lookup::{Lookup, LookupError};
 use crate::outcome::Outcome;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -242,7 +242,7 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 ///
 /// When nothing is found and the id is another spelling of a LUI minter's identifier,
 /// the answer is that of its canonical spelling; else, for an ARK, that of its normal
-/// form ([`crate::normalize::spellings`], in either ARK form) when one is bound, as
+/// form ([`noid_core::normalize::spellings`], in either ARK form) when one is bound, as
 /// resolution finds it.
 fn read<L: Lookup + ?Sized>(
     l: &L,
@@ -260,7 +260,7 @@ fn read<L: Lookup + ?Sized>(
         read_id(l, verb, &lui, elems, out)?;
         return Ok(());
     }
-    let spellings = crate::normalize::spellings(id);
+    let spellings = noid_core::normalize::spellings(id);
     if spellings.is_empty() {
         return Ok(());
     }
@@ -307,7 +307,7 @@ fn read_id<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::{MemLookup, Pairs};
+    use noid_core::lookup::{MemLookup, Pairs};
 
     fn store() -> MemLookup {
         let l = MemLookup::new();

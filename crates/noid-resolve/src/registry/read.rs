@@ -15,14 +15,14 @@
 //! A line `NAME: VALUE` is an element; a line starting with a space or a TAB continues
 //! the previous value on a new line; a line starting with `#` is a comment; a blank line
 //! ends a record. Every record starts with `prefix:`. Every error names its line.
-//! Names and values are decoded as [`crate::anvl`] writes them: a value's `%0a` is a
+//! Names and values are decoded as [`noid_core::anvl`] writes them: a value's `%0a` is a
 //! newline and `%25` a `%` (any other `%` is kept), a name's `%hh` the byte.
 
 use std::fmt;
 
 use super::{Level, Provider, Record, Registry};
-use crate::anvl;
-use crate::ident::{Family, Parsed};
+use noid_core::anvl;
+use noid_core::ident::{Family, Parsed};
 
 /// A bad registry file: what is wrong, and on which line (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,7 +303,7 @@ fn key_once(value: &str) -> Result<(String, Level), String> {
     }
     // An ARK prefix in the ARK specification's normal form (label, NAAN case, hyphens),
     // so that every spelling of it is the same key.
-    let normal = crate::normalize::ark(value);
+    let normal = noid_core::normalize::ark(value);
     let p = Parsed::new(normal.as_deref().unwrap_or(value));
     if matches!(p.family, Family::Schemeless | Family::Url) || p.ext.is_some() {
         return Err(format!("prefix {value:?} is not {what}"));

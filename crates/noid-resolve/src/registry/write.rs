@@ -1,7 +1,7 @@
 //! Writing a registry file in its canonical form: records sorted by key, in each the
 //! elements in a fixed order (`prefix`, `name`, `who`, `provider`s as listed, `primary`
 //! when there are several providers, `probe`s, then the free elements as listed), each
-//! element written by [`crate::anvl`] (a value's newlines as `%0a`, its `%` as `%25`).
+//! element written by [`noid_core::anvl`] (a value's newlines as `%0a`, its `%` as `%25`).
 //! Reading it back gives the same registry; comments are not kept.
 
 use super::{Record, Registry};
@@ -21,6 +21,6 @@ pub(super) fn registry(r: &Registry) -> String {
 
 pub(super) fn record(r: &Record, out: &mut String) {
     for (name, value) in r.anvl() {
-        crate::anvl::element_str(out, name, &value);
+        noid_core::anvl::element_str(out, name, &value);
     }
 }

@@ -2,8 +2,8 @@
 //! publishes, so that the published table and the tests cannot drift apart.
 
 use super::check;
-use crate::normalize;
-use crate::{Answer, MemLookup, Request, Resolver, Rules};
+use crate::{Answer, Request, Resolver, Rules};
+use noid_core::{normalize, MemLookup};
 
 const DOC: &str = include_str!("../../../../docs/RESOLUTION.md");
 
