@@ -23,8 +23,8 @@
 
 use std::sync::Arc;
 
-use noid_resolve::registry::{self, Record};
 use noid_core::anvl;
+use noid_resolve::registry::{self, Record};
 use noid_resolve::ProviderTarget;
 
 use crate::html::{escape, link_or_text};
