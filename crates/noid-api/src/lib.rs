@@ -27,7 +27,9 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+mod group;
 pub mod handler;
+pub mod reply;
 pub mod route;
 pub mod store;
 

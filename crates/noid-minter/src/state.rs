@@ -391,12 +391,12 @@ impl Minter {
         let counters_may_differ = g.oacounter != p.gen.oacounter
             || g.counters.len() != p.gen.counters.len()
             || std::mem::take(&mut self.counters_reset);
-        for (n, c) in g
-            .counters
-            .iter()
-            .enumerate()
-            .filter(|_| counters_may_differ)
-        {
+        let counters = if counters_may_differ {
+            &g.counters[..]
+        } else {
+            &[]
+        };
+        for (n, c) in counters.iter().enumerate() {
             let old = p.gen.counters.get(n);
             if old.map(|o| o.value) != Some(c.value) {
                 w.push((format!("c{n}/value"), c.value.to_string()));

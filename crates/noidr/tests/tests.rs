@@ -18,3 +18,4 @@ mod protocol;
 mod providers;
 mod robust;
 mod stall;
+mod tls;

@@ -211,7 +211,7 @@ impl Building {
             "probe" => {
                 let (code, url) = code_and_rest(&e.value)
                     .ok_or(())
-                    .or_else(|()| err(line, "expected \"probe: CODE http://HOST[:PORT]/PATH\""))?;
+                    .or_else(|()| err(line, "expected \"probe: CODE https://HOST[:PORT]/PATH\""))?;
                 check_probe_url(url).or_else(|m| err(line, m))?;
                 self.probes.push((line, code.to_string(), url.to_string()));
             }
@@ -261,15 +261,15 @@ fn code_and_rest(value: &str) -> Option<(&str, &str)> {
     (ok && !rest.is_empty()).then_some((code, rest))
 }
 
-/// A probe is a plain-HTTP `HEAD` (noidr has no TLS client): `http://HOST[:PORT][/…]`.
+/// A probe is a `HEAD` of an `http://` or `https://` URL: `http[s]://HOST[:PORT][/…]`.
 fn check_probe_url(url: &str) -> Result<(), String> {
-    if url.starts_with("https://") {
+    let Some(rest) = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+    else {
         return Err(format!(
-            "probe URL {url:?}: probes speak plain HTTP; give an http:// URL (a local health check or proxy)"
+            "probe URL {url:?} does not start with http:// or https://"
         ));
-    }
-    let Some(rest) = url.strip_prefix("http://") else {
-        return Err(format!("probe URL {url:?} does not start with http://"));
     };
     let host = rest.split(['/', '?']).next().unwrap_or("");
     if host.is_empty() || url.contains(char::is_whitespace) {
