@@ -49,6 +49,7 @@ pub mod indirect;
 pub mod lines;
 pub mod nog;
 pub mod norm;
+mod operands;
 pub mod render;
 pub mod session;
 pub mod token;

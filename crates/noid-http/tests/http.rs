@@ -584,13 +584,13 @@ fn inflection_pages() {
     assert_eq!(r.header("vary"), Some("Accept"));
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = get(&s.addr, "/ark:/13030/m??");
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\nnote: internal\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\nnote: internal\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = raw(
