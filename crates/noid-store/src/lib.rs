@@ -31,6 +31,7 @@ mod error;
 mod follow;
 pub mod generation;
 mod layout;
+pub mod lines;
 mod options;
 mod secondary;
 mod snapshot;
@@ -39,7 +40,7 @@ mod writer;
 
 pub use backend::{Scan, Store};
 pub use error::StoreError;
-pub use follow::view::View;
+pub use follow::view::{ThreadCache, View};
 pub use follow::{FollowStatus, Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;
 pub use secondary::{Freshness, Secondary};

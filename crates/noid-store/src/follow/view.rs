@@ -52,15 +52,41 @@ pub struct View {
     answers: ViewCache<Vec<u8>, Arc<[u8]>>,
 }
 
+/// How many point reads and whole answers a view keeps per thread (each cache is per
+/// thread, so a process's bound is this times its request threads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadCache {
+    /// Most point reads kept per thread.
+    pub values: usize,
+    /// Most whole answers kept per thread ([`View::memo`]).
+    pub answers: usize,
+}
+
+impl Default for ThreadCache {
+    /// Room for the hot set of a large minter, for a resolver with a few threads
+    /// (`noidr`: some 45 MB per thread when full).
+    fn default() -> ThreadCache {
+        ThreadCache {
+            values: VALUE_CACHE_MAX,
+            answers: MEMO_MAX,
+        }
+    }
+}
+
 impl View {
-    /// `secondary`, with empty caches.
+    /// `secondary`, with empty caches of the default sizes.
     pub fn new(secondary: Secondary) -> View {
+        View::with_cache(secondary, ThreadCache::default())
+    }
+
+    /// `secondary`, with empty caches of at most `cache` entries per thread.
+    pub fn with_cache(secondary: Secondary, cache: ThreadCache) -> View {
         View {
             secondary,
-            values: ViewCache::new(VALUE_CACHE_MAX),
+            values: ViewCache::new(cache.values),
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
-            answers: ViewCache::new(MEMO_MAX),
+            answers: ViewCache::new(cache.answers),
         }
     }
 
