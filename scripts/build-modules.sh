@@ -30,7 +30,8 @@ for w in $WHICH; do
         cp crates/noid-embed/apache/mod_noid.c "$B/"
         (cd "$B" && apxs -c -I "$REPO/crates/noid-embed/include" -Wc,-Wall -Wc,-Werror \
             -Wl,-Wl,--exclude-libs,ALL mod_noid.c "$LIB" $LIBS >&2)
-        cp "$B/.libs/mod_noid.so" "$OUT/mod_noid.so"
+        # a new file renamed into place: servers that have the old one loaded keep it
+        cp "$B/.libs/mod_noid.so" "$OUT/.mod_noid.so.new" && mv -f "$OUT/.mod_noid.so.new" "$OUT/mod_noid.so"
         echo "$OUT/mod_noid.so"
         ;;
     nginx)

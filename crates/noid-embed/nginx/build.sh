@@ -19,5 +19,7 @@ cp -r "$SRC/." "$B/"
     --add-dynamic-module="$HERE" >"$B/configure.log" 2>&1) ||
     { tail -20 "$B/configure.log" >&2; exit 1; }
 make -C "$B" -f objs/Makefile modules >"$B/make.log" 2>&1 || { tail -30 "$B/make.log" >&2; exit 1; }
-cp "$B/objs/ngx_http_noid_module.so" "$OUT/"
+# a new file renamed into place: servers that have the old one loaded keep it
+cp "$B/objs/ngx_http_noid_module.so" "$OUT/.ngx_http_noid_module.so.new"
+mv -f "$OUT/.ngx_http_noid_module.so.new" "$OUT/ngx_http_noid_module.so"
 echo "$OUT/ngx_http_noid_module.so"
