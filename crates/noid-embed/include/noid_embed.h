@@ -40,8 +40,8 @@ void noid_embed_set_log(noid_log_fn log, int max_level);
 
 /* Check a map's configuration without opening anything: protocol "noid" or "egg", the
  * minter directory, `nopts` words KEY=VALUE (miss=, rules=, registry=, deadline=,
- * cache-mb=, thread-cache=, secondary-dir=). 0 when good; else -1 and a NUL-terminated
- * message in err (at most errlen bytes). */
+ * cache-mb=, thread-cache=, answer-cache=, secondary-dir=). 0 when good; else -1 and a
+ * NUL-terminated message in err (at most errlen bytes). */
 int noid_map_check(const char *protocol, const char *dbdir, const char *const *opts,
                    size_t nopts, char *err, size_t errlen);
 

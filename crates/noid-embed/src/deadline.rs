@@ -12,10 +12,11 @@
 //! The web server's other processes learn of it through a word of memory shared by all
 //! of them (made by the server's parent before it forks its workers): the watchdog that
 //! finds a stalled lookup writes the time into it at every look, and every process's
-//! watchdog treats a time less than two looks old as a stall. So in nginx, whose worker
-//! runs one event loop (which a stalled lookup holds), the other workers answer at once
-//! instead of each stalling on a lookup of its own; and a process killed while stalled
-//! stops writing, so the others resume two looks later.
+//! watchdog treats a time less than two looks old as a stall (the writer clears it when
+//! its stalled lookup has returned). So in nginx, whose worker runs one event loop
+//! (which a stalled lookup holds), the other workers answer at once instead of each
+//! stalling on a lookup of its own; and a process killed while stalled stops writing, so
+//! the others resume two looks later.
 //!
 //! Cost per lookup: no clock read. A watchdog thread advances a tick ten times per
 //! deadline; a lookup stamps its thread's slot with the tick when it starts and clears
@@ -123,6 +124,8 @@ impl Deadline {
 /// Look every `look` until the `Deadline` is gone.
 fn watchdog(watch: &Weak<Watch>, look: Duration) {
     let look_ms = u64::try_from(look.as_millis()).unwrap_or(u64::MAX).max(1);
+    // The time this process last wrote into the shared word (0: not since its stall).
+    let mut written = 0;
     loop {
         std::thread::sleep(look);
         let Some(watch) = watch.upgrade() else {
@@ -141,6 +144,12 @@ fn watchdog(watch: &Weak<Watch>, look: Duration) {
                 let now = monotonic_ms();
                 if mine {
                     word.store(now, Ordering::Relaxed);
+                    written = now;
+                } else if written != 0 {
+                    // Our stall is over: the others resume at their next look, unless
+                    // another process has written since.
+                    let _ = word.compare_exchange(written, 0, Ordering::Relaxed, Ordering::Relaxed);
+                    written = 0;
                 }
                 let seen = word.load(Ordering::Relaxed);
                 !mine && seen != 0 && now.saturating_sub(seen) <= 2 * look_ms

@@ -18,10 +18,10 @@
 //! Memory per worker process and map: the RocksDB block cache (`cache-mb=`, 64 MiB by
 //! default, filled only as blocks are read; every table's index and filter block is
 //! pinned there), RocksDB's table readers (every table file of the minter stays open: a
-//! file descriptor each), and per request thread at most `thread-cache=` point reads and
-//! as many whole answers (16,384 each by default, about 150 and 200 bytes each: some
-//! 6 MB per thread when full). docs/WEB-SERVERS.md has what that means for Apache's
-//! children and nginx's workers.
+//! file descriptor each), at most `answer-cache=` whole answers shared by the process's
+//! threads (262,144 by default, about 200 bytes each) and per request thread at most
+//! `thread-cache=` point reads (4,096 by default, about 150 bytes each).
+//! docs/WEB-SERVERS.md has what that means for Apache's children and nginx's workers.
 
 #![deny(missing_docs)]
 

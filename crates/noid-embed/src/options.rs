@@ -17,8 +17,11 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
 /// The default RocksDB block cache of one map in one worker process, in MiB.
 pub const DEFAULT_CACHE_MB: usize = 64;
 
-/// The default number of point reads and of whole answers each request thread keeps.
-pub const DEFAULT_THREAD_CACHE: usize = 16_384;
+/// The default number of point reads each request thread keeps.
+pub const DEFAULT_THREAD_CACHE: usize = 4_096;
+
+/// The default number of whole answers a worker process keeps for all its threads.
+pub const DEFAULT_ANSWER_CACHE: usize = 262_144;
 
 /// The line protocol a map answers in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +49,10 @@ pub struct Config {
     pub deadline: Option<Duration>,
     /// `cache-mb=MIB`: the RocksDB block cache of each worker process.
     pub cache_mb: usize,
-    /// `thread-cache=N`: point reads and whole answers kept per request thread.
+    /// `thread-cache=N`: point reads kept per request thread.
     pub thread_cache: usize,
+    /// `answer-cache=N`: whole answers kept per worker process, for all its threads.
+    pub answer_cache: usize,
     /// `secondary-dir=DIR`: where the RocksDB secondaries keep their files (default: a
     /// directory under the system's temporary directory, removed at exit).
     pub secondary_dir: Option<PathBuf>,
@@ -90,6 +95,7 @@ impl Config {
             deadline: Some(DEFAULT_DEADLINE),
             cache_mb: DEFAULT_CACHE_MB,
             thread_cache: DEFAULT_THREAD_CACHE,
+            answer_cache: DEFAULT_ANSWER_CACHE,
             secondary_dir: None,
         };
         for word in options {
@@ -121,11 +127,12 @@ impl Config {
             "deadline" => self.deadline = deadline(value)?,
             "cache-mb" => self.cache_mb = count(key, value, 1, 1 << 20)?,
             "thread-cache" => self.thread_cache = count(key, value, 0, 1 << 24)?,
+            "answer-cache" => self.answer_cache = count(key, value, 1, 1 << 26)?,
             "secondary-dir" => self.secondary_dir = Some(PathBuf::from(value)),
             _ => {
                 return Err(bad(format!(
                     "unknown option '{key}' (miss, rules, registry, deadline, cache-mb, \
-                     thread-cache, secondary-dir)"
+                     thread-cache, answer-cache, secondary-dir)"
                 )))
             }
         }
@@ -158,11 +165,14 @@ impl Config {
         }
     }
 
-    /// The per-thread cache sizes of the map's views.
+    /// The cache sizes of the map's views: point reads per thread, whole answers for
+    /// the process (a web server has many request threads, which would rarely find an
+    /// answer in caches of their own).
     pub fn thread_cache(&self) -> ThreadCache {
         ThreadCache {
             values: self.thread_cache,
-            answers: self.thread_cache,
+            answers: 0,
+            shared_answers: self.answer_cache,
         }
     }
 }

@@ -23,6 +23,7 @@
 
 mod background;
 mod dirs;
+mod shared_cache;
 mod stats;
 pub mod view;
 mod view_cache;

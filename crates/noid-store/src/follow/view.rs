@@ -6,6 +6,7 @@ use std::sync::Arc;
 use noid_resolve::keys::is_idmap_key;
 use noid_resolve::{Lookup, LookupError, Pairs};
 
+use super::shared_cache::SharedCache;
 use super::view_cache::ViewCache;
 use crate::secondary::Secondary;
 
@@ -48,18 +49,29 @@ pub struct View {
     idmap: ViewCache<(Vec<u8>, usize), Pairs>,
     /// [`Lookup::may_have_prefix`] answers.
     prefixes: ViewCache<Vec<u8>, bool>,
-    /// The callers' whole answers ([`View::memo`]).
-    answers: ViewCache<Vec<u8>, Arc<[u8]>>,
+    /// The callers' whole answers ([`View::memo`]), per thread or shared.
+    answers: Answers,
+}
+
+/// Where [`View::memo`] keeps answers.
+enum Answers {
+    PerThread(ViewCache<Vec<u8>, Arc<[u8]>>),
+    Shared(SharedCache<Arc<[u8]>>),
 }
 
 /// How many point reads and whole answers a view keeps per thread (each cache is per
-/// thread, so a process's bound is this times its request threads).
+/// thread, so a process's bound is this times its request threads), or the whole
+/// answers it keeps for all threads at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThreadCache {
     /// Most point reads kept per thread.
     pub values: usize,
     /// Most whole answers kept per thread ([`View::memo`]).
     pub answers: usize,
+    /// When not 0: [`View::memo`] keeps at most this many answers for all the process's
+    /// threads together (for a web server's many request threads, which would rarely
+    /// find an answer in caches of their own), instead of `answers` per thread.
+    pub shared_answers: usize,
 }
 
 impl Default for ThreadCache {
@@ -69,6 +81,7 @@ impl Default for ThreadCache {
         ThreadCache {
             values: VALUE_CACHE_MAX,
             answers: MEMO_MAX,
+            shared_answers: 0,
         }
     }
 }
@@ -86,7 +99,10 @@ impl View {
             values: ViewCache::new(cache.values),
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
-            answers: ViewCache::new(cache.answers),
+            answers: match cache.shared_answers {
+                0 => Answers::PerThread(ViewCache::new(cache.answers)),
+                n => Answers::Shared(SharedCache::new(n)),
+            },
         }
     }
 
@@ -104,7 +120,10 @@ impl View {
         key: &[u8],
         compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
     ) -> Result<Arc<[u8]>, E> {
-        self.answers.get_or_compute(|| self.epoch(), key, compute)
+        match &self.answers {
+            Answers::PerThread(c) => c.get_or_compute(|| self.epoch(), key, compute),
+            Answers::Shared(c) => c.get_or_compute(|| self.epoch(), key, compute),
+        }
     }
 
     /// The secondary read through the caches.
