@@ -55,7 +55,8 @@ pub struct View {
 
 /// Where [`View::memo`] keeps answers.
 enum Answers {
-    PerThread(ViewCache<Vec<u8>, Arc<[u8]>>),
+    /// Boxed: a `ViewCache` is some 500 bytes (its `ThreadLocal` table).
+    PerThread(Box<ViewCache<Vec<u8>, Arc<[u8]>>>),
     Shared(SharedCache<Arc<[u8]>>),
 }
 
@@ -100,7 +101,7 @@ impl View {
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
             answers: match cache.shared_answers {
-                0 => Answers::PerThread(ViewCache::new(cache.answers)),
+                0 => Answers::PerThread(Box::new(ViewCache::new(cache.answers))),
                 n => Answers::Shared(SharedCache::new(n)),
             },
         }
