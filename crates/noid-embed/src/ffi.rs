@@ -10,7 +10,7 @@ use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
 use crate::map::{Found, Map};
 use crate::options::{Config, ConfigError};
-use crate::request::{egg_line, read_answer, Redirect};
+use crate::request::{read_answer, Redirect};
 
 /// `NOID_FOUND`, `NOID_NOT_FOUND`, `NOID_ERROR`.
 const FOUND: c_int = 1;
@@ -24,8 +24,6 @@ thread_local! {
     /// Each request thread's answer buffer: the answer handed to C stays valid until
     /// the thread's next lookup, and no lookup allocates one.
     static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// Each request thread's request line, made from an HTTP request (nginx).
-    static LINE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `f()`, or `on_panic` after logging the panic of `what`.
@@ -239,24 +237,32 @@ pub unsafe extern "C" fn noid_map_redirect(
         bytes(scheme, slen),
         bytes(accept, alen),
     );
-    LINE.with(|line| {
-        let mut line = line.borrow_mut();
-        line.clear();
-        egg_line(target, scheme, accept, &mut line);
-        let (mut answer, mut len) = (std::ptr::null(), 0);
-        // SAFETY: as this function's; the answer pointers are locals.
-        let found = unsafe {
-            noid_map_answer(map, line.as_ptr().cast(), line.len(), &mut answer, &mut len)
+    ANSWER.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        buf.clear();
+        let found = boundary("a lookup", None, || {
+            // SAFETY: as this function's.
+            let map = unsafe { &*map };
+            Some(map.answer_request(target, scheme, accept, &mut buf))
+        });
+        let found = match found {
+            Some(Found::Value) => FOUND,
+            Some(Found::NotFound) => NOT_FOUND,
+            Some(Found::Error) => ERROR,
+            None => {
+                buf.clear();
+                buf.extend_from_slice(PANICKED);
+                ERROR
+            }
         };
-        // SAFETY: `noid_map_answer` set them to this thread's answer buffer.
-        let answer = unsafe { slice(answer, len) };
-        let (code, found, to) = match (found, read_answer(answer)) {
+        let (code, found, to) = match (found, read_answer(&buf)) {
             (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, to),
             (FOUND, Redirect::Page) => (0, FOUND, &b""[..]),
-            (ERROR, _) => (0, ERROR, answer),
+            (ERROR, _) => (0, ERROR, &buf[..]),
             _ => (0, NOT_FOUND, &b""[..]),
         };
-        // SAFETY: as this function's.
+        // SAFETY: as this function's; the buffer lives in this thread until its next
+        // lookup.
         unsafe {
             *status = code;
             *location = to.as_ptr().cast();

@@ -7,11 +7,15 @@ use std::time::Duration;
 
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Outcome, Resolver};
-use noid_store::lines::{answer_line, LineProtocol};
-use noid_store::Follower;
+use noid_store::lines::{answer_kept, answer_line, LineProtocol};
+use noid_store::{Follower, View};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
+use crate::request::egg_line;
+
+/// Longest raw request (target, scheme, `Accept`) whose answer is kept by it.
+const MEMO_MAX_REQUEST: usize = 1024;
 
 /// What a key is answered with, as mod_rewrite reads a `prg:` answer line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,14 +79,80 @@ impl Map {
         if key.contains(&b'\n') {
             return Found::NotFound;
         }
-        let at = out.len();
-        let outcome = match self.deadline.run(|| self.answer_fresh(key, out)) {
-            Some(outcome) => outcome,
-            None => {
-                self.error_line(&Late(self.limit.unwrap_or_default()), out);
-                Outcome::Error
+        self.answered(out, |view, protocol, out| {
+            answer_line(view, protocol, key, out)
+        })
+    }
+
+    /// Append the egg answer to an HTTP request for `target` (the raw request-target)
+    /// over `scheme` with `accept` (the nginx module): the answer to the line
+    /// [`egg_line`] makes of them, kept by the raw request itself, so that a request
+    /// asked before costs one look-up (no line made, no second look-up by the line).
+    pub fn answer_request(
+        &self,
+        target: &[u8],
+        scheme: &[u8],
+        accept: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Found {
+        let line_answer = |view: &View, protocol: LineProtocol<'_>, out: &mut Vec<u8>| {
+            let mut line = Vec::with_capacity(target.len() + accept.len() + 40);
+            egg_line(target, scheme, accept, &mut line);
+            if line.contains(&b'\n') {
+                // as `answer`: a key httpd would never send
+                out.extend_from_slice(b"NULL");
+                return Outcome::Miss;
             }
+            answer_line(view, protocol, &line, out)
         };
+        self.answered(out, |view, protocol, out| {
+            let mut raw = Vec::with_capacity(3 + target.len() + scheme.len() + accept.len());
+            for part in [target, scheme, accept] {
+                // NUL first and between: never an egg line's first byte
+                raw.push(0);
+                raw.extend_from_slice(part);
+            }
+            if raw.len() > MEMO_MAX_REQUEST {
+                return line_answer(view, protocol, out);
+            }
+            answer_kept(view, protocol, &raw, out, |out| {
+                line_answer(view, protocol, out)
+            })
+        })
+    }
+
+    /// `ask`'s answer on the freshest view of the store (a write that has returned is
+    /// seen) in the map's protocol, unless the deadline answers; without its newline,
+    /// and what it is.
+    fn answered(
+        &self,
+        out: &mut Vec<u8>,
+        ask: impl FnOnce(&View, LineProtocol<'_>, &mut Vec<u8>) -> Outcome,
+    ) -> Found {
+        let at = out.len();
+        let asked = self.deadline.run(|| {
+            let view = match self.follower.fresh() {
+                Ok(view) => view,
+                Err(e) => {
+                    log::debug!("store unavailable: {e}");
+                    self.error_line(&e, out);
+                    return Outcome::Error;
+                }
+            };
+            let protocol = match &self.resolver {
+                None => LineProtocol::Noid,
+                Some(resolver) => LineProtocol::Egg {
+                    resolver,
+                    generation: 0,
+                    miss: self.miss,
+                },
+            };
+            ask(&view, protocol, out)
+        });
+        let outcome = asked.unwrap_or_else(|| {
+            self.error_line(&Late(self.limit.unwrap_or_default()), out);
+            Outcome::Error
+        });
         if out.last() == Some(&b'\n') {
             out.pop();
         }
@@ -93,27 +163,6 @@ impl Map {
         } else {
             Found::Value
         }
-    }
-
-    /// The answer on the freshest view of the store (a write that has returned is seen).
-    fn answer_fresh(&self, key: &[u8], out: &mut Vec<u8>) -> Outcome {
-        let view = match self.follower.fresh() {
-            Ok(view) => view,
-            Err(e) => {
-                log::debug!("store unavailable: {e}");
-                self.error_line(&e, out);
-                return Outcome::Error;
-            }
-        };
-        let protocol = match &self.resolver {
-            None => LineProtocol::Noid,
-            Some(resolver) => LineProtocol::Egg {
-                resolver,
-                generation: 0,
-                miss: self.miss,
-            },
-        };
-        answer_line(&view, protocol, key, out)
     }
 
     /// The protocol's error line for `e`.

@@ -168,6 +168,45 @@ fn a_store_not_there_answers_errors_until_it_is() {
     );
 }
 
+/// nginx's requests: the answer of the line noid-resolve.conf makes, kept by the raw
+/// request, and still a write seen at the next request.
+#[test]
+fn http_requests_answer_as_their_lines() {
+    let d = minter();
+    let map = open("egg", d.path(), &[]);
+    let ask = |target: &str, accept: &str| {
+        let mut out = Vec::new();
+        let found = map.answer_request(target.as_bytes(), b"http", accept.as_bytes(), &mut out);
+        (found, String::from_utf8(out).unwrap())
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            ask("/ark:/13030/xt1", ""),
+            value("redir302 https://example.org/xt1")
+        );
+        assert_eq!(
+            ask("//ark:/00224/foo/bar//zif?zaf=ab&cd", "*/*"),
+            value("redir302 https://example.org/zaf/bar//zif?zaf=ab&cd")
+        );
+        assert_eq!(
+            ask("/ark:/99999/nope", ""),
+            (Found::NotFound, "NULL".into())
+        );
+        assert_eq!(
+            ask("/ark:/13030/xt1%0A", ""),
+            (Found::NotFound, "NULL".into())
+        );
+    }
+    bind(
+        d.path(),
+        &[("ark:/13030/xt1", "_t", "https://example.org/v2")],
+    );
+    assert_eq!(
+        ask("/ark:/13030/xt1", ""),
+        value("redir302 https://example.org/v2")
+    );
+}
+
 /// The C ABI as the shims call it.
 #[test]
 fn the_c_abi() {

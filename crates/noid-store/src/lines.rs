@@ -49,7 +49,24 @@ pub fn answer_line(
     if line.len() > MEMO_MAX_LINE {
         return resolve(view, protocol, line, out);
     }
-    let mut key = Vec::with_capacity(16 + line.len());
+    answer_kept(view, protocol, line, out, |out| {
+        resolve(view, protocol, line, out)
+    })
+}
+
+/// Append to `out` the answer kept for `request` in `protocol` (its key: the request,
+/// and for the egg protocol the resolver in force and the providers' health), or the
+/// one `compute` appends, kept unless it is an error or longer than 1 KiB. For callers
+/// that key an answer by something other than its line (the nginx module: the raw
+/// request it makes the line from), as [`answer_line`] keys it by the line.
+pub fn answer_kept(
+    view: &View,
+    protocol: LineProtocol<'_>,
+    request: &[u8],
+    out: &mut Vec<u8>,
+    compute: impl FnOnce(&mut Vec<u8>) -> Outcome,
+) -> Outcome {
+    let mut key = Vec::with_capacity(16 + request.len());
     if let LineProtocol::Egg {
         resolver,
         generation,
@@ -59,12 +76,12 @@ pub fn answer_line(
         key.extend_from_slice(&generation.to_le_bytes());
         key.extend_from_slice(&resolver.registry().health_changes().to_le_bytes());
     }
-    key.extend_from_slice(line);
+    key.extend_from_slice(request);
     let at = out.len();
     let mut computed = false;
     let kept = view.memo(&key, || {
         computed = true;
-        let outcome = resolve(view, protocol, line, out);
+        let outcome = compute(out);
         let answer = &out[at..];
         if outcome == Outcome::Error || answer.len() > MEMO_MAX_ANSWER {
             return Err(outcome);
