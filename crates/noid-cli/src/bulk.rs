@@ -85,22 +85,22 @@ impl<R: BufRead> Source for Lines<R> {
         let mut text = self.physical()?;
         // Whether the line is egg's is decided without a continuing backslash.
         let probe = text.strip_suffix('\\').unwrap_or(&text);
-        if let Ok(words) = noid_binder::token::split(probe) {
-            if noid_binder::is_egg(&words) {
+        if let Ok(words) = noid_egg::token::split(probe) {
+            if noid_egg::is_egg(&words) {
                 if !text.ends_with('\\') {
                     return Some(Ok(words));
                 }
                 let joined =
-                    noid_binder::lines::join_continued(&mut text, &mut || Ok(self.physical()));
+                    noid_egg::lines::join_continued(&mut text, &mut || Ok(self.physical()));
                 return Some(
                     joined
                         .map_err(|e| e.to_string())
-                        .and_then(|()| noid_binder::token::split(&text).map_err(|e| e.to_string()))
+                        .and_then(|()| noid_egg::token::split(&text).map_err(|e| e.to_string()))
                         .map_err(|e| format!("error: {e}")),
                 );
             }
         }
-        Some(noid_command::bulk_line(&text))
+        Some(noid_egg::words::bulk_line(&text))
     }
     fn more_buffered(&self) -> bool {
         (self.buffered)(&self.input)

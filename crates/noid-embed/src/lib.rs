@@ -3,7 +3,7 @@
 //! crate as a static library and call its small C ABI (`include/noid_embed.h`, [`ffi`]).
 //!
 //! A map answers one key of noidr's line protocols with the line noidr answers, by the
-//! same call ([`noid_store::lines::answer_line`]: the view's memo, then noid-resolve's
+//! same call ([`noid_resolve::lines::answer_line`]: the view's memo, then noid-resolve's
 //! noid or egg protocol), on a store followed as noidr follows it
 //! ([`noid_store::Follower`]: a write is seen at the next lookup). So there is no pipe,
 //! no global lock and no proxy hop, and no rule of its own.

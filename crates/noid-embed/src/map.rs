@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noid_resolve::egg::{self, Miss};
+use noid_resolve::lines::{answer_kept, answer_line, LineProtocol};
 use noid_resolve::{noid_line, Outcome, Resolver};
-use noid_store::lines::{answer_kept, answer_line, LineProtocol};
 use noid_store::{Follower, View};
 
 use crate::deadline::{Deadline, SharedWord};

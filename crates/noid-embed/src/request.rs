@@ -2,7 +2,7 @@
 //! line of the egg protocol made from the request exactly as `noid-resolve.conf` makes
 //! it in Apache, and the answer line read back into a status and a target.
 
-use noid_resolve::percent_decode;
+use noid_core::percent_decode;
 
 /// What an egg answer line says to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! bench_pg commits URL MINTER K       # K small commits, one binding each (as API binds are)
 //! ```
 //!
-//! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-pg's
+//! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-store's `pg`
 //! `Replica::sync` calls (connecting included), and the keys in the copy (bootstrap) or
 //! the change-log sequence numbers applied (catchup); or the time of K commits. The
 //! same code that `noidr --follow` and `noid` run, without the resolver or the minter
@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use noid_pg::{Location, PgWriter, Progress, Replica};
+use noid_store::pg::{Location, PgWriter, Progress, Replica};
 use noid_store::{Op, Store};
 
 fn replica(url: &str, minter: &str, dir: &Path) -> Replica {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Outcome};
 
-use noid_store::lines::{self, LineProtocol};
+use noid_resolve::lines::{self, LineProtocol};
 use noid_store::{Follower, View};
 
 use crate::args::Protocol;

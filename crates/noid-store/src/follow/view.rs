@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use noid_resolve::keys::is_idmap_key;
-use noid_resolve::{Lookup, LookupError, Pairs};
+use noid_core::keys::is_idmap_key;
+use noid_core::{Lookup, LookupError, Memo, Pairs};
 
 use super::shared_cache::SharedCache;
 use super::view_cache::ViewCache;
@@ -138,6 +138,17 @@ impl View {
     }
 }
 
+impl Memo for View {
+    /// [`View::memo`].
+    fn memo<E>(
+        &self,
+        key: &[u8],
+        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
+    ) -> Result<Arc<[u8]>, E> {
+        View::memo(self, key, compute)
+    }
+}
+
 impl Lookup for View {
     /// From the cache, or one RocksDB read (kept when short).
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
@@ -178,7 +189,7 @@ impl Lookup for View {
 mod tests {
     use std::time::Duration;
 
-    use noid_resolve::Lookup;
+    use noid_core::Lookup;
 
     use super::*;
     use crate::{Freshness, Op, Writer};
