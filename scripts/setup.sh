@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and testing noid needs on a fresh Debian machine (idempotent):
 # clang/libclang for RocksDB's bindgen, g++ for its C++, PostgreSQL's server for the
-# tests of the PostgreSQL backend, and the command-line tools the tests run; Rust must
-# already be there.
+# tests of the PostgreSQL backend, apache2-dev and nginx-dev for the web server modules,
+# and the command-line tools the tests run; Rust must already be there.
 set -euo pipefail
 need=()
 command -v clang >/dev/null 2>&1 || need+=(clang)
@@ -10,6 +10,10 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 # The PostgreSQL backend's tests start real servers from Debian's binaries.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The web server modules (scripts/build-modules.sh): apxs and httpd's headers; nginx's
+# sources and the flags of Debian's nginx, which the module must be built with.
+command -v apxs >/dev/null 2>&1 || need+=(apache2-dev)
+[ -x /usr/share/nginx/src/configure ] || need+=(nginx-dev)
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     apt-get update -qq

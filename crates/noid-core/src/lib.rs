@@ -30,5 +30,7 @@ pub mod unescape;
 pub mod verbs;
 
 pub use commit::{Commit, Writes};
-pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
+pub use lookup::{
+    is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Memo, Pairs, PointLookups,
+};
 pub use unescape::{marker_decode, percent_decode};
