@@ -71,6 +71,7 @@ cleanup() {
     "$REPO/scripts/web-nginx.sh" stop "$NG" >/dev/null 2>&1
     [ -n "${APA:-}" ] && "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
     [ -n "${NGA:-}" ] && "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
+    modules_stop
     for p in $HTTP_PID; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -105,6 +106,8 @@ take_port AU  # Apache, noid-proxy.conf -> noidr --http on a unix socket
 take_port N1  # nginx, noid-proxy.conf
 take_port N2  # nginx, noid-auth.conf
 take_port N3  # nginx, noid-njs.conf
+# the web server modules (issue 30): their ports, servers and checks
+. "$REPO/tests/e2e/modules.sh"
 
 # --- the minter and its bindings -------------------------------------------------------
 bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
@@ -262,6 +265,7 @@ expect_body() {
 
 # The full resolvers: same requests, same answers on every server and pattern.
 RESOLVERS="apache-egg:$AE apache-proxy:$AP_ apache-proxy-unix:$AU nginx-proxy:$N1 nginx-auth:$N2 nginx-njs:$N3 noidr-http:$H1"
+modules_start # adds the modules' resolvers
 CASES=$(
     cat <<'EOF'
 /ark:/13030/xt1|302|https://example.org/xt1
@@ -446,6 +450,8 @@ fi
 expect "after graceful apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org/xt1
 expect "after graceful apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
 
+modules_checks
+
 # --- the HTTP mode's own contract ------------------------------------------------------
 expect_body noidr-http "$H1" /health 200 ok
 expect_body noidr-http-healthz "$H1" /healthz 200 ok
@@ -624,7 +630,8 @@ fi
 "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
 "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
 
-if grep -q "AH10508" "$AP/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
+if grep -q "AH10508" "$AP/logs/error.log" "$AMX/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
+if grep -q "panic" "$AMX/logs/error.log"; then bad "mod_noid logged a panic: $(grep panic "$AMX/logs/error.log" | head -3)"; fi
 if grep -q "exited on signal" "$NG/logs/error.log"; then bad "an nginx worker crashed (njs)"; fi
 
 echo "$PASS passed, $FAIL failed"

@@ -1,7 +1,7 @@
 //! The requests a directory's thread takes together ([`crate::store`]), run as one
 //! write batch of noid-minter's engine (`noid_minter::batch`): this module is only
 //! where their commands come from (a request's command line, a bulk body's lines, a
-//! mint) and where the answers go (each request's [`Answer`], a bulk request's stream).
+//! mint) and where the answers go (each request's [`WorkResult`], a bulk request's stream).
 //!
 //! A bulk request commits every [`BULK_BATCH`] pending key writes; after each commit
 //! its output so far goes to the client, followed by `# committed N commands, through
@@ -17,10 +17,10 @@ use noid_egg::writelog::Record;
 use noid_egg::{nog, Agent, BinderError, Lines, Session};
 use noid_minter::batch::{Batch, Feed, Step};
 use noid_minter::Context;
-use noid_store::{Store as Engine, StoreError, SETTLE};
+use noid_store::{Store, StoreError, SETTLE};
 
 use crate::store::{
-    committed_line, failure, not_committed, Answer, Failed, Job, Progress, Work, Worker,
+    committed_line, failure, not_committed, Failed, Job, Progress, Work, WorkResult, Worker,
 };
 
 /// Pending key writes after which a bulk request commits a batch (25,000 egg `set`s
@@ -44,7 +44,7 @@ pub struct Group<'a> {
 /// One request being run.
 pub struct Running {
     job: Job,
-    answer: Answer,
+    answer: WorkResult,
     session: Session<'static>,
     agent: Agent,
     /// A bulk request's body and progress.
@@ -75,7 +75,7 @@ impl<'a> Group<'a> {
     /// `settle`); whether they were let in.
     fn settle(
         &mut self,
-        store: &dyn Engine,
+        store: &dyn Store,
         outcome: Result<(), StoreError>,
         settle: Duration,
     ) -> Result<bool, Failed> {
@@ -176,8 +176,8 @@ impl<'a> Group<'a> {
     }
 }
 
-impl Feed<dyn Engine> for Group<'_> {
-    fn run_next(&mut self, batch: &mut Batch<'_, dyn Engine>) -> Step {
+impl Feed<dyn Store> for Group<'_> {
+    fn run_next(&mut self, batch: &mut Batch<'_, dyn Store>) -> Step {
         if self.current.is_none() {
             match self.jobs.next() {
                 Some(job) => self.current = Some(Running::start(job)),
@@ -204,7 +204,7 @@ impl Feed<dyn Engine> for Group<'_> {
 
     fn committed(
         &mut self,
-        store: &dyn Engine,
+        store: &dyn Store,
         outcome: Result<(), StoreError>,
         last: bool,
     ) -> bool {
@@ -223,7 +223,7 @@ impl Feed<dyn Engine> for Group<'_> {
     }
 }
 
-type Txn<'t, 'w> = &'t mut noid_minter::Txn<'w, dyn Engine>;
+type Txn<'t, 'w> = &'t mut noid_minter::Txn<'w, dyn Store>;
 
 impl Running {
     fn start(mut job: Job) -> Running {
@@ -245,7 +245,7 @@ impl Running {
         };
         Running {
             job,
-            answer: Answer::default(),
+            answer: WorkResult::default(),
             session,
             agent,
             bulk,
@@ -286,13 +286,13 @@ impl Running {
                 if let Some(w) = o.write {
                     records.push(self.record(w, line));
                 }
-                self.answer = Answer {
+                self.answer = WorkResult {
                     body: o.output,
                     failed: o.error.is_some(),
                     refusal: o
                         .error
                         .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
-                    ..Answer::default()
+                    ..WorkResult::default()
                 };
             }
             Work::Mint { n, format } => {
@@ -310,13 +310,13 @@ impl Running {
         worker: &Worker,
         n: u64,
         format: noid_egg::Format,
-    ) -> Answer {
+    ) -> WorkResult {
         if self.job.read_only {
-            return Answer {
+            return WorkResult {
                 body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
                 failed: true,
                 refusal: Some(BinderError::ReadOnly),
-                ..Answer::default()
+                ..WorkResult::default()
             };
         }
         let ctx = Context::new(self.job.who.login.clone(), self.agent.now, worker.temper());
@@ -326,11 +326,11 @@ impl Running {
         };
         let mut notes = std::mem::take(&mut minter.notes);
         notes.extend(error.iter().map(|e| format!("error: {e}")));
-        Answer {
+        WorkResult {
             body: nog::render_minted(&ids, &notes, format),
             failed: error.is_some(),
             status: minter.exit_status.take(),
-            ..Answer::default()
+            ..WorkResult::default()
         }
     }
 

@@ -21,7 +21,7 @@ use crate::config::{Checked, Config};
 use crate::reply::{command_headers, status_line, unauthorized};
 pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
-use crate::store::{self, Answer, Store, Who, Work};
+use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 
 /// Largest request body of a single command (its indirect tokens' values); a bulk
 /// POST's body is streamed and has no limit.
@@ -52,7 +52,7 @@ pub struct Service {
     populators: std::collections::BTreeMap<String, Checked>,
     passwords: Passwords,
     failures: Failures,
-    stores: Mutex<HashMap<PathBuf, Store>>,
+    stores: Mutex<HashMap<PathBuf, DirectoryWriter>>,
     settings: store::Settings,
     /// Where the front server connects from (its `X-Forwarded-For` is believed).
     front_addresses: Vec<ipnet::IpNet>,
@@ -90,11 +90,13 @@ impl Service {
     }
 
     /// The thread of directory `dir`, started on first use.
-    fn store(&self, dir: &Path, log: Option<PathBuf>) -> Store {
+    fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
         let mut stores = self.stores.lock().expect("stores");
         stores
             .entry(dir.to_path_buf())
-            .or_insert_with(|| Store::start(dir.to_path_buf(), log, self.settings.clone()))
+            .or_insert_with(|| {
+                DirectoryWriter::start(dir.to_path_buf(), log, self.settings.clone())
+            })
             .clone()
     }
 
@@ -398,7 +400,7 @@ pub enum Plan {
     /// Answer at once.
     Respond(Reply),
     /// A command answered without a store (minter help, a refused minter command).
-    Answer(Answer, &'static str),
+    Answer(WorkResult, &'static str),
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -458,9 +460,9 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
             match nog::parse(&query, Format::Anvl) {
                 Ok((_, nog::NogCommand::Help)) => Plan::Answer(
-                    Answer {
+                    WorkResult {
                         body: nog::NOG_HELP.as_bytes().to_vec(),
-                        ..Answer::default()
+                        ..WorkResult::default()
                     },
                     "nog",
                 ),
@@ -471,11 +473,11 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                     tool: "nog",
                 },
                 Err(e) => Plan::Answer(
-                    Answer {
+                    WorkResult {
                         body: format!("error: {e}\n\n").into_bytes(),
                         failed: true,
                         refusal: matches!(e, BinderError::Unauthorized).then_some(e),
-                        ..Answer::default()
+                        ..WorkResult::default()
                     },
                     "nog",
                 ),

@@ -9,7 +9,7 @@ use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
 use noid_egg::BinderError;
 
-use crate::store::Answer;
+use crate::store::WorkResult;
 
 /// A response of `noid serve`.
 pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
@@ -78,7 +78,7 @@ pub fn unauthorized(realm: &str) -> Reply {
 }
 
 /// The response to a command: its output, then `egg-status:` (or `nog-status:`).
-pub fn finish(answer: Answer, note: Option<String>, tool: &'static str) -> Reply {
+pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> Reply {
     let status = match answer.refusal {
         Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
         Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,

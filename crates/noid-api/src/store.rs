@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use noid_egg::writelog::Record;
 use noid_egg::{BinderError, Format};
 use noid_minter::batch::{self, Batch};
-use noid_store::Store as Engine;
+use noid_store::Store;
 use tokio::sync::oneshot;
 
 use crate::group::Group;
@@ -81,7 +81,7 @@ pub enum Work {
 
 /// What a directory's thread answers.
 #[derive(Debug, Default)]
-pub struct Answer {
+pub struct WorkResult {
     /// The response body (before the status line the handler adds).
     pub body: Vec<u8>,
     /// Whether a command failed.
@@ -93,7 +93,7 @@ pub struct Answer {
     pub status: Option<u8>,
 }
 
-impl Answer {
+impl WorkResult {
     /// The number of the answer's status line (`egg-status:`, `nog-status:`).
     pub fn status(&self) -> u8 {
         self.status.unwrap_or(u8::from(self.failed))
@@ -136,12 +136,12 @@ pub(crate) struct Job {
     pub(crate) who: Who,
     pub(crate) read_only: bool,
     /// Where its answer goes: the service's waiting task, or the CGI's own thread.
-    pub(crate) reply: Box<dyn FnOnce(Answer) + Send>,
+    pub(crate) reply: Box<dyn FnOnce(WorkResult) + Send>,
 }
 
 /// The handle of a directory's thread.
 #[derive(Clone)]
-pub struct Store {
+pub struct DirectoryWriter {
     tx: Sender<Job>,
 }
 
@@ -156,20 +156,20 @@ pub struct Settings {
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-impl Store {
+impl DirectoryWriter {
     /// Start the thread for `dir`; binder writes are logged to `log`.
-    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> Store {
+    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings).run(rx))
             .expect("spawn store thread");
-        Store { tx }
+        DirectoryWriter { tx }
     }
 
     /// Queue `work` and wait for its answer.
-    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> Answer {
+    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
         let (tx, rx) = oneshot::channel();
         let job = Job {
             work,
@@ -196,7 +196,7 @@ pub fn run_once(
     work: Work,
     who: Who,
     read_only: bool,
-) -> Answer {
+) -> WorkResult {
     let (tx, rx) = mpsc::channel();
     let job = Job {
         work,
@@ -216,11 +216,11 @@ pub fn run_once(
 }
 
 /// An answer that is only an error.
-pub(crate) fn failure(msg: &str) -> Answer {
-    Answer {
+pub(crate) fn failure(msg: &str) -> WorkResult {
+    WorkResult {
         body: format!("error: {msg}\n\n").into_bytes(),
         failed: true,
-        ..Answer::default()
+        ..WorkResult::default()
     }
 }
 
@@ -236,7 +236,7 @@ pub(crate) struct Worker {
 
 /// The open store and since when its lock is held.
 struct Held {
-    writer: Box<dyn Engine>,
+    writer: Box<dyn Store>,
     since: Instant,
 }
 
@@ -300,7 +300,7 @@ impl Worker {
     }
 
     /// Run `jobs` as one write batch: run, commit, log, let readers in, answer.
-    fn group(&mut self, writer: &(dyn Engine + 'static), jobs: Vec<Job>) {
+    fn group(&mut self, writer: &(dyn Store + 'static), jobs: Vec<Job>) {
         let mut batch = match Batch::open(writer) {
             Ok(b) => b,
             Err(e) => {
@@ -325,10 +325,10 @@ impl Worker {
         })
     }
 
-    /// Let readers catch up ([`Engine::pause`], waiting up to `settle` for RocksDB's
+    /// Let readers catch up ([`Store::pause`], waiting up to `settle` for RocksDB's
     /// background work) so that what is acknowledged next is what `noidr` answers
     /// next; whether they were let in: only then may the writes be acknowledged.
-    pub(crate) fn pause(&self, writer: &dyn Engine, settle: Duration) -> bool {
+    pub(crate) fn pause(&self, writer: &dyn Store, settle: Duration) -> bool {
         let released = match writer.pause(settle) {
             Ok(released) => released,
             Err(e) => {

@@ -168,7 +168,7 @@ fn locked_store_times_out() {
         .write(true)
         .open(d.path().join("NOID/lock"))
         .unwrap();
-    fs2::FileExt::lock_exclusive(&lock).unwrap();
+    lock.lock().unwrap();
     let start = std::time::Instant::now();
     let r = d.noid(&["--lock-timeout", "1", "mint", "1"]);
     assert!(start.elapsed() >= Duration::from_secs(1));

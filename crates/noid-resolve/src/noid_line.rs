@@ -18,6 +18,9 @@
 //! * `fetch ID [ELEM…]`: Perl's labelled lines (`id: ID`, `Circ: …`, `ELEM: VALUE`,
 //!   `error: "ID ELEM" is not bound.`, `note: previous result produced by :idmap`) joined
 //!   by TAB; `NULL` when the id has no bindings at all.
+//! * An ARK with nothing bound under it as given (and no LUI spelling) is read under
+//!   its ARK normal form (`noid_core::normalize`, in the `ark:/NAAN/…` and `ark:NAAN/…`
+//!   forms), as resolution reads it: `get ark:/12345/x–y _t` finds `ark:/12345/xy`.
 //! * `hello` → `Hello.`; `help` → one line listing the commands.
 //! * The other verbs of the `noid` command, as its verb table ([`noid_core::verbs`]) lists
 //!   them: those that write (`bind mint peppermint hold queue note dbcreate import`,
@@ -219,7 +222,9 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 /// when nothing asked for is bound (`get`) or the id has no bindings (`fetch ID`).
 ///
 /// When nothing is found and the id is another spelling of a LUI minter's identifier,
-/// the answer is that of its canonical spelling.
+/// the answer is that of its canonical spelling; else, for an ARK, that of its normal
+/// form ([`noid_core::normalize::spellings`], in either ARK form) when one is bound, as
+/// resolution finds it.
 fn read<L: Lookup + ?Sized>(
     l: &L,
     verb: Verb,
@@ -228,12 +233,26 @@ fn read<L: Lookup + ?Sized>(
     out: &mut Vec<u8>,
 ) -> Result<(), LookupError> {
     let start = out.len();
-    if !read_id(l, verb, id, elems, out)? {
-        if let Some(lui) = crate::lui::canonical(l, id)? {
-            out.truncate(start);
-            read_id(l, verb, &lui, elems, out)?;
-        }
+    if read_id(l, verb, id, elems, out)? {
+        return Ok(());
     }
+    if let Some(lui) = crate::lui::canonical(l, id)? {
+        out.truncate(start);
+        read_id(l, verb, &lui, elems, out)?;
+        return Ok(());
+    }
+    let spellings = noid_core::normalize::spellings(id);
+    if spellings.is_empty() {
+        return Ok(());
+    }
+    let missed = out.split_off(start);
+    for normal in spellings {
+        if read_id(l, verb, &normal, elems, out)? {
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    out.extend_from_slice(&missed);
     Ok(())
 }
 

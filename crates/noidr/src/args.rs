@@ -306,8 +306,8 @@ fn follow(args: &Args) -> anyhow::Result<Option<Follow>> {
                 bail!("--verify must be 0 (never) or at most 31536000 seconds");
             }
             Ok(Some(Follow {
-                location: noid_store::pg::Location::from_flag("--follow", url, name)
-                    .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
+                location: noid_store::pg::Location::new(url, name)
+                    .map_err(|e| anyhow::anyhow!("{}", e.describe("--follow")))?,
                 poll: Duration::from_secs_f64(args.poll),
                 verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),
             }))

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use noid_store::deadline::{Slot, Watchdog};
 
-use crate::lines::{Answer, Batch, Io};
+use crate::lines::{AnswerLines, Batch, Io};
 
 /// Default `--lookup-deadline`, in seconds.
 pub const DEFAULT_SECONDS: f64 = 2.0;
@@ -116,7 +116,7 @@ pub fn serve<R, W, A>(io: Io<R, W>, answerer: A, deadline: Option<Duration>) -> 
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
-    A: Answer + Send + 'static,
+    A: AnswerLines + Send + 'static,
 {
     match deadline {
         Some(deadline) => serve_watched(io, answerer, Watch::start(deadline, Baton::default())?),
@@ -137,7 +137,7 @@ pub(crate) fn serve_watched<R, W, A>(
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
-    A: Answer + Send + 'static,
+    A: AnswerLines + Send + 'static,
 {
     let slot = watch.slot();
     let shared = Arc::new(Shared::new(io, answerer, Some((watch, slot))));
@@ -201,7 +201,7 @@ impl<R, W, A> Shared<R, W, A> {
 }
 
 /// One thread's life: roles in turn until the loop ends.
-fn take_turns<R: Read, W: Write, A: Answer>(shared: &Shared<R, W, A>, first: Next) {
+fn take_turns<R: Read, W: Write, A: AnswerLines>(shared: &Shared<R, W, A>, first: Next) {
     let mut batch = Batch::default();
     let mut next = first;
     loop {
@@ -217,7 +217,7 @@ fn take_turns<R: Read, W: Write, A: Answer>(shared: &Shared<R, W, A>, first: Nex
 }
 
 /// The server's turn; `owed` late answers first (a batch just claimed).
-fn serve_turn<R: Read, W: Write, A: Answer>(
+fn serve_turn<R: Read, W: Write, A: AnswerLines>(
     shared: &Shared<R, W, A>,
     batch: &mut Batch,
     owed: usize,

@@ -19,11 +19,8 @@ pub const MAX_ANSWER: usize = 1024;
 #[derive(Clone, Copy)]
 #[repr(u8)]
 pub enum Kind {
-    /// The noid line protocol.
-    NoidLine = b'N',
-    /// The egg line protocol.
-    EggLine = b'E',
-    /// `noidr --http`.
+    /// `noidr --http`. (The line protocols' answers are kept by noid-resolve's
+    /// `lines::answer_line`.)
     Http = b'H',
 }
 
@@ -79,10 +76,9 @@ mod tests {
     #[test]
     fn no_two_requests_share_a_key() {
         let keys = [
-            key(Kind::EggLine, Some((1, 0)), &[], b"ab"),
-            key(Kind::EggLine, Some((2, 0)), &[], b"ab"),
-            key(Kind::EggLine, Some((1, 1)), &[], b"ab"),
-            key(Kind::NoidLine, None, &[], b"ab"),
+            key(Kind::Http, Some((2, 0)), &[None, None], b"ab"),
+            key(Kind::Http, Some((1, 1)), &[None, None], b"ab"),
+            key(Kind::Http, None, &[None, None], b"ab"),
             key(Kind::Http, Some((1, 0)), &[None, None], b"ab"),
             key(Kind::Http, Some((1, 0)), &[Some(b""), None], b"ab"),
             key(Kind::Http, Some((1, 0)), &[None, Some(b"")], b"ab"),
@@ -108,9 +104,9 @@ mod tests {
     #[test]
     fn a_long_request_is_not_kept() {
         let long = vec![b'x'; MAX_REQUEST];
-        assert!(key(Kind::NoidLine, None, &[], &long).is_some());
+        assert!(key(Kind::Http, None, &[], &long).is_some());
         let longer = vec![b'x'; MAX_REQUEST + 1];
-        assert!(key(Kind::NoidLine, None, &[], &longer).is_none());
+        assert!(key(Kind::Http, None, &[], &longer).is_none());
         assert!(key(Kind::Http, None, &[Some(b"y"), None], &long).is_none());
     }
 }

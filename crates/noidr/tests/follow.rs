@@ -200,7 +200,7 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
 
 #[test]
 fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
-    let server = TestServer::start();
+    let mut server = TestServer::start();
     let url = server.create_database("verify");
     let loc = Location::new(&url, "m").unwrap();
     let w = PgWriter::create(&loc, Duration::from_secs(10)).unwrap();
@@ -214,12 +214,14 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("c");
     let log = tmp.path().join("stderr");
+    // The copy cannot have been current before its process started.
+    let spawned = Instant::now();
     let mut cmd = Command::new(noidr_bin());
     cmd.args(["--follow", &url, "--minter", "m", "--cache"])
         .arg(&cache)
         .args(["--poll", "0.2", "--verify", "0.5"]);
-    let server = Http::start_logging(cmd, "127.0.0.1:0", std::fs::File::create(&log).unwrap());
-    let (port, pid) = (server.port(), server.child.id());
+    let noidr = Http::start_logging(cmd, "127.0.0.1:0", std::fs::File::create(&log).unwrap());
+    let (port, pid) = (noidr.port(), noidr.child.id());
     // Three commits: the copy is at 3, the head is 3, and it was compared.
     eventually("verified at 3", || {
         let m = metrics(port);
@@ -230,14 +232,20 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     let m = metrics(port);
     assert_eq!(m["noidr_follow_head_seq"], "3");
     assert_eq!(m["noidr_follow_remade_total"], "0");
-    let lag: f64 = m["noidr_follow_lag_seconds"].parse().unwrap();
-    assert!(lag >= 0.0, "{m:?}");
+    // The lag is the time since the copy was last current: no more than the time
+    // since the process started (bounds that hold however slow the machine is).
+    assert!(lag(&m) <= spawned.elapsed(), "{m:?}");
+    let committed = Instant::now();
     w.commit_all(&mut vec![put("99999/d\t_t", "https://example.org/d")])
         .unwrap();
     eventually("applied 4", || {
         let m = metrics(port);
         m["noidr_follow_applied_seq"] == "4" && m["noidr_follow_head_seq"] == "4"
     });
+    // Current again since change 4, which came after `committed`: a lag that was
+    // not reset when the copy caught up would be older.
+    let m = metrics(port);
+    assert!(lag(&m) <= committed.elapsed(), "{m:?}");
     // SIGUSR1's line shows the same.
     let pid = pid.to_string();
     assert!(Command::new("kill")
@@ -270,4 +278,25 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
         let text = std::fs::read_to_string(&log).unwrap();
         text.contains("differs from the minter's (4 keys, ") && text.contains(&copied)
     });
+    // The minter out of reach: the copy is not known to be current any more, and the
+    // lag grows with the time since. (A sync that read the head just before the stop
+    // may still record it; a second's margin covers that.)
+    server.stop();
+    let stopped = Instant::now();
+    std::thread::sleep(Duration::from_secs(2));
+    let floor = stopped.elapsed() - Duration::from_secs(1);
+    let m = metrics(port);
+    assert!(lag(&m) >= floor, "{m:?}");
+}
+
+/// `noidr_follow_lag_seconds`, exactly as printed.
+fn lag(m: &BTreeMap<String, String>) -> Duration {
+    let text = &m["noidr_follow_lag_seconds"];
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let nanos: u32 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<9}").parse().unwrap()
+    };
+    Duration::new(whole.parse().unwrap(), nanos)
 }

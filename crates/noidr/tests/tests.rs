@@ -4,6 +4,7 @@
 mod util;
 
 mod abuse;
+mod anvl;
 mod ark;
 mod failover;
 mod faults;

@@ -135,7 +135,8 @@ fn checked(
             let name = name
                 .clone()
                 .unwrap_or_else(|| Location::default_name(&session.dbdir));
-            Some(Location::new(url, &name)?)
+            let loc = Location::new(url, &name);
+            Some(loc.map_err(|e| format!("error: {}", e.describe("--backend")))?)
         }
     };
     Ok((o.atlast, backend))

@@ -21,7 +21,9 @@ use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::deadline::Slot;
 use crate::response::Clock;
-use crate::{Listener, Shared};
+use noid_listen::Listener;
+
+use crate::Shared;
 use conn::{drive, Conn, Context, Next};
 use stream::{Acceptor, Stream};
 

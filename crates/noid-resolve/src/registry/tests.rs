@@ -129,7 +129,7 @@ fn writes_canonical_text_that_reads_back() {
          name: Test NAAN\n\
          who: N2T\n\
          provider: n2t https://n2t.net/ark:/99999/${nlid}\n\
-         note: test identifiers\n    do not persist\n\
+         note: test identifiers%0ado not persist\n\
          \n\
          prefix: ark:/99999/fk4\n\
          name: test shoulder\n\
