@@ -50,13 +50,14 @@ pub fn write_batch(
     };
     // None when the line was already answered with a complaint.
     let mut next = Some(InBatch::Write(first));
-    let mut carried = None;
+    let (mut carried, mut ahead) = (None, ReadAhead::new(&*writer));
     loop {
         if let Some(verb) = next.take() {
             minter.flush(&mut txn);
             let sp = txn.savepoint();
             let result = match verb {
                 InBatch::Write(w) => {
+                    ahead.step(source, &*writer);
                     let mut batches = MintBatches { session };
                     let (stdin, commands) = match source.input() {
                         crate::bulk::Input::Stdin(s) => (Some(s), None),
@@ -129,6 +130,41 @@ pub fn write_batch(
     minter.flush(&mut txn);
     ok &= commit(session, &mut txn, &mut out);
     (ok, carried)
+}
+
+/// Read-ahead for a store across a network ([`Store::read_ahead`]): each time the
+/// lines last looked at have been run, the identifiers that the buffered lines bind
+/// are handed to the store, which reads their keys in one round trip.
+struct ReadAhead {
+    /// Whether the store reads ahead at all.
+    on: bool,
+    /// Write commands to run before looking at the buffered lines again.
+    left: usize,
+}
+
+impl ReadAhead {
+    fn new(store: &dyn Store) -> ReadAhead {
+        ReadAhead {
+            on: store.wants_read_ahead(),
+            left: 0,
+        }
+    }
+
+    /// Before a write command runs.
+    fn step(&mut self, source: &dyn Source, store: &dyn Store) {
+        if !self.on {
+            return;
+        }
+        if self.left > 0 {
+            self.left -= 1;
+            return;
+        }
+        let up = source.upcoming();
+        self.left = up.lines;
+        if !up.ids.is_empty() {
+            store.read_ahead(&up.ids);
+        }
+    }
 }
 
 /// Commit the transaction's writes (synced), then print the output they produced.

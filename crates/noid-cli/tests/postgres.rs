@@ -115,6 +115,29 @@ fn every_command_answers_as_on_the_embedded_store_and_minting_continues_as_perl_
 }
 
 #[test]
+fn bulk_binds_read_ahead_and_answer_as_on_the_embedded_store() {
+    // A bulk run on PostgreSQL reads the keys of the identifiers its buffered lines
+    // bind in one query; what it read must stay exact across its own writes and the
+    // commits within the run (`mint` commits the batch before it).
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(&server, "ahead", &[".sdd"]);
+    let embedded = Dir::minter(&[".sdd"]);
+    let first = b"bind set 51 _t one\nbind set 52 _t two\nbind set 53 _t three\n";
+    let bulk = b"bind set 51 _t uno\nbind append 51 _t -more\nbind new 52 _t dos\n\
+        bind delete 53 _t\nmint 1\nbind add 51 _t +z\nbind replace 53 _t tres\n\
+        bind set 54 _t four\nbind prepend 52 _t pre-\nget 51 _t\nget 52 _t\nfetch 53\n";
+    for input in [&first[..], &bulk[..]] {
+        let (a, b) = (
+            pg.noid_stdin(&["-"], input),
+            embedded.noid_stdin(&["-"], input),
+        );
+        assert_eq!(neutral(&a, &pg), neutral(&b, &embedded), "bulk run");
+    }
+    let r = pg.noid(&["get", "51", "_t"]);
+    assert_eq!(r.ok(), "uno-more+z\n");
+}
+
+#[test]
 fn eight_concurrent_minters_on_postgres_mint_the_embedded_backends_first_ids() {
     let server = TestServer::start();
     let (pg, _) = pg_minter(

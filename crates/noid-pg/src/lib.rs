@@ -22,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+mod ahead;
 mod conn;
 pub mod digest;
 mod location;
