@@ -9,6 +9,13 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 # The PostgreSQL backend's tests start real servers from Debian's binaries.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The high-availability drills (scripts/ha-drill.sh, noid-pg's ha tests) run three
+# PostgreSQL servers under Patroni, with etcd as its store; iproute2 makes their
+# network namespaces.
+command -v patroni >/dev/null 2>&1 || need+=(patroni)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     apt-get update -qq

@@ -671,6 +671,24 @@ fn prune_log_drops_the_old_changes_asked_for_and_refuses_what_it_cannot_do() {
     assert!(rows_below(&mut c, 5) > 0, "change 4 is kept");
     // Minting goes on, from the minter's keys (the log is only for followers).
     assert_eq!(pg.mint(1), ["03"]);
+    // A follower's recorded position (change 4) keeps what it still needs, unless
+    // told otherwise.
+    c.execute(
+        "INSERT INTO noid_followers (minter, name, applied) SELECT id, 'web9', 4 \
+         FROM noid_minters",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        pg.noid(&["prune-log", "--keep", "0"]).ok(),
+        "ok: pruned 1 change; the change log holds changes 5 to 5; kept from change 5 \
+         for follower web9\n"
+    );
+    assert_eq!(
+        pg.noid(&["prune-log", "--keep", "0", "--ignore-followers"])
+            .ok(),
+        "ok: pruned 1 change; the change log is empty (head 5)\n"
+    );
     // Usage errors: one of --keep and --before, a number.
     for args in [
         &["prune-log"][..],

@@ -27,6 +27,7 @@ mod conn;
 pub mod digest;
 mod location;
 pub mod open;
+mod position;
 pub mod prune;
 mod replica;
 pub mod schema;

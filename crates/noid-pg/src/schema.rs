@@ -14,7 +14,8 @@ pub const LOCK_CLASS: i32 = 0x6e6f_6964;
 /// The channel each writing transaction notifies, with `MINTER SEQ` as payload.
 pub const CHANNEL: &str = "noid_log";
 
-/// The schema, idempotent. `noid_keys.minter` has no foreign key: its check, one
+/// The schema, idempotent (a database made before `noid_followers` existed gets it
+/// at the next `dbcreate` or `prune-log`). `noid_keys.minter` has no foreign key: its check, one
 /// per row written, took a third of a `mint 100000` (1.43 s against 0.96-1.06 s
 /// without); only noid's writers, which hold the minter's row, write keys.
 const TABLES: &str = "
@@ -34,6 +35,13 @@ CREATE TABLE IF NOT EXISTS noid_log (
     seq     bigint NOT NULL,
     changes bytea  NOT NULL,
     PRIMARY KEY (minter, seq)
+);
+CREATE TABLE IF NOT EXISTS noid_followers (
+    minter  bigint NOT NULL REFERENCES noid_minters(id),
+    name    text   NOT NULL,
+    applied bigint NOT NULL,
+    seen    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (minter, name)
 );
 ";
 
