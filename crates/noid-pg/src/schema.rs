@@ -140,6 +140,15 @@ pub fn create(client: &mut Client) -> Result<bool, postgres::Error> {
     let mut t = client.transaction()?;
     t.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])?;
     t.batch_execute(TABLES)?;
+    // lz4 compresses a large commit's log row in a tenth of the time pglz takes (a
+    // `mint 100000`'s 10 MB: 18-58 ms against 171-198 ms); a server built without it
+    // keeps its default.
+    t.batch_execute("SAVEPOINT lz4")?;
+    if t.batch_execute("ALTER TABLE noid_log ALTER COLUMN changes SET COMPRESSION lz4")
+        .is_err()
+    {
+        t.batch_execute("ROLLBACK TO SAVEPOINT lz4")?;
+    }
     let current: bool = t
         .query_one(&format!("SELECT {LOG_IS_CURRENT}"), &[])?
         .get(0);

@@ -37,6 +37,13 @@ pub trait Store: Scan + Sync {
         let _ = ids;
     }
 
+    /// Identifiers per commit that a large mint should use, when this engine prefers
+    /// fewer than the caller's default: a database server does its share of a commit
+    /// while the next batch is minted, so smaller batches overlap more of the two.
+    fn mint_batch(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether [`Store::read_ahead`] does anything, so that callers with nothing to
     /// gain do not work out the hint.
     fn wants_read_ahead(&self) -> bool {
