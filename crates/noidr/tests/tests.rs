@@ -9,6 +9,7 @@ mod failover;
 mod faults;
 mod follow;
 mod fresh;
+mod ha_drill;
 mod http;
 mod lifecycle;
 mod metrics;
