@@ -27,7 +27,10 @@
 # added to the machine's own namespace). A partition is a veth link set down.
 #
 #   scripts/ha-drill.sh [--drills N] [--faults kill9,stop,partition,writer|cut] [--async]
-#                       [--writers K] [--bin DIR] [--keep]
+#                       [--writers K] [--bin DIR] [--keep] [--primary-start-timeout SECS]
+#
+# --primary-start-timeout is Patroni's (300 by default; 0 fails over at once when the
+# primary's postgres crashes instead of recovering it in place).
 #
 # Needs root (namespaces; PostgreSQL and Patroni run as the postgres user), Debian's
 # patroni, etcd-server and postgresql (scripts/setup.sh). Exit status 0 when every
@@ -42,6 +45,7 @@ ASYNC=0
 WRITERS=3
 BIN=""
 KEEP=0
+START_TIMEOUT=300
 while [ $# -gt 0 ]; do
     case $1 in
     --drills) DRILLS=$2; shift 2 ;;
@@ -50,7 +54,8 @@ while [ $# -gt 0 ]; do
     --writers) WRITERS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    *) sed -n '2,35p' "$0"; exit 2 ;;
+    --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
+    *) sed -n '2,38p' "$0"; exit 2 ;;
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
@@ -173,6 +178,7 @@ bootstrap:
     ttl: $TTL
     loop_wait: 1
     retry_timeout: 4
+    primary_start_timeout: $START_TIMEOUT
     $SYNC
     postgresql:
       use_pg_rewind: true
@@ -346,7 +352,7 @@ for d in $(seq 1 "$DRILLS"); do
         BROKEN="$BROKEN counter-went-back-drill-$d($last_counter>$c)"
     fi
     last_counter=$c
-    echo "$d $kind $old $new $down $lag_before" >>"$W/drills"
+    echo "$d $kind $old $new $down $lag_before $t0" >>"$W/drills"
     log "drill $d: $kind on $old, writes back after $down s, primary now $new"
 done
 
