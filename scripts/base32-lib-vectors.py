@@ -1,5 +1,5 @@
 """Writes base32-lib 1.1.1's answers for random inputs as a tab-separated table, the
-fixture crates/noid-core/tests/fixtures/base32-lib-1.1.1.tsv.
+fixture crates/noid-template/tests/fixtures/base32-lib-1.1.1.tsv.
 
 Columns: op, input, split_every, min_length, checksum, result ("ERR" for an error, or
 for a decoded number of 64 bits or more, which noid refuses).
@@ -49,7 +49,7 @@ for _ in range(1500):
         res = "ERR"
     rows.append(("decode", s, 0, 0, int(cs), res))
 import os
-out = os.path.join(os.path.dirname(__file__), "..", "crates", "noid-core", "tests", "fixtures", "base32-lib-1.1.1.tsv")
+out = os.path.join(os.path.dirname(__file__), "..", "crates", "noid-template", "tests", "fixtures", "base32-lib-1.1.1.tsv")
 with open(out, "w") as f:
     f.write("# base32-lib 1.1.1 answers (scripts/base32-lib-vectors.py); op input split_every min_length checksum result\n")
     for r in rows:

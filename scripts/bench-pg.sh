@@ -9,7 +9,7 @@
 #       embedded resolver (`noidr -f DIR`) on the same N bindings: hits, answers/s, the
 #       method of scripts/bench-noidr.sh (one request at a time, and pipelined), plus
 #       callgrind's instructions per hit on both (exact, unlike wall time);
-#   (c) a new follower's bootstrap of the N bindings (noid-pg's `Replica::sync`, as
+#   (c) a new follower's bootstrap of the N bindings (noid-store's `pg` `Replica::sync`, as
 #       noidr --follow runs it) vs `noid -` loading the same N bindings into a new
 #       embedded minter;
 #   (d) `noid -` loading the N bindings into a new PostgreSQL minter vs into a new

@@ -1,5 +1,5 @@
 """An independent implementation of SipHash-2-4 (checked against the SipHash paper's test
-vector) and of the Feistel network with cycle walking that noid-core's permutation module
+vector) and of the Feistel network with cycle walking that noid-template's permutation module
 describes; prints the values its test pins.
 
 Usage: python3 scripts/lui-permutation-vectors.py

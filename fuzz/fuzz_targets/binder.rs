@@ -1,12 +1,12 @@
-//! The egg binder command language (`noid-binder`), whole commands: any script, parsed
+//! The egg binder command language (`noid-egg`), whole commands: any script, parsed
 //! as the web API parses it (remote: no files) and executed on an in-memory minter,
 //! parses into commands or errors and executes without a panic; every reply renders.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_binder::{execute, render, Agent, Session};
+use noid_egg::{execute, render, Agent, Session};
 use noid_minter::{Minter, Txn};
-use noid_resolve::MemLookup;
+use noid_core::MemLookup;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

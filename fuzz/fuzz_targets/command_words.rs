@@ -1,4 +1,4 @@
-//! The words of a `noid` command (`noid-command`), as the CLI's bulk mode (`noid -`)
+//! The words of a `noid` command (`noid_egg::words`), as the CLI's bulk mode (`noid -`)
 //! and web mode (a CGI's `QUERY_STRING`) split them. Beyond "no panic": a bulk line
 //! that splits gives words that `shell_words::join` quotes back into a line splitting
 //! to the same words, and never a word holding a line break; a query that splits gives
@@ -13,15 +13,15 @@ fuzz_target!(|data: &[u8]| {
     let line = data.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = String::from_utf8_lossy(line);
     let line = line.trim_end_matches('\r');
-    if let Ok(words) = noid_command::bulk_line(line) {
+    if let Ok(words) = noid_egg::words::bulk_line(line) {
         assert!(words.iter().all(|w| !w.contains('\n')), "{words:?}");
-        let again = noid_command::bulk_line(&shell_words::join(&words));
+        let again = noid_egg::words::bulk_line(&shell_words::join(&words));
         assert_eq!(again.as_ref(), Ok(&words), "bulk line {line:?}");
     }
     let query = String::from_utf8_lossy(data);
-    if let Ok(words) = noid_command::web_query(&query) {
+    if let Ok(words) = noid_egg::words::web_query(&query) {
         let encoded: Vec<String> = words.iter().map(|w| encode(w)).collect();
-        let again = noid_command::web_query(&encoded.join("+"));
+        let again = noid_egg::words::web_query(&encoded.join("+"));
         assert_eq!(again.as_ref(), Ok(&words), "query {query:?}");
     }
 });

@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use noid_resolve::egg::{self, Miss};
-use noid_resolve::{noid_line, MemLookup, Resolver, Rules};
+use noid_core::MemLookup;
+use noid_resolve::{noid_line, Resolver, Rules};
 
 fn store() -> MemLookup {
     let m = MemLookup::new();

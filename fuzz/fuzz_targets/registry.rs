@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use noid_resolve::{MemLookup, Registry, Request, Resolver, Rules};
+use noid_core::MemLookup;
+use noid_resolve::{Registry, Request, Resolver, Rules};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

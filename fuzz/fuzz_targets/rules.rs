@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_resolve::{MemLookup, Request, Resolver, Rules};
+use noid_core::MemLookup;
+use noid_resolve::{Request, Resolver, Rules};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

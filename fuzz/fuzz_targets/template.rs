@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_core::generator::n2xdig;
-use noid_core::template::parse_template;
+use noid_template::generator::n2xdig;
+use noid_template::template::parse_template;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

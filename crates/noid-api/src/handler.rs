@@ -16,7 +16,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
-use noid_binder::{nog, BinderError, Format};
+use noid_egg::{nog, BinderError, Format};
 
 use crate::auth::{self, Failures, Passwords, Verdict};
 use crate::config::{Checked, Config};

@@ -3,7 +3,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `GET /a/POP/b?ID.set ELEM VALUE` | one binder command (egg syntax, see `noid-binder`) |
+//! | `GET /a/POP/b?ID.set ELEM VALUE` | one binder command (egg syntax, see `noid-egg`) |
 //! | `POST /a/POP/b?-` | the body's commands, one per line (bulk) |
 //! | `GET /a/POP/m/SCHEME/NAAN/SHOULDER?mint N` | N new identifiers, `s: ID` each |
 //! | `GET /a/POP/b?help`, `/a/POP` | help |

@@ -59,7 +59,7 @@ pub fn parse(path: &str) -> Option<Route> {
 
 /// A query string %-decoded once (`+` stays a plus, as N2T reads it).
 pub fn decode_query(q: &str) -> String {
-    String::from_utf8_lossy(&noid_resolve::percent_decode(q)).into_owned()
+    String::from_utf8_lossy(&noid_core::percent_decode(q)).into_owned()
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! One thread per binder or minter directory, the only one in this service that
-//! writes it: it takes the same lock as `noid` (noid-pg's `open::writer`), runs the
+//! writes it: it takes the same lock as `noid` (noid-store's `pg` `open::writer`), runs the
 //! requests queued for the directory in one transaction, commits them as one synced
 //! batch, appends their write log records (synced), lets readers catch up
 //! (`Store::pause`: `noidr`'s next request sees the writes), and only then answers
@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use noid_binder::writelog::Record;
-use noid_binder::{nog, Agent, BinderError, Format, Lines, Session};
+use noid_egg::writelog::Record;
+use noid_egg::{nog, Agent, BinderError, Format, Lines, Session};
 use noid_minter::{Context, Minter, Txn};
 use noid_store::{Op, Store as Engine, SETTLE};
 use tokio::sync::oneshot;
@@ -208,7 +208,7 @@ pub fn run_once(
         reply,
     };
     let mut worker = Worker::new(dir, log, settings);
-    match noid_pg::open::writer(&worker.dir, worker.settings.lock_timeout) {
+    match noid_store::open::writer(&worker.dir, worker.settings.lock_timeout) {
         Ok(writer) => worker.group(&*writer, vec![job]),
         Err(e) => return failure(&e.to_string()),
     }
@@ -272,7 +272,7 @@ impl Worker {
                 std::thread::sleep(YIELD);
             }
             if held.is_none() {
-                match noid_pg::open::writer(&self.dir, self.settings.lock_timeout) {
+                match noid_store::open::writer(&self.dir, self.settings.lock_timeout) {
                     Ok(writer) => {
                         held = Some(Held {
                             writer,

@@ -5,8 +5,8 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Parser;
-use noid_binder::writelog::Record;
-use noid_binder::Session as EggSession;
+use noid_egg::writelog::Record;
+use noid_egg::Session as EggSession;
 use noid_minter::{Minter, Txn};
 use noid_store::{Op, Store};
 

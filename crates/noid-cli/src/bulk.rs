@@ -101,22 +101,22 @@ impl<R: BufRead> Source for Lines<R> {
         let mut text = self.physical()?;
         // Whether the line is egg's is decided without a continuing backslash.
         let probe = text.strip_suffix('\\').unwrap_or(&text);
-        if let Ok(words) = noid_binder::token::split(probe) {
-            if noid_binder::is_egg(&words) {
+        if let Ok(words) = noid_egg::token::split(probe) {
+            if noid_egg::is_egg(&words) {
                 if !text.ends_with('\\') {
                     return Some(Ok(words));
                 }
                 let joined =
-                    noid_binder::lines::join_continued(&mut text, &mut || Ok(self.physical()));
+                    noid_egg::lines::join_continued(&mut text, &mut || Ok(self.physical()));
                 return Some(
                     joined
                         .map_err(|e| e.to_string())
-                        .and_then(|()| noid_binder::token::split(&text).map_err(|e| e.to_string()))
+                        .and_then(|()| noid_egg::token::split(&text).map_err(|e| e.to_string()))
                         .map_err(|e| format!("error: {e}")),
                 );
             }
         }
-        Some(noid_command::bulk_line(&text))
+        Some(noid_egg::words::bulk_line(&text))
     }
     /// Buffered, or waiting to be read: a file or a pipe that holds more than the
     /// buffer would otherwise end a write batch (and, on PostgreSQL, its connection)
@@ -155,7 +155,7 @@ fn bound_id(line: &[u8]) -> Option<String> {
         return None;
     }
     if text.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\')) {
-        noid_command::bulk_line(text).ok()?.into_iter().nth(2)
+        noid_egg::words::bulk_line(text).ok()?.into_iter().nth(2)
     } else {
         words.nth(1).map(str::to_string)
     }

@@ -31,7 +31,7 @@ pub fn run(argv0: &str) -> u8 {
         println!("error: No QUERY_STRING (hence no command) defined.");
         return 2;
     };
-    let words = match noid_command::web_query(&query.to_string_lossy()) {
+    let words = match noid_egg::words::web_query(&query.to_string_lossy()) {
         Ok(words) => words,
         Err(complaint) => {
             println!("{complaint}");

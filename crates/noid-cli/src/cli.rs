@@ -79,7 +79,7 @@ pub fn egg_options_passed(argv: Vec<String>) -> Vec<String> {
         }
     }
     match argv.get(i..) {
-        Some(rest) if !rest.is_empty() && noid_binder::is_egg(rest) => {
+        Some(rest) if !rest.is_empty() && noid_egg::is_egg(rest) => {
             let mut v = argv[..i].to_vec();
             v.push("--".into());
             v.extend_from_slice(rest);

@@ -1,11 +1,11 @@
 //! `noid -f Dbdir prune-log --keep N | --before SEQ [--ignore-followers]
-//! [--forget-after SECS]`: drop old rows of a PostgreSQL
-//! minter's change log (noid-pg's `prune`; docs/SCALING.md). Not a Perl verb: like
-//! `serve` and `replay`, it never comes from bulk lines or the web.
+//! [--forget-after SECS]`: drop old rows of a PostgreSQL minter's change log
+//! (noid-store's `pg` `prune`; docs/SCALING.md). Not a Perl verb: like `serve` and
+//! `replay`, it never comes from bulk lines or the web.
 
 use clap::{ArgGroup, Parser};
-use noid_pg::prune::{prune, Followers, Keep};
-use noid_pg::Location;
+use noid_store::pg::prune::{prune, Followers, Keep};
+use noid_store::pg::Location;
 use noid_store::Layout;
 
 use crate::session::Session;

@@ -30,7 +30,7 @@ impl Request {
     /// Parse a request's words; `web` for the URL interface.
     pub fn parse(words: Vec<String>, web: bool) -> Request {
         use crate::commands::*;
-        if noid_binder::is_egg(&words) {
+        if noid_egg::is_egg(&words) {
             return Request::Verb(Verb::Write(Write::Egg(egg::Egg::parse(words, web))));
         }
         let mut words = words.into_iter();

@@ -1243,7 +1243,7 @@ fn clear(api: &Api) {
                 [] => unreachable!(),
             };
         }
-        let esc = noid_binder::writelog::escape(&id);
+        let esc = noid_egg::writelog::escape(&id);
         let (code, out) = api.get(SAM, "/a/sam/b", &format!(":hx {esc}.purge"));
         assert_eq!(code, 200, "{out}");
     }
@@ -1251,13 +1251,13 @@ fn clear(api: &Api) {
     assert!(listing.contains("# produced 0 ids"), "{listing}");
 }
 
-/// The spec's case list (crates/noid-binder/tests/cases/table.rs) through a real
+/// The spec's case list (crates/noid-egg/tests/cases/table.rs) through a real
 /// `noid serve` and `curl`, each case from an emptied binder.
 #[test]
 fn spec_cases_through_noid_serve() {
     #[allow(dead_code)]
     mod cases {
-        include!("../../noid-binder/tests/cases/table.rs");
+        include!("../../noid-egg/tests/cases/table.rs");
     }
     let api = Api::start();
     let mut ran = 0;

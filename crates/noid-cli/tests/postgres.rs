@@ -1,5 +1,5 @@
 //! `noid` on minters held by PostgreSQL (docs/SCALING.md), against real PostgreSQL
-//! servers started for each test (noid-pg's `testing::TestServer`): the same commands
+//! servers started for each test (noid-store's `pg` `testing::TestServer`): the same commands
 //! give the same output as on the embedded store, identifiers continue exactly as Perl
 //! Noid's, concurrent writers never collide, and the change log records every commit.
 
@@ -10,7 +10,7 @@ mod util;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
 
-use noid_pg::testing::TestServer;
+use noid_store::pg::testing::TestServer;
 use util::*;
 
 /// A minter directory whose minter `dbcreate ARGS` makes in database `db` of `server`.

@@ -1,11 +1,11 @@
-//! The spec's case list (`crates/noid-binder/tests/cases/table.rs`, from
+//! The spec's case list (`crates/noid-egg/tests/cases/table.rs`, from
 //! `../shared/spec-binder-api.md` §6) through the `noid` binary and through a real
 //! `noid serve`: each case from an empty binder, its setup lines one by one, then its
 //! command (a bulk case's input through `noid -` or a `?-` POST).
 
 #[allow(dead_code)]
 mod cases {
-    include!("../../noid-binder/tests/cases/table.rs");
+    include!("../../noid-egg/tests/cases/table.rs");
 }
 
 use cases::{expected, placeholders, CASES};
@@ -29,7 +29,7 @@ fn spec_cases_through_the_noid_binary() {
         let r = if case.bulk {
             d.noid_stdin(&["-"], case.command.as_bytes())
         } else {
-            let words = noid_binder::token::split(case.command).unwrap();
+            let words = noid_egg::token::split(case.command).unwrap();
             let words: Vec<&str> = words.iter().map(String::as_str).collect();
             d.noid(&words)
         };

@@ -1,43 +1,23 @@
-//! Pure domain logic of the Noid 0.424 identifier minter, re-implemented in Rust.
+//! The foundation every noid crate shares: plain values and pure functions, no regex and
+//! no I/O, so that the minter, the stores, the resolver and the migration tools agree on
+//! one key layout and one way of reading an identifier without depending on each other.
 //!
-//! This crate knows how templates are parsed, how the quasi-random and sequential
-//! minting orders are produced, how the NCDA check character is computed and how
-//! identifiers are validated against a template. It performs no I/O and knows nothing
-//! about storage, command lines or HTTP: the store crate persists a
-//! [`generator::GeneratorState`] under the original Perl key names and drives it.
-//!
-//! Every behaviour here reproduces what Perl Noid 0.424 really does (see
-//! `spec-noid.md`), quirks included, because existing minters must keep issuing the
-//! same identifiers in the same order after being moved to this implementation.
-//!
-//! Beyond Perl Noid: masks may use Noid4Php's extended repertoires ([`repertoire`]),
-//! a minter may mint Crockford base32 LUIs ([`lui`]) in an unpredictable order that
-//! never repeats ([`permutation`]), and a bounded minter may grow, stop or wrap when
-//! its namespace is used up ([`growth`]).
-//!
-//! # Example
-//!
-//! ```
-//! use noid_core::generator::{assemble, init_counters};
-//! use noid_core::template::parse_template;
-//!
-//! let t = parse_template("f5.reedeedk").unwrap();
-//! assert_eq!(t.total, 70_728_100);
-//! let mut state = init_counters(t.total);
-//! let firstpart = format!("13030/{}", t.prefix);
-//! let body = state.genid(&t.mask, t.gen_type, false).unwrap();
-//! assert_eq!(assemble(&firstpart, &body, t.has_checkchar), "13030/f54x54g11");
-//! ```
+//! * [`keys`]: Perl Noid's key layout and the admin key names, for every crate that reads
+//!   or writes a minter's key space.
+//! * [`lookup`]: [`Lookup`], the only storage interface ([`Pairs`], [`LookupError`]), and
+//!   [`MemLookup`], an in-memory store for tests and examples.
+//! * [`ident`]: identifier decomposition (scheme, NAAN, shoulder, blade) and the forms a
+//!   request is looked up under.
+//! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
+//! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
 
 #![deny(missing_docs)]
 
-pub mod checkchar;
-pub mod drand48;
-pub mod generator;
-pub mod growth;
-pub mod lui;
-pub mod permutation;
-pub mod repertoire;
-pub mod template;
-pub mod validate;
-pub mod xdigits;
+pub mod ident;
+pub mod keys;
+pub mod lookup;
+pub mod normalize;
+pub mod unescape;
+
+pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
+pub use unescape::{marker_decode, percent_decode};

@@ -75,7 +75,8 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use noid_resolve::{Answer, LookupError, MemLookup, Request, Resolver};
+//! use noid_core::{LookupError, MemLookup};
+//! use noid_resolve::{Answer, Request, Resolver};
 //!
 //! // A store that never changes; `noidr` resolves on its follower's current store
 //! // instead, caught up with the writers before each request (no lock taken).
@@ -127,8 +128,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use noid_core::LookupError;
 pub use noid_resolve::wellknown::ArkService;
-pub use noid_resolve::{Answer, LookupError, Request};
+pub use noid_resolve::{Answer, Request};
 
 /// What the server asks for each identifier. `noidr` implements it on its store
 /// reader; tests implement it on a map.

@@ -52,7 +52,7 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
 }
 
 /// The identifier a request asks for: the path part decoded once
-/// ([`noid_resolve::percent_decode`]), then, when the
+/// ([`noid_core::percent_decode`]), then, when the
 /// request-target had a `?`, that `?` and the query exactly as received (not decoded).
 ///
 /// This is what Apache's `RewriteRule` sees (a %-decoded path) plus the raw query
@@ -66,7 +66,7 @@ pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<
     // through a web server (Apache refuses such keys), and would be a header-injection
     // hazard if echoed, so such requests are misses.
     let clean = |b: &[u8]| memchr::memchr3(b'\n', b'\r', 0, b).is_none();
-    match (noid_resolve::percent_decode(encoded_path), query) {
+    match (noid_core::percent_decode(encoded_path), query) {
         (Cow::Borrowed(_), None) => {
             clean(encoded_path.as_bytes()).then_some(Cow::Borrowed(encoded_path))
         }

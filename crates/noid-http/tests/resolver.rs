@@ -5,8 +5,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
+use noid_core::MemLookup;
 use noid_http::{Answer, Backend, Listener, LookupError, Request, Shutdown};
-use noid_resolve::{MemLookup, Resolver, Rules};
+use noid_resolve::{Resolver, Rules};
 
 struct Real {
     resolver: Resolver,

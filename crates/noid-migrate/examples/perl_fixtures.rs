@@ -4,7 +4,7 @@
 //! scripted session (create, mint, hold, queue, bind, note), modelled here directly
 //! from the description of Perl's behaviour (spec-noid §2–§4: the `mint` loop, queue
 //! keys, circulation records, automatic holds, the un-cleared bindings), using only
-//! noid-core's generator (Perl's `genid`) and noid-minter's `dbcreate` admin keys.
+//! noid-template's generator (Perl's `genid`) and noid-minter's `dbcreate` admin keys.
 //! It deliberately does not use noid's own mint/queue/hold code, so that the tests
 //! compare noid against an independent model.
 //!
@@ -17,12 +17,12 @@
 
 use std::collections::BTreeMap;
 
-use noid_core::generator::{assemble, CompiledMask, GeneratorState};
+use noid_core::keys;
+use noid_core::MemLookup;
 use noid_migrate::dump::{write_all, Format};
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_minter::keys;
 use noid_minter::Minter;
-use noid_resolve::MemLookup;
+use noid_template::generator::{assemble, CompiledMask, GeneratorState};
 
 const CONTACT: &str = "jak/staff";
 

@@ -9,7 +9,7 @@
 //!   message when it is not.
 //! * [`check`]: the `noid check` analysis (counts, the next identifiers to be minted,
 //!   counters that disagree with the stored state) and the repair plan, over the
-//!   [`noid_resolve::Lookup`] trait.
+//!   [`noid_core::Lookup`] trait.
 //!
 //! The crate does no I/O of its own: callers hand it readers, writers and a lookup.
 //! The `noid` CLI (`import`, `export`, `check`) supplies files, processes and RocksDB.

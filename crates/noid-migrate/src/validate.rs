@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use noid_core::generator::{parse_saclist, parse_siclist};
-use noid_core::template::parse_template;
-use noid_resolve::keys;
+use noid_core::keys;
+use noid_template::generator::{parse_saclist, parse_siclist};
+use noid_template::template::parse_template;
 
 /// Admin keys every minter has and minting reads. (`dbcreate` writes more; older
 /// Noid versions may lack some of those, so only these are required.)

@@ -1,13 +1,14 @@
 //! Binding: `bind HOW ID ELEM VALUE` with every How of the noid manual, and its
 //! four-line report.
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::{MinterError, Refusal};
 use crate::hold::validation_errors;
 use crate::state::{Context, Minter};
 use crate::txn::Txn;
-use crate::{keys, mint, pepper};
+use crate::{mint, pepper};
+use noid_core::keys;
 
 /// The kinds of binding (noid manual, `bind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::MinterError;
 use crate::hold;
-use crate::keys;
 use crate::state::{Context, Minter};
 use crate::txn::Txn;
+use noid_core::keys;
 
 /// The first letter of an identifier's status history (`i` issued, `q` queued,
 /// `u` unqueued), or `None` when it never circulated.

@@ -1,12 +1,12 @@
 //! `dbcreate`: the admin keys of a new minter, its creation record (`NOID/README`,
 //! also stored as `:/erc`) and the report printed to the user.
 
-use noid_core::generator::{assemble_in, init_counters, n2xdig};
-use noid_core::growth::AtLast;
-use noid_core::lui::LuiGenerator;
-use noid_core::permutation::key_to_hex;
-use noid_core::repertoire::Repertoire;
-use noid_core::template::{human_num, parse_template, GenType, Template};
+use noid_template::generator::{assemble_in, init_counters, n2xdig};
+use noid_template::growth::AtLast;
+use noid_template::lui::LuiGenerator;
+use noid_template::permutation::key_to_hex;
+use noid_template::repertoire::Repertoire;
+use noid_template::template::{human_num, parse_template, GenType, Template};
 
 use crate::error::{MinterError, Refusal};
 

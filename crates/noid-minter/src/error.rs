@@ -4,12 +4,12 @@
 
 use std::fmt;
 
-use noid_core::generator::{GenError, ListParseError};
-use noid_core::growth::AtLastError;
-use noid_core::template::TemplateError;
+use noid_template::generator::{GenError, ListParseError};
+use noid_template::growth::AtLastError;
+use noid_template::template::TemplateError;
 
 use crate::state::{ATLAST, LUI_KEY};
-use noid_resolve::LookupError;
+use noid_core::LookupError;
 
 /// Why an operation failed.
 #[derive(Debug)]

@@ -1,8 +1,8 @@
 //! `fetch` (labelled) and `get` (bare values) for the CLI: the lines that
 //! [`noid_resolve::fetch`] words, sent to standard output or error as Perl does.
 
+use noid_core::Lookup;
 use noid_resolve::fetch::{Stream, Verb};
-use noid_resolve::Lookup;
 
 use crate::error::MinterError;
 

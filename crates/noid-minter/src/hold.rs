@@ -1,11 +1,11 @@
 //! Holds: an identifier with `ID<TAB>:/h` is skipped by minting and cannot be queued.
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::{MinterError, Refusal};
-use crate::keys;
 use crate::state::Minter;
 use crate::txn::Txn;
+use noid_core::keys;
 
 /// Place a hold (idempotent), keeping `:/held` in step.
 pub fn hold_set<L: Lookup + ?Sized>(
@@ -122,7 +122,7 @@ pub fn hold<L: Lookup + ?Sized>(
 /// The `iderr:` lines of ids that do not validate against the minter's template.
 pub fn validation_errors(m: &Minter, ids: &[String]) -> Vec<String> {
     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    match noid_core::validate::validate_ids("-", &m.template, &m.naan, &refs) {
+    match noid_template::validate::validate_ids("-", &m.template, &m.naan, &refs) {
         Ok(lines) => lines
             .into_iter()
             .filter(|l| l.starts_with("iderr:"))

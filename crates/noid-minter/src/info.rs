@@ -1,6 +1,6 @@
 //! `dbinfo brief|full|dump`: the minter's key space as text.
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::MinterError;
 
@@ -20,7 +20,7 @@ pub fn dbinfo<L: Lookup + ?Sized>(l: &L, level: &str) -> Result<Vec<u8>, MinterE
         }
         return Ok(out);
     }
-    let notes = l.scan_prefix(crate::keys::NOTE_PREFIX.as_bytes(), usize::MAX)?;
+    let notes = l.scan_prefix(noid_core::keys::NOTE_PREFIX.as_bytes(), usize::MAX)?;
     if !notes.is_empty() {
         out.extend_from_slice(b"User Assigned Values\n");
         for (k, v) in &notes {

@@ -1,9 +1,9 @@
 //! The minter and binder: every noid operation that reads or changes a minter's key
-//! space, written against [`noid_resolve::Lookup`] and a write [`Txn`] so that it does
+//! space, written against [`noid_core::Lookup`] and a write [`Txn`] so that it does
 //! no I/O of its own. The `noid` CLI opens a store, runs these operations, and commits
 //! the transaction's writes as one atomic, synced batch.
 //!
-//! The key space is Perl Noid 0.424's (see [`keys`]); the messages are its messages,
+//! The key space is Perl Noid 0.424's (see [`noid_core::keys`]); the messages are its messages,
 //! because scripts parse them.
 
 #![deny(missing_docs)]
@@ -22,10 +22,6 @@ pub mod pepper;
 pub mod queue;
 pub mod state;
 pub mod txn;
-
-/// The key layout lives with the [`noid_resolve::Lookup`] trait, where every reader of
-/// the key space reaches it.
-pub use noid_resolve::keys;
 
 pub use error::{MinterError, Refusal};
 pub use state::{Context, Minter};

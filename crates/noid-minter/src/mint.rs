@@ -1,17 +1,17 @@
 //! Minting: take the ripe head of the queue, or generate the next candidate and skip
 //! it while it is held or already circulating (spec §4.3).
 
-use noid_core::generator::{init_counters, CompiledMask};
-use noid_core::growth::{growth_note, AtLast};
-use noid_core::template::parse_template;
-use noid_resolve::Lookup;
+use noid_core::Lookup;
+use noid_template::generator::{init_counters, CompiledMask};
+use noid_template::growth::{growth_note, AtLast};
+use noid_template::template::parse_template;
 
 use crate::circ::{self, set_circ_rec};
 use crate::error::{MinterError, Refusal};
 use crate::hold::is_held;
-use crate::keys;
 use crate::state::{Context, Minter};
 use crate::txn::Txn;
+use noid_core::keys;
 
 /// Mint one identifier, recording every change in `txn`. With `pepper`, the
 /// identifier is peppered (its cookie stored under `ID<TAB>:/p`).

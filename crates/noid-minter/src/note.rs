@@ -1,6 +1,6 @@
 //! `note KEY VALUE`: free-form user values stored under `:/:/KEY`.
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::{MinterError, Refusal};
 use crate::txn::Txn;
@@ -15,7 +15,7 @@ pub fn note<L: Lookup + ?Sized>(
         return Err(Refusal::NoteWithoutKey.into());
     }
     txn.put(
-        format!("{}{key}", crate::keys::NOTE_PREFIX).into_bytes(),
+        format!("{}{key}", noid_core::keys::NOTE_PREFIX).into_bytes(),
         value,
     );
     Ok(())

@@ -1,11 +1,11 @@
 //! Peppered identifiers (`ID!PEPPER`): the pepper is a per-identifier password that
 //! every change to a peppered identifier must quote (noid manual, `peppermint`).
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::error::{MinterError, Refusal};
-use crate::keys;
 use crate::txn::Txn;
+use noid_core::keys;
 
 /// The admin key set once a minter has issued its first peppered identifier. Until
 /// then no identifier can be peppered, and changes skip the pepper look-up.

@@ -2,14 +2,14 @@
 //! `:/q/QDATE/SEQ6/PADDEDID` (spec §4.4). `lvf` and `first` entries carry an all-zero
 //! date so they come out before dated ones.
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 
 use crate::circ::{self, set_circ_rec};
 use crate::error::{MinterError, Refusal};
 use crate::hold::{is_held, validation_errors};
-use crate::keys;
 use crate::state::{Context, Minter};
 use crate::txn::Txn;
+use noid_core::keys;
 
 const ZERO_DATE: &str = "00000000000000";
 

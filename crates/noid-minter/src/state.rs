@@ -4,19 +4,19 @@
 //! Loading the 293 counters for every candidate identifier would dominate minting
 //! time; instead [`Minter`] holds them and writes only what a step touched.
 
-use noid_core::generator::{
+use noid_core::Lookup;
+use noid_template::generator::{
     assemble_in, parse_saclist, parse_siclist, CompiledMask, Counter, GenError, GeneratorState,
 };
-use noid_core::growth::AtLast;
-use noid_core::lui::{LuiGenerator, LuiShape};
-use noid_core::permutation::key_from_hex;
-use noid_core::repertoire::Repertoire;
-use noid_core::template::{check_of, GenType};
-use noid_resolve::Lookup;
+use noid_template::growth::AtLast;
+use noid_template::lui::{LuiGenerator, LuiShape};
+use noid_template::permutation::key_from_hex;
+use noid_template::repertoire::Repertoire;
+use noid_template::template::{check_of, GenType};
 
 use crate::error::MinterError;
-use crate::keys;
 use crate::txn::Txn;
+use noid_core::keys;
 
 /// Who is acting and when: the caller supplies the clock and identity, so that this
 /// crate does no I/O.
@@ -339,7 +339,7 @@ impl Minter {
             exit_status: None,
             counters_reset: false,
             persisted: Box::new(Persisted {
-                gen: noid_core::generator::init_counters(-1),
+                gen: noid_template::generator::init_counters(-1),
                 fresh: false,
                 held: 0,
                 queued: 0,
@@ -462,12 +462,12 @@ impl Minter {
 #[cfg(test)]
 mod tests {
     /// Readers find LUI minters by the key `dbcreate` writes (see
-    /// `noid_resolve::keys::LUI_KEY`): the two spellings must name one key.
+    /// `noid_core::keys::LUI_KEY`): the two spellings must name one key.
     #[test]
     fn the_lui_key_is_the_one_readers_look_for() {
         assert_eq!(
-            noid_resolve::keys::admin(super::LUI_KEY),
-            noid_resolve::keys::LUI_KEY
+            noid_core::keys::admin(super::LUI_KEY),
+            noid_core::keys::LUI_KEY
         );
     }
 }

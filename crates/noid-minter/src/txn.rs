@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use noid_resolve::{Lookup, LookupError};
+use noid_core::{Lookup, LookupError};
 
 /// Pending writes over a read view `L`.
 pub struct Txn<'a, L: Lookup + ?Sized> {
@@ -285,7 +285,7 @@ impl<L: Lookup + ?Sized> Lookup for Txn<'_, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use noid_resolve::MemLookup;
+    use noid_core::MemLookup;
 
     fn base() -> MemLookup {
         let m = MemLookup::new();

@@ -25,10 +25,10 @@
 
 use std::borrow::Cow;
 
-use crate::lookup::Lookup;
 use crate::outcome::Outcome;
 use crate::resolve::{Answer, Request, Resolver};
-use crate::unescape::percent_decode;
+use noid_core::lookup::Lookup;
+use noid_core::unescape::percent_decode;
 
 /// What a miss is answered with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

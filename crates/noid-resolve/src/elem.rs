@@ -5,8 +5,8 @@
 //! answer the same thing for the same store.
 
 use crate::idmap;
-use crate::keys;
-use crate::lookup::{is_truthy, Lookup, LookupError};
+use noid_core::keys;
+use noid_core::lookup::{is_truthy, Lookup, LookupError};
 
 /// Where an element value came from; `fetch` prints `note: previous result produced by
 /// :idmap` after a mapped value, so callers need to know.
@@ -91,7 +91,7 @@ pub fn bindings<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::MemLookup;
+    use noid_core::lookup::MemLookup;
 
     #[test]
     fn stored_truthy_value_wins_over_idmap() {

@@ -8,8 +8,8 @@
 //! the resolver's per-request path.
 
 use crate::elem::{bindings, elem_value, read_id, Source};
-use crate::keys;
-use crate::lookup::{Lookup, LookupError};
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// Which read command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +158,7 @@ fn header<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::MemLookup;
+    use noid_core::lookup::MemLookup;
 
     /// The lines as the CLI prints them: `>` for standard output, `!` for error.
     #[track_caller]

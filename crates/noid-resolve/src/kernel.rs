@@ -10,8 +10,8 @@
 use std::fmt;
 
 use crate::elem;
-use crate::keys;
-use crate::lookup::{Lookup, LookupError};
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// The elements an identifier needs for good standing. `where` is required too, but N2T
 /// implies it from the identifier string, so it is never missing.

@@ -2,9 +2,10 @@
 //!
 //! Everything that decides *what* an identifier resolves to lives here, so that the
 //! `noidr` line protocols, the HTTP server and `noid fetch/get` all give the same answer
-//! for the same store. Storage is reached only through the [`Lookup`] trait.
+//! for the same store. Storage is reached only through noid-core's [`noid_core::Lookup`]
+//! trait; the key layout, identifier forms, the ARK normal form and `%`-decoding are
+//! noid-core's too.
 //!
-//! * [`keys`]: Perl Noid's key layout, for every crate that reads or writes a minter.
 //! * [`idmap`]: Perl Noid's `:idmap` rules on the linear-time `regex` crate.
 //! * [`elem_value`]: one element's value, stored or mapped (`noid get`).
 //! * [`fetch`]: Perl Noid's `fetch` and `get`, line by line (`noid` and `noidr`).
@@ -14,21 +15,20 @@
 //!   (targets, codes, ancestor chopping, inflections, conneg, rules, forwarding).
 //! * [`egg`]: the EggNog `ID.resolve` line protocol on top of the resolver.
 //! * [`Outcome`]: the kind of answer a request got (hit, chop-back, miss …), for counting.
-//! * [`normalize`]: the ARK specification's normal form of an ARK.
 //! * [`kernel`]: kernel metadata (reserved codes, metatypes) and an identifier's standing.
 //! * [`modified`]: when an identifier's bindings were last written (`Last-Modified`).
 //! * [`wellknown`]: what `/.well-known/ark` publishes (NAANs served, global resolver).
 //! * [`Rules`]: the operator's rules file (parsed here, read by `noidr`).
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
 //!   providers and the providers' health), read from and written to its ANVL file.
-//! * [`Accept`] and [`percent_decode`]: the `Accept` header and `%HH` escapes, read the
-//!   same way by every protocol.
+//! * [`Accept`]: the `Accept` header, read the same way by every protocol.
 //!
 //! All types are `Send + Sync` and hold no per-request state: one [`Resolver`] serves
 //! every thread.
 //!
 //! ```
-//! use noid_resolve::{egg, Answer, MemLookup, Request, Resolver, Rules};
+//! use noid_core::MemLookup;
+//! use noid_resolve::{egg, Answer, Request, Resolver, Rules};
 //!
 //! let store = MemLookup::new();
 //! store.bind("ark:/12345/xt2", "_t", "http://obj.example.com/datasets/");
@@ -48,32 +48,25 @@ mod accept;
 pub mod egg;
 mod elem;
 pub mod fetch;
-mod ident;
 pub mod idmap;
 pub mod kernel;
-pub mod keys;
-mod lookup;
 mod lui;
 pub mod modified;
 mod noid_keys;
 pub mod noid_line;
-pub mod normalize;
 mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
-mod unescape;
 pub mod wellknown;
 
 pub use accept::Accept;
 pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
-pub use lookup::{is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Pairs, PointLookups};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
-pub use unescape::{marker_decode, percent_decode};
 
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,9 @@
 //! such identifiers; for any other store this costs one cached prefix check, and only
 //! when nothing else matched.
 
-use noid_core::lui::LuiShape;
+use noid_template::lui::LuiShape;
 
-use crate::lookup::{Lookup, LookupError};
+use noid_core::lookup::{Lookup, LookupError};
 
 /// The canonical spelling of `id` on a LUI minter, when `id` is another spelling of one
 /// of its identifiers (`ark:/`, or the NAAN-relative form, then the minter's first part,
@@ -15,7 +15,7 @@ use crate::lookup::{Lookup, LookupError};
 pub fn canonical<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Option<String>, LookupError> {
     // A prefix check, not a read: a long-lived reader answers it from its cache, so a
     // miss on any other kind of minter costs no store access here.
-    if !l.may_have_prefix(crate::keys::LUI_KEY)? {
+    if !l.may_have_prefix(noid_core::keys::LUI_KEY)? {
         return Ok(None);
     }
     let Some(mask) = l.get(b":/mask")? else {
@@ -49,7 +49,7 @@ pub fn canonical<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Option<String>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemLookup;
+    use noid_core::MemLookup;
 
     fn lui_minter() -> MemLookup {
         let l = MemLookup::new();

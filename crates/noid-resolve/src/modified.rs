@@ -5,9 +5,9 @@
 //! Identifiers bound before the element existed (or imported from Perl Noid) have none;
 //! their pages then carry no `Last-Modified`.
 
-use crate::keys;
-use crate::lookup::{Lookup, LookupError};
 use crate::noid_keys::NoidKeys;
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// The last write to `id`'s bindings, in seconds since the epoch, if recorded. An
 /// `ark:/NAAN/…` id also finds the record of the `NAAN/…` form a minter stores.
@@ -19,7 +19,7 @@ pub fn last_write<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Option<i64>, Lo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemLookup;
+    use noid_core::MemLookup;
 
     #[test]
     fn read_in_either_ark_form() {

@@ -6,7 +6,7 @@
 //! `NAAN/`, is spared the lookups of that form: a chop-back through four ancestors of
 //! an ARK then costs half as many lookups.
 
-use crate::lookup::{Lookup, LookupError, Pairs};
+use noid_core::lookup::{Lookup, LookupError, Pairs};
 
 const ARK: &[u8] = b"ark:/";
 
@@ -119,7 +119,7 @@ fn merge(mut found: Pairs, relative: Pairs) -> Pairs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::MemLookup;
+    use noid_core::lookup::MemLookup;
 
     #[test]
     fn ark_keys_fall_back_to_naan_relative_keys() {
@@ -242,7 +242,7 @@ mod tests {
         assert_eq!((l.1.get(), l.2.get()), (0, 1));
         l.1.set(0);
         l.2.set(0);
-        assert_eq!(r.resolve(&crate::PointLookups(&l), &req).unwrap(), want);
+        assert_eq!(r.resolve(&noid_core::PointLookups(&l), &req).unwrap(), want);
         assert_eq!((l.1.get(), l.2.get()), (6, 0));
     }
 }

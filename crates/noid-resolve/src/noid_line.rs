@@ -31,8 +31,8 @@
 use std::fmt;
 
 use crate::fetch::{self, Stream, Verb};
-use crate::lookup::{Lookup, LookupError};
 use crate::outcome::Outcome;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -288,7 +288,7 @@ fn read_id<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::{MemLookup, Pairs};
+    use noid_core::lookup::{MemLookup, Pairs};
 
     fn store() -> MemLookup {
         let l = MemLookup::new();

@@ -64,7 +64,8 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{egg, noid_line, MemLookup, Request, Resolver, Rules};
+    use crate::{egg, noid_line, Request, Resolver, Rules};
+    use noid_core::MemLookup;
 
     fn kind(r: &Resolver, store: &MemLookup, id: &str) -> Outcome {
         r.resolve_counted(store, &Request::new(id)).unwrap().1

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::ident::{Family, Parsed};
+use noid_core::ident::{Family, Parsed};
 
 /// The built-in rules file, used when the operator names none.
 pub const DEFAULT_RULES: &str = include_str!("../rules/default.rules");

@@ -7,9 +7,9 @@
 //! forwarding from looping). A binder that holds ARKs of other NAANs lists them with
 //! `local-naans`: the store is not walked to find them.
 
-use crate::keys;
-use crate::lookup::{Lookup, LookupError};
 use crate::rules::Rules;
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError};
 
 /// The resolver's root path: `ark:…` appended to it is resolved.
 pub const ROOT: &str = "/";
@@ -47,7 +47,7 @@ pub fn ark_service<L: Lookup + ?Sized>(l: &L, rules: &Rules) -> Result<ArkServic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemLookup;
+    use noid_core::MemLookup;
 
     #[test]
     fn naans_from_the_minter_and_the_rules() {

@@ -1,12 +1,12 @@
 //! What noid's commands need of a minter's storage, whichever engine holds it: the
-//! embedded RocksDB store of this crate, or a database server (crate `noid-pg`). The
+//! embedded RocksDB store of this crate, or a database server (the `pg` module). The
 //! commands work with these traits and never learn which engine they have.
 
 use crate::{Op, Snapshot, StoreError, Writer};
 
 /// A read view that can also stream its whole key space (`export`, `check`,
 /// `standing` with no ids).
-pub trait Scan: noid_resolve::Lookup {
+pub trait Scan: noid_core::Lookup {
     /// Call `f` on each (key, value) from the first key `>= start` onwards, in bytewise
     /// key order, until it returns false.
     fn scan_from(

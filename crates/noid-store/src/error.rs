@@ -92,16 +92,16 @@ impl From<rocksdb::Error> for StoreError {
     }
 }
 
-impl From<StoreError> for noid_resolve::LookupError {
+impl From<StoreError> for noid_core::LookupError {
     /// A store that is not open (or no longer) is `Unavailable`; any other failure
     /// outside the read of one key is a `Store` error. Reads of a key map their errors
-    /// with [`noid_resolve::LookupError::read`].
+    /// with [`noid_core::LookupError::read`].
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Unavailable { .. } | StoreError::Stopping => {
-                noid_resolve::LookupError::unavailable(e.to_string())
+                noid_core::LookupError::unavailable(e.to_string())
             }
-            _ => noid_resolve::LookupError::store(e),
+            _ => noid_core::LookupError::store(e),
         }
     }
 }

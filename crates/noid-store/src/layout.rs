@@ -25,8 +25,8 @@ pub struct Layout {
     pub readme: PathBuf,
     /// The minter's log, `Dbdir/NOID/log`.
     pub log: PathBuf,
-    /// Where a minter held by a database server says which (`noid-pg`'s
-    /// `Location`), `Dbdir/NOID/backend`; absent for the embedded store.
+    /// Where a minter held by a database server says which ([`crate::pg::Location`]),
+    /// `Dbdir/NOID/backend`; absent for the embedded store.
     pub backend: PathBuf,
 }
 

@@ -14,11 +14,11 @@
 //!   a throw-away RocksDB secondary and never take the lock, so they never block writers.
 //! * [`Follower`]: the long-lived resolver. A [`Secondary`] that catches up with the
 //!   primary only when the generation counter moved, opened anew when the store was
-//!   replaced, read through per-view caches ([`View`], a [`noid_resolve::Lookup`]).
+//!   replaced, read through per-view caches ([`View`], a [`noid_core::Lookup`]).
 //!
 //! Every engine that can hold a minter implements [`Store`] (writing) and [`Scan`]
-//! (reading it all); the embedded RocksDB store is this crate's, PostgreSQL is
-//! `noid-pg`'s.
+//! (reading it all): the embedded RocksDB store, and PostgreSQL ([`pg`], with the
+//! `postgres` feature). [`open`] is the one place that picks the engine of a Dbdir.
 //!
 //! Also here: the minter's file [`Layout`] (and the Dbdir a program's name selects),
 //! and [`sweep_stale`] for directories left by processes that were killed.
@@ -31,7 +31,9 @@ mod error;
 mod follow;
 pub mod generation;
 mod layout;
+pub mod open;
 mod options;
+pub mod pg;
 mod secondary;
 mod snapshot;
 mod sweep;

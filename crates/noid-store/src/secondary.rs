@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use noid_resolve::{Lookup, LookupError, Pairs};
+use noid_core::{Lookup, LookupError, Pairs};
 use rocksdb::{Direction, IteratorMode, ReadOptions, DB};
 
 use crate::cursor::CursorDb;

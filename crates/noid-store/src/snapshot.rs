@@ -38,20 +38,20 @@ impl Snapshot {
     }
 }
 
-impl noid_resolve::Lookup for Snapshot {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
+impl noid_core::Lookup for Snapshot {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_core::LookupError> {
         self.secondary
             .get(key)
-            .map_err(|e| noid_resolve::LookupError::read(key, e))
+            .map_err(|e| noid_core::LookupError::read(key, e))
     }
 
     fn scan_prefix(
         &self,
         prefix: &[u8],
         limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_core::LookupError> {
         self.secondary
             .scan_prefix(prefix, limit)
-            .map_err(|e| noid_resolve::LookupError::read(prefix, e))
+            .map_err(|e| noid_core::LookupError::read(prefix, e))
     }
 }

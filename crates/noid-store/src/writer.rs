@@ -357,18 +357,18 @@ impl Drop for Writer {
     }
 }
 
-impl noid_resolve::Lookup for Writer {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_resolve::LookupError> {
-        Writer::get(self, key).map_err(|e| noid_resolve::LookupError::read(key, e))
+impl noid_core::Lookup for Writer {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_core::LookupError> {
+        Writer::get(self, key).map_err(|e| noid_core::LookupError::read(key, e))
     }
 
     fn scan_prefix(
         &self,
         prefix: &[u8],
         limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_resolve::LookupError> {
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_core::LookupError> {
         crate::secondary::scan_prefix(&self.db, prefix, limit)
-            .map_err(|e| noid_resolve::LookupError::read(prefix, e))
+            .map_err(|e| noid_core::LookupError::read(prefix, e))
     }
 }
 

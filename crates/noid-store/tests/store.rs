@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use noid_resolve::Lookup;
+use noid_core::Lookup;
 use noid_store::{Freshness, Op, Secondary, Snapshot, StoreError, Writer};
 
 fn put(k: &str, v: &str) -> Op {

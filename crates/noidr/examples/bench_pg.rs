@@ -7,7 +7,7 @@
 //! bench_pg verify URL MINTER DIR      # compare the copy in DIR with the minter (checksums)
 //! ```
 //!
-//! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-pg's
+//! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-store's `pg`
 //! `Replica::sync` calls (connecting included), and the keys in the copy (bootstrap) or
 //! the change-log sequence numbers applied (catchup); or the time of K commits; or the
 //! time of one checksum comparison of a current copy (`Replica::verify`: a digest of
@@ -18,7 +18,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use noid_pg::{Location, PgWriter, Progress, Replica};
+use noid_store::pg::{Location, PgWriter, Progress, Replica};
 use noid_store::{Op, Store};
 
 fn replica(url: &str, minter: &str, dir: &Path) -> Replica {

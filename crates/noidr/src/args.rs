@@ -213,7 +213,7 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Follow {
     /// The database and the minter's name.
-    pub location: noid_pg::Location,
+    pub location: noid_store::pg::Location,
     /// The longest wait between looks at the change log.
     pub poll: Duration,
     /// The interval between checksum comparisons (None: never compare).
@@ -269,7 +269,7 @@ impl Config {
                     bail!("--verify must be 0 (never) or at most 31536000 seconds");
                 }
                 Some(Follow {
-                    location: noid_pg::Location::from_flag("--follow", url, name)
+                    location: noid_store::pg::Location::from_flag("--follow", url, name)
                         .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
                     poll: Duration::from_secs_f64(args.poll),
                     verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),

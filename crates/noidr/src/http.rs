@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use noid_resolve::{Answer, LookupError, Outcome, Request};
+use noid_core::LookupError;
+use noid_resolve::{Answer, Outcome, Request};
 use noid_store::{Follower, View};
 
 use crate::current::Current;

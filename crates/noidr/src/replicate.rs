@@ -1,5 +1,5 @@
 //! `--follow`: keep the local copy of a minter held by PostgreSQL up to date
-//! (noid-pg's `Replica`), while the rest of noidr answers from that copy as from any
+//! (noid-store's `pg` `Replica`), while the rest of noidr answers from that copy as from any
 //! embedded minter (noid-store's follower sees each applied batch). Where the copy
 //! stands (`Position`) is shown in `/metrics` and the SIGUSR1 line.
 
@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_pg::{Progress, Replica};
+use noid_store::pg::{Progress, Replica};
 use noid_store::StoreError;
 
 use crate::args::Follow;

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use noid_pg::testing::TestServer;
+use noid_store::pg::testing::TestServer;
 
 use crate::util::*;
 

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use noid_pg::testing::TestServer;
-use noid_pg::{Location, PgSnapshot, PgWriter, APPLIED};
+use noid_store::pg::testing::TestServer;
+use noid_store::pg::{Location, PgSnapshot, PgWriter, APPLIED};
 use noid_store::{Layout, Op, Scan, Snapshot, Store, Writer};
 
 use crate::util::*;

@@ -145,7 +145,7 @@ impl fmt::Display for SurveyError {
 
 /// Count every record, then analyse, showing the progress on a terminal (cleared
 /// before anything is printed).
-fn survey<L: noid_resolve::Lookup + ?Sized>(
+fn survey<L: noid_core::Lookup + ?Sized>(
     session: &Session,
     l: &L,
     scan: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError>,

@@ -5,10 +5,10 @@
 //! Unlike Perl Noid, nothing is left behind when the arguments are bad: they are
 //! checked before the directory is made.
 
-use noid_core::growth::AtLast;
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_pg::Location;
+use noid_store::pg::Location;
 use noid_store::StoreError;
+use noid_template::growth::AtLast;
 use rand::Rng;
 
 use crate::output::Out;
@@ -145,7 +145,7 @@ fn create(
     let ops = created
         .keys
         .iter()
-        .map(|(k, v)| noid_store::Op::Put(noid_minter::keys::admin(k), v.clone().into_bytes()));
+        .map(|(k, v)| noid_store::Op::Put(noid_core::keys::admin(k), v.clone().into_bytes()));
     let (readme, log) = (&layout.readme, &layout.log);
     let files = std::fs::write(readme, &created.readme)
         .and_then(|_| std::fs::write(log, format!("{}\n", created.log)))

@@ -1,7 +1,7 @@
 //! `dbinfo [brief|full|dump]`: the minter's keys as text.
 
+use noid_core::Lookup;
 use noid_minter::{info, MinterError};
-use noid_resolve::Lookup;
 
 use crate::complaint::Complaint;
 use crate::output::Out;

@@ -1,11 +1,11 @@
 //! Egg commands (`ID.set ELEM VALUE`, `ID.fetch` …, the language of EggNog and of
-//! N2T's API, crate `noid-binder`) next to Perl Noid's verbs: a command whose first
+//! N2T's API, crate `noid-egg`) next to Perl Noid's verbs: a command whose first
 //! word has the `ID.OP` form is egg. It runs in the write batch like `bind`, so a
 //! binding made either way is the same key and `noidr` resolves it at once.
 
 use std::io::BufReader;
 
-use noid_binder::{Agent, Session as EggSession};
+use noid_egg::{Agent, Session as EggSession};
 
 use super::{Failed, Writing};
 use crate::output::Out;

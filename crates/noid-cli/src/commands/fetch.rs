@@ -1,7 +1,7 @@
 //! `fetch ID [ELEM…]` (labelled) and `get ID [ELEM…]` (bare values).
 
+use noid_core::Lookup;
 use noid_minter::{fetch, MinterError};
-use noid_resolve::Lookup;
 
 use crate::output::Out;
 

@@ -3,7 +3,7 @@
 //! into LUIs and back. Needs no minter.
 
 use clap::{Parser, Subcommand};
-use noid_core::lui::{decode, encode, normalize, split, Spelling};
+use noid_template::lui::{decode, encode, normalize, split, Spelling};
 
 use crate::output::Out;
 

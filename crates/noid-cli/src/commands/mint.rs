@@ -19,7 +19,7 @@ const BATCH: u64 = 100_000;
 pub fn new_pepper() -> String {
     let mut r = rand::thread_rng();
     (0..8)
-        .map(|_| noid_core::xdigits::xdigit(r.gen_range(0..29)) as char)
+        .map(|_| noid_template::xdigits::xdigit(r.gen_range(0..29)) as char)
         .collect()
 }
 

@@ -26,8 +26,8 @@ pub mod validate;
 
 use std::io;
 
+use noid_core::Lookup;
 use noid_minter::{Minter, MinterError, Txn};
-use noid_resolve::Lookup;
 use noid_store::Store;
 
 use crate::complaint::Complaint;

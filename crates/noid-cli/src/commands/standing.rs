@@ -5,9 +5,10 @@
 //! every identifier that has a binding. Not in good standing is exit status 1.
 //! The judging is `noid_resolve::kernel`'s; this module prints it.
 
+use noid_core::Lookup;
 use noid_minter::MinterError;
 use noid_resolve::kernel::{self, Census, Standing};
-use noid_resolve::{read_id, Lookup};
+use noid_resolve::read_id;
 
 use crate::complaint::store_error;
 use crate::output::Out;

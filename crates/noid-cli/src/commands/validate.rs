@@ -1,7 +1,7 @@
 //! `validate TEMPLATE|- ID…`: which identifiers a template could have produced.
 
+use noid_core::Lookup;
 use noid_minter::{Minter, MinterError};
-use noid_resolve::Lookup;
 
 use crate::output::Out;
 use crate::usage::usage;
@@ -30,7 +30,8 @@ impl Validate {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
         // A bind-only minter (no template argument at dbcreate) validates everything.
         let minter_template = if m.genonly { m.template.as_str() } else { "" };
-        match noid_core::validate::validate_ids(&self.template, minter_template, &m.naan, &ids) {
+        match noid_template::validate::validate_ids(&self.template, minter_template, &m.naan, &ids)
+        {
             Ok(lines) => {
                 for line in &lines {
                     out.out(format!("{line}\n"));

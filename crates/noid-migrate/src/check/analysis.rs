@@ -2,10 +2,11 @@
 //! produce and how each is already used, and what is wrong, as data. The text is
 //! [`super::report`]'s, the writes [`super::repair`]'s.
 
-use noid_core::generator::GenError;
-use noid_core::template::{parse_template, GenType};
-use noid_minter::{keys, Minter};
-use noid_resolve::Lookup;
+use noid_core::keys;
+use noid_core::Lookup;
+use noid_minter::Minter;
+use noid_template::generator::GenError;
+use noid_template::template::{parse_template, GenType};
 
 use super::candidate::{classify, Use};
 use super::census::Census;

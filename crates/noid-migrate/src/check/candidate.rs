@@ -1,7 +1,8 @@
 //! How a candidate identifier is already used, and so what `mint` would do with it.
 
-use noid_minter::{keys, Minter};
-use noid_resolve::Lookup;
+use noid_core::keys;
+use noid_core::Lookup;
+use noid_minter::Minter;
 
 use super::CheckError;
 

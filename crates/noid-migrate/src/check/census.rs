@@ -1,6 +1,6 @@
 //! The census: counts gathered in one pass over every record of the store.
 
-use noid_resolve::keys;
+use noid_core::keys;
 
 /// Counts gathered in one pass over every record, in bytewise key order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! A random minter's counters checked against its namespace and against each other.
 
-use noid_core::generator::{init_counters, GeneratorState};
+use noid_template::generator::{init_counters, GeneratorState};
 
 use super::analysis::{Finding, Problem};
 use super::repair::{set, Plan, Repair};

@@ -2,7 +2,7 @@
 //! repairs `--repair` makes.
 //!
 //! The caller feeds every record of the store, in key order, to a [`Census`] (one
-//! pass, constant memory), then calls [`analyze`] with a [`Lookup`](noid_resolve::Lookup)
+//! pass, constant memory), then calls [`analyze`] with a [`Lookup`](noid_core::Lookup)
 //! on the same store. The analysis ([`analysis`]) gathers the facts, replays the
 //! generator on a copy of its state to see how each of the next identifiers is
 //! already used ([`candidate`]), and lists the counters that disagree with the stored
@@ -23,8 +23,8 @@ mod tests;
 
 use std::fmt;
 
+use noid_core::LookupError;
 use noid_minter::MinterError;
-use noid_resolve::LookupError;
 
 pub use analysis::{analyze, Analysis, Finding, Options, Problem, Summary, Upcoming};
 pub use candidate::{classify, Use};

@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use noid_core::generator::GeneratorState;
-use noid_minter::{keys, Minter};
-use noid_resolve::Lookup;
+use noid_core::keys;
+use noid_core::Lookup;
+use noid_minter::Minter;
+use noid_template::generator::GeneratorState;
 
 use super::analysis::{Analysis, Options};
 use super::candidate::classify;

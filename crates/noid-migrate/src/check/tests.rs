@@ -2,11 +2,12 @@
 //! and as mint leaves them.
 
 use super::*;
-use noid_core::generator::{assemble, GeneratorState};
+use noid_core::keys;
+use noid_core::Lookup;
+use noid_core::MemLookup;
 use noid_minter::create::{dbcreate, CreateArgs};
-use noid_minter::{keys, Minter};
-use noid_resolve::Lookup;
-use noid_resolve::MemLookup;
+use noid_minter::Minter;
+use noid_template::generator::{assemble, GeneratorState};
 
 /// A fresh minter in memory, as dbcreate makes it.
 fn create(template: &str, term: &str) -> MemLookup {

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::lookup::{Lookup, LookupError};
+use noid_core::lookup::{Lookup, LookupError};
 
 mod replacement;
 
@@ -201,7 +201,7 @@ pub fn map_id<L: Lookup + ?Sized>(
     id: &str,
     elem: &str,
 ) -> Result<Option<Vec<u8>>, LookupError> {
-    let prefix = crate::keys::idmap_prefix(elem);
+    let prefix = noid_core::keys::idmap_prefix(elem);
     let rules = l.scan_prefix(&prefix, MAX_RULES)?;
     let cache = RuleCache::global();
     for (key, replacement) in rules {
@@ -220,7 +220,7 @@ pub fn map_id<L: Lookup + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lookup::MemLookup;
+    use noid_core::lookup::MemLookup;
 
     #[track_caller]
     fn check(pattern: &str, replacement: &str, id: &str, expect: Option<&str>) {

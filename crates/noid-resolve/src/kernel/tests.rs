@@ -2,7 +2,7 @@
 //! standing, with expected answers written from the page.
 
 use super::*;
-use crate::lookup::{Lookup, MemLookup};
+use noid_core::lookup::{Lookup, MemLookup};
 
 #[test]
 fn every_reserved_code_with_and_without_free_text() {

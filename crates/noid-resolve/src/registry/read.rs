@@ -19,7 +19,7 @@
 use std::fmt;
 
 use super::{Level, Provider, Record, Registry};
-use crate::ident::{Family, Parsed};
+use noid_core::ident::{Family, Parsed};
 
 /// A bad registry file: what is wrong, and on which line (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]

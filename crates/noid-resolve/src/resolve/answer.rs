@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::registry::Record;
 
-use crate::ident::is_word;
 use crate::outcome::Outcome;
+use noid_core::ident::is_word;
 
 /// What resolution decided. Each variant says how the HTTP layer should present it; the
 /// egg protocol's rendering is in [`crate::egg`].

@@ -6,9 +6,9 @@ use std::borrow::Cow;
 
 use super::answer::{Found, Via};
 use super::{flag_is_n, target_of, ANCESTOR_MATCH, TARGET};
-use crate::ident::{is_word, Parsed};
-use crate::keys;
-use crate::lookup::{Lookup, LookupError, RangeRead, Ranged};
+use noid_core::ident::{is_word, Parsed};
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError, RangeRead, Ranged};
 
 /// Above this many ancestor lookups (ancestors not read as one range), one prefix seek
 /// first checks that anything at all is bound under the non-choppable start. A
@@ -213,7 +213,7 @@ fn found_ancestor<'a, L: Lookup + ?Sized>(
     Ok(Some(Found {
         root: Cow::Borrowed(root),
         value,
-        suffix: crate::unescape::flex_decode(&p.norm[len..]),
+        suffix: noid_core::unescape::flex_decode(&p.norm[len..]),
         via: Via::Ancestor,
     }))
 }

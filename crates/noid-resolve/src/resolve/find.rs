@@ -10,10 +10,10 @@ use super::negotiate::{inflection_suffix, MAX_BINDINGS};
 use super::target::strip_newlines;
 use super::{flag_is_n, target_of, Resolver, TARGET};
 use crate::elem;
-use crate::ident::{Family, Parsed};
 use crate::idmap;
-use crate::keys;
-use crate::lookup::{Lookup, LookupError};
+use noid_core::ident::{Family, Parsed};
+use noid_core::keys;
+use noid_core::lookup::{Lookup, LookupError};
 
 impl Resolver {
     /// Steps 2–5 and 7: the first binding or rule that applies.
@@ -26,7 +26,7 @@ impl Resolver {
         candidates: Option<Candidates>,
     ) -> Result<Option<Found<'a>>, LookupError> {
         // 2. Other spellings of the whole id (only those the store has keys like),
-        //    then the ARK specification's normal form (`crate::normalize`).
+        //    then the ARK specification's normal form (`noid_core::normalize`).
         let mut alternates = p.alternates(id);
         let normal = p.normal_forms(id, &alternates);
         alternates.extend(normal);

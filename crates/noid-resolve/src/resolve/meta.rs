@@ -6,8 +6,8 @@ use super::answer::{Answer, ProviderTarget};
 use super::find::level_key;
 use super::target::{finish_target, split_code};
 use super::{Request, Resolver};
-use crate::ident::Parsed;
-use crate::lookup::{Lookup, LookupError};
+use noid_core::ident::Parsed;
+use noid_core::lookup::{Lookup, LookupError};
 
 impl Resolver {
     /// `*/ID`: the providers of the most specific record (shoulder, NAAN, scheme) that

@@ -9,7 +9,7 @@
 //!    id `ID!PEPPER` is then read as `ID`; `*/ID` lists the targets at every provider of
 //!    ID's prefix (`meta`);
 //! 2. other spellings (normalisation, `ark:`↔`ark:/`, hyphens, DOI case, shadow ARKs:
-//!    `crate::ident` parses, `find` looks up);
+//!    `noid_core::ident` parses, `find` looks up);
 //! 3. an inflection suffix (`?`, `??`, `?info`, `/`, `./` …) on a bound id;
 //! 4. ancestor chopping (suffix passthrough), longest bound ancestor first
 //!    (`chop`, which for an id with ancestors reads them all as one range
@@ -41,14 +41,14 @@ pub use negotiate::{KERNEL, METADATA_TYPES};
 pub use tombstone::SUCCESSOR;
 
 use crate::elem::read_id;
-use crate::ident::Parsed;
-use crate::keys;
-use crate::lookup::{is_truthy, Lookup, LookupError, Ranged};
 use crate::noid_keys::NoidKeys;
 use crate::outcome::Outcome;
 use crate::registry::Registry;
 use crate::rules::Rules;
 use answer::Found;
+use noid_core::ident::Parsed;
+use noid_core::keys;
+use noid_core::lookup::{is_truthy, Lookup, LookupError, Ranged};
 use std::sync::Arc;
 
 /// The target element.

@@ -10,8 +10,8 @@ use super::tombstone::{is_withdrawn, tombstone};
 use super::{truthy, Request, Resolver};
 use crate::accept::Accept;
 use crate::elem;
-use crate::ident::{is_word, Parsed};
-use crate::lookup::{Lookup, LookupError};
+use noid_core::ident::{is_word, Parsed};
+use noid_core::lookup::{Lookup, LookupError};
 
 /// Inflection targets: `_,eTi,<suffix>`, and `_,eTi,` for any inflection.
 const INFLECTION_TARGET: &str = "_,eTi,";

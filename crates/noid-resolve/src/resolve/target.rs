@@ -2,7 +2,7 @@
 //! suffix, the protocol of a rule's target, prefix extension, single-line answers.
 
 use super::answer::Answer;
-use crate::ident::Parsed;
+use noid_core::ident::Parsed;
 
 /// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
 /// `[012347]`; 308 (Permanent Redirect) is accepted too, on purpose.

@@ -17,7 +17,7 @@
 
 use super::answer::Answer;
 use super::negotiate::metadata;
-use crate::lookup::{Lookup, LookupError};
+use noid_core::lookup::{Lookup, LookupError};
 
 /// The element naming what replaces a withdrawn identifier.
 pub const SUCCESSOR: &str = "successor";

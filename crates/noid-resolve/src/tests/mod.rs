@@ -9,7 +9,8 @@ mod steps;
 mod tombstone;
 
 use crate::egg::{self, Miss};
-use crate::{Answer, Lookup, MemLookup, PointLookups, Request, Resolver, Rules};
+use crate::{Answer, Request, Resolver, Rules};
+use noid_core::{Lookup, MemLookup, PointLookups};
 
 /// A store from `(id, element, value)` triples; `:idmap/PATTERN` ids become rules.
 pub(crate) fn store(bindings: &[(&str, &str, &str)]) -> MemLookup {

@@ -2,7 +2,7 @@
 //! publishes, so that the published table and the tests cannot drift apart.
 
 use super::check;
-use crate::normalize;
+use noid_core::normalize;
 
 const DOC: &str = include_str!("../../../../docs/RESOLUTION.md");
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use super::store;
 use crate::egg::{self, Miss};
 use crate::registry::tests::SAMPLE;
-use crate::{Answer, Lookup, PointLookups, ProviderTarget, Registry, Request, Resolver, Rules};
+use crate::{Answer, ProviderTarget, Registry, Request, Resolver, Rules};
+use noid_core::{Lookup, PointLookups};
 
 fn resolver(rules: &str) -> Resolver {
     Resolver::with_registry(

@@ -3,7 +3,8 @@
 
 use super::{check, resolve};
 use crate::egg::{self, Miss};
-use crate::{Answer, MemLookup, Request, Resolver};
+use crate::{Answer, Request, Resolver};
+use noid_core::MemLookup;
 
 // ---- conformance-public.md, "N2T-style resolution" -------------------------------
 

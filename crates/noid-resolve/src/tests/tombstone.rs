@@ -2,7 +2,8 @@
 //! which stays `redir410 TEXT`.
 
 use super::{check, check_rules, resolve};
-use crate::{Answer, MemLookup, Request, Resolver, Rules};
+use crate::{Answer, Request, Resolver, Rules};
+use noid_core::MemLookup;
 
 fn resolve_rule(id: &str) -> Answer {
     let r = Resolver::new(Rules::parse("ark:/99999 410 https://e.org/gone").unwrap());

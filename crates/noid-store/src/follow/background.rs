@@ -69,7 +69,7 @@ impl Follower {
 mod tests {
     use std::time::Duration;
 
-    use noid_resolve::Lookup;
+    use noid_core::Lookup;
 
     use super::*;
     use crate::{Op, Writer};

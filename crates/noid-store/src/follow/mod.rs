@@ -16,7 +16,7 @@
 //! going: every request gets [`StoreError::Unavailable`] and the background thread
 //! tries again.
 //!
-//! Modules: [`view`] (a view and its caches, the [`noid_resolve::Lookup`] resolution
+//! Modules: [`view`] (a view and its caches, the [`noid_core::Lookup`] resolution
 //! reads), `view_cache` (the generic cache), `background` (the catch-up thread),
 //! `dirs` (the secondaries' directories), `stats` (catch-ups, reopens, the last write
 //! seen: [`Follower::status`], and [`Follower::health`] for `/healthz`).
@@ -205,7 +205,7 @@ impl Follower {
 
 #[cfg(test)]
 mod tests {
-    use noid_resolve::Lookup;
+    use noid_core::Lookup;
 
     use super::*;
     use crate::{Op, Writer};

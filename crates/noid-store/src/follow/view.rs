@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use noid_resolve::keys::is_idmap_key;
-use noid_resolve::{Lookup, LookupError, Pairs};
+use noid_core::keys::is_idmap_key;
+use noid_core::{Lookup, LookupError, Pairs};
 
 use super::view_cache::ViewCache;
 use crate::secondary::Secondary;
@@ -132,7 +132,7 @@ impl Lookup for View {
 mod tests {
     use std::time::Duration;
 
-    use noid_resolve::Lookup;
+    use noid_core::Lookup;
 
     use super::*;
     use crate::{Freshness, Op, Writer};

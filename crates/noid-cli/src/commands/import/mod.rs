@@ -15,7 +15,7 @@ mod load;
 mod old;
 mod staging;
 
-use noid_pg::Location;
+use noid_store::pg::Location;
 use noid_store::{Layout, Op, Snapshot};
 
 use crate::complaint::Complaint;
@@ -128,7 +128,7 @@ fn into_postgres(
                 true
             })?;
             drop(snap);
-            let writer = noid_pg::open::create(&session.dbdir, Some(loc), session.lock_timeout)?;
+            let writer = noid_store::open::create(&session.dbdir, Some(loc), session.lock_timeout)?;
             writer.commit_all(&mut ops)?;
             let (from, to) = (Layout::new(&staged), Layout::new(&session.dbdir));
             for (a, b) in [(&from.readme, &to.readme), (&from.log, &to.log)] {

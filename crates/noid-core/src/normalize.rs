@@ -1,0 +1,130 @@
+//! The ARK specification's normalisation (draft-kunze-ark, "Normalization and Lexical
+//! Equivalence"): which spellings of an ARK name the same thing.
+//!
+//! The steps applied, in the specification's order:
+//!
+//! 1. (the NMA, `https://host/` before `ark:`): a request path has none;
+//! 2. (the query string): **not** removed, because resolution reads `?`, `??` and
+//!    `?info` as inflections and passes any other query through to the target;
+//! 3. the label, `ark:/` or `ark:` in any case, becomes `ark:`;
+//! 4. the two characters after every `%` are lower-cased (`%7E` → `%7e`);
+//! 5. the NAAN is lower-cased (`B5072` → `b5072`);
+//! 6. hyphens are removed from the identifier part (after the NAAN): U+002D and its
+//!    typographic variants U+2010 to U+2015 (hyphen, non-breaking hyphen, figure dash,
+//!    en dash, em dash, horizontal bar), which line-breaking text tools insert. A hyphen
+//!    in the NAAN is N2T's prefix extension (`ark:/12345-dev/x`) and is kept here;
+//! 7. (structural characters `/` and `.`): **not** collapsed, because a trailing `/` or
+//!    `./` is an inflection and a suffix passed through keeps its `//`.
+//!
+//! [`ark`] is that normal form; [`identifier_part`] is steps 4 and 6 on the part after
+//! the NAAN, which resolution uses for its lookups of other spellings
+//! (`crate::ident::Parsed::alternates`). The vectors are published in
+//! docs/RESOLUTION.md, and every one of them is a test.
+
+use std::borrow::Cow;
+
+/// The typographic hyphens the ARK specification treats as identity inert, next to
+/// U+002D: U+2010 hyphen, U+2011 non-breaking hyphen, U+2012 figure dash, U+2013 en
+/// dash, U+2014 em dash, U+2015 horizontal bar.
+pub const UNICODE_HYPHENS: std::ops::RangeInclusive<char> = '\u{2010}'..='\u{2015}';
+
+/// Whether `c` is a hyphen the ARK specification removes.
+pub fn is_hyphen(c: char) -> bool {
+    c == '-' || UNICODE_HYPHENS.contains(&c)
+}
+
+/// Steps 4 and 6 on an ARK's identifier part (what follows the NAAN): `%XX` lower-cased,
+/// every hyphen removed. Borrowed when there is nothing to change, which a byte search
+/// decides (a `%`, an ASCII hyphen, or the lead byte 0xE2 of U+2010–U+2015).
+pub fn identifier_part(part: &str) -> Cow<'_, str> {
+    if memchr::memchr3(b'%', b'-', 0xE2, part.as_bytes()).is_none() {
+        return Cow::Borrowed(part);
+    }
+    let mut out = String::with_capacity(part.len());
+    let mut lower = 0;
+    for c in part.chars() {
+        if lower > 0 {
+            lower -= 1;
+            out.push(c.to_ascii_lowercase());
+            // A hyphen right after `%` is one of the two characters, not removed.
+            continue;
+        }
+        if is_hyphen(c) {
+            continue;
+        }
+        if c == '%' {
+            lower = 2;
+        }
+        out.push(c);
+    }
+    if out == part {
+        Cow::Borrowed(part)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// The ARK specification's normal form of `id` (`ark:NAAN/PART`), or `None` when `id`
+/// (leading `/`s ignored) is not an ARK. See the module's doc for the steps.
+///
+/// ```
+/// use noid_core::normalize::ark;
+/// assert_eq!(ark("ARK:/B5072/fk2‐x-y%7E").as_deref(), Some("ark:b5072/fk2xy%7e"));
+/// assert_eq!(ark("doi:10.5072/x"), None);
+/// ```
+pub fn ark(id: &str) -> Option<String> {
+    let id = id.trim_start_matches('/');
+    let label = id.get(..4).filter(|l| l.eq_ignore_ascii_case("ark:"))?;
+    debug_assert_eq!(label.len(), 4);
+    let rest = id[4..].strip_prefix('/').unwrap_or(&id[4..]);
+    let (naan, part) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    if naan.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(id.len());
+    out.push_str("ark:");
+    // Step 4 applies to the NAAN too; then step 5 lower-cases the whole NAAN.
+    out.push_str(&naan.to_ascii_lowercase());
+    out.push_str(&identifier_part(part));
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifier_parts() {
+        assert_eq!(identifier_part("/x-y"), "/xy");
+        assert!(matches!(identifier_part("/fk4abc"), Cow::Borrowed(_)));
+        assert_eq!(identifier_part("/a%7E%2Fb"), "/a%7e%2fb");
+        assert_eq!(
+            identifier_part("/a\u{2010}b\u{2011}c\u{2012}d\u{2013}e\u{2014}f\u{2015}g"),
+            "/abcdefg"
+        );
+        // Other dashes are not hyphens: U+2016 (double vertical line), U+2212 (minus).
+        assert_eq!(
+            identifier_part("/a\u{2016}b\u{2212}c"),
+            "/a\u{2016}b\u{2212}c"
+        );
+        assert!(matches!(identifier_part("/a\u{20ac}"), Cow::Borrowed(_)));
+        assert_eq!(identifier_part("/%-A"), "/%-a");
+    }
+
+    #[test]
+    fn not_arks() {
+        for id in [
+            "doi:10.5072/x",
+            "ar",
+            "ark:",
+            "ark:/",
+            "13030/x",
+            "arkx:/1/x",
+        ] {
+            assert_eq!(ark(id), None, "{id}");
+        }
+    }
+}

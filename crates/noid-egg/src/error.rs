@@ -1,0 +1,57 @@
+//! Why a binder command failed: a refusal with EggNog's message, a refusal that a web
+//! caller must see as `401 unauthorized`, or a storage failure.
+
+use std::fmt;
+
+use noid_minter::MinterError;
+
+/// Why a command failed. Each renders as one `error: MESSAGE` element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BinderError {
+    /// The command was refused or malformed; the message has no `error: ` prefix.
+    Refused(String),
+    /// A command (an admin one, `@FILE`) that remote callers may never run: EggNog
+    /// answers it with `Status: 401 unauthorized`.
+    Unauthorized,
+    /// A write by a caller with read rights only.
+    ReadOnly,
+    /// The store failed; nothing of the command was applied.
+    Store(String),
+}
+
+impl BinderError {
+    /// A refusal with this message.
+    pub fn refused(msg: impl Into<String>) -> BinderError {
+        BinderError::Refused(msg.into())
+    }
+}
+
+impl fmt::Display for BinderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BinderError::Refused(m) | BinderError::Store(m) => f.write_str(m),
+            BinderError::Unauthorized => f.write_str("401 unauthorized"),
+            BinderError::ReadOnly => f.write_str("403 forbidden: read-only access"),
+        }
+    }
+}
+
+impl std::error::Error for BinderError {}
+
+impl From<MinterError> for BinderError {
+    /// Perl Noid's refusals start `error: `; the binder adds its own prefix.
+    fn from(e: MinterError) -> Self {
+        let text = e.to_string();
+        let m = text.strip_prefix("error: ").unwrap_or(&text).to_string();
+        match e {
+            MinterError::Refused(_) => BinderError::Refused(m),
+            _ => BinderError::Store(m),
+        }
+    }
+}
+
+impl From<noid_core::LookupError> for BinderError {
+    fn from(e: noid_core::LookupError) -> Self {
+        BinderError::Store(e.to_string())
+    }
+}

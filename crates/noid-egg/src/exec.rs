@@ -1,0 +1,292 @@
+//! Executing a [`Command`] against a binder: the same write transaction and minter
+//! state the `noid` CLI uses, so every change passes noid's checks (peppers,
+//! long-term minters, reserved element names) and commits the same way.
+
+use noid_core::keys;
+use noid_core::Lookup;
+use noid_minter::{bind::authorize_change, modified, Minter, Txn};
+
+use crate::command::{Command, Op};
+use crate::elements;
+use crate::error::BinderError;
+
+/// Who acts, and when: recorded in a new identifier's admin elements.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The populator or login.
+    pub who: String,
+    /// Seconds since the epoch.
+    pub now: i64,
+}
+
+/// What a command produced, before rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// A write; `oxum` is (octets, values) written or removed, shown with `--ack`.
+    Done {
+        /// Octets and number of values the write stored or removed.
+        oxum: Option<(usize, usize)>,
+    },
+    /// Values read by `get`/`fetch`.
+    Values {
+        /// The identifier.
+        id: String,
+        /// All of the identifier's elements (with the `# id:` comments around them).
+        whole: bool,
+        /// Names shown even in plain format (`fetch`).
+        labelled: bool,
+        /// (element, value) in order.
+        elems: Vec<(String, Vec<u8>)>,
+    },
+    /// `exists`.
+    Exists(bool),
+    /// `purge`: how many elements went.
+    Purged {
+        /// The identifier.
+        id: String,
+        /// Elements removed, admin elements included.
+        count: usize,
+    },
+    /// `delete`: what went.
+    Removed {
+        /// The identifier.
+        id: String,
+        /// The element.
+        elem: String,
+        /// Values removed.
+        count: usize,
+        /// Their octets.
+        octets: usize,
+    },
+    /// `incr`/`decr`: the element's new value.
+    Number {
+        /// The element.
+        elem: String,
+        /// Its value now.
+        value: i64,
+    },
+    /// `norm`, `shadow`: an identifier.
+    Id(String),
+    /// `list`, `next`.
+    Listing {
+        /// The binder's name.
+        binder: String,
+        /// The limit asked for (`None`: none).
+        max: Option<usize>,
+        /// What was found.
+        found: elements::Listing,
+    },
+    /// `resolve`: the resolver's answer line (without its newline).
+    Resolved(Vec<u8>),
+    /// Text printed as it is (`pr`, `help`, `version`).
+    Text(Vec<u8>),
+    /// Nothing to print (`var`, `logmark`).
+    Nothing,
+    /// The command failed; the transaction is as it was before it.
+    Error(BinderError),
+}
+
+impl Reply {
+    /// Whether the command failed (exit status 1, `egg-status: 1`).
+    pub fn failed(&self) -> bool {
+        matches!(self, Reply::Error(_))
+    }
+}
+
+/// Run `cmd`. A failed command leaves `txn` as it found it; the caller commits.
+pub fn execute<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    cmd: &Command,
+) -> Reply {
+    let sp = txn.savepoint();
+    match run(txn, minter, agent, cmd) {
+        Ok(r) => r,
+        Err(e) => {
+            txn.rollback_to(sp);
+            Reply::Error(e)
+        }
+    }
+}
+
+fn run<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    cmd: &Command,
+) -> Result<Reply, BinderError> {
+    Ok(match cmd {
+        Command::Bind {
+            op,
+            id,
+            elem,
+            value,
+        } => {
+            let id = authorize_change(txn, minter, id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let had = view.values(elem);
+            match op {
+                Op::Let if !had.is_empty() => {
+                    return Err(BinderError::refused(format!(
+                        "cannot proceed on an element ({elem}) that already has a value"
+                    )))
+                }
+                Op::Set | Op::Let => {
+                    elements::remove(txn, &had);
+                    txn.put(keys::elem(&id, elem), value.as_slice());
+                }
+                _ => elements::append(txn, &id, elem, &had, value),
+            }
+            elements::init_admin(txn, &view, &agent.who, agent.now);
+            modified::record(txn, &id, agent.now);
+            Reply::Done {
+                oxum: Some((value.len(), 1)),
+            }
+        }
+        Command::Incr { id, elem, by } => {
+            let id = authorize_change(txn, minter, id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let had = view.values(elem);
+            if had.len() > 1 {
+                return Err(BinderError::refused(format!(
+                    "cannot increment an element ({elem}) that has {} values",
+                    had.len()
+                )));
+            }
+            let current = match had.first() {
+                None => 0,
+                Some((_, v)) => {
+                    let s = String::from_utf8_lossy(v);
+                    s.trim().parse::<i64>().map_err(|_| {
+                        BinderError::refused(format!(
+                            "cannot increment an element ({elem}) whose value ({s}) is not an integer"
+                        ))
+                    })?
+                }
+            };
+            let value = current
+                .checked_add(*by)
+                .ok_or_else(|| BinderError::refused("integer overflow"))?;
+            txn.put(keys::elem(&id, elem), value.to_string());
+            elements::init_admin(txn, &view, &agent.who, agent.now);
+            modified::record(txn, &id, agent.now);
+            Reply::Number {
+                elem: elem.clone(),
+                value,
+            }
+        }
+        Command::Read {
+            id,
+            elems,
+            labelled,
+            all,
+        } => {
+            let base = noid_resolve::read_id(txn, id)?;
+            let found = if elems.is_empty() {
+                let mut v = elements::all(txn, base)?;
+                if !all {
+                    v.retain(|(e, _)| !elements::is_admin(e));
+                }
+                v
+            } else {
+                let mut v = Vec::new();
+                for e in elems {
+                    for (_, value) in elements::values(txn, base, e)? {
+                        v.push((e.clone(), value));
+                    }
+                }
+                v
+            };
+            Reply::Values {
+                id: id.clone(),
+                whole: elems.is_empty(),
+                labelled: *labelled,
+                elems: found,
+            }
+        }
+        Command::Remove { id, elem, report } => {
+            let id = authorize_change(txn, minter, id, elem)?;
+            let view = elements::IdKeys::read(txn, &id)?;
+            let (count, octets) = elements::remove(txn, &view.values(elem));
+            if count > 0 {
+                modified::record(txn, &id, agent.now);
+            }
+            if *report {
+                Reply::Removed {
+                    id,
+                    elem: elem.clone(),
+                    count,
+                    octets,
+                }
+            } else {
+                Reply::Done {
+                    oxum: Some((octets, count)),
+                }
+            }
+        }
+        Command::Purge { id } => {
+            let base = authorize_change(txn, minter, id, "")?;
+            let count = elements::purge(txn, &base)?;
+            if count > 0 {
+                modified::record(txn, &base, agent.now);
+            }
+            Reply::Purged {
+                id: id.clone(),
+                count,
+            }
+        }
+        Command::Exists { id, elem } => {
+            let base = noid_resolve::read_id(txn, id)?;
+            Reply::Exists(match elem {
+                Some(e) => !elements::values(txn, base, e)?.is_empty(),
+                None => elements::id_exists(txn, base)?,
+            })
+        }
+        Command::List {
+            binder,
+            max,
+            after,
+            prefixes,
+            all,
+        } => Reply::Listing {
+            binder: binder.clone(),
+            max: *max,
+            found: elements::list(txn, prefixes, after.as_deref(), *max, *all)?,
+        },
+        Command::Norm { id, shadow } => Reply::Id(if *shadow {
+            crate::norm::shadow(id)
+        } else {
+            crate::norm::normalize(id)
+        }),
+        Command::Resolve { id, headers } => {
+            let mut line = format!("{id}.resolve").into_bytes();
+            if let Some(h) = headers {
+                line.push(b' ');
+                line.extend_from_slice(h.as_bytes());
+            }
+            let mut out = Vec::new();
+            noid_resolve::egg::answer(
+                &noid_resolve::Resolver::default(),
+                txn,
+                &line,
+                noid_resolve::egg::Miss::Eggnog,
+                &mut out,
+            );
+            if out.last() == Some(&b'\n') {
+                out.pop();
+            }
+            Reply::Resolved(out)
+        }
+        Command::Print(text) => Reply::Text(text.clone()),
+        Command::Nothing => Reply::Nothing,
+        Command::Help => Reply::Text(crate::render::HELP.as_bytes().to_vec()),
+        Command::Version => Reply::Text(
+            format!(
+                "version: This is the noid binder (egg commands), version {}\n",
+                env!("CARGO_PKG_VERSION")
+            )
+            .into_bytes(),
+        ),
+    })
+}

@@ -1,0 +1,102 @@
+//! The digest of a key space, computed alike by PostgreSQL (over `noid_keys`) and by a
+//! follower (over its local copy), so that a copy that differs from the minter in any
+//! key or value is found (docs/SCALING.md, "Checksums").
+//!
+//! A pair's hash is the first 8 bytes of MD5(length of the key as 8 bytes big-endian,
+//! key, value): the length keeps `("ab", "c")` and `("a", "bc")` apart. The digest is
+//! the number of pairs and the XOR of their hashes, so it does not depend on the order
+//! of the pairs and PostgreSQL computes it with one aggregate (`bit_xor`, PostgreSQL 14
+//! or later). MD5 serves as a checksum here, not against an adversary: whoever can
+//! write the copy or the database can change the minter anyway.
+
+use crate::StoreError;
+use md5::{Digest as _, Md5};
+
+use crate::pg::conn::{connect, failed};
+use crate::pg::location::Location;
+
+/// The SQL of a minter's digest (`$1`: the minter's id): the count and the XOR, in the
+/// same form as [`Digest`].
+const SQL: &str = "SELECT count(*), coalesce(bit_xor(('x' || left(md5(\
+    int8send(length(key)::int8) || key || value), 16))::bit(64)::int8), 0) \
+    FROM noid_keys WHERE minter = $1";
+
+/// The digest of a set of key-value pairs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Digest {
+    /// How many pairs.
+    pub count: i64,
+    /// The XOR of the pairs' hashes.
+    pub xor: i64,
+}
+
+impl Digest {
+    /// Add one pair.
+    pub fn add(&mut self, key: &[u8], value: &[u8]) {
+        let mut h = Md5::new();
+        h.update((key.len() as u64).to_be_bytes());
+        h.update(key);
+        h.update(value);
+        let sum = h.finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&sum[..8]);
+        self.xor ^= i64::from_be_bytes(first);
+        self.count += 1;
+    }
+}
+
+impl std::fmt::Display for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} keys, {:016x}", self.count, self.xor as u64)
+    }
+}
+
+/// The change-log head of minter `minter` at `loc` and the digest of its keys, both
+/// read in one `REPEATABLE READ` snapshot: the digest of the minter exactly as of that
+/// change.
+pub(crate) fn of_minter(loc: &Location, minter: i64) -> Result<(i64, Digest), StoreError> {
+    let err = |what: &'static str| move |e: postgres::Error| failed(loc, what, &e);
+    let mut client = connect(loc)?;
+    let mut t = client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(err("cannot begin a snapshot"))?;
+    let seq: i64 = t
+        .query_one("SELECT log_seq FROM noid_minters WHERE id = $1", &[&minter])
+        .map_err(err("cannot read the change log's head"))?
+        .get(0);
+    let row = t
+        .query_one(SQL, &[&minter])
+        .map_err(err("cannot compute the minter's checksum"))?;
+    Ok((
+        seq,
+        Digest {
+            count: row.get(0),
+            xor: row.get(1),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Digest;
+
+    #[test]
+    fn pairs_are_hashed_with_the_key_length_and_order_does_not_matter() {
+        // MD5 of 00 00 00 00 00 00 00 01 'a' 'b' is 409ab692…, computed with
+        // `printf '\0\0\0\0\0\0\0\1ab' | md5sum`.
+        let mut one = Digest::default();
+        one.add(b"a", b"b");
+        assert_eq!(format!("{one}"), "1 keys, 409ab692e30d628d");
+        let mut d = Digest::default();
+        d.add(b"ab", b"c");
+        d.add(b"a", b"bc");
+        let mut e = Digest::default();
+        e.add(b"a", b"bc");
+        e.add(b"ab", b"c");
+        assert_eq!(d, e);
+        assert_ne!(d.xor, 0, "the length keeps the two pairs apart");
+    }
+}
