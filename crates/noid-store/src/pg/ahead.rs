@@ -11,8 +11,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 
-use noid_core::Pairs;
 use crate::Op;
+use noid_core::Pairs;
 
 /// Identifiers fetched at most per read-ahead: bounds the memory held (a bulk run's
 /// input buffer names fewer).
