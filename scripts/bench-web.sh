@@ -190,6 +190,37 @@ if want apache-constant-prg; then
     NOIDR_PROG=$W/constprg apache const "$p" "$RESOLVE_CONF"
     add apache-constant-prg "$p" const
 fi
+# The web server modules (scripts/build-modules.sh): mod_noid against the same Apache with
+# mod_rewrite's own internal map function (the same rules; only the RewriteMap differs),
+# and against the prg path it replaces (the shipped noid-resolve.conf either way).
+MODULES=${NOID_MODULES_DIR:-$BIN/../modules}
+MIN_RULES='RewriteEngine On
+RewriteCond "${rslv:get $1 _t|__NF__}" "^(?!__NF__$)(.+)$"'
+if want apache-int-tolower; then
+    take_port p
+    apache tolower "$p" "RewriteMap rslv int:tolower
+$MIN_RULES
+RewriteRule \"^/(ark:/.+)\$\" \"http://example.org/%1\" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
+    add apache-int-tolower "$p" const
+fi
+if want apache-mod_noid && [ -f "$MODULES/mod_noid.so" ]; then
+    take_port p
+    apache modnoid "$p" "LoadModule noid_module $MODULES/mod_noid.so
+NoidMap noid $DB
+RewriteMap rslv int:noid_get
+$MIN_RULES
+RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
+    add apache-mod_noid "$p"
+fi
+if want apache-mod_noid-resolve && [ -f "$MODULES/mod_noid.so" ]; then
+    take_port p
+    apache modnoidegg "$p" "LoadModule noid_module $MODULES/mod_noid.so
+Define NOID_MODULE
+$RESOLVE_CONF"
+    add apache-mod_noid-resolve "$p"
+fi
 if want apache-dbm-sdbm; then
     take_port p
     apache dbm "$p" "RewriteEngine On
@@ -227,6 +258,15 @@ upstream noidr { server $server; keepalive 32; keepalive_timeout 60s; keepalive_
 server { listen 127.0.0.1:$p; root $W/ng-$pattern-$via/empty; include $REPO/nginx-conf/noid-$pattern.conf; }"
     if [ "$via" = const ]; then add "$name" "$p" const; else add "$name" "$p"; fi
 done
+if want nginx-module && [ -f "$MODULES/ngx_http_noid_module.so" ]; then
+    take_port p
+    NOID_WEB_NGINX_MAIN="load_module $MODULES/ngx_http_noid_module.so;" nginx module "server {
+    listen 127.0.0.1:$p;
+    noid_map egg $DB;
+    include $REPO/nginx-conf/noid-module.conf;
+}"
+    add nginx-module "$p"
+fi
 if want nginx-native-map; then
     take_port p
     t0=$(date +%s.%N)
@@ -289,6 +329,10 @@ done
 # its runs went above four times the cores (the benchmark's own processes keep it below
 # about three and a half times): such runs measure the scheduler.
 GOALS="apache-noidr-prg apache-constant-prg 0.90
+apache-mod_noid apache-int-tolower 0.90
+apache-mod_noid-resolve apache-noidr-prg 2.5
+nginx-module nginx-native-map 0.90
+nginx-module nginx-proxy-noidr-http 1.6
 nginx-proxy-noidr-http nginx-native-map 0.50
 nginx-proxy-noidr-http-unix nginx-native-map 0.50
 nginx-auth-noidr-http nginx-native-map 0.50
@@ -314,7 +358,28 @@ RATIOS=$(
             }' "$W/runs.txt"
     done
 )
+# Latency: the p99 of a setup (median of its rounds) against its reference's times a factor.
+P99_GOALS="apache-mod_noid apache-int-tolower 1.5
+nginx-module nginx-native-map 1.5"
+P99=$(
+    echo "| setup | p99 | reference in the same run | reference p99 | goal |"
+    echo "|---|---:|---|---:|---|"
+    echo "$P99_GOALS" | while read -r setup ref factor; do
+        grep -q "^$setup " "$W/runs.txt" 2>/dev/null && grep -q "^$ref " "$W/runs.txt" || continue
+        awk -v s="$setup" -v f="$ref" -v factor="$factor" '
+            function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+            $1 == s { ns++; ps[ns] = $5 }
+            $1 == f { nf++; pf[nf] = $5 }
+            END {
+                a = med(ps, ns); b = med(pf, nf)
+                printf "| %s | %.0f µs | %s | %.0f µs | ≤ %s × reference (%s) |\n", s, a, f, b, factor,
+                    (a <= factor * b ? "met" : "not met")
+            }' "$W/runs.txt"
+    done
+)
 echo "$RATIOS"
+echo
+echo "$P99"
 TABLE=$(
     echo "| setup | req/s (median of $RUNS) | p50 | p99 | non-3xx | socket errors | load avg after the runs (min–max) |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -330,6 +395,8 @@ if [ "$WRITE" = 1 ]; then
         echo "noidr \`--http-threads $HTHREADS\`, nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; $(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //')."
         echo
         echo "$RATIOS"
+        echo
+        echo "$P99"
         echo "<!-- results:end -->"
     } >"$W/section.md"
     if [ -f "$f" ] && grep -q '<!-- results:begin' "$f"; then

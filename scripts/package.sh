@@ -2,11 +2,12 @@
 # Build the Debian package of noid and noidr with cargo deb (what goes where:
 # crates/noid-package/Cargo.toml; maintainer scripts: crates/noid-package/debian/).
 #
-#   scripts/package.sh        build the binaries (release) and the .deb; print its path
+#   scripts/package.sh        build the binaries (release) and the .debs; print their paths
+#                             (noid first, then noid-apache-module and noid-nginx-module)
 #
 # Installs cargo-deb from crates.io when it is missing. Progress goes to stderr, the
-# path of the .deb (under $CARGO_TARGET_DIR/debian/) to stdout:
-#   dpkg -i "$(scripts/package.sh)"
+# paths of the .debs (under $CARGO_TARGET_DIR/debian/) to stdout, one a line:
+#   dpkg -i $(scripts/package.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -24,3 +25,6 @@ mkdir -p "$out"
 # cargo deb prints the path without a newline
 deb=$(cargo deb -p noid-package --no-build --strip --output "$out")
 echo "$deb"
+# The web server modules: packages of their own, at the same version (scripts/package-modules.sh).
+echo "== the modules' packages (noid-apache-module, noid-nginx-module)" >&2
+scripts/package-modules.sh "$(dpkg-deb -f "$deb" Version)" "$out"

@@ -22,13 +22,16 @@ echo "== fuzz: every target's kept inputs, then 10 s of coverage-guided fuzzing 
 scripts/fuzz.sh all 10
 if [ "$(id -u)" != 0 ]; then
     echo "== end-to-end: Apache httpd and nginx, build tree (not root: no package)"
+    scripts/build-modules.sh >/dev/null
     tests/e2e/run.sh
     exit
 fi
 echo "== the Debian package: scripts/package.sh, dpkg -i"
-deb=$(scripts/package.sh)
+debs=$(scripts/package.sh)
+deb=$(echo "$debs" | head -1)
 dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
-dpkg -i "$deb"
+# shellcheck disable=SC2086 # one path a line: noid, then the web server modules
+dpkg -i $debs
 echo "== end-to-end: Apache httpd and nginx, installed package"
 tests/e2e/run.sh --installed
 echo "== the installed package: files, user, demo, a minter, dpkg -r"

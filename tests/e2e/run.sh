@@ -71,6 +71,7 @@ cleanup() {
     "$REPO/scripts/web-nginx.sh" stop "$NG" >/dev/null 2>&1
     [ -n "${APA:-}" ] && "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
     [ -n "${NGA:-}" ] && "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
+    modules_stop
     for p in $HTTP_PID; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -105,6 +106,8 @@ take_port AU  # Apache, noid-proxy.conf -> noidr --http on a unix socket
 take_port N1  # nginx, noid-proxy.conf
 take_port N2  # nginx, noid-auth.conf
 take_port N3  # nginx, noid-njs.conf
+# the web server modules (issue 30): their ports, servers and checks
+. "$REPO/tests/e2e/modules.sh"
 
 # --- the minter and its bindings -------------------------------------------------------
 bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
@@ -128,6 +131,7 @@ bind "ark:/13030/€uro" _t https://example.org/euro
 bind "ark:/13030/pct%41" _t https://example.org/literal-percent
 bind ark:/13030/live _t https://example.org/v1
 bind ark:/13030/gone _t "410 withdrawn"
+bind ark:/13030/gone successor ark:/13030/live
 bind ark:/13030/m _t https://example.org/m
 bind ark:/13030/m who "Smith, J."
 bind ark:/13030/m what "A test object"
@@ -261,6 +265,7 @@ expect_body() {
 
 # The full resolvers: same requests, same answers on every server and pattern.
 RESOLVERS="apache-egg:$AE apache-proxy:$AP_ apache-proxy-unix:$AU nginx-proxy:$N1 nginx-auth:$N2 nginx-njs:$N3 noidr-http:$H1"
+modules_start # adds the modules' resolvers
 CASES=$(
     cat <<'EOF'
 /ark:/13030/xt1|302|https://example.org/xt1
@@ -300,6 +305,38 @@ for r in $RESOLVERS; do
     expect "$name conneg" "$port" "$pre/ark:/13030/m" 303 https://example.org/m.ttl -H "Accept: text/turtle"
     expect "$name browser accept" "$port" "$pre/ark:/13030/m" 302 https://example.org/m -H "Accept: text/html,application/xhtml+xml,*/*;q=0.8"
 done
+
+# A withdrawn identifier: 410 with the HTTP mode's tombstone page naming the successor,
+# and its Link header, on every full resolver; on the prg path noid-resolve.conf proxies
+# a "redir410" answer to NOIDR_URL for it. Without NOIDR_URL, httpd's own bare 410.
+# expect_gone NAME PORT PATH BODY [curl args...]
+expect_gone() {
+    local name=$1 port=$2 path=$3 want=$4
+    shift 4
+    req "$port" "$path" "$@"
+    local link
+    link=$(sed -n 's/^[Ll]ink: //p' "$WORK/h" | tr -d '\r')
+    if [ "$STATUS" = 410 ] && [ "$BODY" = "$want" ] && [ "$link" = '</ark:/13030/live>; rel="successor-version"' ]; then
+        ok "$name $path -> 410 tombstone naming the successor, Link header"
+    else
+        bad "$name $path: want 410, the tombstone and its Link; got $STATUS [$link] $(head -c 300 "$WORK/b" 2>/dev/null | tr '\n' '|')"
+    fi
+}
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    expect_gone "$name gone" "$port" "$pre/ark:/13030/gone" $'erc:\nwhere: ark:/13030/gone\nwithdrawn: withdrawn\nsuccessor: ark:/13030/live'
+    expect_gone "$name gone json" "$port" "$pre/ark:/13030/gone" \
+        '{"id":"ark:/13030/gone","withdrawn":"withdrawn","successor":"ark:/13030/live","erc":{"where":"ark:/13030/gone"}}' \
+        -H "Accept: application/json"
+done
+req "$AF" /ark:/13030/gone
+if [ "$STATUS" = 410 ] && [[ "$BODY" != *"ark:/13030/live"* ]]; then
+    ok "apache-egg without NOIDR_URL /ark:/13030/gone -> httpd's bare 410"
+else
+    bad "apache-egg without NOIDR_URL /ark:/13030/gone: want a bare 410, got $STATUS $(head -c 200 "$WORK/b" | tr '\n' '|')"
+fi
 
 # noid-proxy.conf sends noidr only Accept, If-Modified-Since and X-Forwarded-Proto: a
 # conditional request still gets its 304 through nginx, and an older date the page.
@@ -387,6 +424,8 @@ else
 fi
 expect "after graceful apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org/xt1
 expect "after graceful apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
+
+modules_checks
 
 # --- the HTTP mode's own contract ------------------------------------------------------
 expect_body noidr-http "$H1" /health 200 ok
@@ -566,7 +605,8 @@ fi
 "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
 "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
 
-if grep -q "AH10508" "$AP/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
+if grep -q "AH10508" "$AP/logs/error.log" "$AMX/logs/error.log"; then bad "apache logged AH10508 (UnsafeAllow3F missing)"; fi
+if grep -q "panic" "$AMX/logs/error.log"; then bad "mod_noid logged a panic: $(grep panic "$AMX/logs/error.log" | head -3)"; fi
 if grep -q "exited on signal" "$NG/logs/error.log"; then bad "an nginx worker crashed (njs)"; fi
 
 echo "$PASS passed, $FAIL failed"

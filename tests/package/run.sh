@@ -61,11 +61,12 @@ else
 fi
 check "/srv/noid belongs to noid" test "$(stat -c %U:%G /srv/noid)" = noid:noid
 # systemd-analyze verify: the syntax, every key known, ExecStart executable ("%i"
-# expands in an instance's name, hence the link)
+# expands in an instance's name, hence the link). It reads the unit files alone and
+# needs no running systemd (a container has none), only the package that ships it.
 ln -s /lib/systemd/system/noidr-http@.service "$WORK/noidr-http@ark.service"
 for u in /lib/systemd/system/noidr-http.service "$WORK/noidr-http@ark.service"; do
     if ! command -v systemd-analyze >/dev/null; then
-        echo "skip - systemd-analyze verify ${u##*/} (no systemd on this machine)"
+        bad "systemd-analyze verify ${u##*/}: no systemd-analyze (scripts/setup.sh installs Debian's systemd)"
     elif out=$(systemd-analyze verify "$u" 2>&1) && [ -z "$out" ]; then
         ok "systemd-analyze verify ${u##*/}"
     else
@@ -146,6 +147,14 @@ check "noidr as the user noid reads it" test "$got" = https://example.org/one
 # --- 4. removal ------------------------------------------------------------------------
 sums() { find "$MINTER" -type f -print0 | sort -z | xargs -0 sha256sum; }
 before=$(sums)
+# the modules' packages (noid-apache-module, noid-nginx-module) depend on noid: first
+for m in noid-apache-module:/usr/lib/apache2/modules/mod_noid.so \
+    noid-nginx-module:/usr/lib/nginx/modules/ngx_http_noid_module.so; do
+    if dpkg -s "${m%%:*}" >/dev/null 2>&1; then
+        check "dpkg -r ${m%%:*}" dpkg -r "${m%%:*}"
+        check "removed: ${m#*:}" test ! -e "${m#*:}"
+    fi
+done
 check "dpkg -r noid" dpkg -r noid
 for f in /usr/bin/noid /usr/bin/noidr /usr/share/noid /lib/systemd/system/noidr-http.service \
     /lib/systemd/system/noidr-http@.service /usr/share/doc/noid /usr/share/man/man8/noidr.8.gz \

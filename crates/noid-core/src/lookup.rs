@@ -11,6 +11,20 @@ use std::sync::RwLock;
 /// (key, value) pairs in key order, as prefix scans and range reads return them.
 pub type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
 
+/// Whole answers kept for the view a [`Lookup`] reads: a line protocol's answer to a
+/// request line, computed from nothing but that view and the key (the key names
+/// everything else the answer depends on), kept until the view moves. The line
+/// protocols (noid-resolve's `lines`) answer through it; noid-store's followed view
+/// implements it.
+pub trait Memo {
+    /// The answer kept for `key`, or `compute`'s, kept (`Ok`) or not (`Err`).
+    fn memo<E>(
+        &self,
+        key: &[u8],
+        compute: impl FnOnce() -> Result<std::sync::Arc<[u8]>, E>,
+    ) -> Result<std::sync::Arc<[u8]>, E>;
+}
+
 /// Read access to the minter's key space.
 ///
 /// Keys are Perl Noid's: `ID\tELEM` for bindings, `:/idmap/ELEM\tPATTERN` for rules,

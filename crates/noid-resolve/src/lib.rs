@@ -50,6 +50,7 @@ mod elem;
 pub mod fetch;
 pub mod idmap;
 pub mod kernel;
+pub mod lines;
 mod lui;
 pub mod modified;
 mod noid_keys;

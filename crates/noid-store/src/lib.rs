@@ -40,8 +40,8 @@ mod sweep;
 mod writer;
 
 pub use backend::{Scan, Store};
-pub use error::StoreError;
-pub use follow::view::View;
+pub use error::{DbError, StoreError};
+pub use follow::view::{ThreadCache, View};
 pub use follow::{FollowStatus, Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;
 pub use secondary::{Freshness, Secondary};

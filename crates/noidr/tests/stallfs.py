@@ -101,4 +101,7 @@ class Stall(Operations):
 
 if __name__ == "__main__":
     root, mountpoint, pause = sys.argv[1:4]
-    FUSE(Stall(root, pause), mountpoint, foreground=True, raw_fi=True)
+    # STALLFS_ALLOW_OTHER=1 (root only): other users may read the mount too, as the web
+    # servers' workers (www-data) do in tests/e2e/modules.sh.
+    allow_other = os.environ.get("STALLFS_ALLOW_OTHER") == "1"
+    FUSE(Stall(root, pause), mountpoint, foreground=True, raw_fi=True, allow_other=allow_other)

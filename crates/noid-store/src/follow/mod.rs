@@ -23,6 +23,7 @@
 
 mod background;
 mod dirs;
+mod shared_cache;
 mod stats;
 pub mod view;
 mod view_cache;
@@ -39,7 +40,7 @@ use crate::secondary::{Freshness, Secondary, SecondaryDir};
 use dirs::SecondaryDirs;
 pub use stats::FollowStatus;
 use stats::Stats;
-use view::View;
+use view::{ThreadCache, View};
 
 /// Background catch-up period.
 pub const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
@@ -67,6 +68,8 @@ pub struct Follower {
     dbdir: PathBuf,
     dirs: SecondaryDirs,
     cache_bytes: usize,
+    /// Per-thread cache sizes of every view opened.
+    thread_cache: ThreadCache,
     /// Read at every request: an `ArcSwap` load leaves no trace in shared memory (a
     /// lock or reference count would be written by every request thread).
     current: ArcSwapOption<View>,
@@ -85,10 +88,22 @@ impl Follower {
     /// block cache of `cache_bytes`. Secondaries keep their files under
     /// `secondary_dir`, or under a directory of the system's temporary directory.
     pub fn new(dbdir: &Path, secondary_dir: Option<&Path>, cache_bytes: usize) -> Arc<Follower> {
+        Follower::with_thread_cache(dbdir, secondary_dir, cache_bytes, ThreadCache::default())
+    }
+
+    /// [`Follower::new`], with views keeping at most `thread_cache` entries per thread
+    /// (a web server's many request threads each keep their own).
+    pub fn with_thread_cache(
+        dbdir: &Path,
+        secondary_dir: Option<&Path>,
+        cache_bytes: usize,
+        thread_cache: ThreadCache,
+    ) -> Arc<Follower> {
         let f = Arc::new(Follower {
             dbdir: dbdir.to_path_buf(),
             dirs: SecondaryDirs::new(secondary_dir),
             cache_bytes,
+            thread_cache,
             current: ArcSwapOption::empty(),
             last_error: Mutex::new(None),
             reopening: Mutex::new(()),
@@ -113,7 +128,10 @@ impl Follower {
         match Secondary::open_in(&self.dbdir, dir, self.cache_bytes, true) {
             Ok(secondary) => {
                 self.stats.opened(secondary.generation());
-                self.current.store(Some(Arc::new(View::new(secondary))));
+                self.current.store(Some(Arc::new(View::with_cache(
+                    secondary,
+                    self.thread_cache,
+                ))));
                 Ok(())
             }
             Err(e) => {

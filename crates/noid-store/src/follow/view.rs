@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use noid_core::keys::is_idmap_key;
-use noid_core::{Lookup, LookupError, Pairs};
+use noid_core::{Lookup, LookupError, Memo, Pairs};
 
+use super::shared_cache::SharedCache;
 use super::view_cache::ViewCache;
 use crate::secondary::Secondary;
 
@@ -48,19 +49,61 @@ pub struct View {
     idmap: ViewCache<(Vec<u8>, usize), Pairs>,
     /// [`Lookup::may_have_prefix`] answers.
     prefixes: ViewCache<Vec<u8>, bool>,
-    /// The callers' whole answers ([`View::memo`]).
-    answers: ViewCache<Vec<u8>, Arc<[u8]>>,
+    /// The callers' whole answers ([`View::memo`]), per thread or shared.
+    answers: Answers,
+}
+
+/// Where [`View::memo`] keeps answers.
+enum Answers {
+    /// Boxed: a `ViewCache` is some 500 bytes (its `ThreadLocal` table).
+    PerThread(Box<ViewCache<Vec<u8>, Arc<[u8]>>>),
+    Shared(SharedCache<Arc<[u8]>>),
+}
+
+/// How many point reads and whole answers a view keeps per thread (each cache is per
+/// thread, so a process's bound is this times its request threads), or the whole
+/// answers it keeps for all threads at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadCache {
+    /// Most point reads kept per thread.
+    pub values: usize,
+    /// Most whole answers kept per thread ([`View::memo`]).
+    pub answers: usize,
+    /// When not 0: [`View::memo`] keeps at most this many answers for all the process's
+    /// threads together (for a web server's many request threads, which would rarely
+    /// find an answer in caches of their own), instead of `answers` per thread.
+    pub shared_answers: usize,
+}
+
+impl Default for ThreadCache {
+    /// Room for the hot set of a large minter, for a resolver with a few threads
+    /// (`noidr`: some 45 MB per thread when full).
+    fn default() -> ThreadCache {
+        ThreadCache {
+            values: VALUE_CACHE_MAX,
+            answers: MEMO_MAX,
+            shared_answers: 0,
+        }
+    }
 }
 
 impl View {
-    /// `secondary`, with empty caches.
+    /// `secondary`, with empty caches of the default sizes.
     pub fn new(secondary: Secondary) -> View {
+        View::with_cache(secondary, ThreadCache::default())
+    }
+
+    /// `secondary`, with empty caches of at most `cache` entries per thread.
+    pub fn with_cache(secondary: Secondary, cache: ThreadCache) -> View {
         View {
             secondary,
-            values: ViewCache::new(VALUE_CACHE_MAX),
+            values: ViewCache::new(cache.values),
             idmap: ViewCache::new(IDMAP_CACHE_MAX),
             prefixes: ViewCache::new(PREFIX_CACHE_MAX),
-            answers: ViewCache::new(MEMO_MAX),
+            answers: match cache.shared_answers {
+                0 => Answers::PerThread(Box::new(ViewCache::new(cache.answers))),
+                n => Answers::Shared(SharedCache::new(n)),
+            },
         }
     }
 
@@ -78,7 +121,10 @@ impl View {
         key: &[u8],
         compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
     ) -> Result<Arc<[u8]>, E> {
-        self.answers.get_or_compute(|| self.epoch(), key, compute)
+        match &self.answers {
+            Answers::PerThread(c) => c.get_or_compute(|| self.epoch(), key, compute),
+            Answers::Shared(c) => c.get_or_compute(|| self.epoch(), key, compute),
+        }
     }
 
     /// The secondary read through the caches.
@@ -89,6 +135,17 @@ impl View {
     /// The caches' epoch: the sequence number of the newest write in this view.
     fn epoch(&self) -> u64 {
         self.secondary.latest_sequence()
+    }
+}
+
+impl Memo for View {
+    /// [`View::memo`].
+    fn memo<E>(
+        &self,
+        key: &[u8],
+        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
+    ) -> Result<Arc<[u8]>, E> {
+        View::memo(self, key, compute)
     }
 }
 

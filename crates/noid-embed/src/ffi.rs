@@ -1,0 +1,300 @@
+//! The C ABI (include/noid_embed.h). Every entry point runs its body through
+//! [`boundary`], so that a Rust panic is logged and answered as an error instead of
+//! unwinding into the web server (undefined behaviour across `extern "C"`).
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::deadline::SharedWord;
+use crate::logger::{self, LogFn};
+use crate::map::{Found, Map};
+use crate::options::{Config, ConfigError};
+use crate::request::{read_answer, Redirect};
+
+/// `NOID_FOUND`, `NOID_NOT_FOUND`, `NOID_ERROR`.
+const FOUND: c_int = 1;
+const NOT_FOUND: c_int = 0;
+const ERROR: c_int = -1;
+
+/// The answer given for a lookup that panicked (the panic itself is logged).
+const PANICKED: &[u8] = b"error: internal error in the resolver (logged)";
+
+thread_local! {
+    /// Each request thread's answer buffer: the answer handed to C stays valid until
+    /// the thread's next lookup, and no lookup allocates one.
+    static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `f()`, or `on_panic` after logging the panic of `what`.
+pub fn boundary<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            log::error!("panic in {what}, answered as an error: {msg}");
+            on_panic
+        }
+    }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `log` is NULL or a function callable from any thread for as long as the library is
+/// loaded.
+#[no_mangle]
+pub unsafe extern "C" fn noid_embed_set_log(log: Option<LogFn>, max_level: c_int) {
+    boundary("noid_embed_set_log", (), || logger::set(log, max_level));
+}
+
+/// The arguments as strings.
+///
+/// # Safety
+/// As `noid_map_check`'s.
+unsafe fn config(
+    protocol: *const c_char,
+    dbdir: *const c_char,
+    opts: *const *const c_char,
+    nopts: usize,
+) -> Result<Config, ConfigError> {
+    let text = |p: *const c_char| -> Result<String, ConfigError> {
+        if p.is_null() {
+            return Err(ConfigError("missing argument".into()));
+        }
+        // SAFETY: the caller passes NUL-terminated strings.
+        let s = unsafe { CStr::from_ptr(p) };
+        s.to_str()
+            .map(str::to_owned)
+            .map_err(|_| ConfigError("an argument is not UTF-8".into()))
+    };
+    let mut words = Vec::with_capacity(nopts);
+    for i in 0..nopts {
+        // SAFETY: `opts` holds `nopts` pointers.
+        words.push(text(unsafe { *opts.add(i) })?);
+    }
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    Config::parse(&text(protocol)?, &text(dbdir)?, &words)
+}
+
+/// Copy `msg` into `err` (NUL-terminated, cut to `errlen` at a character's boundary).
+///
+/// # Safety
+/// `err` is NULL or has room for `errlen` bytes.
+unsafe fn write_err(msg: &str, err: *mut c_char, errlen: usize) {
+    if err.is_null() || errlen == 0 {
+        return;
+    }
+    let mut n = msg.len().min(errlen - 1);
+    while !msg.is_char_boundary(n) {
+        n -= 1;
+    }
+    // SAFETY: `n + 1 <= errlen` bytes are written into `err`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(msg.as_ptr(), err.cast::<u8>(), n);
+        *err.add(n) = 0;
+    }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `protocol` and `dbdir` are NUL-terminated strings, `opts` holds `nopts` of them,
+/// `err` has room for `errlen` bytes (or is NULL).
+#[no_mangle]
+pub unsafe extern "C" fn noid_map_check(
+    protocol: *const c_char,
+    dbdir: *const c_char,
+    opts: *const *const c_char,
+    nopts: usize,
+    err: *mut c_char,
+    errlen: usize,
+) -> c_int {
+    let checked = boundary(
+        "noid_map_check",
+        Err(ConfigError("internal error".into())),
+        || {
+            // SAFETY: as this function's.
+            unsafe { config(protocol, dbdir, opts, nopts) }
+        },
+    );
+    match checked {
+        Ok(_) => 0,
+        Err(e) => {
+            // SAFETY: as this function's.
+            unsafe { write_err(&e.0, err, errlen) };
+            -1
+        }
+    }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// As `noid_map_check`'s; `shared` is NULL or an 8-aligned word of memory shared by the
+/// server's processes, mapped for as long as the map is open.
+#[no_mangle]
+pub unsafe extern "C" fn noid_map_open(
+    protocol: *const c_char,
+    dbdir: *const c_char,
+    opts: *const *const c_char,
+    nopts: usize,
+    shared: *mut u64,
+    err: *mut c_char,
+    errlen: usize,
+) -> *mut Map {
+    let opened = boundary(
+        "noid_map_open",
+        Err(ConfigError("internal error".into())),
+        || {
+            // SAFETY: as this function's.
+            let config = unsafe { config(protocol, dbdir, opts, nopts) }?;
+            // SAFETY: as this function's.
+            let shared = (!shared.is_null()).then(|| unsafe { SharedWord::new(shared) });
+            Map::open(&config, shared)
+        },
+    );
+    match opened {
+        Ok(map) => Box::into_raw(Box::new(map)),
+        Err(e) => {
+            // SAFETY: as this function's.
+            unsafe { write_err(&e.0, err, errlen) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `map` comes from `noid_map_open` and is not closed; `key` holds `keylen` bytes;
+/// `answer` and `len` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn noid_map_answer(
+    map: *const Map,
+    key: *const c_char,
+    keylen: usize,
+    answer: *mut *const c_char,
+    len: *mut usize,
+) -> c_int {
+    ANSWER.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        buf.clear();
+        let found = boundary("a lookup", None, || {
+            // SAFETY: as this function's.
+            let (map, key) =
+                unsafe { (&*map, std::slice::from_raw_parts(key.cast::<u8>(), keylen)) };
+            Some(map.answer(key, &mut buf))
+        });
+        let code = match found {
+            Some(Found::Value) => FOUND,
+            Some(Found::NotFound) => NOT_FOUND,
+            Some(Found::Error) => ERROR,
+            None => {
+                buf.clear();
+                buf.extend_from_slice(PANICKED);
+                ERROR
+            }
+        };
+        // SAFETY: as this function's; the buffer lives in this thread until its next
+        // lookup.
+        unsafe {
+            *answer = buf.as_ptr().cast::<c_char>();
+            *len = buf.len();
+        }
+        code
+    })
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `map` comes from `noid_map_open` with the egg protocol and is not closed; `target`,
+/// `scheme` and `accept` hold `tlen`, `slen` and `alen` bytes; `status`, `location`
+/// and `loclen` are writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C ABI: pointers and lengths
+pub unsafe extern "C" fn noid_map_redirect(
+    map: *const Map,
+    target: *const c_char,
+    tlen: usize,
+    scheme: *const c_char,
+    slen: usize,
+    accept: *const c_char,
+    alen: usize,
+    status: *mut c_int,
+    location: *mut *const c_char,
+    loclen: *mut usize,
+) -> c_int {
+    // SAFETY: as this function's.
+    let bytes = |p: *const c_char, n: usize| unsafe { slice(p, n) };
+    let (target, scheme, accept) = (
+        bytes(target, tlen),
+        bytes(scheme, slen),
+        bytes(accept, alen),
+    );
+    ANSWER.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        buf.clear();
+        let found = boundary("a lookup", None, || {
+            // SAFETY: as this function's.
+            let map = unsafe { &*map };
+            Some(map.answer_request(target, scheme, accept, &mut buf))
+        });
+        let found = match found {
+            Some(Found::Value) => FOUND,
+            Some(Found::NotFound) => NOT_FOUND,
+            Some(Found::Error) => ERROR,
+            None => {
+                buf.clear();
+                buf.extend_from_slice(PANICKED);
+                ERROR
+            }
+        };
+        let (code, found, to) = match (found, read_answer(&buf)) {
+            (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, to),
+            (FOUND, Redirect::Page) => (0, FOUND, &b""[..]),
+            (ERROR, _) => (0, ERROR, &buf[..]),
+            _ => (0, NOT_FOUND, &b""[..]),
+        };
+        // SAFETY: as this function's; the buffer lives in this thread until its next
+        // lookup.
+        unsafe {
+            *status = code;
+            *location = to.as_ptr().cast();
+            *loclen = to.len();
+        }
+        found
+    })
+}
+
+/// `n` bytes at `p` (none for a NULL `p`).
+///
+/// # Safety
+/// `p` is NULL or points to `n` readable bytes that outlive the slice's use.
+unsafe fn slice<'a>(p: *const c_char, n: usize) -> &'a [u8] {
+    if p.is_null() || n == 0 {
+        return &[];
+    }
+    // SAFETY: as this function's.
+    unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `map` comes from `noid_map_open` (or is NULL), and no lookup on it is under way or
+/// comes later.
+#[no_mangle]
+pub unsafe extern "C" fn noid_map_close(map: *mut Map) {
+    if map.is_null() {
+        return;
+    }
+    // SAFETY: as this function's: the box is ours again, once.
+    let map = unsafe { Box::from_raw(map) };
+    boundary("noid_map_close", (), move || drop(map));
+}

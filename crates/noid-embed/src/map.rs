@@ -1,0 +1,200 @@
+//! One configured map in one worker process: the followed store, the protocol (and for
+//! the egg protocol the resolver), the deadline.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use noid_resolve::egg::{self, Miss};
+use noid_resolve::lines::{answer_kept, answer_line, LineProtocol};
+use noid_resolve::{noid_line, Outcome, Resolver};
+use noid_store::{Follower, View};
+
+use crate::deadline::{Deadline, SharedWord};
+use crate::options::{Config, ConfigError, Protocol};
+use crate::request::egg_line;
+
+/// Longest raw request (target, scheme, `Accept`) whose answer is kept by it.
+const MEMO_MAX_REQUEST: usize = 1024;
+
+/// What a key is answered with, as mod_rewrite reads a `prg:` answer line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// A value (the answer line without its newline).
+    Value,
+    /// Not found: the answer `NULL` (any case), or a key that holds a newline, which
+    /// httpd never sends to a `prg:` program.
+    NotFound,
+    /// An error line (`error: …`): the store could not be read or did not answer in
+    /// time. Like a `prg:` answer, it is still a value.
+    Error,
+}
+
+/// A map opened in a worker process (after fork: it has a thread of its own).
+pub struct Map {
+    protocol: Protocol,
+    resolver: Option<Resolver>,
+    miss: Miss,
+    follower: Arc<Follower>,
+    deadline: Deadline,
+    limit: Option<Duration>,
+}
+
+impl Map {
+    /// Open `config`'s store and start following it. A store that cannot be opened yet
+    /// (not created, moved away) is not an error: lookups answer error lines and the
+    /// follower tries again every second. `shared`: the word through which the web
+    /// server's processes tell each other of a stalled store (see [`crate::deadline`]).
+    pub fn open(config: &Config, shared: Option<SharedWord>) -> Result<Map, ConfigError> {
+        let resolver = match config.protocol {
+            Protocol::Noid => None,
+            Protocol::Egg => Some(Resolver::with_registry(
+                config.read_rules()?,
+                Arc::new(config.read_registry()?),
+            )),
+        };
+        let follower = Follower::with_thread_cache(
+            &config.dbdir,
+            config.secondary_dir.as_deref(),
+            config.cache_mb << 20,
+            config.thread_cache(),
+        );
+        let started = |e: std::io::Error| ConfigError(format!("cannot start a thread: {e}"));
+        follower.spawn_background().map_err(started)?;
+        let deadline = Deadline::new(config.deadline, shared).map_err(started)?;
+        Ok(Map {
+            protocol: config.protocol,
+            resolver,
+            miss: config.miss,
+            follower,
+            deadline,
+            limit: config.deadline,
+        })
+    }
+
+    /// Append the answer to `key` (one request line of the protocol, without its
+    /// newline) to `out`, without a newline, and say what it is: what noidr answers
+    /// to the same line on the same store, read as mod_rewrite reads it.
+    pub fn answer(&self, key: &[u8], out: &mut Vec<u8>) -> Found {
+        if key.contains(&b'\n') {
+            return Found::NotFound;
+        }
+        self.answered(out, |view, protocol, out| {
+            answer_line(view, protocol, key, out)
+        })
+    }
+
+    /// Append the egg answer to an HTTP request for `target` (the raw request-target)
+    /// over `scheme` with `accept` (the nginx module): the answer to the line
+    /// [`egg_line`] makes of them, kept by the raw request itself, so that a request
+    /// asked before costs one look-up (no line made, no second look-up by the line).
+    pub fn answer_request(
+        &self,
+        target: &[u8],
+        scheme: &[u8],
+        accept: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Found {
+        let line_answer = |view: &View, protocol: LineProtocol<'_>, out: &mut Vec<u8>| {
+            let mut line = Vec::with_capacity(target.len() + accept.len() + 40);
+            egg_line(target, scheme, accept, &mut line);
+            if line.contains(&b'\n') {
+                // as `answer`: a key httpd would never send
+                out.extend_from_slice(b"NULL");
+                return Outcome::Miss;
+            }
+            answer_line(view, protocol, &line, out)
+        };
+        self.answered(out, |view, protocol, out| {
+            let mut raw = Vec::with_capacity(3 + target.len() + scheme.len() + accept.len());
+            for part in [target, scheme, accept] {
+                // NUL first and between: never an egg line's first byte
+                raw.push(0);
+                raw.extend_from_slice(part);
+            }
+            if raw.len() > MEMO_MAX_REQUEST {
+                return line_answer(view, protocol, out);
+            }
+            answer_kept(view, protocol, &raw, out, |out| {
+                line_answer(view, protocol, out)
+            })
+        })
+    }
+
+    /// `ask`'s answer on the freshest view of the store (a write that has returned is
+    /// seen) in the map's protocol, unless the deadline answers; without its newline,
+    /// and what it is.
+    fn answered(
+        &self,
+        out: &mut Vec<u8>,
+        ask: impl FnOnce(&View, LineProtocol<'_>, &mut Vec<u8>) -> Outcome,
+    ) -> Found {
+        let at = out.len();
+        let asked = self.deadline.run(|| {
+            let view = match self.follower.fresh() {
+                Ok(view) => view,
+                Err(e) => {
+                    log::debug!("store unavailable: {e}");
+                    self.error_line(&e, out);
+                    return Outcome::Error;
+                }
+            };
+            let protocol = match &self.resolver {
+                None => LineProtocol::Noid,
+                Some(resolver) => LineProtocol::Egg {
+                    resolver,
+                    generation: 0,
+                    miss: self.miss,
+                },
+            };
+            ask(&view, protocol, out)
+        });
+        let outcome = asked.unwrap_or_else(|| {
+            self.error_line(&Late(self.limit.unwrap_or_default()), out);
+            Outcome::Error
+        });
+        if out.last() == Some(&b'\n') {
+            out.pop();
+        }
+        if outcome == Outcome::Error {
+            Found::Error
+        } else if out[at..].eq_ignore_ascii_case(b"NULL") {
+            Found::NotFound
+        } else {
+            Found::Value
+        }
+    }
+
+    /// The protocol's error line for `e`.
+    pub(crate) fn error_line(&self, e: &dyn fmt::Display, out: &mut Vec<u8>) {
+        match self.protocol {
+            Protocol::Noid => noid_line::error_line(e, out),
+            Protocol::Egg => egg::error_line(e, out),
+        }
+    }
+
+    /// Whether lookups are answered late now (a stalled lookup is under way).
+    pub fn stalled(&self) -> bool {
+        self.deadline.stalled()
+    }
+}
+
+impl Drop for Map {
+    /// The follower stops and removes its secondaries' directories.
+    fn drop(&mut self) {
+        self.follower.stop();
+    }
+}
+
+/// The error of a lookup answered without the store, after another stalled.
+struct Late(Duration);
+
+impl fmt::Display for Late {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no answer from the store within {} s (deadline=)",
+            self.0.as_secs_f64()
+        )
+    }
+}

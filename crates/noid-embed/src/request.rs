@@ -1,0 +1,137 @@
+//! An HTTP request asked of an egg map as a redirect (the nginx module): the request
+//! line of the egg protocol made from the request exactly as `noid-resolve.conf` makes
+//! it in Apache, and the answer line read back into a status and a target.
+
+use noid_core::percent_decode;
+
+/// What an egg answer line says to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirect<'a> {
+    /// `redirNNN TARGET`: answer NNN (3xx with `Location: TARGET`, or 404, 410).
+    To(u16, &'a [u8]),
+    /// `inflect …`: a page (metadata, several targets) that only `noidr --http` renders.
+    Page,
+    /// `NULL`, `redir302 ` with an empty target (`miss=eggnog`), or anything else.
+    Miss,
+}
+
+/// Append to `line` the egg request line of a request for `target` (the raw
+/// request-target: path and query as received), over `scheme`, with `accept`: the
+/// path without its leading slashes, %-decoded once; the query as received (a bare `?`
+/// or `??` is an inflection); the header blob with the protocol and the `Accept`
+/// header, escaped so that it holds no space (the blob is %-decoded once).
+pub fn egg_line(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>) {
+    let (path, query) = match memchr(b'?', target) {
+        Some(q) => target.split_at(q),
+        None => (target, &b""[..]),
+    };
+    let start = path.iter().position(|&c| c != b'/').unwrap_or(path.len());
+    let path = &path[start..];
+    match std::str::from_utf8(path) {
+        Ok(p) => line.extend_from_slice(&percent_decode(p)),
+        // %-escapes are ASCII: bytes that are not UTF-8 pass through as they are.
+        Err(_) => line.extend_from_slice(path),
+    }
+    line.extend_from_slice(query);
+    line.extend_from_slice(b".resolve !!!pr=");
+    escape(scheme, line);
+    line.extend_from_slice(b"!!!!!!ac=");
+    escape(accept, line);
+    line.extend_from_slice(b"!!!");
+}
+
+fn memchr(c: u8, s: &[u8]) -> Option<usize> {
+    s.iter().position(|&b| b == c)
+}
+
+/// `%`, `!`, white space and control bytes %-escaped: the blob's own markers and
+/// separators never come from a header's value.
+fn escape(value: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &c in value {
+        if c == b'%' || c == b'!' || c <= b' ' || c == 0x7f {
+            out.extend_from_slice(&[b'%', HEX[usize::from(c >> 4)], HEX[usize::from(c & 15)]]);
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// What the egg answer line `answer` (without its newline) says.
+pub fn read_answer(answer: &[u8]) -> Redirect<'_> {
+    if answer.starts_with(b"inflect ") {
+        return Redirect::Page;
+    }
+    let Some(rest) = answer.strip_prefix(b"redir") else {
+        return Redirect::Miss;
+    };
+    let (code, target) = match rest.iter().position(|&c| c == b' ') {
+        Some(sp) => (&rest[..sp], &rest[sp + 1..]),
+        None => return Redirect::Miss,
+    };
+    let code = std::str::from_utf8(code)
+        .ok()
+        .and_then(|c| c.parse::<u16>().ok());
+    match code {
+        Some(c @ (404 | 410)) => Redirect::To(c, target),
+        Some(c @ 300..=399) if !target.is_empty() => Redirect::To(c, target),
+        _ => Redirect::Miss,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(target: &str, accept: &str) -> String {
+        let mut l = Vec::new();
+        egg_line(target.as_bytes(), b"http", accept.as_bytes(), &mut l);
+        String::from_utf8(l).unwrap()
+    }
+
+    /// The keys noid-resolve.conf builds for the same requests (its comments).
+    #[test]
+    fn the_line_is_the_one_apache_sends() {
+        assert_eq!(
+            line("/ark:/13030/xt2?a=b", "text/html"),
+            "ark:/13030/xt2?a=b.resolve !!!pr=http!!!!!!ac=text/html!!!"
+        );
+        assert_eq!(
+            line("//ark:/1/a%20b", ""),
+            "ark:/1/a b.resolve !!!pr=http!!!!!!ac=!!!"
+        );
+        assert_eq!(
+            line("/ark:/13030/pct%2541?x=%26y", "*/*;q=0.8, text/turtle"),
+            "ark:/13030/pct%41?x=%26y.resolve !!!pr=http!!!!!!ac=*/*;q=0.8,%20text/turtle!!!"
+        );
+        assert_eq!(
+            line("/ark:/13030/m?", ""),
+            "ark:/13030/m?.resolve !!!pr=http!!!!!!ac=!!!"
+        );
+        assert_eq!(
+            line("/ark:/00224/foo/bar//zif", "a!!!b"),
+            "ark:/00224/foo/bar//zif.resolve !!!pr=http!!!!!!ac=a%21%21%21b!!!"
+        );
+        assert_eq!(
+            line("/ark:/1/a%0Ab", ""),
+            "ark:/1/a\nb.resolve !!!pr=http!!!!!!ac=!!!"
+        );
+    }
+
+    #[test]
+    fn answers_read_as_redirects() {
+        assert_eq!(
+            read_answer(b"redir301 https://e.org/x?a=b"),
+            Redirect::To(301, b"https://e.org/x?a=b")
+        );
+        assert_eq!(
+            read_answer(b"redir410 withdrawn"),
+            Redirect::To(410, b"withdrawn")
+        );
+        assert_eq!(read_answer(b"redir302 "), Redirect::Miss);
+        assert_eq!(read_answer(b"NULL"), Redirect::Miss);
+        assert_eq!(read_answer(b"error: x"), Redirect::Miss);
+        assert_eq!(read_answer(b"redir200 x"), Redirect::Miss);
+        assert_eq!(read_answer(b"inflect ark:/1/m ?"), Redirect::Page);
+    }
+}

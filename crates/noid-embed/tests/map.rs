@@ -1,0 +1,278 @@
+//! A map on a real RocksDB store in a temporary directory: the answers of noidr's line
+//! protocols (the expected lines are the ones tests/e2e/run.sh and noidr's tests expect
+//! from `noidr` for the same bindings), as mod_rewrite reads them; a write seen at the
+//! next lookup; the C ABI, panics included.
+
+use std::ffi::{c_char, CString};
+use std::path::Path;
+use std::time::Duration;
+
+use noid_embed::ffi::{boundary, noid_map_answer, noid_map_close, noid_map_open};
+use noid_embed::{Config, Found, Map};
+use noid_store::{Op, Writer};
+
+const T: Duration = Duration::from_secs(5);
+
+fn bind(dbdir: &Path, bindings: &[(&str, &str, &str)]) {
+    let w = Writer::open(dbdir, T).unwrap();
+    let ops = bindings.iter().map(|(id, elem, value)| {
+        Op::Put(
+            format!("{id}\t{elem}").into_bytes(),
+            value.as_bytes().to_vec(),
+        )
+    });
+    w.commit(ops).unwrap();
+}
+
+fn minter() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    drop(Writer::create(d.path(), T).unwrap());
+    bind(
+        d.path(),
+        &[
+            ("ark:/13030/xt1", "_t", "https://example.org/xt1"),
+            ("ark:/13030/p1", "_t", "301 https://example.org/moved"),
+            ("ark:/00224/foo", "_t", "https://example.org/zaf"),
+            ("ark:/13030/gone", "_t", "410 withdrawn"),
+            ("13030/kt639k9", "myGoto", "https://example.org/kt639k9"),
+        ],
+    );
+    d
+}
+
+fn open(protocol: &str, dbdir: &Path, opts: &[&str]) -> Map {
+    let secondary = format!("secondary-dir={}", std::env::temp_dir().display());
+    let mut opts = opts.to_vec();
+    opts.push(&secondary);
+    Map::open(
+        &Config::parse(protocol, dbdir.to_str().unwrap(), &opts).unwrap(),
+        None,
+    )
+    .unwrap()
+}
+
+fn ask(map: &Map, key: &str) -> (Found, String) {
+    let mut out = Vec::new();
+    let found = map.answer(key.as_bytes(), &mut out);
+    (found, String::from_utf8(out).unwrap())
+}
+
+fn value(s: &str) -> (Found, String) {
+    (Found::Value, s.to_owned())
+}
+
+#[test]
+fn egg_answers_are_noidrs() {
+    let d = minter();
+    let map = open("egg", d.path(), &[]);
+    let blob = " !!!pr=http!!!!!!ac=!!!";
+    assert_eq!(
+        ask(&map, "ark:/13030/xt1.resolve"),
+        value("redir302 https://example.org/xt1")
+    );
+    assert_eq!(
+        ask(&map, &format!("ark:/13030/p1.resolve{blob}")),
+        value("redir301 https://example.org/moved")
+    );
+    assert_eq!(
+        ask(
+            &map,
+            &format!("ark:/00224/foo/bar//zif?zaf=ab&cd.resolve{blob}")
+        ),
+        value("redir302 https://example.org/zaf/bar//zif?zaf=ab&cd")
+    );
+    assert_eq!(
+        ask(&map, "ark:/13030/gone.resolve"),
+        value("redir410 withdrawn")
+    );
+    assert_eq!(
+        ask(&map, "ark:/99999/nope.resolve"),
+        (Found::NotFound, "NULL".into())
+    );
+    // httpd never sends a prg: program a key holding a newline: not found.
+    assert_eq!(
+        ask(&map, "ark:/13030/xt1.resolve\n"),
+        (Found::NotFound, String::new())
+    );
+    let (found, line) = ask(&map, "no method here");
+    assert_eq!(found, Found::Error);
+    assert!(line.starts_with("error: "), "{line}");
+    // Asked again: the view's memo gives the same line.
+    assert_eq!(
+        ask(&map, "ark:/13030/xt1.resolve"),
+        value("redir302 https://example.org/xt1")
+    );
+    let eggnog = open("egg", d.path(), &["miss=eggnog"]);
+    assert_eq!(ask(&eggnog, "ark:/99999/nope.resolve"), value("redir302 "));
+}
+
+#[test]
+fn noid_answers_are_noidrs() {
+    let d = minter();
+    let map = open("noid", d.path(), &[]);
+    assert_eq!(
+        ask(&map, "get 13030/kt639k9 myGoto"),
+        value("https://example.org/kt639k9")
+    );
+    assert_eq!(
+        ask(&map, "get '13030/kt639k9' myGoto"),
+        value("https://example.org/kt639k9")
+    );
+    assert_eq!(
+        ask(&map, "get 13030/nope myGoto"),
+        (Found::NotFound, "NULL".into())
+    );
+    let (found, line) = ask(&map, "get 'it's' myGoto");
+    assert_eq!(found, Found::Error);
+    assert!(line.starts_with("error: "), "{line}");
+}
+
+#[test]
+fn a_write_is_seen_at_the_next_lookup() {
+    let d = minter();
+    let map = open("egg", d.path(), &[]);
+    for i in 0..10 {
+        let target = format!("https://example.org/v{i}");
+        bind(d.path(), &[("ark:/13030/live", "_t", &target)]);
+        assert_eq!(
+            ask(&map, "ark:/13030/live.resolve"),
+            value(&format!("redir302 {target}"))
+        );
+    }
+}
+
+#[test]
+fn a_store_not_there_answers_errors_until_it_is() {
+    let d = tempfile::tempdir().unwrap();
+    let dbdir = d.path().join("later");
+    let map = open("egg", &dbdir, &[]);
+    let (found, line) = ask(&map, "ark:/13030/xt1.resolve");
+    assert_eq!(found, Found::Error);
+    assert!(line.starts_with("error: "), "{line}");
+    std::fs::create_dir(&dbdir).unwrap();
+    drop(Writer::create(&dbdir, T).unwrap());
+    bind(
+        &dbdir,
+        &[("ark:/13030/xt1", "_t", "https://example.org/xt1")],
+    );
+    // The follower tries again every second.
+    let mut tries = 0;
+    while ask(&map, "ark:/13030/xt1.resolve").0 == Found::Error {
+        tries += 1;
+        assert!(tries < 200, "the store was never opened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        ask(&map, "ark:/13030/xt1.resolve"),
+        value("redir302 https://example.org/xt1")
+    );
+}
+
+/// nginx's requests: the answer of the line noid-resolve.conf makes, kept by the raw
+/// request, and still a write seen at the next request.
+#[test]
+fn http_requests_answer_as_their_lines() {
+    let d = minter();
+    let map = open("egg", d.path(), &[]);
+    let ask = |target: &str, accept: &str| {
+        let mut out = Vec::new();
+        let found = map.answer_request(target.as_bytes(), b"http", accept.as_bytes(), &mut out);
+        (found, String::from_utf8(out).unwrap())
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            ask("/ark:/13030/xt1", ""),
+            value("redir302 https://example.org/xt1")
+        );
+        assert_eq!(
+            ask("//ark:/00224/foo/bar//zif?zaf=ab&cd", "*/*"),
+            value("redir302 https://example.org/zaf/bar//zif?zaf=ab&cd")
+        );
+        assert_eq!(
+            ask("/ark:/99999/nope", ""),
+            (Found::NotFound, "NULL".into())
+        );
+        assert_eq!(
+            ask("/ark:/13030/xt1%0A", ""),
+            (Found::NotFound, "NULL".into())
+        );
+    }
+    bind(
+        d.path(),
+        &[("ark:/13030/xt1", "_t", "https://example.org/v2")],
+    );
+    assert_eq!(
+        ask("/ark:/13030/xt1", ""),
+        value("redir302 https://example.org/v2")
+    );
+}
+
+/// The C ABI as the shims call it.
+#[test]
+fn the_c_abi() {
+    let d = minter();
+    let cstr = |s: &str| CString::new(s).unwrap();
+    let (egg, dir) = (cstr("egg"), cstr(d.path().to_str().unwrap()));
+    let bad = cstr("colour=red");
+    let opts = [bad.as_ptr()];
+    let mut err = [0 as c_char; 64];
+    // SAFETY: NUL-terminated strings, an error buffer of its length.
+    let map = unsafe {
+        noid_map_open(
+            egg.as_ptr(),
+            dir.as_ptr(),
+            opts.as_ptr(),
+            1,
+            std::ptr::null_mut(),
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    assert!(map.is_null());
+    // SAFETY: written NUL-terminated by noid_map_open.
+    let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }
+        .to_str()
+        .unwrap();
+    // cut to the buffer: 63 bytes and the NUL
+    assert_eq!(
+        msg,
+        "unknown option 'colour' (miss, rules, registry, deadline, cache"
+    );
+    // SAFETY: as above, no options.
+    let map = unsafe {
+        noid_map_open(
+            egg.as_ptr(),
+            dir.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    assert!(!map.is_null());
+    let answer = |key: &str| {
+        let (mut p, mut n) = (std::ptr::null(), 0usize);
+        // SAFETY: an open map, a key of its length, writable outputs.
+        let code = unsafe { noid_map_answer(map, key.as_ptr().cast(), key.len(), &mut p, &mut n) };
+        // SAFETY: the answer is valid until this thread's next lookup.
+        let text = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+        (code, String::from_utf8(text.to_vec()).unwrap())
+    };
+    assert_eq!(
+        answer("ark:/13030/xt1.resolve"),
+        (1, "redir302 https://example.org/xt1".into())
+    );
+    assert_eq!(answer("ark:/99999/nope.resolve"), (0, "NULL".into()));
+    assert_eq!(answer("nothing").0, -1);
+    // SAFETY: opened above, no lookup under way.
+    unsafe { noid_map_close(map) };
+}
+
+/// A panic stops at the boundary: logged, answered with the fallback.
+#[test]
+fn a_panic_is_answered_as_an_error() {
+    let answered = boundary("a test", -1, || -> i32 { panic!("on purpose") });
+    assert_eq!(answered, -1);
+    assert_eq!(boundary("a test", -1, || 7), 7);
+}

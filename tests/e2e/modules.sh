@@ -1,0 +1,336 @@
+# shellcheck shell=bash
+# The web server modules (issue 30) in the end-to-end tests: sourced by run.sh, which
+# calls modules_start (servers up, before the request tables, which then include the
+# modules' resolvers), modules_checks (after the prg programs' signal tests) and
+# modules_stop (its cleanup). Uses run.sh's helpers (take_port, expect, req, bind, ok,
+# bad) and variables (REPO, CONF, BIN, WORK, DB, H1, CASES).
+#
+# mod_noid comes from the build tree ($BIN/../modules/, scripts/build-modules.sh) or,
+# with --installed, from the package noid-apache-module.
+
+# The Apache instance with mod_noid, and the stalling file system under one of its maps.
+AMX=$WORK/apache-mod
+STALL=$WORK/stall
+STALL_PID=""
+STALL_IDS=20000
+
+NMX=$WORK/nginx-mod
+if [ "$CONF" = "$REPO" ]; then
+    MOD_NOID=$(cd "$BIN/.." && pwd)/modules/mod_noid.so
+    MOD_NGX=$(cd "$BIN/.." && pwd)/modules/ngx_http_noid_module.so
+else
+    MOD_NOID=/usr/lib/apache2/modules/mod_noid.so
+    MOD_NGX=/usr/lib/nginx/modules/ngx_http_noid_module.so
+fi
+
+take_port MX  # Apache + mod_noid, noid-resolve.conf (egg), pages proxied to H1
+take_port MG  # Apache + mod_noid, noid-get.conf
+take_port MN  # Apache + mod_noid, noid-resolve.conf, miss=eggnog
+take_port MS  # Apache + mod_noid, egg on a store that stalls, deadline=1
+take_port NX  # nginx + its module, noid-module.conf, pages proxied to H1
+take_port NS  # nginx + its module on the store that stalls, deadline=1
+
+stall_id() { printf 'ark:/99999/s%05d' "$1"; }
+
+# A minter of STALL_IDS bindings (one table file, many blocks), seen through stallfs.py
+# (crates/noidr/tests/stallfs.py) with other users allowed, so that www-data's children
+# read it.
+stall_mount() {
+    mkdir -p "$STALL/db" "$STALL/mnt"
+    "$NOID" -f "$STALL/db" dbcreate >/dev/null || return 1
+    awk -v n="$STALL_IDS" 'BEGIN { for (i = 0; i < n; i++) printf "bind set ark:/99999/s%05d _t https://e.org/%d\n", i, i }' |
+        "$NOID" -f "$STALL/db" - >/dev/null || return 1
+    STALLFS_ALLOW_OTHER=1 /usr/bin/python3 "$REPO/crates/noidr/tests/stallfs.py" \
+        "$STALL/db" "$STALL/mnt" "$STALL/pause" >"$WORK/stallfs.log" 2>&1 &
+    STALL_PID=$!
+    for _ in $(seq 1 300); do
+        [ -d "$STALL/mnt/NOID" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+modules_start() {
+    if ! stall_mount; then
+        bad "stallfs.py did not mount (python3-fusepy, root): $(tail -3 "$WORK/stallfs.log")"
+    fi
+    modules_start_nginx
+    if [ ! -f "$MOD_NOID" ]; then
+        bad "mod_noid.so missing ($MOD_NOID): build it with scripts/build-modules.sh"
+        return
+    fi
+    mkdir -p "$AMX"
+    cat >"$AMX/site.conf" <<EOF
+LoadModule noid_module $MOD_NOID
+Listen 127.0.0.1:$MX
+Listen 127.0.0.1:$MG
+Listen 127.0.0.1:$MN
+Listen 127.0.0.1:$MS
+Define NOID_DBDIR $DB
+Define NOID_MODULE
+<VirtualHost 127.0.0.1:$MX>
+    Define NOIDR_URL http://127.0.0.1:$H1
+    Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_URL
+</VirtualHost>
+<VirtualHost 127.0.0.1:$MG>
+    UnDefine NOID_MODULE_OPTIONS
+    Include $CONF/apache-conf/noid-get.conf
+    UnDefine NOID_MODULE_OPTIONS
+</VirtualHost>
+<VirtualHost 127.0.0.1:$MN>
+    Define NOID_MODULE_OPTIONS "miss=eggnog"
+    Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOID_MODULE_OPTIONS
+</VirtualHost>
+<VirtualHost 127.0.0.1:$MS>
+    UnDefine NOID_DBDIR
+    Define NOID_DBDIR $STALL/mnt
+    Define NOID_MODULE_OPTIONS "deadline=1 cache-mb=1 thread-cache=0"
+    Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOID_MODULE_OPTIONS
+</VirtualHost>
+EOF
+    if "$REPO/scripts/web-apache.sh" start "$AMX"; then
+        ok "apache starts with mod_noid and the shipped configs"
+        RESOLVERS="$RESOLVERS apache-module:$MX"
+    else
+        bad "apache start with mod_noid"
+    fi
+    for p in $MX $MG $MN $MS; do
+        for _ in $(seq 1 50); do
+            curl -s -o /dev/null "http://127.0.0.1:$p/" && break
+            sleep 0.1
+        done
+    done
+}
+
+# nginx with the module: two workers, so that one stalled worker leaves the other.
+modules_start_nginx() {
+    if [ ! -f "$MOD_NGX" ]; then
+        bad "ngx_http_noid_module.so missing ($MOD_NGX): build it with scripts/build-modules.sh"
+        return
+    fi
+    mkdir -p "$NMX"
+    cat >"$NMX/site.conf" <<EOF
+upstream noidr {
+    server 127.0.0.1:$H1;
+    keepalive 16;
+}
+server {
+    listen 127.0.0.1:$NX;
+    noid_map egg $DB;
+    include $CONF/nginx-conf/noid-module.conf;
+    include $CONF/nginx-conf/noid-module-pages.conf;
+}
+server {
+    listen 127.0.0.1:$NS;
+    noid_map egg $STALL/mnt deadline=1 cache-mb=1 thread-cache=0;
+    include $CONF/nginx-conf/noid-module.conf;
+}
+EOF
+    if NOID_WEB_NGINX_WORKERS=2 NOID_WEB_NGINX_MAIN="load_module $MOD_NGX;" \
+        "$REPO/scripts/web-nginx.sh" start "$NMX"; then
+        ok "nginx starts with its noid module and noid-module.conf"
+        RESOLVERS="$RESOLVERS nginx-module:$NX"
+    else
+        bad "nginx start with its noid module"
+    fi
+    for _ in $(seq 1 50); do
+        curl -s -o /dev/null "http://127.0.0.1:$NX/" && break
+        sleep 0.1
+    done
+}
+
+modules_stop() {
+    "$REPO/scripts/web-nginx.sh" stop "$NMX" >/dev/null 2>&1
+    "$REPO/scripts/web-apache.sh" stop "$AMX" >/dev/null 2>&1
+    if [ -n "$STALL_PID" ]; then
+        rm -f "$STALL/pause"
+        umount -l "$STALL/mnt" 2>/dev/null
+        kill "$STALL_PID" 2>/dev/null
+        wait "$STALL_PID" 2>/dev/null
+    fi
+}
+
+# load PORT SECONDS OUT: requests for /ark:/13030/xt1 one after the other, each on a new
+# connection, for SECONDS; every status and location into OUT.
+load() {
+    local port=$1 secs=$2 out=$3 end
+    end=$(($(date +%s) + secs))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        curl -s -m 10 -o /dev/null -w '%{http_code} %{redirect_url}\n' "http://127.0.0.1:$port/ark:/13030/xt1" || echo "curl-failed"
+    done >"$out"
+}
+
+# every_answer_right NAME OUT: every line of OUT is the right redirect.
+every_answer_right() {
+    local n wrong
+    n=$(grep -c . "$2")
+    wrong=$(grep -vc '^302 https://example.org/xt1$' "$2")
+    if [ "$n" -gt 0 ] && [ "$wrong" = 0 ]; then
+        ok "$1: all $n requests answered 302 https://example.org/xt1"
+    else
+        bad "$1: $wrong of $n requests answered otherwise: $(grep -v '^302 https://example.org/xt1$' "$2" | sort | uniq -c | head -5 | tr '\n' '|')"
+    fi
+}
+
+children() { pgrep -P "$(cat "$AMX/run/httpd.pid")" | sort; }
+
+modules_checks() {
+    modules_nginx_checks
+    [ -s "$AMX/run/httpd.pid" ] || return
+    # The manual's "get ID myGoto" (NoidMap noid); the binding was changed live before.
+    expect apache-module-get "$MG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
+    expect apache-module-get "$MG" /ark:/13030/a%20b 302 "https://example.org/get?space=1"
+    expect apache-module-get "$MG" /ark:/13030/nope 404 -
+    expect apache-module-get "$MG" "/ark:/13030/it's" 404 -
+    expect apache-module-eggnog-miss "$MN" /ark:/99999/nope 404 -
+    expect apache-module-eggnog-miss "$MN" /ark:/13030/xt1 302 https://example.org/xt1
+    if pgrep -P "$(cat "$AMX/run/httpd.pid")" -f -- "--protocol" >/dev/null; then
+        bad "apache with mod_noid started a prg program"
+    else
+        ok "apache with mod_noid runs no prg program"
+    fi
+
+    # Graceful restart under load: every request answered, the children replaced.
+    local before after
+    before=$(children)
+    load "$MX" 4 "$WORK/load-graceful.txt" &
+    local lp=$!
+    sleep 1
+    "$REPO/scripts/web-apache.sh" graceful "$AMX"
+    sleep 1
+    "$REPO/scripts/web-apache.sh" graceful "$AMX"
+    wait "$lp"
+    every_answer_right "mod_noid graceful restart under load" "$WORK/load-graceful.txt"
+    after=$(children)
+    if [ -n "$after" ] && [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ]; then
+        ok "graceful restart replaced every child (the maps opened anew)"
+    else
+        bad "after graceful restart: children '$after' (before: '$before')"
+    fi
+    bind ark:/13030/live _t https://example.org/v4
+    expect "apache-module after graceful: live update" "$MX" /ark:/13030/live 302 https://example.org/v4
+
+    # kill -9 of a worker: httpd starts another, requests go on, and the killed
+    # child's secondary directory is swept by the next map opened.
+    local victim
+    victim=$(children | head -1)
+    load "$MX" 3 "$WORK/load-kill.txt" &
+    lp=$!
+    sleep 0.5
+    kill -KILL "$victim"
+    wait "$lp"
+    # Requests in flight on the killed child's connections are lost with it (curl's
+    # failure); every other one is answered right.
+    grep -v curl-failed "$WORK/load-kill.txt" | grep -v '^000 ' >"$WORK/load-kill-answered.txt"
+    every_answer_right "mod_noid after kill -9 of a worker" "$WORK/load-kill-answered.txt"
+    for _ in $(seq 1 50); do
+        [ "$(children | grep -c .)" -ge "$(echo "$after" | grep -c .)" ] && break
+        sleep 0.1
+    done
+    for _ in $(seq 1 20); do expect "apache-module after kill -9" "$MX" /ark:/13030/xt1 302 https://example.org/xt1 >/dev/null; done
+    expect "apache-module after kill -9" "$MX" /ark:/13030/xt1 302 https://example.org/xt1
+    # the next child opened its maps (after the first request or at once): gone by now
+    "$REPO/scripts/web-apache.sh" graceful "$AMX"
+    for _ in $(seq 1 50); do
+        req "$MX" /ark:/13030/xt1
+        compgen -G "/tmp/noidr-$victim-*" >/dev/null || break
+        sleep 0.1
+    done
+    if compgen -G "/tmp/noidr-$victim-*" >/dev/null; then
+        bad "the killed child's secondary directory was not swept: $(echo /tmp/noidr-"$victim"-*)"
+    else
+        ok "the killed child's secondary directory was swept"
+    fi
+
+    modules_stall_checks
+}
+
+nginx_workers() { pgrep -P "$(cat "$NMX/run/nginx.pid")" | sort; }
+
+# nginx: a reload (new workers) and kill -9 of a worker under load; a stalled store.
+modules_nginx_checks() {
+    [ -s "$NMX/run/nginx.pid" ] || return
+    local before after lp victim
+    before=$(nginx_workers)
+    load "$NX" 3 "$WORK/ngx-load-reload.txt" &
+    lp=$!
+    sleep 1
+    "$REPO/scripts/web-nginx.sh" reload "$NMX"
+    wait "$lp"
+    every_answer_right "nginx module: reload under load" "$WORK/ngx-load-reload.txt"
+    for _ in $(seq 1 50); do
+        after=$(nginx_workers)
+        [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ] && break
+        sleep 0.1
+    done
+    if [ -n "$after" ] && [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ]; then
+        ok "nginx reload replaced the workers (the maps opened anew)"
+    else
+        bad "after nginx reload: workers '$after' (before: '$before')"
+    fi
+    bind ark:/13030/live _t https://example.org/v5
+    expect "nginx-module after reload: live update" "$NX" /ark:/13030/live 302 https://example.org/v5
+    victim=$(nginx_workers | head -1)
+    load "$NX" 2 "$WORK/ngx-load-kill.txt" &
+    lp=$!
+    sleep 0.5
+    kill -KILL "$victim"
+    wait "$lp"
+    grep -v curl-failed "$WORK/ngx-load-kill.txt" | grep -v '^000 ' >"$WORK/ngx-load-kill-answered.txt"
+    every_answer_right "nginx module after kill -9 of a worker" "$WORK/ngx-load-kill-answered.txt"
+    expect "nginx-module after kill -9" "$NX" /ark:/13030/xt1 302 https://example.org/xt1
+    if [ -n "$STALL_PID" ]; then
+        stall_checks nginx-module "$NS" "$NMX/logs/error.log" "$NX"
+    fi
+}
+
+# A stalled store: the stalled request waits, the others are answered the deadline's
+# error (a miss: 404) while the file system is still paused; another server's map goes
+# on; after the store is back, resolution again.
+modules_stall_checks() {
+    [ -n "$STALL_PID" ] || return
+    stall_checks apache-module "$MS" "$AMX/logs/error.log" "$MX"
+}
+
+# stall_checks NAME PORT ERROR-LOG OTHER-PORT
+stall_checks() {
+    local name=$1 port=$2 log=$3 other=$4
+    expect "$name stallfs" "$port" "/$(stall_id 0)" 302 https://e.org/0
+    touch "$STALL/pause"
+    curl -s -m 60 -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port/$(stall_id $((STALL_IDS / 2)))" >"$WORK/stalled-$name.txt" &
+    local sp=$!
+    sleep 2 # past the 1 s deadline
+    for i in 1 2 3; do
+        expect "$name stalled store: the deadline's miss" "$port" "/$(stall_id $((STALL_IDS / 2 + i * 1500)))" 404 -
+    done
+    expect "$name stalled store: another store goes on" "$other" /ark:/13030/xt1 302 https://example.org/xt1
+    if [ -e "$STALL/pause" ] && kill -0 "$sp" 2>/dev/null; then
+        ok "$name: those answers came while the store was still stalled"
+    else
+        bad "$name: the stalled request did not wait for the store"
+    fi
+    rm -f "$STALL/pause"
+    wait "$sp"
+    local s
+    s=$(cat "$WORK/stalled-$name.txt")
+    if [ "$s" = 302 ]; then ok "$name: the stalled request was answered once the store was back"; else bad "$name: the stalled request: $s"; fi
+    # every process resolves again within a look or two of the watchdogs (a tenth of the
+    # deadline each): wait for ten answers in a row
+    local good=0
+    for _ in $(seq 1 200); do
+        req "$port" "/$(stall_id 7)"
+        if [ "$STATUS" = 302 ]; then good=$((good + 1)); else good=0; fi
+        [ "$good" = 10 ] && break
+        sleep 0.02
+    done
+    expect "$name after the stall" "$port" "/$(stall_id 7)" 302 https://e.org/7
+    expect "$name after the stall" "$port" "/$(stall_id $((STALL_IDS - 1)))" 302 "https://e.org/$((STALL_IDS - 1))"
+    if grep -q "a lookup has waited for the store for the deadline" "$log"; then
+        ok "$name: the stall is in the error log"
+    else
+        bad "$name: no stall message in the error log"
+    fi
+}
