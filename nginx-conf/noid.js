@@ -63,6 +63,10 @@ async function resolve(r) {
     if (vary) {
         r.headersOut['Vary'] = vary;
     }
+    var link = reply.headersOut['Link'];  // a tombstone's successor
+    if (link) {
+        r.headersOut['Link'] = link;
+    }
     if (code === 410 && body.charAt(body.length - 1) !== '\n') {
         body = body + '\n';  // a bare 410's text; a tombstone page ends with one
     }

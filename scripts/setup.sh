@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install what building noid needs on a fresh Debian machine (idempotent):
+# Install what building and testing noid needs on a fresh Debian machine (idempotent):
 # clang/libclang for RocksDB's bindgen, g++ for its C++, PostgreSQL's server for the
-# tests of the PostgreSQL backend, apache2-dev and nginx-dev for the web server modules;
-# Rust must already be there.
+# tests of the PostgreSQL backend, apache2-dev and nginx-dev for the web server modules,
+# and the command-line tools the tests run; Rust must already be there.
 set -euo pipefail
 need=()
 command -v clang >/dev/null 2>&1 || need+=(clang)
@@ -20,6 +20,28 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust) is required" >&2; exit 1; }
+tools=()
+# Tools the tests and scripts run that a fresh Debian image lacks: curl (noidr's and
+# noid serve's HTTP tests, tests/e2e), kill and pgrep (procps: the signal tests,
+# tests/e2e), db_load/db_dump (db-util: the import tests of Perl Noid's BerkeleyDB
+# minters), openssl (tests/e2e's test certificate), systemd-analyze (systemd:
+# tests/package verifies the unit files; it needs no running systemd), man (man-db:
+# tests/package reads the installed manual pages).
+command -v curl >/dev/null 2>&1 || tools+=(curl)
+{ [ -x /bin/kill ] || [ -x /usr/bin/kill ]; } && command -v pgrep >/dev/null 2>&1 || tools+=(procps)
+command -v db_load >/dev/null 2>&1 || tools+=(db-util)
+command -v openssl >/dev/null 2>&1 || tools+=(openssl)
+command -v systemd-analyze >/dev/null 2>&1 || tools+=(systemd)
+command -v man >/dev/null 2>&1 || tools+=(man-db)
+if [ ${#tools[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "setup: installing ${tools[*]}" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${tools[@]}" >/dev/null
+    else
+        echo "setup: the tests need ${tools[*]} (not root: install them with apt-get)" >&2
+    fi
+fi
 # Test tools, as root (CI): python3-fusepy for noidr's stalled-store tests (a FUSE file
 # system that pauses, crates/noidr/tests/stallfs.py).
 if [ "$(id -u)" = 0 ] && ! /usr/bin/python3 -c "import fusepy" >/dev/null 2>&1; then

@@ -131,6 +131,7 @@ bind "ark:/13030/€uro" _t https://example.org/euro
 bind "ark:/13030/pct%41" _t https://example.org/literal-percent
 bind ark:/13030/live _t https://example.org/v1
 bind ark:/13030/gone _t "410 withdrawn"
+bind ark:/13030/gone successor ark:/13030/live
 bind ark:/13030/m _t https://example.org/m
 bind ark:/13030/m who "Smith, J."
 bind ark:/13030/m what "A test object"
@@ -304,6 +305,38 @@ for r in $RESOLVERS; do
     expect "$name conneg" "$port" "$pre/ark:/13030/m" 303 https://example.org/m.ttl -H "Accept: text/turtle"
     expect "$name browser accept" "$port" "$pre/ark:/13030/m" 302 https://example.org/m -H "Accept: text/html,application/xhtml+xml,*/*;q=0.8"
 done
+
+# A withdrawn identifier: 410 with the HTTP mode's tombstone page naming the successor,
+# and its Link header, on every full resolver; on the prg path noid-resolve.conf proxies
+# a "redir410" answer to NOIDR_URL for it. Without NOIDR_URL, httpd's own bare 410.
+# expect_gone NAME PORT PATH BODY [curl args...]
+expect_gone() {
+    local name=$1 port=$2 path=$3 want=$4
+    shift 4
+    req "$port" "$path" "$@"
+    local link
+    link=$(sed -n 's/^[Ll]ink: //p' "$WORK/h" | tr -d '\r')
+    if [ "$STATUS" = 410 ] && [ "$BODY" = "$want" ] && [ "$link" = '</ark:/13030/live>; rel="successor-version"' ]; then
+        ok "$name $path -> 410 tombstone naming the successor, Link header"
+    else
+        bad "$name $path: want 410, the tombstone and its Link; got $STATUS [$link] $(head -c 300 "$WORK/b" 2>/dev/null | tr '\n' '|')"
+    fi
+}
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    expect_gone "$name gone" "$port" "$pre/ark:/13030/gone" $'erc:\nwhere: ark:/13030/gone\nwithdrawn: withdrawn\nsuccessor: ark:/13030/live'
+    expect_gone "$name gone json" "$port" "$pre/ark:/13030/gone" \
+        '{"id":"ark:/13030/gone","withdrawn":"withdrawn","successor":"ark:/13030/live","erc":{"where":"ark:/13030/gone"}}' \
+        -H "Accept: application/json"
+done
+req "$AF" /ark:/13030/gone
+if [ "$STATUS" = 410 ] && [[ "$BODY" != *"ark:/13030/live"* ]]; then
+    ok "apache-egg without NOIDR_URL /ark:/13030/gone -> httpd's bare 410"
+else
+    bad "apache-egg without NOIDR_URL /ark:/13030/gone: want a bare 410, got $STATUS $(head -c 200 "$WORK/b" | tr '\n' '|')"
+fi
 
 # noid-proxy.conf sends noidr only Accept, If-Modified-Since and X-Forwarded-Proto: a
 # conditional request still gets its 304 through nginx, and an older date the page.

@@ -1,16 +1,17 @@
 //! The API as a CGI program under Apache (`noidu…` with `NOID_API_CONFIG` set): Apache
 //! authenticates (its `AuthUserFile` is the populator's `htpasswd -B` file) and passes
 //! the login as `REMOTE_USER`; each request is one process that takes the store lock,
-//! runs, commits, logs and answers, exactly as the service's store threads do.
+//! runs, commits, logs and answers, exactly as the service's store threads do. No
+//! async runtime: the body is read whole from standard input before, and the answer
+//! is written whole.
 
 use std::io::Write;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use http_body_util::BodyExt;
 use hyper::StatusCode;
 
-use crate::handler::{finish, plain, plan, verbose_note, Input, Plan, Resp, Service};
+use crate::handler::{finish, plain, plan, verbose_note, Input, Plan, Reply, Service};
 use crate::route;
 use crate::store::{self, Who};
 
@@ -31,23 +32,22 @@ pub struct CgiRequest {
     pub body: Vec<u8>,
 }
 
-/// Answer one CGI request.
-pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Resp {
-    let Some(route) = route::parse(&req.path) else {
-        return plain(StatusCode::NOT_FOUND, "error: not found\n");
-    };
-    let name = route.populator().to_string();
-    let Some(pop) = service.populator(&name) else {
-        return plain(StatusCode::NOT_FOUND, "error: not found\n");
-    };
-    if !pop.allows(req.remote_addr) {
-        return plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n");
+/// Answer one CGI request: the checks of [`Service::admit`], the login Apache
+/// authenticated (as a front server's, [`Service::front_login`]), then the command,
+/// run in this process ([`store::run_once`]).
+pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Reply {
+    match answer(service, req) {
+        Ok(r) | Err(r) => r,
     }
-    let login = match &req.remote_user {
-        Some(u) if service.vouched(pop, u) => u.clone(),
-        Some(_) => return plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"),
+}
+
+fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
+    let (route, pop) = service.admit(&req.path, req.remote_addr)?;
+    let name = route.populator().to_string();
+    let login = match req.remote_user.clone() {
+        Some(u) => service.front_login(&name, pop, u)?,
         None if pop.populator.open => name.clone(),
-        None => return plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n"),
+        None => return Err(plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")),
     };
     let query = route::decode_query(&req.query);
     let note = verbose_note(&query, &login, req.acting_for.as_deref());
@@ -60,7 +60,7 @@ pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Resp {
             .unwrap_or_else(|| "-".into()),
         acting_for: req.acting_for.clone(),
     };
-    match plan(&route, pop, query, Input::Whole(req.body)) {
+    Ok(match plan(&route, pop, query, Input::Whole(req.body)) {
         Plan::Respond(r) => r,
         Plan::Answer(a, tool) => finish(a, note, tool),
         Plan::Run {
@@ -79,38 +79,24 @@ pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Resp {
             );
             finish(answer, note, tool)
         }
-    }
+    })
 }
 
-/// Write `resp` as a CGI response (`Status:` and headers, a blank line, the body).
-pub fn write(resp: Resp, out: &mut dyn Write) -> std::io::Result<()> {
-    let (parts, body) = resp.into_parts();
+/// Write `reply` as a CGI response (`Status:` and headers, a blank line, the body).
+pub fn write(reply: Reply, out: &mut dyn Write) -> std::io::Result<()> {
     write!(
         out,
         "Status: {} {}\r\n",
-        parts.status.as_u16(),
-        parts.status.canonical_reason().unwrap_or("")
+        reply.status.as_u16(),
+        reply.status.canonical_reason().unwrap_or("")
     )?;
-    for (k, v) in &parts.headers {
+    for (k, v) in &reply.headers() {
         out.write_all(k.as_str().as_bytes())?;
         out.write_all(b": ")?;
         out.write_all(v.as_bytes())?;
         out.write_all(b"\r\n")?;
     }
     out.write_all(b"\r\n")?;
-    // A CGI's body is a `Full` one (never streamed): ready at once.
-    let bytes = ready_bytes(body);
-    out.write_all(&bytes)?;
+    out.write_all(&reply.body)?;
     out.flush()
-}
-
-fn ready_bytes(
-    body: http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>,
-) -> bytes::Bytes {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a current-thread runtime");
-    rt.block_on(body.collect())
-        .map(|c| c.to_bytes())
-        .unwrap_or_default()
 }

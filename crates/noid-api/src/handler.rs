@@ -11,17 +11,17 @@ use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
 use noid_egg::{nog, BinderError, Format};
 
 use crate::auth::{self, Failures, Passwords, Verdict};
 use crate::config::{Checked, Config};
+use crate::reply::{command_headers, status_line, unauthorized};
+pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
-use crate::store::{self, Answer, Store, Who, Work};
+use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 
 /// Largest request body of a single command (its indirect tokens' values); a bulk
 /// POST's body is streamed and has no limit.
@@ -52,14 +52,11 @@ pub struct Service {
     populators: std::collections::BTreeMap<String, Checked>,
     passwords: Passwords,
     failures: Failures,
-    stores: Mutex<HashMap<PathBuf, Store>>,
+    stores: Mutex<HashMap<PathBuf, DirectoryWriter>>,
     settings: store::Settings,
     /// Where the front server connects from (its `X-Forwarded-For` is believed).
     front_addresses: Vec<ipnet::IpNet>,
 }
-
-/// A response.
-pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
 
 /// A request body, whole or as it arrives.
 pub enum Input {
@@ -93,41 +90,73 @@ impl Service {
     }
 
     /// The thread of directory `dir`, started on first use.
-    fn store(&self, dir: &Path, log: Option<PathBuf>) -> Store {
+    fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
         let mut stores = self.stores.lock().expect("stores");
         stores
             .entry(dir.to_path_buf())
-            .or_insert_with(|| Store::start(dir.to_path_buf(), log, self.settings.clone()))
+            .or_insert_with(|| {
+                DirectoryWriter::start(dir.to_path_buf(), log, self.settings.clone())
+            })
             .clone()
     }
 
     /// Answer one request.
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
+        self.answer(req, peer)
+            .await
+            .unwrap_or_else(Reply::into_response)
+    }
+
+    /// The checks every request passes before its command, over HTTP and as a CGI
+    /// alike: a configured populator's route, and a client its allow-list admits.
+    pub fn admit(&self, path: &str, client: Option<IpAddr>) -> Result<(Route, &Checked), Reply> {
+        let not_found = || plain(StatusCode::NOT_FOUND, "error: not found\n");
+        let route = route::parse(path).ok_or_else(not_found)?;
+        let pop = self
+            .populators
+            .get(route.populator())
+            .ok_or_else(not_found)?;
+        if !pop.allows(client) {
+            log::warn!(
+                "populator {}: refused client {}",
+                route.populator(),
+                client.map_or_else(|| "unix".into(), |ip| ip.to_string())
+            );
+            return Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"));
+        }
+        Ok((route, pop))
+    }
+
+    /// The login a front server authenticated (Apache's `REMOTE_USER` for the CGI),
+    /// when it is one of populator `name`'s.
+    pub fn front_login(&self, name: &str, pop: &Checked, login: String) -> Result<String, Reply> {
+        if self.vouched(pop, &login) {
+            return Ok(login);
+        }
+        log::warn!("populator {name}: front server's user {login} is not one of its logins");
+        Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"))
+    }
+
+    /// The response to `req`: `Ok` for a streamed one (a bulk POST's), `Err` for a
+    /// complete one (every refusal, and a command's answer), so that `?` ends the
+    /// request at any refusal.
+    async fn answer(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Result<Resp, Reply> {
         if req.method() != Method::GET && req.method() != Method::POST {
-            return plain(StatusCode::METHOD_NOT_ALLOWED, "error: GET or POST only\n");
+            return Err(plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "error: GET or POST only\n",
+            ));
         }
-        let Some(route) = route::parse(req.uri().path()) else {
-            return plain(StatusCode::NOT_FOUND, "error: not found\n");
-        };
         let peer = self.client(&req, peer);
+        let (route, pop) = self.admit(req.uri().path(), peer.ip)?;
         let name = route.populator().to_string();
-        let Some(pop) = self.populators.get(&name) else {
-            return plain(StatusCode::NOT_FOUND, "error: not found\n");
-        };
-        if !pop.allows(peer.ip) {
-            log::warn!("populator {name}: refused client {}", peer.shown());
-            return plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n");
-        }
         if self.failures.blocked(peer.ip) {
-            return plain(
+            return Err(plain(
                 StatusCode::TOO_MANY_REQUESTS,
                 "error: too many failed attempts; try again later\n",
-            );
+            ));
         }
-        let login = match self.clone().identify(&req, &peer, &name, pop).await {
-            Ok(l) => l,
-            Err(resp) => return resp,
-        };
+        let login = self.clone().identify(&req, &peer, &name, pop).await?;
         let query = route::decode_query(req.uri().query().unwrap_or(""));
         let acting_for = req
             .headers()
@@ -150,10 +179,10 @@ impl Service {
             match Limited::new(req.into_body(), MAX_BODY).collect().await {
                 Ok(b) => Input::Whole(b.to_bytes().to_vec()),
                 Err(e) => {
-                    return plain(
+                    return Err(plain(
                         StatusCode::PAYLOAD_TOO_LARGE,
                         &format!("error: cannot read the request body: {e}\n"),
-                    )
+                    ))
                 }
             }
         };
@@ -164,35 +193,36 @@ impl Service {
             acting_for,
         };
         let read_only = !pop.populator.write;
-        match plan(&route, pop, query, input) {
-            Plan::Respond(r) => r,
-            Plan::Answer(a, tool) => finish(a, note, tool),
+        let (dir, log, mut work, tool) = match plan(&route, pop, query, input) {
+            Plan::Respond(r) => return Err(r),
+            Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
             Plan::Run {
                 dir,
                 log,
-                mut work,
+                work,
                 tool,
-            } => {
-                let store = self.store(&dir, log);
-                if let Work::Bulk { progress, .. } = &mut work {
-                    let (tx, body) = crate::body::Streamed::channel();
-                    if let Some(n) = note {
-                        let _ = tx.try_send(Bytes::from(n));
-                    }
-                    *progress = Some(tx.clone());
-                    tokio::spawn(async move {
-                        let answer = store.submit(work, who, read_only).await;
-                        let status = answer.status();
-                        let mut b = answer.body;
-                        b.extend(status_line(tool, status).bytes());
-                        let _ = tx.send(Bytes::from(b)).await;
-                    });
-                    return with_headers(Response::new(body.boxed()), tool);
-                }
-                let answer = store.submit(work, who, read_only).await;
-                finish(answer, note, tool)
+            } => (dir, log, work, tool),
+        };
+        let store = self.store(&dir, log);
+        if let Work::Bulk { progress, .. } = &mut work {
+            let (tx, body) = crate::body::Streamed::channel();
+            if let Some(n) = note {
+                let _ = tx.try_send(Bytes::from(n));
             }
+            *progress = Some(tx.clone());
+            tokio::spawn(async move {
+                let answer = store.submit(work, who, read_only).await;
+                let status = answer.status();
+                let mut b = answer.body;
+                b.extend(status_line(tool, status).bytes());
+                let _ = tx.send(Bytes::from(b)).await;
+            });
+            let mut r = Response::new(body.boxed());
+            command_headers(r.headers_mut(), tool);
+            return Ok(r);
         }
+        let answer = store.submit(work, who, read_only).await;
+        Err(finish(answer, note, tool))
     }
 
     /// Tell running bulk requests to stop at their next command (the server is
@@ -227,17 +257,9 @@ impl Service {
         peer: &Peer,
         name: &str,
         pop: &Checked,
-    ) -> Result<String, Resp> {
+    ) -> Result<String, Reply> {
         if let Some(login) = self.front_user(req, peer) {
-            return match () {
-                _ if self.vouched(pop, &login) => Ok(login),
-                _ => {
-                    log::warn!(
-                        "populator {name}: front server's user {login} is not one of its logins"
-                    );
-                    Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"))
-                }
-            };
+            return self.front_login(name, pop, login);
         }
         let Some(file) = pop
             .populator
@@ -376,9 +398,9 @@ pub fn verbose_note(query: &str, login: &str, acting_for: Option<&str>) -> Optio
 /// What a routed, authorised request does.
 pub enum Plan {
     /// Answer at once.
-    Respond(Resp),
+    Respond(Reply),
     /// A command answered without a store (minter help, a refused minter command).
-    Answer(Answer, &'static str),
+    Answer(WorkResult, &'static str),
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -438,9 +460,9 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
             match nog::parse(&query, Format::Anvl) {
                 Ok((_, nog::NogCommand::Help)) => Plan::Answer(
-                    Answer {
+                    WorkResult {
                         body: nog::NOG_HELP.as_bytes().to_vec(),
-                        ..Answer::default()
+                        ..WorkResult::default()
                     },
                     "nog",
                 ),
@@ -451,76 +473,17 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                     tool: "nog",
                 },
                 Err(e) => Plan::Answer(
-                    Answer {
+                    WorkResult {
                         body: format!("error: {e}\n\n").into_bytes(),
                         failed: true,
                         refusal: matches!(e, BinderError::Unauthorized).then_some(e),
-                        ..Answer::default()
+                        ..WorkResult::default()
                     },
                     "nog",
                 ),
             }
         }
     }
-}
-
-/// The response to a command: its output, then `egg-status:` (or `nog-status:`).
-pub fn finish(answer: Answer, note: Option<String>, tool: &str) -> Resp {
-    let status = match answer.refusal {
-        Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
-        Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
-        _ => StatusCode::OK,
-    };
-    let mut body = note.map(String::into_bytes).unwrap_or_default();
-    let code = answer.status();
-    body.extend(answer.body);
-    body.extend(status_line(tool, code).bytes());
-    let mut r = with_headers(Response::new(Full::new(Bytes::from(body)).boxed()), tool);
-    *r.status_mut() = status;
-    r
-}
-
-/// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
-/// stopped or wrapped), the answer's last line.
-fn status_line(tool: &str, status: u8) -> String {
-    format!("{tool}-status: {status}\n")
-}
-
-/// A command response's headers: plain text, and the version header of `tool`.
-fn with_headers(mut r: Resp, tool: &str) -> Resp {
-    let h = r.headers_mut();
-    h.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
-    h.insert(
-        if tool == "egg" {
-            "egg-version"
-        } else {
-            "nog-version"
-        },
-        HeaderValue::from_static(concat!("noid ", env!("CARGO_PKG_VERSION"))),
-    );
-    r
-}
-
-/// A plain-text response.
-pub fn plain(status: StatusCode, text: &str) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(text.to_string())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
-    r
-}
-
-fn unauthorized(realm: &str) -> Resp {
-    let mut r = plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
-    if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{realm}\"")) {
-        r.headers_mut().insert(WWW_AUTHENTICATE, v);
-    }
-    r
 }
 
 fn help(name: &str, pop: &Checked) -> String {

@@ -27,7 +27,9 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+mod group;
 pub mod handler;
+pub mod reply;
 pub mod route;
 pub mod store;
 
@@ -41,7 +43,7 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use noid_http::Listener;
+use noid_listen::Listener;
 use tokio::net::{TcpListener, UnixListener};
 
 pub use handler::{Peer, Service};

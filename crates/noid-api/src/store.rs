@@ -1,5 +1,5 @@
 //! One thread per binder or minter directory, the only one in this service that
-//! writes it: it takes the same lock as `noid` (noid-store's `pg` `open::writer`), runs the
+//! writes it: it takes the same lock as `noid` (noid-store's `open::writer`), runs the
 //! requests queued for the directory in one transaction, commits them as one synced
 //! batch, appends their write log records (synced), lets readers catch up
 //! (`Store::pause`: `noidr`'s next request sees the writes), and only then answers
@@ -10,27 +10,25 @@
 //! [`YIELD`] after [`MAX_HOLD`] so that `noid` processes waiting for its lock get their
 //! turn.
 //!
-//! A bulk request (`?-`) reads its body as it arrives and commits every
-//! [`BULK_BATCH`] pending key writes; after each commit the output so far goes to the
-//! client, followed by `# committed N commands, through line L`, and the answer ends
-//! with that line for everything committed. Such a batch commit does not wait for
-//! RocksDB's background work: if some is pending, readers are not let in yet and the
-//! batch's output, its acknowledgement, is held until a later commit lets them in (the
-//! last one waits, up to [`SETTLE`]). A body cut off, a server stopping or a failed
-//! commit ends the run with an `error:` line saying so, then that line.
+//! The requests taken together run as one write batch of noid-minter's engine
+//! (`noid_minter::batch`), fed by `group`, which also says how a bulk request
+//! (`?-`) commits and reports as it goes.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Cursor, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use noid_egg::writelog::Record;
-use noid_egg::{nog, Agent, BinderError, Format, Lines, Session};
-use noid_minter::{Context, Minter, Txn};
-use noid_store::{Op, Store as Engine, SETTLE};
+use noid_egg::{BinderError, Format};
+use noid_minter::batch::{self, Batch};
+use noid_store::Store;
 use tokio::sync::oneshot;
+
+use crate::group::Group;
+pub use crate::group::BULK_BATCH;
 
 /// Idle time after which the store is closed and its lock released.
 pub const IDLE: Duration = Duration::from_millis(50);
@@ -39,9 +37,6 @@ pub const MAX_HOLD: Duration = Duration::from_millis(500);
 /// Pause after giving the lock up, long enough for a waiting `noid` (which polls
 /// every 20 ms at most) to take it.
 pub const YIELD: Duration = Duration::from_millis(25);
-/// Pending key writes after which a bulk request commits a batch (25,000 egg `set`s
-/// of new identifiers, each writing the value, two admin elements and `:/m`).
-pub const BULK_BATCH: usize = 100_000;
 /// Requests answered by one commit at most.
 const GROUP: usize = 256;
 
@@ -86,21 +81,19 @@ pub enum Work {
 
 /// What a directory's thread answers.
 #[derive(Debug, Default)]
-pub struct Answer {
+pub struct WorkResult {
     /// The response body (before the status line the handler adds).
     pub body: Vec<u8>,
     /// Whether a command failed.
     pub failed: bool,
     /// A refusal that has its own HTTP status (single commands only).
     pub refusal: Option<BinderError>,
-    /// A bulk run's progress, for its last line.
-    pub bulk: Option<Progress>,
     /// The status the answer's last line gives instead of 0 or 1: a minter's `stopN`
     /// that stopped or `wrapN` that wrapped (`nog`'s exit status).
     pub status: Option<u8>,
 }
 
-impl Answer {
+impl WorkResult {
     /// The number of the answer's status line (`egg-status:`, `nog-status:`).
     pub fn status(&self) -> u8 {
         self.status.unwrap_or(u8::from(self.failed))
@@ -129,7 +122,7 @@ pub fn committed_line(commands: usize, line: usize) -> String {
 }
 
 /// A failed bulk commit's last lines: what failed, and how far the run got before.
-fn not_committed(e: &Failed, p: &Progress) -> String {
+pub(crate) fn not_committed(e: &Failed, p: &Progress) -> String {
     format!(
         "error: {e}; the commands after line {} were not committed\n\n{}",
         p.committed_line,
@@ -137,16 +130,18 @@ fn not_committed(e: &Failed, p: &Progress) -> String {
     )
 }
 
-struct Job {
-    work: Work,
-    who: Who,
-    read_only: bool,
-    reply: oneshot::Sender<Answer>,
+/// A request queued for a directory's thread.
+pub(crate) struct Job {
+    pub(crate) work: Work,
+    pub(crate) who: Who,
+    pub(crate) read_only: bool,
+    /// Where its answer goes: the service's waiting task, or the CGI's own thread.
+    pub(crate) reply: Box<dyn FnOnce(WorkResult) + Send>,
 }
 
 /// The handle of a directory's thread.
 #[derive(Clone)]
-pub struct Store {
+pub struct DirectoryWriter {
     tx: Sender<Job>,
 }
 
@@ -161,26 +156,28 @@ pub struct Settings {
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-impl Store {
+impl DirectoryWriter {
     /// Start the thread for `dir`; binder writes are logged to `log`.
-    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> Store {
+    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings).run(rx))
             .expect("spawn store thread");
-        Store { tx }
+        DirectoryWriter { tx }
     }
 
     /// Queue `work` and wait for its answer.
-    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> Answer {
-        let (reply, rx) = oneshot::channel();
+    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
+        let (tx, rx) = oneshot::channel();
         let job = Job {
             work,
             who,
             read_only,
-            reply,
+            reply: Box::new(move |a| {
+                let _ = tx.send(a);
+            }),
         };
         if self.tx.send(job).is_err() {
             return failure("the store's thread has stopped");
@@ -191,7 +188,7 @@ impl Store {
 }
 
 /// Run `work` on `dir` in this thread: open the store (waiting for its lock), run,
-/// commit, log, close. The CGI's way, one request per process.
+/// commit, log, close. The CGI's way, one request per process, with no async runtime.
 pub fn run_once(
     dir: PathBuf,
     log: Option<PathBuf>,
@@ -199,13 +196,15 @@ pub fn run_once(
     work: Work,
     who: Who,
     read_only: bool,
-) -> Answer {
-    let (reply, mut rx) = oneshot::channel();
+) -> WorkResult {
+    let (tx, rx) = mpsc::channel();
     let job = Job {
         work,
         who,
         read_only,
-        reply,
+        reply: Box::new(move |a| {
+            let _ = tx.send(a);
+        }),
     };
     let mut worker = Worker::new(dir, log, settings);
     match noid_store::open::writer(&worker.dir, worker.settings.lock_timeout) {
@@ -216,15 +215,17 @@ pub fn run_once(
         .unwrap_or_else(|_| failure("the request was not answered"))
 }
 
-fn failure(msg: &str) -> Answer {
-    Answer {
+/// An answer that is only an error.
+pub(crate) fn failure(msg: &str) -> WorkResult {
+    WorkResult {
         body: format!("error: {msg}\n\n").into_bytes(),
         failed: true,
-        ..Answer::default()
+        ..WorkResult::default()
     }
 }
 
-struct Worker {
+/// A directory's thread: its store, its write log, its settings.
+pub(crate) struct Worker {
     dir: PathBuf,
     log_path: Option<PathBuf>,
     /// The open write log and its inode: a log rotated away (renamed) is noticed by
@@ -235,7 +236,7 @@ struct Worker {
 
 /// The open store and since when its lock is held.
 struct Held {
-    writer: Box<dyn Engine>,
+    writer: Box<dyn Store>,
     since: Instant,
 }
 
@@ -281,7 +282,7 @@ impl Worker {
                     }
                     Err(e) => {
                         log::error!("{}: {e}", self.dir.display());
-                        let _ = first.reply.send(failure(&format!("{e}")));
+                        (first.reply)(failure(&format!("{e}")));
                         continue;
                     }
                 }
@@ -298,275 +299,37 @@ impl Worker {
         }
     }
 
-    /// Run `jobs` in one transaction, commit, log, answer.
-    fn group(&mut self, writer: &(dyn Engine + 'static), jobs: Vec<Job>) {
-        let mut txn = Txn::new(writer);
-        let mut minter = match Minter::load(&txn) {
-            Ok(m) => m,
+    /// Run `jobs` as one write batch: run, commit, log, let readers in, answer.
+    fn group(&mut self, writer: &(dyn Store + 'static), jobs: Vec<Job>) {
+        let mut batch = match Batch::open(writer) {
+            Ok(b) => b,
             Err(e) => {
                 for j in jobs {
-                    let _ = j.reply.send(failure(&e.to_string()));
+                    (j.reply)(failure(&e.to_string()));
                 }
                 return;
             }
         };
-        let mut records = Vec::new();
-        let mut answers = Vec::with_capacity(jobs.len());
-        for mut job in jobs {
-            let answer = self.work(writer, &mut txn, &mut minter, &mut job, &mut records);
-            answers.push((job.reply, answer));
-        }
-        let committed = self
-            .commit(writer, &mut txn, &mut minter, &mut records, SETTLE)
-            .map(|_| ());
-        for (reply, mut answer) in answers {
-            match (&committed, answer.bulk) {
-                (Ok(()), Some(p)) => answer
-                    .body
-                    .extend(committed_line(p.run, p.line).into_bytes()),
-                (Ok(()), None) => {}
-                (Err(e @ Failed::Log(_)), p) => {
-                    answer.body.extend(format!("error: {e}\n\n").into_bytes());
-                    if let Some(p) = p {
-                        answer
-                            .body
-                            .extend(committed_line(p.run, p.line).into_bytes());
-                    }
-                    answer.failed = true;
-                }
-                (Err(e), Some(p)) => {
-                    // Earlier batches' output has gone to the client or is held.
-                    answer.body.truncate(p.held);
-                    answer.body.extend(not_committed(e, &p).bytes());
-                    answer.failed = true;
-                }
-                (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
-            }
-            let _ = reply.send(answer);
-        }
+        batch::run(&mut batch, &mut Group::new(self, jobs));
     }
 
-    fn work(
-        &mut self,
-        writer: &dyn Engine,
-        txn: &mut Txn<'_, dyn Engine>,
-        minter: &mut Minter,
-        job: &mut Job,
-        records: &mut Vec<Record>,
-    ) -> Answer {
-        let now = now();
-        let agent = Agent {
-            who: job.who.login.clone(),
-            now,
-        };
-        let mut session = Session::new(true);
-        session.read_only = job.read_only;
-        session.binder = job.who.populator.clone();
-        let record = |write: String, line: &str| Record {
-            epoch: now,
-            client: job.who.client.clone(),
-            populator: job.who.populator.clone(),
-            agent: job.who.login.clone(),
-            command: write,
-            received: line.to_string(),
-            acting_for: job.who.acting_for.clone(),
-        };
-        match &mut job.work {
-            Work::Egg { line, body } => {
-                let mut input = Cursor::new(body.as_slice());
-                let o = session.run(txn, minter, &agent, line, None, &mut input);
-                if let Some(w) = o.write {
-                    records.push(record(w, line));
-                }
-                Answer {
-                    body: o.output,
-                    failed: o.error.is_some(),
-                    refusal: o
-                        .error
-                        .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
-                    ..Answer::default()
-                }
-            }
-            Work::Bulk { body, progress } => {
-                let mut lines = Lines::new(body);
-                let mut answer = Answer::default();
-                let mut p = Progress::default();
-                let mut timing = BulkTiming::default();
-                // One clock read per step: the time since the previous mark.
-                let mut mark = Instant::now();
-                let mut lap = |into: &mut Duration| {
-                    let now = Instant::now();
-                    *into += now - mark;
-                    mark = now;
-                };
-                loop {
-                    if self
-                        .settings
-                        .stopping
-                        .load(std::sync::atomic::Ordering::Relaxed)
-                    {
-                        answer.body.extend(
-                            format!(
-                                "error: the server is stopping; the commands after line {} were not run\n\n",
-                                p.line
-                            )
-                            .bytes(),
-                        );
-                        answer.failed = true;
-                        break;
-                    }
-                    let next = lines.next_command();
-                    lap(&mut timing.read);
-                    let (n, line) = match next {
-                        Ok(Some(c)) => c,
-                        Ok(None) => break,
-                        Err(e) => {
-                            let why = crate::body::cut_of(&e).map_or_else(
-                                || format!("reading the request body: {e}"),
-                                |c| c.to_string(),
-                            );
-                            answer.body.extend(
-                                format!(
-                                    "error: {why}; the commands after line {} were not run\n\n",
-                                    p.line
-                                )
-                                .bytes(),
-                            );
-                            answer.failed = true;
-                            break;
-                        }
-                    };
-                    let o = session.run(txn, minter, &agent, &line, Some(n), lines.input());
-                    lap(&mut timing.run);
-                    answer.body.extend(o.output);
-                    answer.failed |= o.error.is_some();
-                    if let Some(w) = o.write {
-                        records.push(record(w, &line));
-                    }
-                    p.run += 1;
-                    p.line = n;
-                    if txn.len() >= BULK_BATCH {
-                        // Readers are let in only if RocksDB has nothing pending
-                        // (an ingested batch may start a compaction): this batch's
-                        // output, its acknowledgement, is held back until a later
-                        // commit lets them in, at the latest the last one, which
-                        // waits for that.
-                        let committed = self.commit(writer, txn, minter, records, Duration::ZERO);
-                        lap(&mut timing.commit);
-                        timing.commits += 1;
-                        let readers_in = match committed {
-                            Ok(r) => r,
-                            Err(e) => {
-                                answer.body.truncate(p.held);
-                                answer.body.extend(not_committed(&e, &p).bytes());
-                                answer.failed = true;
-                                txn.clear();
-                                if let Ok(m) = Minter::load(&*txn) {
-                                    *minter = m;
-                                }
-                                return answer;
-                            }
-                        };
-                        p.committed = p.run;
-                        p.committed_line = p.line;
-                        answer
-                            .body
-                            .extend(committed_line(p.run, p.line).into_bytes());
-                        p.held = answer.body.len();
-                        if let Some(tx) = progress.as_ref().filter(|_| readers_in) {
-                            // Never waits for the client: a client that reads nothing
-                            // until it has sent its whole body must not stop the run.
-                            // Output it has not taken yet stays in the answer, and a
-                            // client that went away still has its commands run.
-                            let chunk = bytes::Bytes::from(std::mem::take(&mut answer.body));
-                            if let Err(tokio::sync::mpsc::error::TrySendError::Full(c)) =
-                                tx.try_send(chunk)
-                            {
-                                answer.body = c.to_vec();
-                            }
-                            p.held = answer.body.len();
-                        }
-                    }
-                }
-                log::debug!(
-                    "{}: bulk of {} commands: body read {:?}, run {:?}, {} intermediate commits {:?}",
-                    self.dir.display(),
-                    p.run,
-                    timing.read,
-                    timing.run,
-                    timing.commits,
-                    timing.commit
-                );
-                answer.bulk = Some(p);
-                answer
-            }
-            Work::Mint { n, format } => {
-                let ctx = Context::new(job.who.login.clone(), now, self.settings.temper);
-                if job.read_only {
-                    return Answer {
-                        body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
-                        failed: true,
-                        refusal: Some(BinderError::ReadOnly),
-                        ..Answer::default()
-                    };
-                }
-                let (ids, error) = match nog::mint_n(txn, minter, &ctx, *n) {
-                    Ok(ids) => (ids, None),
-                    Err((ids, e)) => (ids, Some(e)),
-                };
-                let mut notes = std::mem::take(&mut minter.notes);
-                notes.extend(error.iter().map(|e| format!("error: {e}")));
-                Answer {
-                    body: nog::render_minted(&ids, &notes, *format),
-                    failed: error.is_some(),
-                    status: minter.exit_status.take(),
-                    ..Answer::default()
-                }
-            }
+    /// Append `records` to the write log (synced); a failure means the writes were
+    /// applied but not logged.
+    pub(crate) fn log_records(&mut self, records: &mut Vec<Record>) -> Result<(), Failed> {
+        if records.is_empty() {
+            return Ok(());
         }
+        self.append(records).map_err(|e| {
+            log::error!("write log of {}: {e}", self.dir.display());
+            Failed::Log(e.to_string())
+        })
     }
 
-    /// Commit the transaction as one synced batch, append and sync its records, then
-    /// let readers catch up ([`Engine::pause`], waiting up to `settle` for RocksDB's
-    /// background work) so that what the caller acknowledges next is what `noidr`
-    /// answers next. Returns whether readers were let in: only then may the writes be
-    /// acknowledged.
-    fn commit(
-        &mut self,
-        writer: &dyn Engine,
-        txn: &mut Txn<'_, dyn Engine>,
-        minter: &mut Minter,
-        records: &mut Vec<Record>,
-        settle: Duration,
-    ) -> Result<bool, Failed> {
-        let t0 = Instant::now();
-        minter.flush(txn);
-        let ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
-        let n = ops.len();
-        let t1 = Instant::now();
-        writer
-            .commit(ops)
-            .map_err(|e| Failed::Commit(e.to_string()))?;
-        let t2 = Instant::now();
-        let logged = if records.is_empty() {
-            Ok(())
-        } else {
-            self.append(records).map_err(|e| {
-                log::error!("write log of {}: {e}", self.dir.display());
-                Failed::Log(e.to_string())
-            })
-        };
-        let t3 = Instant::now();
-        let paused = writer.pause(settle);
-        log::debug!(
-            "{}: commit of {n} key writes: take {:?}, store commit {:?}, write log {:?}, pause {:?}",
-            self.dir.display(),
-            t1 - t0,
-            t2 - t1,
-            t3 - t2,
-            t3.elapsed()
-        );
-        let released = match paused {
+    /// Let readers catch up ([`Store::pause`], waiting up to `settle` for RocksDB's
+    /// background work) so that what is acknowledged next is what `noidr` answers
+    /// next; whether they were let in: only then may the writes be acknowledged.
+    pub(crate) fn pause(&self, writer: &dyn Store, settle: Duration) -> bool {
+        let released = match writer.pause(settle) {
             Ok(released) => released,
             Err(e) => {
                 log::warn!("{}: {e}", self.dir.display());
@@ -579,7 +342,19 @@ impl Worker {
                 self.dir.display()
             );
         }
-        logged.map(|()| released)
+        released
+    }
+
+    /// Whether the server is stopping (bulk runs stop at their next command).
+    pub(crate) fn stopping(&self) -> bool {
+        self.settings
+            .stopping
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Epoch seconds → local time, for circulation records.
+    pub(crate) fn temper(&self) -> fn(i64) -> String {
+        self.settings.temper
     }
 
     fn append(&mut self, records: &mut Vec<Record>) -> std::io::Result<()> {
@@ -594,23 +369,13 @@ impl Worker {
             self.log = Some((f, ino));
         }
         let (log, _) = self.log.as_mut().expect("opened above");
-        let t0 = Instant::now();
         let mut text = String::new();
-        let count = records.len();
         for r in records.drain(..) {
             r.write_line(&mut text);
         }
-        let t1 = Instant::now();
-        let written = log.write_all(text.as_bytes());
-        let t2 = Instant::now();
-        let written = written.and_then(|()| log.sync_data());
-        log::debug!(
-            "write log: {count} records, {} bytes: format {:?}, write {:?}, sync {:?}",
-            text.len(),
-            t1 - t0,
-            t2 - t1,
-            t2.elapsed()
-        );
+        let written = log
+            .write_all(text.as_bytes())
+            .and_then(|()| log.sync_data());
         if written.is_err() {
             // Reopen next time (the file may have been rotated away or the disk freed).
             self.log = None;
@@ -619,23 +384,9 @@ impl Worker {
     }
 }
 
-/// Where a bulk run's time went (logged at debug level, `RUST_LOG=noid_api=debug`).
-#[derive(Default)]
-struct BulkTiming {
-    /// Waiting for the body and splitting it into commands (and the bookkeeping
-    /// between them).
-    read: Duration,
-    /// Parsing and running the commands.
-    run: Duration,
-    /// The batch commits before the last: store, write log, readers let in.
-    commit: Duration,
-    /// How many.
-    commits: usize,
-}
-
 /// Why a commit failed.
-#[derive(Debug)]
-enum Failed {
+#[derive(Debug, Clone)]
+pub(crate) enum Failed {
     /// Nothing of the batch was written.
     Commit(String),
     /// The batch was written, its write log records were not.
@@ -655,7 +406,8 @@ fn open_log(path: &Path) -> std::io::Result<File> {
     OpenOptions::new().create(true).append(true).open(path)
 }
 
-fn now() -> i64 {
+/// Seconds since the epoch.
+pub(crate) fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::Parser;
 use noid_egg::writelog::Record;
 use noid_egg::Session as EggSession;
-use noid_minter::{Minter, Txn};
-use noid_store::{Op, Store};
+use noid_minter::batch::{self, Batch, Feed, Step};
+use noid_store::{Store, StoreError};
 
 use crate::session::Session;
 
@@ -71,67 +71,85 @@ pub fn replay(session: &Session, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let mut txn = Txn::new(&*writer);
-    let mut minter = match Minter::load(&txn) {
-        Ok(m) => m,
+    let mut batch = match Batch::open(&*writer) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
             return 1;
         }
     };
-    let mut egg = EggSession::new(false);
-    let (mut applied, mut failed) = (0usize, 0usize);
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("error: {log}: {e}");
-                return 1;
+    let mut feed = Replay {
+        log,
+        lines: std::io::BufReader::new(file).lines().enumerate(),
+        egg: EggSession::new(false),
+        applied: 0,
+        failed: 0,
+        ok: true,
+    };
+    batch::run(&mut batch, &mut feed);
+    if !feed.ok {
+        return 1;
+    }
+    println!("replayed {} writes from {log}", feed.applied);
+    u8::from(feed.failed > 0)
+}
+
+/// A write log's records as a write batch's feed; errors go to stderr as they happen.
+struct Replay<'a, L> {
+    log: &'a str,
+    lines: std::iter::Enumerate<L>,
+    egg: EggSession<'static>,
+    applied: usize,
+    failed: usize,
+    /// The log was read and every batch written.
+    ok: bool,
+}
+
+impl<L: Iterator<Item = std::io::Result<String>>> Feed<dyn Store> for Replay<'_, L> {
+    fn run_next(&mut self, batch: &mut Batch<'_, dyn Store>) -> Step {
+        let log = self.log;
+        let (n, line) = loop {
+            match self.lines.next() {
+                None => return Step::End,
+                Some((n, Ok(line))) if !line.is_empty() => break (n, line),
+                Some((_, Ok(_))) => {}
+                Some((_, Err(e))) => {
+                    eprintln!("error: {log}: {e}");
+                    self.ok = false;
+                    return Step::Abort;
+                }
             }
         };
-        if line.is_empty() {
-            continue;
-        }
-        let outcome = Record::parse(&line).map(|r| {
-            egg.run(
-                &mut txn,
-                &mut minter,
-                &r.replay_agent(),
-                &r.command,
-                None,
-                &mut std::io::empty(),
-            )
-        });
+        let outcome = Record::parse(&line)
+            .map_err(|e| e.to_string())
+            .and_then(|r| {
+                let (txn, minter) = batch.parts().map_err(|e| e.to_string())?;
+                let agent = r.replay_agent();
+                let o = self
+                    .egg
+                    .run(txn, minter, &agent, &r.command, None, &mut std::io::empty());
+                o.error.map_or(Ok(()), |e| Err(e.to_string()))
+            });
         match outcome {
-            Ok(o) if o.error.is_none() => applied += 1,
-            Ok(o) => {
-                failed += 1;
-                eprintln!("error: {log} line {}: {}", n + 1, o.error.expect("failed"));
-            }
+            Ok(()) => self.applied += 1,
             Err(e) => {
-                failed += 1;
+                self.failed += 1;
                 eprintln!("error: {log} line {}: {e}", n + 1);
             }
         }
-        if txn.len() >= REPLAY_BATCH && !commit(&mut txn) {
-            return 1;
-        }
+        Step::Ran
     }
-    if !commit(&mut txn) {
-        return 1;
-    }
-    println!("replayed {applied} writes from {log}");
-    u8::from(failed > 0)
-}
 
-fn commit(txn: &mut Txn<'_, dyn Store>) -> bool {
-    let ops = txn.take_writes().into_iter().map(Op::from);
-    match txn.base().commit(ops) {
-        Ok(()) => true,
-        Err(e) => {
+    fn commit_due(&mut self, pending: usize) -> bool {
+        pending >= REPLAY_BATCH
+    }
+
+    fn committed(&mut self, _: &dyn Store, outcome: Result<(), StoreError>, _: bool) -> bool {
+        if let Err(e) = outcome {
             eprintln!("error: {e}; the last batch was not written");
-            false
+            self.ok = false;
         }
+        self.ok
     }
 }
 

@@ -10,7 +10,7 @@ use clap::{Parser, ValueHint};
 #[command(
     name = "noid",
     disable_version_flag = true,
-    after_help = "Commands (noid help COMMAND for details):\n  dbcreate [--atlast addN|stopN|wrapN] [Template [Term [NAAN NAA SubNAA]]]\n                                                  create a minter in Dbdir/NOID\n                                                  (noid help templates)\n  mint N | peppermint N                           mint N identifiers\n  bind How Id Element Value                       bind (How: new replace set append add\n                                                  prepend insert delete purge mint peppermint)\n  fetch Id [Element...] | get Id [Element...]     show bindings (labelled | bare)\n  hold set|release Id...                          place or remove holds\n  queue now|first|lvf|delete|N[ds] Id...          queue ids for (re)minting\n  validate Template|- Id...                       check ids against a template\n  note Key Value                                  store a user note\n  dbinfo [brief|full|dump]                        show the minter's keys\n  import Path | export [noid|dbdump] | check [--repair]\n  prune-log --keep N | --before SEQ               drop old change-log rows (PostgreSQL;\n                                                  noid prune-log --help)\n  lui encode|decode|normalize ...                 Crockford base32 LUIs (noid lui --help)\n  hello | help [Topic]\n  -                                               run one command per stdin line (bulk)\n\nOptions must come before the command; everything after it is passed as is, so\nvalues starting with '-' or '+' are bound literally. Egg commands (ID.OP …, list,\nnext; docs/API.md) take egg's options and modifiers (-m FORMAT, --ack, --all, :hx)\nafter noid's own.\n\nExit status: 0 on success, 1 when a command failed or was refused, 2 for usage errors."
+    after_help = "Commands (noid help COMMAND for details):\n  dbcreate [--atlast addN|stopN|wrapN] [Template [Term [NAAN NAA SubNAA]]]\n                                                  create a minter in Dbdir/NOID\n                                                  (noid help templates)\n  mint N | peppermint N                           mint N identifiers\n  bind How Id Element Value                       bind (How: new replace set append add\n                                                  prepend insert delete purge mint peppermint)\n  fetch Id [Element...] | get Id [Element...]     show bindings (labelled | bare)\n  hold set|release Id...                          place or remove holds\n  queue now|first|lvf|delete|N[ds] Id...          queue ids for (re)minting\n  validate Template|- Id...                       check ids against a template\n  note Key Value                                  store a user note\n  dbinfo [brief|full|dump]                        show the minter's keys\n  import Path | export [noid|dbdump] | check [--repair]\n  prune-log --keep N | --before SEQ               drop old change-log rows (PostgreSQL;\n                                                  noid prune-log --help)\n  lui encode|decode|normalize ...                 Crockford base32 LUIs (noid lui --help)\n  standing [Id...]                                which kernel elements Ids lack (every Id if none)\n  serve --http ADDR --config FILE                 the binder and minter HTTP API (noid serve --help)\n  replay LOG                                      apply a binder's write log again\n  hello | help [Topic]\n  -                                               run one command per stdin line (bulk)\n\nOptions must come before the command; everything after it is passed as is, so\nvalues starting with '-' or '+' are bound literally. Egg commands (ID.OP …, list,\nnext; docs/API.md) take egg's options and modifiers (-m FORMAT, --ack, --all, :hx)\nafter noid's own.\n\nExit status: 0 on success, 1 when a command failed or was refused, 2 for usage errors."
 )]
 pub struct Args {
     /// Minter directory (Dbdir); the database lives in Dbdir/NOID. Defaults to $NOID,
@@ -42,7 +42,7 @@ mod tests {
 
     use super::Args;
     use crate::output::Out;
-    use crate::usage::{usage, COMMANDS};
+    use crate::usage::usage;
 
     /// What `noid help` prints (without Perl's continuation spaces after newlines).
     fn noid_help() -> String {
@@ -78,8 +78,25 @@ mod tests {
         );
         cmd.after_long_help(page)
             .disable_help_subcommand(true)
-            .subcommands(COMMANDS.iter().map(|c| Command::new(*c)))
+            .subcommands(noid_core::verbs::commands().map(|c| Command::new(c.word)))
             .subcommand(crate::prune::command())
+    }
+
+    /// `noid --help` names every verb the command line serves (the verb table's).
+    #[test]
+    fn help_names_every_verb() {
+        let notes = Args::command()
+            .get_after_help()
+            .expect("noid --help has notes")
+            .to_string();
+        for v in noid_core::verbs::VERBS.iter().filter(|v| v.served.cli) {
+            assert!(
+                notes.contains(&format!("\n  {} ", v.word))
+                    || notes.contains(&format!("| {} ", v.word)),
+                "noid --help does not name {}",
+                v.word
+            );
+        }
     }
 
     /// The package's noid(1) and shell completions are what this definition makes.

@@ -4,10 +4,11 @@
 //! and waits for its answer therefore gets it at once, while a piped file of a million
 //! `bind`s commits in large batches. The lock is released whenever input runs dry.
 
-use noid_minter::{Minter, Txn};
+use noid_minter::batch::{self, Batch, Feed, Step};
+use noid_minter::Txn;
 use noid_store::{Store, StoreError};
 
-use crate::bulk::Source;
+use crate::bulk::{Input, Source};
 use crate::commands::{self, Failed, Plain, Read, Verb, Write, Writing};
 use crate::complaint::store_error;
 use crate::output::Out;
@@ -39,111 +40,138 @@ pub fn write_batch(
             return (emit(session, &mut out), None);
         }
     };
-    let mut ok = true;
-    let mut txn = Txn::new(&*writer);
-    let mut minter = match Minter::load(&txn) {
-        Ok(m) => m,
+    let mut batch = match Batch::open(&*writer) {
+        Ok(b) => b,
         Err(e) => {
             out.fail(format!("{e}\n"));
             return (emit(session, &mut out), None);
         }
     };
-    // None when the line was already answered with a complaint.
-    let mut next = Some(InBatch::Write(first));
-    let mut carried = None;
-    loop {
-        if let Some(verb) = next.take() {
-            minter.flush(&mut txn);
-            let sp = txn.savepoint();
-            let result = match verb {
-                InBatch::Write(w) => {
-                    let mut batches = MintBatches { session };
-                    let (stdin, commands) = match source.input() {
-                        crate::bulk::Input::Stdin(s) => (Some(s), None),
-                        crate::bulk::Input::Commands(c) => (None, Some(c)),
-                    };
-                    let mut writing = Writing {
-                        session,
-                        txn: &mut txn,
-                        minter: &mut minter,
-                        stdin,
-                        commands,
-                        batches: &mut batches,
-                    };
-                    w.run(&mut writing, &mut out)
-                }
-                InBatch::Read(r) => r.run(&txn, &mut out).map_err(Failed::from),
-                InBatch::Plain(p) => {
-                    p.run(&mut out);
-                    Ok(())
-                }
-            };
-            if let Err(failed) = result {
-                // Undo this command alone; earlier commands in the batch stand.
-                txn.rollback_to(sp);
-                // Most refusals (a bad id, an unbound element) touch nothing in memory;
-                // reloading the minter for each of a million refused lines would dominate.
-                if minter.is_dirty() {
-                    match Minter::load(&txn) {
-                        Ok(m) => minter = m,
-                        Err(e) => out.fail(format!("{e}\n")),
-                    }
-                }
-                if let Failed::Minter(e) = failed {
-                    out.fail(format!("{e}\n"));
-                }
-                out.failed = true;
-            }
-        }
-        minter.flush(&mut txn);
-        let more = source.more_buffered();
-        if !more || txn.len() >= BATCH_WRITES {
-            ok &= commit(session, &mut txn, &mut out);
-            if !more {
-                break;
-            }
-        }
-        next = match source.next_command() {
-            None => break,
-            Some(Err(msg)) => {
-                out.fail(format!("{msg}\n"));
-                None
-            }
-            Some(Ok(words)) => {
-                let request = Request::parse(words, session.web);
-                match request.admit(session, true, &mut out) {
-                    None => None,
-                    Some(Verb::Plain(p)) => Some(InBatch::Plain(p)),
-                    Some(Verb::Read(r)) => Some(InBatch::Read(r)),
-                    Some(Verb::Write(w)) => Some(InBatch::Write(w)),
-                    // These open the store in their own way, after the batch is
-                    // committed and its lock released.
-                    Some(v @ (Verb::Create(_) | Verb::Port(_))) => {
-                        carried = Some(v);
-                        break;
-                    }
-                }
-            }
-        };
-    }
-    minter.flush(&mut txn);
-    ok &= commit(session, &mut txn, &mut out);
-    (ok, carried)
+    let mut feed = Commands {
+        session,
+        source,
+        next: Some(InBatch::Write(first)),
+        out,
+        ok: true,
+        drained: false,
+        carried: None,
+    };
+    batch::run(&mut batch, &mut feed);
+    (feed.ok, feed.carried)
 }
 
-/// Commit the transaction's writes (synced), then print the output they produced.
-/// On failure nothing of the batch is printed but the error. Returns false when the
-/// commit or any command since the last print failed.
-fn commit(session: &Session, txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> bool {
-    commit_writes(txn, out);
-    emit(session, out)
+/// The commands of a bulk run (or the one of a command line) as a write batch's feed:
+/// each command's output is printed after the commit that makes it true.
+struct Commands<'a> {
+    session: &'a Session,
+    source: &'a mut dyn Source,
+    /// The command to run next, when already read.
+    next: Option<InBatch>,
+    /// The output since the last commit.
+    out: Out,
+    /// No command failed so far.
+    ok: bool,
+    /// No more input was waiting at the last commit: the batch ends there, releasing
+    /// the lock.
+    drained: bool,
+    /// A command that must run outside the batch, which ended the batch.
+    carried: Option<Verb>,
+}
+
+impl Commands<'_> {
+    /// The next command that runs within the batch; None for a line already answered.
+    fn read(&mut self) -> Result<Option<InBatch>, Step> {
+        let words = match self.source.next_command() {
+            None => return Err(Step::End),
+            Some(Err(msg)) => {
+                self.out.fail(format!("{msg}\n"));
+                return Ok(None);
+            }
+            Some(Ok(words)) => words,
+        };
+        let request = Request::parse(words, self.session.web);
+        Ok(match request.admit(self.session, true, &mut self.out) {
+            None => None,
+            Some(Verb::Plain(p)) => Some(InBatch::Plain(p)),
+            Some(Verb::Read(r)) => Some(InBatch::Read(r)),
+            Some(Verb::Write(w)) => Some(InBatch::Write(w)),
+            // These open the store in their own way, after the batch is committed and
+            // its lock released.
+            Some(v @ (Verb::Create(_) | Verb::Port(_))) => {
+                self.carried = Some(v);
+                return Err(Step::End);
+            }
+        })
+    }
+}
+
+impl Feed<dyn Store> for Commands<'_> {
+    fn run_next(&mut self, batch: &mut Batch<'_, dyn Store>) -> Step {
+        let next = match self.next.take() {
+            Some(v) => Ok(Some(v)),
+            None => self.read(),
+        };
+        let verb = match next {
+            Ok(Some(v)) => v,
+            Ok(None) => return Step::Ran,
+            Err(end) => return end,
+        };
+        let (session, out) = (self.session, &mut self.out);
+        let source = &mut *self.source;
+        // A failed command is undone alone; earlier commands in the batch stand.
+        let result = batch.attempt(|txn, minter| match verb {
+            InBatch::Write(w) => {
+                let (stdin, commands) = match source.input() {
+                    Input::Stdin(s) => (Some(s), None),
+                    Input::Commands(c) => (None, Some(c)),
+                };
+                let mut writing = Writing {
+                    session,
+                    txn,
+                    minter,
+                    stdin,
+                    commands,
+                    batches: &mut MintBatches { session },
+                };
+                w.run(&mut writing, out)
+            }
+            InBatch::Read(r) => r.run(&*txn, out).map_err(Failed::from),
+            InBatch::Plain(p) => {
+                p.run(out);
+                Ok(())
+            }
+        });
+        if let Err(failed) = result {
+            if let Failed::Minter(e) = failed {
+                self.out.fail(format!("{e}\n"));
+            }
+            self.out.failed = true;
+        }
+        Step::Ran
+    }
+
+    /// When no more input is waiting (a script that writes a command and waits for
+    /// its answer gets it at once), or every [`BATCH_WRITES`].
+    fn commit_due(&mut self, pending: usize) -> bool {
+        self.drained = !self.source.more_buffered();
+        self.drained || pending >= BATCH_WRITES
+    }
+
+    /// Print the output of the commands committed; on failure only why nothing was
+    /// written.
+    fn committed(&mut self, _: &dyn Store, outcome: Result<(), StoreError>, _: bool) -> bool {
+        if let Err(e) = outcome {
+            nothing_written(&e, &mut self.out);
+        }
+        self.ok &= emit(self.session, &mut self.out);
+        !self.drained
+    }
 }
 
 /// Commit the transaction's writes as one synced batch; when that fails, replace the
 /// output they produced by the error (see [`nothing_written`]) and return false.
 fn commit_writes(txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> bool {
-    let ops = txn.take_writes().into_iter().map(noid_store::Op::from);
-    match txn.base().commit(ops) {
+    match batch::commit(txn) {
         Ok(()) => true,
         Err(e) => {
             nothing_written(&e, out);

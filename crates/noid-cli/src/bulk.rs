@@ -81,32 +81,47 @@ impl<R: BufRead> Source for Lines<R> {
     /// A Perl Noid line is split as Perl Noid did (shell words); an egg line as egg
     /// splits it (on whitespace unless it has quotes or backslashes, so a value may
     /// start with `#`), and a trailing backslash continues it on the next line.
+    /// Lines that hold no command are skipped silently, as egg batches and the API's
+    /// bulk POST skip them: a comment line (`#` in column 1, or after blanks), and a
+    /// blank line (docs/COMPATIBILITY.md: Perl Noid 0.424 answered a comment with
+    /// `error: no such command`).
     fn next_command(&mut self) -> Option<Result<Vec<String>, String>> {
-        let mut text = self.physical()?;
-        // Whether the line is egg's is decided without a continuing backslash.
-        let probe = text.strip_suffix('\\').unwrap_or(&text);
-        if let Ok(words) = noid_egg::token::split(probe) {
-            if noid_egg::is_egg(&words) {
-                if !text.ends_with('\\') {
-                    return Some(Ok(words));
-                }
-                let joined =
-                    noid_egg::lines::join_continued(&mut text, &mut || Ok(self.physical()));
-                return Some(
-                    joined
-                        .map_err(|e| e.to_string())
-                        .and_then(|()| noid_egg::token::split(&text).map_err(|e| e.to_string()))
-                        .map_err(|e| format!("error: {e}")),
-                );
+        loop {
+            let text = self.physical()?;
+            let trimmed = text.trim_start();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
             }
+            return Some(self.command(text));
         }
-        Some(noid_egg::words::bulk_line(&text))
     }
     fn more_buffered(&self) -> bool {
         (self.buffered)(&self.input)
     }
     fn input(&mut self) -> Input<'_> {
         Input::Commands(&mut self.input)
+    }
+}
+
+impl<R: BufRead> Lines<R> {
+    /// The words of the command on line `text` (and the lines continuing it).
+    fn command(&mut self, mut text: String) -> Result<Vec<String>, String> {
+        // Whether the line is egg's is decided without a continuing backslash.
+        let probe = text.strip_suffix('\\').unwrap_or(&text);
+        if let Ok(words) = noid_egg::token::split(probe) {
+            if noid_egg::is_egg(&words) {
+                if !text.ends_with('\\') {
+                    return Ok(words);
+                }
+                let joined =
+                    noid_egg::lines::join_continued(&mut text, &mut || Ok(self.physical()));
+                return joined
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| noid_egg::token::split(&text).map_err(|e| e.to_string()))
+                    .map_err(|e| format!("error: {e}"));
+            }
+        }
+        noid_egg::words::bulk_line(&text)
     }
 }
 

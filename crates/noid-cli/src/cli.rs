@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
+use noid_core::verbs::{self, Name};
 
 use crate::args::Args;
 use crate::bulk;
@@ -53,10 +54,11 @@ pub fn run() -> u8 {
         let _ = out.flush(false);
         return 2;
     }
-    match args.command[0].as_str() {
-        "serve" => crate::api::serve(&args.command[1..]),
-        "replay" => crate::api::replay(&session, &args.command[1..]),
-        "prune-log" => crate::prune::run(&session, &args.command[1..]),
+    // The process modes of the verb table; every other word is a command.
+    match verbs::find(&args.command[0]).map(|v| v.name) {
+        Some(Name::Serve) => crate::api::serve(&args.command[1..]),
+        Some(Name::Replay) => crate::api::replay(&session, &args.command[1..]),
+        Some(Name::PruneLog) => crate::prune::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }
@@ -65,17 +67,18 @@ pub fn run() -> u8 {
 /// (`ID.OP …`, `list`, `next`, `var`), so that egg's options before it (`-m FORMAT`, `--ack`,
 /// `--all`, `:hx` …) reach egg instead of being refused by noid's option parser.
 /// Perl Noid's commands never start with an option, so their command lines are
-/// unchanged.
+/// unchanged. noid's options are read from clap's definition ([`Args`]).
 pub fn egg_options_passed(argv: Vec<String>) -> Vec<String> {
+    let mut cmd = Args::command();
+    cmd.build();
     let mut i = 1;
     while let Some(a) = argv.get(i) {
-        match a.as_str() {
-            "--" => return argv,
-            "-q" | "--quiet" | "-v" | "--version" | "-h" | "--help" => i += 1,
-            "-f" | "--lock-timeout" => i += 2,
-            _ if a.starts_with("--lock-timeout=") => i += 1,
-            _ if a.starts_with("-f") && a.len() > 2 => i += 1,
-            _ => break,
+        if a == "--" {
+            return argv;
+        }
+        match option_words(&cmd, a) {
+            Some(n) => i += n,
+            None => break,
         }
     }
     match argv.get(i..) {
@@ -86,6 +89,35 @@ pub fn egg_options_passed(argv: Vec<String>) -> Vec<String> {
             v
         }
         _ => argv,
+    }
+}
+
+/// How many words the option starting at `word` takes (1, or 2 when its value is the
+/// next word), or None when `word` is no option of `cmd`'s.
+fn option_words(cmd: &clap::Command, word: &str) -> Option<usize> {
+    let (name, glued) = match word.strip_prefix("--") {
+        Some(long) => match long.split_once('=') {
+            Some((name, _)) => (name, true),
+            None => (long, false),
+        },
+        None => {
+            let mut chars = word.strip_prefix('-')?.chars();
+            let short = chars.next()?;
+            let glued = chars.next().is_some();
+            let arg = cmd.get_arguments().find(|a| a.get_short() == Some(short))?;
+            return Some(words_of(arg, glued));
+        }
+    };
+    let arg = cmd.get_arguments().find(|a| a.get_long() == Some(name))?;
+    Some(words_of(arg, glued))
+}
+
+/// 2 for an option whose value is the next word, else 1.
+fn words_of(arg: &clap::Arg, value_glued: bool) -> usize {
+    if arg.get_action().takes_values() && !value_glued {
+        2
+    } else {
+        1
     }
 }
 
@@ -112,6 +144,33 @@ mod tests {
             ["noid", "-q", "--", ":hx", "i.get", "a"]
         );
         assert_eq!(pass(&["list", "-", "x"]), ["noid", "--", "list", "-", "x"]);
+        // Every spelling clap accepts for noid's options.
+        assert_eq!(
+            pass(&["--lock-timeout=5", "-fd", "--quiet", "-h", "i.get", "a"]),
+            [
+                "noid",
+                "--lock-timeout=5",
+                "-fd",
+                "--quiet",
+                "-h",
+                "--",
+                "i.get",
+                "a"
+            ]
+        );
+        assert_eq!(
+            pass(&["--lock-timeout", "5", "-v", "--help", "i.get", "a"]),
+            [
+                "noid",
+                "--lock-timeout",
+                "5",
+                "-v",
+                "--help",
+                "--",
+                "i.get",
+                "a"
+            ]
+        );
         // Perl Noid's commands and noid's own options are left alone.
         for perl in [
             &["-f", "d", "bind", "set", "i", "-m", "x"][..],

@@ -1,6 +1,10 @@
 //! One request to the `noid` command, parsed once from the words of a command line,
 //! a bulk input line or a web query: a known verb with its arguments ([`Verb`]), or
-//! one of the lines Perl Noid answered with a complaint instead.
+//! one of the lines Perl Noid answered with a complaint instead. Which words are verbs,
+//! and which of them web mode refuses, is noid-resolve's verb table
+//! ([`noid_core::verbs`]).
+
+use noid_core::verbs::{self, Name};
 
 use crate::commands::Verb;
 use crate::complaint::no_database;
@@ -34,47 +38,59 @@ impl Request {
             return Request::Verb(Verb::Write(Write::Egg(egg::Egg::parse(words, web))));
         }
         let mut words = words.into_iter();
-        let Some(verb) = words.next() else {
+        let Some(word) = words.next() else {
             return Request::Blank;
         };
         let args: Vec<String> = words.collect();
-        let verb = match verb.as_str() {
-            "hello" => Verb::Plain(Plain::Hello),
-            "help" => Verb::Plain(Plain::Help(help::Help::parse(args))),
-            "lui" => Verb::Plain(Plain::Lui(lui::Lui::parse(args))),
-            "dbcreate" if web => return Request::Forbidden("dbcreate"),
-            "dbcreate" => Verb::Create(dbcreate::DbCreate::parse(args)),
-            "fetch" => Verb::Read(Read::Fetch(fetch::Fetch::parse(true, args))),
-            "get" => Verb::Read(Read::Fetch(fetch::Fetch::parse(false, args))),
-            "dbinfo" => {
+        // The verb table says which words are commands here and which web mode refuses.
+        let Some(known) = verbs::find(&word).filter(|v| v.served.bulk) else {
+            return Request::Unknown { verb: word, args };
+        };
+        if web && !known.served.web {
+            return Request::Forbidden(known.word);
+        }
+        let verb = match known.name {
+            Name::Hello => Verb::Plain(Plain::Hello),
+            Name::Help => Verb::Plain(Plain::Help(help::Help::parse(args))),
+            Name::Lui => Verb::Plain(Plain::Lui(lui::Lui::parse(args))),
+            Name::DbCreate => Verb::Create(dbcreate::DbCreate::parse(args)),
+            Name::Fetch => Verb::Read(Read::Fetch(fetch::Fetch::parse(true, args))),
+            Name::Get => Verb::Read(Read::Fetch(fetch::Fetch::parse(false, args))),
+            Name::DbInfo => {
                 Verb::Read(dbinfo::DbInfo::parse(args).map_or_else(Read::Refused, Read::DbInfo))
             }
-            "standing" => match standing::Judge::parse(args) {
+            Name::Standing => match standing::Judge::parse(args) {
                 j if j.names_ids() => Verb::Read(Read::Standing(j)),
                 j => Verb::Port(Port::Standing(j)),
             },
-            "validate" => Verb::Read(Read::Validate(validate::Validate::parse(args))),
-            "mint" => {
+            Name::Validate => Verb::Read(Read::Validate(validate::Validate::parse(args))),
+            Name::Mint => {
                 Verb::Write(mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint))
             }
-            "peppermint" => {
+            Name::Peppermint => {
                 Verb::Write(mint::Mint::parse(true, args).map_or_else(Write::Refused, Write::Mint))
             }
-            "bind" => Verb::Write(bind::Bind::parse(args).map_or_else(Write::Refused, Write::Bind)),
-            "hold" => Verb::Write(Write::Hold(hold::Hold::parse(args))),
-            "queue" => Verb::Write(Write::Queue(queue::Queue::parse(args))),
-            "note" => Verb::Write(note::Note::parse(args).map_or_else(Write::Refused, Write::Note)),
-            "import" if web => return Request::Forbidden("import"),
-            "import" => {
+            Name::Bind => {
+                Verb::Write(bind::Bind::parse(args).map_or_else(Write::Refused, Write::Bind))
+            }
+            Name::Hold => Verb::Write(Write::Hold(hold::Hold::parse(args))),
+            Name::Queue => Verb::Write(Write::Queue(queue::Queue::parse(args))),
+            Name::Note => {
+                Verb::Write(note::Note::parse(args).map_or_else(Write::Refused, Write::Note))
+            }
+            Name::Import => {
                 Verb::Port(import::Import::parse(args).map_or_else(Port::Refused, Port::Import))
             }
-            "export" => {
+            Name::Export => {
                 Verb::Port(export::Export::parse(args).map_or_else(Port::Refused, Port::Export))
             }
-            "check" => {
+            Name::Check => {
                 Verb::Port(check::Check::parse(args).map_or_else(Port::Refused, Port::Check))
             }
-            _ => return Request::Unknown { verb, args },
+            // Modes of the process (cli::run), not commands: the filter above.
+            Name::Serve | Name::Replay | Name::PruneLog | Name::DbImport => {
+                return Request::Unknown { verb: word, args }
+            }
         };
         Request::Verb(verb)
     }
@@ -124,6 +140,30 @@ impl Request {
 mod tests {
     use super::*;
     use crate::commands::Port;
+
+    /// Every verb of the table is parsed as the table says it is served: a command of
+    /// bulk lines and web queries, refused by web mode, or (a mode of the process) no
+    /// command at all.
+    #[test]
+    fn every_verb_is_parsed_where_it_is_served() {
+        for v in verbs::VERBS {
+            for web in [false, true] {
+                let request = Request::parse(vec![v.word.to_string()], web);
+                let expected = match (v.served.bulk, web && !v.served.web) {
+                    (false, _) => "unknown",
+                    (true, true) => "forbidden",
+                    (true, false) => "verb",
+                };
+                let got = match request {
+                    Request::Unknown { .. } => "unknown",
+                    Request::Forbidden(w) if w == v.word => "forbidden",
+                    Request::Verb(_) => "verb",
+                    _ => "other",
+                };
+                assert_eq!(got, expected, "{} (web: {web})", v.word);
+            }
+        }
+    }
 
     /// Random requests, as bulk lines and web queries can carry them: words drawn from
     /// every verb, the argument forms verbs treat specially and arbitrary text. Parsing

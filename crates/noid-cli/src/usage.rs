@@ -4,31 +4,11 @@
 
 use crate::output::Out;
 
-/// The commands, in Perl's order (also the help topics after `intro all templates`).
-pub const COMMANDS: &[&str] = &[
-    "bind",
-    "dbinfo",
-    "dbcreate",
-    "fetch",
-    "get",
-    "hello",
-    "help",
-    "hold",
-    "mint",
-    "note",
-    "peppermint",
-    "queue",
-    "validate",
-    "import",
-    "export",
-    "check",
-    "lui",
-    "standing",
-];
-
+/// The help topics: `intro all templates`, then the commands of the verb table
+/// ([`noid_core::verbs::commands`]) in Perl's order.
 fn topics() -> Vec<&'static str> {
     let mut t = vec!["intro", "all", "templates"];
-    t.extend_from_slice(COMMANDS);
+    t.extend(noid_core::verbs::commands().map(|v| v.word));
     t
 }
 
@@ -114,8 +94,8 @@ pub fn usage(out: &mut Out, in_error: bool, brief: bool, topic: &str) {
             return;
         }
         t.push_str("\n\nDbdir defaults to \".\" if not found from -f or a NOID environment variable.\nFor more information try \"noid --help\" or \"noid help Command\".  Summary:\n");
-        for c in COMMANDS {
-            t.push_str(info(c, true));
+        for c in noid_core::verbs::commands() {
+            t.push_str(info(c.word, true));
         }
         t.push_str("\nIf invoked as \"noidu...\", output is formatted for a web client.  Give Command\nas \"-\" to run a block of noid Commands read from stdin or from POST data.");
         emit(out, in_error, &t, true);

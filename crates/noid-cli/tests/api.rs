@@ -926,52 +926,111 @@ fn a_bulk_post_whose_body_never_comes_is_answered_as_stalled() {
 
 /// A bulk POST in progress when the server is told to stop (SIGTERM) ends at its next
 /// command, commits what ran, and says so; what it reports committed is what the
-/// binder holds.
+/// binder holds. The signal is sent once the client has read a batch's
+/// acknowledgement, with the run still busy (more lines sent than that batch, and
+/// more announced than sent): the report cannot be less than what was acknowledged.
+/// Every line asks for an acknowledgement (`--ack`: `oxum: …`), so the answer shows
+/// which commands ran: exactly those reported committed.
 #[test]
 fn a_bulk_post_stopped_by_the_server_says_how_far_it_got() {
+    use base64::Engine;
+    use std::io::Read;
     let mut api = Api::start();
     let pid = api.child.id().to_string();
-    let (code, body) = cut_request(
-        api.port,
-        "/a/sam/b?-",
-        100_000,
-        "s1.set a 1\ns2.set a 2\n",
-        || {
-            // Give the service time to read the two lines (either way, what it
-            // reports must be what it did).
-            std::thread::sleep(Duration::from_millis(300));
-            let k = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-            assert!(k.success());
-        },
-        true,
-    );
-    assert_eq!(code, 200);
-    let tail = body
-        .strip_prefix("error: the server is stopping; the commands after line ")
-        .unwrap_or_else(|| panic!("{body}"));
-    let (line, rest) = tail.split_once(' ').unwrap();
-    let n: usize = line.parse().unwrap();
+    let line = |i: usize| format!("--ack ark:/99999/fk4s{i}.set _t https://example.org/s{i}\n");
+    // Two batches' worth and more (a batch commits at 100,000 key writes: 25,000
+    // `set`s of new identifiers).
+    let total = 60_000;
+    let body: String = (0..total).map(line).collect();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", api.port)).unwrap();
+    // Only so that a broken server fails the test instead of hanging it.
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let auth = base64::engine::general_purpose::STANDARD.encode("sam:secret");
+    write!(
+        s,
+        "POST /a/sam/b?- HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Basic {auth}\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len() + 1_000_000
+    )
+    .unwrap();
+    let mut w = s.try_clone().unwrap();
+    // The body from a thread of its own: the server's answer is read meanwhile. (Its
+    // write fails once the server has answered and closed; that is expected.)
+    let sender = std::thread::spawn(move || {
+        let _ = w.write_all(body.as_bytes());
+    });
+    let mut got = Vec::new();
+    let mut buf = [0; 4096];
+    let acked = loop {
+        let n = s.read(&mut buf).unwrap();
+        assert_ne!(n, 0, "{}", String::from_utf8_lossy(&got));
+        got.extend(&buf[..n]);
+        let text = String::from_utf8_lossy(&got);
+        if let Some((_, after)) = text.split_once("# committed ") {
+            if let Some((progress, _)) = after.split_once('\n') {
+                let (n, l) = progress.split_once(" commands, through line ").unwrap();
+                let (n, l): (usize, usize) = (n.parse().unwrap(), l.parse().unwrap());
+                assert_eq!(n, l, "{progress}");
+                break n;
+            }
+        }
+    };
+    assert!((1..total).contains(&acked), "{acked}");
+    let k = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(k.success());
+    s.read_to_end(&mut got).unwrap();
+    sender.join().unwrap();
+    let raw = String::from_utf8(got).unwrap();
+    let (_, answer) = raw.split_once("\r\n\r\n").unwrap();
+    let ack = format!("# committed {acked} commands, through line {acked}\n");
+    let (batch, after) = answer
+        .split_once(&ack)
+        .unwrap_or_else(|| panic!("{answer}"));
+    let (pending, tail) = after
+        .split_once("error: the server is stopping; the commands after line ")
+        .unwrap_or_else(|| panic!("{after}"));
+    let ran = |out: &str| out.matches("oxum: ").count();
+    assert_eq!(ran(batch), acked, "commands that ran in the first batch");
+    let (line_no, rest) = tail.split_once(' ').unwrap();
+    let n: usize = line_no.parse().unwrap();
     assert_eq!(
         rest,
         format!("were not run\n\n# committed {n} commands, through line {n}\negg-status: 1\n")
     );
     assert!(
+        (acked..=total).contains(&n),
+        "{n} committed, {acked} acknowledged before"
+    );
+    assert_eq!(
+        acked + ran(pending),
+        n,
+        "the commands that ran after the first batch are not those reported committed"
+    );
+    assert!(
         api.child.wait().unwrap().success(),
         "noid serve stopped cleanly"
     );
-    for (i, id) in ["s1", "s2"].iter().enumerate() {
-        let got = Command::new(noid_exe())
+    // Lines 1 to n are in the binder (the first, the last acknowledged, the last
+    // reported), line n + 1 is not.
+    let get = |i: usize| {
+        let out = Command::new(noid_exe())
             .arg("-f")
             .arg(api.dir("binders/sam"))
-            .args(["get", id, "a"])
+            .args(["get", &format!("ark:/99999/fk4s{i}"), "_t"])
             .output()
             .unwrap();
-        let want = if i < n {
-            format!("{}\n", i + 1)
-        } else {
-            "\n".to_string()
-        };
-        assert_eq!(String::from_utf8(got.stdout).unwrap(), want, "{id}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for i in [0, acked - 1, n - 1] {
+        assert_eq!(
+            get(i),
+            format!("https://example.org/s{i}\n"),
+            "line {}",
+            i + 1
+        );
+    }
+    if n < total {
+        assert_eq!(get(n), "\n", "line {} was not run", n + 1);
     }
 }
 

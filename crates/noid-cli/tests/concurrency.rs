@@ -87,9 +87,9 @@ fn crash_runs() -> usize {
 /// drops it at once if nobody does).
 fn lock_is_held(dbdir: &Path) -> bool {
     let f = std::fs::File::open(dbdir.join("NOID").join("lock")).expect("NOID/lock");
-    match fs2::FileExt::try_lock_exclusive(&f) {
+    match f.try_lock() {
         Ok(()) => false,
-        Err(e) if e.raw_os_error() == fs2::lock_contended_error().raw_os_error() => true,
+        Err(std::fs::TryLockError::WouldBlock) => true,
         Err(e) => panic!("flock NOID/lock: {e}"),
     }
 }

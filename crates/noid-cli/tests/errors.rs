@@ -28,6 +28,32 @@ fn unknown_command() {
         .starts_with("Usage:\n               noid [-f Dbdir]"));
 }
 
+/// `noid -` skips comment lines (`#` in column 1 or after blanks) and blank lines
+/// silently: no output, no usage, and they do not make the exit status 1 (Perl Noid
+/// 0.424 answered a comment with `error: no such command`; docs/COMPATIBILITY.md). A
+/// comment after a command's words is shell syntax, as it was. Before this, each such
+/// line printed usage on stderr and the run exited 1.
+#[test]
+fn bulk_skips_comments_and_blank_lines() {
+    let d = Dir::minter(&[".sd"]);
+    let r = d.noid_stdin(
+        &["-"],
+        b"# a comment\n\n   \n  # indented comment\nmint 1\n\t\n#mint 1\nmint 1 # two?\n# last",
+    );
+    assert_eq!(
+        (r.stdout.as_str(), r.stderr.as_str(), r.code),
+        ("id: 0\n\nid: 1\n\n", "", 0)
+    );
+    // A failing command still fails the run; the comments around it change nothing.
+    let r = d.noid_stdin(&["-"], b"# before\nfrob x\n# after\n\nmint 1\n");
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "error: no such command: frob (x)\n\n\nid: 2\n\n");
+    assert_eq!(
+        r.stderr,
+        "Usage:\n               noid [-f Dbdir] [-v] [-h] Command Arguments\n               noid -h             (for help with a Command summary)."
+    );
+}
+
 #[test]
 fn bad_templates_and_terms_create_nothing() {
     let cases: &[(&[&str], &str)] = &[
@@ -142,7 +168,7 @@ fn locked_store_times_out() {
         .write(true)
         .open(d.path().join("NOID/lock"))
         .unwrap();
-    fs2::FileExt::lock_exclusive(&lock).unwrap();
+    lock.lock().unwrap();
     let start = std::time::Instant::now();
     let r = d.noid(&["--lock-timeout", "1", "mint", "1"]);
     assert!(start.elapsed() >= Duration::from_secs(1));

@@ -242,7 +242,10 @@ fn a_read_only_store() {
 }
 
 /// `import` killed with SIGKILL at random points of a large import: the target is
-/// either absent or complete (the same dump as an import that ran to the end).
+/// either absent or complete (the same dump as an import that ran to the end). A run
+/// fed only part of the export, its input held open, is killed once the store it
+/// builds exists: that kill lands mid-import (the import began and cannot have
+/// ended), and must leave nothing.
 #[test]
 fn an_import_killed_anywhere_leaves_nothing_or_everything() {
     let src = Dir::minter(&[]);
@@ -267,7 +270,7 @@ fn an_import_killed_anywhere_leaves_nothing_or_everything() {
     let whole = noid_in(&reference, &["dbinfo", "dump"], b"").stdout;
 
     let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let (mut absent, mut complete) = (0, 0);
+    let (mut mid, mut absent, mut complete) = (0, 0, 0);
     for run_no in 0..12 {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -288,25 +291,54 @@ fn an_import_killed_anywhere_leaves_nothing_or_everything() {
         let cut = (seed as usize % (export.stdout.len() + export.stdout.len() / 4))
             .min(export.stdout.len());
         let _ = stdin.write_all(&export.stdout[..cut]);
-        if cut == export.stdout.len() {
-            drop(stdin);
-        } else {
+        let partial = cut < export.stdout.len();
+        if partial {
             std::mem::forget(stdin);
+            wait_for_store_being_built(&target, child.id());
+        } else {
+            drop(stdin);
         }
         std::thread::sleep(std::time::Duration::from_millis(seed % 200));
         let _ = child.kill();
         let _ = child.wait();
         if target.join("NOID").exists() {
+            assert!(
+                !partial,
+                "run {run_no}: an import killed mid-way left a store"
+            );
             assert_eq!(
                 noid_in(&target, &["dbinfo", "dump"], b"").ok(),
                 whole,
                 "run {run_no}: a killed import left a partial store"
             );
             complete += 1;
+        } else if partial {
+            mid += 1;
         } else {
             absent += 1;
         }
     }
-    eprintln!("killed imports: {absent} left no store, {complete} a complete one");
-    assert!(absent > 0, "no kill landed before an import completed");
+    eprintln!(
+        "killed imports: {mid} mid-import and {absent} at a random moment left no store, {complete} a complete one"
+    );
+    assert!(mid > 0, "no kill landed mid-import");
+}
+
+/// Wait until the import process `pid` has created the store it builds under
+/// `target` (its staging directory's `NOID`, or `NOID` itself): the import has begun.
+fn wait_for_store_being_built(target: &Path, pid: u32) {
+    let staged = target.join(format!(".NOID.import-{pid}/NOID"));
+    let start = std::time::Instant::now();
+    // RocksDB's CURRENT file: the store exists.
+    while !staged.join("noid.rocksdb/CURRENT").exists()
+        && !target.join("NOID/noid.rocksdb/CURRENT").exists()
+    {
+        // A bound for a hung import, not a speed.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "the import never began building {}",
+            staged.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }

@@ -14,6 +14,8 @@ mod errors;
 mod faults;
 mod hostile;
 mod modified;
+mod old_minters;
+mod perl_minters;
 mod port;
 mod progress;
 mod scenarios;

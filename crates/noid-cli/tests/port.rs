@@ -1,13 +1,14 @@
-//! `import`, `export` and `check` against Perl Noid fixture minters: BerkeleyDB files
-//! built with Debian's `db_load` from the dumps in `tests/fixtures/perl-minters/`
-//! (see `make.sh` there), imported, compared key for key, minted from, exported and
-//! imported again.
+//! `import`, `export` and `check` against the modelled minters (`old_minters`,
+//! `Set::Modelled`: made by noid's own generator from a model of Perl Noid's sessions):
+//! BerkeleyDB files built with Debian's `db_load` from their dumps, imported, compared
+//! key for key, minted from, exported and imported again. The minters Perl Noid
+//! itself made are `perl_minters.rs`'s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Once;
 
+use crate::old_minters::*;
 use crate::util::*;
 
 const FIXTURES: &[&str] = &[
@@ -19,122 +20,23 @@ const FIXTURES: &[&str] = &[
     "bind-only",
 ];
 
-fn fixture_dir() -> PathBuf {
-    std::path::PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR")
-            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
-    )
-    .join("../../tests/fixtures/perl-minters")
-}
+const SET: Set = Set::Modelled;
 
 fn fixture(name: &str) -> PathBuf {
-    fixture_dir().join(format!("{name}.dump"))
+    SET.dump(name)
 }
 
-/// Debian's db-util (db_load, db_dump), installed on first use.
-fn db_util() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        if which("db_load").is_some() {
-            return;
-        }
-        eprintln!("port tests: installing Debian's db-util for db_load/db_dump");
-        let _ = Command::new("apt-get").args(["update", "-qq"]).status();
-        let _ = Command::new("apt-get")
-            .args(["install", "-y", "-qq", "db-util"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status();
-    });
-    assert!(
-        which("db_load").is_some(),
-        "db_load is missing and apt-get could not install db-util"
-    );
+fn modelled_minter(name: &str) -> Dir {
+    SET.bdb_minter(name)
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|f| f.is_file())
-}
-
-/// Raw output of one run.
-struct Raw {
-    stdout: Vec<u8>,
-    stderr: String,
-    code: i32,
-}
-
-fn noid_raw(dir: &Path, args: &[&str], input: &[u8], path_env: Option<&str>) -> Raw {
-    let mut cmd = Command::new(noid_exe());
-    cmd.arg("-f").arg(dir).args(args);
-    if let Some(p) = path_env {
-        cmd.env("PATH", p);
-    }
-    let out = run_output(cmd, input);
-    Raw {
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
-}
-
-/// An old Perl minter: `DIR/NOID/noid.bdb` loaded by db_load, plus README and log.
-fn perl_minter(name: &str) -> Dir {
-    db_util();
-    let d = Dir::new();
-    let noid = d.path().join("NOID");
-    std::fs::create_dir(&noid).unwrap();
-    let st = Command::new("db_load")
-        .arg("-f")
-        .arg(fixture(name))
-        .arg(noid.join("noid.bdb"))
-        .status()
-        .unwrap();
-    assert!(st.success(), "db_load {name}");
-    std::fs::write(
-        noid.join("README"),
-        format!("README of the {name} minter\n"),
-    )
-    .unwrap();
-    std::fs::write(noid.join("log"), "Creating database for template \"x\".\n").unwrap();
-    d
-}
-
-/// The fixture's records, as `dbinfo dump` prints them.
 fn expected_dump(name: &str) -> (Vec<u8>, usize) {
-    let text = std::fs::read(fixture(name)).unwrap();
-    let (_, recs) = noid_migrate::dump::read_all(&text[..]).unwrap();
-    let mut out = Vec::new();
-    for r in &recs {
-        out.extend_from_slice(&r.key);
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(&r.value);
-        out.push(b'\n');
-    }
-    (out, recs.len())
-}
-
-fn next_mints(name: &str) -> String {
-    std::fs::read_to_string(fixture_dir().join(format!("{name}.next"))).unwrap()
+    SET.expected_dump(name)
 }
 
 /// A path under a fresh temporary directory for a new minter (not yet created).
 fn new_dbdir(tmp: &Dir) -> PathBuf {
     tmp.path().join("new")
-}
-
-fn import(dbdir: &Path, from: &str, input: &[u8]) -> Raw {
-    noid_raw(dbdir, &["import", from], input, None)
-}
-
-fn dbinfo_dump(dbdir: &Path) -> Vec<u8> {
-    let r = noid_raw(dbdir, &["dbinfo", "dump"], b"", None);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    r.stdout
-}
-
-fn ok_line(n: usize, from: &str, summary: &str) -> String {
-    format!("ok: imported {n} keys from {from}: {summary}\n")
 }
 
 fn summary(name: &str) -> &'static str {
@@ -162,9 +64,9 @@ fn assert_nothing_created(parent: &Dir, dbdir: &Path) {
 }
 
 #[test]
-fn perl_minters_import_whole_and_mint_on_as_perl_would() {
+fn modelled_minters_import_whole_and_mint_on_as_the_model_does() {
     for name in FIXTURES {
-        let old = perl_minter(name);
+        let old = modelled_minter(name);
         let tmp = Dir::new();
         let new = new_dbdir(&tmp);
         let from = old.path().join("NOID").display().to_string();
@@ -194,8 +96,8 @@ fn perl_minters_import_whole_and_mint_on_as_perl_would() {
         let out = String::from_utf8_lossy(&c.stdout).into_owned();
         assert_eq!((c.code, c.stderr.as_str()), (0, ""), "{name}: {out}");
         assert!(out.ends_with("ok: no problems found\n"), "{name}: {out}");
-        // The next mints are the ones the Perl model makes from the same state.
-        let want = next_mints(name);
+        // The next mints are the ones the model makes from the same state.
+        let want = SET.next(name);
         let m = noid_raw(
             &new,
             &["mint", &want.lines().count().to_string()],
@@ -219,7 +121,7 @@ fn the_fourth_id_of_an_imported_f5_minter_is_the_fourth_of_a_fresh_one() {
         &four[..3],
         ["13030/f54x54g11", "13030/f5154dn7k", "13030/f5wd3q12m"]
     );
-    let old = perl_minter("f5-after-3");
+    let old = modelled_minter("f5-after-3");
     let tmp = Dir::new();
     let new = new_dbdir(&tmp);
     assert_eq!(
@@ -242,7 +144,7 @@ fn the_fourth_id_of_an_imported_f5_minter_is_the_fourth_of_a_fresh_one() {
 #[test]
 fn every_kind_of_path_imports_the_same_minter() {
     let name = "random-long";
-    let old = perl_minter(name);
+    let old = modelled_minter(name);
     let (expected, n) = expected_dump(name);
     let text = std::fs::read(fixture(name)).unwrap();
     let erc = {
@@ -311,7 +213,7 @@ fn export_then_import_round_trips_every_fixture_in_both_formats() {
             );
         }
         // The dbdump export goes back into BerkeleyDB: db_load reads it, and db_dump
-        // then prints exactly the fixture (what it printed for the Perl minter).
+        // then prints exactly the fixture (what it printed for the modelled minter).
         let e = noid_raw(&first, &["export", "dbdump"], b"", None);
         let bdb = tmp.path().join("back.bdb");
         let mut load = Command::new("db_load")
@@ -452,7 +354,7 @@ fn bad_input_gives_clear_errors_and_creates_nothing() {
 
 #[test]
 fn berkeleydb_problems_give_clear_errors() {
-    let old = perl_minter("bind-only");
+    let old = modelled_minter("bind-only");
     let bdb = old.path().join("NOID/noid.bdb").display().to_string();
     // No db_dump on PATH.
     let empty = Dir::new();
@@ -574,7 +476,7 @@ fn check(dir: &Path, repair: bool) -> (i32, String, String) {
 }
 
 #[test]
-fn check_reports_a_healthy_perl_minter() {
+fn check_reports_a_healthy_modelled_minter() {
     let tmp = Dir::new();
     let d = tmp.path().join("m");
     assert_eq!(
@@ -604,21 +506,6 @@ next:        13030/f5kw57h4v free
 ok: no problems found
 "
     );
-}
-
-/// Replace admin values in an export (noid format), keeping its shape.
-fn edit_export(export: &[u8], changes: &[(&str, &str)]) -> Vec<u8> {
-    let text = String::from_utf8(export.to_vec()).unwrap();
-    let mut out = String::new();
-    for line in text.lines() {
-        let key = line.split('\t').next().unwrap();
-        match changes.iter().find(|(k, _)| *k == key) {
-            Some((k, v)) => out.push_str(&format!("{k}\t{v}")),
-            None => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    out.into_bytes()
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn neutral(r: &Run, dir: &Dir) -> (String, String, i32) {
 }
 
 /// The identifiers real Perl Noid 0.424 minted next after the commands of
-/// `PERL_SESSION` (shared/fixtures/perl-noid-0.424/random-long.next).
+/// `PERL_SESSION` (tests/fixtures/perl-noid-0.424/random-long.next).
 const PERL_NEXT: &str = "13030/f5x63b46k 13030/f5sf2mb2f 13030/f5np1wh8p 13030/f5j09w371 \
     13030/f5d795938 13030/f58g8fg9h 13030/f54q7qp5c 13030/f50z70w1m 13030/f5w66976b \
     13030/f5rf5kf26 13030/f5ms3k11s 13030/f5h12v67b 13030/f5c824d3k 13030/f57h1dk9t \

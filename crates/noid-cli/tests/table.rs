@@ -41,8 +41,24 @@ fn spec_cases_through_the_noid_binary() {
         );
         ran += 1;
     }
-    assert_eq!(
-        ran,
-        CASES.iter().filter(|c| c.cli && c.plain.is_some()).count()
-    );
+    // The cases that do not run here, each named with its reason in the table (a
+    // remote-only case, or a line `noid` reads as Perl Noid's): a case dropped from
+    // this run by a changed flag shows up here.
+    let skipped: Vec<&str> = CASES
+        .iter()
+        .filter(|c| !c.cli || expected(c, false, "").is_none())
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(skipped, SKIPPED);
+    assert_eq!(ran + SKIPPED.len(), CASES.len());
 }
+
+/// The spec's cases not run through the `noid` binary.
+const SKIPPED: &[&str] = &[
+    "15 bind.t:147",
+    "23 bulk.t:70 (blank)",
+    "24 bulk.t:83",
+    "45 webperms.t:169",
+    "47 webperms.t:267",
+    "48 apachebase.t:92",
+];

@@ -46,8 +46,9 @@ pub struct Parsed {
     pub ext: Option<String>,
 }
 
-/// Length of `scheme:` at the start of `s` (`[A-Za-z][A-Za-z0-9+.-]*:`), colon included.
-fn scheme_len(s: &str) -> Option<usize> {
+/// Length of `scheme:` at the start of `s` (`[A-Za-z][A-Za-z0-9+.-]*:`, RFC 3986's
+/// scheme), colon included; `None` when `s` does not start with one.
+pub fn scheme_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     if !b.first()?.is_ascii_alphabetic() {
         return None;
@@ -292,7 +293,8 @@ impl Parsed {
 
     /// Other spellings of the whole id to try after the verbatim one missed, most likely
     /// first, without duplicates of `verbatim`: the light normalisation, the other ARK
-    /// form (`ark:12345/x`), the hyphen-free ARK (hyphens are identity-inert in ARKs),
+    /// form (`ark:12345/x`), the hyphen-free ARK (hyphens are identity-inert in ARKs:
+    /// [`crate::normalize::without_hyphens`], U+2010–U+2015 too),
     /// the upper-case DOI, and the DOI behind a shadow ARK (`ark:/b5072/fk2x` →
     /// `doi:10.5072/FK2X`).
     pub fn alternates(&self, verbatim: &str) -> Vec<String> {
@@ -309,9 +311,11 @@ impl Parsed {
             Family::Ark => {
                 let local = self.local_id();
                 push(["ark:", local].concat(), &mut out);
-                if let (Some(r), true) = (&self.naan, local.contains('-')) {
-                    let after: String = self.norm[r.end..].chars().filter(|&c| c != '-').collect();
-                    push([&self.norm[..r.end], &after].concat(), &mut out);
+                if let Some(r) = &self.naan {
+                    let after = crate::normalize::without_hyphens(&self.norm[r.end..]);
+                    if let Cow::Owned(after) = after {
+                        push([&self.norm[..r.end], &after].concat(), &mut out);
+                    }
                 }
                 if let Some(doi) = self.shadow_doi() {
                     push(doi, &mut out);
@@ -344,27 +348,10 @@ impl Parsed {
         .collect()
     }
 
-    /// EZID's shadow ARKs: NAAN `b5072` stands for DOI prefix `10.5072`, `c2345` for
-    /// `10.12345` (the letter after `b` counts the leading digit), suffix upper-cased.
+    /// The DOI behind a shadow ARK ([`crate::shadow::doi_of_ark`]).
     fn shadow_doi(&self) -> Option<String> {
-        let naan = self.naan()?.as_bytes();
-        if naan.len() != 5 || !(b'b'..=b'z').contains(&naan[0]) {
-            return None;
-        }
-        if !naan[1..].iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let digits = std::str::from_utf8(&naan[1..]).ok()?;
-        let lead = naan[0] - b'b';
-        let prefix = if lead == 0 {
-            digits.to_string()
-        } else {
-            format!("{lead}{digits}")
-        };
-        Some(format!(
-            "doi:10.{prefix}{}",
-            self.norm[self.naan.as_ref()?.end..].to_uppercase()
-        ))
+        let r = self.naan.as_ref()?;
+        crate::shadow::doi_of_ark(&self.norm[r.clone()], &self.norm[r.end..])
     }
 }
 

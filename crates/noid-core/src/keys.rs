@@ -48,6 +48,38 @@ pub fn admin(name: &str) -> Vec<u8> {
     k
 }
 
+/// The names (after `:/`) of the admin keys that more than one module reads or writes;
+/// build the keys with [`admin`].
+pub mod name {
+    /// The generator's counter: how many identifiers have been generated.
+    pub const OACOUNTER: &str = "oacounter";
+    /// The template's mask (`reedeedk`, `lui10-4` …).
+    pub const MASK: &str = "mask";
+    /// The whole template (`Prefix.Mask`), "" for a bind-only minter.
+    pub const TEMPLATE: &str = "template";
+    /// The minter's NAAN.
+    pub const NAAN: &str = "naan";
+    /// A noid extension that vouches that no candidate the generator has yet to
+    /// produce in its current cycle has a circulation record or a hold.
+    ///
+    /// Minting must skip held and already-circulating candidates, which costs two
+    /// store probes per candidate; on a large mint those probes are most of the time
+    /// spent. Before its first wrap a generator never repeats a candidate, so the
+    /// probes can only find records that something other than the generator wrote: a
+    /// queue entry or a hold on an identifier not yet issued. `dbcreate` sets the key;
+    /// queueing, such a hold, and a wrap remove it for good, and minting then probes
+    /// as Perl does. A minter without the key (one imported from Perl Noid, say)
+    /// always probes.
+    pub const FRESH: &str = "fresh";
+    /// A noid extension holding a LUI minter's secret permutation key, 32 hexadecimal
+    /// digits made from the OS's random source at `dbcreate` (the key is
+    /// [`super::LUI_KEY`]).
+    pub const LUI: &str = "luikey";
+    /// A noid extension holding what the minter does when its namespace is used up
+    /// (`addN`, `stopN`, `wrapN`); without it, Perl Noid's behaviour.
+    pub const ATLAST: &str = "atlast";
+}
+
 /// `:/luikey`, the secret of a LUI minter's permutation. Only a LUI minter has it, so
 /// a reader learns from one (cached) prefix check whether other spellings of an
 /// identifier can be asked for at all.
@@ -165,6 +197,8 @@ mod tests {
     #[test]
     fn layout() {
         assert_eq!(admin("oacounter"), b":/oacounter");
+        // Readers find LUI minters by the key `dbcreate` writes: one key, two spellings.
+        assert_eq!(admin(name::LUI), LUI_KEY);
         assert_eq!(elem("13030/f5", "_t"), b"13030/f5\t_t");
         assert_eq!(id_prefix("13030/f5"), b"13030/f5\t");
         assert_eq!(circ("x"), b"x\t:/c");

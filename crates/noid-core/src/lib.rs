@@ -9,16 +9,27 @@
 //! * [`ident`]: identifier decomposition (scheme, NAAN, shoulder, blade) and the forms a
 //!   request is looked up under.
 //! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
+//! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
+//! * [`anvl`]: ANVL elements as every noid writer writes them (egg replies, the HTTP
+//!   pages, the registry file), and their decoding.
 //! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
+//! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is
+//!   served, read by the CLI, its help, web mode and noidr.
+//! * [`Commit`]: a store that makes a transaction's writes durable, beside [`Lookup`].
 
 #![deny(missing_docs)]
 
+pub mod anvl;
+mod commit;
 pub mod ident;
 pub mod keys;
 pub mod lookup;
 pub mod normalize;
+pub mod shadow;
 pub mod unescape;
+pub mod verbs;
 
+pub use commit::{Commit, Writes};
 pub use lookup::{
     is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Memo, Pairs, PointLookups,
 };

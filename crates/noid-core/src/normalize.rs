@@ -33,6 +33,14 @@ pub fn is_hyphen(c: char) -> bool {
     c == '-' || UNICODE_HYPHENS.contains(&c)
 }
 
+/// Step 6 alone: `part` without its hyphens; borrowed when it has none.
+pub fn without_hyphens(part: &str) -> Cow<'_, str> {
+    if memchr::memchr2(b'-', 0xE2, part.as_bytes()).is_none() || !part.contains(is_hyphen) {
+        return Cow::Borrowed(part);
+    }
+    Cow::Owned(part.chars().filter(|&c| !is_hyphen(c)).collect())
+}
+
 /// Steps 4 and 6 on an ARK's identifier part (what follows the NAAN): `%XX` lower-cased,
 /// every hyphen removed. Borrowed when there is nothing to change, which a byte search
 /// decides (a `%`, an ASCII hyphen, or the lead byte 0xE2 of U+2010–U+2015).
@@ -90,6 +98,17 @@ pub fn ark(id: &str) -> Option<String> {
     out.push_str(&naan.to_ascii_lowercase());
     out.push_str(&identifier_part(part));
     Some(out)
+}
+
+/// The normal form of the ARK `id` written both ways, `ark:/NAAN/…` first, then
+/// `ark:NAAN/…`, leaving out `id` itself: the spellings under which a store may hold
+/// what `id` names. Empty when `id` is not an ARK.
+pub fn spellings(id: &str) -> Vec<String> {
+    let Some(normal) = ark(id) else {
+        return Vec::new();
+    };
+    let slashed = ["ark:/", &normal["ark:".len()..]].concat();
+    [slashed, normal].into_iter().filter(|s| s != id).collect()
 }
 
 #[cfg(test)]

@@ -89,6 +89,109 @@ impl Op {
     }
 }
 
+/// What an operation needs from the rest of its line, so that parsing takes each
+/// shape in one place and the compiler checks that every operation has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Answered from the word alone.
+    Word(WordOp),
+    /// Names no identifier; acts on the session or the binder as a whole.
+    Session(SessionOp),
+    /// Acts on an identifier (`ID.OP`, `ID|ELEM.OP`).
+    Id(IdOp),
+}
+
+/// [`Shape::Word`] operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordOp {
+    /// [`Op::Admin`]: refused.
+    Admin,
+    /// [`Op::Mint`]: refused.
+    Mint,
+    /// [`Op::Help`].
+    Help,
+    /// [`Op::Version`].
+    Version,
+}
+
+/// [`Shape::Session`] operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionOp {
+    /// [`Op::Var`].
+    Var,
+    /// [`Op::Logmark`].
+    Logmark,
+    /// [`Op::List`] (`next: false`) and [`Op::Next`].
+    List {
+        /// `next MAX ID`: identifiers after ID.
+        next: bool,
+    },
+    /// [`Op::Pr`].
+    Pr,
+}
+
+/// [`Shape::Id`] operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdOp {
+    /// `set`, `let`, `add`, `insert`: the [`Op`] itself goes into [`Command::Bind`].
+    Bind(Op),
+    /// [`Op::Incr`] and [`Op::Decr`].
+    Incr {
+        /// `decr`.
+        decr: bool,
+    },
+    /// [`Op::Get`] and [`Op::Fetch`].
+    Read {
+        /// `fetch`: labelled even in plain format.
+        labelled: bool,
+    },
+    /// [`Op::Rm`] and [`Op::Delete`].
+    Remove {
+        /// `delete`: says what went.
+        report: bool,
+    },
+    /// [`Op::Purge`].
+    Purge,
+    /// [`Op::Exists`].
+    Exists,
+    /// [`Op::Norm`] and [`Op::Shadow`].
+    Norm {
+        /// `shadow`.
+        shadow: bool,
+    },
+    /// [`Op::Resolve`].
+    Resolve,
+}
+
+impl Op {
+    /// The operation's [`Shape`].
+    pub(crate) fn shape(self) -> Shape {
+        match self {
+            Op::Admin => Shape::Word(WordOp::Admin),
+            Op::Mint => Shape::Word(WordOp::Mint),
+            Op::Help => Shape::Word(WordOp::Help),
+            Op::Version => Shape::Word(WordOp::Version),
+            Op::Var => Shape::Session(SessionOp::Var),
+            Op::Logmark => Shape::Session(SessionOp::Logmark),
+            Op::List => Shape::Session(SessionOp::List { next: false }),
+            Op::Next => Shape::Session(SessionOp::List { next: true }),
+            Op::Pr => Shape::Session(SessionOp::Pr),
+            Op::Set | Op::Let | Op::Add | Op::Insert => Shape::Id(IdOp::Bind(self)),
+            Op::Incr => Shape::Id(IdOp::Incr { decr: false }),
+            Op::Decr => Shape::Id(IdOp::Incr { decr: true }),
+            Op::Get => Shape::Id(IdOp::Read { labelled: false }),
+            Op::Fetch => Shape::Id(IdOp::Read { labelled: true }),
+            Op::Rm => Shape::Id(IdOp::Remove { report: false }),
+            Op::Delete => Shape::Id(IdOp::Remove { report: true }),
+            Op::Purge => Shape::Id(IdOp::Purge),
+            Op::Exists => Shape::Id(IdOp::Exists),
+            Op::Norm => Shape::Id(IdOp::Norm { shadow: false }),
+            Op::Shadow => Shape::Id(IdOp::Norm { shadow: true }),
+            Op::Resolve => Shape::Id(IdOp::Resolve),
+        }
+    }
+}
+
 /// A parsed command, ready to execute. Identifiers and element names are text; values
 /// are bytes (`:hx` and indirect tokens can carry any).
 #[derive(Debug, Clone, PartialEq, Eq)]

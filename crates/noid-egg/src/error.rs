@@ -3,13 +3,15 @@
 
 use std::fmt;
 
-use noid_minter::MinterError;
+use noid_minter::{MinterError, Refusal};
 
 /// Why a command failed. Each renders as one `error: MESSAGE` element.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BinderError {
     /// The command was refused or malformed; the message has no `error: ` prefix.
     Refused(String),
+    /// The minter refused it (the checks `noid bind` makes), kept as its typed refusal.
+    Minter(Refusal),
     /// A command (an admin one, `@FILE`) that remote callers may never run: EggNog
     /// answers it with `Status: 401 unauthorized`.
     Unauthorized,
@@ -30,6 +32,7 @@ impl fmt::Display for BinderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BinderError::Refused(m) | BinderError::Store(m) => f.write_str(m),
+            BinderError::Minter(r) => f.write_str(&r.reason()),
             BinderError::Unauthorized => f.write_str("401 unauthorized"),
             BinderError::ReadOnly => f.write_str("403 forbidden: read-only access"),
         }
@@ -39,13 +42,12 @@ impl fmt::Display for BinderError {
 impl std::error::Error for BinderError {}
 
 impl From<MinterError> for BinderError {
-    /// Perl Noid's refusals start `error: `; the binder adds its own prefix.
+    /// A refusal stays typed; any other failure is the store's. Either is shown by its
+    /// reason (Perl's message without `error: `): the binder adds its own prefix.
     fn from(e: MinterError) -> Self {
-        let text = e.to_string();
-        let m = text.strip_prefix("error: ").unwrap_or(&text).to_string();
         match e {
-            MinterError::Refused(_) => BinderError::Refused(m),
-            _ => BinderError::Store(m),
+            MinterError::Refused(r) => BinderError::Minter(r),
+            e => BinderError::Store(e.reason()),
         }
     }
 }

@@ -122,109 +122,20 @@ fn run<L: Lookup + ?Sized>(
             id,
             elem,
             value,
-        } => {
-            let id = authorize_change(txn, minter, id, elem)?;
-            let view = elements::IdKeys::read(txn, &id)?;
-            let had = view.values(elem);
-            match op {
-                Op::Let if !had.is_empty() => {
-                    return Err(BinderError::refused(format!(
-                        "cannot proceed on an element ({elem}) that already has a value"
-                    )))
-                }
-                Op::Set | Op::Let => {
-                    elements::remove(txn, &had);
-                    txn.put(keys::elem(&id, elem), value.as_slice());
-                }
-                _ => elements::append(txn, &id, elem, &had, value),
-            }
-            elements::init_admin(txn, &view, &agent.who, agent.now);
-            modified::record(txn, &id, agent.now);
-            Reply::Done {
-                oxum: Some((value.len(), 1)),
-            }
-        }
-        Command::Incr { id, elem, by } => {
-            let id = authorize_change(txn, minter, id, elem)?;
-            let view = elements::IdKeys::read(txn, &id)?;
-            let had = view.values(elem);
-            if had.len() > 1 {
-                return Err(BinderError::refused(format!(
-                    "cannot increment an element ({elem}) that has {} values",
-                    had.len()
-                )));
-            }
-            let current = match had.first() {
-                None => 0,
-                Some((_, v)) => {
-                    let s = String::from_utf8_lossy(v);
-                    s.trim().parse::<i64>().map_err(|_| {
-                        BinderError::refused(format!(
-                            "cannot increment an element ({elem}) whose value ({s}) is not an integer"
-                        ))
-                    })?
-                }
-            };
-            let value = current
-                .checked_add(*by)
-                .ok_or_else(|| BinderError::refused("integer overflow"))?;
-            txn.put(keys::elem(&id, elem), value.to_string());
-            elements::init_admin(txn, &view, &agent.who, agent.now);
-            modified::record(txn, &id, agent.now);
-            Reply::Number {
-                elem: elem.clone(),
-                value,
-            }
-        }
+        } => bind(txn, minter, agent, *op, (id, elem), value)?,
+        Command::Incr { id, elem, by } => incr(txn, minter, agent, (id, elem), *by)?,
         Command::Read {
             id,
             elems,
             labelled,
             all,
-        } => {
-            let base = noid_resolve::read_id(txn, id)?;
-            let found = if elems.is_empty() {
-                let mut v = elements::all(txn, base)?;
-                if !all {
-                    v.retain(|(e, _)| !elements::is_admin(e));
-                }
-                v
-            } else {
-                let mut v = Vec::new();
-                for e in elems {
-                    for (_, value) in elements::values(txn, base, e)? {
-                        v.push((e.clone(), value));
-                    }
-                }
-                v
-            };
-            Reply::Values {
-                id: id.clone(),
-                whole: elems.is_empty(),
-                labelled: *labelled,
-                elems: found,
-            }
-        }
-        Command::Remove { id, elem, report } => {
-            let id = authorize_change(txn, minter, id, elem)?;
-            let view = elements::IdKeys::read(txn, &id)?;
-            let (count, octets) = elements::remove(txn, &view.values(elem));
-            if count > 0 {
-                modified::record(txn, &id, agent.now);
-            }
-            if *report {
-                Reply::Removed {
-                    id,
-                    elem: elem.clone(),
-                    count,
-                    octets,
-                }
-            } else {
-                Reply::Done {
-                    oxum: Some((octets, count)),
-                }
-            }
-        }
+        } => Reply::Values {
+            id: id.clone(),
+            whole: elems.is_empty(),
+            labelled: *labelled,
+            elems: read(txn, id, elems, *all)?,
+        },
+        Command::Remove { id, elem, report } => remove(txn, minter, agent, (id, elem), *report)?,
         Command::Purge { id } => {
             let base = authorize_change(txn, minter, id, "")?;
             let count = elements::purge(txn, &base)?;
@@ -259,25 +170,7 @@ fn run<L: Lookup + ?Sized>(
         } else {
             crate::norm::normalize(id)
         }),
-        Command::Resolve { id, headers } => {
-            let mut line = format!("{id}.resolve").into_bytes();
-            if let Some(h) = headers {
-                line.push(b' ');
-                line.extend_from_slice(h.as_bytes());
-            }
-            let mut out = Vec::new();
-            noid_resolve::egg::answer(
-                &noid_resolve::Resolver::default(),
-                txn,
-                &line,
-                noid_resolve::egg::Miss::Eggnog,
-                &mut out,
-            );
-            if out.last() == Some(&b'\n') {
-                out.pop();
-            }
-            Reply::Resolved(out)
-        }
+        Command::Resolve { id, headers } => Reply::Resolved(resolve(txn, id, headers.as_deref())),
         Command::Print(text) => Reply::Text(text.clone()),
         Command::Nothing => Reply::Nothing,
         Command::Help => Reply::Text(crate::render::HELP.as_bytes().to_vec()),
@@ -289,4 +182,149 @@ fn run<L: Lookup + ?Sized>(
             .into_bytes(),
         ),
     })
+}
+
+/// `set`, `let`, `add`, `insert` of `value` on (identifier, element).
+fn bind<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    op: Op,
+    (id, elem): (&str, &str),
+    value: &[u8],
+) -> Result<Reply, BinderError> {
+    let id = authorize_change(txn, minter, id, elem)?;
+    let view = elements::IdKeys::read(txn, &id)?;
+    let had = view.values(elem);
+    match op {
+        Op::Let if !had.is_empty() => {
+            return Err(BinderError::refused(format!(
+                "cannot proceed on an element ({elem}) that already has a value"
+            )))
+        }
+        Op::Set | Op::Let => {
+            elements::remove(txn, &had);
+            txn.put(keys::elem(&id, elem), value);
+        }
+        _ => elements::append(txn, &id, elem, &had, value),
+    }
+    elements::init_admin(txn, &view, &agent.who, agent.now);
+    modified::record(txn, &id, agent.now);
+    Ok(Reply::Done {
+        oxum: Some((value.len(), 1)),
+    })
+}
+
+/// `incr` and `decr`: `by` added to the element's one integer value (none: 0).
+fn incr<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    (id, elem): (&str, &str),
+    by: i64,
+) -> Result<Reply, BinderError> {
+    let id = authorize_change(txn, minter, id, elem)?;
+    let view = elements::IdKeys::read(txn, &id)?;
+    let had = view.values(elem);
+    if had.len() > 1 {
+        return Err(BinderError::refused(format!(
+            "cannot increment an element ({elem}) that has {} values",
+            had.len()
+        )));
+    }
+    let current = match had.first() {
+        None => 0,
+        Some((_, v)) => {
+            let s = String::from_utf8_lossy(v);
+            s.trim().parse::<i64>().map_err(|_| {
+                BinderError::refused(format!(
+                    "cannot increment an element ({elem}) whose value ({s}) is not an integer"
+                ))
+            })?
+        }
+    };
+    let value = current
+        .checked_add(by)
+        .ok_or_else(|| BinderError::refused("integer overflow"))?;
+    txn.put(keys::elem(&id, elem), value.to_string());
+    elements::init_admin(txn, &view, &agent.who, agent.now);
+    modified::record(txn, &id, agent.now);
+    Ok(Reply::Number {
+        elem: elem.to_string(),
+        value,
+    })
+}
+
+/// `get` and `fetch`: the values of `elems` (every element when empty, the admin
+/// elements only with `all`), as (element, value) in order.
+fn read<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    id: &str,
+    elems: &[String],
+    all: bool,
+) -> Result<Vec<(String, Vec<u8>)>, BinderError> {
+    let base = noid_resolve::read_id(txn, id)?;
+    if elems.is_empty() {
+        let mut v = elements::all(txn, base)?;
+        if !all {
+            v.retain(|(e, _)| !elements::is_admin(e));
+        }
+        return Ok(v);
+    }
+    let mut v = Vec::new();
+    for e in elems {
+        for (_, value) in elements::values(txn, base, e)? {
+            v.push((e.clone(), value));
+        }
+    }
+    Ok(v)
+}
+
+/// `rm` and `delete` (`report`) of every value of (identifier, element).
+fn remove<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    (id, elem): (&str, &str),
+    report: bool,
+) -> Result<Reply, BinderError> {
+    let id = authorize_change(txn, minter, id, elem)?;
+    let view = elements::IdKeys::read(txn, &id)?;
+    let (count, octets) = elements::remove(txn, &view.values(elem));
+    if count > 0 {
+        modified::record(txn, &id, agent.now);
+    }
+    Ok(if report {
+        Reply::Removed {
+            id,
+            elem: elem.to_string(),
+            count,
+            octets,
+        }
+    } else {
+        Reply::Done {
+            oxum: Some((octets, count)),
+        }
+    })
+}
+
+/// `resolve [HEADERS]`: the egg line protocol's answer line, without its newline.
+fn resolve<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, id: &str, headers: Option<&str>) -> Vec<u8> {
+    let mut line = format!("{id}.resolve").into_bytes();
+    if let Some(h) = headers {
+        line.push(b' ');
+        line.extend_from_slice(h.as_bytes());
+    }
+    let mut out = Vec::new();
+    noid_resolve::egg::answer(
+        &noid_resolve::Resolver::default(),
+        txn,
+        &line,
+        noid_resolve::egg::Miss::Eggnog,
+        &mut out,
+    );
+    if out.last() == Some(&b'\n') {
+        out.pop();
+    }
+    out
 }

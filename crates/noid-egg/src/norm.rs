@@ -11,14 +11,22 @@
 //! a newline and the whitespace around it are dropped; a `?query` is set aside and put
 //! back untouched; the scheme is lower-cased (`urn:` with its namespace); a schemeless
 //! identifier gets one when its shape tells (`10.N/…` DOI, 32 hex digits UUID,
-//! `NAAN/…` ARK, `host.tld/…` URL); then per scheme: ARKs lose leading slashes and
-//! hyphens and read `ark:/NAAN/…` with the NAAN lower-cased, DOIs are upper-cased after
-//! the prefix, URLs get a lower-case host.
+//! `NAAN/…` ARK, `host.tld/…` URL); then per scheme: ARKs lose leading slashes and take
+//! the resolver's ARK normal form (`noid_core::normalize::ark`: NAAN lower-cased,
+//! every hyphen removed, U+2010–U+2015 too, `%XX` lower-cased), written `ark:/NAAN/…`
+//! as EggNog writes it (the normaliser's own form is `ark:NAAN/…`); DOIs are
+//! upper-cased after the prefix, URLs get a lower-case host.
 //!
-//! [`shadow`]: a DOI `doi:10.P/X` shadows as `ark:/CNNNN/x` (the prefix in EZID's
-//! letter code, `10.5072` → `b5072`, `10.12345` → `c2345`; the rest lower-cased, without
-//! hyphens), `urn:uuid:X` as `ark:/97720/X`, `uuid:X` as `ark:/97721/X`, `purl:X` as
-//! `ark:/97722/X`. An identifier without a shadow shows its normalised form.
+//! EggNog documents only "hyphens removed" for ARKs (its tests use U+002D); the
+//! typographic hyphens and the `%XX` case are the ARK specification's steps, which the
+//! resolver applies, so `norm` shows what the resolver reads (docs/COMPATIBILITY.md).
+//!
+//! [`shadow`]: a DOI `doi:10.P/X` shadows as `ark:/CNNNN/x` (`noid_core::shadow`,
+//! the mapping the resolver reads back), `urn:uuid:X` as `ark:/97720/X`, `uuid:X` as
+//! `ark:/97721/X`, `purl:X` as `ark:/97722/X`. An identifier without a shadow shows its
+//! normalised form.
+
+use noid_core::{ident::scheme_len, normalize, shadow::ark_of_doi};
 
 /// The normalised form of `raw`.
 pub fn normalize(raw: &str) -> String {
@@ -51,7 +59,7 @@ pub fn shadow(raw: &str) -> String {
         None => (n.as_str(), ""),
     };
     let shadowed = if let Some(rest) = base.strip_prefix("doi:") {
-        doi_shadow(rest)
+        ark_of_doi(rest)
     } else if let Some(rest) = base.strip_prefix("urn:uuid:") {
         Some(format!("ark:/97720/{rest}"))
     } else if let Some(rest) = base.strip_prefix("uuid:") {
@@ -69,48 +77,17 @@ pub fn shadow(raw: &str) -> String {
     }
 }
 
-/// `10.P/REST` → `ark:/CODE/rest`: P of one to five digits (EZID's code: `b` and four
-/// digits, the letter counting up from `b` by a fifth, leading digit).
-fn doi_shadow(local: &str) -> Option<String> {
-    let (prefix, rest) = local.split_once('/').unwrap_or((local, ""));
-    let digits = prefix.strip_prefix("10.")?;
-    if digits.is_empty() || digits.len() > 5 || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let code = if digits.len() == 5 {
-        let lead = digits.as_bytes()[0] - b'0';
-        format!("{}{}", char::from(b'b' + lead), &digits[1..])
-    } else {
-        format!("b{digits:0>4}")
-    };
-    let rest: String = rest
-        .chars()
-        .filter(|&c| c != '-')
-        .collect::<String>()
-        .to_lowercase();
-    Some(if rest.is_empty() {
-        format!("ark:/{code}")
-    } else {
-        format!("ark:/{code}/{rest}")
-    })
-}
-
 /// `scheme` (lower case, without its colon) applied to the scheme-local part `local`.
 fn by_scheme(scheme: &str, local: &str) -> String {
     let scheme = scheme.trim_end_matches(':');
     match scheme {
         "ark" => {
+            // The normaliser's `ark:NAAN/…`, written in EggNog's `ark:/NAAN/…` form.
             let local = local.trim_start_matches('/');
-            let (naan, rest) = match local.split_once('/') {
-                Some((n, r)) => (n, Some(r)),
-                None => (local, None),
-            };
-            let mut out = format!("ark:/{}", naan.to_ascii_lowercase());
-            if let Some(r) = rest {
-                out.push('/');
-                out.extend(r.chars().filter(|&c| c != '-'));
+            match normalize::ark(&format!("ark:{local}")) {
+                Some(n) => format!("ark:/{}", &n["ark:".len()..]),
+                None => "ark:/".to_string(),
             }
-            out
         }
         "doi" => {
             let local = local.trim_start_matches('/');
@@ -174,19 +151,6 @@ fn infer_scheme(s: &str) -> Option<&'static str> {
     None
 }
 
-/// Length of `scheme:` at the start of `s`, colon included.
-fn scheme_len(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    if !b.first()?.is_ascii_alphabetic() {
-        return None;
-    }
-    let n = b
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
-        .count();
-    (b.get(n) == Some(&b':')).then_some(n + 1)
-}
-
 /// `s` with every newline, and the whitespace around it, removed.
 fn join_lines(s: &str) -> String {
     if !s.contains('\n') {
@@ -243,6 +207,33 @@ mod tests {
         assert_eq!(normalize("URN:UUID:x"), "urn:uuid:x");
         assert_eq!(normalize("foo"), "foo");
         assert_eq!(normalize("PMID:123"), "pmid:123");
+    }
+
+    #[test]
+    fn the_resolvers_ark_normal_form() {
+        assert_eq!(
+            normalize("ark:/12345/x\u{2013}y%7E?a-b"),
+            "ark:/12345/xy%7e?a-b"
+        );
+        assert_eq!(shadow("doi:10.5072/A\u{2010}B"), "ark:/b5072/ab");
+        // docs/RESOLUTION.md's vectors, but for the leading `/` of a request path.
+        const DOC: &str = include_str!("../../../docs/RESOLUTION.md");
+        let begin = DOC.find("<!-- normalisation vectors: begin -->").unwrap();
+        let end = DOC.find("<!-- normalisation vectors: end -->").unwrap();
+        let mut n = 0;
+        for row in DOC[begin..end].lines().filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = row.split('|').map(|c| c.trim().trim_matches('`')).collect();
+            let (request, normal) = (cells[1], cells[2]);
+            if !request.starts_with('/') {
+                assert_eq!(
+                    normalize(request),
+                    format!("ark:/{}", &normal[4..]),
+                    "{row}"
+                );
+                n += 1;
+            }
+        }
+        assert_eq!(n, 17);
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //!
 //! Plain and ANVL follow EggNog: a record's elements are `name: value` lines (plain
 //! `get` prints bare values), comments start `# `, and a record that printed anything
-//! ends with one blank line. ANVL encodes `%` as `%25` and newlines as `%0a` in values;
-//! in names also whitespace (except the first space of a run inside the name), `:`,
-//! `=`, `<` and control characters. JSON and XML, which EggNog leaves undefined, are
+//! ends with one blank line. ANVL elements are written by `noid_core::anvl` (`%` as
+//! `%25` and newlines as `%0a` in values; in names also whitespace except the first
+//! space of a run inside the name, `:`, `=`, `<` and control characters), the one ANVL
+//! writer the resolver's pages and registry file use too. JSON and XML, which EggNog leaves undefined, are
 //! one JSON object or one XML element per reply, each on one line ([`crate::xml`]).
 
+use noid_core::anvl;
 use serde_json::{json, Value};
 
 use crate::error::BinderError;
@@ -59,27 +61,38 @@ pub const HELP: &str = "\
 /// The bytes `reply` prints under `settings`.
 pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
     let mut out = Vec::new();
-    if settings.format == Format::Json {
-        if let Some(v) = json_of(reply, settings) {
-            out.extend_from_slice(v.to_string().as_bytes());
-            out.push(b'\n');
+    match settings.format {
+        Format::Json => {
+            if let Some(v) = json_of(reply, settings) {
+                out.extend_from_slice(v.to_string().as_bytes());
+                out.push(b'\n');
+            }
+            return out;
         }
-        return out;
+        Format::Xml => {
+            crate::xml::reply(&mut out, reply, settings.ack);
+            return out;
+        }
+        Format::Plain | Format::Anvl => plain_or_anvl(&mut out, reply, settings),
     }
-    if settings.format == Format::Xml {
-        crate::xml::reply(&mut out, reply, settings.ack);
-        return out;
+    if !out.is_empty() && !matches!(reply, Reply::Text(_) | Reply::Resolved(_)) {
+        out.push(b'\n');
     }
+    out
+}
+
+/// A reply in plain text or ANVL, before the blank line that closes a record.
+fn plain_or_anvl(out: &mut Vec<u8>, reply: &Reply, settings: &Settings) {
     let anvl = settings.format == Format::Anvl;
+    let oxum = |out: &mut Vec<u8>, octets: usize, count: usize| {
+        if settings.ack {
+            label(out, anvl, "oxum", format!("{octets}.{count}").as_bytes());
+        }
+    };
     match reply {
-        Reply::Done { oxum } => {
-            if let (true, Some((octets, count))) = (settings.ack, oxum) {
-                label(
-                    &mut out,
-                    anvl,
-                    "oxum",
-                    format!("{octets}.{count}").as_bytes(),
-                );
+        Reply::Done { oxum: done } => {
+            if let Some((octets, count)) = done {
+                oxum(out, *octets, *count);
             }
         }
         Reply::Values {
@@ -87,28 +100,10 @@ pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
             whole,
             labelled,
             elems,
-        } => {
-            if *whole {
-                comment(&mut out, &format!("id: {}", shown_id(id)));
-            }
-            for (e, v) in elems {
-                if *labelled || anvl {
-                    element(&mut out, e, v);
-                } else {
-                    out.extend_from_slice(v);
-                    out.push(b'\n');
-                }
-            }
-            if *whole {
-                comment(
-                    &mut out,
-                    &format!("elements bound under {}: {}", shown_id(id), elems.len()),
-                );
-            }
-        }
-        Reply::Exists(b) => label(&mut out, anvl, "exists", if *b { b"1" } else { b"0" }),
+        } => values(out, id, *whole, *labelled || anvl, elems),
+        Reply::Exists(b) => label(out, anvl, "exists", if *b { b"1" } else { b"0" }),
         Reply::Purged { id, count } => comment(
-            &mut out,
+            out,
             &format!(
                 "admin + user elements found to purge under {}: {count}",
                 shown_id(id)
@@ -125,29 +120,20 @@ pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
             } else {
                 format!("{count} elements removed: {id}|{elem}")
             };
-            label(&mut out, anvl, "ok", what.as_bytes());
-            if settings.ack {
-                label(
-                    &mut out,
-                    anvl,
-                    "oxum",
-                    format!("{octets}.{count}").as_bytes(),
-                );
-            }
+            label(out, anvl, "ok", what.as_bytes());
+            oxum(out, *octets, *count);
         }
-        Reply::Number { elem, value } => {
-            label(&mut out, anvl, elem, value.to_string().as_bytes());
-        }
-        Reply::Id(id) => label(&mut out, anvl, "id", id.as_bytes()),
+        Reply::Number { elem, value } => label(out, anvl, elem, value.to_string().as_bytes()),
+        Reply::Id(id) => label(out, anvl, "id", id.as_bytes()),
         Reply::Listing { binder, max, found } => {
             comment(
-                &mut out,
+                out,
                 &format!("listing for binder {binder}, max {}", max.unwrap_or(0)),
             );
             for id in &found.ids {
-                label(&mut out, anvl, "id", id.as_bytes());
+                label(out, anvl, "id", id.as_bytes());
             }
-            comment(&mut out, &produced(found));
+            comment(out, &produced(found));
         }
         Reply::Resolved(line) => {
             out.extend_from_slice(line);
@@ -155,12 +141,25 @@ pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
         }
         Reply::Text(t) => out.extend_from_slice(t),
         Reply::Nothing => {}
-        Reply::Error(e) => element(&mut out, "error", e.to_string().as_bytes()),
+        Reply::Error(e) => anvl::element(out, b"error", e.to_string().as_bytes()),
     }
-    if !out.is_empty() && !matches!(reply, Reply::Text(_) | Reply::Resolved(_)) {
-        out.push(b'\n');
+}
+
+/// `get`/`fetch` values: labelled (`name: value`) or bare, between the `# id:` and
+/// `# elements bound under` comments when the whole identifier was read.
+fn values(out: &mut Vec<u8>, id: &str, whole: bool, labelled: bool, elems: &[(String, Vec<u8>)]) {
+    if whole {
+        comment(out, &format!("id: {}", shown_id(id)));
     }
-    out
+    for (e, v) in elems {
+        label(out, labelled, e, v);
+    }
+    if whole {
+        comment(
+            out,
+            &format!("elements bound under {}: {}", shown_id(id), elems.len()),
+        );
+    }
 }
 
 /// The listing's last comment: `produced N ids, B bindings (average A.AA bindings per
@@ -196,47 +195,11 @@ fn comment(out: &mut Vec<u8>, text: &str) {
 /// `name: value` in ANVL, the bare value in plain format.
 fn label(out: &mut Vec<u8>, anvl: bool, name: &str, value: &[u8]) {
     if anvl {
-        element(out, name, value);
+        anvl::element(out, name.as_bytes(), value);
     } else {
         out.extend_from_slice(value);
         out.push(b'\n');
     }
-}
-
-/// One ANVL element line.
-fn element(out: &mut Vec<u8>, name: &str, value: &[u8]) {
-    encode_name(out, name.as_bytes());
-    out.extend_from_slice(b": ");
-    for &c in value {
-        match c {
-            b'%' => out.extend_from_slice(b"%25"),
-            b'\n' => out.extend_from_slice(b"%0a"),
-            _ => out.push(c),
-        }
-    }
-    out.push(b'\n');
-}
-
-/// An element name in ANVL: a space that starts a whitespace run inside the name
-/// stays, so `an elem  name` reads `an elem %20name`.
-fn encode_name(out: &mut Vec<u8>, name: &[u8]) {
-    let inner = |i: usize| i > 0 && i + 1 < name.len();
-    for (i, &c) in name.iter().enumerate() {
-        let starts_run = i > 0 && !name[i - 1].is_ascii_whitespace();
-        let keep_space = c == b' ' && starts_run && inner(i) && has_text_after(&name[i..]);
-        if keep_space {
-            out.push(c);
-        } else if c.is_ascii_whitespace() || c.is_ascii_control() || b"%:=<".contains(&c) {
-            out.extend_from_slice(format!("%{c:02x}").as_bytes());
-        } else {
-            out.push(c);
-        }
-    }
-}
-
-/// Whether a whitespace run starting `rest` is followed by more of the name.
-fn has_text_after(rest: &[u8]) -> bool {
-    rest.iter().any(|c| !c.is_ascii_whitespace())
 }
 
 /// A JSON value's text for bytes that may not be UTF-8.
@@ -291,28 +254,7 @@ pub fn note(text: &str, format: Format) -> Vec<u8> {
     } else if format == Format::Xml {
         crate::xml::note(&mut out, text);
     } else {
-        element(&mut out, "note", text.as_bytes());
+        anvl::element(&mut out, b"note", text.as_bytes());
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn name(n: &str) -> String {
-        let mut v = Vec::new();
-        encode_name(&mut v, n.as_bytes());
-        String::from_utf8(v).unwrap()
-    }
-
-    #[test]
-    fn names() {
-        // spec cases 27, 29, 32
-        assert_eq!(name("an elem  name"), "an elem %20name");
-        assert_eq!(name("a    b  \tc"), "a %20%20%20b %20%09c");
-        assert_eq!(name("b\nar"), "b%0aar");
-        assert_eq!(name(" x "), "%20x%20");
-        assert_eq!(name("$u.|e"), "$u.|e");
-    }
 }

@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use crate::command::{Command, Op};
+use crate::command::{Command, Op, Shape, WordOp};
 use crate::error::BinderError;
-use crate::indirect::{self, FileReader};
+use crate::indirect::FileReader;
+use crate::operands::{command_word, Line, Operands};
 use crate::render::Format;
 use crate::token;
 
@@ -115,36 +116,32 @@ impl Session<'_> {
         let Some(word) = rest.next() else {
             return Ok(Command::Help);
         };
-        let (id_part, op_word) = match word.rsplit_once('.') {
-            Some((id, op)) => (Some(id), op),
-            None if Op::parse(word).is_some() => (None, word),
-            None => match rest.peek().copied().filter(|w| Op::parse(w).is_some()) {
-                Some(op) => {
-                    rest.next();
-                    (Some(word), op)
-                }
-                None => return Err(BinderError::refused(format!("unknown command: {word}"))),
-            },
+        let (id_part, op_word, op) = command_word(word, &mut rest)?;
+        let line = Line {
+            id_part,
+            args: rest.collect(),
+            all: settings.all,
         };
-        let Some(op) = Op::parse(op_word) else {
-            return Err(BinderError::refused(format!("unknown command: {op_word}")));
+        let mut r = Operands {
+            session: self,
+            hex: mods.hex,
+            input,
         };
-        match op {
-            Op::Admin if self.remote => return Err(BinderError::Unauthorized),
-            Op::Admin => {
-                return Err(BinderError::refused(format!(
-                    "'{op_word}' is not a binder command; binders are noid minter directories (noid dbcreate)"
-                )))
+        match op.shape() {
+            Shape::Word(w) => r.session.word_command(w, op_word),
+            Shape::Session(s) => {
+                r.session.binder_prefix(id_part)?;
+                r.session_command(s, line)
             }
-            Op::Mint => {
-                return Err(BinderError::refused(format!(
-                    "'{op_word}' not implemented yet; try 'help'"
-                )))
+            Shape::Id(i) => {
+                r.session.binder_prefix(id_part)?;
+                r.id_command(i, line)
             }
-            Op::Help => return Ok(Command::Help),
-            Op::Version => return Ok(Command::Version),
-            _ => {}
         }
+    }
+
+    /// EggNog's `<binder>` prefix on an identifier, which names no binder here.
+    fn binder_prefix(&self, id_part: Option<&str>) -> Result<(), BinderError> {
         if id_part.is_some_and(|i| i.starts_with('<')) {
             return Err(BinderError::refused(if self.remote {
                 "<binder> prefix not allowed from remote connections"
@@ -152,174 +149,21 @@ impl Session<'_> {
                 "<binder> prefix not supported; name the binder with noid -f"
             }));
         }
-        let (id_tok, elem_tok) = match id_part {
-            Some(p) => match p.split_once('|') {
-                Some((i, e)) => (Some(i), Some(e)),
-                None => (Some(p), None),
-            },
-            None => (None, None),
-        };
-        let args: Vec<&str> = rest.collect();
-        let mut r = Resolver {
-            session: self,
-            hex: mods.hex,
-            input,
-        };
+        Ok(())
+    }
+
+    /// A command answered from its word alone: help, version, or a refusal.
+    fn word_command(&self, op: WordOp, op_word: &str) -> Result<Command, BinderError> {
         match op {
-            Op::Var => {
-                let (Some(name), values) = (args.first(), args.get(1..).unwrap_or(&[])) else {
-                    return Err(BinderError::refused("no variable name given"));
-                };
-                let value = values.join(" ").into_bytes();
-                r.session.vars.insert((*name).to_string(), value);
-                return Ok(Command::Nothing);
-            }
-            Op::Logmark => return Ok(Command::Nothing),
-            Op::List | Op::Next => {
-                if id_part.is_some_and(|i| !i.is_empty()) {
-                    return Err(BinderError::refused(format!(
-                        "{op_word} names no identifier: {}",
-                        list_usage(op)
-                    )));
-                }
-                let mut args = args.into_iter();
-                let max = parse_max(args.next(), op)?;
-                let after = match op {
-                    Op::List => None,
-                    _ => match args.next() {
-                        Some(a) => Some(r.text(a, "identifier")?),
-                        None => {
-                            return Err(BinderError::refused(format!(
-                                "no identifier given: {}",
-                                list_usage(op)
-                            )))
-                        }
-                    },
-                };
-                let prefixes = args
-                    .map(|a| r.text(a, "prefix"))
-                    .collect::<Result<Vec<_>, _>>()?;
-                return Ok(Command::List {
-                    binder: r.session.binder.clone(),
-                    max,
-                    after,
-                    prefixes,
-                    all: settings.all,
-                });
-            }
-            Op::Pr => {
-                let mut text = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    if i > 0 {
-                        text.push(b' ');
-                    }
-                    text.extend(r.value(a)?);
-                }
-                text.push(b'\n');
-                return Ok(Command::Print(text));
-            }
-            _ => {}
-        }
-        let id = match id_tok {
-            None => String::new(),
-            Some("") => return Err(BinderError::refused("no identifier name given")),
-            Some(t) => r.text(t, "identifier")?,
-        };
-        // `norm` and `shadow` only show how the resolver reads an identifier (one
-        // broken over lines and indented, say); nothing is stored under it.
-        if id.contains('\t') && !matches!(op, Op::Norm | Op::Shadow) {
-            return Err(BinderError::refused(
-                "identifiers cannot contain a tab (noid's key separator)",
-            ));
-        }
-        let mut args = args.into_iter();
-        let mut elem = match elem_tok {
-            Some(e) => Some(r.text(e, "element name")?),
-            None => None,
-        };
-        match op {
-            Op::Set | Op::Let | Op::Add | Op::Insert => {
-                let elem = r.required_elem(elem, &mut args)?;
-                let value = match args.next() {
-                    Some(v) => r.value(v)?,
-                    None => return Err(BinderError::refused("no value given")),
-                };
-                Ok(Command::Bind {
-                    op,
-                    id,
-                    elem,
-                    value,
-                })
-            }
-            Op::Incr | Op::Decr => {
-                let elem = r.required_elem(elem, &mut args)?;
-                let by = match args.next() {
-                    None => 1,
-                    Some(a) => parse_amount(&String::from_utf8_lossy(&r.value(a)?))?,
-                };
-                let by = if op == Op::Decr {
-                    by.checked_neg()
-                } else {
-                    Some(by)
-                };
-                let by = by.ok_or_else(|| BinderError::refused("amount out of range"))?;
-                Ok(Command::Incr { id, elem, by })
-            }
-            Op::Get | Op::Fetch => {
-                let mut elems: Vec<String> = elem.into_iter().collect();
-                for a in args {
-                    elems.push(r.text(a, "element name")?);
-                }
-                Ok(Command::Read {
-                    id,
-                    elems,
-                    labelled: op == Op::Fetch,
-                    all: settings.all,
-                })
-            }
-            Op::Rm | Op::Delete => {
-                let elem = r.required_elem(elem, &mut args)?;
-                Ok(Command::Remove {
-                    id,
-                    elem,
-                    report: op == Op::Delete,
-                })
-            }
-            Op::Purge => match elem {
-                Some(e) => Err(BinderError::refused(format!(
-                    "why did you specify an element ({e})?"
-                ))),
-                None => Ok(Command::Purge { id }),
-            },
-            Op::Norm | Op::Shadow | Op::Resolve if elem.is_some() => {
-                Err(BinderError::refused(format!(
-                    "why did you specify an element ({})?",
-                    elem.unwrap_or_default()
-                )))
-            }
-            Op::Norm | Op::Shadow => Ok(Command::Norm {
-                id,
-                shadow: op == Op::Shadow,
-            }),
-            Op::Resolve => {
-                let mut blob = Vec::new();
-                for a in args {
-                    blob.push(r.text(a, "header")?);
-                }
-                Ok(Command::Resolve {
-                    id,
-                    headers: (!blob.is_empty()).then(|| blob.join(" ")),
-                })
-            }
-            Op::Exists => {
-                if elem.is_none() {
-                    if let Some(a) = args.next() {
-                        elem = Some(r.text(a, "element name")?);
-                    }
-                }
-                Ok(Command::Exists { id, elem })
-            }
-            _ => unreachable!("handled above: {op:?}"),
+            WordOp::Admin if self.remote => Err(BinderError::Unauthorized),
+            WordOp::Admin => Err(BinderError::refused(format!(
+                "'{op_word}' is not a binder command; binders are noid minter directories (noid dbcreate)"
+            ))),
+            WordOp::Mint => Err(BinderError::refused(format!(
+                "'{op_word}' not implemented yet; try 'help'"
+            ))),
+            WordOp::Help => Ok(Command::Help),
+            WordOp::Version => Ok(Command::Version),
         }
     }
 
@@ -393,105 +237,9 @@ fn modifier(m: &str, mods: &mut Modifiers) -> Result<(), BinderError> {
     Ok(())
 }
 
-/// How `list` and `next` are called.
-fn list_usage(op: Op) -> &'static str {
-    if op == Op::Next {
-        "next MAX ID [PREFIX...]"
-    } else {
-        "list MAX [PREFIX...]"
-    }
-}
-
-/// `list`'s and `next`'s MAX: a count, `-` (1000) or `0` (no limit).
-fn parse_max(arg: Option<&str>, op: Op) -> Result<Option<usize>, BinderError> {
-    let bad = |a: &str| {
-        BinderError::refused(format!(
-            "MAX must be a number, - (1000) or 0 (no limit), not \"{a}\": {}",
-            list_usage(op)
-        ))
-    };
-    match arg {
-        None => Err(bad("")),
-        Some("-") => Ok(Some(1000)),
-        Some(a) if !a.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) => {
-            match a.parse::<usize>() {
-                Ok(0) => Ok(None),
-                Ok(n) => Ok(Some(n)),
-                Err(_) => Err(bad(a)),
-            }
-        }
-        Some(a) => Err(bad(a)),
-    }
-}
-
-/// An `incr`/`decr` amount: `/^[-+]?\d+$/`.
-fn parse_amount(s: &str) -> Result<i64, BinderError> {
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return Err(BinderError::refused(format!(
-            "amount must be an integer, got \"{s}\""
-        )));
-    }
-    s.parse()
-        .map_err(|_| BinderError::refused(format!("amount out of range: {s}")))
-}
-
-/// Turns a command's tokens into their values: indirect tokens read, session
-/// variables expanded, the rest hex-decoded under `:hx`.
-struct Resolver<'s, 'f, 'i> {
-    session: &'s mut Session<'f>,
-    hex: Option<u8>,
-    input: &'i mut dyn BufRead,
-}
-
-impl Resolver<'_, '_, '_> {
-    fn value(&mut self, tok: &str) -> Result<Vec<u8>, BinderError> {
-        if tok.starts_with('@') {
-            return indirect::read(tok, self.input, self.session.files);
-        }
-        if let Some(name) = tok.strip_prefix('&') {
-            let (name, tail) = match name.strip_prefix('{').and_then(|n| n.split_once('}')) {
-                Some((n, tail)) => (n, tail),
-                None => (name, ""),
-            };
-            let mut v = self.session.vars.get(name).cloned().unwrap_or_default();
-            v.extend_from_slice(tail.as_bytes());
-            return Ok(v);
-        }
-        Ok(match self.hex {
-            Some(e) => token::hex_decode(tok, e),
-            None => tok.as_bytes().to_vec(),
-        })
-    }
-
-    fn text(&mut self, tok: &str, what: &str) -> Result<String, BinderError> {
-        String::from_utf8(self.value(tok)?)
-            .map_err(|_| BinderError::refused(format!("{what} is not UTF-8 text")))
-    }
-
-    /// The element from `ID|ELEM`, else the next argument.
-    fn required_elem<'a>(
-        &mut self,
-        elem: Option<String>,
-        args: &mut impl Iterator<Item = &'a str>,
-    ) -> Result<String, BinderError> {
-        let elem = match elem {
-            Some(e) => e,
-            None => match args.next() {
-                Some(a) => self.text(a, "element name")?,
-                None => return Err(BinderError::refused("no element name given")),
-            },
-        };
-        if elem.is_empty() {
-            return Err(BinderError::refused("no element name given"));
-        }
-        Ok(elem)
-    }
-}
-
 /// What running one line produced.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct LineResult {
     /// The rendered reply (and, in bulk mode, the note after a failure).
     pub output: Vec<u8>,
     /// Why the command failed, if it did.
@@ -512,7 +260,7 @@ impl Session<'_> {
         line: &str,
         line_no: Option<usize>,
         input: &mut dyn BufRead,
-    ) -> Outcome {
+    ) -> LineResult {
         let parsed = self.parse(line, input);
         self.finish(txn, minter, agent, parsed, line_no)
     }
@@ -525,7 +273,7 @@ impl Session<'_> {
         agent: &crate::exec::Agent,
         tokens: &[String],
         input: &mut dyn BufRead,
-    ) -> Outcome {
+    ) -> LineResult {
         let parsed = self.parse_tokens(tokens, input);
         self.finish(txn, minter, agent, parsed, None)
     }
@@ -538,7 +286,7 @@ impl Session<'_> {
         agent: &crate::exec::Agent,
         parsed: Parsed,
         line_no: Option<usize>,
-    ) -> Outcome {
+    ) -> LineResult {
         let reply = match &parsed.command {
             Ok(cmd) if cmd.writes() && self.read_only => {
                 crate::exec::Reply::Error(BinderError::ReadOnly)
@@ -561,7 +309,7 @@ impl Session<'_> {
             (Ok(cmd), None) => crate::writelog::canonical(cmd),
             _ => None,
         };
-        Outcome {
+        LineResult {
             output,
             error,
             write,

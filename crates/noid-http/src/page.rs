@@ -2,8 +2,9 @@
 //! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it, and for
 //! an inflection HTML when the client prefers it (a browser; [`crate::html`]).
 //!
-//! ANVL (`name: value` lines, a record opened by `erc:`; a value's further lines are
-//! continuation lines indented by four spaces; a `:` or `%` in a name is `%3a`/`%25`):
+//! ANVL (`name: value` lines, a record opened by `erc:`; each element written by
+//! `noid_core::anvl`, so a value's newline is `%0a` and its `%` is `%25`, as the egg
+//! language's `fetch` writes them):
 //!
 //! ```text
 //! erc:
@@ -14,7 +15,8 @@
 //! ```
 //!
 //! JSON: `{"id": "ark:/12345/x", "inflection": "?", "erc": {"who": "Smith, J.", …}}`,
-//! names in the same order, bytes that are not UTF-8 replaced by U+FFFD.
+//! names in the same order (a name bound twice appears twice), bytes that are not UTF-8
+//! replaced by U+FFFD. Every JSON page is written by `serde_json` ([`json_line`]).
 //!
 //! A brief inflection (`?`, `/`, `./`, `/?`, `./?`, `!`) shows the kernel elements
 //! (`who what when where how`) only; `??` (and `?info`, which the resolver reports as
@@ -24,8 +26,9 @@
 //! ([`identifier`]): `standing: good`, or `standing: not good` and what falls short, as
 //! `noid standing` reports it.
 
-use std::fmt::Write;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use noid_core::anvl;
 use noid_resolve::kernel::Standing;
 use noid_resolve::{Accept, KERNEL, METADATA_TYPES};
 
@@ -96,48 +99,27 @@ pub fn identifier(
     bindings: &[(String, Vec<u8>)],
     full: bool,
 ) -> String {
-    let mut page = metadata(fmt, "id", id, inflection, bindings, full);
     let standing = Standing::of(bindings);
-    match fmt {
-        Format::Anvl => {
-            let verdict = if standing.is_good() {
-                "good"
-            } else {
-                "not good"
-            };
-            anvl_line(&mut page, "standing", verdict);
-            for m in &standing.missing {
-                anvl_line(&mut page, "missing", m);
-            }
-            for (elem, why) in &standing.malformed {
-                anvl_line(&mut page, "malformed", &format!("{elem}: {why}"));
-            }
+    if fmt == Format::Json {
+        let shown = shown(bindings, full);
+        let mut page = MetadataJson::new("id", id, inflection, &shown);
+        page.standing = Some(StandingJson::of(&standing));
+        return json_line(&page);
+    }
+    let mut page = metadata(fmt, "id", id, inflection, bindings, full);
+    if fmt == Format::Anvl {
+        let verdict = if standing.is_good() {
+            "good"
+        } else {
+            "not good"
+        };
+        anvl::element_str(&mut page, "standing", verdict);
+        for m in &standing.missing {
+            anvl::element_str(&mut page, "missing", m);
         }
-        Format::Json => {
-            // Before the closing `}\n` of the page's object.
-            page.truncate(page.len() - 2);
-            let _ = write!(page, ",\"standing\":{{\"good\":{}", standing.is_good());
-            page.push_str(",\"missing\":[");
-            for (i, m) in standing.missing.iter().enumerate() {
-                if i > 0 {
-                    page.push(',');
-                }
-                json_str(&mut page, m);
-            }
-            page.push_str("],\"malformed\":[");
-            for (i, (elem, why)) in standing.malformed.iter().enumerate() {
-                if i > 0 {
-                    page.push(',');
-                }
-                page.push_str("{\"element\":");
-                json_str(&mut page, elem);
-                page.push_str(",\"why\":");
-                json_str(&mut page, &why.to_string());
-                page.push('}');
-            }
-            page.push_str("]}}\n");
+        for (elem, why) in &standing.malformed {
+            anvl::element_str(&mut page, "malformed", &format!("{elem}: {why}"));
         }
-        Format::Html => {}
     }
     page
 }
@@ -157,34 +139,14 @@ pub fn metadata(
             let mut s = String::from("erc:\n");
             if !shown.iter().any(|(n, _)| *n == "where") && id_label != "id" {
                 // partial ids have no `where`; say what was asked for
-                anvl_line(&mut s, id_label, id);
+                anvl::element_str(&mut s, id_label, id);
             }
             for (n, v) in &shown {
-                anvl_line(&mut s, n, v);
+                anvl::element_str(&mut s, n, v);
             }
             s
         }
-        Format::Json => {
-            let mut s = String::from("{");
-            json_str(&mut s, id_label);
-            s.push(':');
-            json_str(&mut s, id);
-            if let Some(inf) = inflection {
-                s.push_str(",\"inflection\":");
-                json_str(&mut s, inf);
-            }
-            s.push_str(",\"erc\":{");
-            for (i, (n, v)) in shown.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                json_str(&mut s, n);
-                s.push(':');
-                json_str(&mut s, v);
-            }
-            s.push_str("}}\n");
-            s
-        }
+        Format::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
         Format::Html => crate::html::page(id, &shown, bindings),
     }
 }
@@ -203,68 +165,125 @@ pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
     match fmt {
         Format::Anvl | Format::Html => {
             let mut s = String::from("erc:\n");
-            anvl_line(&mut s, "where", id);
+            anvl::element_str(&mut s, "where", id);
             for t in targets {
-                anvl_line(&mut s, "target", t);
+                anvl::element_str(&mut s, "target", t);
             }
             s
         }
         Format::Json => {
-            let mut s = String::from("{\"id\":");
-            json_str(&mut s, id);
-            s.push_str(",\"targets\":[");
-            for (i, t) in targets.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                json_str(&mut s, t);
+            #[derive(serde::Serialize)]
+            struct Multi<'a> {
+                id: &'a str,
+                targets: &'a [String],
             }
-            s.push_str("]}\n");
-            s
+            json_line(&Multi { id, targets })
         }
     }
 }
 
-pub(crate) fn anvl_line(s: &mut String, name: &str, value: &str) {
-    for c in name.chars() {
-        match c {
-            ':' => s.push_str("%3a"),
-            '%' => s.push_str("%25"),
-            '\n' | '\r' => s.push(' '),
-            c => s.push(c),
-        }
-    }
-    s.push(':');
-    let mut lines = value.split('\n');
-    if let Some(first) = lines.next() {
-        if !first.is_empty() {
-            s.push(' ');
-        }
-        s.push_str(first.trim_end_matches('\r'));
-    }
-    for l in lines {
-        s.push_str("\n    ");
-        s.push_str(l.trim_end_matches('\r'));
-    }
+/// `value` as one line of JSON (serde_json's escaping), ending in a newline.
+pub(crate) fn json_line(value: &impl Serialize) -> String {
+    let mut s = serde_json::to_string(value).expect("pages serialise to JSON");
     s.push('\n');
+    s
 }
 
-pub(crate) fn json_str(s: &mut String, v: &str) {
-    s.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
+/// Name-value pairs as one JSON object, in their order, a name bound twice written
+/// twice (an identifier's bindings are not a map).
+pub(crate) struct Fields<'a, N>(pub(crate) &'a [(N, String)]);
+
+impl<N: AsRef<str>> Serialize for Fields<'_, N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (n, v) in self.0 {
+            map.serialize_entry(n.as_ref(), v)?;
+        }
+        map.end()
+    }
+}
+
+/// The one field that names what a page is about: `"id"` or, for a partial
+/// identifier, `"partial"`.
+struct Label<'a>(&'a str, &'a str);
+
+impl Serialize for Label<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.0, self.1)?;
+        map.end()
+    }
+}
+
+/// A metadata page in JSON: `{LABEL: id, "inflection": …, "withdrawn": …,
+/// "successor": …, "erc": {…}, "standing": {…}}`, absent parts left out.
+#[derive(serde::Serialize)]
+pub(crate) struct MetadataJson<'a> {
+    #[serde(flatten)]
+    label: Label<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inflection: Option<&'a str>,
+    /// A withdrawn identifier's notice ([`crate::tombstone`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) withdrawn: Option<Withdrawn<'a>>,
+    erc: Fields<'a, &'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    standing: Option<StandingJson>,
+}
+
+impl<'a> MetadataJson<'a> {
+    pub(crate) fn new(
+        label: &'a str,
+        id: &'a str,
+        inflection: Option<&'a str>,
+        shown: &'a [(&'a str, String)],
+    ) -> Self {
+        MetadataJson {
+            label: Label(label, id),
+            inflection,
+            withdrawn: None,
+            erc: Fields(shown),
+            standing: None,
         }
     }
-    s.push('"');
+}
+
+/// Why an identifier was withdrawn, and its successor (`null` when none).
+#[derive(serde::Serialize)]
+pub(crate) struct Withdrawn<'a> {
+    pub(crate) withdrawn: &'a str,
+    pub(crate) successor: Option<&'a str>,
+}
+
+/// An identifier's standing in JSON.
+#[derive(serde::Serialize)]
+struct StandingJson {
+    good: bool,
+    missing: Vec<&'static str>,
+    malformed: Vec<MalformedJson>,
+}
+
+#[derive(serde::Serialize)]
+struct MalformedJson {
+    element: String,
+    why: String,
+}
+
+impl StandingJson {
+    fn of(standing: &Standing) -> Self {
+        StandingJson {
+            good: standing.is_good(),
+            missing: standing.missing.clone(),
+            malformed: standing
+                .malformed
+                .iter()
+                .map(|(element, why)| MalformedJson {
+                    element: element.clone(),
+                    why: why.to_string(),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -313,7 +332,7 @@ mod tests {
         ];
         assert_eq!(
             metadata(Format::Anvl, "id", "ark:/1/x", Some("?"), &bs, false),
-            "erc:\nwho: Smith, J.\nwhat: two\n    lines\nwhere: ark:/1/x\n"
+            "erc:\nwho: Smith, J.\nwhat: two%0alines\nwhere: ark:/1/x\n"
         );
         assert!(
             metadata(Format::Anvl, "id", "ark:/1/x", Some("??"), &bs, true).ends_with("note: x\n")
@@ -348,7 +367,7 @@ mod tests {
         let bad = [b("how", "rock"), b("what", ""), b("who", "(:soon)")];
         assert_eq!(
             identifier(Format::Anvl, "ark:/1/x", Some("??"), &bad, true),
-            "erc:\nhow: rock\nwhat:\nwho: (:soon)\nstanding: not good\nmissing: when\n\
+            "erc:\nhow: rock\nwhat: \nwho: (:soon)\nstanding: not good\nmissing: when\n\
              malformed: how: no metatype\n\
              malformed: what: empty value (a reserved code such as (:null) says why)\n\
              malformed: who: unknown reserved code (:soon)\n"
@@ -365,6 +384,18 @@ mod tests {
 
     #[test]
     fn json() {
+        // A partial identifier's label, a name bound twice kept twice and in order.
+        assert_eq!(
+            metadata(
+                Format::Json,
+                "partial",
+                "ark:/9",
+                None,
+                &[b("who", "b"), b("who", "a"), b("note", "\u{8}\u{c}")],
+                true
+            ),
+            "{\"partial\":\"ark:/9\",\"erc\":{\"who\":\"b\",\"who\":\"a\",\"note\":\"\\b\\f\"}}\n"
+        );
         let bs = [b("who", "A \"q\"\\"), b("what", "t\u{1}"), b("x", "y")];
         assert_eq!(
             metadata(Format::Json, "id", "ark:/1/x", Some("?"), &bs, false),

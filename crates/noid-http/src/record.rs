@@ -23,11 +23,12 @@
 
 use std::sync::Arc;
 
+use noid_core::anvl;
 use noid_resolve::registry::{self, Record};
 use noid_resolve::ProviderTarget;
 
 use crate::html::{escape, link_or_text};
-use crate::page::{anvl_line, json_str, Format};
+use crate::page::{json_line, Fields, Format};
 
 /// The page of a truncated identifier `key`: its record, the records below it, and the
 /// store's bindings on the key.
@@ -51,26 +52,18 @@ pub fn records(
                 registry::record_text(r, &mut s);
                 if i == 0 {
                     for (n, v) in &bindings {
-                        anvl_line(&mut s, n, v);
+                        anvl::element_str(&mut s, n, v);
                     }
                 }
             }
             s
         }
         Format::Json => {
-            let mut s = String::new();
             let (first, below) = records.split_first().expect("a record page has its record");
-            record_json(&mut s, first, Some(&bindings));
-            s.pop();
-            s.push_str(",\"below\":[");
-            for (i, r) in below.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                record_json(&mut s, r, None);
-            }
-            s.push_str("]}\n");
-            s
+            let mut page = RecordJson::of(first);
+            page.bindings = Some(Fields(&bindings));
+            page.below = Some(below.iter().map(|r| RecordJson::of(r)).collect());
+            json_line(&page)
         }
         Format::Html => {
             let mut s = head(key);
@@ -100,42 +93,48 @@ pub fn providers(fmt: Format, id: &str, prefix: &str, targets: &[ProviderTarget]
     match fmt {
         Format::Anvl => {
             let mut s = String::new();
-            anvl_line(&mut s, "id", id);
-            anvl_line(&mut s, "prefix", prefix);
+            anvl::element_str(&mut s, "id", id);
+            anvl::element_str(&mut s, "prefix", prefix);
             for t in targets {
-                anvl_line(&mut s, "provider", &format!("{} {}", t.code, t.target));
+                anvl::element_str(&mut s, "provider", &format!("{} {}", t.code, t.target));
             }
             if targets.len() > 1 {
                 if let Some(p) = targets.iter().find(|t| t.primary) {
-                    anvl_line(&mut s, "primary", &p.code);
+                    anvl::element_str(&mut s, "primary", &p.code);
                 }
             }
             for t in targets.iter().filter(|t| !t.healthy) {
-                anvl_line(&mut s, "down", &t.code);
+                anvl::element_str(&mut s, "down", &t.code);
             }
             s
         }
         Format::Json => {
-            let mut s = String::from("{\"id\":");
-            json_str(&mut s, id);
-            s.push_str(",\"prefix\":");
-            json_str(&mut s, prefix);
-            s.push_str(",\"providers\":[");
-            for (i, t) in targets.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                s.push_str("{\"code\":");
-                json_str(&mut s, &t.code);
-                s.push_str(",\"target\":");
-                json_str(&mut s, &t.target);
-                s.push_str(&format!(
-                    ",\"primary\":{},\"healthy\":{}}}",
-                    t.primary, t.healthy
-                ));
+            #[derive(serde::Serialize)]
+            struct Target<'a> {
+                code: &'a str,
+                target: &'a str,
+                primary: bool,
+                healthy: bool,
             }
-            s.push_str("]}\n");
-            s
+            #[derive(serde::Serialize)]
+            struct Providers<'a> {
+                id: &'a str,
+                prefix: &'a str,
+                providers: Vec<Target<'a>>,
+            }
+            json_line(&Providers {
+                id,
+                prefix,
+                providers: targets
+                    .iter()
+                    .map(|t| Target {
+                        code: &t.code,
+                        target: &t.target,
+                        primary: t.primary,
+                        healthy: t.healthy,
+                    })
+                    .collect(),
+            })
         }
         Format::Html => {
             let mut s = head(id);
@@ -178,56 +177,55 @@ fn row(s: &mut String, name: &str, value: &str) {
     s.push_str("</td></tr>\n");
 }
 
-/// One record as a JSON object (with `bindings` for the record asked for).
-fn record_json(s: &mut String, r: &Record, bindings: Option<&[(&str, String)]>) {
-    s.push_str("{\"prefix\":");
-    json_str(s, &r.prefix);
-    s.push_str(",\"level\":");
-    json_str(s, r.level.name());
-    for (label, v) in [("name", &r.name), ("who", &r.who)] {
-        if let Some(v) = v {
-            s.push_str(",\"");
-            s.push_str(label);
-            s.push_str("\":");
-            json_str(s, v);
-        }
-    }
-    s.push_str(",\"providers\":[");
-    for (i, p) in r.providers.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str("{\"code\":");
-        json_str(s, &p.code);
-        s.push_str(",\"pattern\":");
-        json_str(s, &p.pattern);
-        s.push_str(&format!(",\"primary\":{}", i == r.primary));
-        if let Some(url) = &p.probe {
-            s.push_str(",\"probe\":");
-            json_str(s, url);
-        }
-        s.push('}');
-    }
-    s.push_str("],\"elements\":");
-    object(s, r.elements.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-    if let Some(b) = bindings {
-        s.push_str(",\"bindings\":");
-        object(s, b.iter().map(|(n, v)| (*n, v.as_str())));
-    }
-    s.push('}');
+/// One record as a JSON object (with `bindings` and `below` for the record asked for).
+#[derive(serde::Serialize)]
+struct RecordJson<'a> {
+    prefix: &'a str,
+    level: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    who: Option<&'a str>,
+    providers: Vec<ProviderJson<'a>>,
+    elements: Fields<'a, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bindings: Option<Fields<'a, &'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    below: Option<Vec<RecordJson<'a>>>,
 }
 
-fn object<'a>(s: &mut String, pairs: impl Iterator<Item = (&'a str, &'a str)>) {
-    s.push('{');
-    for (i, (n, v)) in pairs.enumerate() {
-        if i > 0 {
-            s.push(',');
+#[derive(serde::Serialize)]
+struct ProviderJson<'a> {
+    code: &'a str,
+    pattern: &'a str,
+    primary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe: Option<&'a str>,
+}
+
+impl<'a> RecordJson<'a> {
+    fn of(r: &'a Record) -> Self {
+        RecordJson {
+            prefix: &r.prefix,
+            level: r.level.name(),
+            name: r.name.as_deref(),
+            who: r.who.as_deref(),
+            providers: r
+                .providers
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ProviderJson {
+                    code: &p.code,
+                    pattern: &p.pattern,
+                    primary: i == r.primary,
+                    probe: p.probe.as_deref(),
+                })
+                .collect(),
+            elements: Fields(&r.elements),
+            bindings: None,
+            below: None,
         }
-        json_str(s, n);
-        s.push(':');
-        json_str(s, v);
     }
-    s.push('}');
 }
 
 #[cfg(test)]

@@ -33,7 +33,9 @@ use crate::deadline::Slot;
 use crate::request::{self, Parsed};
 use crate::respond::{self, Deadline};
 use crate::response::{status, Clock, Response};
-use crate::{Listener, Shared};
+use noid_listen::Listener;
+
+use crate::Shared;
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);

@@ -20,28 +20,20 @@ pub fn page(
     match fmt {
         Format::Anvl => {
             let mut s = page::metadata(fmt, "id", id, None, bindings, false);
-            page::anvl_line(&mut s, "withdrawn", text);
+            noid_core::anvl::element_str(&mut s, "withdrawn", text);
             if let Some(next) = successor {
-                page::anvl_line(&mut s, "successor", next);
+                noid_core::anvl::element_str(&mut s, "successor", next);
             }
             s
         }
         Format::Json => {
-            let s = page::metadata(fmt, "id", id, None, bindings, false);
-            // `,"erc":` cannot occur inside a JSON string (its quotes would be escaped).
-            let at = s.find(",\"erc\":").unwrap_or(s.len());
-            let mut notice = String::from(",\"withdrawn\":");
-            page::json_str(&mut notice, text);
-            notice.push_str(",\"successor\":");
-            match successor {
-                Some(next) => page::json_str(&mut notice, next),
-                None => notice.push_str("null"),
-            }
-            let mut out = String::with_capacity(s.len() + notice.len());
-            out.push_str(&s[..at]);
-            out.push_str(&notice);
-            out.push_str(&s[at..]);
-            out
+            let shown = page::shown(bindings, false);
+            let mut json = page::MetadataJson::new("id", id, None, &shown);
+            json.withdrawn = Some(page::Withdrawn {
+                withdrawn: text,
+                successor,
+            });
+            page::json_line(&json)
         }
         Format::Html => {
             let shown = page::shown(bindings, false);

@@ -28,31 +28,26 @@ pub const PATH: &str = "/.well-known/ark";
 pub fn page(fmt: Format, service: &ArkService) -> String {
     match fmt {
         Format::Json => {
-            let mut s = String::from("{\"resolver\":");
-            page::json_str(&mut s, ROOT);
-            s.push_str(",\"naans\":[");
-            for (i, n) in service.naans.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                page::json_str(&mut s, n);
+            #[derive(serde::Serialize)]
+            struct WellKnown<'a> {
+                resolver: &'a str,
+                naans: &'a [String],
+                global_resolver: Option<&'a str>,
             }
-            s.push_str("],\"global_resolver\":");
-            match &service.global_resolver {
-                Some(g) => page::json_str(&mut s, g),
-                None => s.push_str("null"),
-            }
-            s.push_str("}\n");
-            s
+            page::json_line(&WellKnown {
+                resolver: ROOT,
+                naans: &service.naans,
+                global_resolver: service.global_resolver.as_deref(),
+            })
         }
         Format::Anvl | Format::Html => {
             let mut s = String::from("erc:\n");
-            page::anvl_line(&mut s, "resolver", ROOT);
+            noid_core::anvl::element_str(&mut s, "resolver", ROOT);
             for n in &service.naans {
-                page::anvl_line(&mut s, "naan", n);
+                noid_core::anvl::element_str(&mut s, "naan", n);
             }
             if let Some(g) = &service.global_resolver {
-                page::anvl_line(&mut s, "global-resolver", g);
+                noid_core::anvl::element_str(&mut s, "global-resolver", g);
             }
             s
         }

@@ -7,7 +7,8 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use noid_http::{Answer, Backend, Config, Listener, LookupError, Request, Shutdown};
+use noid_http::{Answer, Backend, Config, LookupError, Request, Shutdown};
+use noid_listen::Listener;
 
 /// One request as the backend saw it: (id, accept, proto).
 type Seen = (String, Option<String>, Option<String>);
@@ -555,32 +556,6 @@ fn unix_socket() {
 }
 
 #[test]
-fn addr_parsing() {
-    use noid_http::{parse_addr, Addr};
-    let tcp = |s: &str| Addr::Tcp(s.parse().unwrap());
-    assert_eq!(parse_addr("8090").unwrap(), tcp("127.0.0.1:8090"));
-    assert_eq!(parse_addr(":8090").unwrap(), tcp("127.0.0.1:8090"));
-    assert_eq!(parse_addr("").unwrap(), tcp("127.0.0.1:8090"));
-    assert_eq!(parse_addr("0.0.0.0:80").unwrap(), tcp("0.0.0.0:80"));
-    assert_eq!(parse_addr("[::1]:81").unwrap(), tcp("[::1]:81"));
-    assert_eq!(
-        parse_addr("unix:/run/n.sock").unwrap(),
-        Addr::Unix("/run/n.sock".into())
-    );
-    assert_eq!(
-        parse_addr("/run/n.sock").unwrap(),
-        Addr::Unix("/run/n.sock".into())
-    );
-    assert_eq!(
-        parse_addr("./n.sock").unwrap(),
-        Addr::Unix("./n.sock".into())
-    );
-    assert!(parse_addr("localhost").is_err());
-    assert!(parse_addr("99999").is_err());
-    assert!(parse_addr("unix:").is_err());
-}
-
-#[test]
 fn a_closure_is_a_backend() {
     let b: Arc<dyn Backend> = Arc::new(|r: &Request<'_>| -> Result<Answer, LookupError> {
         Ok(if r.id == "x" {
@@ -609,13 +584,13 @@ fn inflection_pages() {
     assert_eq!(r.header("vary"), Some("Accept"));
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = get(&s.addr, "/ark:/13030/m??");
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two\n    lines\nwhere: ark:/13030/m\nnote: internal\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\nnote: internal\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = raw(

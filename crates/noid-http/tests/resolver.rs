@@ -6,7 +6,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 
 use noid_core::MemLookup;
-use noid_http::{Answer, Backend, Listener, LookupError, Request, Shutdown};
+use noid_http::{Answer, Backend, LookupError, Request, Shutdown};
+use noid_listen::Listener;
 use noid_resolve::{Resolver, Rules};
 
 struct Real {
@@ -172,4 +173,72 @@ fn real_resolver_over_http() {
 
     stop.shut_down();
     server.join().unwrap().unwrap();
+}
+
+/// docs/RESOLUTION.md's table of the ARK specification's normalisation vectors:
+/// (request, normal form) of every row between its markers.
+fn normalisation_vectors() -> Vec<(&'static str, &'static str)> {
+    const DOC: &str = include_str!("../../../docs/RESOLUTION.md");
+    let begin = DOC.find("<!-- normalisation vectors: begin -->").unwrap();
+    let end = DOC.find("<!-- normalisation vectors: end -->").unwrap();
+    DOC[begin..end]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`'), cells[2].trim_matches('`'))
+        })
+        .collect()
+}
+
+/// `id` as a request path segment: `%` and bytes outside ASCII percent-encoded, so that
+/// the server's decoding gives `id` back.
+fn path_of(id: &str) -> String {
+    let mut out = String::new();
+    for &c in id.as_bytes() {
+        if c == b'%' || !c.is_ascii() {
+            out.push_str(&format!("%{c:02X}"));
+        } else {
+            out.push(char::from(c));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_spelling_of_the_vector_table_redirects_over_http() {
+    let vectors = normalisation_vectors();
+    assert_eq!(vectors.len(), 18);
+    for slash in ["/", ""] {
+        // Each normal form bound in one ARK form, its target naming it.
+        let store = MemLookup::new();
+        for (_, normal) in &vectors {
+            let local = normal.strip_prefix("ark:").unwrap();
+            store.bind(
+                &format!("ark:{slash}{local}"),
+                "_t",
+                format!("https://example.org/{local}"),
+            );
+        }
+        let backend: Arc<dyn Backend> = Arc::new(Real {
+            resolver: Resolver::new(Rules::empty()),
+            store,
+        });
+        let l = Listener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr();
+        let stop = Shutdown::new();
+        let s2 = stop.clone();
+        let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
+        for (request, normal) in &vectors {
+            let out = fetch(&addr, &format!("/redirect/{}", path_of(request)), None);
+            let local = normal.strip_prefix("ark:").unwrap();
+            assert_eq!(
+                status_and(&out, "location"),
+                (302, Some(format!("https://example.org/{local}"))),
+                "{request:?} with ark:{slash}{local} bound"
+            );
+        }
+        stop.shut_down();
+        server.join().unwrap().unwrap();
+    }
 }

@@ -154,6 +154,23 @@ impl Validator {
 
     /// The verdict.
     pub fn finish(&self) -> Result<Summary, NotAMinter> {
+        self.check_presence()?;
+        self.check_integers()?;
+        let gen_type = self.text("generator_type").unwrap_or_default();
+        if gen_type != "random" && gen_type != "sequential" {
+            return Err(self.bad("generator_type", "expected \"random\" or \"sequential\""));
+        }
+        let template = self.text("template").unwrap_or_default();
+        self.check_template(&template, &gen_type)?;
+        if self.int("oacounter") < 0 {
+            return Err(self.bad("oacounter", "a negative count"));
+        }
+        self.check_counters(&gen_type)?;
+        Ok(self.summary(template, gen_type))
+    }
+
+    /// Records there are, no key twice, and the admin keys minting reads.
+    fn check_presence(&self) -> Result<(), NotAMinter> {
         if self.records == 0 {
             return Err(NotAMinter(
                 "not a Noid minter: the dump holds no records".into(),
@@ -181,102 +198,114 @@ impl Validator {
                 records(self.records)
             )));
         }
-        let bad = |name: &str, what: &str| {
-            NotAMinter(format!(
-                "line {}: corrupt minter: :/{name} is \"{}\", {what}",
-                self.line_of(name),
-                self.text(name).unwrap_or_default().escape_debug()
-            ))
-        };
+        Ok(())
+    }
+
+    /// The refusal of `:/NAME`'s value, naming its line.
+    fn bad(&self, name: &str, what: &str) -> NotAMinter {
+        NotAMinter(format!(
+            "line {}: corrupt minter: :/{name} is \"{}\", {what}",
+            self.line_of(name),
+            self.text(name).unwrap_or_default().escape_debug()
+        ))
+    }
+
+    /// `:/NAME` as an integer (0 when absent; [`Validator::check_integers`] has
+    /// refused one that is present and not an integer).
+    fn int(&self, name: &str) -> i64 {
+        self.text(name)
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .unwrap_or(0)
+    }
+
+    fn check_integers(&self) -> Result<(), NotAMinter> {
         for name in INTEGERS {
             if let Some(v) = self.text(name) {
                 if v.trim().parse::<i64>().is_err() {
-                    return Err(bad(name, "not an integer"));
+                    return Err(self.bad(name, "not an integer"));
                 }
             }
         }
-        let int = |name: &str| {
-            self.text(name)
-                .and_then(|v| v.trim().parse::<i64>().ok())
-                .unwrap_or(0)
+        Ok(())
+    }
+
+    /// Perl stores whatever dbcreate was given; a template that parses must agree
+    /// with the mask, prefix and generator type stored beside it.
+    fn check_template(&self, template: &str, gen_type: &str) -> Result<(), NotAMinter> {
+        let Ok(t) = parse_template(template) else {
+            return Ok(());
         };
-        let gen_type = self.text("generator_type").unwrap_or_default();
-        if gen_type != "random" && gen_type != "sequential" {
-            return Err(bad(
-                "generator_type",
-                "expected \"random\" or \"sequential\"",
+        let mask = self.text("mask").unwrap_or_default();
+        if t.mask != mask {
+            return Err(self.bad(
+                "mask",
+                &format!("but :/template \"{template}\" has the mask \"{}\"", t.mask),
             ));
         }
-        let template = self.text("template").unwrap_or_default();
-        let mask = self.text("mask").unwrap_or_default();
-        // Perl stores whatever dbcreate was given; a template that parses must agree
-        // with the mask and prefix stored beside it.
-        if let Ok(t) = parse_template(&template) {
-            if t.mask != mask {
-                return Err(bad(
-                    "mask",
-                    &format!("but :/template \"{template}\" has the mask \"{}\"", t.mask),
-                ));
-            }
-            if let Some(p) = self.text("prefix") {
-                if p != t.prefix {
-                    return Err(bad(
-                        "prefix",
-                        &format!(
-                            "but :/template \"{template}\" has the prefix \"{}\"",
-                            t.prefix
-                        ),
-                    ));
-                }
-            }
-            if t.gen_type.as_str() != gen_type {
-                return Err(bad(
-                    "generator_type",
-                    &format!("but :/template \"{template}\" is {}", t.gen_type),
+        if let Some(p) = self.text("prefix") {
+            if p != t.prefix {
+                return Err(self.bad(
+                    "prefix",
+                    &format!(
+                        "but :/template \"{template}\" has the prefix \"{}\"",
+                        t.prefix
+                    ),
                 ));
             }
         }
-        if int("oacounter") < 0 {
-            return Err(bad("oacounter", "a negative count"));
+        if t.gen_type.as_str() != gen_type {
+            return Err(self.bad(
+                "generator_type",
+                &format!("but :/template \"{template}\" is {}", t.gen_type),
+            ));
         }
+        Ok(())
+    }
+
+    /// The counter lists parse, and a random minter has every counter they name.
+    fn check_counters(&self, gen_type: &str) -> Result<(), NotAMinter> {
         let saclist = self.text("saclist").unwrap_or_default();
-        let sac = parse_saclist(&saclist).map_err(|e| bad("saclist", &e.to_string()))?;
+        let sac = parse_saclist(&saclist).map_err(|e| self.bad("saclist", &e.to_string()))?;
         let sic = parse_siclist(&self.text("siclist").unwrap_or_default())
-            .map_err(|e| bad("siclist", &e.to_string()))?;
-        if gen_type == "random" {
-            for n in sac.iter().chain(&sic) {
-                for field in ["top", "value"] {
-                    let name = format!("c{n}/{field}");
-                    match self.text(&name) {
-                        None => {
-                            return Err(NotAMinter(format!(
-                                "not a complete Noid minter: the counter lists name c{n}, but the dump lacks :/{name}"
-                            )))
-                        }
-                        Some(v) if v.trim().parse::<u64>().is_err() => return Err(bad(&name, "not a count")),
-                        Some(_) => {}
+            .map_err(|e| self.bad("siclist", &e.to_string()))?;
+        if gen_type != "random" {
+            return Ok(());
+        }
+        for n in sac.iter().chain(&sic) {
+            for field in ["top", "value"] {
+                let name = format!("c{n}/{field}");
+                match self.text(&name) {
+                    None => {
+                        return Err(NotAMinter(format!(
+                            "not a complete Noid minter: the counter lists name c{n}, but the dump lacks :/{name}"
+                        )))
                     }
+                    Some(v) if v.trim().parse::<u64>().is_err() => {
+                        return Err(self.bad(&name, "not a count"))
+                    }
+                    Some(_) => {}
                 }
             }
         }
-        let longterm = self
-            .text("longterm")
-            .is_some_and(|v| !v.is_empty() && v != "0");
-        let wrap = self.text("wrap").is_some_and(|v| !v.is_empty() && v != "0");
-        Ok(Summary {
+        Ok(())
+    }
+
+    fn summary(&self, template: String, gen_type: String) -> Summary {
+        let truthy = |name: &str| self.text(name).is_some_and(|v| !v.is_empty() && v != "0");
+        Summary {
             template,
             gen_type,
-            term: if longterm {
+            term: if truthy("longterm") {
                 "long"
-            } else if wrap {
+            } else if truthy("wrap") {
                 "short"
             } else {
                 "medium"
             },
-            oacounter: int("oacounter"),
+            oacounter: self.int("oacounter"),
             version: self.text("version").unwrap_or_default(),
             records: self.records,
-        })
+        }
     }
 }
 

@@ -108,42 +108,7 @@ pub fn bind<L: Lookup + ?Sized>(
         None => empty,
     };
 
-    // Work out the key's identifier and element.
-    let (id, elem): (String, String) = if matches!(how, How::Mint | How::Peppermint) {
-        if a.id != "new" {
-            return Err(Refusal::MintBindWithoutNew {
-                how: how_word.to_string(),
-                id: a.id.to_string(),
-            }
-            .into());
-        }
-        let minted = mint::mint(
-            txn,
-            m,
-            ctx,
-            if how == How::Peppermint {
-                a.new_pepper
-            } else {
-                None
-            },
-        )?;
-        (minted, a.elem.to_string())
-    } else if let Some(rest) = a.id.strip_prefix(':') {
-        let Some(pattern) = rest.strip_prefix("idmap/").filter(|p| !p.is_empty()) else {
-            return Err(Refusal::ColonId(a.id.to_string()).into());
-        };
-        if how.needs_value() {
-            noid_resolve::idmap::compile_pattern(pattern).map_err(|e| {
-                Refusal::BadIdmapPattern {
-                    id: a.id.to_string(),
-                    reason: e.to_string(),
-                }
-            })?;
-        }
-        (format!(":/idmap/{}", a.elem), pattern.to_string())
-    } else {
-        (authorize_change(txn, m, a.id, a.elem)?, a.elem.to_string())
-    };
+    let (id, elem) = binding_target(txn, m, ctx, a, how)?;
     if matches!(how, How::Mint | How::Peppermint) {
         reserved_elem(&id, &elem)?;
     }
@@ -154,7 +119,6 @@ pub fn bind<L: Lookup + ?Sized>(
 
     let key = keys::elem(&id, &elem);
     let old = txn.get(&key)?;
-    let old_len = old.as_ref().map_or(0, Vec::len);
     let must_exist = matches!(how, How::Replace | How::Append | How::Prepend | How::Delete);
     let must_not_exist = matches!(how, How::New | How::Mint | How::Peppermint);
     if must_exist && old.is_none() {
@@ -174,34 +138,7 @@ pub fn bind<L: Lookup + ?Sized>(
         .into());
     }
     let existed = old.is_some();
-    let status = match how {
-        How::New | How::Replace | How::Set | How::Mint | How::Peppermint => {
-            txn.put(key, value);
-            format!("{} bytes written, replacing {old_len} bytes", value.len())
-        }
-        How::Append | How::Add => {
-            let mut v = old.unwrap_or_default();
-            v.extend_from_slice(value);
-            txn.put(key, v);
-            format!(
-                "{} bytes written to the end of {old_len} bytes",
-                value.len()
-            )
-        }
-        How::Prepend | How::Insert => {
-            let mut v = value.to_vec();
-            v.extend_from_slice(&old.unwrap_or_default());
-            txn.put(key, v);
-            format!(
-                "{} bytes written to the beginning of {old_len} bytes",
-                value.len()
-            )
-        }
-        How::Delete | How::Purge => {
-            txn.delete(key);
-            format!("{old_len} bytes removed")
-        }
-    };
+    let status = write_value(txn, how, key, old, value);
     // Removing what was not there writes nothing; `:idmap` rules are not identifiers.
     let wrote = existed || !matches!(how, How::Delete | How::Purge);
     if wrote && !id.starts_with(":/") {
@@ -247,4 +184,92 @@ fn reserved_elem(id: &str, elem: &str) -> Result<(), MinterError> {
 
 fn is_issued_or_held<L: Lookup + ?Sized>(txn: &Txn<'_, L>, id: &str) -> Result<bool, MinterError> {
     Ok(txn.exists(&keys::circ(id))? || txn.exists(&keys::hold(id))?)
+}
+
+/// The identifier and element a bind writes: a newly minted identifier (`mint`,
+/// `peppermint`, only for the id `new`), an `:idmap` rule's pseudo-identifier (its
+/// pattern checked when it is to be stored), or an identifier the caller may change.
+fn binding_target<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    m: &mut Minter,
+    ctx: &Context,
+    a: &BindArgs<'_>,
+    how: How,
+) -> Result<(String, String), MinterError> {
+    let how_word = a.how;
+    Ok(if matches!(how, How::Mint | How::Peppermint) {
+        if a.id != "new" {
+            return Err(Refusal::MintBindWithoutNew {
+                how: how_word.to_string(),
+                id: a.id.to_string(),
+            }
+            .into());
+        }
+        let minted = mint::mint(
+            txn,
+            m,
+            ctx,
+            if how == How::Peppermint {
+                a.new_pepper
+            } else {
+                None
+            },
+        )?;
+        (minted, a.elem.to_string())
+    } else if let Some(rest) = a.id.strip_prefix(':') {
+        let Some(pattern) = rest.strip_prefix("idmap/").filter(|p| !p.is_empty()) else {
+            return Err(Refusal::ColonId(a.id.to_string()).into());
+        };
+        if how.needs_value() {
+            noid_resolve::idmap::compile_pattern(pattern).map_err(|e| {
+                Refusal::BadIdmapPattern {
+                    id: a.id.to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+        }
+        (format!(":/idmap/{}", a.elem), pattern.to_string())
+    } else {
+        (authorize_change(txn, m, a.id, a.elem)?, a.elem.to_string())
+    })
+}
+
+/// Write `value` under `key` as `how` says, over the `old` value, and the status
+/// Perl reports.
+fn write_value<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    how: How,
+    key: Vec<u8>,
+    old: Option<Vec<u8>>,
+    value: &[u8],
+) -> String {
+    let old_len = old.as_ref().map_or(0, Vec::len);
+    match how {
+        How::New | How::Replace | How::Set | How::Mint | How::Peppermint => {
+            txn.put(key, value);
+            format!("{} bytes written, replacing {old_len} bytes", value.len())
+        }
+        How::Append | How::Add => {
+            let mut v = old.unwrap_or_default();
+            v.extend_from_slice(value);
+            txn.put(key, v);
+            format!(
+                "{} bytes written to the end of {old_len} bytes",
+                value.len()
+            )
+        }
+        How::Prepend | How::Insert => {
+            let mut v = value.to_vec();
+            v.extend_from_slice(&old.unwrap_or_default());
+            txn.put(key, v);
+            format!(
+                "{} bytes written to the beginning of {old_len} bytes",
+                value.len()
+            )
+        }
+        How::Delete | How::Purge => {
+            txn.delete(key);
+            format!("{old_len} bytes removed")
+        }
+    }
 }

@@ -51,14 +51,14 @@ pub fn set_circ_rec<L: Lookup + ?Sized>(
             hold::place_new_hold(txn, m, id)?;
         }
     } else {
-        // Queued or unqueued: the generator may yet produce this id (see state::FRESH).
+        // Queued or unqueued: the generator may yet produce this id (see noid_core::keys::name::FRESH).
         m.fresh = false;
     }
     txn.put(keys::circ(id), rec);
     Ok(())
 }
 
-/// Issue a fresh candidate (see `state::FRESH`): it has no circulation record, hold,
+/// Issue a fresh candidate (see `noid_core::keys::name::FRESH`): it has no circulation record, hold,
 /// bindings or pepper, pending or stored, so the new keys go in without look-ups.
 pub fn issue_fresh<L: Lookup + ?Sized>(
     txn: &mut Txn<'_, L>,

@@ -9,6 +9,7 @@ use noid_template::repertoire::Repertoire;
 use noid_template::template::{human_num, parse_template, GenType, Template};
 
 use crate::error::{MinterError, Refusal};
+use noid_core::keys::name;
 
 /// What `dbcreate` was given, plus the facts about the environment it records.
 pub struct CreateArgs<'a> {
@@ -53,48 +54,21 @@ pub struct Created {
 
 /// Validate the arguments and compute the new minter's contents.
 pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
-    if a.contact.is_empty() {
-        return Err(Refusal::NoContact.into());
-    }
-    let term = a.term.unwrap_or("-");
-    let (longterm, wrap) = match term {
-        "long" => (true, false),
-        "medium" | "-" => (false, false),
-        "short" => (false, true),
-        other => return Err(Refusal::BadTerm(other.to_string()).into()),
-    };
-    let genonly = a.template.is_some();
-    let template_str = a.template.unwrap_or(".zd");
-    let t = parse_template(template_str).map_err(Refusal::BadTemplate)?;
-    let naan = a.naan.unwrap_or("");
-    let naa = a.naa.unwrap_or("");
-    let subnaa = a.subnaa.unwrap_or("");
-    if longterm {
-        if a.naan.is_none() || a.naa.is_none() || a.subnaa.is_none() {
-            return Err(Refusal::LongTermWithoutNaa.into());
-        }
-        let has5 = naan
-            .as_bytes()
-            .windows(5)
-            .any(|w| w.iter().all(u8::is_ascii_digit));
-        if !has5 || naa.is_empty() || subnaa.is_empty() {
-            return Err(Refusal::LongTermBadNaa.into());
-        }
-    }
-
-    if t.needs_escaping() && !naan.is_empty() {
-        return Err(Refusal::NotLegalInArks(template_str.to_string()).into());
-    }
-    if matches!(a.atlast, Some(AtLast::Wrap(_))) && longterm {
-        return Err(Refusal::WrapOnLongTerm.into());
-    }
+    let c = check(a)?;
+    let Checked {
+        ref t,
+        template_str,
+        naan,
+        longterm,
+        genonly,
+        ..
+    } = c;
     let firstpart = if naan.is_empty() {
         t.prefix.clone()
     } else {
         format!("{naan}/{}", t.prefix)
     };
     let unlimited = t.total == -1;
-    let gen = init_counters(t.total);
     let gen_type = t.gen_type.as_str();
     let total_word = if unlimited {
         "unlimited".to_string()
@@ -134,36 +108,7 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         if genonly { "" } else { "any identifier " }
     );
     let props = t.properties(naan, longterm, genonly);
-    let synonym = if genonly {
-        format!("noid_{}", t.synonym)
-    } else {
-        "noidany".to_string()
-    };
-    let p = |i: usize| {
-        if props.as_bytes().get(i) == Some(&b'-') {
-            "_ not"
-        } else {
-            "_____"
-        }
-    };
-    let beyond_perl = beyond_perl(&t, a.atlast);
-    let readme = format!(
-        "# Creation record for the identifier generator in NOID/noid.bdb.\n# \nerc:\nwho:       {contact}\nwhat:      {what}\nwhen:      {when}\nwhere:     {where_}\nVersion:   Noid 0.424\nSize:      {total_word}\nTemplate:  {template}\n       A suggested parent directory for this template is \"{synonym}\".  Note:\n       separate minters need separate directories, and templates can suggest\n       short names; e.g., the template \"xz.redek\" suggests the parent directory\n       \"noid_xz4\" since identifiers are \"xz\" followed by 4 characters.\n{beyond_perl}Policy:    (:{props})\n       This minter's durability summary is (maximum possible being \"GRANITE\")\n         \"{props}\", which breaks down, property by property, as follows.\n          ^^^^^^^\n          |||||||_{p6} (E)lided of vowels to avoid creating words by accident\n          ||||||_{p5} (T)ranscription safe due to a generated check character\n          |||||_{p4} (I)mpression safe from ignorable typesetter-added hyphens\n          ||||_{p3} (N)on-reassignable in life of Name Assigning Authority\n          |||_{p2} (A)lphabetic-run-limited to pairs to avoid acronyms\n          ||_{p1} (R)andomly sequenced to avoid series semantics\n          |_{p0} (G)lobally unique within a registered namespace (currently\n                     tests only ARK namespaces; apply for one at ark@cdlib.org)\nAuthority: {naa_t} | {subnaa_t}\nNAAN:      {naan_t}\n",
-        contact = a.contact,
-        when = a.when,
-        where_ = a.where_,
-        template = template_str,
-        p6 = p(6),
-        p5 = p(5),
-        p4 = p(4),
-        p3 = p(3),
-        p2 = p(2),
-        p1 = p(1),
-        p0 = p(0),
-        naa_t = if naa.is_empty() { "no Name Assigning Authority" } else { naa },
-        subnaa_t = if subnaa.is_empty() { "no sub authority" } else { subnaa },
-        naan_t = if naan.is_empty() { "no NAA Number" } else { naan },
-    );
+    let readme = creation_record(a, &c, &what, &props, &total_word);
     let mut report = format!(
         "Created:   minter for {what}  See {}/NOID/README for details.\n",
         a.dbdir_display
@@ -172,11 +117,105 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         report.push_str(ESCAPING);
     }
 
+    let keys = admin_keys(a, &c, &firstpart, &props, &readme, lui.is_some());
+    Ok(Created {
+        keys,
+        readme,
+        report,
+        log: format!("Creating database for template \"{template_str}\"."),
+    })
+}
+
+/// What `dbcreate` was asked for, checked.
+struct Checked<'a> {
+    t: Template,
+    template_str: &'a str,
+    naan: &'a str,
+    naa: &'a str,
+    subnaa: &'a str,
+    longterm: bool,
+    wrap: bool,
+    genonly: bool,
+}
+
+/// The arguments checked, with Perl's refusals in Perl's order.
+fn check<'a>(a: &CreateArgs<'a>) -> Result<Checked<'a>, MinterError> {
+    if a.contact.is_empty() {
+        return Err(Refusal::NoContact.into());
+    }
+    let term = a.term.unwrap_or("-");
+    let (longterm, wrap) = match term {
+        "long" => (true, false),
+        "medium" | "-" => (false, false),
+        "short" => (false, true),
+        other => return Err(Refusal::BadTerm(other.to_string()).into()),
+    };
+    let genonly = a.template.is_some();
+    let template_str = a.template.unwrap_or(".zd");
+    let t = parse_template(template_str).map_err(Refusal::BadTemplate)?;
+    let naan = a.naan.unwrap_or("");
+    let naa = a.naa.unwrap_or("");
+    let subnaa = a.subnaa.unwrap_or("");
+    if longterm {
+        if a.naan.is_none() || a.naa.is_none() || a.subnaa.is_none() {
+            return Err(Refusal::LongTermWithoutNaa.into());
+        }
+        let has5 = naan
+            .as_bytes()
+            .windows(5)
+            .any(|w| w.iter().all(u8::is_ascii_digit));
+        if !has5 || naa.is_empty() || subnaa.is_empty() {
+            return Err(Refusal::LongTermBadNaa.into());
+        }
+    }
+
+    if t.needs_escaping() && !naan.is_empty() {
+        return Err(Refusal::NotLegalInArks(template_str.to_string()).into());
+    }
+    if matches!(a.atlast, Some(AtLast::Wrap(_))) && longterm {
+        return Err(Refusal::WrapOnLongTerm.into());
+    }
+    Ok(Checked {
+        t,
+        template_str,
+        naan,
+        naa,
+        subnaa,
+        longterm,
+        wrap,
+        genonly,
+    })
+}
+
+/// Every admin key of the new minter and its value: Perl's, then the extensions
+/// (`fresh`, `atlast`, `luikey`), then the generator's counters.
+fn admin_keys(
+    a: &CreateArgs<'_>,
+    c: &Checked<'_>,
+    firstpart: &str,
+    props: &str,
+    readme: &str,
+    lui: bool,
+) -> Vec<(String, String)> {
+    let Checked {
+        t,
+        template_str,
+        naan,
+        naa,
+        subnaa,
+        longterm,
+        wrap,
+        genonly,
+    } = c;
+    let (longterm, wrap, genonly) = (*longterm, *wrap, *genonly);
+    let unlimited = t.total == -1;
+    let gen = init_counters(t.total);
+    let gen_type = t.gen_type.as_str();
     let b = |v: bool| if v { "1".to_string() } else { String::new() };
     let mut keys: Vec<(String, String)> = vec![
-        ("naa".into(), naa.into()),
-        ("naan".into(), naan.into()),
-        ("subnaa".into(), subnaa.into()),
+        ("naa".into(), (*naa).into()),
+        (name::NAAN.into(), (*naan).into()),
+        ("subnaa".into(), (*subnaa).into()),
         ("longterm".into(), b(longterm)),
         (
             "wrap".into(),
@@ -185,10 +224,10 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
                 Some(at) => matches!(at, AtLast::Wrap(_)),
             }),
         ),
-        ("template".into(), template_str.into()),
+        (name::TEMPLATE.into(), (*template_str).into()),
         ("prefix".into(), t.prefix.clone()),
-        ("mask".into(), t.mask.clone()),
-        ("firstpart".into(), firstpart.clone()),
+        (name::MASK.into(), t.mask.clone()),
+        ("firstpart".into(), firstpart.into()),
         ("addcheckchar".into(), b(t.has_checkchar)),
         ("generator_type".into(), gen_type.into()),
         (
@@ -200,7 +239,7 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
             "padwidth".into(),
             ((if unlimited { 16 } else { 2 }) + t.mask.len()).to_string(),
         ),
-        ("oacounter".into(), "0".into()),
+        (name::OACOUNTER.into(), "0".into()),
         ("oatop".into(), t.total.to_string()),
         ("held".into(), "0".into()),
         ("queued".into(), "0".into()),
@@ -208,31 +247,26 @@ pub fn dbcreate(a: &CreateArgs<'_>) -> Result<Created, MinterError> {
         ("gseqnum".into(), "1".into()),
         ("gseqnum_date".into(), "0".into()),
         ("version".into(), "0.424".into()),
-        ("properties".into(), props.clone()),
-        ("erc".into(), readme.clone()),
+        ("properties".into(), props.into()),
+        ("erc".into(), readme.into()),
         ("percounter".into(), gen.percounter.to_string()),
         ("saclist".into(), gen.saclist_string()),
         ("siclist".into(), gen.siclist_string()),
     ];
     if !t.mask.is_empty() {
-        keys.push((crate::state::FRESH.into(), "1".into()));
+        keys.push((name::FRESH.into(), "1".into()));
     }
     if let Some(at) = a.atlast {
-        keys.push((crate::state::ATLAST.into(), at.to_string()));
+        keys.push((name::ATLAST.into(), at.to_string()));
     }
-    if lui.is_some() {
-        keys.push((crate::state::LUI_KEY.into(), key_to_hex(&a.lui_key)));
+    if lui {
+        keys.push((name::LUI.into(), key_to_hex(&a.lui_key)));
     }
     for (n, c) in gen.counters.iter().enumerate() {
         keys.push((format!("c{n}/top"), c.top.to_string()));
         keys.push((format!("c{n}/value"), c.value.to_string()));
     }
-    Ok(Created {
-        keys,
-        readme,
-        report,
-        log: format!("Creating database for template \"{template_str}\"."),
-    })
+    keys
 }
 
 /// The report's and README's warning for templates using `c`.
@@ -292,4 +326,54 @@ fn beyond_perl(t: &Template, atlast: Option<AtLast>) -> String {
         ));
     }
     s
+}
+
+/// The creation record (`NOID/README`, also `:/erc`), as Perl Noid 0.424 wrote it.
+fn creation_record(
+    a: &CreateArgs<'_>,
+    c: &Checked<'_>,
+    what: &str,
+    props: &str,
+    total_word: &str,
+) -> String {
+    let Checked {
+        t,
+        template_str,
+        naan,
+        naa,
+        subnaa,
+        genonly,
+        ..
+    } = c;
+    let (naan, naa, subnaa): (&str, &str, &str) = (naan, naa, subnaa);
+    let synonym = if *genonly {
+        format!("noid_{}", t.synonym)
+    } else {
+        "noidany".to_string()
+    };
+    let p = |i: usize| {
+        if props.as_bytes().get(i) == Some(&b'-') {
+            "_ not"
+        } else {
+            "_____"
+        }
+    };
+    let beyond_perl = beyond_perl(t, a.atlast);
+    format!(
+        "# Creation record for the identifier generator in NOID/noid.bdb.\n# \nerc:\nwho:       {contact}\nwhat:      {what}\nwhen:      {when}\nwhere:     {where_}\nVersion:   Noid 0.424\nSize:      {total_word}\nTemplate:  {template}\n       A suggested parent directory for this template is \"{synonym}\".  Note:\n       separate minters need separate directories, and templates can suggest\n       short names; e.g., the template \"xz.redek\" suggests the parent directory\n       \"noid_xz4\" since identifiers are \"xz\" followed by 4 characters.\n{beyond_perl}Policy:    (:{props})\n       This minter's durability summary is (maximum possible being \"GRANITE\")\n         \"{props}\", which breaks down, property by property, as follows.\n          ^^^^^^^\n          |||||||_{p6} (E)lided of vowels to avoid creating words by accident\n          ||||||_{p5} (T)ranscription safe due to a generated check character\n          |||||_{p4} (I)mpression safe from ignorable typesetter-added hyphens\n          ||||_{p3} (N)on-reassignable in life of Name Assigning Authority\n          |||_{p2} (A)lphabetic-run-limited to pairs to avoid acronyms\n          ||_{p1} (R)andomly sequenced to avoid series semantics\n          |_{p0} (G)lobally unique within a registered namespace (currently\n                     tests only ARK namespaces; apply for one at ark@cdlib.org)\nAuthority: {naa_t} | {subnaa_t}\nNAAN:      {naan_t}\n",
+        contact = a.contact,
+        when = a.when,
+        where_ = a.where_,
+        template = template_str,
+        p6 = p(6),
+        p5 = p(5),
+        p4 = p(4),
+        p3 = p(3),
+        p2 = p(2),
+        p1 = p(1),
+        p0 = p(0),
+        naa_t = if naa.is_empty() { "no Name Assigning Authority" } else { naa },
+        subnaa_t = if subnaa.is_empty() { "no sub authority" } else { subnaa },
+        naan_t = if naan.is_empty() { "no NAA Number" } else { naan },
+    )
 }

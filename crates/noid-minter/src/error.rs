@@ -8,7 +8,7 @@ use noid_template::generator::{GenError, ListParseError};
 use noid_template::growth::AtLastError;
 use noid_template::template::TemplateError;
 
-use crate::state::{ATLAST, LUI_KEY};
+use noid_core::keys::name::{ATLAST, LUI as LUI_KEY};
 use noid_core::LookupError;
 
 /// Why an operation failed.
@@ -178,6 +178,30 @@ pub enum Refusal {
     },
     /// `note` with an empty key.
     NoteWithoutKey,
+}
+
+/// `message` without Perl's leading `error: ` (most refusals have it; a few, such as a
+/// template's or `validate`'s lines, do not).
+fn without_error_prefix(message: String) -> String {
+    match message.strip_prefix("error: ") {
+        Some(reason) => reason.to_string(),
+        None => message,
+    }
+}
+
+impl MinterError {
+    /// The message without Perl's leading `error: `, for callers that write their own
+    /// prefix (the egg language's `error: ` element).
+    pub fn reason(&self) -> String {
+        without_error_prefix(self.to_string())
+    }
+}
+
+impl Refusal {
+    /// The message without Perl's leading `error: ` (see [`MinterError::reason`]).
+    pub fn reason(&self) -> String {
+        without_error_prefix(self.to_string())
+    }
 }
 
 impl fmt::Display for MinterError {

@@ -17,7 +17,7 @@ pub fn hold_set<L: Lookup + ?Sized>(
         return Ok(());
     }
     // A hold on an identifier that never circulated may lie ahead of the generator
-    // (see state::FRESH); one that circulated was issued by the generator already, or
+    // (see noid_core::keys::name::FRESH); one that circulated was issued by the generator already, or
     // queued, which cleared the flag.
     if m.fresh && !txn.exists(&keys::circ(id))? {
         m.fresh = false;

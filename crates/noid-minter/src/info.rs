@@ -42,7 +42,7 @@ pub fn dbinfo<L: Lookup + ?Sized>(l: &L, level: &str) -> Result<Vec<u8>, MinterE
 /// Keys `dbinfo brief` leaves out: the counters and counter lists, and a LUI minter's
 /// secret key (whoever has it can tell which identifiers come next).
 fn brief_hides(k: &[u8]) -> bool {
-    if k.strip_prefix(b":/") == Some(crate::state::LUI_KEY.as_bytes()) {
+    if k.strip_prefix(b":/") == Some(noid_core::keys::name::LUI.as_bytes()) {
         return true;
     }
     if let Some(rest) = k.strip_prefix(b":/c") {

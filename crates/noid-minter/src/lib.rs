@@ -8,6 +8,7 @@
 
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod bind;
 pub mod circ;
 pub mod create;

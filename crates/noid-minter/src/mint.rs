@@ -116,7 +116,7 @@ fn generate<L: Lookup + ?Sized>(
         }
         let id = candidate(m, &mut body)?;
         if m.fresh {
-            // Neither held nor circulating (see `state::FRESH`): no probe needed.
+            // Neither held nor circulating (see `noid_core::keys::name::FRESH`): no probe needed.
             circ::issue_fresh(txn, m, ctx, &id)?;
             return Ok(id);
         }
@@ -182,8 +182,8 @@ fn grow<L: Lookup + ?Sized>(
     m.mask = new.mask.clone();
     m.padwidth = new.padwidth();
     for (k, v) in [
-        ("template", new.template.clone()),
-        ("mask", new.mask.clone()),
+        (keys::name::TEMPLATE, new.template.clone()),
+        (keys::name::MASK, new.mask.clone()),
         ("total", new.total.to_string()),
         ("oatop", new.total.to_string()),
         ("padwidth", new.padwidth().to_string()),

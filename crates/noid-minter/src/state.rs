@@ -17,6 +17,7 @@ use noid_template::template::{check_of, GenType};
 use crate::error::MinterError;
 use crate::txn::Txn;
 use noid_core::keys;
+use noid_core::keys::name::{ATLAST, FRESH, LUI, MASK, NAAN, OACOUNTER, TEMPLATE};
 
 /// Who is acting and when: the caller supplies the clock and identity, so that this
 /// crate does no I/O.
@@ -48,26 +49,6 @@ impl Context {
         }
     }
 }
-
-/// The admin key (a noid extension) that vouches that no candidate the generator has
-/// yet to produce in its current cycle has a circulation record or a hold.
-///
-/// Minting must skip held and already-circulating candidates, which costs two store
-/// probes per candidate; on a large mint those probes are most of the time spent.
-/// Before its first wrap a generator never repeats a candidate, so the probes can
-/// only find records that something other than the generator wrote: a queue entry or
-/// a hold on an identifier not yet issued. `dbcreate` sets the key; queueing, such a
-/// hold, and a wrap remove it for good, and minting then probes as Perl does. A
-/// minter without the key (one imported from Perl Noid, say) always probes.
-pub const FRESH: &str = "fresh";
-
-/// The admin key (a noid extension) holding a LUI minter's secret permutation key, 32
-/// hexadecimal digits made from the OS's random source at `dbcreate`.
-pub const LUI_KEY: &str = "luikey";
-
-/// The admin key (a noid extension) holding what the minter does when its namespace is
-/// used up (`addN`, `stopN`, `wrapN`); without it, Perl Noid's behaviour.
-pub const ATLAST: &str = "atlast";
 
 /// Everything under `:/` that minting, holding and queueing consult.
 #[derive(Debug, Clone)]
@@ -240,53 +221,10 @@ impl Minter {
 
     /// Load the admin state from the store.
     pub fn load<L: Lookup + ?Sized>(l: &L) -> Result<Minter, MinterError> {
-        let s = |name: &str| -> Result<String, MinterError> {
-            Ok(l.get(&keys::admin(name))?
-                .map(|v| String::from_utf8_lossy(&v).into_owned())
-                .unwrap_or_default())
-        };
-        let total: i64 = s("total")?.trim().parse().unwrap_or(-1);
-        let mut counters: Vec<Counter> = Vec::new();
-        for (k, v) in l.scan_prefix(b":/c", 4096)? {
-            let k = String::from_utf8_lossy(&k);
-            let Some(rest) = k.strip_prefix(":/c") else {
-                continue;
-            };
-            let Some((n, field)) = rest.split_once('/') else {
-                continue;
-            };
-            let Ok(n) = n.parse::<usize>() else { continue };
-            if counters.len() <= n {
-                counters.resize(n + 1, Counter { top: 0, value: 0 });
-            }
-            let v: u64 = num(&String::from_utf8_lossy(&v));
-            match field {
-                "top" => counters[n].top = v,
-                "value" => counters[n].value = v,
-                _ => {}
-            }
-        }
-        let gen = GeneratorState {
-            oacounter: num(&s("oacounter")?),
-            oatop: s("oatop")?.trim().parse().unwrap_or(-1),
-            total,
-            percounter: num(&s("percounter")?),
-            counters,
-            saclist: parse_saclist(&s("saclist")?).map_err(|error| {
-                MinterError::BadCounterList {
-                    key: "saclist",
-                    error,
-                }
-            })?,
-            siclist: parse_siclist(&s("siclist")?).map_err(|error| {
-                MinterError::BadCounterList {
-                    key: "siclist",
-                    error,
-                }
-            })?,
-        };
+        let s = |name: &str| admin_value(l, name);
+        let gen = load_generator(l)?;
         let prefix = s("prefix")?;
-        let mask = s("mask")?;
+        let mask = s(MASK)?;
         let addcheckchar = truthy(&s("addcheckchar")?);
         let compiled = CompiledMask::new(&mask);
         let check = match &compiled {
@@ -296,22 +234,13 @@ impl Minter {
                 .unwrap_or(Some(Repertoire::Visible)),
             None => None,
         };
-        let lui = match (
-            mask.strip_prefix("lui").and_then(LuiShape::parse),
-            s(LUI_KEY)?,
-        ) {
-            (Some(shape), key) => Some(LuiGenerator::new(
-                shape,
-                key_from_hex(&key).ok_or_else(|| MinterError::BadLuiKey(key.clone()))?,
-            )),
-            (None, _) => None,
-        };
+        let lui = load_lui(&mask, s(LUI)?)?;
         let atlast = match s(ATLAST)? {
             a if a.is_empty() => None,
             a => Some(a.parse().map_err(MinterError::BadAtLast)?),
         };
         let mut m = Minter {
-            template: s("template")?,
+            template: s(TEMPLATE)?,
             compiled,
             check,
             lui,
@@ -319,7 +248,7 @@ impl Minter {
             prefix,
             mask,
             firstpart: s("firstpart")?,
-            naan: s("naan")?,
+            naan: s(NAAN)?,
             addcheckchar,
             longterm: truthy(&s("longterm")?),
             wrap: truthy(&s("wrap")?),
@@ -381,7 +310,7 @@ impl Minter {
         let g = &self.gen;
         let mut w: Vec<(String, String)> = Vec::new();
         if g.oacounter != p.gen.oacounter {
-            w.push(("oacounter".into(), g.oacounter.to_string()));
+            w.push((OACOUNTER.into(), g.oacounter.to_string()));
         }
         if g.percounter != p.gen.percounter {
             w.push(("percounter".into(), g.percounter.to_string()));
@@ -391,12 +320,12 @@ impl Minter {
         let counters_may_differ = g.oacounter != p.gen.oacounter
             || g.counters.len() != p.gen.counters.len()
             || std::mem::take(&mut self.counters_reset);
-        for (n, c) in g
-            .counters
-            .iter()
-            .enumerate()
-            .filter(|_| counters_may_differ)
-        {
+        let counters = if counters_may_differ {
+            &g.counters[..]
+        } else {
+            &[]
+        };
+        for (n, c) in counters.iter().enumerate() {
             let old = p.gen.counters.get(n);
             if old.map(|o| o.value) != Some(c.value) {
                 w.push((format!("c{n}/value"), c.value.to_string()));
@@ -459,15 +388,67 @@ impl Minter {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    /// Readers find LUI minters by the key `dbcreate` writes (see
-    /// `noid_core::keys::LUI_KEY`): the two spellings must name one key.
-    #[test]
-    fn the_lui_key_is_the_one_readers_look_for() {
-        assert_eq!(
-            noid_core::keys::admin(super::LUI_KEY),
-            noid_core::keys::LUI_KEY
-        );
+/// The admin value `:/NAME` as text, "" when absent (as Perl Noid reads it).
+fn admin_value<L: Lookup + ?Sized>(l: &L, name: &str) -> Result<String, MinterError> {
+    Ok(l.get(&keys::admin(name))?
+        .map(|v| String::from_utf8_lossy(&v).into_owned())
+        .unwrap_or_default())
+}
+
+/// The generator's stored state: the counters under `:/cN/top` and `:/cN/value`, and
+/// the admin values that drive them.
+fn load_generator<L: Lookup + ?Sized>(l: &L) -> Result<GeneratorState, MinterError> {
+    let s = |name: &str| admin_value(l, name);
+    let total: i64 = s("total")?.trim().parse().unwrap_or(-1);
+    let counters = load_counters(l)?;
+    Ok(GeneratorState {
+        oacounter: num(&s(OACOUNTER)?),
+        oatop: s("oatop")?.trim().parse().unwrap_or(-1),
+        total,
+        percounter: num(&s("percounter")?),
+        counters,
+        saclist: parse_saclist(&s("saclist")?).map_err(|error| MinterError::BadCounterList {
+            key: "saclist",
+            error,
+        })?,
+        siclist: parse_siclist(&s("siclist")?).map_err(|error| MinterError::BadCounterList {
+            key: "siclist",
+            error,
+        })?,
+    })
+}
+
+/// The counters `:/cN/top` and `:/cN/value`, in order of N.
+fn load_counters<L: Lookup + ?Sized>(l: &L) -> Result<Vec<Counter>, MinterError> {
+    let mut counters: Vec<Counter> = Vec::new();
+    for (k, v) in l.scan_prefix(b":/c", 4096)? {
+        let k = String::from_utf8_lossy(&k);
+        let Some(rest) = k.strip_prefix(":/c") else {
+            continue;
+        };
+        let Some((n, field)) = rest.split_once('/') else {
+            continue;
+        };
+        let Ok(n) = n.parse::<usize>() else { continue };
+        if counters.len() <= n {
+            counters.resize(n + 1, Counter { top: 0, value: 0 });
+        }
+        let v: u64 = num(&String::from_utf8_lossy(&v));
+        match field {
+            "top" => counters[n].top = v,
+            "value" => counters[n].value = v,
+            _ => {}
+        }
     }
+    Ok(counters)
+}
+
+/// A LUI minter's generator, from its mask (`luiN[-W]`) and its secret key; None for
+/// another mask.
+fn load_lui(mask: &str, key: String) -> Result<Option<LuiGenerator>, MinterError> {
+    let Some(shape) = mask.strip_prefix("lui").and_then(LuiShape::parse) else {
+        return Ok(None);
+    };
+    let key_bytes = key_from_hex(&key).ok_or(MinterError::BadLuiKey(key))?;
+    Ok(Some(LuiGenerator::new(shape, key_bytes)))
 }

@@ -78,7 +78,7 @@ impl<'a, L: Lookup + ?Sized> Txn<'a, L> {
 
     /// Set `key`, which the caller knows is neither stored nor pending, to `value`.
     ///
-    /// The fast path of minting a fresh candidate (see `state::FRESH`); where undo is
+    /// The fast path of minting a fresh candidate (see `noid_core::keys::name::FRESH`); where undo is
     /// recorded it is an ordinary [`Txn::put`].
     pub fn put_new(&mut self, key: Vec<u8>, value: impl Into<Vec<u8>>) {
         if self.undo_on {

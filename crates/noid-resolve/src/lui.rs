@@ -18,7 +18,7 @@ pub fn canonical<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Option<String>, 
     if !l.may_have_prefix(noid_core::keys::LUI_KEY)? {
         return Ok(None);
     }
-    let Some(mask) = l.get(b":/mask")? else {
+    let Some(mask) = l.get(&noid_core::keys::admin(noid_core::keys::name::MASK))? else {
         return Ok(None);
     };
     let Some(shape) = mask

@@ -18,11 +18,15 @@
 //! * `fetch ID [ELEM…]`: Perl's labelled lines (`id: ID`, `Circ: …`, `ELEM: VALUE`,
 //!   `error: "ID ELEM" is not bound.`, `note: previous result produced by :idmap`) joined
 //!   by TAB; `NULL` when the id has no bindings at all.
+//! * An ARK with nothing bound under it as given (and no LUI spelling) is read under
+//!   its ARK normal form (`noid_core::normalize`, in the `ark:/NAAN/…` and `ark:NAAN/…`
+//!   forms), as resolution reads it: `get ark:/12345/x–y _t` finds `ark:/12345/xy`.
 //! * `hello` → `Hello.`; `help` → one line listing the commands.
-//! * Write commands (`bind mint peppermint hold queue note dbcreate import`) →
-//!   `error: noidr is read-only: "bind" refused`.
-//! * Other read-only commands that need multi-line output or the minter (`validate`,
-//!   `dbinfo`, `export`, `check`) → `error: "validate" is not available in noidr; use the noid command`.
+//! * The other verbs of the `noid` command, as its verb table ([`noid_core::verbs`]) lists
+//!   them: those that write (`bind mint peppermint hold queue note dbcreate import`,
+//!   `serve replay prune-log`) → `error: noidr is read-only: "bind" refused`; the
+//!   others (`validate dbinfo export check lui standing`) →
+//!   `error: "validate" is not available in noidr; use the noid command`.
 //! * Unknown commands, unbalanced quotes, invalid UTF-8 → `error: …`; a blank line → `NULL`.
 //!
 //! A value whose text is `NULL` in any case cannot be told from "not found" by Apache
@@ -33,6 +37,7 @@ use std::fmt;
 use crate::fetch::{self, Stream, Verb};
 use crate::outcome::Outcome;
 use noid_core::lookup::{Lookup, LookupError};
+use noid_core::verbs::{self, Name};
 
 /// Bindings listed for `get ID` / `fetch ID` without elements.
 const MAX_ELEMENTS: usize = 10_000;
@@ -60,29 +65,13 @@ pub enum Command {
     Hello,
     /// `help`.
     Help,
-    /// A command that changes the minter: noidr is read-only.
+    /// A verb of the `noid` command that changes the minter: noidr is read-only.
     Write(&'static str),
-    /// A read command that needs several lines or the minter itself: use `noid`.
+    /// Any other verb of the `noid` command that noidr does not serve: use `noid`.
     Elsewhere(&'static str),
     /// A word that is no noid command.
     Unknown(String),
 }
-
-/// The noid commands that change a minter.
-const WRITE_VERBS: [&str; 9] = [
-    "bind",
-    "mint",
-    "peppermint",
-    "hold",
-    "queue",
-    "note",
-    "dbcreate",
-    "import",
-    "dbimport",
-];
-
-/// The noid commands that only read, but not in one line or not without the minter.
-const ELSEWHERE_VERBS: [&str; 4] = ["validate", "dbinfo", "export", "check"];
 
 impl Command {
     /// Parse a request line (without its terminator): shell words, the first the verb.
@@ -95,21 +84,16 @@ impl Command {
         let Some(verb) = words.first() else {
             return Ok(Command::Blank);
         };
-        let known = |list: &[&'static str]| list.iter().copied().find(|v| v == verb);
-        let read = match verb.as_str() {
-            "get" => Verb::Get,
-            "fetch" => Verb::Fetch,
-            "hello" => return Ok(Command::Hello),
-            "help" => return Ok(Command::Help),
-            _ => {
-                return Ok(if let Some(v) = known(&WRITE_VERBS) {
-                    Command::Write(v)
-                } else if let Some(v) = known(&ELSEWHERE_VERBS) {
-                    Command::Elsewhere(v)
-                } else {
-                    Command::Unknown(words.swap_remove(0))
-                });
-            }
+        let read = match verbs::find(verb) {
+            Some(v) => match v.name {
+                Name::Get => Verb::Get,
+                Name::Fetch => Verb::Fetch,
+                Name::Hello => return Ok(Command::Hello),
+                Name::Help => return Ok(Command::Help),
+                _ if v.writes => return Ok(Command::Write(v.word)),
+                _ => return Ok(Command::Elsewhere(v.word)),
+            },
+            None => return Ok(Command::Unknown(words.swap_remove(0))),
         };
         if words.len() < 2 {
             return Err(LineError::MissingId(read));
@@ -238,7 +222,9 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 /// when nothing asked for is bound (`get`) or the id has no bindings (`fetch ID`).
 ///
 /// When nothing is found and the id is another spelling of a LUI minter's identifier,
-/// the answer is that of its canonical spelling.
+/// the answer is that of its canonical spelling; else, for an ARK, that of its normal
+/// form ([`noid_core::normalize::spellings`], in either ARK form) when one is bound, as
+/// resolution finds it.
 fn read<L: Lookup + ?Sized>(
     l: &L,
     verb: Verb,
@@ -247,12 +233,26 @@ fn read<L: Lookup + ?Sized>(
     out: &mut Vec<u8>,
 ) -> Result<(), LookupError> {
     let start = out.len();
-    if !read_id(l, verb, id, elems, out)? {
-        if let Some(lui) = crate::lui::canonical(l, id)? {
-            out.truncate(start);
-            read_id(l, verb, &lui, elems, out)?;
-        }
+    if read_id(l, verb, id, elems, out)? {
+        return Ok(());
     }
+    if let Some(lui) = crate::lui::canonical(l, id)? {
+        out.truncate(start);
+        read_id(l, verb, &lui, elems, out)?;
+        return Ok(());
+    }
+    let spellings = noid_core::normalize::spellings(id);
+    if spellings.is_empty() {
+        return Ok(());
+    }
+    let missed = out.split_off(start);
+    for normal in spellings {
+        if read_id(l, verb, &normal, elems, out)? {
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    out.extend_from_slice(&missed);
     Ok(())
 }
 
@@ -366,6 +366,9 @@ mod tests {
             (b"dbimport f", Command::Write("dbimport")),
             (b"peppermint 1", Command::Write("peppermint")),
             (b"check", Command::Elsewhere("check")),
+            (b"standing x", Command::Elsewhere("standing")),
+            (b"lui encode 1", Command::Elsewhere("lui")),
+            (b"replay log", Command::Write("replay")),
             (b"GET x y", Command::Unknown("GET".into())),
         ] {
             assert_eq!(Command::parse(line), Ok(command), "{line:?}");

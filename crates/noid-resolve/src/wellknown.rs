@@ -30,7 +30,7 @@ pub fn ark_service<L: Lookup + ?Sized>(l: &L, rules: &Rules) -> Result<ArkServic
         .iter()
         .map(|n| n.to_ascii_lowercase())
         .collect();
-    if let Some(v) = l.get(&keys::admin("naan"))? {
+    if let Some(v) = l.get(&keys::admin(keys::name::NAAN))? {
         let naan = String::from_utf8_lossy(&v).trim().to_ascii_lowercase();
         if !naan.is_empty() {
             naans.push(naan);

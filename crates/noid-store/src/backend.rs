@@ -46,6 +46,15 @@ impl dyn Store + '_ {
     }
 }
 
+impl noid_core::Commit for dyn Store + '_ {
+    type Error = StoreError;
+
+    /// A write batch's commit (`noid_minter::batch`).
+    fn commit_writes(&self, writes: noid_core::Writes) -> Result<(), StoreError> {
+        self.commit(writes.into_iter().map(Op::from))
+    }
+}
+
 impl Scan for Writer {
     fn scan_from(
         &self,

@@ -25,8 +25,8 @@ pub enum StoreError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// RocksDB reported an error.
-    Db(rocksdb::Error),
+    /// The embedded database (RocksDB) reported an error.
+    Db(DbError),
     /// A followed minter is not open: the last attempt to open it failed for `cause`
     /// (it is tried again in the background).
     Unavailable {
@@ -86,9 +86,22 @@ impl std::error::Error for StoreError {
     }
 }
 
+/// An error of the embedded database, opaque so that no public type of this crate
+/// names the engine (its message is RocksDB's).
+#[derive(Debug)]
+pub struct DbError(rocksdb::Error);
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DbError {}
+
 impl From<rocksdb::Error> for StoreError {
     fn from(e: rocksdb::Error) -> Self {
-        StoreError::Db(e)
+        StoreError::Db(DbError(e))
     }
 }
 

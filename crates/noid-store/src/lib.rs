@@ -40,7 +40,7 @@ mod sweep;
 mod writer;
 
 pub use backend::{Scan, Store};
-pub use error::StoreError;
+pub use error::{DbError, StoreError};
 pub use follow::view::{ThreadCache, View};
 pub use follow::{FollowStatus, Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;

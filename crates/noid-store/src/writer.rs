@@ -170,7 +170,7 @@ impl Writer {
             std::thread::sleep(Duration::from_millis(1));
         }
         log::debug!("pause: settled after {:?} ({polls} polls)", start.elapsed());
-        fs2::FileExt::unlock(&self.busy).map_err(io(&self.layout.busy))?;
+        self.busy.unlock().map_err(io(&self.layout.busy))?;
         self.paused.store(true, Ordering::Release);
         Ok(true)
     }
@@ -394,9 +394,9 @@ fn wait_exclusive(f: &File, path: &Path, timeout: Duration) -> Result<(), StoreE
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
-        match fs2::FileExt::try_lock_exclusive(f) {
+        match f.try_lock() {
             Ok(()) => return Ok(()),
-            Err(e) if e.raw_os_error() == fs2::lock_contended_error().raw_os_error() => {
+            Err(std::fs::TryLockError::WouldBlock) => {
                 if start.elapsed() >= timeout {
                     return Err(StoreError::LockTimeout {
                         path: path.clone(),
@@ -406,7 +406,7 @@ fn wait_exclusive(f: &File, path: &Path, timeout: Duration) -> Result<(), StoreE
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
-            Err(e) => {
+            Err(std::fs::TryLockError::Error(e)) => {
                 return Err(StoreError::Io {
                     path: path.clone(),
                     source: e,

@@ -133,8 +133,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "registry", value_hint = ValueHint::FilePath)]
     pub write_registry: Option<PathBuf>,
 
-    /// Probe the registry's providers every SECS seconds: a HEAD of each `probe:` URL,
-    /// up when it answers a status below 400. Redirects and the line protocols then go
+    /// Probe the registry's providers every SECS seconds: a HEAD of each `probe:` URL
+    /// (http:// or https://), up when it answers a status below 400. Redirects and the line protocols then go
     /// to the first provider that is up. 0 (the default): no probes, all count as up.
     #[arg(long, value_name = "SECS", default_value_t = 0.0)]
     pub probe_interval: f64,
@@ -143,6 +143,13 @@ pub struct Args {
     /// down.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     pub probe_timeout: f64,
+
+    /// Also trust the CA certificates in FILE (PEM) when probing https:// URLs, for
+    /// providers under a private CA. The system's CA store (/etc/ssl/certs) is always
+    /// trusted; a provider whose certificate does not verify, or names another host,
+    /// is down (and logged).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub probe_ca: Option<PathBuf>,
 
     /// What the egg protocol answers for an unknown id: "null" (NULL, Apache's
     /// not-found) or "eggnog" (`redir302 ` with an empty target, as EggNog).
@@ -237,8 +244,8 @@ pub struct Config {
     pub registry: Arc<Registry>,
     /// The --registry file.
     pub registry_file: Option<PathBuf>,
-    /// Probe interval and timeout, when probing.
-    pub probes: Option<(Duration, Duration)>,
+    /// Probe interval, timeout and private CA, when probing.
+    pub probes: Option<crate::probe::Settings>,
     /// Egg miss answer.
     pub miss: Miss,
     /// Secondary-instance directory chosen by the operator, if any.
@@ -269,8 +276,8 @@ impl Config {
                     bail!("--verify must be 0 (never) or at most 31536000 seconds");
                 }
                 Some(Follow {
-                    location: noid_store::pg::Location::from_flag("--follow", url, name)
-                        .map_err(|e| anyhow::anyhow!("{}", e.trim_start_matches("error: ")))?,
+                    location: noid_store::pg::Location::new(url, name)
+                        .map_err(|e| anyhow::anyhow!("{}", e.describe("--follow")))?,
                     poll: Duration::from_secs_f64(args.poll),
                     verify: (args.verify != 0.0).then(|| Duration::from_secs_f64(args.verify)),
                 })
@@ -288,13 +295,17 @@ impl Config {
                 if args.registry.is_none() {
                     bail!("--probe-interval needs --registry (the providers to probe)");
                 }
-                Some((
-                    Duration::from_secs_f64(i),
-                    Duration::from_secs_f64(args.probe_timeout),
-                ))
+                Some(crate::probe::Settings {
+                    interval: Duration::from_secs_f64(i),
+                    timeout: Duration::from_secs_f64(args.probe_timeout),
+                    ca: args.probe_ca.clone(),
+                })
             }
             _ => bail!("--probe-interval must be 0 (no probes) or more, at most 86400 seconds"),
         };
+        if probes.is_none() && args.probe_ca.is_some() {
+            bail!("--probe-ca needs --probe-interval (it is for the probes)");
+        }
         let deadline = match args.lookup_deadline {
             0.0 => None,
             s if (0.01..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
@@ -451,8 +462,23 @@ mod tests {
         let c = config(&["noidr", "--registry", reg, "--probe-interval", "0.5"]).unwrap();
         assert_eq!(
             c.probes,
-            Some((Duration::from_millis(500), Duration::from_secs(2)))
+            Some(crate::probe::Settings {
+                interval: Duration::from_millis(500),
+                timeout: Duration::from_secs(2),
+                ca: None
+            })
         );
+        let c = config(&[
+            "noidr",
+            "--registry",
+            reg,
+            "--probe-interval",
+            "1",
+            "--probe-ca",
+            "/etc/ca.pem",
+        ])
+        .unwrap();
+        assert_eq!(c.probes.unwrap().ca, Some(PathBuf::from("/etc/ca.pem")));
         let c = config(&["noidr", "--registry", reg, "--check-registry"]).unwrap();
         assert!(matches!(c.mode, Mode::CheckRegistry));
         let c = config(&["noidr", "--registry", reg, "--write-registry", "-"]).unwrap();

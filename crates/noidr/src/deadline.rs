@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::lines::{Answer, Batch, Io};
+use crate::lines::{AnswerLines, Batch, Io};
 
 /// Default `--lookup-deadline`, in seconds.
 pub const DEFAULT_SECONDS: f64 = 2.0;
@@ -94,7 +94,7 @@ pub fn serve<R, W, A>(io: Io<R, W>, answerer: A, deadline: Option<Duration>) -> 
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
-    A: Answer + Send + 'static,
+    A: AnswerLines + Send + 'static,
 {
     let shared = Arc::new(Shared {
         turn: AtomicU64::new(IDLE),
@@ -130,7 +130,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// One thread's life: roles in turn until the loop ends.
-fn take_turns<R: Read, W: Write, A: Answer>(shared: &Shared<R, W, A>, first: Next) {
+fn take_turns<R: Read, W: Write, A: AnswerLines>(shared: &Shared<R, W, A>, first: Next) {
     let mut batch = Batch::default();
     let mut next = first;
     loop {
@@ -153,7 +153,7 @@ fn finish<R, W, A>(shared: &Shared<R, W, A>, result: io::Result<u64>) -> Next {
 }
 
 /// The server's turn; `late` answers are owed first (a batch just claimed).
-fn serve_turn<R: Read, W: Write, A: Answer>(
+fn serve_turn<R: Read, W: Write, A: AnswerLines>(
     shared: &Shared<R, W, A>,
     batch: &mut Batch,
     late: usize,

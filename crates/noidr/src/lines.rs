@@ -57,7 +57,7 @@ pub struct LineSlot {
 }
 
 /// What answers request lines.
-pub trait Answer: Sync {
+pub trait AnswerLines: Sync {
     /// Append exactly one answer line (with its `\n`) for `line` (terminator stripped).
     /// May be called from two threads at once.
     fn answer(&self, line: &[u8], out: &mut Vec<u8>);
@@ -78,7 +78,7 @@ pub fn serve<R, W, A>(
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
-    A: Answer + Send + 'static,
+    A: AnswerLines + Send + 'static,
 {
     crate::deadline::serve(Io::new(input, output), answerer, deadline)
 }
@@ -178,7 +178,7 @@ pub struct Batch {
 
 impl Batch {
     /// Answer the current batch into `answers`: one line per request, in order.
-    pub fn answer(&mut self, answerer: &impl Answer) {
+    pub fn answer(&mut self, answerer: &impl AnswerLines) {
         answer_batch(
             &self.slots[..self.len],
             &mut self.answers,
@@ -188,7 +188,7 @@ impl Batch {
     }
 
     /// Answer every request of the current batch as late.
-    pub fn late(&mut self, answerer: &impl Answer, deadline: Duration) {
+    pub fn late(&mut self, answerer: &impl AnswerLines, deadline: Duration) {
         for _ in 0..self.len {
             answerer.late(deadline, &mut self.answers);
         }
@@ -202,7 +202,7 @@ fn answer_batch(
     batch: &[LineSlot],
     out: &mut Vec<u8>,
     shares: &mut Vec<Vec<u8>>,
-    answer: &impl Answer,
+    answer: &impl AnswerLines,
 ) {
     if batch.len() < PARALLEL_MIN {
         answer_all(batch, out, answer);
@@ -241,7 +241,7 @@ fn answer_batch(
 }
 
 /// Append one answer line per request to `out`, in order.
-fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl Answer) {
+fn answer_all(requests: &[LineSlot], out: &mut Vec<u8>, answer: &impl AnswerLines) {
     for request in requests {
         let before = out.len();
         if request.overflow {
@@ -304,10 +304,10 @@ pub(crate) mod tests {
 
     use super::*;
 
-    /// A closure as an [`Answer`]; a late request is answered `late`.
+    /// A closure as an [`AnswerLines`]; a late request is answered `late`.
     pub struct Each<F>(pub F);
 
-    impl<F: Fn(&[u8], &mut Vec<u8>) + Sync> Answer for Each<F> {
+    impl<F: Fn(&[u8], &mut Vec<u8>) + Sync> AnswerLines for Each<F> {
         fn answer(&self, line: &[u8], out: &mut Vec<u8>) {
             (self.0)(line, out)
         }

@@ -72,8 +72,8 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<ExitCode> {
         cfg.rules_file,
         cfg.registry_file,
     ));
-    if let Some((interval, timeout)) = cfg.probes {
-        probe::spawn(current.clone(), interval, timeout)?;
+    if let Some(probes) = &cfg.probes {
+        probe::spawn(current.clone(), probes)?;
     }
     let metrics = Arc::new(match &cfg.follow {
         Some(follow) => Metrics::following(replicate::start(follow, &cfg.dbdir)?),

@@ -86,7 +86,7 @@ impl fmt::Display for Late {
     }
 }
 
-impl crate::lines::Answer for Answerer {
+impl crate::lines::AnswerLines for Answerer {
     /// Append exactly one answer line for `line` to `out`. A store that cannot be read
     /// gives one `error: …` line, never a missing line.
     fn answer(&self, line: &[u8], out: &mut Vec<u8>) {

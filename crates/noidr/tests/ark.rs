@@ -183,7 +183,7 @@ fn a_withdrawn_identifier_is_a_410_tombstone_naming_its_successor() {
         (status, header(&h, "link"), header(&h, "last-modified")),
         (410, None, None)
     );
-    assert_eq!(body, "erc:\nwhere: ark:/13030/old\nwithdrawn:\n");
+    assert_eq!(body, "erc:\nwhere: ark:/13030/old\nwithdrawn: \n");
     // The routes for nginx: 401 + X-Status sends auth_request to /redirect/.
     let (status, h, _) = s.get("/auth/ark:/13030/gone", "");
     assert_eq!((status, header(&h, "x-status")), (401, Some("410")));

@@ -47,7 +47,7 @@ fn noid(dbdir: &Path, args: &[&str]) -> std::process::Output {
 
 fn lock_is_held(dbdir: &Path) -> bool {
     let f = std::fs::File::open(dbdir.join("NOID/lock")).expect("NOID/lock");
-    fs2::FileExt::try_lock_exclusive(&f).is_err()
+    f.try_lock().is_err()
 }
 
 /// A `noid mint` stopped while it holds the writers' lock: `noidr` answers from what

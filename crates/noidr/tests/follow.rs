@@ -200,7 +200,7 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
 
 #[test]
 fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
-    let server = TestServer::start();
+    let mut server = TestServer::start();
     let url = server.create_database("verify");
     let loc = Location::new(&url, "m").unwrap();
     let w = PgWriter::create(&loc, Duration::from_secs(10)).unwrap();
@@ -219,6 +219,8 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
         .local_addr()
         .unwrap()
         .port();
+    // The copy cannot have been current before its process started.
+    let spawned = Instant::now();
     let mut child = Command::new(noidr_bin())
         .args(["--follow", &url, "--minter", "m", "--cache"])
         .arg(&cache)
@@ -245,14 +247,20 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
     let m = metrics(port);
     assert_eq!(m["noidr_follow_head_seq"], "3");
     assert_eq!(m["noidr_follow_remade_total"], "0");
-    let lag: f64 = m["noidr_follow_lag_seconds"].parse().unwrap();
-    assert!(lag >= 0.0, "{m:?}");
+    // The lag is the time since the copy was last current: no more than the time
+    // since the process started (bounds that hold however slow the machine is).
+    assert!(lag(&m) <= spawned.elapsed(), "{m:?}");
+    let committed = Instant::now();
     w.commit_all(&mut vec![put("99999/d\t_t", "https://example.org/d")])
         .unwrap();
     eventually("applied 4", || {
         let m = metrics(port);
         m["noidr_follow_applied_seq"] == "4" && m["noidr_follow_head_seq"] == "4"
     });
+    // Current again since change 4, which came after `committed`: a lag that was
+    // not reset when the copy caught up would be older.
+    let m = metrics(port);
+    assert!(lag(&m) <= committed.elapsed(), "{m:?}");
     // SIGUSR1's line shows the same.
     let pid = pid.to_string();
     assert!(Command::new("kill")
@@ -285,6 +293,27 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
             && text.contains(&format!("{}: copied anew as of change 4", cache.display())),
         "{text}"
     );
+    // The minter out of reach: the copy is not known to be current any more, and the
+    // lag grows with the time since. (A sync that read the head just before the stop
+    // may still record it; a second's margin covers that.)
+    server.stop();
+    let stopped = Instant::now();
+    std::thread::sleep(Duration::from_secs(2));
+    let floor = stopped.elapsed() - Duration::from_secs(1);
+    let m = metrics(port);
+    assert!(lag(&m) >= floor, "{m:?}");
+}
+
+/// `noidr_follow_lag_seconds`, exactly as printed.
+fn lag(m: &BTreeMap<String, String>) -> Duration {
+    let text = &m["noidr_follow_lag_seconds"];
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let nanos: u32 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<9}").parse().unwrap()
+    };
+    Duration::new(whole.parse().unwrap(), nanos)
 }
 
 /// Kills the child when the test ends, passed or failed.

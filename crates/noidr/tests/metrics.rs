@@ -182,6 +182,7 @@ fn metrics_count_answers_by_kind_and_follow_the_store() {
     assert_eq!(after["noidr_store_catch_ups_total"], "0");
 
     // A write: one commit, one catch-up, the new generation and a last write seen.
+    let before_write = Instant::now();
     m.noid_bind_set("ark:/13030/fk4a", "_t", "https://e.org/new");
     let g1 = generation(m.dbdir());
     assert_eq!(g1, g0 + 1, "one noid bind, one commit");
@@ -190,8 +191,14 @@ fn metrics_count_answers_by_kind_and_follow_the_store() {
     assert_eq!(by_kind(&m1), ["3", "1", "1", "4", "0"]);
     assert_eq!(m1["noidr_store_catch_ups_total"], "1");
     assert_eq!(m1["noidr_store_generation"], g1.to_string());
+    // The write was seen after it was made: its age is at most the time since
+    // (a bound that holds however slow the machine is).
     let age: f64 = m1["noidr_store_last_write_age_seconds"].parse().unwrap();
-    assert!(age >= 0.0);
+    let since = before_write.elapsed().as_secs_f64();
+    assert!(
+        age <= since,
+        "last write age {age} s, but the write began {since} s ago"
+    );
 
     // SIGHUP: the store is opened anew.
     signal(&s.child, "-HUP");

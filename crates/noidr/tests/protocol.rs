@@ -224,6 +224,55 @@ fn noid_protocol() {
     assert!(n.finish().success());
 }
 
+/// Every verb the `noid` command knows that noidr does not serve is answered "use the
+/// noid command" (or, for a verb that writes, "read-only"), never "no such command":
+/// `standing` and `lui` were answered "no such command" before the verb table.
+#[test]
+fn every_noid_verb_is_sent_to_noid() {
+    let m = Minter::new();
+    let mut n = Noidr::start(m.dbdir(), &[]);
+    let elsewhere =
+        |v: &str| format!("error: \"{v}\" is not available in noidr; use the noid command");
+    let read_only = |v: &str| format!("error: noidr is read-only: \"{v}\" refused");
+    let mut cases = Vec::new();
+    for v in [
+        "dbinfo", "validate", "import", "export", "check", "lui", "standing",
+    ] {
+        let answer = if v == "import" {
+            read_only(v)
+        } else {
+            elsewhere(v)
+        };
+        cases.push((format!("{v} x"), answer));
+    }
+    for v in [
+        "bind",
+        "dbcreate",
+        "hold",
+        "mint",
+        "note",
+        "peppermint",
+        "queue",
+    ] {
+        cases.push((format!("{v} x"), read_only(v)));
+    }
+    for v in ["serve", "replay", "prune-log"] {
+        cases.push((format!("{v} x"), read_only(v)));
+    }
+    cases.push(("standing".into(), elsewhere("standing")));
+    cases.push(("lui encode 1".into(), elsewhere("lui")));
+    cases.push((
+        "Standing x".into(),
+        "error: no such command: Standing".into(),
+    ));
+    let cases: Vec<(&str, &str)> = cases
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    table(&mut n, &cases);
+    assert!(n.finish().success());
+}
+
 #[test]
 fn dbdir_from_program_name_and_empty_environment() {
     // Apache: `prg:/srv/nd/noidr_kt5`, cwd = /srv/nd, empty environment.

@@ -208,19 +208,22 @@ fn http_pages_and_failover() {
     let dir = tempfile::tempdir().unwrap();
     let reg = registry(dir.path(), one.addr, two.addr);
     let m = Minter::new();
+    m.bind(&[("ark:/99999/fk4", "who", "EZID")]);
     let sock = dir.path().join("noidr.sock");
-    let mut child = Command::new(noidr_bin())
-        .arg("-f")
-        .arg(m.dbdir())
-        .arg("--http")
-        .arg(&sock)
-        .arg("--registry")
-        .arg(&reg)
-        .args(["--probe-interval", "0.2", "--probe-timeout", "5"])
-        .env_clear()
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Server(
+        Command::new(noidr_bin())
+            .arg("-f")
+            .arg(m.dbdir())
+            .arg("--http")
+            .arg(&sock)
+            .arg("--registry")
+            .arg(&reg)
+            .args(["--probe-interval", "0.2", "--probe-timeout", "5"])
+            .env_clear()
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let start = Instant::now();
     while UnixStream::connect(&sock).is_err() {
         assert!(
@@ -248,6 +251,25 @@ fn http_pages_and_failover() {
             "{path}"
         );
     }
+    // A shoulder alone: its record page and the store's bindings on it (was a 404).
+    for path in [
+        "/ark:/99999/fk4",
+        "/ark:99999/fk4/",
+        "/redirect/ark:/99999/fk4",
+    ] {
+        let r = get(&sock, path, "*/*");
+        assert!(r.starts_with("HTTP/1.1 200"), "{path}: {r}");
+        assert_eq!(
+            body(&r),
+            "prefix: ark:/99999/fk4\nname: test shoulder\nwho: EZID\n",
+            "{path}"
+        );
+    }
+    assert_eq!(
+        body(&get(&sock, "/ark:/99999/fk4", "application/json")),
+        "{\"prefix\":\"ark:/99999/fk4\",\"level\":\"shoulder\",\"name\":\"test shoulder\",\
+         \"providers\":[],\"elements\":{},\"bindings\":{\"who\":\"EZID\"},\"below\":[]}\n"
+    );
     let r = get(&sock, "/ark:/99999", "application/json");
     assert!(r.contains("content-type: application/json\r\n"), "{r}");
     assert_eq!(
@@ -326,11 +348,24 @@ fn http_pages_and_failover() {
     });
     let st = Command::new("kill")
         .arg("-TERM")
-        .arg(child.id().to_string())
+        .arg(child.0.id().to_string())
         .status()
         .unwrap();
     assert!(st.success());
-    assert!(child.wait().unwrap().success());
+    assert!(child.0.wait().unwrap().success());
+}
+
+/// A `noidr --http` that a failed assertion does not leave running (holding the test's
+/// stderr, so that a pipe reading it never ends).
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 #[test]

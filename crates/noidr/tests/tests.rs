@@ -4,6 +4,7 @@
 mod util;
 
 mod abuse;
+mod anvl;
 mod ark;
 mod failover;
 mod faults;
@@ -17,3 +18,4 @@ mod protocol;
 mod providers;
 mod robust;
 mod stall;
+mod tls;

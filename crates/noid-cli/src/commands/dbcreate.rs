@@ -56,56 +56,38 @@ struct Options {
     minter: Option<String>,
 }
 
+/// Create the minter and print its report, or print why not (nothing is created
+/// when the arguments are bad).
 fn create(
     session: &Session,
     opts: &Result<Options, String>,
     args: &[Option<String>; 5],
     out: &mut Out,
 ) {
+    match created(session, opts, args) {
+        Ok(report) => out.out(format!("{report}\n")),
+        Err(msg) => {
+            out.out(msg);
+            out.failed = true;
+        }
+    }
+}
+
+/// The new minter's report, or the message (with its blank line) saying why none was
+/// made.
+fn created(
+    session: &Session,
+    opts: &Result<Options, String>,
+    args: &[Option<String>; 5],
+) -> Result<String, String> {
     let layout = noid_store::Layout::new(&session.dbdir);
     if layout.has_minter() {
-        out.out(already_exists(session));
-        out.failed = true;
-        return;
+        return Err(already_exists(session));
     }
-    let checked = opts.as_ref().map_err(String::clone).and_then(|o| {
-        let backend = match (&o.backend, &o.minter) {
-            (None, None) => None,
-            (None, Some(_)) => return Err("error: --minter needs --backend.".to_string()),
-            (Some(url), name) => {
-                let name = name
-                    .clone()
-                    .unwrap_or_else(|| Location::default_name(&session.dbdir));
-                Some(Location::new(url, &name)?)
-            }
-        };
-        Ok((o.atlast, backend))
-    });
-    let (atlast, backend) = match checked {
-        Ok(c) => c,
-        Err(msg) => {
-            out.out(format!("{msg}\n\n"));
-            out.failed = true;
-            return;
-        }
-    };
+    let (atlast, backend) = checked(session, opts).map_err(|msg| format!("{msg}\n\n"))?;
     let a = |i: usize| args[i].as_deref();
-    let ctx = session.context();
-    let abs = if session.dbdir.is_absolute() {
-        session.dbdir.display().to_string()
-    } else {
-        let pwd = std::env::var("PWD")
-            .ok()
-            .or_else(|| {
-                std::env::current_dir()
-                    .ok()
-                    .map(|p| p.display().to_string())
-            })
-            .unwrap_or_default();
-        format!("{pwd}/{}", session.dbdir_display)
-    };
-    let where_ = format!("{}:{abs}", crate::env::hostname());
-    let when = ctx.stamp.clone();
+    let when = session.context().stamp;
+    let where_ = format!("{}:{}", crate::env::hostname(), absolute(session));
     let mut r = rand::thread_rng();
     let created = dbcreate(&CreateArgs {
         template: a(0),
@@ -120,47 +102,60 @@ fn create(
         samples: (r.gen(), r.gen()),
         atlast,
         lui_key: rand::rngs::OsRng.gen(),
-    });
-    let created = match created {
-        Ok(c) => c,
-        Err(e) => {
-            out.out(format!("{e}\n\n"));
-            out.failed = true;
-            return;
-        }
-    };
+    })
+    .map_err(|e| format!("{e}\n\n"))?;
     let writer = match crate::store::create(session, backend.as_ref()) {
         Ok(w) => w,
-        Err(StoreError::AlreadyExists(_)) => {
-            out.out(already_exists(session));
-            out.failed = true;
-            return;
-        }
-        Err(e) => {
-            out.out(format!("error: {e}\n\n"));
-            out.failed = true;
-            return;
-        }
+        Err(StoreError::AlreadyExists(_)) => return Err(already_exists(session)),
+        Err(e) => return Err(format!("error: {e}\n\n")),
     };
+    let (readme, log) = (&layout.readme, &layout.log);
+    std::fs::write(readme, &created.readme)
+        .and_then(|_| std::fs::write(log, format!("{}\n", created.log)))
+        .map_err(|e| format!("error: cannot write {}: {e}\n\n", readme.display()))?;
     let ops = created
         .keys
         .iter()
         .map(|(k, v)| noid_store::Op::Put(noid_core::keys::admin(k), v.clone().into_bytes()));
-    let (readme, log) = (&layout.readme, &layout.log);
-    let files = std::fs::write(readme, &created.readme)
-        .and_then(|_| std::fs::write(log, format!("{}\n", created.log)))
-        .map_err(|e| format!("error: cannot write {}: {e}", readme.display()));
-    if let Err(msg) = files {
-        out.out(format!("{msg}\n\n"));
-        out.failed = true;
-        return;
+    writer.commit(ops).map_err(|e| format!("error: {e}\n\n"))?;
+    Ok(created.report)
+}
+
+/// The options checked: what happens at the namespace's end, and where the minter is
+/// held (PostgreSQL, or None for the embedded store).
+fn checked(
+    session: &Session,
+    opts: &Result<Options, String>,
+) -> Result<(Option<AtLast>, Option<Location>), String> {
+    let o = opts.as_ref().map_err(String::clone)?;
+    let backend = match (&o.backend, &o.minter) {
+        (None, None) => None,
+        (None, Some(_)) => return Err("error: --minter needs --backend.".to_string()),
+        (Some(url), name) => {
+            let name = name
+                .clone()
+                .unwrap_or_else(|| Location::default_name(&session.dbdir));
+            let loc = Location::new(url, &name);
+            Some(loc.map_err(|e| format!("error: {}", e.describe("--backend")))?)
+        }
+    };
+    Ok((o.atlast, backend))
+}
+
+/// The Dbdir as an absolute path, as Perl Noid recorded it (`$PWD/DIR`).
+fn absolute(session: &Session) -> String {
+    if session.dbdir.is_absolute() {
+        return session.dbdir.display().to_string();
     }
-    if let Err(e) = writer.commit(ops) {
-        out.out(format!("error: {e}\n\n"));
-        out.failed = true;
-        return;
-    }
-    out.out(format!("{}\n", created.report));
+    let pwd = std::env::var("PWD")
+        .ok()
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_default();
+    format!("{pwd}/{}", session.dbdir_display)
 }
 
 /// Takes the leading options off the arguments: `--atlast VALUE` (what the minter does

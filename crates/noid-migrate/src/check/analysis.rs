@@ -204,8 +204,27 @@ pub fn analyze<L: Lookup + ?Sized>(
     }
     let mut problems = Vec::new();
     let mut plan = Plan::new(&m.gen);
+    count_problems(&m, census, &mut plan, &mut problems);
+    let counters_sound = generator_problems(&m, &mut plan, &mut problems);
+    let upcoming = if !m.generates() {
+        vec![Upcoming::None(GenError::BadMask {
+            mask: m.mask.clone(),
+        })]
+    } else if counters_sound {
+        look_ahead(l, &m, opts, &mut plan, &mut problems)?
+    } else {
+        Vec::new()
+    };
+    Ok(Analysis {
+        summary: summarize(&m, census),
+        upcoming,
+        problems,
+        plan,
+    })
+}
 
-    // The counts kept beside the records.
+/// The counts kept beside the records (`:/held`, `:/queued`) against the records.
+fn count_problems(m: &Minter, census: &Census, plan: &mut Plan, problems: &mut Vec<Problem>) {
     if m.held != census.holds as i64 {
         problems.push(Problem {
             finding: Finding::HeldCount {
@@ -224,8 +243,11 @@ pub fn analyze<L: Lookup + ?Sized>(
             repair: Some(plan.set_queued(census.queue_entries)),
         });
     }
+}
 
-    // The generator's state against itself and the template.
+/// The generator's state against itself and the template. Returns whether its
+/// counters are sound enough to replay the next identifiers from.
+fn generator_problems(m: &Minter, plan: &mut Plan, problems: &mut Vec<Problem>) -> bool {
     let mut counters_sound = true;
     if m.genonly || !m.template.is_empty() {
         if let Ok(t) = parse_template(&m.template) {
@@ -253,7 +275,7 @@ pub fn analyze<L: Lookup + ?Sized>(
     }
     // A LUI minter counts with `:/oacounter` alone; its counters are never used.
     if m.gen_type == GenType::Random && m.lui.is_none() {
-        counters_sound &= check_counters(&m.gen, &mut plan, &mut problems);
+        counters_sound &= check_counters(&m.gen, plan, problems);
     } else if m.gen.oatop >= 0 && !m.wrap && m.gen.oacounter as i64 > m.gen.oatop {
         problems.push(Problem {
             finding: Finding::BeyondOatop {
@@ -263,48 +285,55 @@ pub fn analyze<L: Lookup + ?Sized>(
             repair: None,
         });
     }
+    counters_sound
+}
 
-    // The next identifiers, from the state as stored, and where a repair would move
-    // the generator when some of them are used already.
+/// The next identifiers, from the state as stored, and where a repair would move
+/// the generator when some of them are used already.
+fn look_ahead<L: Lookup + ?Sized>(
+    l: &L,
+    m: &Minter,
+    opts: Options,
+    plan: &mut Plan,
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<Upcoming>, CheckError> {
     let mut upcoming = Vec::new();
-    if !m.generates() {
-        upcoming.push(Upcoming::None(GenError::BadMask {
-            mask: m.mask.clone(),
-        }));
-    } else if counters_sound {
-        let mut g = m.gen.clone();
-        let mut body = String::new();
-        for _ in 0..opts.lookahead {
-            let id = match m.candidates().next(&mut g, &mut body) {
-                Ok(id) => id,
-                Err(e) => {
-                    upcoming.push(Upcoming::None(e));
-                    break;
-                }
-            };
-            let u = classify(l, &m, &id)?;
-            upcoming.push(Upcoming::Id(id, u));
-        }
-        let used = upcoming
-            .iter()
-            .filter(|u| matches!(u, Upcoming::Id(_, u) if u.is_problem()))
-            .count();
-        if used > 0 {
-            let repair = match skip_past_used(l, &m, plan.generator(), opts)? {
-                Some(skip) => Some(plan.skip(skip)),
-                None if plan.generator() != &m.gen => Some(Repair::CountersRepaired),
-                None => None,
-            };
-            problems.push(Problem {
-                finding: Finding::GeneratorBehind {
-                    used,
-                    lookahead: opts.lookahead,
-                },
-                repair,
-            });
-        }
+    let mut g = m.gen.clone();
+    let mut body = String::new();
+    for _ in 0..opts.lookahead {
+        let id = match m.candidates().next(&mut g, &mut body) {
+            Ok(id) => id,
+            Err(e) => {
+                upcoming.push(Upcoming::None(e));
+                break;
+            }
+        };
+        let u = classify(l, m, &id)?;
+        upcoming.push(Upcoming::Id(id, u));
     }
+    let used = upcoming
+        .iter()
+        .filter(|u| matches!(u, Upcoming::Id(_, u) if u.is_problem()))
+        .count();
+    if used > 0 {
+        let repair = match skip_past_used(l, m, plan.generator(), opts)? {
+            Some(skip) => Some(plan.skip(skip)),
+            None if plan.generator() != &m.gen => Some(Repair::CountersRepaired),
+            None => None,
+        };
+        problems.push(Problem {
+            finding: Finding::GeneratorBehind {
+                used,
+                lookahead: opts.lookahead,
+            },
+            repair,
+        });
+    }
+    Ok(upcoming)
+}
 
+/// The facts the report opens with.
+fn summarize(m: &Minter, census: &Census) -> Summary {
     let term = if m.longterm {
         "long"
     } else if m.wrap {
@@ -312,7 +341,7 @@ pub fn analyze<L: Lookup + ?Sized>(
     } else {
         "medium"
     };
-    let summary = Summary {
+    Summary {
         template: m.template.clone(),
         kind: if m.genonly {
             m.gen_type.as_str()
@@ -324,11 +353,5 @@ pub fn analyze<L: Lookup + ?Sized>(
         left: (m.gen.oatop >= 0).then(|| (m.gen.oatop - m.gen.oacounter as i64).max(0) as u64),
         wraps: m.wrap,
         census: census.clone(),
-    };
-    Ok(Analysis {
-        summary,
-        upcoming,
-        problems,
-        plan,
-    })
+    }
 }

@@ -100,7 +100,7 @@ pub(crate) fn check_counters(
                 stored: gen.oacounter,
                 sum,
             },
-            repair: Some(set("oacounter", sum)),
+            repair: Some(set(noid_core::keys::name::OACOUNTER, sum)),
         });
         fixed.oacounter = sum;
     }

@@ -130,7 +130,7 @@ impl Plan {
             put("oatop", new.oatop.to_string());
         }
         if old.oacounter != new.oacounter {
-            put("oacounter", new.oacounter.to_string());
+            put(keys::name::OACOUNTER, new.oacounter.to_string());
         }
         if old.percounter != new.percounter {
             put("percounter", new.percounter.to_string());

@@ -15,10 +15,13 @@
 //! A line `NAME: VALUE` is an element; a line starting with a space or a TAB continues
 //! the previous value on a new line; a line starting with `#` is a comment; a blank line
 //! ends a record. Every record starts with `prefix:`. Every error names its line.
+//! Names and values are decoded as [`noid_core::anvl`] writes them: a value's `%0a` is a
+//! newline and `%25` a `%` (any other `%` is kept), a name's `%hh` the byte.
 
 use std::fmt;
 
 use super::{Level, Provider, Record, Registry};
+use noid_core::anvl;
 use noid_core::ident::{Family, Parsed};
 
 /// A bad registry file: what is wrong, and on which line (1-based).
@@ -79,7 +82,7 @@ pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
                 );
             };
             last.value.push('\n');
-            last.value.push_str(raw.trim());
+            last.value.push_str(&anvl::decode_value(raw.trim()));
             continue;
         }
         let Some((name, value)) = raw.split_once(':') else {
@@ -88,7 +91,7 @@ pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
                 format!("expected \"NAME: VALUE\", found {raw:?} (no colon)"),
             );
         };
-        let name = name.trim();
+        let name = anvl::decode_name(name.trim());
         if name.is_empty() || name.contains(char::is_whitespace) {
             return err(
                 line,
@@ -97,8 +100,8 @@ pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
         }
         current.push(Element {
             line,
-            name: name.to_string(),
-            value: value.trim().to_string(),
+            name: name.into_owned(),
+            value: anvl::decode_value(value.trim()).into_owned(),
         });
     }
     if !current.is_empty() {
@@ -126,20 +129,40 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
             format!("{prefix} already has a record (line {})", other.line),
         );
     }
-    let mut r = Record {
-        prefix,
-        level,
-        name: None,
-        who: None,
-        providers: Vec::new(),
-        primary: 0,
-        elements: Vec::new(),
-        line: first.line,
+    let mut b = Building {
+        r: Record {
+            prefix,
+            level,
+            name: None,
+            who: None,
+            providers: Vec::new(),
+            primary: 0,
+            elements: Vec::new(),
+            line: first.line,
+        },
+        primary: None,
+        probes: Vec::new(),
     };
-    let mut primary: Option<(usize, String)> = None;
-    let mut probes: Vec<(usize, String, String)> = Vec::new();
     for e in elements.into_iter().skip(1) {
-        let line = e.line;
+        b.element(e)?;
+    }
+    b.finish()
+}
+
+/// A record being read: `primary:` and `probe:` name providers, which may come later
+/// in the record, so they are checked at its end.
+struct Building {
+    r: Record,
+    /// `primary:`'s line and code.
+    primary: Option<(usize, String)>,
+    /// Each `probe:`'s line, code and URL.
+    probes: Vec<(usize, String, String)>,
+}
+
+impl Building {
+    /// One element after `prefix:`.
+    fn element(&mut self, e: Element) -> Result<(), RegistryError> {
+        let (line, r) = (e.line, &mut self.r);
         let reserved = matches!(
             e.name.as_str(),
             "name" | "who" | "provider" | "primary" | "probe"
@@ -180,45 +203,51 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
                 });
             }
             "primary" => {
-                if primary.is_some() {
+                if self.primary.is_some() {
                     return err(line, format!("a second primary in the record of {}", r.prefix));
                 }
-                primary = Some((line, e.value));
+                self.primary = Some((line, e.value));
             }
             "probe" => {
                 let (code, url) = code_and_rest(&e.value)
                     .ok_or(())
-                    .or_else(|()| err(line, "expected \"probe: CODE http://HOST[:PORT]/PATH\""))?;
+                    .or_else(|()| err(line, "expected \"probe: CODE https://HOST[:PORT]/PATH\""))?;
                 check_probe_url(url).or_else(|m| err(line, m))?;
-                probes.push((line, code.to_string(), url.to_string()));
+                self.probes.push((line, code.to_string(), url.to_string()));
             }
             _ => r.elements.push((e.name, e.value)),
         }
+        Ok(())
     }
-    if let Some((line, code)) = primary {
-        match r.providers.iter().position(|p| p.code == code) {
-            Some(i) => r.primary = i,
-            None => {
-                return err(
-                    line,
-                    format!("primary {code:?} is not a provider of {}", r.prefix),
-                )
+
+    /// The record, its `primary:` and `probe:`s matched to its providers.
+    fn finish(mut self) -> Result<Record, RegistryError> {
+        let r = &mut self.r;
+        if let Some((line, code)) = self.primary {
+            match r.providers.iter().position(|p| p.code == code) {
+                Some(i) => r.primary = i,
+                None => {
+                    return err(
+                        line,
+                        format!("primary {code:?} is not a provider of {}", r.prefix),
+                    )
+                }
             }
         }
-    }
-    for (line, code, url) in probes {
-        let Some(p) = r.providers.iter_mut().find(|p| p.code == code) else {
-            return err(
-                line,
-                format!("probe of {code:?}, which is not a provider of {}", r.prefix),
-            );
-        };
-        if p.probe.is_some() {
-            return err(line, format!("a second probe of {code:?}"));
+        for (line, code, url) in self.probes {
+            let Some(p) = r.providers.iter_mut().find(|p| p.code == code) else {
+                return err(
+                    line,
+                    format!("probe of {code:?}, which is not a provider of {}", r.prefix),
+                );
+            };
+            if p.probe.is_some() {
+                return err(line, format!("a second probe of {code:?}"));
+            }
+            p.probe = Some(url);
         }
-        p.probe = Some(url);
+        Ok(self.r)
     }
-    Ok(r)
 }
 
 /// `CODE REST`: a code of letters, digits, `.`, `_`, `-`, then the rest.
@@ -232,15 +261,15 @@ fn code_and_rest(value: &str) -> Option<(&str, &str)> {
     (ok && !rest.is_empty()).then_some((code, rest))
 }
 
-/// A probe is a plain-HTTP `HEAD` (noidr has no TLS client): `http://HOST[:PORT][/…]`.
+/// A probe is a `HEAD` of an `http://` or `https://` URL: `http[s]://HOST[:PORT][/…]`.
 fn check_probe_url(url: &str) -> Result<(), String> {
-    if url.starts_with("https://") {
+    let Some(rest) = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+    else {
         return Err(format!(
-            "probe URL {url:?}: probes speak plain HTTP; give an http:// URL (a local health check or proxy)"
+            "probe URL {url:?} does not start with http:// or https://"
         ));
-    }
-    let Some(rest) = url.strip_prefix("http://") else {
-        return Err(format!("probe URL {url:?} does not start with http://"));
     };
     let host = rest.split(['/', '?']).next().unwrap_or("");
     if host.is_empty() || url.contains(char::is_whitespace) {
@@ -272,7 +301,10 @@ fn key_once(value: &str) -> Result<(String, Level), String> {
     if value.is_empty() || value.contains(char::is_whitespace) {
         return Err(format!("prefix {value:?} is not {what}"));
     }
-    let p = Parsed::new(value);
+    // An ARK prefix in the ARK specification's normal form (label, NAAN case, hyphens),
+    // so that every spelling of it is the same key.
+    let normal = noid_core::normalize::ark(value);
+    let p = Parsed::new(normal.as_deref().unwrap_or(value));
     if matches!(p.family, Family::Schemeless | Family::Url) || p.ext.is_some() {
         return Err(format!("prefix {value:?} is not {what}"));
     }

@@ -129,7 +129,7 @@ fn writes_canonical_text_that_reads_back() {
          name: Test NAAN\n\
          who: N2T\n\
          provider: n2t https://n2t.net/ark:/99999/${nlid}\n\
-         note: test identifiers\n    do not persist\n\
+         note: test identifiers%0ado not persist\n\
          \n\
          prefix: ark:/99999/fk4\n\
          name: test shoulder\n\
@@ -216,11 +216,17 @@ fn errors_name_the_line() {
         e("prefix: pdb:\nprovider: a x\nprobe: b http://h/\n"),
         "line 3: probe of \"b\", which is not a provider of pdb:"
     );
-    assert!(e("prefix: pdb:\nprovider: a x\nprobe: a https://h/\n")
-        .starts_with("line 3: probe URL \"https://h/\": probes speak plain HTTP"));
+    // Probes speak HTTPS too.
+    assert_eq!(
+        Registry::parse("prefix: pdb:\nprovider: a x\nprobe: a https://h/\n")
+            .unwrap()
+            .probes()[0]
+            .url,
+        "https://h/"
+    );
     assert_eq!(
         e("prefix: pdb:\nprovider: a x\nprobe: a ftp://h/\n"),
-        "line 3: probe URL \"ftp://h/\" does not start with http://"
+        "line 3: probe URL \"ftp://h/\" does not start with http:// or https://"
     );
     assert_eq!(e("prefix: pdb:\nname:\n"), "line 2: name has no value");
     assert_eq!(

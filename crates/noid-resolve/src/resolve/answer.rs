@@ -59,8 +59,9 @@ pub enum Answer {
         /// Bindings under that key (other than `_t`), possibly empty.
         bindings: Vec<(String, Vec<u8>)>,
     },
-    /// A truncated identifier (`ark:/99999`, `doi:10.5072`, `pdb:`) that is not bound
-    /// itself and has a record in the prefix registry: show the record (200).
+    /// A truncated identifier (`ark:/99999`, `doi:10.5072`, `pdb:`, or a shoulder alone,
+    /// `ark:/99999/fk4`) that is not bound itself and has a record in the prefix
+    /// registry: show the record (200).
     Record {
         /// Canonical key of the truncated id (`ark:/99999`).
         key: String,

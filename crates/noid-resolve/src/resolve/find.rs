@@ -69,8 +69,8 @@ impl Resolver {
                 return Ok(Some(Found::exact(Cow::Borrowed(id), v, "")));
             }
         }
-        // 6. Partial ids are not redirected by rules (see `fallback`).
-        if p.partial_key().is_some() {
+        // 6. Truncated ids are not redirected by rules (see `fallback`).
+        if self.truncated_key(p).is_some() {
             return Ok(None);
         }
         // 7. Rules, most specific first.
@@ -123,6 +123,23 @@ impl Resolver {
         Ok(None)
     }
 
+    /// The key whose record (or bindings) a truncated identifier answers in step 6: a
+    /// scheme or NAAN alone ([`Parsed::partial_key`]), or a shoulder alone
+    /// (`ark:/99999/fk4`, `ark:99999/fk4/`) that has a registry record, as N2T answers
+    /// shoulder records. A shoulder without a record is still an id whose shoulder rule
+    /// applies (step 7, `${blade}` empty), as it was before the registry.
+    pub(super) fn truncated_key(&self, p: &Parsed) -> Option<String> {
+        if let Some(k) = p.partial_key() {
+            return Some(k);
+        }
+        let shoulder = p.shoulder_key()?;
+        if self.registry.is_empty() || p.norm.trim_end_matches('/') != shoulder {
+            return None;
+        }
+        let key = level_key(p, shoulder);
+        self.registry.get(&key).map(|r| r.prefix.clone())
+    }
+
     /// Steps 6, 8, 9: partial ids, forwarding, not found.
     pub(super) fn fallback<L: Lookup + ?Sized>(
         &self,
@@ -130,7 +147,7 @@ impl Resolver {
         key: &mut Vec<u8>,
         p: &Parsed,
     ) -> Result<Answer, LookupError> {
-        if let Some(k) = p.partial_key() {
+        if let Some(k) = self.truncated_key(p) {
             // A cached prefix check first: a truncated id rarely has bindings, and a
             // listing costs a RocksDB iterator (more than a whole chop-back).
             let mut bindings = match l.may_have_prefix(&keys::id_prefix(&k))? {

@@ -21,7 +21,7 @@ impl Resolver {
         id: &str,
     ) -> Result<Answer, LookupError> {
         let p = Parsed::new(id);
-        if p.partial_key().is_some() {
+        if self.truncated_key(&p).is_some() {
             return self.fallback(l, key, &p);
         }
         if self.registry.is_empty() {

@@ -29,7 +29,8 @@ const INFLECTIONS: [&str; 9] = ["./??", "/??", "./?", "/?", "??", "./", "?", "/"
 pub(super) const MAX_BINDINGS: usize = 1000;
 
 impl Resolver {
-    /// The output decision (EggNog's `cnflect`).
+    /// The output decision (EggNog's `cnflect`): an inflection's target or metadata,
+    /// content negotiation, a tombstone, several targets, else one redirect.
     pub(super) fn finish<L: Lookup + ?Sized>(
         &self,
         l: &L,
@@ -38,7 +39,7 @@ impl Resolver {
         parsed: Option<&Parsed>,
     ) -> Result<Answer, LookupError> {
         let Found {
-            root,
+            mut root,
             value,
             suffix,
             via,
@@ -64,73 +65,32 @@ impl Resolver {
         };
         let proto = (via == Via::Rule).then(|| req.proto.unwrap_or("http"));
 
-        // Inflections: a suffix with no word character.
-        let infl = match suffix.strip_suffix("?info") {
-            Some(base) => Cow::Owned(format!("{base}??")),
-            None => Cow::Borrowed(&*suffix),
-        };
-        if via != Via::Rule && !infl.is_empty() && !infl.bytes().any(is_word) {
-            for elem in [
-                format!("{INFLECTION_TARGET}{infl}"),
-                INFLECTION_TARGET.into(),
-            ] {
-                if let Some(t) = truthy(l, &mut key, &root, &elem)? {
-                    return Ok(redirect(&t, 302, ext));
-                }
-            }
-            if INFLECTIONS.contains(&infl.as_ref()) {
-                let bindings = metadata(l, &root)?;
-                return Ok(Answer::Inflection {
-                    id: root.into_owned(),
-                    suffix: infl.into_owned(),
-                    bindings,
-                });
+        if via != Via::Rule && !suffix.is_empty() {
+            if let Some(a) = inflected(l, &mut key, &mut root, &suffix, ext)? {
+                return Ok(a);
             }
         }
-
         // Content negotiation: only on an id found as such, without suffix.
         if via == Via::Exact && suffix.is_empty() {
-            // A hit without `Accept` (the usual request) parses nothing.
-            let accept = req.accept.map(Accept::parse);
-            if let Some(accept) = accept.filter(Accept::negotiates) {
-                for t in accept.types() {
-                    // Stored under the lower-case type, as a client may write it in any case.
-                    let mut elem = String::with_capacity(METADATA_TARGET.len() + t.len());
-                    elem.push_str(METADATA_TARGET);
-                    elem.extend(t.chars().map(|c| c.to_ascii_lowercase()));
-                    if let Some(v) = truthy(l, &mut key, &root, &elem)? {
-                        return Ok(redirect(&v, 303, ext));
-                    }
-                }
-                if let Some(v) = truthy(l, &mut key, &root, METADATA_TARGET)? {
-                    return Ok(redirect(&v, 303, ext));
-                }
-                // A withdrawn id's own metadata is its tombstone (below).
-                let gone = is_withdrawn(text);
-                if let Some(t) = accept.preferred(&METADATA_TYPES).filter(|_| !gone) {
-                    let bindings = metadata(l, &root)?;
-                    return Ok(Answer::Negotiate {
-                        id: root.into_owned(),
-                        media_type: t.to_string(),
-                        bindings,
-                    });
+            if let Some(accept) = req.accept {
+                if let Some(a) = negotiated(l, &mut key, &mut root, accept, text, ext)? {
+                    return Ok(a);
                 }
             }
         }
-
         // A withdrawn id (`410 …`): its tombstone.
         if via != Via::Rule && is_withdrawn(text) {
             let gone = finish_target(split_code(text).1, &suffix, p, proto, ext);
             return tombstone(l, &root, gone);
         }
-
+        let finish = |t: &str| finish_target(t, &suffix, p, proto, ext);
         // Several targets: one per line.
         if memchr::memchr(b'\n', text.as_bytes()).is_some() {
             let targets: Vec<String> = text
                 .split('\n')
                 .map(|t| t.trim_end_matches('\r'))
                 .filter(|t| !t.is_empty())
-                .map(|t| finish_target(t, &suffix, p, proto, ext))
+                .map(finish)
                 .collect();
             if targets.len() > 1 {
                 return Ok(Answer::Multi {
@@ -142,9 +102,86 @@ impl Resolver {
         let (code, target) = split_code(text.trim_matches(['\r', '\n']));
         Ok(Answer::Redirect {
             code: code.unwrap_or(302),
-            target: finish_target(target, &suffix, p, proto, ext),
+            target: finish(target),
         })
     }
+}
+
+/// An inflection (a suffix with no word character; `?info` read as `??`): its bound
+/// target (`_,eTi,SUFFIX`, else `_,eTi,`) or, for a known inflection, the metadata.
+fn inflected<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    root: &mut Cow<'_, str>,
+    suffix: &str,
+    ext: Option<&str>,
+) -> Result<Option<Answer>, LookupError> {
+    let infl = match suffix.strip_suffix("?info") {
+        Some(base) => Cow::Owned(format!("{base}??")),
+        None => Cow::Borrowed(suffix),
+    };
+    if infl.bytes().any(is_word) {
+        return Ok(None);
+    }
+    for elem in [
+        format!("{INFLECTION_TARGET}{infl}"),
+        INFLECTION_TARGET.into(),
+    ] {
+        if let Some(t) = truthy(l, key, root, &elem)? {
+            return Ok(Some(redirect(&t, 302, ext)));
+        }
+    }
+    if !INFLECTIONS.contains(&infl.as_ref()) {
+        return Ok(None);
+    }
+    let bindings = metadata(l, root)?;
+    Ok(Some(Answer::Inflection {
+        id: std::mem::take(root).into_owned(),
+        suffix: infl.into_owned(),
+        bindings,
+    }))
+}
+
+/// Content negotiation on an `Accept` that asks for something specific: a
+/// `_,eTm,TYPE` target for a type it accepts (in its order), else `_,eTm,`, else the
+/// resolver's own metadata in a type it prefers (not for a withdrawn id, whose
+/// metadata is its tombstone).
+fn negotiated<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    root: &mut Cow<'_, str>,
+    accept: &str,
+    text: &str,
+    ext: Option<&str>,
+) -> Result<Option<Answer>, LookupError> {
+    let accept = Accept::parse(accept);
+    if !accept.negotiates() {
+        return Ok(None);
+    }
+    for t in accept.types() {
+        // Stored under the lower-case type, as a client may write it in any case.
+        let mut elem = String::with_capacity(METADATA_TARGET.len() + t.len());
+        elem.push_str(METADATA_TARGET);
+        elem.extend(t.chars().map(|c| c.to_ascii_lowercase()));
+        if let Some(v) = truthy(l, key, root, &elem)? {
+            return Ok(Some(redirect(&v, 303, ext)));
+        }
+    }
+    if let Some(v) = truthy(l, key, root, METADATA_TARGET)? {
+        return Ok(Some(redirect(&v, 303, ext)));
+    }
+    let Some(t) = accept
+        .preferred(&METADATA_TYPES)
+        .filter(|_| !is_withdrawn(text))
+    else {
+        return Ok(None);
+    };
+    let bindings = metadata(l, root)?;
+    Ok(Some(Answer::Negotiate {
+        id: std::mem::take(root).into_owned(),
+        media_type: t.to_string(),
+        bindings,
+    }))
 }
 
 /// A recognised inflection at the end of `id`: (length of the base, inflection as

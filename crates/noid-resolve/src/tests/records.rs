@@ -87,6 +87,85 @@ fn truncated_doi_and_scheme() {
     );
 }
 
+const SHOULDER: &str =
+    "inflect \"op=partial\" \"partial=ark:/99999/fk4\" \"name=test%20shoulder\" \
+     \"provider=ezid%20https://ezid.cdlib.org/id/ark:/99999/fk4$blade\"";
+
+#[test]
+fn a_shoulder_alone_answers_its_record() {
+    for id in [
+        "ark:/99999/fk4",
+        "ark:99999/fk4",
+        "ark:/99999/fk4/",
+        "ARK:/99999/fk4",
+        "/ark:/99999/fk4",
+    ] {
+        check(&format!("{id}.resolve"), SHOULDER);
+    }
+    // `*/` of a truncated id answers its record, as for a NAAN.
+    check("*/ark:/99999/fk4.resolve", SHOULDER);
+    // An id under the shoulder still goes to its provider.
+    check(
+        "ark:/99999/fk4x.resolve",
+        "redir302 https://ezid.cdlib.org/id/ark:/99999/fk4x",
+    );
+    // The store's bindings on the shoulder come with it; a bound shoulder is a plain id.
+    let r = resolver("");
+    let a = r
+        .resolve(
+            &store(&[("ark:/99999/fk4", "who", "EZID")]),
+            &Request::new("ark:99999/fk4"),
+        )
+        .unwrap();
+    let Answer::Record {
+        key,
+        records,
+        bindings,
+    } = a
+    else {
+        panic!("{a:?}")
+    };
+    assert_eq!(key, "ark:/99999/fk4");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].name.as_deref(), Some("test shoulder"));
+    assert_eq!(bindings, [("who".to_string(), b"EZID".to_vec())]);
+    check_with(
+        &r,
+        &[("ark:/99999/fk4", "_t", "https://bound.org/")],
+        "ark:/99999/fk4.resolve",
+        "redir302 https://bound.org/",
+    );
+}
+
+#[test]
+fn a_shoulder_without_a_record_is_still_ruled() {
+    // The rules file's shoulder rule, `${blade}` empty, as before the registry.
+    check_with(
+        &resolver("ark:/12345/fk4 https://e.org/b/${blade}"),
+        &[],
+        "ark:/12345/fk4.resolve",
+        "redir302 https://e.org/b/",
+    );
+}
+
+#[test]
+fn a_doi_shoulder_answers_its_record_under_its_upper_case_key() {
+    let r = Resolver::with_registry(
+        Rules::parse("").unwrap(),
+        Arc::new(
+            Registry::parse("prefix: doi:10.5072/fk2\nname: DataCite test shoulder\n").unwrap(),
+        ),
+    );
+    for id in ["doi:10.5072/FK2", "doi:10.5072/fk2", "doi:10.5072/FK2/"] {
+        check_with(
+            &r,
+            &[],
+            &format!("{id}.resolve"),
+            "inflect \"op=partial\" \"partial=doi:10.5072/FK2\" \"name=DataCite%20test%20shoulder\"",
+        );
+    }
+}
+
 #[test]
 fn record_answer_keeps_the_store_bindings() {
     let r = resolver("");

@@ -14,6 +14,53 @@ use std::path::Path;
 
 use crate::{Layout, StoreError};
 
+/// Why a backend URL or minter name was refused. The message names where the URL came
+/// from, which only the caller knows ([`LocationError::describe`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocationError {
+    /// Not a `postgres://` or `postgresql://` URL.
+    NotPostgres {
+        /// The URL given.
+        url: String,
+    },
+    /// A `postgres://` URL the client cannot read.
+    BadUrl {
+        /// The URL, its password replaced by `***`.
+        url: String,
+        /// The client's reason.
+        why: String,
+    },
+    /// A minter name other than 1 to 63 letters, digits, `.`, `_` or `-`.
+    BadName {
+        /// The name given.
+        name: String,
+    },
+}
+
+impl LocationError {
+    /// The message, the URL's problems told as those of `source` (a command-line
+    /// option such as `--backend`), with no `error: ` prefix.
+    pub fn describe(&self, source: &str) -> String {
+        match self {
+            LocationError::NotPostgres { url } => {
+                format!("{source} must be a postgres:// URL (got \"{url}\")")
+            }
+            LocationError::BadUrl { url, why } => format!("{source} {url}: {why}"),
+            LocationError::BadName { name } => {
+                format!("minter name \"{name}\" must be 1 to 63 letters, digits, '.', '_' or '-'")
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for LocationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe("the backend URL"))
+    }
+}
+
+impl std::error::Error for LocationError {}
+
 /// Where a minter's key space lives on a PostgreSQL server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
@@ -24,24 +71,21 @@ pub struct Location {
 }
 
 impl Location {
-    /// A location from a `--backend` URL and a minter name. Both are checked: the URL
+    /// A location from a backend URL and a minter name. Both are checked: the URL
     /// must be a `postgres://` or `postgresql://` URL the client accepts, the name
     /// 1 to 63 letters, digits, `.`, `_` or `-`.
-    pub fn new(url: &str, minter: &str) -> Result<Location, String> {
-        Location::from_flag("--backend", url, minter)
-    }
-
-    /// [`Location::new`] of a URL given with the command-line option `flag`, which
-    /// the error messages name.
-    pub fn from_flag(flag: &str, url: &str, minter: &str) -> Result<Location, String> {
+    pub fn new(url: &str, minter: &str) -> Result<Location, LocationError> {
         if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-            return Err(format!(
-                "error: {flag} must be a postgres:// URL (got \"{url}\")"
-            ));
+            return Err(LocationError::NotPostgres {
+                url: url.to_string(),
+            });
         }
         #[cfg(feature = "postgres")]
         if let Err(e) = url.parse::<postgres::Config>() {
-            return Err(format!("error: {flag} {}: {e}", redact(url)));
+            return Err(LocationError::BadUrl {
+                url: redact(url),
+                why: e.to_string(),
+            });
         }
         let name_ok = !minter.is_empty()
             && minter.len() <= 63
@@ -49,9 +93,9 @@ impl Location {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
         if !name_ok {
-            return Err(format!(
-                "error: minter name \"{minter}\" must be 1 to 63 letters, digits, '.', '_' or '-'"
-            ));
+            return Err(LocationError::BadName {
+                name: minter.to_string(),
+            });
         }
         Ok(Location {
             url: url.to_string(),
@@ -93,7 +137,8 @@ impl Location {
             }
         }
         match (url, minter) {
-            (Some(url), Some(minter)) => Location::new(url, minter),
+            (Some(url), Some(minter)) => Location::new(url, minter)
+                .map_err(|e| format!("error: {}", e.describe("--backend"))),
             _ => Err("needs a \"backend:\" and a \"minter:\" line".into()),
         }
     }
@@ -161,12 +206,14 @@ mod tests {
         let ok = Location::new("postgres://noid@127.0.0.1:5432/noid", "fk4.x_y-z").unwrap();
         assert_eq!(ok.minter, "fk4.x_y-z");
         assert_eq!(
-            Location::new("mysql://h/db", "a").unwrap_err(),
-            "error: --backend must be a postgres:// URL (got \"mysql://h/db\")"
+            Location::new("mysql://h/db", "a")
+                .unwrap_err()
+                .describe("--backend"),
+            "--backend must be a postgres:// URL (got \"mysql://h/db\")"
         );
         assert_eq!(
             Location::new("postgres://h/db", "a b").unwrap_err(),
-            "error: minter name \"a b\" must be 1 to 63 letters, digits, '.', '_' or '-'"
+            LocationError::BadName { name: "a b".into() }
         );
         assert!(Location::new("postgres://h/db", "").is_err());
         assert!(Location::new("postgres://h/db", &"x".repeat(64)).is_err());

@@ -42,7 +42,7 @@ mod writer;
 
 #[cfg(feature = "postgres")]
 pub use digest::Digest;
-pub use location::Location;
+pub use location::{Location, LocationError};
 #[cfg(feature = "postgres")]
 pub use replica::{Progress, Replica, APPLIED};
 #[cfg(feature = "postgres")]

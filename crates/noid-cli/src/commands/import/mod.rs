@@ -82,7 +82,7 @@ impl Import {
                     .unwrap_or_else(|| Location::default_name(&session.dbdir));
                 let loc = match Location::new(url, &name) {
                     Ok(l) => l,
-                    Err(msg) => return out.fail(format!("{msg}\n")),
+                    Err(e) => return out.fail(format!("error: {}\n", e.describe("--backend"))),
                 };
                 into_postgres(session, path, &loc)
             }

@@ -1,8 +1,10 @@
-//! Writes the Perl Noid fixture minters of `tests/fixtures/perl-minters/`.
+//! Writes the modelled minters of `tests/fixtures/modelled-minters/`: made by noid's
+//! own generator, not by Perl Noid (the minters Perl Noid 0.424 itself made are in
+//! `tests/fixtures/perl-noid-0.424/`).
 //!
-//! Each fixture is the key space a Perl Noid 0.424 minter is left with after a
-//! scripted session (create, mint, hold, queue, bind, note), modelled here directly
-//! from the description of Perl's behaviour (spec-noid §2–§4: the `mint` loop, queue
+//! Each fixture is the key space this model expects a Perl Noid 0.424 minter to be
+//! left with after a scripted session (create, mint, hold, queue, bind, note),
+//! modelled here directly from the description of Perl's behaviour (spec-noid §2–§4: the `mint` loop, queue
 //! keys, circulation records, automatic holds, the un-cleared bindings), using only
 //! noid-template's generator (Perl's `genid`) and noid-minter's `dbcreate` admin keys.
 //! It deliberately does not use noid's own mint/queue/hold code, so that the tests
@@ -13,7 +15,7 @@
 //! `NAME.next`: the `id: …` lines of the next mints the model makes after the
 //! session, which an imported minter must reproduce.
 //!
-//! Usage: `cargo run --release -p noid-migrate --example perl_fixtures -- OUTDIR`
+//! Usage: `cargo run --release -p noid-migrate --example modelled_minters -- OUTDIR`
 
 use std::collections::BTreeMap;
 
@@ -26,7 +28,7 @@ use noid_template::generator::{assemble, CompiledMask, GeneratorState};
 
 const CONTACT: &str = "jak/staff";
 
-/// A Perl Noid minter in memory, with Perl's operations.
+/// The model of a Perl Noid minter in memory, with its operations as modelled.
 struct Perl {
     db: BTreeMap<Vec<u8>, Vec<u8>>,
     /// Local time as `temper` prints it; moves forward a second per operation.
@@ -463,7 +465,7 @@ fn bind_only() -> (Perl, usize) {
 fn main() {
     let dir = std::env::args()
         .nth(1)
-        .unwrap_or_else(|| "tests/fixtures/perl-minters".into());
+        .unwrap_or_else(|| "tests/fixtures/modelled-minters".into());
     let fixtures: [(&str, fn() -> (Perl, usize)); 6] = [
         ("f5-after-3", f5_after_3),
         ("random-long", random_long),

@@ -1,0 +1,384 @@
+//! The requests a directory's thread takes together ([`crate::store`]), run as one
+//! write batch of noid-minter's engine (`noid_minter::batch`): this module is only
+//! where their commands come from (a request's command line, a bulk body's lines, a
+//! mint) and where the answers go (each request's [`WorkResult`], a bulk request's stream).
+//!
+//! A bulk request commits every [`BULK_BATCH`] pending key writes; after each commit
+//! its output so far goes to the client, followed by `# committed N commands, through
+//! line L`. Such a commit does not wait for RocksDB's background work: if some is
+//! pending, readers are not let in yet and the batch's output is held until a later
+//! commit lets them in (the last one waits, up to [`SETTLE`]). Every commit appends the
+//! write log records of what it wrote (synced) before anything is answered.
+
+use std::io::Cursor;
+use std::time::Duration;
+
+use noid_egg::writelog::Record;
+use noid_egg::{nog, Agent, BinderError, Lines, Session};
+use noid_minter::batch::{Batch, Feed, Step};
+use noid_minter::Context;
+use noid_store::{Store, StoreError, SETTLE};
+
+use crate::store::{
+    committed_line, failure, not_committed, Failed, Job, Progress, Work, WorkResult, Worker,
+};
+
+/// Pending key writes after which a bulk request commits a batch (25,000 egg `set`s
+/// of new identifiers, each writing the value, two admin elements and `:/m`).
+pub const BULK_BATCH: usize = 100_000;
+
+/// A group of requests as a write batch's feed.
+pub struct Group<'a> {
+    worker: &'a mut Worker,
+    jobs: std::vec::IntoIter<Job>,
+    /// The request running (a bulk one runs over many steps).
+    current: Option<Running>,
+    /// Requests run, waiting for a commit to be answered.
+    done: Vec<Running>,
+    /// `done[..committed]` were committed by an earlier commit (or answered for good).
+    committed: usize,
+    /// The write log records of the writes since the last commit.
+    records: Vec<Record>,
+}
+
+/// One request being run.
+pub struct Running {
+    job: Job,
+    answer: WorkResult,
+    session: Session<'static>,
+    agent: Agent,
+    /// A bulk request's body and progress.
+    bulk: Option<Bulk>,
+}
+
+/// A bulk request's commands and how far it got.
+struct Bulk {
+    lines: Lines<Box<dyn std::io::BufRead + Send>>,
+    progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
+    p: Progress,
+}
+
+impl<'a> Group<'a> {
+    /// The feed of `jobs`, for `worker`'s directory.
+    pub fn new(worker: &'a mut Worker, jobs: Vec<Job>) -> Group<'a> {
+        Group {
+            worker,
+            jobs: jobs.into_iter(),
+            current: None,
+            done: Vec::new(),
+            committed: 0,
+            records: Vec::new(),
+        }
+    }
+
+    /// After a commit: append the log records, then let readers in (waiting up to
+    /// `settle`); whether they were let in.
+    fn settle(
+        &mut self,
+        store: &dyn Store,
+        outcome: Result<(), StoreError>,
+        settle: Duration,
+    ) -> Result<bool, Failed> {
+        if let Err(e) = outcome {
+            // Nothing was written: neither are its records.
+            self.records.clear();
+            return Err(Failed::Commit(e.to_string()));
+        }
+        let logged = self.worker.log_records(&mut self.records);
+        let readers_in = self.worker.pause(store, settle);
+        logged.map(|()| readers_in)
+    }
+
+    /// A bulk request's batch commit returned.
+    fn bulk_committed(&mut self, result: Result<bool, Failed>) {
+        let Some(run) = self.current.as_mut() else {
+            return;
+        };
+        let Some(bulk) = run.bulk.as_mut() else {
+            return;
+        };
+        let p = &mut bulk.p;
+        let answer = &mut run.answer;
+        match result {
+            Ok(readers_in) => {
+                p.committed = p.run;
+                p.committed_line = p.line;
+                answer
+                    .body
+                    .extend(committed_line(p.run, p.line).into_bytes());
+                p.held = answer.body.len();
+                if let Some(tx) = bulk.progress.as_ref().filter(|_| readers_in) {
+                    // Never waits for the client: a client that reads nothing until it
+                    // has sent its whole body must not stop the run. Output it has not
+                    // taken yet stays in the answer, and a client that went away still
+                    // has its commands run.
+                    let chunk = bytes::Bytes::from(std::mem::take(&mut answer.body));
+                    if let Err(tokio::sync::mpsc::error::TrySendError::Full(c)) = tx.try_send(chunk)
+                    {
+                        answer.body = c.to_vec();
+                    }
+                    p.held = answer.body.len();
+                }
+            }
+            Err(e) => {
+                answer.body.truncate(p.held);
+                answer.body.extend(not_committed(&e, p).bytes());
+                answer.failed = true;
+                // The run ends here, answered for good; the requests before it that
+                // this commit was to write were not written either.
+                let mut run = self.current.take().expect("running");
+                run.bulk = None;
+                if let Failed::Commit(_) = e {
+                    for earlier in &mut self.done[self.committed..] {
+                        earlier.answer = failure(&format!("{e}; nothing was written"));
+                    }
+                }
+                self.done.push(run);
+            }
+        }
+        self.committed = self.done.len();
+    }
+
+    /// The group's last commit returned: answer every request.
+    fn answer_all(&mut self, result: Result<bool, Failed>) {
+        for (i, run) in std::mem::take(&mut self.done).into_iter().enumerate() {
+            let mut answer = run.answer;
+            let progress = run.bulk.map(|b| b.p);
+            let result = if i < self.committed {
+                Ok(true)
+            } else {
+                result.clone()
+            };
+            match (result, progress) {
+                (Ok(_), Some(p)) => answer
+                    .body
+                    .extend(committed_line(p.run, p.line).into_bytes()),
+                (Ok(_), None) => {}
+                (Err(e @ Failed::Log(_)), p) => {
+                    answer.body.extend(format!("error: {e}\n\n").into_bytes());
+                    if let Some(p) = p {
+                        answer
+                            .body
+                            .extend(committed_line(p.run, p.line).into_bytes());
+                    }
+                    answer.failed = true;
+                }
+                (Err(e), Some(p)) => {
+                    // Earlier batches' output has gone to the client or is held.
+                    answer.body.truncate(p.held);
+                    answer.body.extend(not_committed(&e, &p).bytes());
+                    answer.failed = true;
+                }
+                (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
+            }
+            (run.job.reply)(answer);
+        }
+    }
+}
+
+impl Feed<dyn Store> for Group<'_> {
+    fn run_next(&mut self, batch: &mut Batch<'_, dyn Store>) -> Step {
+        if self.current.is_none() {
+            match self.jobs.next() {
+                Some(job) => self.current = Some(Running::start(job)),
+                None => return Step::End,
+            }
+        }
+        let run = self.current.as_mut().expect("a request is running");
+        let finished = match batch.parts() {
+            Ok((txn, minter)) => run.step(txn, minter, self.worker, &mut self.records),
+            Err(e) => {
+                run.answer = failure(&e.to_string());
+                true
+            }
+        };
+        if let Some(run) = self.current.take_if(|_| finished) {
+            self.done.push(run);
+        }
+        Step::Ran
+    }
+
+    fn commit_due(&mut self, pending: usize) -> bool {
+        pending >= BULK_BATCH && self.current.as_ref().is_some_and(|r| r.bulk.is_some())
+    }
+
+    fn committed(
+        &mut self,
+        store: &dyn Store,
+        outcome: Result<(), StoreError>,
+        last: bool,
+    ) -> bool {
+        if last {
+            let result = self.settle(store, outcome, SETTLE);
+            self.answer_all(result);
+        } else {
+            // Readers are let in only if RocksDB has nothing pending (an ingested
+            // batch may start a compaction): this batch's output, its
+            // acknowledgement, is held back until a later commit lets them in, at the
+            // latest the last one, which waits for that.
+            let result = self.settle(store, outcome, Duration::ZERO);
+            self.bulk_committed(result);
+        }
+        true
+    }
+}
+
+type Txn<'t, 'w> = &'t mut noid_minter::Txn<'w, dyn Store>;
+
+impl Running {
+    fn start(mut job: Job) -> Running {
+        let now = crate::store::now();
+        let mut session = Session::new(true);
+        session.read_only = job.read_only;
+        session.binder = job.who.populator.clone();
+        let agent = Agent {
+            who: job.who.login.clone(),
+            now,
+        };
+        let bulk = match &mut job.work {
+            Work::Bulk { body, progress } => Some(Bulk {
+                lines: Lines::new(std::mem::replace(body, Box::new(std::io::empty()))),
+                progress: progress.take(),
+                p: Progress::default(),
+            }),
+            _ => None,
+        };
+        Running {
+            job,
+            answer: WorkResult::default(),
+            session,
+            agent,
+            bulk,
+        }
+    }
+
+    /// The write log record of a write made by the line `received`.
+    fn record(&self, write: String, received: &str) -> Record {
+        let who = &self.job.who;
+        Record {
+            epoch: self.agent.now,
+            client: who.client.clone(),
+            populator: who.populator.clone(),
+            agent: who.login.clone(),
+            command: write,
+            received: received.to_string(),
+            acting_for: who.acting_for.clone(),
+        }
+    }
+
+    /// Run the request's next command; whether the request is finished.
+    fn step(
+        &mut self,
+        txn: Txn<'_, '_>,
+        minter: &mut noid_minter::Minter,
+        worker: &Worker,
+        records: &mut Vec<Record>,
+    ) -> bool {
+        if self.bulk.is_some() {
+            return self.bulk_line(txn, minter, worker, records);
+        }
+        match &self.job.work {
+            Work::Egg { line, body } => {
+                let mut input = Cursor::new(body.as_slice());
+                let o = self
+                    .session
+                    .run(txn, minter, &self.agent, line, None, &mut input);
+                if let Some(w) = o.write {
+                    records.push(self.record(w, line));
+                }
+                self.answer = WorkResult {
+                    body: o.output,
+                    failed: o.error.is_some(),
+                    refusal: o
+                        .error
+                        .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
+                    ..WorkResult::default()
+                };
+            }
+            Work::Mint { n, format } => {
+                self.answer = self.mint(txn, minter, worker, *n, *format);
+            }
+            Work::Bulk { .. } => {}
+        }
+        true
+    }
+
+    fn mint(
+        &self,
+        txn: Txn<'_, '_>,
+        minter: &mut noid_minter::Minter,
+        worker: &Worker,
+        n: u64,
+        format: noid_egg::Format,
+    ) -> WorkResult {
+        if self.job.read_only {
+            return WorkResult {
+                body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
+                failed: true,
+                refusal: Some(BinderError::ReadOnly),
+                ..WorkResult::default()
+            };
+        }
+        let ctx = Context::new(self.job.who.login.clone(), self.agent.now, worker.temper());
+        let (ids, error) = match nog::mint_n(txn, minter, &ctx, n) {
+            Ok(ids) => (ids, None),
+            Err((ids, e)) => (ids, Some(e)),
+        };
+        let mut notes = std::mem::take(&mut minter.notes);
+        notes.extend(error.iter().map(|e| format!("error: {e}")));
+        WorkResult {
+            body: nog::render_minted(&ids, &notes, format),
+            failed: error.is_some(),
+            status: minter.exit_status.take(),
+            ..WorkResult::default()
+        }
+    }
+
+    /// Run a bulk request's next line; whether the request is finished (its body
+    /// ended, was cut off, or the server is stopping).
+    fn bulk_line(
+        &mut self,
+        txn: Txn<'_, '_>,
+        minter: &mut noid_minter::Minter,
+        worker: &Worker,
+        records: &mut Vec<Record>,
+    ) -> bool {
+        let bulk = self.bulk.as_mut().expect("a bulk request");
+        let stopped = |why: String, p: &Progress| {
+            format!(
+                "error: {why}; the commands after line {} were not run\n\n",
+                p.line
+            )
+        };
+        if worker.stopping() {
+            let text = stopped("the server is stopping".into(), &bulk.p);
+            self.answer.body.extend(text.bytes());
+            self.answer.failed = true;
+            return true;
+        }
+        let (n, line) = match bulk.lines.next_command() {
+            Ok(Some(c)) => c,
+            Ok(None) => return true,
+            Err(e) => {
+                let why = crate::body::cut_of(&e).map_or_else(
+                    || format!("reading the request body: {e}"),
+                    |c| c.to_string(),
+                );
+                self.answer.body.extend(stopped(why, &bulk.p).bytes());
+                self.answer.failed = true;
+                return true;
+            }
+        };
+        let o = self
+            .session
+            .run(txn, minter, &self.agent, &line, Some(n), bulk.lines.input());
+        bulk.p.run += 1;
+        bulk.p.line = n;
+        self.answer.body.extend(o.output);
+        self.answer.failed |= o.error.is_some();
+        if let Some(w) = o.write {
+            records.push(self.record(w, &line));
+        }
+        false
+    }
+}

@@ -1,0 +1,278 @@
+//! The one write path for batches of commands: a transaction over an open store with
+//! the minter's state loaded in it ([`Batch`]), commands run in it one after another,
+//! and commits that make everything since the last one durable as one synced batch.
+//! After a failed commit nothing of the batch was written, so the transaction is
+//! emptied and the minter read back from the store: the next command starts from what
+//! is durable.
+//!
+//! The CLI's bulk mode (`noid -`), `noid replay`, and the API's requests (`noid
+//! serve`, single and bulk, and its CGI) all commit through [`run`]; each supplies
+//! only where its commands come from and where their answers go (a [`Feed`]). No
+//! answer is given before the commit that makes it true has returned.
+
+use noid_core::Commit;
+
+use crate::{Minter, MinterError, Txn};
+
+/// An open write batch: the transaction and the minter's state in it.
+pub struct Batch<'w, S: Commit + ?Sized> {
+    txn: Txn<'w, S>,
+    minter: Minter,
+    /// The minter could not be read back after a failed commit or an undone command;
+    /// it is read again before the next command runs.
+    stale: bool,
+}
+
+impl<'w, S: Commit + ?Sized> Batch<'w, S> {
+    /// A batch over `store`, with the minter's state read from it.
+    pub fn open(store: &'w S) -> Result<Self, MinterError> {
+        let txn = Txn::new(store);
+        let minter = Minter::load(&txn)?;
+        Ok(Batch {
+            txn,
+            minter,
+            stale: false,
+        })
+    }
+
+    /// The transaction and the minter, for a command that undoes its own writes on
+    /// failure (egg's `execute`, `nog`); see [`Batch::attempt`] for one that does not.
+    pub fn parts(&mut self) -> Result<(&mut Txn<'w, S>, &mut Minter), MinterError> {
+        self.fresh()?;
+        Ok((&mut self.txn, &mut self.minter))
+    }
+
+    /// The store the batch commits to.
+    pub fn store(&self) -> &'w S {
+        self.txn.base()
+    }
+
+    /// Pending key writes (the minter's changed admin values are written at the next
+    /// [`Batch::attempt`] or commit: flushing after every command of a bulk run of
+    /// binds, which change none, would only cost).
+    pub fn pending(&self) -> usize {
+        self.txn.len()
+    }
+
+    /// Run one command whose failure must leave the batch as it found it: on `Err` its
+    /// writes are rolled back and, when it changed the minter's state in memory, the
+    /// state is read back (most refusals change nothing in memory, and reading it back
+    /// for each of a million refused lines would dominate).
+    pub fn attempt<T, E: From<MinterError>>(
+        &mut self,
+        run: impl FnOnce(&mut Txn<'w, S>, &mut Minter) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.fresh()?;
+        self.minter.flush(&mut self.txn);
+        let sp = self.txn.savepoint();
+        let result = run(&mut self.txn, &mut self.minter);
+        if result.is_err() {
+            self.txn.rollback_to(sp);
+            if self.minter.is_dirty() {
+                self.reload();
+            }
+        }
+        result
+    }
+
+    /// Commit everything since the last commit as one synced batch. On failure nothing
+    /// of it was written: the transaction is emptied and the minter read back.
+    pub fn commit(&mut self) -> Result<(), S::Error> {
+        self.minter.flush(&mut self.txn);
+        let committed = commit(&mut self.txn);
+        if committed.is_err() {
+            self.txn.clear();
+            self.reload();
+        }
+        committed
+    }
+
+    fn reload(&mut self) {
+        match Minter::load(&self.txn) {
+            Ok(m) => {
+                self.minter = m;
+                self.stale = false;
+            }
+            Err(_) => self.stale = true,
+        }
+    }
+
+    fn fresh(&mut self) -> Result<(), MinterError> {
+        if self.stale {
+            self.minter = Minter::load(&self.txn)?;
+            self.stale = false;
+        }
+        Ok(())
+    }
+}
+
+/// Commit `txn`'s pending writes to its store as one synced batch (the minter's state
+/// flushed into it first by the caller). [`Batch::commit`] and a command that commits
+/// in steps of its own (a large `mint`) both commit here.
+pub fn commit<S: Commit + ?Sized>(txn: &mut Txn<'_, S>) -> Result<(), S::Error> {
+    let writes = txn.take_writes();
+    txn.base().commit_writes(writes)
+}
+
+/// What the next command of a feed did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// It ran (or was refused); its answer waits for the next commit.
+    Ran,
+    /// No more commands for this batch: it is committed and ends.
+    End,
+    /// The batch ends without its last commit (the input could not be read).
+    Abort,
+}
+
+/// The caller's side of a batch: where commands come from and where answers go.
+pub trait Feed<S: Commit + ?Sized> {
+    /// Run the next command in `batch` (through [`Batch::attempt`] or
+    /// [`Batch::parts`]), keeping its answer until a commit.
+    fn run_next(&mut self, batch: &mut Batch<'_, S>) -> Step;
+
+    /// Whether to commit now, with `pending` key writes waiting.
+    fn commit_due(&mut self, pending: usize) -> bool;
+
+    /// A commit returned: on `Ok` the answers since the last commit may go out, on
+    /// `Err` none of those commands was written. `last` for the batch's final commit.
+    /// Returns whether the batch goes on (ignored after the last).
+    fn committed(&mut self, store: &S, outcome: Result<(), S::Error>, last: bool) -> bool;
+}
+
+/// Run `feed`'s commands in `batch` until it ends, committing whenever it says so and
+/// at the end.
+pub fn run<S: Commit + ?Sized>(batch: &mut Batch<'_, S>, feed: &mut dyn Feed<S>) {
+    loop {
+        match feed.run_next(batch) {
+            Step::Ran => {}
+            Step::End => break,
+            Step::Abort => return,
+        }
+        if feed.commit_due(batch.pending()) {
+            let outcome = batch.commit();
+            if !feed.committed(batch.store(), outcome, false) {
+                return;
+            }
+        }
+    }
+    let outcome = batch.commit();
+    feed.committed(batch.store(), outcome, true);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use noid_core::{Lookup, LookupError, MemLookup, Pairs, Writes};
+
+    use super::*;
+    use crate::create::{dbcreate, CreateArgs};
+    use crate::Context;
+    use noid_core::keys;
+
+    /// A minter in memory whose next commit can be made to fail.
+    struct Mem {
+        keys: MemLookup,
+        fail: Cell<bool>,
+    }
+
+    impl Lookup for Mem {
+        fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+            self.keys.get(key)
+        }
+        fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
+            self.keys.scan_prefix(prefix, limit)
+        }
+    }
+
+    impl Commit for Mem {
+        type Error = &'static str;
+        fn commit_writes(&self, writes: Writes) -> Result<(), &'static str> {
+            if self.fail.take() {
+                return Err("disk full");
+            }
+            for (k, v) in writes {
+                match v {
+                    Some(v) => self.keys.insert(k, v),
+                    None => self.keys.remove(k),
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// A sequential minter of digits (`.sd`: 0, 1, … 9).
+    fn minter() -> Mem {
+        let created = dbcreate(&CreateArgs {
+            template: Some(".sd"),
+            term: None,
+            naan: None,
+            naa: None,
+            subnaa: None,
+            contact: "test",
+            when: "20260101000000",
+            where_: "host:/d",
+            dbdir_display: "d",
+            samples: (0, 0),
+            atlast: None,
+            lui_key: [0; 16],
+        })
+        .expect("dbcreate .sd");
+        let keys = MemLookup::new();
+        for (k, v) in created.keys {
+            keys.insert(keys::admin(&k), v);
+        }
+        Mem {
+            keys,
+            fail: Cell::new(false),
+        }
+    }
+
+    fn mint(batch: &mut Batch<'_, Mem>) -> Result<String, MinterError> {
+        let ctx = Context::new("test".into(), 0, |_| "20260101000000".into());
+        batch.attempt(|txn, m| crate::mint::mint(txn, m, &ctx, None))
+    }
+
+    /// After a failed commit the minter is read back from the store: the identifier
+    /// whose mint was not written is minted again, never skipped (with the minter's
+    /// state kept in memory, the next mint gave 1).
+    #[test]
+    fn a_failed_commit_reads_the_minter_back() {
+        let store = minter();
+        let mut batch = Batch::open(&store).expect("open");
+        assert_eq!(mint(&mut batch).unwrap(), "0");
+        store.fail.set(true);
+        assert_eq!(batch.commit(), Err("disk full"));
+        assert_eq!(batch.pending(), 0, "nothing of the failed batch is pending");
+        assert_eq!(mint(&mut batch).unwrap(), "0");
+        batch.commit().expect("commit");
+        assert_eq!(mint(&mut batch).unwrap(), "1");
+        batch.commit().expect("commit");
+        assert_eq!(
+            store.keys.get(&keys::admin("oacounter")).unwrap(),
+            Some(b"2".to_vec())
+        );
+    }
+
+    /// A command that fails is undone alone, its changes to the minter's state too;
+    /// the commands before it stand.
+    #[test]
+    fn a_failed_command_is_undone_alone() {
+        let store = minter();
+        let mut batch = Batch::open(&store).expect("open");
+        assert_eq!(mint(&mut batch).unwrap(), "0");
+        let ctx = Context::new("test".into(), 0, |_| "20260101000000".into());
+        let failed: Result<String, MinterError> = batch.attempt(|txn, m| {
+            crate::mint::mint(txn, m, &ctx, None)?;
+            Err(MinterError::from(crate::Refusal::NoTemplate))
+        });
+        assert!(failed.is_err());
+        assert_eq!(mint(&mut batch).unwrap(), "1");
+        batch.commit().expect("commit");
+        assert_eq!(
+            store.keys.get(&keys::admin("oacounter")).unwrap(),
+            Some(b"2".to_vec())
+        );
+    }
+}
