@@ -14,6 +14,13 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 # sources and the flags of Debian's nginx, which the module must be built with.
 command -v apxs >/dev/null 2>&1 || need+=(apache2-dev)
 [ -x /usr/share/nginx/src/configure ] || need+=(nginx-dev)
+# The high-availability drills (scripts/ha-drill.sh, noid-pg's ha tests) run three
+# PostgreSQL servers under Patroni, with etcd as its store; iproute2 makes their
+# network namespaces.
+command -v patroni >/dev/null 2>&1 || need+=(patroni)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     apt-get update -qq

@@ -55,6 +55,7 @@ pub fn write_batch(
         ok: true,
         drained: false,
         carried: None,
+        ahead: ReadAhead::new(&*writer),
     };
     batch::run(&mut batch, &mut feed);
     (feed.ok, feed.carried)
@@ -76,6 +77,8 @@ struct Commands<'a> {
     drained: bool,
     /// A command that must run outside the batch, which ended the batch.
     carried: Option<Verb>,
+    /// What the store is told to read ahead of the commands.
+    ahead: ReadAhead,
 }
 
 impl Commands<'_> {
@@ -116,6 +119,9 @@ impl Feed<dyn Store> for Commands<'_> {
             Ok(None) => return Step::Ran,
             Err(end) => return end,
         };
+        if let InBatch::Write(_) = verb {
+            self.ahead.step(&*self.source, batch.store());
+        }
         let (session, out) = (self.session, &mut self.out);
         let source = &mut *self.source;
         // A failed command is undone alone; earlier commands in the batch stand.
@@ -228,4 +234,39 @@ pub fn emit(session: &Session, out: &mut Out) -> bool {
     }
     out.failed = false;
     !failed
+}
+
+/// Read-ahead for a store across a network ([`Store::read_ahead`]): each time the
+/// lines last looked at have been run, the identifiers that the buffered lines bind
+/// are handed to the store, which reads their keys in one round trip.
+struct ReadAhead {
+    /// Whether the store reads ahead at all.
+    on: bool,
+    /// Write commands to run before looking at the buffered lines again.
+    left: usize,
+}
+
+impl ReadAhead {
+    fn new(store: &dyn Store) -> ReadAhead {
+        ReadAhead {
+            on: store.wants_read_ahead(),
+            left: 0,
+        }
+    }
+
+    /// Before a write command runs.
+    fn step(&mut self, source: &dyn Source, store: &dyn Store) {
+        if !self.on {
+            return;
+        }
+        if self.left > 0 {
+            self.left -= 1;
+            return;
+        }
+        let up = source.upcoming();
+        self.left = up.lines;
+        if !up.ids.is_empty() {
+            store.read_ahead(&up.ids);
+        }
+    }
 }
