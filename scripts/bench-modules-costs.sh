@@ -95,7 +95,8 @@ nginx_setup ngxmap 18803 'location / {
         }' "map_hash_bucket_size 256; map_hash_max_size 2097152;
     map \$uri \$native_target { default \"\"; include $W/nginx.map; }"
 nginx_setup ngxmod 18804 "noid_map egg $W/db;
-        include $REPO/nginx-conf/noid-module.conf;"
+        include $REPO/nginx-conf/noid-module.conf;
+        include $REPO/nginx-conf/noid-module-local.conf;"
 
 # start NAME: the server of $W/NAME under callgrind (in the background; pid in VP)
 start() {

@@ -11,12 +11,15 @@
 #       callgrind's instructions per hit on both (exact, unlike wall time);
 #   (c) a new follower's bootstrap of the N bindings (noid-store's `pg` `Replica::sync`, as
 #       noidr --follow runs it) vs `noid -` loading the same N bindings into a new
-#       embedded minter.
+#       embedded minter;
+#   (d) `noid -` loading the N bindings into a new PostgreSQL minter vs into a new
+#       embedded minter (the same input; a migration's bulk load).
 #
 # Also measured once, for the capacity plan: the bulk load of the N bindings into
 # PostgreSQL, disk per binding (pg_total_relation_size of noid_keys and noid_log, the
-# follower's copy, the embedded minter), and the follower's apply rate after N/10 more
-# bindings.
+# follower's copy, the embedded minter), the follower's apply rate after N/10 more
+# bindings, and the cost of one checksum comparison of the copy with the minter (a
+# follower's --verify) at N bindings and a little more.
 #
 #   scripts/bench-pg.sh [--ids N] [--runs R] [--mint M] [--requests Q] [--no-instructions] [--write]
 #
@@ -121,6 +124,14 @@ for r in $(seq 1 "$RUNS"); do
     secs=$(since "$t")
     EMB_SECS="$EMB_SECS $secs"
     record embedded-load "$r" "$(rate "$IDS" "$secs")"
+    # (d) the same input into a new PostgreSQL minter, removed afterwards so that the
+    # later figures see the tables as they were.
+    "$NOID" -f "$W/L$r" dbcreate --backend "$URL" --minter "load$r" >/dev/null
+    t=$(now)
+    "$NOID" -f "$W/L$r" - <"$W/binds.txt" >/dev/null
+    record pg-load "$r" "$(rate "$IDS" "$(since "$t")")"
+    sql "DELETE FROM noid_keys WHERE minter = (SELECT id FROM noid_minters WHERE name = 'load$r')"
+    sql "VACUUM noid_keys"
 done
 COPY_BYTES=$(du -sb "$W/copy/NOID" | cut -f1)
 EMB_BYTES=$(du -sb "$W/E/NOID" | cut -f1)
@@ -170,6 +181,10 @@ read -r _ SMALL_PG _ < <("$BENCH_PG" commits "$URL" bind "$SMALL")
 read -r _ SMALL_SECS SMALL_SEQS < <("$BENCH_PG" catchup "$URL" bind "$W/copy")
 [ "$SMALL_SEQS" = "$SMALL" ] || { log "the follower applied $SMALL_SEQS commits, not $SMALL"; exit 1; }
 log "PostgreSQL took $SMALL one-binding commits in $SMALL_PG s; the follower applied them in $SMALL_SECS s"
+# ... and one checksum comparison of the current copy with the minter.
+read -r _ VERIFY_SECS _ < <("$BENCH_PG" verify "$URL" bind "$W/copy")
+VERIFY_KEYS=$(sql "SELECT count(*) FROM noid_keys k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'bind'")
+log "a checksum comparison of $VERIFY_KEYS keys took $VERIFY_SECS s"
 
 # --- (a) mint on PostgreSQL vs embedded, interleaved ------------------------------------
 TPL=(f5.reedeedk long 13030 example.org bench)
@@ -211,6 +226,7 @@ TABLE=$(
     row "(b) follower's resolver vs embedded, hits pipelined" "answers/s" follower-piped embedded-piped 0.9 "\`noidr --follow URL --minter bind --cache DIR\` vs \`noidr -f DIR\`"
     row "(b) the same, one request at a time" "answers/s" follower-one embedded-one 0.9 "bench-noidr.sh's method"
     row "(c) bootstrap of $IDS bindings vs \`noid -\` loading them" "bindings/s" bootstrap embedded-load "" "\`Replica::sync\` on a new copy (as noidr --follow)"
+    row "(d) \`noid -\` loading $IDS bindings, PostgreSQL vs embedded" "bindings/s" pg-load embedded-load 0.3 "\`noid - <binds\` (bind set ID _t URL)"
 )
 BOOT_MED=$(echo "$BOOT_SECS" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 EMB_MED=$(echo "$EMB_SECS" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
@@ -226,6 +242,7 @@ FACTS=$(
     echo "| the embedded minter after \`noid -\`, per binding | $(GiB "$EMB_BYTES" "$IDS") |"
     echo "| the follower applying $MORE more bindings ($APPLY_SEQS commits of \`noid -\`) | $APPLY_SECS s ($(rate "$MORE" "$APPLY_SECS") bindings/s); PostgreSQL took them in $MORE_PG s |"
     echo "| the follower applying $SMALL commits of one binding each | $SMALL_SECS s ($(rate "$SMALL" "$SMALL_SECS") commits/s); PostgreSQL took them in $SMALL_PG s ($(rate "$SMALL" "$SMALL_PG") commits/s, one connection) |"
+    echo "| a checksum comparison of the follower's copy with the minter ($VERIFY_KEYS keys in PostgreSQL; \`--verify\`, \`Replica::verify\`) | $VERIFY_SECS s |"
     [ "$INSTR" = 1 ] && echo "| instructions per hit (callgrind): follower's noidr vs \`noidr -f\` on the embedded minter | $INSTR_FOLLOW vs $INSTR_EMB |"
     true
 )

@@ -264,6 +264,7 @@ if want nginx-module && [ -f "$MODULES/ngx_http_noid_module.so" ]; then
     listen 127.0.0.1:$p;
     noid_map egg $DB;
     include $REPO/nginx-conf/noid-module.conf;
+    include $REPO/nginx-conf/noid-module-local.conf;
 }"
     add nginx-module "$p"
 fi

@@ -10,6 +10,13 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 # The PostgreSQL backend's tests start real servers from Debian's binaries.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The high-availability drills (scripts/ha-drill.sh, noidr's ha_drill test) run three
+# PostgreSQL servers under Patroni, with etcd as its store; iproute2 makes their
+# network namespaces.
+command -v patroni >/dev/null 2>&1 || need+=(patroni)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 # The web server modules (scripts/build-modules.sh): apxs and httpd's headers; nginx's
 # sources and the flags of Debian's nginx, which the module must be built with.
 command -v apxs >/dev/null 2>&1 || need+=(apache2-dev)

@@ -127,6 +127,7 @@ server {
     listen 127.0.0.1:$NS;
     noid_map egg $STALL/mnt deadline=1 cache-mb=1 thread-cache=0;
     include $CONF/nginx-conf/noid-module.conf;
+    include $CONF/nginx-conf/noid-module-local.conf;
 }
 EOF
     if NOID_WEB_NGINX_WORKERS=2 NOID_WEB_NGINX_MAIN="load_module $MOD_NGX;" \

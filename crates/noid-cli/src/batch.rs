@@ -49,6 +49,8 @@ pub fn write_batch(
     };
     let mut feed = Commands {
         session,
+        ahead: ReadAhead::new(&*writer),
+        store: &*writer,
         source,
         next: Some(InBatch::Write(first)),
         out,
@@ -64,6 +66,9 @@ pub fn write_batch(
 /// each command's output is printed after the commit that makes it true.
 struct Commands<'a> {
     session: &'a Session,
+    /// The store's read-ahead of the identifiers the buffered lines bind.
+    ahead: ReadAhead,
+    store: &'a dyn Store,
     source: &'a mut dyn Source,
     /// The command to run next, when already read.
     next: Option<InBatch>,
@@ -116,6 +121,9 @@ impl Feed<dyn Store> for Commands<'_> {
             Ok(None) => return Step::Ran,
             Err(end) => return end,
         };
+        if matches!(verb, InBatch::Write(_)) {
+            self.ahead.step(&*self.source, self.store);
+        }
         let (session, out) = (self.session, &mut self.out);
         let source = &mut *self.source;
         // A failed command is undone alone; earlier commands in the batch stand.
@@ -165,6 +173,41 @@ impl Feed<dyn Store> for Commands<'_> {
         }
         self.ok &= emit(self.session, &mut self.out);
         !self.drained
+    }
+}
+
+/// Read-ahead for a store across a network ([`Store::read_ahead`]): each time the
+/// lines last looked at have been run, the identifiers that the buffered lines bind
+/// are handed to the store, which reads their keys in one round trip.
+struct ReadAhead {
+    /// Whether the store reads ahead at all.
+    on: bool,
+    /// Write commands to run before looking at the buffered lines again.
+    left: usize,
+}
+
+impl ReadAhead {
+    fn new(store: &dyn Store) -> ReadAhead {
+        ReadAhead {
+            on: store.wants_read_ahead(),
+            left: 0,
+        }
+    }
+
+    /// Before a write command runs.
+    fn step(&mut self, source: &dyn Source, store: &dyn Store) {
+        if !self.on {
+            return;
+        }
+        if self.left > 0 {
+            self.left -= 1;
+            return;
+        }
+        let up = source.upcoming();
+        self.left = up.lines;
+        if !up.ids.is_empty() {
+            store.read_ahead(&up.ids);
+        }
     }
 }
 

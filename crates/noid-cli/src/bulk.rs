@@ -26,6 +26,20 @@ pub trait Source {
     /// itself (egg's indirect tokens read the lines after their command, as in
     /// `egg -`).
     fn input(&mut self) -> Input<'_>;
+    /// The identifiers that the commands already buffered bind, for a store that reads
+    /// ahead ([`noid_store::Store::read_ahead`]); nothing by default.
+    fn upcoming(&self) -> Upcoming {
+        Upcoming::default()
+    }
+}
+
+/// What the buffered commands will read: the identifiers of their `bind` lines.
+#[derive(Default)]
+pub struct Upcoming {
+    /// The identifiers, in input order, as given (a peppered one also without its pepper).
+    pub ids: Vec<String>,
+    /// The complete lines they were taken from.
+    pub lines: usize,
 }
 
 /// What a command may read besides its words.
@@ -60,8 +74,10 @@ impl Source for OneCommand {
 pub struct Lines<R: BufRead> {
     /// The input.
     pub input: R,
-    /// Whether `input` has buffered bytes (set by the caller's reader type).
-    pub buffered: fn(&R) -> bool,
+    /// The bytes `input` has buffered (set by the caller's reader type).
+    pub peek: fn(&R) -> &[u8],
+    /// Whether what `input` reads from has more bytes waiting past its buffer.
+    pub waiting: fn() -> bool,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -95,12 +111,60 @@ impl<R: BufRead> Source for Lines<R> {
             return Some(self.command(text));
         }
     }
+    /// Buffered, or waiting to be read: a file or a pipe that holds more than the
+    /// buffer would otherwise end a write batch (and, on PostgreSQL, its connection)
+    /// at every 64 KiB of input.
     fn more_buffered(&self) -> bool {
-        (self.buffered)(&self.input)
+        !(self.peek)(&self.input).is_empty() || (self.waiting)()
     }
     fn input(&mut self) -> Input<'_> {
         Input::Commands(&mut self.input)
     }
+    fn upcoming(&self) -> Upcoming {
+        let bytes = (self.peek)(&self.input);
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            return Upcoming::default();
+        };
+        let mut up = Upcoming::default();
+        for line in bytes[..end].split(|&b| b == b'\n') {
+            up.lines += 1;
+            if let Some(id) = bound_id(line) {
+                if let Some((base, _)) = id.rsplit_once('!') {
+                    up.ids.push(base.to_string());
+                }
+                up.ids.push(id);
+            }
+        }
+        up
+    }
+}
+
+/// The identifier of a `bind HOW ID …` line; split as [`Lines`] splits it when it
+/// quotes or escapes, else on white space (most of a bulk load, and cheaper).
+fn bound_id(line: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(line).ok()?;
+    let mut words = text.split_ascii_whitespace();
+    if words.next() != Some("bind") {
+        return None;
+    }
+    if text.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\')) {
+        noid_egg::words::bulk_line(text).ok()?.into_iter().nth(2)
+    } else {
+        words.nth(1).map(str::to_string)
+    }
+}
+
+/// Whether standard input can be read without waiting (more bytes, or its end).
+fn stdin_waiting() -> bool {
+    let mut fd = libc::pollfd {
+        fd: 0,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `fd` is one valid pollfd for the duration of the call, and a zero
+    // timeout returns at once.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & libc::POLLIN != 0
 }
 
 impl<R: BufRead> Lines<R> {
@@ -145,6 +209,9 @@ impl<S: Source> Source for Counted<S> {
     fn input(&mut self) -> Input<'_> {
         self.source.input()
     }
+    fn upcoming(&self) -> Upcoming {
+        self.source.upcoming()
+    }
 }
 
 /// Run the words of a command line or query string: a lone `-` reads one command per
@@ -156,7 +223,8 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
         let mut src = Counted {
             source: Lines {
                 input: std::io::BufReader::with_capacity(1 << 16, stdin.lock()),
-                buffered: |r| !r.buffer().is_empty(),
+                peek: |r| r.buffer(),
+                waiting: stdin_waiting,
             },
             progress: progress::count(session, "running", "commands"),
         };

@@ -1,9 +1,10 @@
-//! `noid -f Dbdir prune-log --keep N | --before SEQ`: drop old rows of a PostgreSQL
-//! minter's change log (noid-store's `pg` `prune`; docs/SCALING.md). Not a Perl verb: like
-//! `serve` and `replay`, it never comes from bulk lines or the web.
+//! `noid -f Dbdir prune-log --keep N | --before SEQ [--ignore-followers]
+//! [--forget-after SECS]`: drop old rows of a PostgreSQL minter's change log
+//! (noid-store's `pg` `prune`; docs/SCALING.md). Not a Perl verb: like `serve` and
+//! `replay`, it never comes from bulk lines or the web.
 
 use clap::{ArgGroup, Parser};
-use noid_store::pg::prune::{prune, Keep};
+use noid_store::pg::prune::{prune, Followers, Keep};
 use noid_store::pg::Location;
 use noid_store::Layout;
 
@@ -13,8 +14,10 @@ use crate::session::Session;
 ///
 /// Followers (noidr --follow) apply the change log from where they stopped; one whose
 /// position was pruned copies the minter anew from a snapshot, so keep enough of the
-/// log for the followers that may be behind (stopped, partitioned). Writers are not
-/// held up. Only minters held by PostgreSQL have a change log.
+/// log for the followers that may be behind (stopped, partitioned). Each follower
+/// records the change it is at in the database, and the changes a follower still needs
+/// are kept unless --ignore-followers is given. Writers are not held up. Only minters
+/// held by PostgreSQL have a change log.
 #[derive(Parser, Debug)]
 #[command(name = "noid prune-log", group(ArgGroup::new("which").required(true)))]
 struct PruneLog {
@@ -25,6 +28,14 @@ struct PruneLog {
     /// applied change, noidr_follow_applied_seq).
     #[arg(long, value_name = "SEQ", group = "which")]
     before: Option<u64>,
+    /// Drop what --keep or --before says even where a follower has not applied it
+    /// yet (that follower copies the minter anew).
+    #[arg(long)]
+    ignore_followers: bool,
+    /// Followers not heard of for SECS seconds (stopped, or taken away) no longer hold
+    /// changes back.
+    #[arg(long, value_name = "SECS", default_value_t = 7 * 86_400)]
+    forget_after: u64,
 }
 
 /// The command's definition, named as a subcommand of noid's, for noid(1) and the
@@ -66,7 +77,14 @@ pub fn run(session: &Session, args: &[String]) -> u8 {
             return 1;
         }
     };
-    match prune(&loc, keep) {
+    let followers = if parsed.ignore_followers {
+        Followers::Ignore
+    } else {
+        Followers::Respect {
+            forget_after: std::time::Duration::from_secs(parsed.forget_after),
+        }
+    };
+    match prune(&loc, keep, followers) {
         Ok(p) => {
             let held = if p.first_kept > p.head {
                 format!("the change log is empty (head {})", p.head)
@@ -77,7 +95,13 @@ pub fn run(session: &Session, args: &[String]) -> u8 {
                 )
             };
             let plural = if p.commits == 1 { "" } else { "s" };
-            println!("ok: pruned {} change{plural}; {held}", p.commits);
+            let kept = match &p.held_for {
+                Some((name, applied)) => {
+                    format!("; kept from change {} for follower {name}", applied + 1)
+                }
+                None => String::new(),
+            };
+            println!("ok: pruned {} change{plural}; {held}{kept}", p.commits);
             0
         }
         Err(e) => {

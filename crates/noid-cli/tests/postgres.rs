@@ -115,6 +115,29 @@ fn every_command_answers_as_on_the_embedded_store_and_minting_continues_as_perl_
 }
 
 #[test]
+fn bulk_binds_read_ahead_and_answer_as_on_the_embedded_store() {
+    // A bulk run on PostgreSQL reads the keys of the identifiers its buffered lines
+    // bind in one query; what it read must stay exact across its own writes and the
+    // commits within the run (`mint` commits the batch before it).
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(&server, "ahead", &[".sdd"]);
+    let embedded = Dir::minter(&[".sdd"]);
+    let first = b"bind set 51 _t one\nbind set 52 _t two\nbind set 53 _t three\n";
+    let bulk = b"bind set 51 _t uno\nbind append 51 _t -more\nbind new 52 _t dos\n\
+        bind delete 53 _t\nmint 1\nbind add 51 _t +z\nbind replace 53 _t tres\n\
+        bind set 54 _t four\nbind prepend 52 _t pre-\nget 51 _t\nget 52 _t\nfetch 53\n";
+    for input in [&first[..], &bulk[..]] {
+        let (a, b) = (
+            pg.noid_stdin(&["-"], input),
+            embedded.noid_stdin(&["-"], input),
+        );
+        assert_eq!(neutral(&a, &pg), neutral(&b, &embedded), "bulk run");
+    }
+    let r = pg.noid(&["get", "51", "_t"]);
+    assert_eq!(r.ok(), "uno-more+z\n");
+}
+
+#[test]
 fn eight_concurrent_minters_on_postgres_mint_the_embedded_backends_first_ids() {
     let server = TestServer::start();
     let (pg, _) = pg_minter(
@@ -648,6 +671,24 @@ fn prune_log_drops_the_old_changes_asked_for_and_refuses_what_it_cannot_do() {
     assert!(rows_below(&mut c, 5) > 0, "change 4 is kept");
     // Minting goes on, from the minter's keys (the log is only for followers).
     assert_eq!(pg.mint(1), ["03"]);
+    // A follower's recorded position (change 4) keeps what it still needs, unless
+    // told otherwise.
+    c.execute(
+        "INSERT INTO noid_followers (minter, name, applied) SELECT id, 'web9', 4 \
+         FROM noid_minters",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        pg.noid(&["prune-log", "--keep", "0"]).ok(),
+        "ok: pruned 1 change; the change log holds changes 5 to 5; kept from change 5 \
+         for follower web9\n"
+    );
+    assert_eq!(
+        pg.noid(&["prune-log", "--keep", "0", "--ignore-followers"])
+            .ok(),
+        "ok: pruned 1 change; the change log is empty (head 5)\n"
+    );
     // Usage errors: one of --keep and --before, a number.
     for args in [
         &["prune-log"][..],

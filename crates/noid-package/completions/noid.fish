@@ -68,4 +68,6 @@ complete -c noid -n "__fish_noid_using_subcommand lui" -s h -l help -d 'Print he
 complete -c noid -n "__fish_noid_using_subcommand standing" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l keep -d 'Keep the last N commits, drop the older ones (0 drops the whole log)' -r
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l before -d 'Drop every commit numbered below SEQ (the number a follower reports as its applied change, noidr_follow_applied_seq)' -r
+complete -c noid -n "__fish_noid_using_subcommand prune-log" -l forget-after -d 'Followers not heard of for SECS seconds (stopped, or taken away) no longer hold changes back' -r
+complete -c noid -n "__fish_noid_using_subcommand prune-log" -l ignore-followers -d 'Drop what --keep or --before says even where a follower has not applied it yet (that follower copies the minter anew)'
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -28,6 +28,28 @@ pub trait Store: Scan + Sync {
     /// reordered) operations are left in `ops` for the caller to drop.
     fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError>;
 
+    /// A hint that the keys of the identifiers `ids` (each `ID<TAB>…`) are read next, as
+    /// a bulk run's coming lines say. An engine across a network fetches them all in one
+    /// round trip instead of one per read (a bulk load into PostgreSQL was bound by
+    /// those round trips); an engine in process has nothing to do. Reads stay exact
+    /// whether the hint is taken or not.
+    fn read_ahead(&self, ids: &[String]) {
+        let _ = ids;
+    }
+
+    /// Identifiers per commit that a large mint should use, when this engine prefers
+    /// fewer than the caller's default: a database server does its share of a commit
+    /// while the next batch is minted, so smaller batches overlap more of the two.
+    fn mint_batch(&self) -> Option<u64> {
+        None
+    }
+
+    /// Whether [`Store::read_ahead`] does anything, so that callers with nothing to
+    /// gain do not work out the hint.
+    fn wants_read_ahead(&self) -> bool {
+        false
+    }
+
     /// Let long-lived readers of this machine catch up while this writer stays open,
     /// once its background work is over, waiting for that up to `wait` (the embedded
     /// store's [`Writer::pause`]); whether they can. An engine whose readers never wait

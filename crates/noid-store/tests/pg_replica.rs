@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use noid_store::pg::prune::{prune, Keep, Pruned};
+use noid_store::pg::prune::{prune, Followers, Keep, Pruned};
 use noid_store::pg::testing::TestServer;
 use noid_store::pg::{Location, PgWriter, Progress, Replica, APPLIED};
 use noid_store::{Op, Scan, Snapshot, Store, Writer};
@@ -419,47 +419,102 @@ fn pruning_drops_the_rows_asked_for_and_a_copy_behind_them_is_made_anew() {
     let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
     // One row per commit: commit 1 wrote two keys, one row.
     assert_eq!(
-        prune(&loc, Keep::From(2)).unwrap(),
+        prune(&loc, Keep::From(2), Followers::Ignore).unwrap(),
         Pruned {
             commits: 1,
             first_kept: 2,
-            head: 5
+            head: 5,
+            held_for: None
         }
     );
     assert_eq!(seqs(&mut c), [2, 3, 4, 5]);
     // The copy needs 2 onwards: still there.
     assert_eq!(r.sync().unwrap(), Progress::Applied { from: 2, to: 5 });
     assert_eq!(
-        prune(&loc, Keep::Last(2)).unwrap(),
+        prune(&loc, Keep::Last(2), Followers::Ignore).unwrap(),
         Pruned {
             commits: 2,
             first_kept: 4,
-            head: 5
+            head: 5,
+            held_for: None
         }
     );
     assert_eq!(seqs(&mut c), [4, 5]);
     w.commit_all(&mut vec![put("b", "6")]).unwrap();
     assert_eq!(
-        prune(&loc, Keep::Last(0)).unwrap(),
+        prune(&loc, Keep::Last(0), Followers::Ignore).unwrap(),
         Pruned {
             commits: 3,
             first_kept: 7,
-            head: 6
+            head: 6,
+            held_for: None
         }
     );
     assert!(seqs(&mut c).is_empty());
     // Nothing to prune is no error; a bound past the head drops nothing more.
     assert_eq!(
-        prune(&loc, Keep::From(100)).unwrap(),
+        prune(&loc, Keep::From(100), Followers::Ignore).unwrap(),
         Pruned {
             commits: 0,
             first_kept: 7,
-            head: 6
+            head: 6,
+            held_for: None
         }
     );
     // The copy was at 5 and commit 6 is gone: it is made anew.
     assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 6 });
     assert_eq!(copy_of(&dir), expected(&loc, 6));
+}
+
+#[test]
+fn pruning_keeps_what_a_follower_behind_still_needs() {
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "behind");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    w.commit_all(&mut vec![put("a", "1")]).unwrap();
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    r.set_name("web1");
+    // The first sync records the follower's position at once.
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 1 });
+    for i in 2..=5 {
+        w.commit_all(&mut vec![put("a", &i.to_string())]).unwrap();
+    }
+    let respect = Followers::Respect {
+        forget_after: Duration::from_secs(3600),
+    };
+    // Asked to drop the whole log, prune keeps what the follower at change 1 needs.
+    assert_eq!(
+        prune(&loc, Keep::Last(0), respect).unwrap(),
+        Pruned {
+            commits: 1,
+            first_kept: 2,
+            head: 5,
+            held_for: Some(("web1".into(), 1)),
+        }
+    );
+    // The follower catches up from the log: applied, not made anew.
+    assert_eq!(r.sync().unwrap(), Progress::Applied { from: 2, to: 5 });
+    assert_eq!(copy_of(&dir), expected(&loc, 5));
+    // A follower not heard of within `forget_after` holds nothing back: its record
+    // (change 1, written less than a second before change 5 was applied) is old.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(
+        prune(
+            &loc,
+            Keep::Last(0),
+            Followers::Respect {
+                forget_after: Duration::from_millis(10)
+            }
+        )
+        .unwrap(),
+        Pruned {
+            commits: 4,
+            first_kept: 6,
+            head: 5,
+            held_for: None,
+        }
+    );
 }
 
 #[test]

@@ -4,11 +4,14 @@
 //! bench_pg bootstrap URL MINTER DIR   # make the copy in DIR (must not exist) from a snapshot
 //! bench_pg catchup URL MINTER DIR     # apply the change log to the copy in DIR until current
 //! bench_pg commits URL MINTER K       # K small commits, one binding each (as API binds are)
+//! bench_pg verify URL MINTER DIR      # compare the copy in DIR with the minter (checksums)
 //! ```
 //!
 //! Each prints one line, `RESULT SECONDS COUNT`: the wall time of noid-store's `pg`
 //! `Replica::sync` calls (connecting included), and the keys in the copy (bootstrap) or
-//! the change-log sequence numbers applied (catchup); or the time of K commits. The
+//! the change-log sequence numbers applied (catchup); or the time of K commits; or the
+//! time of one checksum comparison of a current copy (`Replica::verify`: a digest of
+//! every key computed by PostgreSQL and one of the copy) and the change it was at. The
 //! same code that `noidr --follow` and `noid` run, without the resolver or the minter
 //! around it.
 
@@ -80,14 +83,27 @@ fn commits(url: &str, minter: &str, k: u64) {
     println!("RESULT {:.3} {k}", start.elapsed().as_secs_f64());
 }
 
+fn verify(url: &str, minter: &str, dir: &Path) {
+    let mut r = replica(url, minter, dir);
+    let start = Instant::now();
+    let progress = r.verify().expect("verify");
+    let Progress::Verified { seq } = progress else {
+        panic!("the copy was not verified: {progress:?}");
+    };
+    println!("RESULT {:.3} {seq}", start.elapsed().as_secs_f64());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match (args.get(1).map(String::as_str), args.len()) {
         (Some("bootstrap"), 5) => bootstrap(&args[2], &args[3], Path::new(&args[4])),
         (Some("catchup"), 5) => catchup(&args[2], &args[3], Path::new(&args[4])),
         (Some("commits"), 5) => commits(&args[2], &args[3], args[4].parse().expect("K")),
+        (Some("verify"), 5) => verify(&args[2], &args[3], Path::new(&args[4])),
         _ => {
-            eprintln!("usage: bench_pg bootstrap|catchup URL MINTER DIR | commits URL MINTER K");
+            eprintln!(
+                "usage: bench_pg bootstrap|catchup|verify URL MINTER DIR | commits URL MINTER K"
+            );
             std::process::exit(2);
         }
     }

@@ -10,6 +10,7 @@ mod failover;
 mod faults;
 mod follow;
 mod fresh;
+mod ha_drill;
 mod http;
 mod lifecycle;
 mod metrics;

@@ -135,7 +135,8 @@ type InFlight<'scope> = Option<(
     Vec<u8>,
 )>;
 
-/// Mint `n` identifiers in synced batches of [`BATCH`], each batch's lines printed only
+/// Mint `n` identifiers in synced batches of [`BATCH`] (or the store's
+/// [`Store::mint_batch`]), each batch's lines printed only
 /// after its write has returned; the last batch stays in `txn` for the caller.
 ///
 /// With `pipelined`, each batch is written on a second thread while the next one is
@@ -154,11 +155,12 @@ fn mint_batches(
     mint_one: &MintOne<'_>,
 ) -> Result<(), Failed> {
     let writer: &dyn Store = txn.base();
+    let per_batch = writer.mint_batch().unwrap_or(BATCH);
     std::thread::scope(|scope| {
         let mut in_flight: InFlight<'_> = None;
         let mut left = n;
         while left > 0 {
-            let batch = left.min(BATCH);
+            let batch = left.min(per_batch);
             let mut lines = Vec::with_capacity(batch as usize * 24);
             for done in 0..batch {
                 if !m.fresh {

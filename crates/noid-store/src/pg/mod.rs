@@ -23,10 +23,14 @@
 //! throw-away server for tests.
 
 #[cfg(feature = "postgres")]
+mod ahead;
+#[cfg(feature = "postgres")]
 mod conn;
 #[cfg(feature = "postgres")]
 pub mod digest;
 mod location;
+#[cfg(feature = "postgres")]
+mod position;
 #[cfg(feature = "postgres")]
 pub mod prune;
 #[cfg(feature = "postgres")]

@@ -37,6 +37,7 @@ use postgres::Client;
 use crate::pg::conn::{connect, failed, minter_id};
 use crate::pg::digest::{self, Digest};
 use crate::pg::location::Location;
+use crate::pg::position::Position;
 use crate::pg::schema::{self, CHANNEL};
 use crate::pg::snapshot::PgSnapshot;
 
@@ -110,6 +111,8 @@ pub struct Replica {
     verify_every: Option<Duration>,
     /// Whether [`Replica::follow`] verifies at all.
     verifying: bool,
+    /// The copy's position as recorded in the database, for `prune-log`.
+    position: Position,
 }
 
 impl Replica {
@@ -127,6 +130,7 @@ impl Replica {
             head: None,
             verify_every: None,
             verifying: true,
+            position: Position::new(dir),
         })
     }
 
@@ -136,6 +140,12 @@ impl Replica {
     pub fn set_verify_interval(&mut self, verifying: bool, every: Option<Duration>) {
         self.verifying = verifying;
         self.verify_every = every;
+    }
+
+    /// Name this follower in the database's record of followers' positions (by
+    /// default `HOST:DIR`, DIR the copy's directory made absolute).
+    pub fn set_name(&mut self, name: &str) {
+        self.position.name = name.to_string();
     }
 
     /// The minter's change-log head as the last sync or verification read it.
@@ -154,8 +164,17 @@ impl Replica {
 
     /// Bring the copy up to date: bootstrap it if there is none, else apply what the
     /// change log holds after its position (up to [`SEQS_PER_BATCH`] commits).
+    /// Each sync also records the copy's position for `prune-log` (at most once a
+    /// second while it moves).
     pub fn sync(&mut self) -> Result<Progress, StoreError> {
-        self.sync_upto(None)
+        let progress = self.sync_upto(None)?;
+        let (Progress::Bootstrapped { seq }
+        | Progress::Applied { to: seq, .. }
+        | Progress::Remade { seq }
+        | Progress::Current { seq }
+        | Progress::Verified { seq }) = progress;
+        self.position.record(&mut self.client, self.minter, seq);
+        Ok(progress)
     }
 
     /// [`Replica::sync`], applying nothing past change `limit` when one is given.

@@ -14,7 +14,8 @@ pub const LOCK_CLASS: i32 = 0x6e6f_6964;
 /// The channel each writing transaction notifies, with `MINTER SEQ` as payload.
 pub const CHANNEL: &str = "noid_log";
 
-/// The schema, idempotent. `noid_keys.minter` has no foreign key: its check, one
+/// The schema, idempotent (a database made before `noid_followers` existed gets it
+/// at the next `dbcreate` or `prune-log`). `noid_keys.minter` has no foreign key: its check, one
 /// per row written, took a third of a `mint 100000` (1.43 s against 0.96-1.06 s
 /// without); only noid's writers, which hold the minter's row, write keys.
 const TABLES: &str = "
@@ -34,6 +35,13 @@ CREATE TABLE IF NOT EXISTS noid_log (
     seq     bigint NOT NULL,
     changes bytea  NOT NULL,
     PRIMARY KEY (minter, seq)
+);
+CREATE TABLE IF NOT EXISTS noid_followers (
+    minter  bigint NOT NULL REFERENCES noid_minters(id),
+    name    text   NOT NULL,
+    applied bigint NOT NULL,
+    seen    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (minter, name)
 );
 ";
 
@@ -132,6 +140,15 @@ pub fn create(client: &mut Client) -> Result<bool, postgres::Error> {
     let mut t = client.transaction()?;
     t.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])?;
     t.batch_execute(TABLES)?;
+    // lz4 compresses a large commit's log row in a tenth of the time pglz takes (a
+    // `mint 100000`'s 10 MB: 18-58 ms against 171-198 ms); a server built without it
+    // keeps its default.
+    t.batch_execute("SAVEPOINT lz4")?;
+    if t.batch_execute("ALTER TABLE noid_log ALTER COLUMN changes SET COMPRESSION lz4")
+        .is_err()
+    {
+        t.batch_execute("ROLLBACK TO SAVEPOINT lz4")?;
+    }
     let current: bool = t
         .query_one(&format!("SELECT {LOG_IS_CURRENT}"), &[])?
         .get(0);

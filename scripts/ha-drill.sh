@@ -1,0 +1,418 @@
+#!/usr/bin/env bash
+# Failover drills of a PostgreSQL minter under load (docs/SCALING.md, "High availability,
+# drilled"): three PostgreSQL servers under Patroni (synchronous_mode strict) with etcd as
+# its store, writers and followers on the multi-host URL with
+# target_session_attrs=read-write, and faults injected while they work. Every
+# acknowledged id and binding is recorded with its time, and the invariants are checked:
+#
+#   * no id printed twice, across all writers and all drills;
+#   * every acknowledged binding readable from the primary after the drills, and from
+#     both followers (their exports equal the minter's);
+#   * the minter's counter (:/oacounter) never goes back from one drill to the next;
+#   * both followers at the minter's head within FOLLOW_BOUND seconds of the last drill;
+#   * `noid check` clean.
+#
+# Faults, in turn: kill9 (SIGKILL to the primary's postmaster; Patroni restarts it or a
+# standby takes over), stop (the primary's Patroni stopped, then started again),
+# partition (the primary's only link cut for PART_SECS, longer than Patroni's TTL, then
+# restored), writer (SIGKILL to a writer's noid process, at whatever moment it is in).
+# `--faults cut` isolates both standbys for 12 seconds, then kills the primary's
+# Patroni and postgres and reconnects the standbys: under synchronous replication
+# nothing was acknowledged meanwhile; under `--async` (the broken configuration)
+# acknowledged writes are lost and the checker must fail.
+#
+# Network: every process runs in network namespaces this script creates, one per
+# server, one for etcd and one for the clients, joined by veth pairs to a bridge in a
+# namespace of its own (addresses 10.213.7.0/24 exist only inside them; nothing is
+# added to the machine's own namespace). A partition is a veth link set down.
+#
+#   scripts/ha-drill.sh [--drills N] [--faults kill9,stop,partition,writer|cut] [--async]
+#                       [--writers K] [--bin DIR] [--keep] [--primary-start-timeout SECS]
+#
+# --primary-start-timeout is Patroni's (300 by default; 0 fails over at once when the
+# primary's postgres crashes instead of recovering it in place).
+#
+# Needs root (namespaces; PostgreSQL and Patroni run as the postgres user), Debian's
+# patroni, etcd-server and postgresql (scripts/setup.sh). Exit status 0 when every
+# invariant held, 1 when one broke (the report says which), 2 on a setup failure.
+# Prints a Markdown table of the run.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+DRILLS=20
+FAULTS=kill9,stop,partition,writer
+ASYNC=0
+WRITERS=3
+BIN=""
+KEEP=0
+START_TIMEOUT=300
+while [ $# -gt 0 ]; do
+    case $1 in
+    --drills) DRILLS=$2; shift 2 ;;
+    --faults) FAULTS=$2; shift 2 ;;
+    --async) ASYNC=1; shift ;;
+    --writers) WRITERS=$2; shift 2 ;;
+    --bin) BIN=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
+    *) sed -n '2,38p' "$0"; exit 2 ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
+if [ -z "$BIN" ]; then
+    cd "$REPO"
+    . scripts/env.sh
+    cargo build --release -q -p noid-cli --bin noid -p noidr --bin noidr
+    BIN=$NOID_BIN
+fi
+NOID=$BIN/noid
+NOIDR=$BIN/noidr
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+TTL=10
+PART_SECS=$((TTL + 6))
+FOLLOW_BOUND=60
+WAIT_BOUND=120
+
+log() { echo "ha-drill: $(date -u +%H:%M:%S) $*" >&2; }
+now() { date +%s.%N; }
+
+W=$(mktemp -d /tmp/noid-ha.XXXXXX)
+chmod 755 "$W"
+P=nha$$
+SW=$P-sw
+NET=10.213.7
+NODES=(n1 n2 n3)
+ip_of() { case $1 in e) echo "$NET.2" ;; c) echo "$NET.100" ;; n*) echo "$NET.1${1#n}" ;; esac; }
+in_ns() { local ns=$1; shift; ip netns exec "$P-$ns" "$@"; }
+as_pg() { runuser -u postgres -- "$@"; }
+# As the postgres user by exec, not by a child (as runuser does), so that $! of a
+# background `ip netns exec NS $PG_EXEC daemon` (not through a shell function, which
+# would fork a subshell) is the daemon's own pid, for signals.
+PG_EXEC=(setpriv --reuid=postgres --regid=postgres --init-groups)
+
+descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+PIDS=()
+WPIDS=()
+FPIDS=()
+cleanup() {
+    set +e
+    touch "$W/stop"
+    for pid in "${WPIDS[@]}" "${FPIDS[@]}"; do kill "$pid" $(descendants "$pid") 2>/dev/null; done
+    # Patroni stops its own postgres on SIGTERM; what is left after that is killed.
+    local n pid t
+    for n in "${NODES[@]}"; do
+        [ -f "$W/$n.patroni.pid" ] && kill "$(cat "$W/$n.patroni.pid")" 2>/dev/null
+    done
+    for t in $(seq 1 60); do
+        pid=""
+        for n in "${NODES[@]}"; do
+            [ -f "$W/$n.patroni.pid" ] && kill -0 "$(cat "$W/$n.patroni.pid")" 2>/dev/null && pid=1
+        done
+        [ -z "$pid" ] && break
+        sleep 0.5
+    done
+    for n in "${NODES[@]}"; do
+        [ -f "$W/$n.patroni.pid" ] && kill -9 "$(cat "$W/$n.patroni.pid")" 2>/dev/null
+    done
+    sleep 1
+    for n in "${NODES[@]}"; do
+        [ -f "$W/$n/data/postmaster.pid" ] && kill -QUIT "$(head -1 "$W/$n/data/postmaster.pid")" 2>/dev/null
+    done
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    sleep 1
+    for pid in "${PIDS[@]}" "${WPIDS[@]}" "${FPIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    for ns in sw e c "${NODES[@]}"; do ip netns del "$P-$ns" 2>/dev/null; done
+    if [ "$KEEP" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+
+# --- the network: a bridge in $SW, a veth pair per member ------------------------------
+ip netns add "$SW"
+ip -n "$SW" link add br0 type bridge
+ip -n "$SW" link set br0 up
+ip -n "$SW" link set lo up
+for m in e c "${NODES[@]}"; do
+    ip netns add "$P-$m"
+    ip -n "$P-$m" link set lo up
+    ip -n "$P-$m" link add eth0 type veth peer name "$m" netns "$SW"
+    ip -n "$P-$m" addr add "$(ip_of "$m")/24" dev eth0
+    ip -n "$P-$m" link set eth0 up
+    ip -n "$SW" link set "$m" master br0
+    ip -n "$SW" link set "$m" up
+done
+cut_link() { ip -n "$SW" link set "$1" down; }
+heal_link() { ip -n "$SW" link set "$1" up; }
+
+# --- etcd, then three Patroni nodes -------------------------------------------------------
+mkdir "$W/etcd" && chown postgres: "$W/etcd"
+E=http://$(ip_of e):2379
+ip netns exec "$P-e" "${PG_EXEC[@]}" etcd --name e --data-dir "$W/etcd/data" \
+    --listen-client-urls "$E" --advertise-client-urls "$E" \
+    --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+    --initial-cluster e=http://127.0.0.1:2380 >"$W/etcd.log" 2>&1 &
+PIDS+=($!)
+
+if [ "$ASYNC" = 1 ]; then
+    SYNC="synchronous_mode: false
+    maximum_lag_on_failover: 10737418240"
+else
+    SYNC="synchronous_mode: true
+    synchronous_mode_strict: true
+    maximum_lag_on_failover: 1048576"
+fi
+patroni_config() { # NODE
+    local n=$1 a
+    a=$(ip_of "$n")
+    cat <<EOF
+scope: noidha
+name: $n
+log:
+  level: WARNING
+restapi:
+  listen: $a:8008
+  connect_address: $a:8008
+etcd3:
+  hosts: $(ip_of e):2379
+bootstrap:
+  dcs:
+    ttl: $TTL
+    loop_wait: 1
+    retry_timeout: 4
+    primary_start_timeout: $START_TIMEOUT
+    $SYNC
+    postgresql:
+      use_pg_rewind: true
+      remove_data_directory_on_rewind_failure: true
+      remove_data_directory_on_diverged_timelines: true
+      parameters:
+        wal_log_hints: "on"
+        max_wal_senders: 10
+        max_replication_slots: 10
+  initdb:
+    - encoding: UTF8
+    - locale: C
+postgresql:
+  listen: $a:5432
+  connect_address: $a:5432
+  data_dir: $W/$n/data
+  bin_dir: $PGBIN
+  pgpass: $W/$n/pgpass
+  authentication:
+    superuser: {username: postgres, password: drill}
+    replication: {username: replicator, password: drill}
+    rewind: {username: postgres, password: drill}
+  parameters:
+    unix_socket_directories: $W/$n
+  pg_hba:
+    - local all all trust
+    - host all all $NET.0/24 trust
+    - host replication all $NET.0/24 trust
+EOF
+}
+start_patroni() { # NODE
+    local n=$1
+    ip netns exec "$P-$n" "${PG_EXEC[@]}" patroni "$W/$n.yml" >>"$W/$n.log" 2>&1 &
+    echo $! >"$W/$n.patroni.pid"
+}
+for n in "${NODES[@]}"; do
+    mkdir -p "$W/$n" && chown postgres: "$W/$n" && chmod 700 "$W/$n"
+    patroni_config "$n" >"$W/$n.yml"
+    start_patroni "$n"
+done
+
+rest() { in_ns c curl -s -m 2 "http://$(ip_of "$1"):8008/$2" 2>/dev/null; }
+primary() { # the node whose Patroni says it is the leader and running read-write
+    local n
+    for n in "${NODES[@]}"; do
+        [ "$(in_ns c curl -s -m 2 -o /dev/null -w '%{http_code}' "http://$(ip_of "$n"):8008/primary")" = 200 ] && { echo "$n"; return 0; }
+    done
+    return 1
+}
+healthy() { # a leader and two streaming standbys (one of them synchronous unless --async)
+    local j
+    j=$(rest n1 cluster || rest n2 cluster || rest n3 cluster) || return 1
+    python3 -c '
+import json, sys
+c = json.loads(sys.argv[1]); m = c.get("members", [])
+lead = [x for x in m if x.get("role") == "leader" and x.get("state") == "running"]
+stby = [x for x in m if x.get("role") in ("replica", "sync_standby") and x.get("state") in ("streaming", "running")]
+sync = [x for x in m if x.get("role") == "sync_standby"]
+sys.exit(0 if len(lead) == 1 and len(stby) == 2 and (sys.argv[2] == "1" or sync) else 1)' "$j" "$ASYNC"
+}
+wait_for() { # SECONDS WHAT CMD...
+    local bound=$1 what=$2 t
+    shift 2
+    t=$(now)
+    until "$@"; do
+        if awk -v a="$t" -v b="$(now)" -v n="$bound" 'BEGIN { exit !(b - a > n) }'; then
+            log "no $what within $bound s"
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+wait_for "$WAIT_BOUND" "healthy cluster" healthy || exit 2
+log "cluster up: primary $(primary)"
+
+# --- the minter, the writers' directories, the followers -------------------------------------
+URL="postgres://postgres@$(ip_of n1):5432,$(ip_of n2):5432,$(ip_of n3):5432/postgres?target_session_attrs=read-write&connect_timeout=3"
+in_ns c "$NOID" -f "$W/w1" dbcreate --backend "$URL" --minter ha f5.reedeedk long 13030 example.org ha >/dev/null
+for k in $(seq 2 "$WRITERS") probe; do
+    mkdir -p "$W/w$k/NOID" && cp "$W/w1/NOID/backend" "$W/w$k/NOID/backend"
+done
+psql_primary() { in_ns c psql -qAtX "postgres://postgres@$(ip_of "$(primary)"):5432/postgres" -c "$1"; }
+counter() { psql_primary "SELECT convert_from(k.value, 'UTF8') FROM noid_keys k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'ha' AND k.key = ':/oacounter'::bytea"; }
+head_seq() { psql_primary "SELECT log_seq FROM noid_minters WHERE name = 'ha'"; }
+
+for f in 1 2; do
+    ip netns exec "$P-c" "$NOIDR" --follow "$URL" --minter ha --cache "$W/f$f" --http "$(ip_of c):818$f" \
+        >"$W/f$f.out" 2>"$W/f$f.log" &
+    FPIDS+=($!)
+done
+metric() { # FOLLOWER NAME
+    in_ns c curl -s -m 2 "http://$(ip_of c):818$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n { print $2 }'
+}
+
+# --- load: each writer mints 4 ids, then binds them in one `noid -` bulk run -----------------
+writer() { # K
+    local k=$1 n=0 out ids id
+    while [ ! -e "$W/stop" ]; do
+        n=$((n + 1))
+        out=$(in_ns c "$NOID" -f "$W/w$k" mint 4 2>>"$W/w$k.err") || true
+        ids=$(printf '%s\n' "$out" | sed -n 's/^id: //p')
+        for id in $ids; do echo "$(now) w$k $id" >>"$W/acked-ids"; done
+        [ -n "$ids" ] || { sleep 0.2; continue; }
+        if for id in $ids; do echo "bind set $id _t https://example.org/w$k/$n/$id"; done |
+            in_ns c "$NOID" -f "$W/w$k" - >/dev/null 2>>"$W/w$k.err"; then
+            for id in $ids; do echo "$(now) $id https://example.org/w$k/$n/$id" >>"$W/acked-binds"; done
+        fi
+    done
+}
+: >"$W/acked-ids"
+: >"$W/acked-binds"
+for k in $(seq 1 "$WRITERS"); do
+    writer "$k" &
+    WPIDS+=($!)
+done
+
+# A write (mint 1 from the probe directory) that succeeds: its id is acknowledged too.
+probe_write() {
+    local out id
+    out=$(in_ns c "$NOID" -f "$W/wprobe" mint 1 2>/dev/null) || return 1
+    id=$(printf '%s\n' "$out" | sed -n 's/^id: //p')
+    [ -n "$id" ] || return 1
+    echo "$(now) probe $id" >>"$W/acked-ids"
+}
+
+# --- the drills -----------------------------------------------------------------------------
+IFS=, read -r -a KINDS <<<"$FAULTS"
+: >"$W/drills"
+BROKEN=""
+last_counter=$(counter)
+sleep 3
+for d in $(seq 1 "$DRILLS"); do
+    kind=${KINDS[$(((d - 1) % ${#KINDS[@]}))]}
+    old=$(primary) || { log "no primary before drill $d"; exit 2; }
+    lag_before=$(metric 1 noidr_follow_lag_seconds)
+    t0=$(now)
+    case $kind in
+    kill9) kill -9 "$(head -1 "$W/$old/data/postmaster.pid")" ;;
+    stop)
+        # Patroni shuts its postgres down (and gives up the leader key) before it exits.
+        kill -TERM "$(cat "$W/$old.patroni.pid")"
+        wait_for 60 "Patroni to stop" bash -c "! kill -0 $(cat "$W/$old.patroni.pid") 2>/dev/null" || true ;;
+    partition) cut_link "$old" ;;
+    writer)
+        victims=$(descendants "${WPIDS[$((RANDOM % WRITERS))]}")
+        [ -n "$victims" ] && kill -9 $victims 2>/dev/null || true ;;
+    cut)
+        # Long enough for writers to get through: a connection tries the cut hosts
+        # first, connect_timeout (3 s) each.
+        for n in "${NODES[@]}"; do [ "$n" = "$old" ] || cut_link "$n"; done
+        sleep 12
+        kill -9 "$(cat "$W/$old.patroni.pid")" "$(head -1 "$W/$old/data/postmaster.pid")" 2>/dev/null || true
+        for n in "${NODES[@]}"; do [ "$n" = "$old" ] || heal_link "$n"; done
+        # The old primary is repaired after the leader key has expired. Under strict
+        # synchronous mode no standby may take over without it (none was in sync
+        # when it died), so writes wait for it; asynchronous, a standby takes over.
+        (sleep $((TTL + 5)) && start_patroni "$old") &
+        PIDS+=($!) ;;
+    *) log "unknown fault $kind"; exit 2 ;;
+    esac
+    wait_for "$WAIT_BOUND" "write after the fault" probe_write || { BROKEN="$BROKEN no-write-after-drill-$d"; }
+    down=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+    new=$(primary || echo none)
+    case $kind in
+    stop) start_patroni "$old" ;;
+    partition) sleep $((PART_SECS > ${down%.*} ? PART_SECS - ${down%.*} : 0)); heal_link "$old" ;;
+    esac
+    wait_for "$WAIT_BOUND" "healthy cluster after drill $d" healthy || BROKEN="$BROKEN unhealthy-after-drill-$d"
+    c=$(counter)
+    if [ -n "$last_counter" ] && [ -n "$c" ] && [ "$c" -lt "$last_counter" ]; then
+        BROKEN="$BROKEN counter-went-back-drill-$d($last_counter>$c)"
+    fi
+    last_counter=$c
+    echo "$d $kind $old $new $down $lag_before $t0" >>"$W/drills"
+    log "drill $d: $kind on $old, writes back after $down s, primary now $new"
+done
+
+# --- stop the load, let the followers converge, check --------------------------------------------
+touch "$W/stop"
+for pid in "${WPIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+HEAD=$(head_seq)
+t=$(now)
+converged() { [ "$(metric 1 noidr_follow_applied_seq)" = "$HEAD" ] && [ "$(metric 2 noidr_follow_applied_seq)" = "$HEAD" ]; }
+if wait_for "$FOLLOW_BOUND" "followers at change $HEAD" converged; then
+    CONVERGE=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+else
+    CONVERGE="over $FOLLOW_BOUND"
+    BROKEN="$BROKEN followers-did-not-converge"
+fi
+MAXLAG=$(awk '$6 != "" { if ($6 > m) m = $6 } END { printf "%.2f", m }' "$W/drills")
+for pid in "${FPIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${FPIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+# A copy holds one key more, its applied change: left out, with the count of keys.
+in_ns c "$NOID" -f "$W/w1" export | grep -v '^:/pg/applied\|^# end' >"$W/pg.export"
+for f in 1 2; do
+    "$NOID" -f "$W/f$f" export | grep -v '^:/pg/applied\|^# end' >"$W/f$f.export" || true
+    cmp -s "$W/pg.export" "$W/f$f.export" || BROKEN="$BROKEN follower-$f-differs"
+done
+IDS=$(wc -l <"$W/acked-ids")
+DUPS=$(awk '{ print $3 }' "$W/acked-ids" | sort | uniq -d | wc -l)
+[ "$DUPS" = 0 ] || BROKEN="$BROKEN duplicate-ids($DUPS)"
+BINDS=$(wc -l <"$W/acked-binds")
+# Export lines are KEY<TAB>VALUE, the key's own tab written as a backslash and a t.
+LOST=$(awk 'NR == FNR { have[$0] = 1; next } { if (!(($2 "\\t_t\t" $3) in have)) n++ } END { print n + 0 }' \
+    "$W/pg.export" "$W/acked-binds")
+[ "$LOST" = 0 ] || BROKEN="$BROKEN lost-binds($LOST)"
+CHECK=$(in_ns c "$NOID" -f "$W/w1" check 2>&1) || BROKEN="$BROKEN noid-check"
+
+# --- report ---------------------------------------------------------------------------------------
+stats() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f / %.1f", v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
+MODE=$([ "$ASYNC" = 1 ] && echo "asynchronous (broken on purpose)" || echo "synchronous_mode strict")
+echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); Patroni $(patroni --version | cut -d' ' -f2), etcd $(etcd --version | head -1 | awk '{ print $3 }'), PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }'), $MODE, TTL $TTL s; \`scripts/ha-drill.sh --drills $DRILLS --faults $FAULTS$([ "$ASYNC" = 1 ] && echo " --async")\`."
+echo
+echo "| fault | drills | write unavailability, s (median / max) | follower lag before the fault, s (max) |"
+echo "|---|---:|---:|---:|"
+for kind in "${KINDS[@]}"; do
+    n=$(awk -v k="$kind" '$2 == k' "$W/drills" | wc -l)
+    [ "$n" -gt 0 ] || continue
+    echo "| $kind | $n | $(awk -v k="$kind" '$2 == k { print $5 }' "$W/drills" | stats) | $(awk -v k="$kind" '$2 == k && $6 != "" { if ($6 > m) m = $6 } END { printf "%.2f", m }' "$W/drills") |"
+done
+echo "| all | $DRILLS | $(awk '{ print $5 }' "$W/drills" | stats) | $MAXLAG |"
+echo
+echo "| invariant | result |"
+echo "|---|---|"
+echo "| ids printed (writers and probe) | $IDS |"
+echo "| ids printed twice | $DUPS |"
+echo "| bindings acknowledged | $BINDS |"
+echo "| acknowledged bindings missing from the primary | $LOST |"
+echo "| followers' exports equal the minter's | $(echo "$BROKEN" | grep -q differs && echo no || echo yes) |"
+echo "| followers at the head (change $HEAD) after the load stopped | $CONVERGE s (bound $FOLLOW_BOUND s) |"
+echo "| counter never went back | $(echo "$BROKEN" | grep -q counter && echo no || echo yes) |"
+echo "| noid check | $(echo "$BROKEN" | grep -q noid-check && echo "failed: $CHECK" || echo clean) |"
+if [ -n "$BROKEN" ]; then
+    echo
+    echo "INVARIANTS BROKEN:$BROKEN"
+    exit 1
+fi
