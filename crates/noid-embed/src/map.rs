@@ -7,15 +7,13 @@ use std::time::Duration;
 
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::lines::{answer_kept, answer_line, LineProtocol};
+use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
 use noid_store::{Follower, View};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
 use crate::request::egg_line;
-
-/// Longest raw request (target, scheme, `Accept`) whose answer is kept by it.
-const MEMO_MAX_REQUEST: usize = 1024;
 
 /// What a key is answered with, as mod_rewrite reads a `prg:` answer line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,18 +104,16 @@ impl Map {
             answer_line(view, protocol, &line, out)
         };
         self.answered(out, |view, protocol, out| {
-            let mut raw = Vec::with_capacity(3 + target.len() + scheme.len() + accept.len());
-            for part in [target, scheme, accept] {
-                // NUL first and between: never an egg line's first byte
-                raw.push(0);
-                raw.extend_from_slice(part);
-            }
-            if raw.len() > MEMO_MAX_REQUEST {
-                return line_answer(view, protocol, out);
-            }
-            answer_kept(view, protocol, &raw, out, |out| {
-                line_answer(view, protocol, out)
-            })
+            let fields = [Some(target), Some(scheme)];
+            answer_kept(
+                view,
+                protocol,
+                Kind::EggRequest,
+                &fields,
+                accept,
+                out,
+                |out| line_answer(view, protocol, out),
+            )
         })
     }
 

@@ -52,6 +52,7 @@ pub mod idmap;
 pub mod kernel;
 pub mod lines;
 mod lui;
+pub mod memo;
 pub mod modified;
 mod noid_keys;
 pub mod noid_line;

@@ -3,20 +3,15 @@
 //!
 //! `noidr`'s stdin/stdout loop and the web server modules (crate `noid-embed`) answer
 //! through [`answer_line`], so a line gets the same answer line whichever of them is
-//! asked, and the memo's key (what else an answer depends on) is built in one place.
+//! asked; the memo's key (what else an answer depends on) is [`crate::memo::key`].
 
 use std::sync::Arc;
 
 use noid_core::{Lookup, Memo};
 
 use crate::egg::{self, Miss};
+use crate::memo::{self, Kind};
 use crate::{noid_line, Outcome, Resolver};
-
-/// Longest request line whose answer is kept for the next time it is asked.
-const MEMO_MAX_LINE: usize = 1024;
-
-/// Longest answer line kept for the next time its request is asked.
-const MEMO_MAX_ANSWER: usize = 1024;
 
 /// The protocol a line is answered in.
 #[derive(Clone, Copy)]
@@ -46,44 +41,49 @@ pub fn answer_line<V: Lookup + Memo + ?Sized>(
     line: &[u8],
     out: &mut Vec<u8>,
 ) -> Outcome {
-    if line.len() > MEMO_MAX_LINE {
-        return resolve(view, protocol, line, out);
-    }
-    answer_kept(view, protocol, line, out, |out| {
+    let kind = match protocol {
+        LineProtocol::Noid => Kind::Noid,
+        LineProtocol::Egg { .. } => Kind::Egg,
+    };
+    answer_kept(view, protocol, kind, &[], line, out, |out| {
         resolve(view, protocol, line, out)
     })
 }
 
-/// Append to `out` the answer kept for `request` in `protocol` (its key: the request,
-/// and for the egg protocol the resolver in force and the providers' health), or the
-/// one `compute` appends, kept unless it is an error or longer than 1 KiB. For callers
-/// that key an answer by something other than its line (the nginx module: the raw
-/// request it makes the line from), as [`answer_line`] keys it by the line.
+/// Append to `out` the answer kept for the request of `kind` made of `fields` and
+/// `last` ([`memo::key`], with the resolver in force and the providers' health for
+/// the egg protocol), or the one `compute` appends, kept unless it is an error or
+/// longer than [`memo::MAX_ANSWER`]; a request longer than [`memo::MAX_REQUEST`] is
+/// computed each time. For callers that key an answer by something other than its
+/// line (the nginx module: the parts of the HTTP request it makes the line from), as
+/// [`answer_line`] keys it by the line.
 pub fn answer_kept<V: Lookup + Memo + ?Sized>(
     view: &V,
     protocol: LineProtocol<'_>,
-    request: &[u8],
+    kind: Kind,
+    fields: &[Option<&[u8]>],
+    last: &[u8],
     out: &mut Vec<u8>,
     compute: impl FnOnce(&mut Vec<u8>) -> Outcome,
 ) -> Outcome {
-    let mut key = Vec::with_capacity(16 + request.len());
-    if let LineProtocol::Egg {
-        resolver,
-        generation,
-        ..
-    } = protocol
-    {
-        key.extend_from_slice(&generation.to_le_bytes());
-        key.extend_from_slice(&resolver.registry().health_changes().to_le_bytes());
-    }
-    key.extend_from_slice(request);
+    let stamp = match protocol {
+        LineProtocol::Noid => None,
+        LineProtocol::Egg {
+            resolver,
+            generation,
+            ..
+        } => Some((generation, resolver.registry().health_changes())),
+    };
+    let Some(key) = memo::key(kind, stamp, fields, last) else {
+        return compute(out);
+    };
     let at = out.len();
     let mut computed = false;
     let kept = view.memo(&key, || {
         computed = true;
         let outcome = compute(out);
         let answer = &out[at..];
-        if outcome == Outcome::Error || answer.len() > MEMO_MAX_ANSWER {
+        if outcome == Outcome::Error || answer.len() > memo::MAX_ANSWER {
             return Err(outcome);
         }
         let mut kept = Vec::with_capacity(1 + answer.len());

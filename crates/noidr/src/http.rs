@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use noid_core::LookupError;
-use noid_resolve::{Answer, Outcome, Request};
+use noid_resolve::{memo, Answer, Outcome, Request};
 use noid_store::{Follower, View};
 
 use crate::current::Current;
-use crate::memo;
+
 use crate::metrics::Metrics;
 
 /// The HTTP server's view of the resolver.

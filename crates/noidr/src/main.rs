@@ -22,7 +22,6 @@ mod current;
 mod deadline;
 mod http;
 mod lines;
-mod memo;
 mod metrics;
 mod probe;
 mod protocol;

@@ -1,5 +1,6 @@
 //! The key of an answer kept in the view's memo (`noid_store::View::memo`), for the
-//! line protocols and HTTP alike.
+//! line protocols ([`crate::lines`]: `noidr`'s loop and the web server modules) and
+//! `noidr --http` alike: the one place that says what a kept answer depends on.
 //!
 //! A kept answer depends on the view (the memo is the view's own), on the request, and,
 //! for an answer the resolver made, on the resolver in force (its generation) and the
@@ -19,8 +20,14 @@ pub const MAX_ANSWER: usize = 1024;
 #[derive(Clone, Copy)]
 #[repr(u8)]
 pub enum Kind {
-    /// `noidr --http`. (The line protocols' answers are kept by noid-resolve's
-    /// `lines::answer_line`.)
+    /// A line of the noid protocol (`get ID ELEM`).
+    Noid = b'N',
+    /// A line of the egg protocol (`ID.resolve`).
+    Egg = b'E',
+    /// An HTTP request that the nginx module makes into an egg line (its target,
+    /// scheme and `Accept`).
+    EggRequest = b'R',
+    /// `noidr --http`.
     Http = b'H',
 }
 
