@@ -21,6 +21,7 @@
 
 pub mod anvl;
 mod commit;
+pub mod deadline;
 pub mod ident;
 pub mod keys;
 pub mod lookup;

@@ -21,15 +21,12 @@
 //! `postgres` feature). [`open`] is the one place that picks the engine of a Dbdir.
 //!
 //! Also here: the minter's file [`Layout`] (and the Dbdir a program's name selects),
-//! [`sweep_stale`] for directories left by processes that were killed, and the
-//! [`deadline`] watchdog that answers in place of a lookup stalled on the store, for
-//! every server (line protocols, HTTP).
+//! and [`sweep_stale`] for directories left by processes that were killed.
 
 #![deny(missing_docs)]
 
 mod backend;
 mod cursor;
-pub mod deadline;
 mod error;
 mod follow;
 pub mod generation;
