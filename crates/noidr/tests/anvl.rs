@@ -5,10 +5,9 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use crate::util::{noid_bin, noidr_bin, Minter};
+use crate::util::{noid_bin, noidr_bin, Http, Minter};
 
 /// The value, and its element line as the encoding rules above write it.
 const VALUE: &str = "line one\n50% off";
@@ -45,23 +44,10 @@ fn a_value_is_written_alike_by_egg_fetch_the_http_page_and_the_registry_file() {
     // The HTTP metadata page (`??`: every element), in ANVL.
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("noidr.sock");
-    let mut child = Command::new(noidr_bin())
-        .arg("-f")
-        .arg(m.dbdir())
-        .arg("--http")
-        .arg(&sock)
-        .env_clear()
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let mut s = loop {
-        match UnixStream::connect(&sock) {
-            Ok(s) => break s,
-            Err(e) => assert!(start.elapsed() < Duration::from_secs(30), "{e}"),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut cmd = Command::new(noidr_bin());
+    cmd.arg("-f").arg(m.dbdir());
+    let mut http = Http::start(cmd, sock.to_str().unwrap());
+    let mut s = UnixStream::connect(&sock).unwrap();
     write!(
         s,
         "GET /ark:/13030/fk4a?? HTTP/1.1\r\nHost: x\r\nAccept: text/plain\r\nConnection: close\r\n\r\n"
@@ -75,8 +61,8 @@ fn a_value_is_written_alike_by_egg_fetch_the_http_page_and_the_registry_file() {
         [WRITTEN],
         "{page}"
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = http.child.kill();
+    let _ = http.child.wait();
 
     // The registry file, from a record whose value continues on a second line.
     let reg = dir.path().join("registry");
