@@ -113,7 +113,7 @@ check "bash completion of 'noid '" test "$got" = "$want"
 got=$(complete_line "noidr --prot")
 check "bash completion of 'noidr --prot'" test "$got" = "--protocol"
 got=$(complete_line "noidr --pro" | tr '\n' ' ')
-check "bash completion of 'noidr --pro'" test "$got" = "--protocol --probe-interval --probe-timeout "
+check "bash completion of 'noidr --pro'" test "$got" = "--protocol --probe-interval --probe-timeout --probe-ca "
 got=$(complete_line "noidr --protocol " | tr '\n' ' ')
 check "bash completion of 'noidr --protocol '" test "$got" = "noid egg "
 
