@@ -56,6 +56,8 @@ pub struct Service {
     settings: store::Settings,
     /// Where the front server connects from (its `X-Forwarded-For` is believed).
     front_addresses: Vec<ipnet::IpNet>,
+    /// The console's uploads, running or done.
+    pub(crate) uploads: crate::upload::run::Uploads,
 }
 
 /// A request body, whole or as it arrives.
@@ -86,11 +88,12 @@ impl Service {
             failures: Failures::default(),
             stores: Mutex::new(HashMap::new()),
             settings,
+            uploads: Default::default(),
         }
     }
 
     /// The thread of directory `dir`, started on first use.
-    fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
+    pub(crate) fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
         let mut stores = self.stores.lock().expect("stores");
         stores
             .entry(dir.to_path_buf())
@@ -431,10 +434,12 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 (true, Input::Stream(body)) => Work::Bulk {
                     body,
                     progress: None,
+                    tally: None,
                 },
                 (true, Input::Whole(body)) => Work::Bulk {
                     body: Box::new(std::io::Cursor::new(body)),
                     progress: None,
+                    tally: None,
                 },
                 (false, Input::Whole(body)) => Work::Egg { line: query, body },
                 (false, Input::Stream(mut r)) => {
@@ -451,13 +456,12 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
         }
         Route::Minter { path, .. } => {
-            let Some(root) = &pop.populator.minters else {
+            if pop.populator.minters.is_none() {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));
-            };
-            let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
-            if !noid_store::Layout::new(&dir).has_minter() {
-                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
             }
+            let Some(dir) = minter_dir(pop, path) else {
+                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
+            };
             match nog::parse(&query, Format::Anvl) {
                 Ok((_, nog::NogCommand::Help)) => Plan::Answer(
                     WorkResult {
@@ -484,6 +488,17 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
         }
     }
+}
+
+/// The directory of populator `pop`'s minter `SCHEME/NAAN/SHOULDER`, if it has that
+/// minter (each step a safe name, so no path leaves its minters' directory).
+pub fn minter_dir(pop: &Checked, path: &[String; 3]) -> Option<PathBuf> {
+    let root = pop.populator.minters.as_ref()?;
+    if !path.iter().all(|s| crate::config::is_safe_name(s)) {
+        return None;
+    }
+    let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
+    noid_store::Layout::new(&dir).has_minter().then_some(dir)
 }
 
 fn help(name: &str, pop: &Checked) -> String {

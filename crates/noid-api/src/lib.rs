@@ -32,6 +32,7 @@ pub mod handler;
 pub mod reply;
 pub mod route;
 pub mod store;
+pub mod upload;
 
 use std::convert::Infallible;
 use std::future::Future;

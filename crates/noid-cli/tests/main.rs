@@ -21,3 +21,4 @@ mod progress;
 mod scenarios;
 mod standing;
 mod table;
+mod upload;
