@@ -37,14 +37,13 @@ impl Sheet {
             .has_headers(true)
             .flexible(false)
             .from_reader(bytes);
-        let line_at = |p: Option<&csv::Position>| p.map(|p| line_of(bytes, p.byte() as usize));
-        let csv_error = |e: csv::Error| csv_error(line_at(e.position()), &e);
-        let header = reader.headers().map_err(csv_error)?.clone();
+        let mut lines = LineCount { bytes, at: 0, line: 1 };
+        let header = reader.headers().map_err(|e| lines.error(&e))?.clone();
         let (id_col, elements) = columns(&header)?;
         let mut rows = Vec::new();
         for record in reader.records() {
-            let record = record.map_err(csv_error)?;
-            let line = line_at(record.position()).unwrap_or(0);
+            let record = record.map_err(|e| lines.error(&e))?;
+            let line = record.position().map_or(0, |p| lines.of(p));
             rows.push(row(&record, line, id_col)?);
         }
         if rows.is_empty() {
@@ -118,15 +117,37 @@ fn row(record: &csv::StringRecord, line: usize, id_col: usize) -> Result<Row, Up
     Ok(Row { line, id, values })
 }
 
-/// The line of the record the reader places at byte `at`. After a CRLF the reader
-/// places the next record at the LF (and its own line count is one short): the line
-/// is that of the first byte that ends no line.
-fn line_of(bytes: &[u8], at: usize) -> usize {
-    let start = bytes[at.min(bytes.len())..]
-        .iter()
-        .position(|b| !matches!(b, b'\r' | b'\n'))
-        .map_or(bytes.len(), |n| at + n);
-    1 + bytes[..start].iter().filter(|&&b| b == b'\n').count()
+/// Lines counted as the reader goes (each record's newlines counted once).
+struct LineCount<'b> {
+    bytes: &'b [u8],
+    /// Bytes before `at` are counted: `line` is the line of byte `at`.
+    at: usize,
+    line: usize,
+}
+
+impl LineCount<'_> {
+    /// The line of the record the reader places at `p`. After a CRLF the reader
+    /// places the next record at the LF (and its own line count is one short): the
+    /// line is that of the first byte there that ends no line.
+    fn of(&mut self, p: &csv::Position) -> usize {
+        let from = (p.byte() as usize).min(self.bytes.len());
+        let start = self.bytes[from..]
+            .iter()
+            .position(|b| !matches!(b, b'\r' | b'\n'))
+            .map_or(self.bytes.len(), |n| from + n);
+        if start < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        let newlines = self.bytes[self.at..start].iter().filter(|&&b| b == b'\n');
+        self.line += newlines.count();
+        self.at = start;
+        self.line
+    }
+
+    /// A reader's error, with its line.
+    fn error(&mut self, e: &csv::Error) -> UploadError {
+        csv_error(e.position().map(|p| self.of(p)), e)
+    }
 }
 
 /// A CSV reader's error, with its line.
