@@ -5,6 +5,7 @@ same minter), bad input reported with its line, the binder's recent writes paged
 clean on the upload, progress, result and recent-writes pages, each one screenshot."""
 
 import csv
+import fcntl
 import http.client
 import io
 import os
@@ -16,6 +17,8 @@ import unittest
 from urllib.parse import urlsplit
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
@@ -39,6 +42,7 @@ def login():
     DRIVER.find_element(By.ID, "login").send_keys("sam")
     DRIVER.find_element(By.ID, "password").send_keys("secret")
     DRIVER.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
+    WebDriverWait(DRIVER, 30).until(EC.url_to_be(SERVE.url("/console/p/sam/")))
 
 
 def write(name, text):
@@ -55,7 +59,9 @@ def upload(path, fmt="csv", minter=""):
     if minter:
         DRIVER.find_element(By.CSS_SELECTOR, f"#minter option[value='{minter}']").click()
     DRIVER.find_element(By.ID, "file").send_keys(path)
+    page = DRIVER.find_element(By.TAG_NAME, "html")
     DRIVER.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    WebDriverWait(DRIVER, 30).until(EC.staleness_of(page))
 
 
 def wait_done():
@@ -76,6 +82,7 @@ def result_csv():
     c.request("GET", f"{u.path}?{u.query}", headers={"Cookie": cookie})
     r = c.getresponse()
     body = r.read().decode()
+    c.close()
     assert r.status == 200, (r.status, body)
     assert r.getheader("Content-Type") == "text/csv; charset=utf-8"
     return list(csv.reader(io.StringIO(body)))
@@ -97,10 +104,22 @@ class Upload(unittest.TestCase):
         w = csv.writer(out, lineterminator="\r\n")
         w.writerow(["id", "_t", "who"])
         w.writerows(rows)
-        upload(write("rows.csv", "\ufeff" + out.getvalue()), minter="ark/99999/fk4")
-        self.assertIn("/console/p/sam/uploads?n=", DRIVER.current_url)
-        harness.check_axe(DRIVER)  # the progress page, or already the result
-        harness.screenshot(DRIVER, "console-upload-progress")
+        # The binder's writer lock held (as another `noid` writing would hold it): the
+        # run waits for it, and its page shows the progress, reloading itself.
+        with open(os.path.join(BINDER, "NOID", "lock"), "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            upload(write("rows.csv", "\ufeff" + out.getvalue()), minter="ark/99999/fk4")
+            self.assertIn("/console/p/sam/uploads?n=", DRIVER.current_url)
+            deadline = time.monotonic() + 30  # minting first, then the run waits
+            while not DRIVER.find_elements(By.TAG_NAME, "progress"):
+                self.assertLess(time.monotonic(), deadline, DRIVER.page_source[:2000])
+                time.sleep(0.1)
+            progress = DRIVER.find_element(By.TAG_NAME, "progress")
+            self.assertEqual(progress.get_attribute("max"), str(2 * ROWS))
+            harness.assert_text(DRIVER, "main .notice", f"Running: 0 of {2 * ROWS} commands run.")
+            harness.check_axe(DRIVER)
+            harness.screenshot(DRIVER, "console-upload-progress")
+            fcntl.flock(lock, fcntl.LOCK_UN)
         wait_done()
         harness.assert_text(DRIVER, "main .notice", f"Done: {ROWS} rows, {ROWS} written, 0 failed.")
         harness.check_axe(DRIVER)
@@ -129,6 +148,7 @@ class Upload(unittest.TestCase):
         # And in the browser, one of them.
         DRIVER.get(noidr.url("/ark:/" + minted[0] + "?info"))
         self.assertIn("https://example.org/objects/0?x=1&amp;y=&quot;q&quot;", DRIVER.page_source)
+        c.close()
         noidr.stop()
 
     def test_2_bad_input_reported_with_its_line(self):

@@ -37,7 +37,7 @@ pub fn submit(c: Ctx) -> Handled {
         let Some(kind) = Kind::parse(f.text("format")) else {
             return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose CSV or egg lines."));
         };
-        let file = match f.upload(crate::upload::form::FILE_FIELD) {
+        let file = match f.upload(crate::upload::FILE_FIELD) {
             Some(u) if !u.bytes.is_empty() => u,
             _ => return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose a file to upload.")),
         };
@@ -77,8 +77,8 @@ fn form_body(c: &Ctx, format: &str, minter: &str) -> String {
             ""
         };
         s.push_str(&format!(
-            "<p><input type=\"radio\" id=\"format-{value}\" name=\"format\" value=\"{value}\"{checked}>\
-             <label for=\"format-{value}\">{label}</label></p>\n"
+            "<p class=\"choice\"><input type=\"radio\" id=\"format-{value}\" name=\"format\" \
+             value=\"{value}\"{checked}><label for=\"format-{value}\">{label}</label></p>\n"
         ));
     }
     s.push_str(

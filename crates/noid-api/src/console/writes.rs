@@ -2,8 +2,6 @@
 //! a page of [`PAGE`] at a time: every write the API, `noid serve`'s bulk POSTs and the
 //! console made, with who made it and when.
 
-use std::time::{Duration, UNIX_EPOCH};
-
 use hyper::StatusCode;
 
 use super::html::{escape, query_value};
@@ -53,8 +51,8 @@ pub fn page(c: Ctx) -> Handled {
 /// The writes as a table.
 fn table(c: &Ctx, writes: &[Write]) -> String {
     let mut s = String::from(
-        "<table>\n<caption>Writes, newest first</caption>\n<thead><tr>\
-         <th scope=\"col\">When</th><th scope=\"col\">Who</th>\
+        "<table class=\"writes\">\n<caption>Writes, newest first</caption>\n<thead><tr>\
+         <th scope=\"col\">When (UTC)</th><th scope=\"col\">Who</th>\
          <th scope=\"col\">Identifier</th><th scope=\"col\">Change</th>\
          <th scope=\"col\">Value</th></tr></thead>\n<tbody>\n",
     );
@@ -84,8 +82,8 @@ fn table(c: &Ctx, writes: &[Write]) -> String {
     s
 }
 
-/// Epoch seconds as an HTTP date (`Wed, 25 Nov 2026 19:17:55 GMT`): readable, and
-/// the same wherever the server runs.
+/// Epoch seconds as `2026-11-25 19:17:55`, in UTC: the same wherever the server runs.
 fn when(epoch: i64) -> String {
-    httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(epoch.max(0) as u64))
+    chrono::DateTime::from_timestamp(epoch, 0)
+        .map_or_else(|| epoch.to_string(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
 }

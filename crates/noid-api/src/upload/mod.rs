@@ -6,7 +6,6 @@
 //! [`Tally`](crate::store::Tally) gives the progress page its count and each row its
 //! [`outcome`].
 
-pub mod form;
 pub mod outcome;
 pub mod run;
 pub mod script;
@@ -16,8 +15,11 @@ use std::fmt;
 
 pub use sheet::Sheet;
 
-/// The largest upload accepted (the whole multipart request), in bytes.
+/// The largest file accepted, in bytes.
 pub const MAX_UPLOAD: usize = 16 << 20;
+
+/// The upload form's field that carries the file.
+pub const FILE_FIELD: &str = "file";
 
 /// An upload, checked and ready to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
