@@ -1,0 +1,376 @@
+//! The populator console at `/console/`: web pages for the people who keep a
+//! populator's identifiers, served by `noid serve` beside the API, with the API's
+//! logins, rights and write path.
+//!
+//! | path | does |
+//! |---|---|
+//! | `/console/login` | the login form (populator, login, password) |
+//! | `/console/basic/POP` | logs in with HTTP Basic (or a trusted front server's login) |
+//! | `/console/logout` | ends the session (POST) |
+//! | `/console/p/POP/…` | the populator's pages ([`PAGES`]) |
+//!
+//! Every request passes the same checks, here and nowhere else, before any page's
+//! handler runs: a session from the cookie (one is started for a browser without
+//! one); for every POST, the form's `csrf` field equal to the session's token; for a
+//! populator's pages, a session logged in for that populator (another populator's
+//! pages are refused with `403`) from an address its allow-list admits. Logins are
+//! checked as the API checks them ([`Service::verify`]), failed attempts counted and
+//! limited alike. Pages act only through [`egg::Binder`], the API's write path.
+//!
+//! **Adding a page.** Write a handler `fn(Ctx) -> Handled` in its own module, add a
+//! row to [`PAGES`] (path under `/console/p/POP/`, [`Verb::Get`] or [`Verb::Post`]),
+//! and, for a page people go to, a row to [`NAV`]. The handler gets a [`Ctx`]: the
+//! checked session and populator, the query, and for a POST the form already read
+//! and its token already checked (forms are [`html::post_form`], which adds the
+//! token). Answer with [`Ctx::page`] (the layout), [`see_other`] after a write, or
+//! any [`Resp`] (a download).
+//!
+//! **Cookies.** `noid_console`, `Path=/console/; HttpOnly; SameSite=Strict`, and
+//! `Secure` when the browser's connection is TLS: `noid serve` speaks plain HTTP, so
+//! that is when the trusted front server (`[front]`) says `X-Forwarded-Proto: https`,
+//! or always with `[console] secure_cookies = true`.
+
+mod edit;
+pub mod egg;
+pub mod form;
+pub mod html;
+mod login;
+mod pages;
+pub mod session;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, SET_COOKIE};
+use hyper::{Method, Request, Response, StatusCode};
+
+use crate::config::Checked;
+use crate::handler::{Peer, Resp, Service};
+use crate::store::Who;
+use form::Form;
+use session::{Session, Sessions, User};
+
+/// A page handler's answer, to be awaited.
+pub type Handled = Pin<Box<dyn Future<Output = Resp> + Send>>;
+/// A page handler.
+pub type Handler = fn(Ctx) -> Handled;
+
+/// The method a page answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// Shows something; never writes.
+    Get,
+    /// A form's submission (its token checked before the handler runs).
+    Post,
+}
+
+/// A populator's pages: the path under `/console/p/POP/`, the method, the handler.
+pub const PAGES: &[(&str, Verb, Handler)] = &[
+    ("", Verb::Get, pages::home),
+    ("mint", Verb::Get, pages::mint_form),
+    ("mint", Verb::Post, pages::mint),
+    ("browse", Verb::Get, pages::browse),
+    ("id", Verb::Get, edit::show),
+    ("id", Verb::Post, edit::save),
+    ("purge", Verb::Get, edit::purge_form),
+    ("purge", Verb::Post, edit::purge),
+];
+
+/// The layout's navigation: path under `/console/p/POP/`, label.
+pub const NAV: &[(&str, &str)] = &[
+    ("", "Binders and minters"),
+    ("mint", "Mint"),
+    ("browse", "Browse"),
+    ("id", "Identifier"),
+];
+
+/// The console's state in the service.
+pub struct Console {
+    /// The sessions.
+    pub sessions: Sessions,
+    /// `[console] secure_cookies`: cookies are `Secure` whatever the request says.
+    pub secure_cookies: bool,
+    /// `[console] enabled`.
+    pub enabled: bool,
+}
+
+impl Console {
+    /// The console as configured.
+    pub fn new(c: &crate::config::ConsoleConfig) -> Console {
+        Console {
+            sessions: Sessions::new(Duration::from_secs(c.session_idle)),
+            secure_cookies: c.secure_cookies,
+            enabled: c.enabled,
+        }
+    }
+}
+
+/// A request to a populator's page, checked: what its handler gets.
+pub struct Ctx {
+    /// The service (for [`Ctx::binder`]).
+    pub service: Arc<Service>,
+    /// The session, logged in for [`Ctx::user`]'s populator.
+    pub session: Session,
+    /// Who is logged in.
+    pub user: User,
+    /// The populator, as configured.
+    pub pop: Checked,
+    /// The client.
+    pub peer: Peer,
+    /// The query's fields.
+    pub query: Form,
+    /// A POST's form (its token checked); empty for a GET.
+    pub form: Form,
+}
+
+impl Ctx {
+    /// The populator's binder and minters, acted on by the session's login.
+    pub fn binder(&self) -> egg::Binder {
+        let who = Who {
+            populator: self.user.populator.clone(),
+            login: self.user.login.clone(),
+            client: self
+                .peer
+                .ip
+                .map_or_else(|| "unix".into(), |ip| ip.to_string()),
+            acting_for: None,
+        };
+        egg::Binder::new(self.service.clone(), self.pop.clone(), who)
+    }
+
+    /// `/console/p/POP/`, where the populator's pages are.
+    pub fn base(&self) -> String {
+        format!("/console/p/{}/", self.user.populator)
+    }
+
+    /// A page in the layout.
+    pub fn page(&self, status: StatusCode, title: &str, body: &str) -> Resp {
+        html_response(status, html::page(title, &self.session, body))
+    }
+}
+
+/// Whether `path` is the console's.
+pub fn is_console(path: &str) -> bool {
+    path == "/console" || path.starts_with("/console/")
+}
+
+/// Answer a console request.
+pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -> Resp {
+    let secure = service.console.secure_cookies
+        || (service.from_front(&req, &peer)
+            && req
+                .headers()
+                .get("x-forwarded-proto")
+                .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https")));
+    let peer = service.client(&req, peer);
+    let cookie = session::from_cookies(
+        req.headers()
+            .get_all(hyper::header::COOKIE)
+            .iter()
+            .filter_map(|h| h.to_str().ok()),
+    );
+    let known = cookie.and_then(|id| service.console.sessions.get(&id));
+    let fresh = known.is_none();
+    let session = known.unwrap_or_else(|| service.console.sessions.start(None));
+    let mut resp = route(service.clone(), req, peer, session.clone(), fresh).await;
+    let h = resp.headers_mut();
+    if fresh && !h.contains_key(SET_COOKIE) {
+        set_cookie(&mut resp, Some(&session.id), secure);
+    } else if let Some(v) = h.remove(SET_COOKIE) {
+        // A handler's cookie (login, logout) gets the attributes of this request.
+        let id = v.to_str().unwrap_or("").to_string();
+        set_cookie(
+            &mut resp,
+            Some(id.as_str()).filter(|i| !i.is_empty()),
+            secure,
+        );
+    }
+    hardened(&mut resp);
+    resp
+}
+
+/// The routes, after the session is known.
+async fn route(
+    service: Arc<Service>,
+    req: Request<Incoming>,
+    peer: Peer,
+    session: Session,
+    fresh: bool,
+) -> Resp {
+    let verb = match *req.method() {
+        Method::GET | Method::HEAD => Verb::Get,
+        Method::POST => Verb::Post,
+        _ => return text(StatusCode::METHOD_NOT_ALLOWED, "GET or POST only\n"),
+    };
+    let path = req.uri().path().to_string();
+    let query = Form::query(req.uri().query());
+    if path == "/console/style.css" {
+        let mut r = Response::new(Full::new(Bytes::from_static(html::STYLE.as_bytes())).boxed());
+        r.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/css; charset=utf-8"),
+        );
+        return r;
+    }
+    if let (Some(name), Verb::Get) = (path.strip_prefix("/console/basic/"), verb) {
+        return login::basic(&service, &req, &peer, &session, name).await;
+    }
+    let form = match verb {
+        Verb::Get => Form::default(),
+        Verb::Post => match checked_form(req, &session, fresh).await {
+            Ok(f) => f,
+            Err(r) => return r,
+        },
+    };
+    match (path.as_str(), verb) {
+        ("/console" | "/console/", Verb::Get) => match &session.user {
+            Some(u) => see_other(&format!("/console/p/{}/", u.populator)),
+            None => see_other("/console/login"),
+        },
+        ("/console/login", Verb::Get) => login::form(&session, None, StatusCode::OK),
+        ("/console/login", Verb::Post) => login::submit(&service, &session, &peer, form).await,
+        ("/console/logout", Verb::Post) => login::logout(&service, &session),
+        (p, _) => match p.strip_prefix("/console/p/") {
+            Some(rest) => populator_page(service, rest, verb, session, peer, query, form).await,
+            None => text(StatusCode::NOT_FOUND, "not found\n"),
+        },
+    }
+}
+
+/// A POST's form, read, with its token checked against the session's: the one place
+/// forms are refused as forged (no token, a wrong one, another session's, or a
+/// session that has ended).
+async fn checked_form(
+    req: Request<Incoming>,
+    session: &Session,
+    fresh: bool,
+) -> Result<Form, Resp> {
+    let form = Form::read(req)
+        .await
+        .map_err(|e| text(StatusCode::BAD_REQUEST, &format!("{e}\n")))?;
+    let given = form.get("csrf").unwrap_or("");
+    if fresh || !session::token_matches(session, given) {
+        log::warn!("console: form refused (missing or wrong token, or no session)");
+        return Err(text(
+            StatusCode::FORBIDDEN,
+            "This form is not from your session (it may have expired). Go back, reload the page and try again.\n",
+        ));
+    }
+    Ok(form)
+}
+
+/// `/console/p/POP/PAGE`: the populator checks, then the page's handler.
+async fn populator_page(
+    service: Arc<Service>,
+    rest: &str,
+    verb: Verb,
+    session: Session,
+    peer: Peer,
+    query: Form,
+    form: Form,
+) -> Resp {
+    let (name, page) = rest.split_once('/').unwrap_or((rest, ""));
+    let Some(handler) = PAGES
+        .iter()
+        .find(|(p, v, _)| *p == page && *v == verb)
+        .map(|(_, _, h)| *h)
+    else {
+        return text(StatusCode::NOT_FOUND, "not found\n");
+    };
+    let Some(user) = session.user.clone() else {
+        return see_other("/console/login");
+    };
+    if user.populator != name {
+        log::warn!(
+            "console: login {} of populator {} refused populator {name}'s pages",
+            user.login,
+            user.populator
+        );
+        let body = html::notice(
+            "error",
+            "You are logged in for another populator: this populator's binder and minters are not yours.",
+        );
+        return html_response(
+            StatusCode::FORBIDDEN,
+            html::page("Not your populator", &session, &body),
+        );
+    }
+    let Some(pop) = service.populator(name).cloned() else {
+        return text(StatusCode::NOT_FOUND, "not found\n");
+    };
+    if !pop.allows(peer.ip) {
+        return text(StatusCode::FORBIDDEN, "403 forbidden\n");
+    }
+    handler(Ctx {
+        service,
+        session,
+        user,
+        pop,
+        peer,
+        query,
+        form,
+    })
+    .await
+}
+
+/// An HTML response.
+pub fn html_response(status: StatusCode, body: String) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    r
+}
+
+/// A plain-text response.
+pub fn text(status: StatusCode, body: &str) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// `303 See Other` to `location` (after a form's write, so that reloading does not
+/// repeat it).
+pub fn see_other(location: &str) -> Resp {
+    let mut r = text(StatusCode::SEE_OTHER, "");
+    if let Ok(v) = HeaderValue::from_str(location) {
+        r.headers_mut().insert(LOCATION, v);
+    }
+    r
+}
+
+/// Set the session cookie (`None`: end it).
+fn set_cookie(r: &mut Resp, id: Option<&str>, secure: bool) {
+    if let Ok(v) = HeaderValue::from_str(&session::set_cookie(id, secure)) {
+        r.headers_mut().insert(SET_COOKIE, v);
+    }
+}
+
+/// Headers every console response carries: nothing cached, no framing, no scripts or
+/// styles but the console's own, forms posted only to the console.
+fn hardened(r: &mut Resp) {
+    let h = r.headers_mut();
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        "content-security-policy",
+        HeaderValue::from_static(
+            "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        ),
+    );
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("referrer-policy", HeaderValue::from_static("same-origin"));
+}
