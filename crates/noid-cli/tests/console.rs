@@ -123,14 +123,19 @@ impl Browser {
         )
     }
 
-    /// The session id in the jar.
-    fn session_id(&self) -> Option<String> {
+    /// The value of cookie `name` in the jar.
+    fn cookie(&self, name: &str) -> Option<String> {
         let jar = std::fs::read_to_string(&self.jar).ok()?;
         jar.lines()
             .filter(|l| !l.starts_with('#') || l.starts_with("#HttpOnly_"))
             .filter_map(|l| l.rsplit_once('\t'))
-            .find(|(before, _)| before.ends_with("noid_console"))
+            .find(|(before, _)| before.ends_with(&format!("\t{name}")))
             .map(|(_, v)| v.to_string())
+    }
+
+    /// The logged-in session's id.
+    fn session_id(&self) -> Option<String> {
+        self.cookie("noid_console")
     }
 }
 
@@ -152,13 +157,17 @@ fn write_log(api: &Api, binder: &str) -> String {
 fn login_mint_bind_edit_purge_logout() {
     let api = Api::start();
     let b = Browser::new(&api, "sam");
-    // A page of a populator without a session: to the login form.
+    // A page of a populator without a session: to the login form, no session started.
     let p = b.get("/console/p/sam/");
     assert_eq!(
         (p.status, p.header("location")),
         (303, Some("/console/login"))
     );
-    let before = b.session_id().expect("a session before login");
+    assert_eq!(p.header("set-cookie"), None);
+    b.get("/console/login");
+    let before = b
+        .cookie("noid_console_login")
+        .expect("the login form's session");
     let p = b.login("sam", "sam", "secret");
     assert_eq!(
         (p.status, p.header("location")),
@@ -166,6 +175,11 @@ fn login_mint_bind_edit_purge_logout() {
     );
     let after = b.session_id().unwrap();
     assert_ne!(before, after, "logging in starts a new session");
+    assert_eq!(
+        b.cookie("noid_console_login"),
+        None,
+        "the login form's session ended"
+    );
     let home = b.get("/console/p/sam/");
     assert_eq!(home.status, 200);
     assert!(home
@@ -336,7 +350,7 @@ fn forged_forms_are_refused() {
     ] {
         let p = save(token.as_deref());
         assert_eq!(p.status, 403, "{why} token");
-        assert!(p.body.starts_with("This form is not from your session"));
+        assert!(p.body.contains("This form is not from your session"));
     }
     // The login form and logout are forms too.
     let p = Browser::new(&api, "fresh").post(
@@ -418,10 +432,12 @@ fn cookie_attributes_basic_login_and_expiry() {
         Api::start_with("[front]\nsecret = \"s3cret-front\"\n\n[console]\nsession_idle = 1\n");
     let b = Browser::new(&api, "plain");
     let p = b.get("/console/login");
-    let id = b.session_id().unwrap();
+    let id = b.cookie("noid_console_login").unwrap();
     assert_eq!(
         p.header("set-cookie"),
-        Some(format!("noid_console={id}; Path=/console/; HttpOnly; SameSite=Strict").as_str())
+        Some(
+            format!("noid_console_login={id}; Path=/console/; HttpOnly; SameSite=Strict").as_str()
+        )
     );
     assert_eq!(p.header("cache-control"), Some("no-store"));
     // Behind the front server, which says the browser uses TLS: Secure.

@@ -8,7 +8,7 @@
 //! bulk request.
 
 use hyper::StatusCode;
-use noid_resolve::kernel::{self, Reserved, Standing, Value};
+use noid_resolve::kernel::{self, Base, Reserved, Standing, Value};
 
 use super::egg::{errors, purge_line, rm_line, set_line, Binding};
 use super::form::Form;
@@ -105,7 +105,12 @@ fn edit_form(c: &Ctx, id: &str, values: &[(String, Vec<u8>)]) -> String {
             escape(&text)
         ));
         if *elem == "how" {
-            s.push_str("<p class=\"hint\">A metatype first (text, image, audio, video, data, code, term, service, object, event, …), e.g. <code>text article</code>, or a reserved value.</p>\n");
+            let terms: Vec<&str> = Base::ALL.iter().map(|b| b.term()).collect();
+            s.push_str(&format!(
+                "<p class=\"hint\">A metatype first ({}; joined with +, then set for a group), \
+                 then the kind of resource, e.g. <code>text article</code>; or a reserved value.</p>\n",
+                terms.join(", ")
+            ));
         }
         s.push_str("</fieldset>\n");
     }

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, SET_COOKIE};
+use hyper::header::HeaderValue;
 use hyper::{Request, StatusCode};
 
 use super::form::Form;
 use super::html::{escape, notice, page, post_form};
 use super::session::{Session, User};
-use super::{html_response, see_other, text};
+use super::{html_response, refusal, see_other, text, NEW_SESSION};
 use crate::auth::Basic;
 use crate::handler::{Peer, Resp, Service};
 
@@ -67,7 +67,12 @@ pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: F
         return failed();
     };
     if !pop.allows(peer.ip) {
-        return text(StatusCode::FORBIDDEN, "403 forbidden\n");
+        return refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
     }
     if pop.populator.open && cred.user != name {
         // An open populator has no logins: it acts under its own name.
@@ -95,10 +100,20 @@ pub async fn basic(
         );
     }
     let Some(pop) = service.populator(name).cloned() else {
-        return text(StatusCode::NOT_FOUND, "not found\n");
+        return refusal(
+            StatusCode::NOT_FOUND,
+            session,
+            "Not found",
+            "There is no such populator.",
+        );
     };
     if !pop.allows(peer.ip) {
-        return text(StatusCode::FORBIDDEN, "403 forbidden\n");
+        return refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
     }
     match service.clone().identify(req, peer, name, &pop).await {
         Ok(login) => logged_in(service, session, name, login),
@@ -119,9 +134,9 @@ fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -
         new_login(&new)
     );
     let mut r = see_other(&format!("/console/p/{populator}/"));
-    // The id alone: `console::handle` gives the cookie its attributes.
+    // `console::handle` makes it the cookie.
     if let Ok(v) = HeaderValue::from_str(&new.id) {
-        r.headers_mut().insert(SET_COOKIE, v);
+        r.headers_mut().insert(NEW_SESSION, v);
     }
     r
 }
@@ -135,6 +150,6 @@ pub fn logout(service: &Service, session: &Session) -> Resp {
     service.console.sessions.end(&session.id);
     let mut r = see_other("/console/login");
     r.headers_mut()
-        .insert(SET_COOKIE, HeaderValue::from_static(""));
+        .insert(NEW_SESSION, HeaderValue::from_static(""));
     r
 }

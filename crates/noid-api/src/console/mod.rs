@@ -10,10 +10,11 @@
 //! | `/console/p/POP/…` | the populator's pages ([`PAGES`]) |
 //!
 //! Every request passes the same checks, here and nowhere else, before any page's
-//! handler runs: a session from the cookie (one is started for a browser without
-//! one); for every POST, the form's `csrf` field equal to the session's token; for a
-//! populator's pages, a session logged in for that populator (another populator's
-//! pages are refused with `403`) from an address its allow-list admits. Logins are
+//! handler runs: the session its cookie names (only the login form starts one for a
+//! browser without one); for every POST, the form's `csrf` field equal to the
+//! session's token; for a populator's pages, a session logged in for that populator
+//! (another populator's pages are refused with `403`) from an address its allow-list
+//! admits. Logins are
 //! checked as the API checks them ([`Service::verify`]), failed attempts counted and
 //! limited alike. Pages act only through [`egg::Binder`], the API's write path.
 //!
@@ -25,10 +26,13 @@
 //! token). Answer with [`Ctx::page`] (the layout), [`see_other`] after a write, or
 //! any [`Resp`] (a download).
 //!
-//! **Cookies.** `noid_console`, `Path=/console/; HttpOnly; SameSite=Strict`, and
-//! `Secure` when the browser's connection is TLS: `noid serve` speaks plain HTTP, so
-//! that is when the trusted front server (`[front]`) says `X-Forwarded-Proto: https`,
-//! or always with `[console] secure_cookies = true`.
+//! **Cookies.** `noid_console` names a logged-in session, `noid_console_login` the
+//! login form's (so that a browser arriving from another site, which sends no cookie
+//! under `SameSite=Strict`, never has its logged-in cookie replaced). Both are
+//! `Path=/console/; HttpOnly; SameSite=Strict`, and `Secure` when the browser's
+//! connection is TLS: `noid serve` speaks plain HTTP, so that is when the trusted
+//! front server (`[front]`) says `X-Forwarded-Proto: https`, or always with
+//! `[console] secure_cookies = true`.
 
 mod edit;
 pub mod egg;
@@ -168,31 +172,52 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
                 .get("x-forwarded-proto")
                 .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https")));
     let peer = service.client(&req, peer);
-    let cookie = session::from_cookies(
-        req.headers()
-            .get_all(hyper::header::COOKIE)
-            .iter()
-            .filter_map(|h| h.to_str().ok()),
-    );
-    let known = cookie.and_then(|id| service.console.sessions.get(&id));
-    let fresh = known.is_none();
-    let session = known.unwrap_or_else(|| service.console.sessions.start(None));
-    let mut resp = route(service.clone(), req, peer, session.clone(), fresh).await;
-    let h = resp.headers_mut();
-    if fresh && !h.contains_key(SET_COOKIE) {
-        set_cookie(&mut resp, Some(&session.id), secure);
-    } else if let Some(v) = h.remove(SET_COOKIE) {
-        // A handler's cookie (login, logout) gets the attributes of this request.
+    let cookie = |name| {
+        session::from_cookies(
+            req.headers()
+                .get_all(hyper::header::COOKIE)
+                .iter()
+                .filter_map(|h| h.to_str().ok()),
+            name,
+        )
+    };
+    let sessions = &service.console.sessions;
+    let logged_in = cookie(session::COOKIE)
+        .and_then(|id| sessions.get(&id))
+        .filter(|s| s.user.is_some());
+    let known = logged_in.or_else(|| {
+        cookie(session::LOGIN_COOKIE)
+            .and_then(|id| sessions.get(&id))
+            .filter(|s| s.user.is_none())
+    });
+    // Only the login form starts a session; elsewhere a request without one is
+    // sent to it (pages) or refused (forms).
+    let start =
+        known.is_none() && req.method() == Method::GET && req.uri().path() == "/console/login";
+    let session = match known {
+        Some(s) => s,
+        None if start => sessions.start(None),
+        None => Session::none(),
+    };
+    let mut resp = route(service.clone(), req, peer, session.clone()).await;
+    if let Some(v) = resp.headers_mut().remove(NEW_SESSION) {
+        // Logged in (the new session's id) or out (empty).
         let id = v.to_str().unwrap_or("").to_string();
-        set_cookie(
-            &mut resp,
-            Some(id.as_str()).filter(|i| !i.is_empty()),
-            secure,
-        );
+        let id = Some(id.as_str()).filter(|i| !i.is_empty());
+        set_cookie(&mut resp, session::COOKIE, id, secure);
+        if id.is_some() {
+            set_cookie(&mut resp, session::LOGIN_COOKIE, None, secure);
+        }
+    } else if start {
+        set_cookie(&mut resp, session::LOGIN_COOKIE, Some(&session.id), secure);
     }
     hardened(&mut resp);
     resp
 }
+
+/// The header a handler sets to the id of the session that replaces the request's
+/// (empty: none does); [`handle`] turns it into the cookie, with its attributes.
+pub(crate) const NEW_SESSION: &str = "x-noid-console-session";
 
 /// The routes, after the session is known.
 async fn route(
@@ -200,7 +225,6 @@ async fn route(
     req: Request<Incoming>,
     peer: Peer,
     session: Session,
-    fresh: bool,
 ) -> Resp {
     let verb = match *req.method() {
         Method::GET | Method::HEAD => Verb::Get,
@@ -222,7 +246,7 @@ async fn route(
     }
     let form = match verb {
         Verb::Get => Form::default(),
-        Verb::Post => match checked_form(req, &session, fresh).await {
+        Verb::Post => match checked_form(req, &session).await {
             Ok(f) => f,
             Err(r) => return r,
         },
@@ -237,7 +261,12 @@ async fn route(
         ("/console/logout", Verb::Post) => login::logout(&service, &session),
         (p, _) => match p.strip_prefix("/console/p/") {
             Some(rest) => populator_page(service, rest, verb, session, peer, query, form).await,
-            None => text(StatusCode::NOT_FOUND, "not found\n"),
+            None => refusal(
+                StatusCode::NOT_FOUND,
+                &session,
+                "Not found",
+                "There is no such console page.",
+            ),
         },
     }
 }
@@ -245,20 +274,18 @@ async fn route(
 /// A POST's form, read, with its token checked against the session's: the one place
 /// forms are refused as forged (no token, a wrong one, another session's, or a
 /// session that has ended).
-async fn checked_form(
-    req: Request<Incoming>,
-    session: &Session,
-    fresh: bool,
-) -> Result<Form, Resp> {
+async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form, Resp> {
     let form = Form::read(req)
         .await
         .map_err(|e| text(StatusCode::BAD_REQUEST, &format!("{e}\n")))?;
     let given = form.get("csrf").unwrap_or("");
-    if fresh || !session::token_matches(session, given) {
+    if !session::token_matches(session, given) {
         log::warn!("console: form refused (missing or wrong token, or no session)");
-        return Err(text(
+        return Err(refusal(
             StatusCode::FORBIDDEN,
-            "This form is not from your session (it may have expired). Go back, reload the page and try again.\n",
+            session,
+            "Form refused",
+            "This form is not from your session (it may have expired). Go back, reload the page and try again.",
         ));
     }
     Ok(form)
@@ -280,7 +307,12 @@ async fn populator_page(
         .find(|(p, v, _)| *p == page && *v == verb)
         .map(|(_, _, h)| *h)
     else {
-        return text(StatusCode::NOT_FOUND, "not found\n");
+        return refusal(
+            StatusCode::NOT_FOUND,
+            &session,
+            "Not found",
+            "There is no such console page.",
+        );
     };
     let Some(user) = session.user.clone() else {
         return see_other("/console/login");
@@ -291,20 +323,28 @@ async fn populator_page(
             user.login,
             user.populator
         );
-        let body = html::notice(
-            "error",
-            "You are logged in for another populator: this populator's binder and minters are not yours.",
-        );
-        return html_response(
+        return refusal(
             StatusCode::FORBIDDEN,
-            html::page("Not your populator", &session, &body),
+            &session,
+            "Not your populator",
+            "You are logged in for another populator: this populator's binder and minters are not yours.",
         );
     }
     let Some(pop) = service.populator(name).cloned() else {
-        return text(StatusCode::NOT_FOUND, "not found\n");
+        return refusal(
+            StatusCode::NOT_FOUND,
+            &session,
+            "Not found",
+            "There is no such console page.",
+        );
     };
     if !pop.allows(peer.ip) {
-        return text(StatusCode::FORBIDDEN, "403 forbidden\n");
+        return refusal(
+            StatusCode::FORBIDDEN,
+            &session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
     }
     handler(Ctx {
         service,
@@ -329,6 +369,14 @@ pub fn html_response(status: StatusCode, body: String) -> Resp {
     r
 }
 
+/// A refusal: a page in the layout saying why.
+pub fn refusal(status: StatusCode, session: &Session, title: &str, why: &str) -> Resp {
+    html_response(
+        status,
+        html::page(title, session, &html::notice("error", why)),
+    )
+}
+
 /// A plain-text response.
 pub fn text(status: StatusCode, body: &str) -> Resp {
     let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
@@ -350,10 +398,10 @@ pub fn see_other(location: &str) -> Resp {
     r
 }
 
-/// Set the session cookie (`None`: end it).
-fn set_cookie(r: &mut Resp, id: Option<&str>, secure: bool) {
-    if let Ok(v) = HeaderValue::from_str(&session::set_cookie(id, secure)) {
-        r.headers_mut().insert(SET_COOKIE, v);
+/// Set cookie `name` to a session's id (`None`: end it).
+fn set_cookie(r: &mut Resp, name: &str, id: Option<&str>, secure: bool) {
+    if let Ok(v) = HeaderValue::from_str(&session::set_cookie(name, id, secure)) {
+        r.headers_mut().append(SET_COOKIE, v);
     }
 }
 

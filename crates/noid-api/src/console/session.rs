@@ -18,8 +18,12 @@ use rand::RngCore;
 
 use crate::auth::same_secret;
 
-/// The cookie's name.
+/// The cookie naming a logged-in session.
 pub const COOKIE: &str = "noid_console";
+/// The cookie naming a session that is not logged in yet (the login form's). It has a
+/// name of its own so that starting one never replaces a logged-in session's cookie:
+/// a browser arriving from another site sends no cookie (`SameSite=Strict`).
+pub const LOGIN_COOKIE: &str = "noid_console_login";
 /// The path the cookie is sent for.
 pub const COOKIE_PATH: &str = "/console/";
 /// The longest a session lives, however busy.
@@ -45,6 +49,17 @@ pub struct Session {
     pub csrf: String,
     /// The login, once logged in.
     pub user: Option<User>,
+}
+
+impl Session {
+    /// No session: the request named none that is live. No form token matches it.
+    pub fn none() -> Session {
+        Session {
+            id: String::new(),
+            csrf: String::new(),
+            user: None,
+        }
+    }
 }
 
 struct Kept {
@@ -115,9 +130,10 @@ impl Sessions {
     }
 }
 
-/// Whether `given` is the session's form token (in constant time).
+/// Whether `given` is the session's form token (in constant time); never for
+/// [`Session::none`].
 pub fn token_matches(session: &Session, given: &str) -> bool {
-    same_secret(given.as_bytes(), session.csrf.as_bytes())
+    !session.csrf.is_empty() && same_secret(given.as_bytes(), session.csrf.as_bytes())
 }
 
 /// 32 random bytes from the operating system, as hex.
@@ -127,22 +143,22 @@ fn token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The session id in a request's `Cookie` headers.
-pub fn from_cookies<'a>(headers: impl Iterator<Item = &'a str>) -> Option<String> {
+/// The value of cookie `name` in a request's `Cookie` headers.
+pub fn from_cookies<'a>(headers: impl Iterator<Item = &'a str>, name: &str) -> Option<String> {
     headers
         .flat_map(|h| h.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(n, _)| *n == name)
         .map(|(_, v)| v.trim_matches('"').to_string())
 }
 
-/// The `Set-Cookie` value naming `id`: `HttpOnly`, `SameSite=Strict`, and `Secure`
-/// when the browser reached the console over TLS ([`crate::console::secure`]).
-/// `None` for `id` ends the cookie.
-pub fn set_cookie(id: Option<&str>, secure: bool) -> String {
+/// The `Set-Cookie` value setting cookie `name` to `id`: `HttpOnly`,
+/// `SameSite=Strict`, and `Secure` when the browser reached the console over TLS
+/// ([`crate::console`] says when). `None` for `id` ends the cookie.
+pub fn set_cookie(name: &str, id: Option<&str>, secure: bool) -> String {
     let mut c = match id {
-        Some(id) => format!("{COOKIE}={id}"),
-        None => format!("{COOKIE}=; Max-Age=0"),
+        Some(id) => format!("{name}={id}"),
+        None => format!("{name}=; Max-Age=0"),
     };
     c.push_str("; Path=");
     c.push_str(COOKIE_PATH);
@@ -173,18 +189,21 @@ mod tests {
 
     #[test]
     fn cookies() {
+        let headers = ["a=1; noid_console=abc", "x=y"];
         assert_eq!(
-            from_cookies(["a=1; noid_console=abc", "x=y"].into_iter()),
+            from_cookies(headers.into_iter(), COOKIE),
             Some("abc".into())
         );
-        assert_eq!(from_cookies(["noid_consolex=1"].into_iter()), None);
+        assert_eq!(from_cookies(headers.into_iter(), LOGIN_COOKIE), None);
+        assert_eq!(from_cookies(["noid_consolex=1"].into_iter(), COOKIE), None);
         assert_eq!(
-            set_cookie(Some("abc"), true),
+            set_cookie(COOKIE, Some("abc"), true),
             "noid_console=abc; Path=/console/; HttpOnly; SameSite=Strict; Secure"
         );
         assert_eq!(
-            set_cookie(None, false),
+            set_cookie(COOKIE, None, false),
             "noid_console=; Max-Age=0; Path=/console/; HttpOnly; SameSite=Strict"
         );
+        assert!(!token_matches(&Session::none(), ""));
     }
 }
