@@ -64,8 +64,10 @@ class Console(unittest.TestCase):
         WebDriverWait(self.driver, 20).until(expected_conditions.staleness_of(old))
 
     def page(self, name):
-        """The checks every console page passes: axe clean, a screenshot."""
+        """The checks every console page passes: axe clean, readable on a phone (no
+        sideways scrolling at 360 px), a screenshot."""
         harness.check_axe(self.driver)
+        harness.assert_fits(self.driver)
         harness.full_screenshot(self.driver, f"console-{name}")
 
     def test_1_login(self):
