@@ -11,6 +11,10 @@ use std::process::Command;
 use crate::api::Api;
 use crate::util::{noid_exe, Dir};
 
+/// Among a request's extra headers: send the form as `multipart/form-data` (as a form
+/// with a file field is sent).
+const MULTIPART: &str = "multipart";
+
 /// One browser: a cookie jar.
 struct Browser {
     jar: PathBuf,
@@ -66,11 +70,19 @@ impl Browser {
             .iter()
             .map(String::as_str)
             .chain(extra.iter().copied())
+            .filter(|h| *h != MULTIPART)
         {
             cmd.args(["-H", h]);
         }
+        // `MULTIPART` among the extras: the form as multipart/form-data.
+        let multipart = extra.contains(&MULTIPART);
         for (k, v) in form.unwrap_or(&[]) {
-            cmd.arg("--data-urlencode").arg(format!("{k}={v}"));
+            let how = if multipart {
+                "--form-string"
+            } else {
+                "--data-urlencode"
+            };
+            cmd.arg(how).arg(format!("{k}={v}"));
         }
         if form == Some(&[]) {
             cmd.args(["-X", "POST"]);
@@ -371,6 +383,24 @@ fn forged_forms_are_refused() {
     assert_eq!(
         noid_get(&api, "binders/sam", "x1", "_t"),
         "https://evil.example\n"
+    );
+    // A multipart form (an upload's) is checked the same way.
+    let fields = [
+        ("id", "x2"),
+        ("_t", "https://m.example"),
+        ("action", "save"),
+    ];
+    let p = b.request("/console/p/sam/id", Some(&fields), &[MULTIPART]);
+    assert_eq!(p.status, 403, "multipart without a token");
+    let with: Vec<(&str, &str)> = [("csrf", mine.as_str())]
+        .into_iter()
+        .chain(fields)
+        .collect();
+    let p = b.request("/console/p/sam/id", Some(&with), &[MULTIPART]);
+    assert_eq!(p.status, 303, "multipart with the token: {}", p.body);
+    assert_eq!(
+        noid_get(&api, "binders/sam", "x2", "_t"),
+        "https://m.example\n"
     );
 }
 
