@@ -2,7 +2,8 @@
 uploaded through the form, every row then resolved by a real `noidr --http` on the same
 binder (exact targets; the minted identifiers are those the CLI mints from a copy of the
 same minter), bad input reported with its line, the binder's recent writes paged; axe
-clean on the upload, progress, result and recent-writes pages, each one screenshot."""
+clean on the upload, progress, result and recent-writes pages, each readable on a phone
+(no sideways scrolling at 360 px) and screenshot."""
 
 import csv
 import fcntl
@@ -118,11 +119,13 @@ class Upload(unittest.TestCase):
             self.assertEqual(progress.get_attribute("max"), str(2 * ROWS))
             harness.assert_text(DRIVER, "main .notice", f"Running: 0 of {2 * ROWS} commands run.")
             harness.check_axe(DRIVER)
+            harness.assert_fits(DRIVER)
             harness.screenshot(DRIVER, "console-upload-progress")
             fcntl.flock(lock, fcntl.LOCK_UN)
         wait_done()
         harness.assert_text(DRIVER, "main .notice", f"Done: {ROWS} rows, {ROWS} written, 0 failed.")
         harness.check_axe(DRIVER)
+        harness.assert_fits(DRIVER)
         harness.full_screenshot(DRIVER, "console-upload-result")
         result = result_csv()
         self.assertEqual(result[0], ["row", "id", "outcome"])
@@ -155,6 +158,7 @@ class Upload(unittest.TestCase):
         upload(write("bad.csv", "id,_t\nx1,https://example.org/1\nx2\nx3,https://example.org/3\n"))
         harness.assert_text(DRIVER, "main .notice.error", "line 3: 1 fields where the header row has 2")
         harness.check_axe(DRIVER)
+        harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-refused")
         # A row the binder refuses: reported with its line; the others written.
         upload(write("reserved.csv", "id,_t,:/x\nok1,https://example.org/1,\nbad,https://example.org/2,v\n"))
@@ -163,17 +167,20 @@ class Upload(unittest.TestCase):
         harness.assert_texts(DRIVER, "main table tbody tr",
                              ['3 bad error: bad: element names beginning ":/" are reserved.'])
         harness.check_axe(DRIVER)
+        harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-failed-row")
         # Nothing of the refused file was written; the upload page itself is accessible.
         self.assertNotIn("x1", subprocess.run([harness.NOID, "-f", BINDER, "x1.get", "_t"],
                                                capture_output=True, text=True).stdout)
         DRIVER.get(SERVE.url("/console/p/sam/upload"))
         harness.check_axe(DRIVER)
+        harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload")
 
     def test_3_recent_writes(self):
         DRIVER.get(SERVE.url("/console/p/sam/writes"))
         harness.check_axe(DRIVER)
+        harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-recent-writes")
         cells = [e.text for e in DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr:first-child td")]
         # The newest write: the last cell written by the last upload (test 2's row 2, _t).
@@ -182,7 +189,7 @@ class Upload(unittest.TestCase):
         DRIVER.find_element(By.LINK_TEXT, "Older writes").click()
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
         harness.check_axe(DRIVER)
-
+        harness.assert_fits(DRIVER)
 
 if __name__ == "__main__":
     unittest.main()

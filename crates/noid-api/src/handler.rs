@@ -58,6 +58,8 @@ pub struct Service {
     front_addresses: Vec<ipnet::IpNet>,
     /// The console's uploads, running or done.
     pub(crate) uploads: crate::upload::run::Uploads,
+    /// The populator console's sessions and settings.
+    pub(crate) console: crate::console::Console,
 }
 
 /// A request body, whole or as it arrives.
@@ -81,6 +83,7 @@ impl Service {
             stopping: Arc::new(AtomicBool::new(false)),
         };
         Service {
+            console: crate::console::Console::new(&config.console),
             front_addresses: crate::config::front_addresses(&config).unwrap_or_default(),
             config,
             populators,
@@ -105,6 +108,9 @@ impl Service {
 
     /// Answer one request.
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
+        if self.console.enabled && crate::console::is_console(req.uri().path()) {
+            return crate::console::handle(self, req, peer).await;
+        }
         self.answer(req, peer)
             .await
             .unwrap_or_else(Reply::into_response)
@@ -253,8 +259,9 @@ impl Service {
         }
     }
 
-    /// The login acting, or the response that refuses the request.
-    async fn identify(
+    /// The login acting, or the response that refuses the request: a trusted front
+    /// server's login, or the request's Basic credentials ([`Service::verify`]).
+    pub(crate) async fn identify(
         self: Arc<Self>,
         req: &Request<Incoming>,
         peer: &Peer,
@@ -264,14 +271,9 @@ impl Service {
         if let Some(login) = self.front_user(req, peer) {
             return self.front_login(name, pop, login);
         }
-        let Some(file) = pop
-            .populator
-            .htpasswd
-            .clone()
-            .filter(|_| !pop.populator.open)
-        else {
+        if pop.populator.open || pop.populator.htpasswd.is_none() {
             return Ok(name.to_string());
-        };
+        }
         let cred = req
             .headers()
             .get(hyper::header::AUTHORIZATION)
@@ -279,6 +281,28 @@ impl Service {
             .and_then(auth::parse_basic);
         let Some(cred) = cred else {
             return Err(unauthorized(name));
+        };
+        self.verify(name, pop, cred, peer).await
+    }
+
+    /// The login of `cred` if it is one of populator `name`'s (the API's and the
+    /// console's one check of a password); otherwise the response that refuses it:
+    /// `403` for a login of another populator, `401` (and a failed attempt counted)
+    /// for anything else.
+    pub async fn verify(
+        self: Arc<Self>,
+        name: &str,
+        pop: &Checked,
+        cred: auth::Basic,
+        peer: &Peer,
+    ) -> Result<String, Reply> {
+        let Some(file) = pop
+            .populator
+            .htpasswd
+            .clone()
+            .filter(|_| !pop.populator.open)
+        else {
+            return Ok(name.to_string());
         };
         let this = self.clone();
         let c = cred.clone();
@@ -346,14 +370,7 @@ impl Service {
     /// secret), the last address of its `X-Forwarded-For` (the one it added).
     /// Allow-lists, failed-attempt limits and the write log all use this address.
     pub fn client(&self, req: &Request<Incoming>, peer: Peer) -> Peer {
-        if self.config.front.is_none() {
-            return peer;
-        }
-        let from_front = match peer.ip {
-            Some(ip) => self.front_addresses.iter().any(|n| n.contains(&ip)),
-            None => true,
-        } || self.front_secret(req);
-        if !from_front {
+        if !self.from_front(req, &peer) {
             return peer;
         }
         let forwarded = req
@@ -375,6 +392,26 @@ impl Service {
             }
             None => peer,
         }
+    }
+}
+
+impl Service {
+    /// Whether `req` comes from the configured front server (one of its `addresses`,
+    /// the unix socket, or its secret), whose forwarding headers are believed.
+    pub fn from_front(&self, req: &Request<Incoming>, peer: &Peer) -> bool {
+        if self.config.front.is_none() {
+            return false;
+        }
+        let from_address = match peer.ip {
+            Some(ip) => self.front_addresses.iter().any(|n| n.contains(&ip)),
+            None => true,
+        };
+        from_address || self.front_secret(req)
+    }
+
+    /// Whether `client` has failed to log in too often lately (`429` then).
+    pub fn blocked(&self, client: Option<IpAddr>) -> bool {
+        self.failures.blocked(client)
     }
 }
 

@@ -27,6 +27,7 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+pub mod console;
 mod group;
 pub mod handler;
 pub mod recent;

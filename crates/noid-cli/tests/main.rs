@@ -9,6 +9,7 @@ mod bind;
 mod cgi;
 mod concurrency;
 mod conformance;
+mod console;
 mod egg;
 mod errors;
 mod faults;

@@ -51,7 +51,8 @@ pub fn page(c: Ctx) -> Handled {
 /// The writes as a table.
 fn table(c: &Ctx, writes: &[Write]) -> String {
     let mut s = String::from(
-        "<table class=\"writes\">\n<caption>Writes, newest first</caption>\n<thead><tr>\
+        "<div class=\"scroll\" role=\"region\" aria-label=\"Writes\" tabindex=\"0\">\n\
+         <table class=\"writes\">\n<caption>Writes, newest first</caption>\n<thead><tr>\
          <th scope=\"col\">When (UTC)</th><th scope=\"col\">Who</th>\
          <th scope=\"col\">Identifier</th><th scope=\"col\">Change</th>\
          <th scope=\"col\">Value</th></tr></thead>\n<tbody>\n",
@@ -78,7 +79,7 @@ fn table(c: &Ctx, writes: &[Write]) -> String {
             escape(&value)
         ));
     }
-    s.push_str("</tbody>\n</table>\n");
+    s.push_str("</tbody>\n</table>\n</div>\n");
     s
 }
 
