@@ -31,18 +31,28 @@ pub fn submit(c: Ctx) -> Handled {
     Box::pin(async move {
         let f = &c.form;
         let again = |status, e: &UploadError| {
-            let body = notice("error", &e.to_string()) + &form_body(&c, f.text("format"), f.text("minter"));
+            let body = notice("error", &e.to_string())
+                + &form_body(&c, f.text("format"), f.text("minter"));
             c.page(status, "Upload", &body)
         };
         let Some(kind) = Kind::parse(f.text("format")) else {
-            return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose CSV or egg lines."));
+            return again(
+                StatusCode::BAD_REQUEST,
+                &UploadError::whole("Choose CSV or egg lines."),
+            );
         };
         let file = match f.upload(crate::upload::FILE_FIELD) {
             Some(u) if !u.bytes.is_empty() => u,
-            _ => return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose a file to upload.")),
+            _ => {
+                return again(
+                    StatusCode::BAD_REQUEST,
+                    &UploadError::whole("Choose a file to upload."),
+                )
+            }
         };
         if file.bytes.len() > MAX_UPLOAD {
-            let e = UploadError::whole(format!("The file is larger than {} MiB.", MAX_UPLOAD >> 20));
+            let e =
+                UploadError::whole(format!("The file is larger than {} MiB.", MAX_UPLOAD >> 20));
             return again(StatusCode::PAYLOAD_TOO_LARGE, &e);
         }
         let upload = match Upload::read(kind, &file.bytes) {
@@ -135,17 +145,29 @@ pub fn progress(c: Ctx) -> Handled {
         );
         let (done, total) = match job.stage() {
             Stage::Done(rows) => {
-                return c.page(StatusCode::OK, &title, &(head + &result_body(&c, &job, &rows)))
+                return c.page(
+                    StatusCode::OK,
+                    &title,
+                    &(head + &result_body(&c, &job, &rows)),
+                )
             }
             Stage::Minting => (0, None),
-            Stage::Running(total) => (job.tally.run.load(std::sync::atomic::Ordering::Relaxed), total),
+            Stage::Running(total) => (
+                job.tally.run.load(std::sync::atomic::Ordering::Relaxed),
+                total,
+            ),
         };
         let (bar, text) = match total {
             Some(t) => (
-                format!("<progress id=\"bar\" max=\"{t}\" value=\"{done}\">{done} of {t}</progress>\n"),
+                format!(
+                    "<progress id=\"bar\" max=\"{t}\" value=\"{done}\">{done} of {t}</progress>\n"
+                ),
                 format!("Running: {done} of {t} commands run."),
             ),
-            None if matches!(job.stage(), Stage::Minting) => (String::new(), "Minting identifiers for the mint rows.".into()),
+            None if matches!(job.stage(), Stage::Minting) => (
+                String::new(),
+                "Minting identifiers for the mint rows.".into(),
+            ),
             None => (String::new(), format!("Running: {done} commands run.")),
         };
         let body = format!(
@@ -156,7 +178,8 @@ pub fn progress(c: Ctx) -> Handled {
             job.number
         );
         let mut r = c.page(StatusCode::OK, &title, &body);
-        r.headers_mut().insert("refresh", HeaderValue::from(REFRESH));
+        r.headers_mut()
+            .insert("refresh", HeaderValue::from(REFRESH));
         r
     })
 }
@@ -193,7 +216,9 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
         }
         s.push_str("</tbody>\n</table>\n");
         if failed.len() > LISTED {
-            s.push_str(&format!("<p>The first {LISTED} are listed; the download has them all.</p>\n"));
+            s.push_str(&format!(
+                "<p>The first {LISTED} are listed; the download has them all.</p>\n"
+            ));
         }
     }
     s
@@ -212,7 +237,10 @@ pub fn download(c: Ctx) -> Handled {
         let csv = outcome::csv(&rows);
         let mut r = super::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
         let h = r.headers_mut();
-        h.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+        h.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/csv; charset=utf-8"),
+        );
         h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
         let disposition = format!("attachment; filename=\"upload-{}-result.csv\"", job.number);
         if let Ok(v) = HeaderValue::from_str(&disposition) {
