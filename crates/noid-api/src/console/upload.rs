@@ -31,18 +31,28 @@ pub fn submit(c: Ctx) -> Handled {
     Box::pin(async move {
         let f = &c.form;
         let again = |status, e: &UploadError| {
-            let body = notice("error", &e.to_string()) + &form_body(&c, f.text("format"), f.text("minter"));
+            let body = notice("error", &e.to_string())
+                + &form_body(&c, f.text("format"), f.text("minter"));
             c.page(status, "Upload", &body)
         };
         let Some(kind) = Kind::parse(f.text("format")) else {
-            return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose CSV or egg lines."));
+            return again(
+                StatusCode::BAD_REQUEST,
+                &UploadError::whole("Choose CSV or egg lines."),
+            );
         };
         let file = match f.upload(crate::upload::FILE_FIELD) {
             Some(u) if !u.bytes.is_empty() => u,
-            _ => return again(StatusCode::BAD_REQUEST, &UploadError::whole("Choose a file to upload.")),
+            _ => {
+                return again(
+                    StatusCode::BAD_REQUEST,
+                    &UploadError::whole("Choose a file to upload."),
+                )
+            }
         };
         if file.bytes.len() > MAX_UPLOAD {
-            let e = UploadError::whole(format!("The file is larger than {} MiB.", MAX_UPLOAD >> 20));
+            let e =
+                UploadError::whole(format!("The file is larger than {} MiB.", MAX_UPLOAD >> 20));
             return again(StatusCode::PAYLOAD_TOO_LARGE, &e);
         }
         let upload = match Upload::read(kind, &file.bytes) {
@@ -107,24 +117,27 @@ fn form_body(c: &Ctx, format: &str, minter: &str) -> String {
     s
 }
 
-/// The upload `?n=` of this populator, or the page saying there is none.
-fn job(c: &Ctx) -> Result<std::sync::Arc<Job>, Resp> {
+/// The upload `?n=` of this populator, if it is kept.
+fn job(c: &Ctx) -> Option<std::sync::Arc<Job>> {
     let n = c.query.text("n").parse().unwrap_or(0);
-    c.service.uploads.get(n, &c.user.populator).ok_or_else(|| {
-        c.page(
-            StatusCode::NOT_FOUND,
-            "No such upload",
-            "<p>This upload is not known here (uploads are kept while the server runs, the most recent 64).</p>\n",
-        )
-    })
+    c.service.uploads.get(n, &c.user.populator)
+}
+
+/// The page saying there is no such upload.
+fn no_job(c: &Ctx) -> Resp {
+    c.page(
+        StatusCode::NOT_FOUND,
+        "No such upload",
+        "<p>This upload is not known here (uploads are kept while the server runs, \
+         the most recent 64).</p>\n",
+    )
 }
 
 /// `GET uploads?n=N`: progress, reloaded every [`REFRESH`] s until done; then the result.
 pub fn progress(c: Ctx) -> Handled {
     Box::pin(async move {
-        let job = match job(&c) {
-            Ok(j) => j,
-            Err(r) => return r,
+        let Some(job) = job(&c) else {
+            return no_job(&c);
         };
         let title = format!("Upload {}", job.number);
         let head = format!(
@@ -135,17 +148,29 @@ pub fn progress(c: Ctx) -> Handled {
         );
         let (done, total) = match job.stage() {
             Stage::Done(rows) => {
-                return c.page(StatusCode::OK, &title, &(head + &result_body(&c, &job, &rows)))
+                return c.page(
+                    StatusCode::OK,
+                    &title,
+                    &(head + &result_body(&c, &job, &rows)),
+                )
             }
             Stage::Minting => (0, None),
-            Stage::Running(total) => (job.tally.run.load(std::sync::atomic::Ordering::Relaxed), total),
+            Stage::Running(total) => (
+                job.tally.run.load(std::sync::atomic::Ordering::Relaxed),
+                total,
+            ),
         };
         let (bar, text) = match total {
             Some(t) => (
-                format!("<progress id=\"bar\" max=\"{t}\" value=\"{done}\">{done} of {t}</progress>\n"),
+                format!(
+                    "<progress id=\"bar\" max=\"{t}\" value=\"{done}\">{done} of {t}</progress>\n"
+                ),
                 format!("Running: {done} of {t} commands run."),
             ),
-            None if matches!(job.stage(), Stage::Minting) => (String::new(), "Minting identifiers for the mint rows.".into()),
+            None if matches!(job.stage(), Stage::Minting) => (
+                String::new(),
+                "Minting identifiers for the mint rows.".into(),
+            ),
             None => (String::new(), format!("Running: {done} commands run.")),
         };
         let body = format!(
@@ -156,7 +181,8 @@ pub fn progress(c: Ctx) -> Handled {
             job.number
         );
         let mut r = c.page(StatusCode::OK, &title, &body);
-        r.headers_mut().insert("refresh", HeaderValue::from(REFRESH));
+        r.headers_mut()
+            .insert("refresh", HeaderValue::from(REFRESH));
         r
     })
 }
@@ -193,7 +219,9 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
         }
         s.push_str("</tbody>\n</table>\n");
         if failed.len() > LISTED {
-            s.push_str(&format!("<p>The first {LISTED} are listed; the download has them all.</p>\n"));
+            s.push_str(&format!(
+                "<p>The first {LISTED} are listed; the download has them all.</p>\n"
+            ));
         }
     }
     s
@@ -202,9 +230,8 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
 /// `GET uploads/result.csv?n=N`: the result file.
 pub fn download(c: Ctx) -> Handled {
     Box::pin(async move {
-        let job = match job(&c) {
-            Ok(j) => j,
-            Err(r) => return r,
+        let Some(job) = job(&c) else {
+            return no_job(&c);
         };
         let Stage::Done(rows) = job.stage() else {
             return super::see_other(&format!("{}uploads?n={}", c.base(), job.number));
@@ -212,7 +239,10 @@ pub fn download(c: Ctx) -> Handled {
         let csv = outcome::csv(&rows);
         let mut r = super::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
         let h = r.headers_mut();
-        h.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+        h.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/csv; charset=utf-8"),
+        );
         h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
         let disposition = format!("attachment; filename=\"upload-{}-result.csv\"", job.number);
         if let Ok(v) = HeaderValue::from_str(&disposition) {

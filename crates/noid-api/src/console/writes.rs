@@ -15,7 +15,11 @@ const SHOWN: usize = 120;
 pub fn page(c: Ctx) -> Handled {
     Box::pin(async move {
         let Some(log) = c.pop.log_path() else {
-            return c.page(StatusCode::OK, "Recent writes", "<p>This populator has no binder.</p>\n");
+            return c.page(
+                StatusCode::OK,
+                "Recent writes",
+                "<p>This populator has no binder.</p>\n",
+            );
         };
         let before = c.query.text("before").parse::<u64>().ok();
         let read = tokio::task::spawn_blocking(move || recent::page(&log, before, PAGE)).await;
@@ -35,7 +39,10 @@ pub fn page(c: Ctx) -> Handled {
         }
         body.push_str("<nav aria-label=\"Pages of writes\">\n<p>");
         if before.is_some() {
-            body.push_str(&format!("<a href=\"{}writes\">Newest writes</a> ", escape(&c.base())));
+            body.push_str(&format!(
+                "<a href=\"{}writes\">Newest writes</a> ",
+                escape(&c.base())
+            ));
         }
         if let Some(o) = page.older {
             body.push_str(&format!(
@@ -85,6 +92,8 @@ fn table(c: &Ctx, writes: &[Write]) -> String {
 
 /// Epoch seconds as `2026-11-25 19:17:55`, in UTC: the same wherever the server runs.
 fn when(epoch: i64) -> String {
-    chrono::DateTime::from_timestamp(epoch, 0)
-        .map_or_else(|| epoch.to_string(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+    chrono::DateTime::from_timestamp(epoch, 0).map_or_else(
+        || epoch.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M:%S").to_string(),
+    )
 }

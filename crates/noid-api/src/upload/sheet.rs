@@ -37,7 +37,11 @@ impl Sheet {
             .has_headers(true)
             .flexible(false)
             .from_reader(bytes);
-        let mut lines = LineCount { bytes, at: 0, line: 1 };
+        let mut lines = LineCount {
+            bytes,
+            at: 0,
+            line: 1,
+        };
         let header = reader.headers().map_err(|e| lines.error(&e))?.clone();
         let (id_col, elements) = columns(&header)?;
         let mut rows = Vec::new();
