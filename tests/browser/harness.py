@@ -21,6 +21,7 @@ Typical use, one browser session per test file:
 """
 
 import atexit
+import base64
 import os
 import re
 import shutil
@@ -282,17 +283,24 @@ def screenshot(driver, name):
 
 
 def full_screenshot(driver, name, width=None):
-    """As `screenshot`, the window first made as tall as the page (and `width` wide, if
-    given), so the whole page is in the picture."""
+    """As `screenshot`, of the whole page rather than the viewport (Chromium's
+    DevTools capture beyond the viewport), the window `width` CSS pixels wide if
+    given (a phone: 390)."""
     size = driver.get_window_size()
-    w = width or size["width"]
-    driver.set_window_size(w, size["height"])
-    h = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(w, max(h + 20, 200))
+    if width:
+        driver.set_window_size(width, size["height"])
     try:
-        return screenshot(driver, name)
+        content = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": content["width"], "height": content["height"],
+                     "scale": 1}})
     finally:
         driver.set_window_size(size["width"], size["height"])
+    path = os.path.join(artifacts(), f"{name}.png")
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    return path
 
 
 def text(driver, css):
@@ -327,6 +335,16 @@ def assert_absent(driver, css):
     except NoSuchElementException:
         return
     raise AssertionError(f"{css!r} found on {driver.current_url}")
+
+
+def wait_url(driver, url, seconds=10):
+    """Waits until the browser is at `url` (after a click that navigates); fails
+    naming where it is instead."""
+    deadline = time.monotonic() + seconds
+    while driver.current_url != url:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"expected to be at {url}, still at {driver.current_url}")
+        time.sleep(0.05)
 
 
 def assert_fits(driver, width=360):

@@ -16,8 +16,8 @@ use crate::util::{noid_exe, Dir};
 const MULTIPART: &str = "multipart";
 
 /// One browser: a cookie jar.
-struct Browser {
-    jar: PathBuf,
+pub(crate) struct Browser {
+    pub(crate) jar: PathBuf,
     port: u16,
     /// Extra request headers.
     headers: Vec<String>,
@@ -25,14 +25,23 @@ struct Browser {
 
 /// A response: status, headers (lower-case names), body.
 #[derive(Debug)]
-struct Page {
-    status: u16,
+pub(crate) struct Page {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Page {
-    fn header(&self, name: &str) -> Option<&str> {
+    /// A response read some other way (a file upload's, by its own `curl`).
+    pub(crate) fn new(status: u16, body: String) -> Page {
+        Page {
+            status,
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -40,7 +49,7 @@ impl Page {
     }
 
     /// The first form token on the page.
-    fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         let at = self
             .body
             .find("name=\"csrf\" value=\"")
@@ -51,7 +60,7 @@ impl Page {
 }
 
 impl Browser {
-    fn new(api: &Api, name: &str) -> Browser {
+    pub(crate) fn new(api: &Api, name: &str) -> Browser {
         Browser {
             jar: api.dir(&format!("jar-{name}")),
             port: api.port,
@@ -113,7 +122,7 @@ impl Browser {
         }
     }
 
-    fn get(&self, path: &str) -> Page {
+    pub(crate) fn get(&self, path: &str) -> Page {
         self.request(path, None, &[])
     }
 
@@ -122,7 +131,7 @@ impl Browser {
     }
 
     /// Log in with the login form.
-    fn login(&self, populator: &str, login: &str, password: &str) -> Page {
+    pub(crate) fn login(&self, populator: &str, login: &str, password: &str) -> Page {
         let token = self.get("/console/login").token();
         self.post(
             "/console/login",

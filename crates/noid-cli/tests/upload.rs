@@ -173,3 +173,119 @@ fn refused_uploads_write_nothing() {
     let binder = s.root.path().join("binder");
     assert!(!binder.join("write.log").exists());
 }
+
+/// The upload's pages through `noid serve` and `curl` (the console tests' browser):
+/// the multipart form with its file, the progress page's redirect, the result file,
+/// other populators kept out, bad files refused naming their line, the recent writes.
+mod pages {
+    use std::process::Command;
+
+    use crate::api::Api;
+    use crate::console::{Browser, Page};
+
+    /// POST the upload form with `file` (its content) as `b`'s session: the status,
+    /// and the `Location` (if any) on a line before the body.
+    fn upload(b: &Browser, api: &Api, token: Option<&str>, file: &[u8], minter: &str) -> Page {
+        let path = api.dir("upload.csv");
+        std::fs::write(&path, file).unwrap();
+        let mut cmd = Command::new("curl");
+        cmd.args(["-s", "-i", "-H", "Expect:", "-c"])
+            .arg(&b.jar)
+            .arg("-b")
+            .arg(&b.jar);
+        if let Some(t) = token {
+            cmd.arg("--form-string").arg(format!("csrf={t}"));
+        }
+        cmd.args(["--form-string", "format=csv", "--form-string"])
+            .arg(format!("minter={minter}"))
+            .arg("-F")
+            .arg(format!("file=@{};type=text/csv", path.display()))
+            .arg(format!(
+                "http://127.0.0.1:{}/console/p/sam/upload",
+                api.port
+            ));
+        let text = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let location = head
+            .lines()
+            .find_map(|l| l.strip_prefix("location: "))
+            .unwrap_or_default();
+        Page::new(status, format!("{location}\n{body}"))
+    }
+
+    /// The result file of upload `n`, once the run is done.
+    fn result(b: &Browser, n: u32) -> String {
+        let t = std::time::Instant::now();
+        loop {
+            let p = b.get(&format!("/console/p/sam/uploads/result.csv?n={n}"));
+            if p.status == 200 {
+                assert_eq!(p.header("content-type"), Some("text/csv; charset=utf-8"));
+                return p.body;
+            }
+            assert_eq!(p.status, 303, "{}", p.body);
+            assert!(t.elapsed().as_secs() < 30, "upload {n} did not finish");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn upload_through_the_pages() {
+        let api = Api::start();
+        let b = Browser::new(&api, "sam");
+        b.login("sam", "sam", "secret");
+        let token = b.get("/console/p/sam/upload").token();
+        let csv = b"id,_t,who\r\nmint,https://example.org/1,\"Smith, J.\"\r\nx9,https://example.org/9,\r\n";
+        // Without the session's token: refused, nothing run.
+        assert_eq!(upload(&b, &api, None, csv, "ark/99999/fk4").status, 403);
+        let p = upload(&b, &api, Some(&token), csv, "ark/99999/fk4");
+        assert_eq!(
+            (p.status, p.body.lines().next()),
+            (303, Some("/console/p/sam/uploads?n=1"))
+        );
+        // The minter's first identifier, as in the API tests (the noid manual's 13030/f54x54g11).
+        assert_eq!(
+            result(&b, 1),
+            "row,id,outcome\n2,99999/fk44x54g1g,minted and written\n3,x9,written\n"
+        );
+        let page = b.get("/console/p/sam/uploads?n=1");
+        assert!(
+            page.body.contains("Done: 2 rows, 2 written, 0 failed."),
+            "{}",
+            page.body
+        );
+        let writes = b.get("/console/p/sam/writes");
+        assert!(
+            writes.body.contains(
+                "<td><a href=\"/console/p/sam/id?id=x9\">x9</a></td><td>set _t</td>\
+                 <td>https://example.org/9</td>"
+            ),
+            "{}",
+            writes.body
+        );
+        // Another populator's login sees no such upload in its own pages.
+        let olga = Browser::new(&api, "olga");
+        olga.login("other", "olga", "pw");
+        assert_eq!(olga.get("/console/p/other/uploads?n=1").status, 404);
+        assert_eq!(olga.get("/console/p/sam/uploads?n=1").status, 403);
+        // A malformed file is refused naming its line; one too large by its size.
+        let p = upload(&b, &api, Some(&token), b"id,_t\nx1,u\nx2\n", "");
+        assert_eq!(p.status, 400);
+        assert!(
+            p.body
+                .contains("line 3: 1 fields where the header row has 2"),
+            "{}",
+            p.body
+        );
+        let big = vec![b'x'; noid_api::upload::MAX_UPLOAD + 1];
+        let p = upload(&b, &api, Some(&token), &big, "");
+        assert_eq!(p.status, 413);
+        assert!(
+            p.body.contains("The file is larger than 16 MiB."),
+            "{}",
+            p.body
+        );
+        let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
+        assert_eq!(log.lines().count(), 3, "{log}");
+    }
+}

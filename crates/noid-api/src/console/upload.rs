@@ -117,24 +117,27 @@ fn form_body(c: &Ctx, format: &str, minter: &str) -> String {
     s
 }
 
-/// The upload `?n=` of this populator, or the page saying there is none.
-fn job(c: &Ctx) -> Result<std::sync::Arc<Job>, Resp> {
+/// The upload `?n=` of this populator, if it is kept.
+fn job(c: &Ctx) -> Option<std::sync::Arc<Job>> {
     let n = c.query.text("n").parse().unwrap_or(0);
-    c.service.uploads.get(n, &c.user.populator).ok_or_else(|| {
-        c.page(
-            StatusCode::NOT_FOUND,
-            "No such upload",
-            "<p>This upload is not known here (uploads are kept while the server runs, the most recent 64).</p>\n",
-        )
-    })
+    c.service.uploads.get(n, &c.user.populator)
+}
+
+/// The page saying there is no such upload.
+fn no_job(c: &Ctx) -> Resp {
+    c.page(
+        StatusCode::NOT_FOUND,
+        "No such upload",
+        "<p>This upload is not known here (uploads are kept while the server runs, \
+         the most recent 64).</p>\n",
+    )
 }
 
 /// `GET uploads?n=N`: progress, reloaded every [`REFRESH`] s until done; then the result.
 pub fn progress(c: Ctx) -> Handled {
     Box::pin(async move {
-        let job = match job(&c) {
-            Ok(j) => j,
-            Err(r) => return r,
+        let Some(job) = job(&c) else {
+            return no_job(&c);
         };
         let title = format!("Upload {}", job.number);
         let head = format!(
@@ -227,9 +230,8 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
 /// `GET uploads/result.csv?n=N`: the result file.
 pub fn download(c: Ctx) -> Handled {
     Box::pin(async move {
-        let job = match job(&c) {
-            Ok(j) => j,
-            Err(r) => return r,
+        let Some(job) = job(&c) else {
+            return no_job(&c);
         };
         let Stage::Done(rows) = job.stage() else {
             return super::see_other(&format!("{}uploads?n={}", c.base(), job.number));
