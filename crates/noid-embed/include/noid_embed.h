@@ -64,7 +64,8 @@ int noid_map_answer(noid_map *map, const char *key, size_t keylen, const char **
 /* Answer an HTTP request from an egg map (the nginx module): the request line made as
  * noid-resolve.conf makes it in Apache from the raw request-target (path and query as
  * received), the scheme and the Accept header. NOID_FOUND: *status is the code to
- * answer (3xx with Location *location, 404 or 410), or 0 for a page that only
+ * answer (3xx with Location *location, without control characters but TAB: no header
+ * injection; 404 or 410), or 0 for a page that only
  * `noidr --http` renders (?, ??, several targets); NOID_NOT_FOUND: a miss;
  * NOID_ERROR: *location is the error line. *location stays valid until this thread's
  * next lookup. */

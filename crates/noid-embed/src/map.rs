@@ -95,9 +95,8 @@ impl Map {
     ) -> Found {
         let line_answer = |view: &View, protocol: LineProtocol<'_>, out: &mut Vec<u8>| {
             let mut line = Vec::with_capacity(target.len() + accept.len() + 40);
-            egg_line(target, scheme, accept, &mut line);
-            if line.contains(&b'\n') {
-                // as `answer`: a key httpd would never send
+            if !egg_line(target, scheme, accept, &mut line) {
+                // as noidr --http (and `answer`: a key httpd would never send)
                 out.extend_from_slice(b"NULL");
                 return Outcome::Miss;
             }
