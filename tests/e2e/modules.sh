@@ -314,7 +314,10 @@ modules_nginx_checks() {
     expect "nginx-resolve after kill -9" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
     if [ -n "$STALL_PID" ]; then
         stall_checks nginx-module "$NS" "$NMX/logs/error.log" "$NX"
+    fi
+    if [ -n "$STALL_PID" ]; then
         stall_checks nginx-resolve "$NT" "$NMX/logs/error.log" "$ND"
+        reload_stall_checks
     fi
     # the killed worker's secondary directory: swept by the maps opened after it (a
     # reload opens them anew in every worker)
@@ -329,6 +332,33 @@ modules_nginx_checks() {
     else
         ok "the killed nginx worker's secondary directory was swept"
     fi
+}
+
+# A reload while the store stalls: the new workers start and answer (they open their
+# stores at their first lookups, under the deadline, not before they accept: with the
+# open in init_process both new workers hung in it, and nothing answered at all until
+# the store came back), the other store at once, the stalled one within the deadline.
+reload_stall_checks() {
+    local sp s good=0
+    touch "$STALL/pause"
+    "$REPO/scripts/web-nginx.sh" reload "$NMX"
+    expect "nginx reload while a store stalls: the other store" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
+    curl -s -m 60 -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$NT/$(stall_id 4321)" >"$WORK/reload-stalled.txt" &
+    sp=$!
+    sleep 2 # past the 1 s deadline
+    expect "nginx reload while a store stalls: the deadline's miss" "$NT" "/$(stall_id 4322)" 404 -
+    expect "nginx reload while a store stalls: the other store" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
+    rm -f "$STALL/pause"
+    wait "$sp"
+    s=$(cat "$WORK/reload-stalled.txt")
+    if [ "$s" = 302 ]; then ok "nginx reload while a store stalls: the stalled request answered once it was back"; else bad "nginx reload while a store stalls: the stalled request: $s"; fi
+    for _ in $(seq 1 200); do
+        req "$NT" "/$(stall_id 8)"
+        if [ "$STATUS" = 302 ]; then good=$((good + 1)); else good=0; fi
+        [ "$good" = 10 ] && break
+        sleep 0.02
+    done
+    expect "nginx reload while a store stalls: after it" "$NT" "/$(stall_id 8)" 302 https://e.org/8
 }
 
 # noid_resolve: what the request table (run.sh, RESOLVERS) does not show: a miss is

@@ -45,8 +45,8 @@ void noid_embed_set_log(noid_log_fn log, int max_level);
 int noid_map_check(const char *protocol, const char *dbdir, const char *const *opts,
                    size_t nopts, char *err, size_t errlen);
 
-/* Open a map (as noid_map_check, then the store followed, the deadline's watchdog
- * started). `shared`: NULL, or 8 bytes of memory shared by all the server's worker
+/* Open a map (as noid_map_check, then the deadline's watchdog started; the store is
+ * opened by the first lookup, under the deadline, and followed from then on). `shared`: NULL, or 8 bytes of memory shared by all the server's worker
  * processes (made by the parent before fork, zeroed, mapped while the map is open),
  * through which a store stalled in one process makes the others answer errors at once.
  * NULL with a message in err when the configuration is bad; a store that cannot be
