@@ -23,6 +23,7 @@ if ! "$PY" -c "import selenium" 2>/dev/null; then
     exit 1
 fi
 export NOID_BIN_DIR=$BIN
+export PYTHONDONTWRITEBYTECODE=1 # nothing written into the clone
 if [ -z "${NOID_BROWSER_ARTIFACTS:-}" ]; then
     NOID_BROWSER_ARTIFACTS=$(mktemp -d /tmp/noid-browser.XXXXXX)
 fi
