@@ -1,7 +1,7 @@
 """The populator console of `noid serve` (/console/) in a real browser: log in, mint,
 bind, edit kernel metadata and see the standing change, browse, purge; a forged form
 and another populator's binder refused; axe-core clean on every console page, and a
-screenshot of each (docs-console-*.png are the ones copied to docs/).
+screenshot of each (docs-console-*.png are the ones copied to docs/images/).
 
 Expected values come from elsewhere than the console: identifiers from the `noid` CLI
 minting an identical minter, bindings read back with `noid get`.

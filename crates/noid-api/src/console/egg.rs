@@ -152,14 +152,12 @@ impl Binder {
         found
     }
 
-    /// Mint `n` identifiers from the minter at `path` (one of [`Binder::minters`]):
+    /// Mint `n` identifiers from the minter at `path` (`SCHEME/NAAN/SHOULDER`):
     /// the identifiers minted, and the error that stopped it, if any.
     pub async fn mint(&self, path: &[String; 3], n: u64) -> (Vec<String>, Option<String>) {
-        if !self.minters().contains(path) {
+        let Some(dir) = crate::handler::minter_dir(&self.pop, path) else {
             return (Vec::new(), Some("no such minter".into()));
-        }
-        let root = self.pop.populator.minters.clone().expect("has minters");
-        let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
+        };
         let store = self.service.store(&dir, None);
         let work = Work::Mint {
             n,
