@@ -10,26 +10,7 @@ use super::NAV;
 /// The stylesheet, served at `/console/style.css`.
 pub const STYLE: &str = include_str!("style.css");
 
-/// `text` with `& < > " '` as entities, appended to `out`.
-pub fn escape_into(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// `text` escaped for HTML text or a quoted attribute.
-pub fn escape(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    escape_into(&mut s, text);
-    s
-}
+pub use noid_core::html::{escape, escape_into};
 
 /// `text` %-encoded for a URL's query value.
 pub fn query_value(text: &str) -> String {
