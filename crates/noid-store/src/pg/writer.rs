@@ -197,7 +197,18 @@ impl PgWriter {
         let payload = format!("{} {seq}", self.conn.location.minter);
         t.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
             .map_err(err("cannot notify followers"))?;
-        t.commit().map_err(err("cannot commit"))
+        // An ERROR from the server means it rolled back. No answer (the connection
+        // lost), or one that ends the session (FATAL), leaves the outcome unknown: the
+        // server may have committed, e.g. a backend that wrote its commit record and was
+        // terminated while it waited for the synchronous standby answers nothing.
+        t.commit().map_err(|e| match e.as_db_error() {
+            Some(db) if db.severity() == "ERROR" => self.conn.failed("cannot commit", &e),
+            _ => StoreError::CommitUnknown(
+                self.conn
+                    .failed("the connection was lost at COMMIT", &e)
+                    .to_string(),
+            ),
+        })
     }
 }
 
