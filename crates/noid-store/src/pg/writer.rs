@@ -9,7 +9,7 @@ use noid_core::{LookupError, Pairs};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::error::SqlState;
 use postgres::types::Type;
-use postgres::{Client, Statement, Transaction};
+use postgres::{Client, GenericClient, Statement, Transaction};
 
 use crate::pg::ahead::{self, Ahead};
 use crate::pg::conn::{connect, failed, minter_id, Conn};
@@ -29,21 +29,29 @@ struct Statements {
     upsert: Statement,
     /// Deletes: `$1` minter, `$2` keys.
     delete: Statement,
-    /// The commit's change-log row, the head advanced and followers notified, in one
-    /// statement ([`APPEND`]).
+    /// The binary `COPY` of identifiers' new keys.
+    copy: Statement,
+    /// The commit's last keys and its change-log row in one statement ([`APPEND`]).
     append: Statement,
 }
 
-/// Advance the minter's head (which locks its row until the commit: that lock orders
-/// writers, so sequence numbers follow commit order), add the commit's change-log row
-/// under the new number, and notify followers with `MINTER SEQ`: one round trip where
-/// it took three statements (and six round trips) before. `$1` minter id, `$2` the
-/// encoded changes, `$3` the channel, `$4` the minter's name.
-const APPEND: &str = "WITH head AS (UPDATE noid_minters SET log_seq = log_seq + 1 WHERE id = $1 \
-                                   RETURNING log_seq), \
+/// The end of every commit, one statement: upsert and delete the commit's last keys
+/// (up to [`CHUNK`]; often all of them), advance the minter's head (which locks its row
+/// until the commit: that lock orders writers, so sequence numbers follow commit
+/// order), add the commit's change-log row under the new number, and notify followers
+/// with `MINTER SEQ`. A commit writes each key once (`Op::last_per_key`), so the
+/// upsert and the delete, which run on one snapshot, never meet. `$1` minter id, `$2`
+/// and `$3` keys and values to put, `$4` keys to delete, `$5` the encoded changes, `$6`
+/// the channel, `$7` the minter's name.
+const APPEND: &str = "WITH put AS (INSERT INTO noid_keys (minter, key, value) \
+                          SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
+                          ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value), \
+                      del AS (DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($4::bytea[])), \
+                      head AS (UPDATE noid_minters SET log_seq = log_seq + 1 WHERE id = $1 \
+                               RETURNING log_seq), \
                       logged AS (INSERT INTO noid_log (minter, seq, changes) \
-                                 SELECT $1, log_seq, $2 FROM head RETURNING seq) \
-                      SELECT seq, pg_notify($3::text, $4::text || ' ' || seq::text) FROM logged";
+                                 SELECT $1, log_seq, $5 FROM head RETURNING seq) \
+                      SELECT seq, pg_notify($6::text, $7::text || ' ' || seq::text) FROM logged";
 
 /// A minter opened for writing, held exclusively by this process until dropped.
 pub struct PgWriter {
@@ -139,6 +147,10 @@ impl PgWriter {
                 &mut client,
                 "DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])",
             )?,
+            copy: prepare(
+                &mut client,
+                "COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)",
+            )?,
             append: prepare(&mut client, APPEND)?,
         };
         Ok(PgWriter {
@@ -191,14 +203,16 @@ impl PgWriter {
     /// one row numbered with the next sequence number (locking the minter's row),
     /// notify followers, commit synchronously. Nothing is applied if any step fails.
     ///
-    /// Round trips: `BEGIN`, the keys (one `COPY` or one upsert per [`CHUNK`]), the
-    /// log row ([`APPEND`]), `COMMIT`: four for a small commit (twelve before the
-    /// statements were prepared once and the log's three joined).
+    /// Round trips: a commit of up to [`CHUNK`] keys, most of them not new
+    /// identifiers' (a bind, the API's requests, a small mint), is one statement
+    /// ([`APPEND`]) in a transaction of its own: one round trip, where it took twelve
+    /// before (`BEGIN`, five statements each prepared then run, `COMMIT`). A large
+    /// commit adds `BEGIN`, the `COPY` under its savepoint (three) and `COMMIT`.
     fn commit_ops(&self, ops: &[Op]) -> Result<(), StoreError> {
         let err = |what| self.conn.on_err(what);
         let id = self.conn.minter;
+        let changes = schema::encode_changes(ops);
         let mut client = self.conn.client();
-        let mut t = client.transaction().map_err(err("cannot begin"))?;
         // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
         // first bind, so a large commit first tries them as a plain binary COPY, which
         // skips the upsert's conflict handling; if one exists after all, the savepoint
@@ -208,11 +222,16 @@ impl PgWriter {
         let (fresh, mut rest): (Vec<&Op>, Vec<&Op>) = ops
             .iter()
             .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
+        if fresh.len() < FRESH_MIN && ops.len() <= CHUNK {
+            // One statement is one transaction, committed synchronously as any.
+            return self.append(&mut *client, ops.iter().collect(), &changes);
+        }
+        let mut t = client.transaction().map_err(err("cannot begin"))?;
         if fresh.len() < FRESH_MIN {
             rest.extend(fresh);
         } else {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
-            match copy_new_keys(&mut sp, id, &fresh) {
+            match copy_new_keys(&mut sp, &self.statements.copy, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
                 Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
@@ -221,28 +240,59 @@ impl PgWriter {
                 Err(e) => return Err(err("cannot write keys")(e)),
             }
         }
+        let last = rest.len().saturating_sub(1) / CHUNK * CHUNK;
+        let tail = rest.split_off(last);
         write_keys(&mut t, &self.statements, id, &rest).map_err(err("cannot write keys"))?;
-        // The whole commit is one log row (schema::encode_changes): a mint of 100,000
-        // ids writes 200,000 keys but one row here, not 200,000 more.
-        let changes = schema::encode_changes(ops);
+        self.append(&mut t, tail, &changes)?;
+        t.commit().map_err(err("cannot commit"))
+    }
+
+    /// Run [`APPEND`] on `c` (a transaction, or the client: a transaction of its own)
+    /// with the keys `ops` and the commit's encoded `changes`.
+    fn append(
+        &self,
+        c: &mut impl GenericClient,
+        ops: Vec<&Op>,
+        changes: &[u8],
+    ) -> Result<(), StoreError> {
+        let (put_k, put_v, del_k) = split(&ops);
         let minter = &self.conn.location.minter;
-        let row = t
-            .query_opt(&self.statements.append, &[&id, &changes, &CHANNEL, minter])
-            .map_err(err("cannot append to the change log"))?;
-        if row.is_none() {
-            return Err(StoreError::Backend(format!(
+        let row = c
+            .query_opt(
+                &self.statements.append,
+                &[
+                    &self.conn.minter,
+                    &put_k,
+                    &put_v,
+                    &del_k,
+                    &changes,
+                    &CHANNEL,
+                    minter,
+                ],
+            )
+            .map_err(
+                self.conn
+                    .on_err("cannot commit the keys and the change log"),
+            )?;
+        match row {
+            Some(_) => Ok(()),
+            None => Err(StoreError::Backend(format!(
                 "PostgreSQL at {}: minter {minter} is gone from noid_minters",
                 self.conn.location.display_url()
-            )));
+            ))),
         }
-        t.commit().map_err(err("cannot commit"))
     }
 }
 
-/// Add the puts `ops` to the minter's keys in `t` by one binary `COPY`, which fails
-/// (unique violation) if one of the keys exists.
-fn copy_new_keys(t: &mut Transaction<'_>, id: i64, ops: &[&Op]) -> Result<(), postgres::Error> {
-    let sink = t.copy_in("COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)")?;
+/// Add the puts `ops` to the minter's keys in `t` by one binary `COPY` (`copy`), which
+/// fails (unique violation) if one of the keys exists.
+fn copy_new_keys(
+    t: &mut Transaction<'_>,
+    copy: &Statement,
+    id: i64,
+    ops: &[&Op],
+) -> Result<(), postgres::Error> {
+    let sink = t.copy_in(copy)?;
     let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::BYTEA, Type::BYTEA]);
     for op in ops {
         if let Op::Put(k, v) = op {
@@ -250,6 +300,23 @@ fn copy_new_keys(t: &mut Transaction<'_>, id: i64, ops: &[&Op]) -> Result<(), po
         }
     }
     w.finish().map(|_| ())
+}
+
+/// The keys and values of the puts among `ops`, and the keys of the deletes.
+type Split<'a> = (Vec<&'a [u8]>, Vec<&'a [u8]>, Vec<&'a [u8]>);
+
+fn split<'a>(ops: &[&'a Op]) -> Split<'a> {
+    let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
+    for op in ops {
+        match op {
+            Op::Put(k, v) => {
+                put_k.push(k.as_slice());
+                put_v.push(v.as_slice());
+            }
+            Op::Delete(k) => del_k.push(k.as_slice()),
+        }
+    }
+    (put_k, put_v, del_k)
 }
 
 /// Write `ops` to the minter's keys in `t`, [`CHUNK`] at a time: puts as upserts.
@@ -260,16 +327,7 @@ fn write_keys(
     ops: &[&Op],
 ) -> Result<(), postgres::Error> {
     for chunk in ops.chunks(CHUNK) {
-        let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
-        for op in chunk {
-            match op {
-                Op::Put(k, v) => {
-                    put_k.push(k.as_slice());
-                    put_v.push(v.as_slice());
-                }
-                Op::Delete(k) => del_k.push(k.as_slice()),
-            }
-        }
+        let (put_k, put_v, del_k) = split(chunk);
         if !put_k.is_empty() {
             t.execute(&statements.upsert, &[&id, &put_k, &put_v])?;
         }
