@@ -224,7 +224,7 @@ impl PgWriter {
             .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
         if fresh.len() < FRESH_MIN && ops.len() <= CHUNK {
             // One statement is one transaction, committed synchronously as any.
-            return self.append(&mut *client, ops.iter().collect(), &changes);
+            return self.append(&mut *client, ops.iter().collect(), &changes, true);
         }
         let mut t = client.transaction().map_err(err("cannot begin"))?;
         if fresh.len() < FRESH_MIN {
@@ -243,17 +243,37 @@ impl PgWriter {
         let last = rest.len().saturating_sub(1) / CHUNK * CHUNK;
         let tail = rest.split_off(last);
         write_keys(&mut t, &self.statements, id, &rest).map_err(err("cannot write keys"))?;
-        self.append(&mut t, tail, &changes)?;
-        t.commit().map_err(err("cannot commit"))
+        self.append(&mut t, tail, &changes, false)?;
+        t.commit()
+            .map_err(|e| self.commit_failed(&e, "cannot commit"))
     }
 
-    /// Run [`APPEND`] on `c` (a transaction, or the client: a transaction of its own)
-    /// with the keys `ops` and the commit's encoded `changes`.
+    /// A failed COMMIT (or statement that is its own transaction), as a store error.
+    ///
+    /// An ERROR from the server means it rolled back. No answer (the connection
+    /// lost), or one that ends the session (FATAL), leaves the outcome unknown: the
+    /// server may have committed, e.g. a backend that wrote its commit record and was
+    /// terminated while it waited for the synchronous standby answers nothing.
+    fn commit_failed(&self, e: &postgres::Error, what: &str) -> StoreError {
+        match e.as_db_error() {
+            Some(db) if db.severity() == "ERROR" => self.conn.failed(what, e),
+            _ => StoreError::CommitUnknown(
+                self.conn
+                    .failed("the connection was lost at COMMIT", e)
+                    .to_string(),
+            ),
+        }
+    }
+
+    /// Run [`APPEND`] on `c` with the keys `ops` and the commit's encoded `changes`:
+    /// in the transaction `c`, or (`commits`) as a transaction of its own on the client,
+    /// whose failure may then leave the outcome unknown ([`PgWriter::commit_failed`]).
     fn append(
         &self,
         c: &mut impl GenericClient,
         ops: Vec<&Op>,
         changes: &[u8],
+        commits: bool,
     ) -> Result<(), StoreError> {
         let (put_k, put_v, del_k) = split(&ops);
         let minter = &self.conn.location.minter;
@@ -270,10 +290,13 @@ impl PgWriter {
                     minter,
                 ],
             )
-            .map_err(
-                self.conn
-                    .on_err("cannot commit the keys and the change log"),
-            )?;
+            .map_err(|e| {
+                let what = "cannot commit the keys and the change log";
+                match commits {
+                    true => self.commit_failed(&e, what),
+                    false => self.conn.failed(what, &e),
+                }
+            })?;
         match row {
             Some(_) => Ok(()),
             None => Err(StoreError::Backend(format!(
