@@ -27,8 +27,17 @@
 # added to the machine's own namespace). A partition is a veth link set down.
 #
 #   scripts/ha-drill.sh [--drills N] [--faults kill9,stop,partition,writer|cut] [--async]
-#                       [--writers K] [--bin DIR] [--keep] [--primary-start-timeout SECS]
-#                       [--trace] [--stock-patroni]
+#                       [--writers K] [--api-clients C] [--bin DIR] [--keep]
+#                       [--primary-start-timeout SECS] [--trace] [--stock-patroni]
+#
+# Load: each of the K writer "hosts" (a directory with its copy of NOID/backend) runs a
+# loop of `noid mint 4` then `noid -` binding those ids, and also a `noid serve` on the
+# same minter (its binder and minter directories hold the same backend file) with C
+# API clients (1 by default; 0: none) that mint 2 ids at a time over HTTP and bind
+# each with a single command. Every acknowledged id (`id: …` printed by noid, `s: …`
+# answered by the API) goes to acked-ids as `TIME SOURCE ID` (SOURCE wK, aK.J or probe);
+# every acknowledged binding (noid - exit 0, or `egg-status: 0`) to acked-binds as
+# `TIME ID URL`. The checker reads both, whatever wrote them.
 #
 # --primary-start-timeout is Patroni's (300 by default; 0 fails over at once when the
 # primary's postgres crashes instead of recovering it in place). --trace logs Patroni
@@ -50,6 +59,7 @@ DRILLS=20
 FAULTS=kill9,stop,partition,writer
 ASYNC=0
 WRITERS=3
+API_CLIENTS=1
 BIN=""
 KEEP=0
 START_TIMEOUT=300
@@ -61,12 +71,13 @@ while [ $# -gt 0 ]; do
     --faults) FAULTS=$2; shift 2 ;;
     --async) ASYNC=1; shift ;;
     --writers) WRITERS=$2; shift 2 ;;
+    --api-clients) API_CLIENTS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
     --trace) TRACE=1; shift ;;
     --stock-patroni) STOCK=1; shift ;;
-    *) sed -n '2,45p' "$0"; exit 2 ;;
+    *) sed -n '2,56p' "$0"; exit 2 ;;
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
@@ -107,11 +118,12 @@ PG_EXEC=(setpriv --reuid=postgres --regid=postgres --init-groups)
 descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
 PIDS=()
 WPIDS=()
+APIDS=()
 FPIDS=()
 cleanup() {
     set +e
     touch "$W/stop"
-    for pid in "${WPIDS[@]}" "${FPIDS[@]}"; do kill "$pid" $(descendants "$pid") 2>/dev/null; done
+    for pid in "${WPIDS[@]}" "${APIDS[@]}" "${FPIDS[@]}"; do kill "$pid" $(descendants "$pid") 2>/dev/null; done
     # Patroni stops its own postgres on SIGTERM; what is left after that is killed.
     local n pid t
     for n in "${NODES[@]}"; do
@@ -134,7 +146,7 @@ cleanup() {
     done
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
     sleep 1
-    for pid in "${PIDS[@]}" "${WPIDS[@]}" "${FPIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    for pid in "${PIDS[@]}" "${WPIDS[@]}" "${APIDS[@]}" "${FPIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
     for ns in sw e c "${NODES[@]}"; do ip netns del "$P-$ns" 2>/dev/null; done
     if [ "$KEEP" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
 }
@@ -288,6 +300,8 @@ log "cluster up: primary $(primary)"
 
 # --- the minter, the writers' directories, the followers -------------------------------------
 URL="postgres://postgres@$(ip_of n1):5432,$(ip_of n2):5432,$(ip_of n3):5432/postgres?target_session_attrs=read-write&connect_timeout=3"
+# The API names a minter by SCHEME/NAAN/SHOULDER: ark/13030/f5 for this template.
+SHOULDER=ark/13030/f5
 in_ns c "$NOID" -f "$W/w1" dbcreate --backend "$URL" --minter ha f5.reedeedk long 13030 example.org ha >/dev/null
 for k in $(seq 2 "$WRITERS") probe; do
     mkdir -p "$W/w$k/NOID" && cp "$W/w1/NOID/backend" "$W/w$k/NOID/backend"
@@ -358,6 +372,47 @@ for k in $(seq 1 "$WRITERS"); do
     WPIDS+=($!)
 done
 
+# --- load through the API: `noid serve` on each writer host, on the same minter ----------
+api_port() { echo $((8090 + $1)); }
+api_serve() { # K: its binder and minter directories name the minter the writers use
+    local k=$1 d=$W/a$1
+    mkdir -p "$d/binder/NOID" "$d/minters/$SHOULDER/NOID"
+    cp "$W/w1/NOID/backend" "$d/binder/NOID/backend"
+    cp "$W/w1/NOID/backend" "$d/minters/$SHOULDER/NOID/backend"
+    printf '[populator.drill]\nopen = true\nbinder = "%s"\nminters = "%s"\n' \
+        "$d/binder" "$d/minters" >"$d/api.toml"
+    ip netns exec "$P-c" "$NOID" serve --http "$(ip_of c):$(api_port "$k")" --config "$d/api.toml" \
+        >>"$d/serve.log" 2>&1 &
+    PIDS+=($!)
+}
+api_client() { # K J: mint 2 through the API, then bind each with a single command
+    local k=$1 j=$2 n=0 out ids id url api
+    api=http://$(ip_of c):$(api_port "$k")/a/drill
+    while [ ! -e "$W/stop" ]; do
+        n=$((n + 1))
+        out=$(in_ns c curl -s -m 20 "$api/m/$SHOULDER?mint%202" 2>/dev/null) || true
+        ids=$(printf '%s\n' "$out" | sed -n 's/^s: //p')
+        for id in $ids; do echo "$(now) a$k.$j $id" >>"$W/acked-ids"; done
+        [ -n "$ids" ] || { sleep 0.2; continue; }
+        for id in $ids; do
+            url=https://example.org/a$k.$j/$n/$id
+            out=$(in_ns c curl -s -m 20 "$api/b?$id.set%20_t%20$url" 2>/dev/null) || true
+            [ "$(printf '%s\n' "$out" | tail -1)" = "egg-status: 0" ] &&
+                echo "$(now) $id $url" >>"$W/acked-binds"
+        done
+    done
+}
+if [ "$API_CLIENTS" -gt 0 ]; then
+    for k in $(seq 1 "$WRITERS"); do api_serve "$k"; done
+    for k in $(seq 1 "$WRITERS"); do
+        wait_for 30 "noid serve $k" in_ns c curl -s -m 2 -o /dev/null "http://$(ip_of c):$(api_port "$k")/" || exit 2
+        for j in $(seq 1 "$API_CLIENTS"); do
+            api_client "$k" "$j" &
+            APIDS+=($!)
+        done
+    done
+fi
+
 # A write (mint 1 from the probe directory) that succeeds: its id is acknowledged too.
 probe_write() {
     local out id
@@ -421,7 +476,7 @@ done
 
 # --- stop the load, let the followers converge, check --------------------------------------------
 touch "$W/stop"
-for pid in "${WPIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+for pid in "${WPIDS[@]}" "${APIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
 HEAD=$(head_seq)
 t=$(now)
 converged() { [ "$(metric 1 noidr_follow_applied_seq)" = "$HEAD" ] && [ "$(metric 2 noidr_follow_applied_seq)" = "$HEAD" ]; }
@@ -441,6 +496,8 @@ for f in 1 2; do
     cmp -s "$W/pg.export" "$W/f$f.export" || BROKEN="$BROKEN follower-$f-differs"
 done
 IDS=$(wc -l <"$W/acked-ids")
+API_IDS=$(awk '$2 ~ /^a/' "$W/acked-ids" | wc -l)
+API_BINDS=$(grep -c '^[^ ]* [^ ]* https://example.org/a' "$W/acked-binds" || true)
 DUPS=$(awk '{ print $3 }' "$W/acked-ids" | sort | uniq -d | wc -l)
 [ "$DUPS" = 0 ] || BROKEN="$BROKEN duplicate-ids($DUPS)"
 BINDS=$(wc -l <"$W/acked-binds")
@@ -469,6 +526,7 @@ echo "|---|---|"
 echo "| ids printed (writers and probe) | $IDS |"
 echo "| ids printed twice | $DUPS |"
 echo "| bindings acknowledged | $BINDS |"
+echo "| of these through \`noid serve\` ($WRITERS services, $API_CLIENTS clients each): ids printed, bindings acknowledged | $API_IDS, $API_BINDS |"
 echo "| acknowledged bindings missing from the primary | $LOST |"
 echo "| followers' exports equal the minter's | $(echo "$BROKEN" | grep -q differs && echo no || echo yes) |"
 echo "| followers at the head (change $HEAD) after the load stopped | $CONVERGE s (bound $FOLLOW_BOUND s) |"

@@ -57,6 +57,23 @@ fn failover_drills_keep_every_invariant_and_asynchronous_replication_is_caught()
     ] {
         assert!(out.contains(row), "{row} missing:\n{out}");
     }
+    // The API's clients (noid serve on each writer host) were part of the load.
+    let api = out
+        .lines()
+        .find(|l| l.starts_with("| of these through `noid serve`"))
+        .unwrap_or_else(|| panic!("no row for the API's writes:\n{out}"));
+    let counts: Vec<u64> = api
+        .trim_end_matches(" |")
+        .rsplit("| ")
+        .next()
+        .unwrap_or("")
+        .split(", ")
+        .map(|n| n.parse().unwrap_or(0))
+        .collect();
+    assert!(
+        counts.len() == 2 && counts.iter().all(|&n| n > 0),
+        "the API printed no id or acknowledged no binding: {api}"
+    );
     // The broken configuration: the standbys cut off while the primary acknowledges
     // writes they never get, then the primary lost.
     let (code, out) = drill(&["--drills", "1", "--faults", "cut", "--async"]);
