@@ -81,6 +81,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
+# The namespaces' addresses are fixed: one run at a time on a machine.
+exec 9>/run/lock/noid-ha-drill.lock # closed (9>&-) for the daemons started below
+flock 9
 if [ -z "$BIN" ]; then
     cd "$REPO"
     . scripts/env.sh
@@ -172,7 +175,7 @@ E=http://$(ip_of e):2379
 ip netns exec "$P-e" "${PG_EXEC[@]}" etcd --name e --data-dir "$W/etcd/data" \
     --listen-client-urls "$E" --advertise-client-urls "$E" \
     --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-    --initial-cluster e=http://127.0.0.1:2380 >"$W/etcd.log" 2>&1 &
+    --initial-cluster e=http://127.0.0.1:2380 >"$W/etcd.log" 2>&1 9>&- &
 PIDS+=($!)
 
 if [ "$ASYNC" = 1 ]; then
@@ -239,7 +242,7 @@ PATRONI=("$W/ha-patroni.py")
 [ "$STOCK" = 1 ] && PATRONI=(patroni)
 start_patroni() { # NODE
     local n=$1
-    ip netns exec "$P-$n" "${PG_EXEC[@]}" "${PATRONI[@]}" "$W/$n.yml" >>"$W/$n.log" 2>&1 &
+    ip netns exec "$P-$n" "${PG_EXEC[@]}" "${PATRONI[@]}" "$W/$n.yml" >>"$W/$n.log" 2>&1 9>&- &
     echo $! >"$W/$n.patroni.pid"
 }
 for n in "${NODES[@]}"; do
@@ -309,7 +312,7 @@ head_seq() { psql_primary "SELECT log_seq FROM noid_minters WHERE name = 'ha'"; 
 
 for f in 1 2; do
     ip netns exec "$P-c" "$NOIDR" --follow "$URL" --minter ha --cache "$W/f$f" --http "$(ip_of c):818$f" \
-        >"$W/f$f.out" 2>"$W/f$f.log" &
+        >"$W/f$f.out" 2>"$W/f$f.log" 9>&- &
     FPIDS+=($!)
 done
 metric() { # FOLLOWER NAME
