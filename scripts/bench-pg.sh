@@ -244,7 +244,7 @@ GiB() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.0f B (%.1f GiB per 50M, %.0f 
 TABLE=$(
     echo "| figure | measured | reference (same run) | ratio: median of $RUNS pair ratios | command |"
     echo "|---|---:|---:|---:|---|"
-    row "(a) mint $MINT, PostgreSQL vs embedded" "ids/s" mint-pg mint-embedded 0.2 "\`noid mint $MINT\` (f5.reedeedk, long)"
+    row "(a) mint $MINT, PostgreSQL vs embedded" "ids/s" mint-pg mint-embedded 0.5 "\`noid mint $MINT\` (f5.reedeedk, long)"
     row "(b) follower's resolver vs embedded, hits pipelined" "answers/s" follower-piped embedded-piped 0.9 "\`noidr --follow URL --minter bind --cache DIR\` vs \`noidr -f DIR\`"
     row "(b) the same, one request at a time" "answers/s" follower-one embedded-one 0.9 "bench-noidr.sh's method"
     row "(c) bootstrap of $IDS bindings vs \`noid -\` loading them" "bindings/s" bootstrap embedded-load "" "\`Replica::sync\` on a new copy (as noidr --follow)"
