@@ -90,9 +90,10 @@ impl<'a> Group<'a> {
         settle: Duration,
     ) -> Result<bool, Failed> {
         if let Err(e) = outcome {
-            // Nothing was written: neither are its records.
+            // Nothing was written (or, cut off at COMMIT, nothing is known): its
+            // records are not logged.
             self.records.clear();
-            return Err(Failed::Commit(e.to_string()));
+            return Err(Failed::Commit(e.to_string(), e.after_failed_commit()));
         }
         let logged = self.worker.log_records(&mut self.records);
         let readers_in = self.worker.pause(store, settle);
@@ -144,9 +145,9 @@ impl<'a> Group<'a> {
                 // this commit was to write were not written either.
                 let mut run = self.current.take().expect("running");
                 run.bulk = None;
-                if let Failed::Commit(_) = e {
+                if let Failed::Commit(_, after) = e {
                     for earlier in &mut self.done[self.committed..] {
-                        earlier.answer = failure(&format!("{e}; nothing was written"));
+                        earlier.answer = failure(&format!("{e}; {after}"));
                     }
                 }
                 self.done.push(run);
@@ -191,7 +192,9 @@ impl<'a> Group<'a> {
                     answer.body.extend(not_committed(&e, &p).bytes());
                     answer.failed = true;
                 }
-                (Err(e), None) => answer = failure(&format!("{e}; nothing was written")),
+                (Err(e @ Failed::Commit(_, after)), None) => {
+                    answer = failure(&format!("{e}; {after}"))
+                }
             }
             (run.job.reply)(answer);
         }

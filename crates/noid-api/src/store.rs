@@ -124,7 +124,7 @@ impl Tally {
     /// A commit of the first `run` commands returned, with its failure if it failed
     /// (a write log failure follows a commit that wrote).
     pub(crate) fn settled(&self, run: usize, failed: Option<&Failed>) {
-        if !matches!(failed, Some(Failed::Commit(_))) {
+        if !matches!(failed, Some(Failed::Commit(..))) {
             self.committed.store(run, Ordering::Relaxed);
         }
         if let Some(e) = failed {
@@ -435,8 +435,10 @@ impl Worker {
 /// Why a commit failed.
 #[derive(Debug, Clone)]
 pub(crate) enum Failed {
-    /// Nothing of the batch was written.
-    Commit(String),
+    /// The batch's commit failed: its error, and what it left written
+    /// (`StoreError::after_failed_commit`: nothing, or unknown when a commit was cut off
+    /// at COMMIT).
+    Commit(String, &'static str),
     /// The batch was written, its write log records were not.
     Log(String),
 }
@@ -444,7 +446,7 @@ pub(crate) enum Failed {
 impl std::fmt::Display for Failed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failed::Commit(e) => f.write_str(e),
+            Failed::Commit(e, _) => f.write_str(e),
             Failed::Log(e) => write!(f, "the writes were applied but their write log failed: {e}"),
         }
     }
