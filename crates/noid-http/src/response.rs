@@ -14,6 +14,7 @@ pub(crate) mod status {
     pub(crate) const NO_CONTENT: u16 = 204;
     pub(crate) const MULTIPLE_CHOICES: u16 = 300;
     pub(crate) const FOUND: u16 = 302;
+    pub(crate) const SEE_OTHER: u16 = 303;
     pub(crate) const NOT_MODIFIED: u16 = 304;
     pub(crate) const BAD_REQUEST: u16 = 400;
     pub(crate) const UNAUTHORIZED: u16 = 401;

@@ -13,6 +13,10 @@ pub enum Route {
     Metrics,
     /// `GET /.well-known/ark`: the ARK specification's discovery URL.
     WellKnown,
+    /// `GET /`: the front page, and its box (`/?id=…`) ([`crate::front`]).
+    Front,
+    /// `GET /-/noid.css`: the pages' stylesheet ([`crate::layout::STYLE_PATH`]).
+    Style,
     /// `GET /redirect/<id>`: a real redirect (nginx `proxy_pass`, Apache `mod_proxy`).
     Redirect,
     /// `GET /auth/<id>`: 204 + `X-Target` / 403 (nginx `auth_request`).
@@ -25,14 +29,16 @@ pub enum Route {
 
 /// Splits a request path into its route and the still %-encoded identifier part.
 ///
-/// `/healthz`, `/health` and `/metrics` are these routes, never identifiers: an
-/// identifier spelled so is asked for as `/redirect/metrics` (the shipped web-server
-/// configs forward only scheme-prefixed identifiers, `/ark:…`, and always to
-/// `/redirect/`).
+/// `/healthz`, `/health`, `/metrics` and `/-/noid.css` are these routes, never
+/// identifiers: an identifier spelled so is asked for as `/redirect/metrics` (the
+/// shipped web-server configs forward only scheme-prefixed identifiers, `/ark:…`, and
+/// always to `/redirect/`). `/` is the front page (an empty identifier was a miss).
 pub fn split(path: &str) -> Option<(Route, &str)> {
     match path {
         "/healthz" | "/health" => return Some((Route::Health, "")),
         "/metrics" => return Some((Route::Metrics, "")),
+        "/" => return Some((Route::Front, "")),
+        crate::layout::STYLE_PATH => return Some((Route::Style, "")),
         _ => {}
     }
     if path == crate::wellknown::PATH {
@@ -113,7 +119,9 @@ mod tests {
             Some((Route::Lookup, "ark%3A%2F1"))
         );
         assert_eq!(split("/ark:/1/x"), Some((Route::Direct, "ark:/1/x")));
-        assert_eq!(split("/"), Some((Route::Direct, "")));
+        assert_eq!(split("/"), Some((Route::Front, "")));
+        assert_eq!(split("/-/noid.css"), Some((Route::Style, "")));
+        assert_eq!(split("/-/noid.cssx"), Some((Route::Direct, "-/noid.cssx")));
         assert_eq!(split("/redirect/"), Some((Route::Redirect, "")));
         assert_eq!(split("*"), None);
     }
