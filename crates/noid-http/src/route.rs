@@ -68,10 +68,8 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
 ///
 /// `None` when the decoded bytes are not UTF-8 (no identifier can match them).
 pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<'a, str>> {
-    // A decoded CR or LF can never be part of a stored identifier that is resolvable
-    // through a web server (Apache refuses such keys), and would be a header-injection
-    // hazard if echoed, so such requests are misses.
-    let clean = |b: &[u8]| memchr::memchr3(b'\n', b'\r', 0, b).is_none();
+    // no decoded CR, LF or NUL: noid_core::ident::web_askable
+    let clean = noid_core::ident::web_askable;
     match (noid_core::percent_decode(encoded_path), query) {
         (Cow::Borrowed(_), None) => {
             clean(encoded_path.as_bytes()).then_some(Cow::Borrowed(encoded_path))
