@@ -55,7 +55,17 @@ pub struct Running {
 struct Bulk {
     lines: Lines<Box<dyn std::io::BufRead + Send>>,
     progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
+    tally: Option<std::sync::Arc<crate::store::Tally>>,
     p: Progress,
+}
+
+impl Bulk {
+    /// The run stops before its body's end: its tally says why.
+    fn stop(&self, why: &str) {
+        if let Some(t) = &self.tally {
+            t.stop(why);
+        }
+    }
 }
 
 impl<'a> Group<'a> {
@@ -103,6 +113,9 @@ impl<'a> Group<'a> {
             Ok(readers_in) => {
                 p.committed = p.run;
                 p.committed_line = p.line;
+                if let Some(t) = &bulk.tally {
+                    t.settled(p.run, None);
+                }
                 answer
                     .body
                     .extend(committed_line(p.run, p.line).into_bytes());
@@ -121,6 +134,9 @@ impl<'a> Group<'a> {
                 }
             }
             Err(e) => {
+                if let Some(t) = &bulk.tally {
+                    t.settled(p.run, Some(&e));
+                }
                 answer.body.truncate(p.held);
                 answer.body.extend(not_committed(&e, p).bytes());
                 answer.failed = true;
@@ -143,12 +159,18 @@ impl<'a> Group<'a> {
     fn answer_all(&mut self, result: Result<bool, Failed>) {
         for (i, run) in std::mem::take(&mut self.done).into_iter().enumerate() {
             let mut answer = run.answer;
-            let progress = run.bulk.map(|b| b.p);
             let result = if i < self.committed {
                 Ok(true)
             } else {
                 result.clone()
             };
+            if let Some(Bulk {
+                tally: Some(t), p, ..
+            }) = &run.bulk
+            {
+                t.settled(p.run, result.as_ref().err());
+            }
+            let progress = run.bulk.map(|b| b.p);
             match (result, progress) {
                 (Ok(_), Some(p)) => answer
                     .body
@@ -236,9 +258,14 @@ impl Running {
             now,
         };
         let bulk = match &mut job.work {
-            Work::Bulk { body, progress } => Some(Bulk {
+            Work::Bulk {
+                body,
+                progress,
+                tally,
+            } => Some(Bulk {
                 lines: Lines::new(std::mem::replace(body, Box::new(std::io::empty()))),
                 progress: progress.take(),
+                tally: tally.take(),
                 p: Progress::default(),
             }),
             _ => None,
@@ -330,6 +357,7 @@ impl Running {
             body: nog::render_minted(&ids, &notes, format),
             failed: error.is_some(),
             status: minter.exit_status.take(),
+            minted: ids,
             ..WorkResult::default()
         }
     }
@@ -351,6 +379,7 @@ impl Running {
             )
         };
         if worker.stopping() {
+            bulk.stop("the server is stopping");
             let text = stopped("the server is stopping".into(), &bulk.p);
             self.answer.body.extend(text.bytes());
             self.answer.failed = true;
@@ -364,6 +393,7 @@ impl Running {
                     || format!("reading the request body: {e}"),
                     |c| c.to_string(),
                 );
+                bulk.stop(&why);
                 self.answer.body.extend(stopped(why, &bulk.p).bytes());
                 self.answer.failed = true;
                 return true;
@@ -374,6 +404,9 @@ impl Running {
             .run(txn, minter, &self.agent, &line, Some(n), bulk.lines.input());
         bulk.p.run += 1;
         bulk.p.line = n;
+        if let Some(t) = &bulk.tally {
+            t.ran(n, o.error.as_ref().map(ToString::to_string));
+        }
         self.answer.body.extend(o.output);
         self.answer.failed |= o.error.is_some();
         if let Some(w) = o.write {

@@ -27,11 +27,14 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+pub mod console;
 mod group;
 pub mod handler;
+pub mod recent;
 pub mod reply;
 pub mod route;
 pub mod store;
+pub mod upload;
 
 use std::convert::Infallible;
 use std::future::Future;
