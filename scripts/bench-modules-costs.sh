@@ -4,12 +4,15 @@
 # nginx with its noid module (nginx-conf/noid-module.conf) against nginx's own `map` of the
 # same bindings, counted by callgrind on one server process (`apache2 -X`; nginx with
 # `master_process off`), so that the machine's load does not matter:
-# each setup runs twice, for S and 2S seconds of `wrk -t1 -c1`, and the difference of the
-# instructions is divided by the difference of the requests (start-up and shutdown cancel
-# out). Two request mixes: a hot set (random ids among the first 2,000: answers kept) and
-# all N bound ids (most asked for the first time: resolved, a RocksDB read).
+# each setup runs twice, for R and 2R requests of `wrk -t1 -c1` (the same random
+# sequence, so the second run repeats the first and adds R requests), and the difference
+# of the instructions is divided by the difference of the requests (start-up and shutdown
+# cancel out; so does the machine's load, which a run of so many seconds would not). Two
+# request mixes: a hot set (random ids among the first 2,000: answers kept) and all N
+# bound ids (nearly all asked for the first time: resolved, a RocksDB read, with the
+# store's blocks cached by then).
 #
-#   scripts/bench-modules-costs.sh [--ids N] [--seconds S]
+#   scripts/bench-modules-costs.sh [--ids N] [--requests R]
 #
 # Needs release binaries (noid) and scripts/build-modules.sh's modules in the target
 # directory; valgrind, wrk, apache2-bin (installed from Debian when missing, as root).
@@ -19,12 +22,12 @@ BIN=${NOID_BIN_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/noid-target}/release}
 MOD=${NOID_MODULES_DIR:-$BIN/../modules}/mod_noid.so
 NGXMOD=${NOID_MODULES_DIR:-$BIN/../modules}/ngx_http_noid_module.so
 IDS=100000
-SECS=5
+REQS=5000
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
-    --seconds) SECS=$2; shift 2 ;;
-    *) sed -n '2,14p' "$0"; exit 2 ;;
+    --requests) REQS=$2; shift 2 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
     esac
 done
 [ -f "$MOD" ] || { echo "bench-modules-costs: $MOD missing (scripts/build-modules.sh)" >&2; exit 1; }
@@ -116,39 +119,60 @@ stop() {
     wait "$VP" || true
 }
 
-# count NAME PORT SECONDS SPREAD: "REQUESTS INSTRUCTIONS" of one run
+# count NAME PORT REQUESTS SPREAD: "REQUESTS INSTRUCTIONS" of one run
 count() {
     local d=$W/$1 port=$2 n
     rm -f "$d"/cg.out.* "$d/run/httpd.pid"
     cat >"$d/rand.lua" <<EOF
 math.randomseed(42)
 request = function() return wrk.format("GET", string.format("/ark:/99999/fk4%07d", math.random($4))) end
+local answered = 0
+response = function()
+    answered = answered + 1
+    if answered == $3 then io.open("$d/answered", "w"):close(); wrk.thread:stop() end
+end
 done = function(s) io.write(string.format("REQUESTS %d\n", s.requests)) end
 EOF
     start "$1"
     for _ in $(seq 1 600); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
     chmod 666 "$d"/cg.out.*
-    n=$(wrk -t1 -c1 -d"${3}s" -s "$d/rand.lua" "http://127.0.0.1:$port" | sed -n 's/^REQUESTS //p')
+    # wrk's own clock runs on after its thread stopped: it is interrupted (and reports)
+    # once the last answer is in.
+    rm -f "$d/answered"
+    wrk -t1 -c1 -d3600s -s "$d/rand.lua" "http://127.0.0.1:$port" >"$d/wrk.out" &
+    local wrk_pid=$!
+    while [ ! -e "$d/answered" ] && kill -0 "$wrk_pid" 2>/dev/null; do sleep 0.1; done
+    kill -INT "$wrk_pid" 2>/dev/null || true
+    wait "$wrk_pid" || true
+    n=$(sed -n 's/^REQUESTS //p' "$d/wrk.out")
     stop "$1"
-    echo "$n $(sed -n 's/^totals: //p' "$d"/cg.out.* | head -1)"
+    # the module's own share: what its calls cost (the boundary every call passes), which
+    # unlike the whole process's count holds no thread that runs by the clock
+    # (the store's follower)
+    m=$(callgrind_annotate --inclusive=yes --threshold=100 "$d"/cg.out.* 2>/dev/null |
+        awk '/noid_embed::ffi::boundary/ { gsub(",", "", $1); print $1; exit }')
+    echo "$n $(sed -n 's/^totals: //p' "$d"/cg.out.* | head -1) ${m:-0}"
 }
 # per_request NAME PORT SPREAD: instructions per request
 per_request() {
     local a b
-    a=$(count "$1" "$2" "$SECS" "$3")
-    b=$(count "$1" "$2" $((2 * SECS)) "$3")
-    echo "bench-modules-costs: $1, ids 1..$3: $a, then $b (requests, instructions)" >&2
-    echo "$a $b" | awk '{ printf "%.0f", ($4 - $2) / ($3 - $1) }'
+    a=$(count "$1" "$2" "$REQS" "$3")
+    b=$(count "$1" "$2" $((2 * REQS)) "$3")
+    echo "bench-modules-costs: $1, ids 1..$3: $a, then $b (requests, instructions, the module's)" >&2
+    echo "$a $b" | awk '{ printf "%.0f %.0f", ($5 - $2) / ($4 - $1), ($6 - $3) / ($4 - $1) }'
 }
-echo "| server | requests | reference | module | reference / module |"
-echo "|---|---|---:|---:|---:|"
+echo "| server | requests | reference | module | reference / module | the module's calls |"
+echo "|---|---|---:|---:|---:|---:|"
+# row LABEL SPREAD REFERENCE MODULE: one table row ("INSTRUCTIONS MODULE'S" each)
+row() {
+    echo "$3 $4" | awk -v label="$1" -v spread="$2" '{
+        printf "| %s | random among %s ids | %d | %d | %.2f | %d |\n", label, spread, $1, $3, $1 / $3, $4 }'
+}
 for spread in 2000 "$IDS"; do
-    t=$(per_request tolower 18801 "$spread")
-    m=$(per_request modnoid 18802 "$spread")
-    echo "| Apache: int:tolower, mod_noid | random among $spread ids | $t | $m | $(awk "BEGIN { printf \"%.2f\", $t / $m }") |"
+    row "Apache: int:tolower, mod_noid" "$spread" "$(per_request tolower 18801 "$spread")" \
+        "$(per_request modnoid 18802 "$spread")"
     if [ -f "$NGXMOD" ]; then
-        t=$(per_request ngxmap 18803 "$spread")
-        m=$(per_request ngxmod 18804 "$spread")
-        echo "| nginx: map, noid module | random among $spread ids | $t | $m | $(awk "BEGIN { printf \"%.2f\", $t / $m }") |"
+        row "nginx: map, noid module" "$spread" "$(per_request ngxmap 18803 "$spread")" \
+            "$(per_request ngxmod 18804 "$spread")"
     fi
 done

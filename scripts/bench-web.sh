@@ -21,7 +21,8 @@
 # --write replaces the results section of docs/BENCHMARKS-web.md (the goals' table) and
 # then runs scripts/bench-web-costs.sh --write (the costs per lookup: instructions, system
 # calls, context switches; --no-costs skips it). On a shared machine,
-# run it as `nice -n -10 scripts/bench-web.sh` (root) and read the load-average column. Expects release
+# run it as `nice -n -5 scripts/bench-web.sh` (root) and read the load-average column:
+# the written section says when the machine was loaded. Expects release
 # binaries in ${CARGO_TARGET_DIR:-~/.cache/noid-target}/release (noid, noidr); installs
 # apache2-bin, apache2-utils, nginx, libnginx-mod-http-js, wrk, curl when missing (root).
 set -euo pipefail
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
     --no-costs) COSTS=0; shift ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
     esac
 done
 for b in "$NOID" "$NOIDR"; do
@@ -268,6 +269,18 @@ if want nginx-module && [ -f "$MODULES/ngx_http_noid_module.so" ]; then
 }"
     add nginx-module "$p"
 fi
+# The module sending the redirect itself (`noid_resolve on`), where the tree has it.
+if want nginx-module-resolve && [ -f "$MODULES/ngx_http_noid_module.so" ] &&
+    [ -f "$REPO/nginx-conf/noid-module-resolve.conf" ]; then
+    take_port p
+    NOID_WEB_NGINX_MAIN="load_module $MODULES/ngx_http_noid_module.so;" nginx moduleresolve "server {
+    listen 127.0.0.1:$p;
+    noid_map egg $DB;
+    include $REPO/nginx-conf/noid-module-resolve.conf;
+    include $REPO/nginx-conf/noid-module-local.conf;
+}"
+    add nginx-module-resolve "$p"
+fi
 if want nginx-native-map; then
     take_port p
     t0=$(date +%s.%N)
@@ -334,14 +347,16 @@ apache-mod_noid apache-int-tolower 0.90
 apache-mod_noid-resolve apache-noidr-prg 2.5
 nginx-module nginx-native-map 0.90
 nginx-module nginx-proxy-noidr-http 1.6
+nginx-module-resolve nginx-native-map 0.90
+nginx-module-resolve nginx-proxy-noidr-http 1.6
 nginx-proxy-noidr-http nginx-native-map 0.50
 nginx-proxy-noidr-http-unix nginx-native-map 0.50
 nginx-auth-noidr-http nginx-native-map 0.50
 nginx-proxy-constant-upstream nginx-native-map 0.50
 nginx-proxy-noidr-http apache-dbm-sdbm 1.0"
 RATIOS=$(
-    echo "| setup | req/s | reference in the same run | ratio (median of $RUNS pair ratios) | goal | correct |"
-    echo "|---|---:|---|---:|---:|---|"
+    echo "| setup | req/s | reference in the same run | ratio (median of $RUNS pair ratios) | goal | correct | load avg (max) |"
+    echo "|---|---:|---|---:|---:|---|---:|"
     echo "$GOALS" | while read -r setup ref goal; do
         grep -q "^$setup " "$W/runs.txt" 2>/dev/null && grep -q "^$ref " "$W/runs.txt" || continue
         awk -v s="$setup" -v f="$ref" -v goal="$goal" -v busy="$((4 * $(nproc)))" '
@@ -354,17 +369,18 @@ RATIOS=$(
                 for (i = 1; i <= n; i++) ratio[i] = rf[i] > 0 ? rs[i] / rf[i] : 0
                 r = med(ratio, n)
                 verdict = load > busy ? " (not judged: load " load ")" : r >= goal ? " (met)" : " (not met)"
-                printf "| %s | %d | %s %d | %.2f | ≥ %s%s | %s |\n", s, med(rs, ns), f, med(rf, nf), r,
-                    goal, verdict, (bad == 0 ? "yes" : "NO: " bad " errors")
+                printf "| %s | %d | %s %d | %.2f | ≥ %s%s | %s | %s |\n", s, med(rs, ns), f, med(rf, nf), r,
+                    goal, verdict, (bad == 0 ? "yes" : "NO: " bad " errors"), load
             }' "$W/runs.txt"
     done
 )
 # Latency: the p99 of a setup (median of its rounds) against its reference's times a factor.
 P99_GOALS="apache-mod_noid apache-int-tolower 1.5
-nginx-module nginx-native-map 1.5"
+nginx-module nginx-native-map 1.5
+nginx-module-resolve nginx-native-map 1.5"
 P99=$(
-    echo "| setup | p99 | reference in the same run | reference p99 | goal |"
-    echo "|---|---:|---|---:|---|"
+    echo "| setup | p99 | reference in the same run | reference p99 | ratio (median of $RUNS pair ratios) | goal |"
+    echo "|---|---:|---|---:|---:|---|"
     echo "$P99_GOALS" | while read -r setup ref factor; do
         grep -q "^$setup " "$W/runs.txt" 2>/dev/null && grep -q "^$ref " "$W/runs.txt" || continue
         awk -v s="$setup" -v f="$ref" -v factor="$factor" '
@@ -372,9 +388,12 @@ P99=$(
             $1 == s { ns++; ps[ns] = $5 }
             $1 == f { nf++; pf[nf] = $5 }
             END {
+                n = ns < nf ? ns : nf
+                for (i = 1; i <= n; i++) ratio[i] = pf[i] > 0 ? ps[i] / pf[i] : 0
+                r = med(ratio, n)
                 a = med(ps, ns); b = med(pf, nf)
-                printf "| %s | %.0f µs | %s | %.0f µs | ≤ %s × reference (%s) |\n", s, a, f, b, factor,
-                    (a <= factor * b ? "met" : "not met")
+                printf "| %s | %.0f µs | %s | %.0f µs | %.2f | ≤ %s (%s) |\n", s, a, f, b, r, factor,
+                    (r <= factor ? "met" : "not met")
             }' "$W/runs.txt"
     done
 )
@@ -388,16 +407,25 @@ TABLE=$(
          { printf "| %s | %d | %.0f µs | %.0f µs | %d | %d | %s–%s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
 )
 echo "$TABLE"
+# Said plainly with the figures: whether other work shared the machine during the runs.
+LOADED=$(awk -v cores="$(nproc)" '$9 > max { max = $9 } END {
+    if (max > cores) printf "**A loaded machine:** the load average reached %s on %d cores during the runs (other work shared the cores; the ratios pair rounds taken under the same load, but they scatter more than on an idle machine).\n", max, cores
+    else printf "An unloaded machine: the load average stayed at or below %s on %d cores during the runs.\n", max, cores
+}' "$W/runs.txt")
+echo "$LOADED"
 if [ "$WRITE" = 1 ]; then
     f=$REPO/docs/BENCHMARKS-web.md
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
         echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds;"
         echo "noidr \`--http-threads $HTHREADS\`, nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; $(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //')."
+        echo "$LOADED"
         echo
         echo "$RATIOS"
         echo
         echo "$P99"
+        echo
+        echo "$TABLE"
         echo "<!-- results:end -->"
     } >"$W/section.md"
     if [ -f "$f" ] && grep -q '<!-- results:begin' "$f"; then

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noid_resolve::egg::{self, Miss};
-use noid_resolve::lines::{answer_kept, answer_line, LineProtocol};
+use noid_resolve::lines::{answer_kept, answer_line, resolve, LineProtocol};
 use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
 use noid_store::{Follower, StoreError, View, ViewRef};
@@ -90,8 +90,9 @@ impl Map {
 
     /// Append the egg answer to an HTTP request for `target` (the raw request-target)
     /// over `scheme` with `accept` (the nginx module): the answer to the line
-    /// [`egg_line`] makes of them, kept by the raw request itself, so that a request
-    /// asked before costs one look-up (no line made, no second look-up by the line).
+    /// [`egg_line`] makes of them, kept by the raw request itself (and not also by the
+    /// line), so that a request asked before costs one look-up (no line made) and one
+    /// asked for the first time one insertion.
     pub fn answer_request(
         &self,
         target: &[u8],
@@ -106,7 +107,8 @@ impl Map {
                 out.extend_from_slice(b"NULL");
                 return Outcome::Miss;
             }
-            answer_line(view, protocol, &line, out)
+            // The answer is kept by the request it was made from (below), not by its line.
+            resolve(view, protocol, &line, out)
         };
         self.answered(out, |view, protocol, out| {
             let fields = [Some(target), Some(scheme)];

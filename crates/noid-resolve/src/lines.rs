@@ -102,8 +102,11 @@ pub fn answer_kept<V: Lookup + Memo + ?Sized>(
     }
 }
 
-/// `line` parsed, resolved on `view` and rendered in `protocol`.
-fn resolve<V: Lookup + ?Sized>(
+/// `line` parsed, resolved on `view` and rendered in `protocol`, without the memo: for
+/// a caller whose own [`answer_kept`] key already names everything the line is made
+/// of (the nginx module), which would otherwise keep each answer twice, paying for a
+/// second key, look-up and insertion on every first request.
+pub fn resolve<V: Lookup + ?Sized>(
     view: &V,
     protocol: LineProtocol<'_>,
     line: &[u8],

@@ -7,9 +7,10 @@
 //! lookup, which [`super::view_cache::ViewCache`] avoids for a resolver with a few
 //! threads); a computed answer takes its shard's write lock once.
 
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::RwLock;
+
+use hashbrown::hash_table::{Entry, HashTable};
 
 /// Shards, so that threads computing answers for different keys rarely wait for each
 /// other.
@@ -17,6 +18,9 @@ const SHARDS: usize = 64;
 
 /// Answers by key for one view (its epoch), shared by threads; each shard emptied when
 /// it reaches its bound or the epoch moves past it.
+///
+/// A key is hashed once per call: the hash picks the shard (by bits the shard's table
+/// does not use first) and finds and inserts the key in it.
 pub(crate) struct SharedCache<V> {
     shards: Box<[RwLock<Shard<V>>]>,
     max_per_shard: usize,
@@ -25,7 +29,7 @@ pub(crate) struct SharedCache<V> {
 
 struct Shard<V> {
     epoch: u64,
-    map: HashMap<Vec<u8>, V, foldhash::fast::RandomState>,
+    map: HashTable<(Vec<u8>, V)>,
 }
 
 impl<V: Clone> SharedCache<V> {
@@ -36,7 +40,7 @@ impl<V: Clone> SharedCache<V> {
                 .map(|_| {
                     RwLock::new(Shard {
                         epoch: 0,
-                        map: HashMap::default(),
+                        map: HashTable::new(),
                     })
                 })
                 .collect(),
@@ -54,11 +58,14 @@ impl<V: Clone> SharedCache<V> {
         compute: impl FnOnce() -> Result<V, E>,
     ) -> Result<V, E> {
         let started = epoch();
-        let shard = &self.shards[(self.hasher.hash_one(key) as usize) % SHARDS];
+        let hash = self.hasher.hash_one(key);
+        // A table finds a bucket by the hash's low bits and tells keys apart by its top
+        // seven: the shard is picked by bits in between.
+        let shard = &self.shards[(hash >> 32) as usize % SHARDS];
         {
             let s = shard.read().unwrap_or_else(|e| e.into_inner());
             if s.epoch == started {
-                if let Some(v) = s.map.get(key) {
+                if let Some((_, v)) = s.map.find(hash, |(k, _)| k.as_slice() == key) {
                     return Ok(v.clone());
                 }
             }
@@ -75,7 +82,19 @@ impl<V: Clone> SharedCache<V> {
                 if s.map.len() >= self.max_per_shard {
                     s.map.clear();
                 }
-                s.map.insert(key.to_vec(), v.clone());
+                let hasher = &self.hasher;
+                let entry = s.map.entry(
+                    hash,
+                    |(k, _)| k.as_slice() == key,
+                    |(k, _)| hasher.hash_one(k.as_slice()),
+                );
+                match entry {
+                    // another thread's answer for the same view: the same answer
+                    Entry::Occupied(mut kept) => kept.get_mut().1 = v.clone(),
+                    Entry::Vacant(vacant) => {
+                        vacant.insert((key.to_vec(), v.clone()));
+                    }
+                }
             }
         }
         Ok(v)

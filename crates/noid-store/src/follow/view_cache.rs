@@ -2,9 +2,9 @@
 
 use std::borrow::Borrow;
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
+use hashbrown::hash_table::{Entry, HashTable};
 use thread_local::ThreadLocal;
 
 /// Answers computed from a secondary's view of the store, kept until a catch-up brings
@@ -12,16 +12,20 @@ use thread_local::ThreadLocal;
 /// its bound.
 ///
 /// Each thread keeps its own map, so that a look-up touches no memory another thread
-/// writes (see ARCHITECTURE.md, "Performance").
+/// writes (see ARCHITECTURE.md, "Performance"). A key is hashed once per call, for the
+/// look-up and for the insertion of a computed answer alike (a `HashMap` hashes it
+/// again to insert): a request asked for the first time passes through two or three
+/// of these caches.
 pub(crate) struct ViewCache<K: Send, V: Send> {
     maps: ThreadLocal<RefCell<EpochMap<K, V>>>,
     max: usize,
+    hasher: foldhash::fast::RandomState,
 }
 
 /// One thread's answers, valid for one view (the sequence number of its newest write).
 struct EpochMap<K, V> {
     epoch: u64,
-    map: HashMap<K, V, foldhash::fast::RandomState>,
+    map: HashTable<(K, V)>,
 }
 
 impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
@@ -30,6 +34,7 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
         ViewCache {
             maps: ThreadLocal::new(),
             max,
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 
@@ -66,10 +71,12 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
         Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
     {
         let started = epoch();
+        // `K: Borrow<Q>` promises that a key and its borrowed form hash alike.
+        let hash = self.hasher.hash_one(key);
         let cell = self.maps.get_or(|| {
             RefCell::new(EpochMap {
                 epoch: started,
-                map: HashMap::default(),
+                map: HashTable::new(),
             })
         });
         {
@@ -78,7 +85,7 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
                 mine.epoch = started;
                 mine.map.clear();
             }
-            if let Some(v) = mine.map.get(key) {
+            if let Some((_, v)) = mine.map.find(hash, |(k, _)| k.borrow() == key) {
                 return Ok(v.clone());
             }
         }
@@ -91,7 +98,17 @@ impl<K: Hash + Eq + Send, V: Clone + Send> ViewCache<K, V> {
             if mine.map.len() >= self.max {
                 mine.map.clear();
             }
-            mine.map.insert(key.to_owned(), v.clone());
+            // `compute` may have kept the same key already (a nested call): one
+            // answer per key, as a `HashMap` keeps it.
+            let hasher = &self.hasher;
+            let entry = mine.map.entry(
+                hash,
+                |(k, _)| k.borrow() == key,
+                |(k, _)| hasher.hash_one(k),
+            );
+            if let Entry::Vacant(vacant) = entry {
+                vacant.insert((key.to_owned(), v.clone()));
+            }
         }
         Ok(v)
     }
