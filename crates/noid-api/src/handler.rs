@@ -77,6 +77,7 @@ impl Service {
             lock_timeout: std::time::Duration::from_secs(config.lock_timeout),
             temper,
             stopping: Arc::new(AtomicBool::new(false)),
+            metrics: Arc::new(crate::metrics::Metrics::new(populators.keys())),
         };
         Service {
             front_addresses: crate::config::front_addresses(&config).unwrap_or_default(),
@@ -100,11 +101,19 @@ impl Service {
             .clone()
     }
 
-    /// Answer one request.
+    /// Answer one request (`GET /metrics`: the service's metrics), counted in them.
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
-        self.answer(req, peer)
+        let metrics = self.settings.metrics.clone();
+        if req.uri().path() == "/metrics" {
+            return metrics.reply(&req).into_response();
+        }
+        let populator = route::parse(req.uri().path()).map(|r| r.populator().to_string());
+        let response = self
+            .answer(req, peer)
             .await
-            .unwrap_or_else(Reply::into_response)
+            .unwrap_or_else(Reply::into_response);
+        metrics.answered(populator.as_deref(), response.status().as_u16());
+        response
     }
 
     /// The checks every request passes before its command, over HTTP and as a CGI
@@ -204,6 +213,7 @@ impl Service {
             } => (dir, log, work, tool),
         };
         let store = self.store(&dir, log);
+        let metrics = self.settings.metrics.clone();
         if let Work::Bulk { progress, .. } = &mut work {
             let (tx, body) = crate::body::Streamed::channel();
             if let Some(n) = note {
@@ -211,7 +221,7 @@ impl Service {
             }
             *progress = Some(tx.clone());
             tokio::spawn(async move {
-                let answer = store.submit(work, who, read_only).await;
+                let answer = store.submit(work, who, read_only, &metrics).await;
                 let status = answer.status();
                 let mut b = answer.body;
                 b.extend(status_line(tool, status).bytes());
@@ -221,7 +231,7 @@ impl Service {
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }
-        let answer = store.submit(work, who, read_only).await;
+        let answer = store.submit(work, who, read_only, &metrics).await;
         Err(finish(answer, note, tool))
     }
 

@@ -29,6 +29,7 @@ pub mod cgi;
 pub mod config;
 mod group;
 pub mod handler;
+pub mod metrics;
 pub mod reply;
 pub mod route;
 pub mod store;

@@ -29,6 +29,7 @@ use tokio::sync::oneshot;
 
 use crate::group::Group;
 pub use crate::group::BULK_BATCH;
+use crate::metrics::{Kind, Metrics, Stage};
 
 /// Idle time after which the store is closed and its lock released.
 pub const IDLE: Duration = Duration::from_millis(50);
@@ -154,6 +155,8 @@ pub struct Settings {
     pub temper: fn(i64) -> String,
     /// Set when the server is stopping: bulk runs stop at their next command.
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the service counts (`GET /metrics`).
+    pub metrics: std::sync::Arc<Metrics>,
 }
 
 impl DirectoryWriter {
@@ -169,7 +172,14 @@ impl DirectoryWriter {
     }
 
     /// Queue `work` and wait for its answer.
-    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
+    pub async fn submit(
+        &self,
+        work: Work,
+        who: Who,
+        read_only: bool,
+        metrics: &Metrics,
+    ) -> WorkResult {
+        let (kind, queued) = (Kind::of(&work), Instant::now());
         let (tx, rx) = oneshot::channel();
         let job = Job {
             work,
@@ -182,8 +192,11 @@ impl DirectoryWriter {
         if self.tx.send(job).is_err() {
             return failure("the store's thread has stopped");
         }
-        rx.await
-            .unwrap_or_else(|_| failure("the store's thread dropped the request"))
+        let answer = rx
+            .await
+            .unwrap_or_else(|_| failure("the store's thread dropped the request"));
+        metrics.took(kind, queued.elapsed());
+        answer
     }
 }
 
@@ -209,7 +222,10 @@ pub fn run_once(
     let mut worker = Worker::new(dir, log, settings);
     match noid_store::open::writer(&worker.dir, worker.settings.lock_timeout) {
         Ok(writer) => worker.group(&*writer, vec![job]),
-        Err(e) => return failure(&e.to_string()),
+        Err(e) => {
+            worker.failed(&job.who, Stage::Open);
+            return failure(&e.to_string());
+        }
     }
     rx.try_recv()
         .unwrap_or_else(|_| failure("the request was not answered"))
@@ -282,6 +298,7 @@ impl Worker {
                     }
                     Err(e) => {
                         log::error!("{}: {e}", self.dir.display());
+                        self.failed(&first.who, Stage::Open);
                         (first.reply)(failure(&format!("{e}")));
                         continue;
                     }
@@ -305,6 +322,7 @@ impl Worker {
             Ok(b) => b,
             Err(e) => {
                 for j in jobs {
+                    self.failed(&j.who, Stage::Open);
                     (j.reply)(failure(&e.to_string()));
                 }
                 return;
@@ -343,6 +361,16 @@ impl Worker {
             );
         }
         released
+    }
+
+    /// Count a request of `who` whose writes failed at `stage`.
+    pub(crate) fn failed(&self, who: &Who, stage: Stage) {
+        self.settings.metrics.failed(&who.populator, stage);
+    }
+
+    /// What the service counts.
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.settings.metrics
     }
 
     /// Whether the server is stopping (bulk runs stop at their next command).
@@ -391,6 +419,16 @@ pub(crate) enum Failed {
     Commit(String),
     /// The batch was written, its write log records were not.
     Log(String),
+}
+
+impl Failed {
+    /// Where it failed, for the metrics.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Failed::Commit(_) => Stage::Commit,
+            Failed::Log(_) => Stage::Log,
+        }
+    }
 }
 
 impl std::fmt::Display for Failed {

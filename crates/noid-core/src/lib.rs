@@ -22,6 +22,7 @@
 pub mod anvl;
 mod commit;
 pub mod deadline;
+pub mod exposition;
 pub mod ident;
 pub mod keys;
 pub mod lookup;
