@@ -142,13 +142,9 @@ fn ask_resolved(r: &mut Noidr, request: &str) -> String {
     }
 }
 
-/// `GET path` until the response is not a `503`; that response.
-fn get_resolved(server: &Http, path: &str) -> String {
-    get_resolved_counting(server, path, &std::cell::Cell::new(0))
-}
-
-/// [`get_resolved`], adding the `503`s it was answered to `late`.
-fn get_resolved_counting(server: &Http, path: &str, late: &std::cell::Cell<u64>) -> String {
+/// `GET path` until the response is not a `503`, counting the `503`s in `late`; that
+/// response.
+fn get_resolved(server: &Http, path: &str, late: &std::cell::Cell<u64>) -> String {
     let start = Instant::now();
     loop {
         let r = server.get(path, "");
@@ -227,7 +223,7 @@ fn a_stalled_store_gets_503_within_the_deadline() {
     let status = |r: &str| r.get(9..12).unwrap_or("").to_owned();
     // The 503s given to identifiers: the lookup deadline's answers, which /metrics counts.
     let late = std::cell::Cell::new(0);
-    let r = get_resolved_counting(&server, &format!("/redirect/{}", id(0)), &late);
+    let r = get_resolved(&server, &format!("/redirect/{}", id(0)), &late);
     assert_eq!(status(&r), "302", "{r}");
     fs.pause();
     let r = get(&format!("/redirect/{}", id(IDS / 2)));
@@ -238,11 +234,11 @@ fn a_stalled_store_gets_503_within_the_deadline() {
     late.set(late.get() + 2);
     assert_eq!(status(&get("/health")), "503");
     fs.resume();
-    let r = get_resolved_counting(&server, &format!("/redirect/{}", id(1)), &late);
+    let r = get_resolved(&server, &format!("/redirect/{}", id(1)), &late);
     assert_eq!(status(&r), "302", "{r}");
     assert_eq!(status(&get("/health")), "200");
     for i in [IDS / 2, IDS - 1] {
-        let r = get_resolved_counting(&server, &format!("/redirect/{}", id(i)), &late);
+        let r = get_resolved(&server, &format!("/redirect/{}", id(i)), &late);
         assert!(
             r.contains(&format!("\r\nlocation: {}\r\n", target(i))),
             "{r}"
