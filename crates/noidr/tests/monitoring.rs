@@ -432,12 +432,10 @@ fn the_dashboard_and_the_rules_use_only_exported_metrics_and_labels() {
             checked += 1;
         }
     }
+    let label_values = Regex::new(r"^label_values\((.*), *(\w+)\)$").unwrap();
     for v in dashboard["templating"]["list"].as_array().unwrap() {
         if let Some(q) = v["query"]["query"].as_str() {
-            let q = Regex::new(r"^label_values\((.*), *(\w+)\)$")
-                .unwrap()
-                .captures(q)
-                .unwrap();
+            let q = label_values.captures(q).unwrap();
             let expr = format!("sum by ({}) ({})", &q[2], &q[1]);
             check_expr(v["name"].as_str().unwrap(), &expr, &[], &noidr, &api);
         }
