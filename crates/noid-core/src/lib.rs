@@ -16,6 +16,8 @@
 //! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is
 //!   served, read by the CLI, its help, web mode and noidr.
 //! * [`Commit`]: a store that makes a transaction's writes durable, beside [`Lookup`].
+//! * [`exposition`]: the Prometheus text format, for `noidr`'s and `noid serve`'s
+//!   `/metrics`.
 
 #![deny(missing_docs)]
 
