@@ -54,7 +54,8 @@ async function resolve(r) {
     var code = Number(reply.headersOut['X-Status']) || 302;
     var body = reply.responseText;
     if (code === 301 || code === 302 || code === 303 || code === 307 || code === 308) {
-        r.return(code, body);   // sets Location
+        // sets Location: without control characters but TAB, as noidr's own Location
+        r.return(code, body.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ''));
         return;
     }
     var type = reply.headersOut['Content-Type'];

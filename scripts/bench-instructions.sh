@@ -10,7 +10,11 @@
 # the store and warming caches cancel out). Kinds: hit, miss, 4-level chop-back (egg
 # protocol) and `get ID _t` (noid protocol); with a prefix registry (--registry): a
 # truncated identifier answering its record (`ark:/13030`, `ark:13030`, `ark:/13030/`),
-# `*/pdb:ID` listing three providers, and `pdb:ID` redirected to its primary provider. Per id: `noid mint 20000` and `mint 40000`
+# `*/pdb:ID` listing three providers, and `pdb:ID` redirected to its primary provider;
+# over HTTP (`http`): `noidr --http` on a unix socket (one server thread) answering
+# `GET /ark:/…` hits with their 302 on one kept-alive connection, the redirect path
+# nginx and Apache's mod_proxy take (its R and 2R requests in batches of 100
+# pipelined). Per id: `noid mint 20000` and `mint 40000`
 # on fresh `f5.reedeedk` minters, the difference divided by 20,000.
 # Needs valgrind (installed from Debian when missing). Prints a Markdown table.
 set -euo pipefail
@@ -57,6 +61,7 @@ kinds = {
     "truncated": lambda: ["ark:/13030", "ark:13030", "ark:/13030/"][pick() % 3] + ".resolve",
     "star": lambda: f"*/pdb:{pick():x}.resolve",
     "provider": lambda: f"pdb:{pick():x}.resolve",
+    "http": lambda: f"/{ident(pick())}",
 }
 for k, f in kinds.items():
     lines = [f() for _ in range(2 * r)]
@@ -92,7 +97,47 @@ declare -A expect=([hit]='redir302 https://example.org/objects/' [miss]='NULL'
     [chop]='redir302 https://example.org/objects/' [get]='https://example.org/objects/'
     [truncated]='inflect "op=partial" "partial=ark:/13030" "name=bench%20NAAN"'
     [star]='inflect "op=providers" "id=pdb:' [provider]='redir302 https://www.rcsb.org/structure/')
-for kind in ${KINDS:-hit miss chop get truncated star provider}; do
+# noidr --http under callgrind on a unix socket, sent the request paths of file $1 on one
+# connection; its total instructions, once it has exited on SIGTERM. Every answer must
+# be a 302, or the count measures the wrong path.
+http_instructions() {
+    local sock=$dir/http.sock out=$dir/cg-http.out
+    rm -f "$sock"
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$noidr" -f "$dir/store" "${deadline[@]}" \
+        --http "unix:$sock" --http-threads 1 2>"$dir/vg-http.err" >/dev/null &
+    local pid=$!
+    for _ in $(seq 1 1200); do [[ -S $sock ]] && break; sleep 0.1; done
+    python3 - "$sock" "$1" <<'PY' || { kill "$pid"; exit 1; }
+import socket, sys
+sock, paths = sys.argv[1], open(sys.argv[2]).read().split()
+s = socket.socket(socket.AF_UNIX)
+s.connect(sock)
+buf = b""
+for i in range(0, len(paths), 100):
+    batch = paths[i:i + 100]
+    s.sendall(b"".join(b"GET %s HTTP/1.1\r\nHost: b\r\n\r\n" % p.encode() for p in batch))
+    heads = []
+    while len(heads) < len(batch):
+        while b"\r\n\r\n" not in buf:
+            buf += s.recv(65536)
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        heads.append(head)  # a redirect has no body (content-length: 0)
+    bad = [h for h in heads if not h.startswith(b"HTTP/1.1 302 ")]
+    if bad:
+        sys.exit(f"http: {len(bad)} answers are not 302: {bad[0][:80]!r}")
+PY
+    kill -TERM "$pid"
+    wait "$pid" || true
+    awk '/^summary:/ {print $2}' "$out"
+}
+
+for kind in ${KINDS:-hit miss chop get truncated star provider http}; do
+    if [[ $kind == http ]]; then
+        a=$(http_instructions "$dir/http-1")
+        b=$(http_instructions "$dir/http-2")
+        echo "| http, per request | $(((b - a) / r)) | noidr --http (302) |"
+        continue
+    fi
     args=(-f "$dir/store" --protocol egg)
     [[ $kind == get ]] && args=(-f "$dir/store" --protocol noid)
     [[ $kind == truncated || $kind == star || $kind == provider ]] && args+=(--registry "$dir/registry")

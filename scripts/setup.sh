@@ -75,3 +75,31 @@ if [ "$(id -u)" = 0 ] && ! /usr/bin/python3 -c "import fusepy" >/dev/null 2>&1; 
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-fusepy >/dev/null
 fi
+# The browser tests (tests/browser/run.sh): Debian's Chromium and its WebDriver, and
+# python3-selenium to drive it; no browser is downloaded.
+if [ "$(id -u)" = 0 ]; then
+    web=()
+    [ -x /usr/bin/chromium ] || web+=(chromium)
+    [ -x /usr/bin/chromedriver ] || web+=(chromium-driver)
+    /usr/bin/python3 -c "import selenium" >/dev/null 2>&1 || web+=(python3-selenium)
+    command -v npm >/dev/null 2>&1 || web+=(npm)
+    if [ ${#web[@]} -gt 0 ]; then
+        echo "setup: installing ${web[*]}" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${web[@]}" >/dev/null
+    fi
+fi
+# axe-core, the accessibility checker the browser tests run in each page, from the npm
+# registry at a pinned version (tests/browser/harness.py's AXE_VERSION), into the cache
+# outside the clone; the tests fail, never skip, without it.
+AXE_VERSION=4.10.3
+AXE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/noid-axe/$AXE_VERSION"
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "setup: installing axe-core $AXE_VERSION into $AXE_DIR" >&2
+        mkdir -p "$AXE_DIR"
+        npm install --silent --no-audit --no-fund --prefix "$AXE_DIR" "axe-core@$AXE_VERSION" >/dev/null
+    else
+        echo "setup: the browser tests need npm (apt-get install npm) for axe-core" >&2
+    fi
+fi

@@ -18,6 +18,8 @@ echo "== cargo test --release"
 cargo test --release --workspace
 echo "== noid-store without PostgreSQL (a database-held minter refused clearly)"
 cargo test --release -p noid-store --lib open::
+echo "== browser: headless Chromium on noidr --http's and noid serve's pages, axe-core (tests/browser)"
+tests/browser/run.sh
 echo "== fuzz: every target's kept inputs, then 10 s of coverage-guided fuzzing each"
 scripts/fuzz.sh all 10
 if [ "$(id -u)" != 0 ]; then

@@ -30,6 +30,11 @@
 //! While any claimed lookup has not returned, [`Watchdog::begin`] refuses lookups
 //! ([`Watchdog::stalled`], one load of a counter per request): the server answers at
 //! once that the store is not answering.
+//!
+//! A server whose processes share one store (the web server modules: Apache's children,
+//! nginx's workers) tells the others of a stall through [`Answer::share`], which the
+//! watchdog calls at every look: while it says another process has a stalled lookup,
+//! this process refuses lookups too (the counter holds one more).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -55,6 +60,21 @@ pub trait Answer: Send + Sync + 'static {
     /// [`Watchdog::begin`]). Runs on the watchdog thread while the lookup is still
     /// stalled; whatever `note` names stays valid until this returns.
     fn answer(&self, note: u64);
+
+    /// At every look, with whether a lookup of this process is claimed and has not
+    /// returned: whether another process sharing the store has such a lookup (then this
+    /// process refuses lookups too, until a look says otherwise). Runs on the watchdog
+    /// thread. The default shares nothing.
+    fn share(&self, stalled_here: bool) -> bool {
+        let _ = stalled_here;
+        false
+    }
+}
+
+/// How often the watchdog looks for a `deadline`: ten times per deadline, at most every
+/// millisecond (a very short deadline is met less exactly).
+pub fn look_every(deadline: Duration) -> Duration {
+    (deadline / LOOKS).max(MIN_LOOK)
 }
 
 /// One server thread's lookup in progress (the thread keeps it; see
@@ -90,8 +110,12 @@ pub struct Watchdog<A> {
     /// Per slot (by position): the `BUSY` stamp seen at the last look, and when it was
     /// first seen. Only the looking thread uses it.
     seen: Mutex<Vec<Option<(u64, Instant)>>>,
-    /// Claimed lookups that have not returned yet.
+    /// Claimed lookups that have not returned yet, plus one while [`Answer::share`]
+    /// says another process has one.
     stalled: AtomicUsize,
+    /// Whether the last [`Answer::share`] said another process has a stalled lookup
+    /// (written by the looking thread only).
+    elsewhere: AtomicBool,
     stop: AtomicBool,
     /// The watchdog thread, woken by [`Watchdog::stop`].
     thread: Mutex<Option<Thread>>,
@@ -126,6 +150,7 @@ impl<A: Answer> Watchdog<A> {
             slots: Mutex::new(Vec::new()),
             seen: Mutex::new(Vec::new()),
             stalled: AtomicUsize::new(0),
+            elsewhere: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
         })
@@ -148,7 +173,8 @@ impl<A: Answer> Watchdog<A> {
         slot
     }
 
-    /// Whether a claimed lookup has not returned yet.
+    /// Whether a claimed lookup has not returned yet (here, or in another process that
+    /// [`Answer::share`] hears of).
     #[inline]
     pub fn stalled(&self) -> bool {
         self.stalled.load(Ordering::Acquire) > 0
@@ -218,7 +244,7 @@ impl<A: Answer> Watchdog<A> {
 
     /// The watchdog thread: a look every tenth of the deadline until stopped.
     fn watch(&self) {
-        let every = (self.deadline / LOOKS).max(MIN_LOOK);
+        let every = look_every(self.deadline);
         while !self.stop.load(Ordering::Acquire) {
             std::thread::park_timeout(every);
             if self.stop.load(Ordering::Acquire) {
@@ -231,7 +257,13 @@ impl<A: Answer> Watchdog<A> {
     /// One look at every slot at time `now`: claims and answers each lookup seen busy
     /// with the same stamp since 9/10 of a deadline before `now`.
     pub fn look(&self, now: Instant) {
-        let every = (self.deadline / LOOKS).max(MIN_LOOK);
+        self.claim(now);
+        self.share();
+    }
+
+    /// Claim and answer the lookups stalled at `now` (see [`Watchdog::look`]).
+    fn claim(&self, now: Instant) {
+        let every = look_every(self.deadline);
         let slots = lock(&self.slots);
         let mut seen = lock(&self.seen);
         seen.resize(slots.len(), None);
@@ -270,6 +302,28 @@ impl<A: Answer> Watchdog<A> {
             // server thread does not move on before ANSWERED.
             self.answer.answer(slot.note.load(Ordering::Relaxed));
             slot.turn.store(turn & !PHASE | ANSWERED, Ordering::Release);
+        }
+    }
+
+    /// Tell the other processes whether a lookup of this one is stalled, and refuse
+    /// lookups while one of theirs is ([`Answer::share`]).
+    fn share(&self) {
+        let elsewhere = self.elsewhere.load(Ordering::Relaxed);
+        let here = self.stalled.load(Ordering::Acquire) > usize::from(elsewhere);
+        let now = self.answer.share(here);
+        if now == elsewhere {
+            return;
+        }
+        self.elsewhere.store(now, Ordering::Relaxed);
+        if now {
+            self.stalled.fetch_add(1, Ordering::AcqRel);
+            log::warn!(
+                "a lookup in another process had no answer from the store within {:?}; \
+                 answering without the store until it does",
+                self.deadline
+            );
+        } else if self.stalled.fetch_sub(1, Ordering::AcqRel) == 1 {
+            log::warn!("the store answers again; resolving");
         }
     }
 }
@@ -381,5 +435,50 @@ mod tests {
         assert_eq!(server.join().unwrap(), Outcome::Claimed);
         assert!(!w.stalled());
         w.stop();
+    }
+
+    /// Two processes' stalls, as a shared word would tell them: entry i is process i's.
+    struct Peer(usize, Arc<Mutex<[bool; 2]>>);
+
+    impl Answer for Peer {
+        fn answer(&self, _note: u64) {}
+
+        fn share(&self, stalled_here: bool) -> bool {
+            let mut peers = lock(&self.1);
+            peers[self.0] = stalled_here;
+            peers[1 - self.0]
+        }
+    }
+
+    #[test]
+    fn a_stall_in_another_process_refuses_lookups_until_it_is_over() {
+        let peers = Arc::new(Mutex::new([false; 2]));
+        let a = Watchdog::new(D, Peer(0, peers.clone()));
+        let b = Watchdog::new(D, Peer(1, peers));
+        let (sa, sb) = (a.slot(), b.slot());
+        let t0 = Instant::now();
+        let turn = a.begin(&sa, 1).unwrap();
+        a.look(t0);
+        b.look(t0);
+        assert!(!b.stalled());
+        // a claims its lookup and says so; b hears it at its next look.
+        a.look(t0 + D);
+        assert!(a.stalled());
+        assert!(!b.stalled(), "b learnt before its look");
+        b.look(t0 + D);
+        assert!(b.stalled());
+        assert_eq!(b.run(&sb, 2, || 1), Outcome::Stalled);
+        // b's own lookups never began: nothing of b's is claimed, its stall is a's.
+        b.look(t0 + D * 3);
+        assert!(b.stalled());
+        // a's lookup returns; a resolves at once, b after both have looked again.
+        assert!(!a.end(&sa, turn));
+        assert!(!a.stalled());
+        b.look(t0 + D * 4);
+        assert!(b.stalled(), "a has not looked since");
+        a.look(t0 + D * 4);
+        b.look(t0 + D * 4);
+        assert!(!b.stalled());
+        assert_eq!(b.run(&sb, 3, || 4), Outcome::Answered(4));
     }
 }

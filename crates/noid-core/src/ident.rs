@@ -69,6 +69,15 @@ fn first_digit_shoulder(s: &str) -> Option<usize> {
         .map(|_| letters + 1)
 }
 
+/// Whether an identifier asked for over HTTP (the path %-decoded once, then `?` and the
+/// query as received) may be looked up: it holds no CR, LF or NUL. A decoded CR or LF is
+/// never part of an identifier resolvable through a web server (Apache refuses such
+/// keys) and would be a header-injection hazard if echoed, so such requests are misses:
+/// in noid-http's routes and in the nginx module alike.
+pub fn web_askable(id: &[u8]) -> bool {
+    memchr::memchr3(b'\n', b'\r', 0, id).is_none()
+}
+
 /// Chopping's notion of a word character: Perl's `[\w~]` on bytes (ASCII). Inlined:
 /// chopping calls it for every byte of an id, from another crate.
 #[inline]

@@ -10,6 +10,7 @@
 //!   request is looked up under.
 //! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
 //! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
+//! * [`header`]: stored text made safe for an HTTP header field (no injection).
 //! * [`anvl`]: ANVL elements as every noid writer writes them (egg replies, the HTTP
 //!   pages, the registry file), and their decoding.
 //! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
@@ -25,6 +26,7 @@ pub mod anvl;
 mod commit;
 pub mod deadline;
 pub mod exposition;
+pub mod header;
 pub mod ident;
 pub mod keys;
 pub mod lookup;

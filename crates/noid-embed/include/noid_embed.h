@@ -45,8 +45,8 @@ void noid_embed_set_log(noid_log_fn log, int max_level);
 int noid_map_check(const char *protocol, const char *dbdir, const char *const *opts,
                    size_t nopts, char *err, size_t errlen);
 
-/* Open a map (as noid_map_check, then the store followed, the deadline's watchdog
- * started). `shared`: NULL, or 8 bytes of memory shared by all the server's worker
+/* Open a map (as noid_map_check, then the deadline's watchdog started; the store is
+ * opened by the first lookup, under the deadline, and followed from then on). `shared`: NULL, or 8 bytes of memory shared by all the server's worker
  * processes (made by the parent before fork, zeroed, mapped while the map is open),
  * through which a store stalled in one process makes the others answer errors at once.
  * NULL with a message in err when the configuration is bad; a store that cannot be
@@ -64,7 +64,8 @@ int noid_map_answer(noid_map *map, const char *key, size_t keylen, const char **
 /* Answer an HTTP request from an egg map (the nginx module): the request line made as
  * noid-resolve.conf makes it in Apache from the raw request-target (path and query as
  * received), the scheme and the Accept header. NOID_FOUND: *status is the code to
- * answer (3xx with Location *location, 404 or 410), or 0 for a page that only
+ * answer (3xx with Location *location, without control characters but TAB: no header
+ * injection; 404 or 410), or 0 for a page that only
  * `noidr --http` renders (?, ??, several targets); NOID_NOT_FOUND: a miss;
  * NOID_ERROR: *location is the error line. *location stays valid until this thread's
  * next lookup. */

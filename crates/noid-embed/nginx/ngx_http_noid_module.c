@@ -1,11 +1,21 @@
-/* ngx_http_noid_module: noid's resolver in nginx's worker processes, as variables that
- * `if` and `return` use (no subrequest, no proxy hop).
+/* ngx_http_noid_module: noid's resolver in nginx's worker processes (no subrequest, no
+ * proxy hop): a directive that sends the redirect itself, or variables that `if` and
+ * `return` use.
  *
  *     load_module /usr/lib/nginx/modules/ngx_http_noid_module.so;
  *     server {
  *         noid_map egg /srv/noid/kt5;          # per server or location; options as mod_noid's
- *         include /usr/share/noid/nginx-conf/noid-module.conf;
+ *         include /usr/share/noid/nginx-conf/noid-module-resolve.conf;  # noid_resolve on
+ *         # or: include /usr/share/noid/nginx-conf/noid-module.conf;    # the variables
  *     }
+ *
+ * noid_resolve on: a handler of the rewrite phase (it runs before the location's own
+ * `if`, `rewrite` and `return`, which answer what it declines) answers a redirect
+ * (301, 302, 303, 307, 308; another 3xx as 302) with its Location, a stored 404 with
+ * nginx's 404, a withdrawn identifier (410) and a page by an internal redirect to
+ * /.noid-gone and /.noid-page (noid-module-pages.conf or noid-module-local.conf); it
+ * declines a miss, an error (a store that failed or stalled past the deadline), a
+ * location where it is off, and internal requests (its own fallbacks, subrequests).
  *
  * $noid_status: the code to answer (301, 302, 303, 307, 308, 404, 410), "page" for an
  * answer only `noidr --http` renders (?, ??, several targets), "" for a miss or an
@@ -31,6 +41,7 @@ typedef struct ngx_http_noid_map_s {
 
 typedef struct {
     ngx_http_noid_map_t *map;
+    ngx_flag_t resolve; /* noid_resolve */
 } ngx_http_noid_loc_conf_t;
 
 typedef struct {
@@ -40,11 +51,16 @@ typedef struct {
 
 /* One request's answer. */
 typedef struct {
-    ngx_str_t status;
-    ngx_str_t target;
+    ngx_int_t code;   /* 3xx, 404, 410; NGX_HTTP_NOID_PAGE; 0: a miss or an error */
+    ngx_str_t status; /* $noid_status */
+    ngx_str_t target; /* $noid_target */
 } ngx_http_noid_ctx_t;
 
+/* ctx->code of an answer that is a page (?, ??, several targets). */
+#define NGX_HTTP_NOID_PAGE 1
+
 static ngx_int_t ngx_http_noid_add_variables(ngx_conf_t *cf);
+static ngx_int_t ngx_http_noid_init(ngx_conf_t *cf);
 static void *ngx_http_noid_create_main_conf(ngx_conf_t *cf);
 static void *ngx_http_noid_create_loc_conf(ngx_conf_t *cf);
 static char *ngx_http_noid_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child);
@@ -55,12 +71,16 @@ static void ngx_http_noid_exit_process(ngx_cycle_t *cycle);
 static ngx_command_t ngx_http_noid_commands[] = {
     {ngx_string("noid_map"), NGX_HTTP_SRV_CONF | NGX_HTTP_LOC_CONF | NGX_CONF_2MORE,
      ngx_http_noid_map, NGX_HTTP_LOC_CONF_OFFSET, 0, NULL},
+    {ngx_string("noid_resolve"),
+     NGX_HTTP_MAIN_CONF | NGX_HTTP_SRV_CONF | NGX_HTTP_LOC_CONF | NGX_CONF_FLAG,
+     ngx_conf_set_flag_slot, NGX_HTTP_LOC_CONF_OFFSET,
+     offsetof(ngx_http_noid_loc_conf_t, resolve), NULL},
     ngx_null_command,
 };
 
 static ngx_http_module_t ngx_http_noid_module_ctx = {
     ngx_http_noid_add_variables,    /* preconfiguration */
-    NULL,                           /* postconfiguration */
+    ngx_http_noid_init,             /* postconfiguration */
     ngx_http_noid_create_main_conf, /* create main configuration */
     NULL,                           /* init main configuration */
     NULL,                           /* create server configuration */
@@ -149,9 +169,11 @@ static ngx_http_noid_ctx_t *ngx_http_noid_answer(ngx_http_request_t *r)
         return ctx;
     }
     if (status == 0) {
+        ctx->code = NGX_HTTP_NOID_PAGE;
         ngx_str_set(&ctx->status, "page");
         return ctx;
     }
+    ctx->code = status;
     ctx->status.data = ngx_pnalloc(r->pool, NGX_INT_T_LEN);
     ctx->target.data = ngx_pnalloc(r->pool, loclen + 1);
     if (ctx->status.data == NULL || ctx->target.data == NULL) {
@@ -197,6 +219,77 @@ static ngx_int_t ngx_http_noid_add_variables(ngx_conf_t *cf)
     return NGX_OK;
 }
 
+/* Hand the request to one of the fallback locations (their URI, with the request's own
+ * arguments: the fallbacks proxy $request_uri, the raw request line). */
+static ngx_int_t ngx_http_noid_fallback(ngx_http_request_t *r, ngx_str_t *uri)
+{
+    (void)ngx_http_internal_redirect(r, uri, &r->args);
+    ngx_http_finalize_request(r, NGX_DONE);
+    return NGX_DONE;
+}
+
+/* noid_resolve on: the request answered from its one lookup (see the top of the file). */
+static ngx_int_t ngx_http_noid_handler(ngx_http_request_t *r)
+{
+    static ngx_str_t page = ngx_string("/.noid-page"), gone = ngx_string("/.noid-gone");
+    ngx_http_noid_loc_conf_t *lc = ngx_http_get_module_loc_conf(r, ngx_http_noid_module);
+    ngx_http_noid_ctx_t *ctx;
+    ngx_int_t code;
+
+    if (!lc->resolve || r->internal) {
+        return NGX_DECLINED;
+    }
+    ctx = ngx_http_noid_answer(r);
+    if (ctx == NULL) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    code = ctx->code;
+    switch (code) {
+    case 0:
+        return NGX_DECLINED;
+    case NGX_HTTP_NOID_PAGE:
+        return ngx_http_noid_fallback(r, &page);
+    case 410: /* Gone (no NGX_HTTP_GONE in nginx 1.22) */
+        return ngx_http_noid_fallback(r, &gone);
+    case NGX_HTTP_NOT_FOUND:
+        return NGX_HTTP_NOT_FOUND;
+    case NGX_HTTP_MOVED_PERMANENTLY:
+    case NGX_HTTP_MOVED_TEMPORARILY:
+    case NGX_HTTP_SEE_OTHER:
+    case NGX_HTTP_TEMPORARY_REDIRECT:
+    case NGX_HTTP_PERMANENT_REDIRECT:
+        break;
+    default:
+        code = NGX_HTTP_MOVED_TEMPORARILY; /* any other 3xx, as noid-module.conf */
+    }
+    /* as ngx_http_send_response does for `return 3xx URL` */
+    ngx_http_clear_location(r);
+    r->headers_out.location = ngx_list_push(&r->headers_out.headers);
+    if (r->headers_out.location == NULL) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    r->headers_out.location->hash = 1;
+#if (nginx_version >= 1023000)
+    r->headers_out.location->next = NULL;
+#endif
+    ngx_str_set(&r->headers_out.location->key, "Location");
+    r->headers_out.location->value = ctx->target;
+    return code;
+}
+
+/* The handler joins the rewrite phase: registered after ngx_http_rewrite_module's (a
+ * dynamic module comes after the static ones), it runs before it. */
+static ngx_int_t ngx_http_noid_init(ngx_conf_t *cf)
+{
+    ngx_http_core_main_conf_t *cmcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module);
+    ngx_http_handler_pt *h = ngx_array_push(&cmcf->phases[NGX_HTTP_REWRITE_PHASE].handlers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+    *h = ngx_http_noid_handler;
+    return NGX_OK;
+}
+
 static void *ngx_http_noid_create_main_conf(ngx_conf_t *cf)
 {
     ngx_http_noid_main_conf_t *mc = ngx_pcalloc(cf->pool, sizeof(*mc));
@@ -214,14 +307,20 @@ static void *ngx_http_noid_create_loc_conf(ngx_conf_t *cf)
         return NULL;
     }
     lc->map = NGX_CONF_UNSET_PTR;
+    lc->resolve = NGX_CONF_UNSET;
     return lc;
 }
 
 static char *ngx_http_noid_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 {
     ngx_http_noid_loc_conf_t *prev = parent, *lc = child;
-    (void)cf;
     ngx_conf_merge_ptr_value(lc->map, prev->map, NULL);
+    ngx_conf_merge_value(lc->resolve, prev->resolve, 0);
+    if (lc->resolve && lc->map == NULL) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "noid_resolve on needs a noid_map in the same or an outer block");
+        return NGX_CONF_ERROR;
+    }
     return NGX_CONF_OK;
 }
 

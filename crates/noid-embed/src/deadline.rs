@@ -1,44 +1,35 @@
-//! The lookup deadline inside a web server's worker processes.
+//! The lookup deadline inside a web server's worker processes: noid-core's one
+//! watchdog ([`noid_core::deadline`], as noidr and `noid-http` use it), and the word of
+//! memory that tells the server's other processes of a stall.
 //!
-//! A request thread of Apache or nginx runs the lookup itself: handing every lookup to
-//! another thread and waiting for it would cost more than the lookup (two context
-//! switches on a 2-core machine). So a lookup stalled on the store (a hung disk, a
-//! network file system gone away) keeps its own thread until the store answers; what
-//! the deadline guarantees is that it does not take the server with it: once a lookup
-//! has been under way for the deadline, every later lookup of the map is answered at
-//! once with the protocol's error line (a miss to the shipped rules) without touching
-//! the store, until the stalled lookups have returned.
+//! A request thread of Apache or nginx runs the lookup itself (handing every lookup to
+//! another thread would cost more than the lookup), and only that thread can answer its
+//! request. So a lookup stalled on the store (a hung disk, a network file system gone
+//! away) keeps its thread until the store answers, and answers with its own result then;
+//! what the deadline guarantees is that it does not take the server with it: once the
+//! watchdog has claimed it (after the deadline), every later lookup of the map is
+//! answered at once with the protocol's error line (a miss to the shipped rules) without
+//! touching the store, until the stalled lookup has returned.
 //!
 //! The web server's other processes learn of it through a word of memory shared by all
-//! of them (made by the server's parent before it forks its workers): the watchdog that
-//! finds a stalled lookup writes the time into it at every look, and every process's
-//! watchdog treats a time less than two looks old as a stall (the writer clears it when
-//! its stalled lookup has returned). So in nginx, whose worker runs one event loop
-//! (which a stalled lookup holds), the other workers answer at once instead of each
-//! stalling on a lookup of its own; and a process killed while stalled stops writing, so
-//! the others resume two looks later.
+//! of them (made by the server's parent before it forks its workers), written and read
+//! by [`Answer::share`] at every look of each process's watchdog: the process with a
+//! stalled lookup writes the time into it, and every other process treats a time less
+//! than two looks old as a stall (the writer clears it when its stalled lookup has
+//! returned). So in nginx, whose worker runs one event loop (which a stalled lookup
+//! holds), the other workers answer at once instead of each stalling on a lookup of its
+//! own; and a process killed while stalled stops writing, so the others resume two looks
+//! later.
 //!
-//! Cost per lookup: no clock read. A watchdog thread advances a tick ten times per
-//! deadline; a lookup stamps its thread's slot with the tick when it starts and clears
-//! it when it returns (two stores to memory of its own thread), and reads the process's
-//! "stalled" flag (written only when it changes). The watchdog raises the flag when it
-//! finds a slot stamped ten ticks ago or more, or a fresh time in the shared word, and
-//! lowers it when neither is so.
-//!
-//! Everything is behind [`Deadline::run`], so that a shared watchdog in noid-store can
-//! replace this one in one place.
+//! Cost per lookup: no clock read; the watchdog's stamp and compare-and-swap on the
+//! calling thread's slot (found through a thread-local).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
+use noid_core::deadline::{look_every, Answer, Slot, Watchdog};
 use thread_local::ThreadLocal;
-
-/// The watchdog looks this many times per deadline.
-const LOOKS: u32 = 10;
-
-/// The watchdog looks at most this often.
-const MIN_LOOK: Duration = Duration::from_millis(1);
 
 /// A word of memory shared by the web server's processes (`MAP_SHARED`), which the
 /// caller keeps mapped for as long as the maps that use it.
@@ -59,117 +50,99 @@ impl SharedWord {
 
 /// A map's deadline: none, or a watchdog and the request threads' slots.
 pub struct Deadline {
-    watch: Option<Arc<Watch>>,
+    watch: Option<Watch>,
 }
 
 struct Watch {
-    /// When (milliseconds of the system's monotonic clock) some process last saw a
-    /// stalled lookup.
-    shared: Option<SharedWord>,
-    /// Advanced by the watchdog every tenth of the deadline.
-    tick: AtomicU64,
-    /// Some lookup has been under way for the deadline or longer.
-    stalled: AtomicBool,
-    /// Per request thread: 0 while idle, else 1 + the tick its lookup started at.
-    slots: ThreadLocal<AtomicU64>,
+    watchdog: Arc<Watchdog<Peers>>,
+    /// Per request thread, its slot (registered with the watchdog at its first lookup).
+    slots: ThreadLocal<Arc<Slot>>,
+}
+
+/// The module's [`Answer`]: nothing to answer in a claimed lookup's place (only the
+/// request's thread can answer it), and the shared word.
+struct Peers {
+    word: Option<SharedWord>,
+    /// Two looks, in milliseconds: how fresh a time in the word must be to be a stall.
+    fresh_ms: u64,
+    /// The time this process last wrote into the word (0: not since its stall).
+    written: AtomicU64,
+}
+
+impl Answer for Peers {
+    fn answer(&self, _note: u64) {}
+
+    fn share(&self, stalled_here: bool) -> bool {
+        let Some(SharedWord(word)) = self.word else {
+            return false;
+        };
+        let now = monotonic_ms();
+        let written = self.written.load(Ordering::Relaxed);
+        if stalled_here {
+            word.store(now, Ordering::Relaxed);
+            self.written.store(now, Ordering::Relaxed);
+            return false;
+        }
+        if written != 0 {
+            // Our stall is over: the others resume at their next look, unless another
+            // process has written since.
+            let _ = word.compare_exchange(written, 0, Ordering::Relaxed, Ordering::Relaxed);
+            self.written.store(0, Ordering::Relaxed);
+        }
+        let seen = word.load(Ordering::Relaxed);
+        seen != 0 && now.saturating_sub(seen) <= self.fresh_ms
+    }
 }
 
 impl Deadline {
     /// A deadline of `limit` (none for `None`), with its watchdog thread started; the
-    /// thread ends after the `Deadline` is dropped. With `shared`, stalls are told to
+    /// thread ends when the `Deadline` is dropped. With `shared`, stalls are told to
     /// and learnt from the other processes that share it.
     pub fn new(limit: Option<Duration>, shared: Option<SharedWord>) -> std::io::Result<Deadline> {
         let Some(limit) = limit else {
             return Ok(Deadline { watch: None });
         };
-        let watch = Arc::new(Watch {
-            shared,
-            tick: AtomicU64::new(0),
-            stalled: AtomicBool::new(false),
-            slots: ThreadLocal::new(),
-        });
-        let look = (limit / LOOKS).max(MIN_LOOK);
-        let weak = Arc::downgrade(&watch);
-        std::thread::Builder::new()
-            .name("noid-deadline".into())
-            .spawn(move || watchdog(&weak, look))?;
-        Ok(Deadline { watch: Some(watch) })
+        let look = u64::try_from(look_every(limit).as_millis()).unwrap_or(u64::MAX);
+        let peers = Peers {
+            word: shared,
+            fresh_ms: look.max(1).saturating_mul(2),
+            written: AtomicU64::new(0),
+        };
+        Ok(Deadline {
+            watch: Some(Watch {
+                watchdog: Watchdog::start(limit, peers)?,
+                slots: ThreadLocal::new(),
+            }),
+        })
     }
 
-    /// `Some(lookup())`, or `None` without running it while an earlier lookup has been
-    /// stalled for the deadline or longer (the caller answers late).
+    /// `Some(lookup())`, or `None` without running it while a lookup (here or in
+    /// another process) has been stalled for the deadline or longer (the caller answers
+    /// late). A lookup the watchdog claimed still answers with its own result when it
+    /// returns: nothing else has answered its request.
     #[inline]
     pub fn run<T>(&self, lookup: impl FnOnce() -> T) -> Option<T> {
-        let Some(watch) = &self.watch else {
+        let Some(Watch { watchdog, slots }) = &self.watch else {
             return Some(lookup());
         };
-        if watch.stalled.load(Ordering::Relaxed) {
-            return None;
-        }
-        let slot = watch.slots.get_or(|| AtomicU64::new(0));
-        slot.store(watch.tick.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let slot = slots.get_or(|| watchdog.slot());
+        let turn = watchdog.begin(slot, 0)?;
         let answer = lookup();
-        slot.store(0, Ordering::Relaxed);
+        watchdog.end(slot, turn);
         Some(answer)
     }
 
     /// Whether lookups are answered late now (for tests and logs).
     pub fn stalled(&self) -> bool {
-        self.watch
-            .as_ref()
-            .is_some_and(|w| w.stalled.load(Ordering::Relaxed))
+        self.watch.as_ref().is_some_and(|w| w.watchdog.stalled())
     }
 }
 
-/// Look every `look` until the `Deadline` is gone.
-fn watchdog(watch: &Weak<Watch>, look: Duration) {
-    let look_ms = u64::try_from(look.as_millis()).unwrap_or(u64::MAX).max(1);
-    // The time this process last wrote into the shared word (0: not since its stall).
-    let mut written = 0;
-    loop {
-        std::thread::sleep(look);
-        let Some(watch) = watch.upgrade() else {
-            return;
-        };
-        let tick = watch.tick.fetch_add(1, Ordering::Relaxed) + 1;
-        // A slot stamped `s` started at tick s - 1, at most one look after that tick:
-        // LOOKS - 1 ticks later it has run for 9/10 of the deadline at least.
-        let mine = watch.slots.iter().any(|slot| {
-            let s = slot.load(Ordering::Relaxed);
-            s != 0 && tick + 1 >= s + u64::from(LOOKS)
-        });
-        let others = match watch.shared {
-            None => false,
-            Some(SharedWord(word)) => {
-                let now = monotonic_ms();
-                if mine {
-                    word.store(now, Ordering::Relaxed);
-                    written = now;
-                } else if written != 0 {
-                    // Our stall is over: the others resume at their next look, unless
-                    // another process has written since.
-                    let _ = word.compare_exchange(written, 0, Ordering::Relaxed, Ordering::Relaxed);
-                    written = 0;
-                }
-                let seen = word.load(Ordering::Relaxed);
-                !mine && seen != 0 && now.saturating_sub(seen) <= 2 * look_ms
-            }
-        };
-        let stalled = mine || others;
-        if watch.stalled.load(Ordering::Relaxed) != stalled {
-            watch.stalled.store(stalled, Ordering::Relaxed);
-            let secs = (look * LOOKS).as_secs_f64();
-            match (mine, others) {
-                (true, _) => log::error!(
-                    "a lookup has waited for the store for the deadline ({secs:.2} s); \
-                     answering errors until it returns"
-                ),
-                (false, true) => log::error!(
-                    "a lookup in another process has waited for the store for the deadline \
-                     ({secs:.2} s); answering errors until it returns"
-                ),
-                (false, false) => log::warn!("the stalled lookup returned; resolving again"),
-            }
+impl Drop for Deadline {
+    /// The watchdog thread ends.
+    fn drop(&mut self) {
+        if let Some(w) = &self.watch {
+            w.watchdog.stop();
         }
     }
 }

@@ -6,6 +6,8 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use noid_core::header;
+
 use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
 use crate::map::{Found, Map};
@@ -255,12 +257,19 @@ pub unsafe extern "C" fn noid_map_redirect(
                 ERROR
             }
         };
-        let (code, found, to) = match (found, read_answer(&buf)) {
-            (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, to),
-            (FOUND, Redirect::Page) => (0, FOUND, &b""[..]),
-            (ERROR, _) => (0, ERROR, &buf[..]),
-            _ => (0, NOT_FOUND, &b""[..]),
+        // The target is the answer line's tail: where it starts.
+        let (code, found, start) = match (found, read_answer(&buf)) {
+            (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, buf.len() - to.len()),
+            (FOUND, Redirect::Page) => (0, FOUND, buf.len()),
+            (ERROR, _) => (0, ERROR, 0),
+            _ => (0, NOT_FOUND, buf.len()),
         };
+        if found == FOUND && !header::is_clean(&buf[start..]) {
+            // A target bound with control characters: the Location carries none.
+            let target = buf.split_off(start);
+            header::clean_into(&mut buf, &target);
+        }
+        let to = &buf[start..];
         // SAFETY: as this function's; the buffer lives in this thread until its next
         // lookup.
         unsafe {

@@ -19,8 +19,9 @@
 //! default, filled only as blocks are read; every table's index and filter block is
 //! pinned there), RocksDB's table readers (every table file of the minter stays open: a
 //! file descriptor each), at most `answer-cache=` whole answers shared by the process's
-//! threads (262,144 by default, about 200 bytes each) and per request thread at most
-//! `thread-cache=` point reads (4,096 by default, about 150 bytes each).
+//! threads (262,144 by default, about 380 bytes each as scripts/mem-modules.sh measures
+//! them) and per request thread at most `thread-cache=` point reads (4,096 by default,
+//! about 150 bytes each).
 //! docs/WEB-SERVERS.md has what that means for Apache's children and nginx's workers.
 
 #![deny(missing_docs)]

@@ -2,6 +2,7 @@
 //! the egg protocol the resolver), the deadline.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use noid_resolve::egg::{self, Miss};
 use noid_resolve::lines::{answer_kept, answer_line, LineProtocol};
 use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
-use noid_store::{Follower, View};
+use noid_store::{Follower, StoreError, View, ViewRef};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
@@ -34,14 +35,18 @@ pub struct Map {
     resolver: Option<Resolver>,
     miss: Miss,
     follower: Arc<Follower>,
+    /// Whether a lookup has tried to open the store (see [`Map::view`]).
+    open_tried: AtomicBool,
     deadline: Deadline,
     limit: Option<Duration>,
 }
 
 impl Map {
-    /// Open `config`'s store and start following it. A store that cannot be opened yet
-    /// (not created, moved away) is not an error: lookups answer error lines and the
-    /// follower tries again every second. `shared`: the word through which the web
+    /// Make `config`'s map and start following its store: the store itself is opened by
+    /// the first lookup, under the deadline ([`Map::view`]), not here, so that a worker
+    /// process starts (and accepts requests) even while its store stalls. A store that
+    /// cannot be opened yet (not created, moved away) is not an error: lookups answer
+    /// error lines and the follower tries again every second. `shared`: the word through which the web
     /// server's processes tell each other of a stalled store (see [`crate::deadline`]).
     pub fn open(config: &Config, shared: Option<SharedWord>) -> Result<Map, ConfigError> {
         let resolver = match config.protocol {
@@ -51,7 +56,7 @@ impl Map {
                 Arc::new(config.read_registry()?),
             )),
         };
-        let follower = Follower::with_thread_cache(
+        let follower = Follower::unopened(
             &config.dbdir,
             config.secondary_dir.as_deref(),
             config.cache_mb << 20,
@@ -65,6 +70,7 @@ impl Map {
             resolver,
             miss: config.miss,
             follower,
+            open_tried: AtomicBool::new(false),
             deadline,
             limit: config.deadline,
         })
@@ -95,9 +101,8 @@ impl Map {
     ) -> Found {
         let line_answer = |view: &View, protocol: LineProtocol<'_>, out: &mut Vec<u8>| {
             let mut line = Vec::with_capacity(target.len() + accept.len() + 40);
-            egg_line(target, scheme, accept, &mut line);
-            if line.contains(&b'\n') {
-                // as `answer`: a key httpd would never send
+            if !egg_line(target, scheme, accept, &mut line) {
+                // as noidr --http (and `answer`: a key httpd would never send)
                 out.extend_from_slice(b"NULL");
                 return Outcome::Miss;
             }
@@ -127,7 +132,7 @@ impl Map {
     ) -> Found {
         let at = out.len();
         let asked = self.deadline.run(|| {
-            let view = match self.follower.fresh() {
+            let view = match self.view() {
                 Ok(view) => view,
                 Err(e) => {
                     log::debug!("store unavailable: {e}");
@@ -159,6 +164,21 @@ impl Map {
         } else {
             Found::Value
         }
+    }
+
+    /// The freshest view of the store. Until a lookup has tried to open the store, a
+    /// lookup that finds it not open opens it (or waits for the open under way on
+    /// another thread); after that, the follower's thread retries a store that could
+    /// not be opened.
+    fn view(&self) -> Result<ViewRef, StoreError> {
+        let fresh = self.follower.fresh();
+        if fresh.is_ok() || self.open_tried.load(Ordering::Acquire) {
+            return fresh;
+        }
+        // logged by the follower; a failure is answered by `fresh` below
+        let _ = self.follower.open_once();
+        self.open_tried.store(true, Ordering::Release);
+        self.follower.fresh()
     }
 
     /// The protocol's error line for `e`.

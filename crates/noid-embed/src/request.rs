@@ -2,6 +2,7 @@
 //! line of the egg protocol made from the request exactly as `noid-resolve.conf` makes
 //! it in Apache, and the answer line read back into a status and a target.
 
+use noid_core::ident::web_askable;
 use noid_core::percent_decode;
 
 /// What an egg answer line says to do.
@@ -20,24 +21,33 @@ pub enum Redirect<'a> {
 /// path without its leading slashes, %-decoded once; the query as received (a bare `?`
 /// or `??` is an inflection); the header blob with the protocol and the `Accept`
 /// header, escaped so that it holds no space (the blob is %-decoded once).
-pub fn egg_line(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>) {
+///
+/// `false` (a miss, as `noidr --http` answers it) when the identifier so made is not
+/// UTF-8 or holds a CR, LF or NUL ([`web_askable`]).
+#[must_use]
+pub fn egg_line(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>) -> bool {
     let (path, query) = match memchr(b'?', target) {
         Some(q) => target.split_at(q),
         None => (target, &b""[..]),
     };
     let start = path.iter().position(|&c| c != b'/').unwrap_or(path.len());
     let path = &path[start..];
+    let id = line.len();
     match std::str::from_utf8(path) {
         Ok(p) => line.extend_from_slice(&percent_decode(p)),
         // %-escapes are ASCII: bytes that are not UTF-8 pass through as they are.
         Err(_) => line.extend_from_slice(path),
     }
     line.extend_from_slice(query);
+    if !web_askable(&line[id..]) || std::str::from_utf8(&line[id..]).is_err() {
+        return false;
+    }
     line.extend_from_slice(b".resolve !!!pr=");
     escape(scheme, line);
     line.extend_from_slice(b"!!!!!!ac=");
     escape(accept, line);
     line.extend_from_slice(b"!!!");
+    true
 }
 
 fn memchr(c: u8, s: &[u8]) -> Option<usize> {
@@ -85,7 +95,12 @@ mod tests {
 
     fn line(target: &str, accept: &str) -> String {
         let mut l = Vec::new();
-        egg_line(target.as_bytes(), b"http", accept.as_bytes(), &mut l);
+        assert!(egg_line(
+            target.as_bytes(),
+            b"http",
+            accept.as_bytes(),
+            &mut l
+        ));
         String::from_utf8(l).unwrap()
     }
 
@@ -112,10 +127,25 @@ mod tests {
             line("/ark:/00224/foo/bar//zif", "a!!!b"),
             "ark:/00224/foo/bar//zif.resolve !!!pr=http!!!!!!ac=a%21%21%21b!!!"
         );
-        assert_eq!(
-            line("/ark:/1/a%0Ab", ""),
-            "ark:/1/a\nb.resolve !!!pr=http!!!!!!ac=!!!"
-        );
+    }
+
+    /// The requests `noidr --http` answers as misses (noid-http's `route::identifier`).
+    #[test]
+    fn identifiers_with_line_breaks_nul_or_not_utf8_are_not_asked() {
+        for target in [
+            &b"/ark:/1/a%0Ab"[..],
+            b"/ark:/1/a%0Db",
+            b"/ark:/1/a%00b",
+            b"/ark:/1/a?x=\r",
+            b"/ark:/1/a%FFb",
+            b"/ark:/1/a\xffb",
+        ] {
+            assert!(
+                !egg_line(target, b"http", b"", &mut Vec::new()),
+                "{}",
+                String::from_utf8_lossy(target)
+            );
+        }
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //! | `GET /healthz`, `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
 //! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
 //! | `GET /.well-known/ark` | `200`, the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients |
+//! | `GET /` | `200`, the front page ([`front`]); `/?id=ID` → `303` to `/ID`, `&go=info` to `/ID?info` | — | people, in a browser |
+//! | `GET /-/noid.css` | `200`, the pages' stylesheet ([`layout::STYLE_PATH`]) | — | the pages |
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets, a
 //! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
@@ -108,7 +110,9 @@
 #![deny(missing_docs)]
 
 mod deadline;
+pub mod front;
 mod html;
+pub mod layout;
 mod modified;
 pub mod page;
 pub mod record;
@@ -125,6 +129,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use html::Facts;
 pub use noid_core::LookupError;
 use noid_listen::Listener;
 pub use noid_resolve::wellknown::ArkService;

@@ -147,7 +147,7 @@ pub fn metadata(
             s
         }
         Format::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
-        Format::Html => crate::html::page(id, &shown, bindings),
+        Format::Html => crate::html::page(id, &shown, bindings, Default::default()),
     }
 }
 

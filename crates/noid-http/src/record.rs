@@ -27,11 +27,12 @@ use noid_core::anvl;
 use noid_resolve::registry::{self, Record};
 use noid_resolve::ProviderTarget;
 
-use crate::html::{escape, link_or_text};
+use crate::layout::{self, escape, link, link_or_text};
 use crate::page::{json_line, Fields, Format};
 
 /// The page of a truncated identifier `key`: its record, the records below it, and the
-/// store's bindings on the key.
+/// store's bindings on the key. The HTML page links each provider (to its site) and
+/// each record below (to its own page).
 pub fn records(
     fmt: Format,
     key: &str,
@@ -65,27 +66,79 @@ pub fn records(
             page.below = Some(below.iter().map(|r| RecordJson::of(r)).collect());
             json_line(&page)
         }
-        Format::Html => {
-            let mut s = head(key);
-            for (i, r) in records.iter().enumerate() {
-                s.push_str(if i == 0 { "<h1>" } else { "<h2>" });
-                escape(&mut s, &r.prefix);
-                s.push_str(if i == 0 { "</h1>\n" } else { "</h2>\n" });
-                s.push_str("<table>\n");
-                for (n, v) in r.anvl().iter().skip(1) {
-                    row(&mut s, n, v);
-                }
-                if i == 0 {
-                    for (n, v) in &bindings {
-                        row(&mut s, n, v);
-                    }
-                }
-                s.push_str("</table>\n");
-            }
-            s.push_str("</body></html>\n");
-            s
+        Format::Html => record_html(key, records, &bindings),
+    }
+}
+
+/// The HTML record page: the record, its providers, the store's bindings, and the
+/// records below as links.
+fn record_html(key: &str, records: &[Arc<Record>], bindings: &[(&str, String)]) -> String {
+    let mut s = layout::start(key);
+    let (first, below) = records.split_first().expect("a record page has its record");
+    s.push_str("<h1>");
+    escape(&mut s, &first.prefix);
+    s.push_str("</h1>\n<table>\n");
+    row(&mut s, "level", first.level.name());
+    for (n, v) in first.anvl().iter().skip(1) {
+        if !matches!(*n, "provider" | "primary" | "probe") {
+            row(&mut s, n, v);
         }
     }
+    for (n, v) in bindings {
+        row(&mut s, n, v);
+    }
+    s.push_str("</table>\n");
+    if !first.providers.is_empty() {
+        s.push_str("<h2>Providers</h2>\n<ul>\n");
+        for (i, p) in first.providers.iter().enumerate() {
+            provider(&mut s, p, i == first.primary);
+        }
+        s.push_str("</ul>\n");
+    }
+    if !below.is_empty() {
+        s.push_str("<h2>Records below</h2>\n<ul>\n");
+        for r in below {
+            s.push_str("<li>");
+            link(&mut s, &format!("/{}", r.prefix), &r.prefix);
+            if let Some(name) = &r.name {
+                s.push_str(": ");
+                escape(&mut s, name);
+            }
+            s.push_str("</li>\n");
+        }
+        s.push_str("</ul>\n");
+    }
+    layout::end(&mut s);
+    s
+}
+
+/// One provider of a record: its code, its URL pattern linked to the provider's site
+/// (the pattern's `scheme://host/`), and whether it is the primary.
+fn provider(s: &mut String, p: &registry::Provider, primary: bool) {
+    s.push_str("<li>");
+    escape(s, &p.code);
+    s.push_str(": ");
+    match site(&p.pattern) {
+        Some(origin) => link(s, origin, &p.pattern),
+        None => escape(s, &p.pattern),
+    }
+    if primary {
+        s.push_str(", primary");
+    }
+    s.push_str("</li>\n");
+}
+
+/// The `http(s)://host/` a URL pattern starts with; `None` for other patterns.
+fn site(pattern: &str) -> Option<&str> {
+    if !layout::is_web_url(pattern) {
+        return None;
+    }
+    let host_start = pattern.find("://")? + 3;
+    let end = pattern[host_start..]
+        .find('/')
+        .map_or(pattern.len(), |i| host_start + i + 1);
+    let origin = &pattern[..end];
+    (!origin.contains(['$', '{', '<', '"', ' '])).then_some(origin)
 }
 
 /// The `*/ID` page: ID's target at every provider of `prefix`.
@@ -137,43 +190,24 @@ pub fn providers(fmt: Format, id: &str, prefix: &str, targets: &[ProviderTarget]
             })
         }
         Format::Html => {
-            let mut s = head(id);
+            let mut s = layout::start(id);
             s.push_str("<h1>");
             escape(&mut s, id);
-            s.push_str("</h1>\n<p>providers of ");
-            escape(&mut s, prefix);
-            s.push_str("</p>\n<ul>\n");
-            for t in targets {
-                s.push_str("<li>");
-                escape(&mut s, &t.code);
-                s.push_str(": ");
-                link_or_text(&mut s, &t.target);
-                if t.primary {
-                    s.push_str(" <small>primary</small>");
-                }
-                if !t.healthy {
-                    s.push_str(" <small>down</small>");
-                }
-                s.push_str("</li>\n");
-            }
-            s.push_str("</ul>\n</body></html>\n");
+            s.push_str("</h1>\n<p>Its target at every provider of ");
+            link(&mut s, &format!("/{prefix}"), prefix);
+            s.push_str(", in failover order.</p>\n");
+            crate::html::providers(&mut s, targets);
+            layout::end(&mut s);
             s
         }
     }
 }
 
-fn head(title: &str) -> String {
-    let mut s = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-    escape(&mut s, title);
-    s.push_str("</title></head>\n<body>\n");
-    s
-}
-
 fn row(s: &mut String, name: &str, value: &str) {
-    s.push_str("<tr><th>");
+    s.push_str("<tr><th scope=\"row\">");
     escape(s, name);
     s.push_str("</th><td>");
-    escape(s, value);
+    link_or_text(s, value);
     s.push_str("</td></tr>\n");
 }
 
@@ -253,15 +287,47 @@ mod tests {
              {\"code\":\"b\",\"pattern\":\"http://b.org/{$id}\",\"primary\":true,\"probe\":\"http://h/\"}],\
              \"elements\":{\"note\":\"x\\\"y\"},\"bindings\":{\"what\":\"W\"},\"below\":[]}\n"
         );
+        // Providers linked to their site; a pattern that is no web URL as text.
+        let reg2 = Registry::parse(&REG.replace("https://a.org/$id", "ftp://a.org/$id")).unwrap();
         assert_eq!(
-            records(Format::Html, "pdb:", &recs, &[]),
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pdb:</title></head>\n<body>\n\
-             <h1>pdb:</h1>\n<table>\n<tr><th>name</th><td>P &amp; Q</td></tr>\n\
-             <tr><th>provider</th><td>a https://a.org/$id</td></tr>\n\
-             <tr><th>provider</th><td>b http://b.org/{$id}</td></tr>\n\
-             <tr><th>primary</th><td>b</td></tr>\n<tr><th>probe</th><td>b http://h/</td></tr>\n\
-             <tr><th>note</th><td>x&quot;y</td></tr>\n</table>\n</body></html>\n"
+            main_of(&records(
+                Format::Html,
+                "pdb:",
+                &reg2.with_below("pdb:").unwrap(),
+                &[]
+            )),
+            "<h1>pdb:</h1>\n<table>\n<tr><th scope=\"row\">level</th><td>scheme</td></tr>\n\
+             <tr><th scope=\"row\">name</th><td>P &amp; Q</td></tr>\n\
+             <tr><th scope=\"row\">note</th><td>x&quot;y</td></tr>\n</table>\n\
+             <h2>Providers</h2>\n<ul>\n<li>a: ftp://a.org/$id</li>\n\
+             <li>b: <a href=\"http://b.org/\">http://b.org/{$id}</a>, primary</li>\n</ul>\n"
         );
+        assert_eq!(site("https://e.org"), Some("https://e.org"));
+        assert_eq!(site("https://e.org/x/$id"), Some("https://e.org/"));
+        assert_eq!(site("https://${id}.e.org/"), None);
+        let reg = Registry::parse(
+            "prefix: ark:/13030\nname: N\nwho: W\nprovider: main https://e.org/ark:/13030/$id\n\n\
+             prefix: ark:/13030/fk4\nname: test <shoulder>\n",
+        )
+        .unwrap();
+        let recs = reg.with_below("ark:/13030").unwrap();
+        assert_eq!(
+            main_of(&records(Format::Html, "ark:/13030", &recs, &bindings)),
+            "<h1>ark:/13030</h1>\n<table>\n<tr><th scope=\"row\">level</th><td>naan</td></tr>\n\
+             <tr><th scope=\"row\">name</th><td>N</td></tr>\n\
+             <tr><th scope=\"row\">who</th><td>W</td></tr>\n\
+             <tr><th scope=\"row\">what</th><td>W</td></tr>\n</table>\n\
+             <h2>Providers</h2>\n<ul>\n<li>main: <a href=\"https://e.org/\">\
+             https://e.org/ark:/13030/$id</a>, primary</li>\n</ul>\n\
+             <h2>Records below</h2>\n<ul>\n<li><a href=\"/ark:/13030/fk4\">ark:/13030/fk4</a>: \
+             test &lt;shoulder&gt;</li>\n</ul>\n"
+        );
+    }
+
+    /// A page's `main`, without the frame ([`crate::layout`]'s own test has it).
+    fn main_of(page: &str) -> &str {
+        let start = page.find("<main>\n").expect("main") + 7;
+        &page[start..page.find("</main>").expect("end of main")]
     }
 
     #[test]
@@ -281,11 +347,11 @@ mod tests {
             },
         ];
         assert_eq!(
-            providers(Format::Html, "pdb:1", "pdb:", &targets),
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pdb:1</title></head>\n<body>\n\
-             <h1>pdb:1</h1>\n<p>providers of pdb:</p>\n<ul>\n\
-             <li>b: <a href=\"http://b.org/1\">http://b.org/1</a> <small>primary</small> <small>down</small></li>\n\
-             <li>a: <a href=\"https://a.org/1\">https://a.org/1</a></li>\n</ul>\n</body></html>\n"
+            main_of(&providers(Format::Html, "pdb:1", "pdb:", &targets)),
+            "<h1>pdb:1</h1>\n<p>Its target at every provider of <a href=\"/pdb:\">pdb:</a>, \
+             in failover order.</p>\n<h2>Providers</h2>\n<ul>\n\
+             <li>b: <a href=\"http://b.org/1\">http://b.org/1</a> — <span class=\"bad\">down</span>, primary</li>\n\
+             <li>a: <a href=\"https://a.org/1\">https://a.org/1</a> — up</li>\n</ul>\n"
         );
         assert_eq!(
             providers(Format::Anvl, "pdb:1", "pdb:", &targets[1..]),

@@ -7,7 +7,7 @@ use crate::page::{self, Format};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
-use crate::{modified, tombstone, wellknown};
+use crate::{front, html, layout, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
 /// The Prometheus text exposition format's media type.
@@ -55,7 +55,7 @@ pub(crate) fn handle(
     let Some((route, enc_id)) = route::split(req.path) else {
         return text(status::BAD_REQUEST, "bad request-target\n");
     };
-    if let Some(r) = service(backend, route, req.accept, deadline) {
+    if let Some(r) = service(backend, route, req, deadline) {
         return r;
     }
     let answer = match route::identifier(enc_id, req.query) {
@@ -73,7 +73,12 @@ pub(crate) fn handle(
         _ => Answer::NotFound,
     };
     let modified = modified::of(backend, &answer);
-    let mut reply = decide(answer, req.accept);
+    let providers = alternates(backend, &answer, req, deadline);
+    let facts = html::Facts {
+        modified,
+        providers: &providers,
+    };
+    let mut reply = decide(answer, req.accept, facts);
     if let Reply::Page { modified: m, .. } = &mut reply {
         *m = modified;
     }
@@ -111,9 +116,10 @@ fn refuse(cfg: &Config, req: &Head<'_>) -> Option<Response> {
 fn service(
     backend: &dyn Backend,
     route: Route,
-    accept: Option<&str>,
+    req: &Head<'_>,
     deadline: Option<Deadline<'_>>,
 ) -> Option<Response> {
+    let accept = req.accept;
     Some(match route {
         Route::Health => {
             if let Some(d) = deadline.filter(|d| d.watch.stalled()) {
@@ -135,16 +141,34 @@ fn service(
             }
             None => text(status::NOT_FOUND, "no metrics\n"),
         },
-        Route::WellKnown => match backend.ark_service() {
+        Route::Style => {
+            let mut r = text(status::OK, layout::STYLE);
+            r.set(Name::ContentType, Value::Static(layout::STYLE_TYPE));
+            r
+        }
+        Route::Front if req.query.and_then(front::target).is_some() => {
+            let mut r = empty(status::SEE_OTHER);
+            let to = req.query.and_then(front::target).unwrap_or_default();
+            r.set(Name::Location, Value::Text(to));
+            r
+        }
+        Route::WellKnown | Route::Front => match backend.ark_service() {
             Ok(service) => {
-                let fmt = Format::from_accept(accept);
-                let mut r = text(status::OK, wellknown::page(fmt, &service));
+                let fmt = match route {
+                    Route::Front => Format::for_inflection(accept),
+                    _ => Format::from_accept(accept),
+                };
+                let body = match route {
+                    Route::Front => front::page(fmt, &service),
+                    _ => wellknown::page(fmt, &service),
+                };
+                let mut r = text(status::OK, body);
                 r.set(Name::ContentType, Value::Static(fmt.content_type()));
                 r.set(Name::Vary, Value::Static("Accept"));
                 r
             }
             Err(e) => {
-                log::error!("/.well-known/ark: {e}");
+                log::error!("{}: {e}", req.path);
                 text(status::INTERNAL_SERVER_ERROR, "resolver error\n")
             }
         },
@@ -205,8 +229,37 @@ pub(crate) enum Reply {
     NotFound,
 }
 
-/// The reply for an answer; only a page reads `Accept` (for its format).
-fn decide(answer: Answer, accept: Option<&str>) -> Reply {
+/// The providers of an identifier's prefix (its `*/ID` answer), shown on its HTML
+/// metadata or withdrawn page; nothing for any other answer or format, so that no
+/// other request makes a second lookup.
+fn alternates(
+    backend: &dyn Backend,
+    answer: &Answer,
+    req: &Head<'_>,
+    deadline: Option<Deadline<'_>>,
+) -> Vec<noid_resolve::ProviderTarget> {
+    let id = match answer {
+        Answer::Inflection { id, .. } | Answer::Tombstone { id, .. } => id,
+        _ => return Vec::new(),
+    };
+    if Format::for_inflection(req.accept) != Format::Html {
+        return Vec::new();
+    }
+    let star = format!("*/{id}");
+    let rq = Request {
+        id: &star,
+        accept: None,
+        proto: req.forwarded_proto,
+    };
+    match lookup(backend, &rq, req.method == "HEAD", deadline) {
+        Ok(Answer::Providers { targets, .. }) => targets,
+        _ => Vec::new(),
+    }
+}
+
+/// The reply for an answer; only a page reads `Accept` (for its format). `facts` are
+/// shown on HTML pages.
+fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply {
     let page = |status, fmt: Format, body| Reply::Page {
         status,
         ctype: fmt.content_type(),
@@ -224,7 +277,11 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
             bindings,
         } => {
             let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
-            let body = page::identifier(fmt, &id, Some(&suffix), &bindings, full);
+            let body = if fmt == Format::Html {
+                html::page(&id, &page::shown(&bindings, full), &bindings, facts)
+            } else {
+                page::identifier(fmt, &id, Some(&suffix), &bindings, full)
+            };
             page(status::OK, fmt, body)
         }
         Answer::Negotiate {
@@ -262,7 +319,7 @@ fn decide(answer: Answer, accept: Option<&str>) -> Reply {
             Reply::Page {
                 status: status::GONE,
                 ctype: fmt.content_type(),
-                body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings),
+                body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings, facts),
                 modified: None,
                 link: successor.as_deref().and_then(tombstone::link),
             }

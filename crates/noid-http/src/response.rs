@@ -14,6 +14,7 @@ pub(crate) mod status {
     pub(crate) const NO_CONTENT: u16 = 204;
     pub(crate) const MULTIPLE_CHOICES: u16 = 300;
     pub(crate) const FOUND: u16 = 302;
+    pub(crate) const SEE_OTHER: u16 = 303;
     pub(crate) const NOT_MODIFIED: u16 = 304;
     pub(crate) const BAD_REQUEST: u16 = 400;
     pub(crate) const UNAUTHORIZED: u16 = 401;
@@ -190,7 +191,7 @@ impl Response {
             out.extend_from_slice(name.prefix());
             match value {
                 Value::Static(s) => out.extend_from_slice(s.as_bytes()),
-                Value::Text(s) => clean_into(out, s.as_bytes()),
+                Value::Text(s) => noid_core::header::clean_into(out, s.as_bytes()),
                 Value::Code(c) => out.extend_from_slice(number.format(*c).as_bytes()),
             }
         }
@@ -213,20 +214,6 @@ impl Response {
 }
 
 const TEXT: &str = "text/plain; charset=utf-8";
-
-/// `bytes` without controls but TAB (CR and LF above all).
-fn clean_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    let allowed = |b: u8| b == b'\t' || (b >= 0x20 && b != 0x7f);
-    // A fold without an early exit: the compiler checks many bytes at a time.
-    let clean = bytes
-        .iter()
-        .fold(true, |ok, &b| ok & (b == b'\t' || (b >= 0x20 && b != 0x7f)));
-    if clean {
-        out.extend_from_slice(bytes);
-    } else {
-        out.extend(bytes.iter().copied().filter(|&b| allowed(b)));
-    }
-}
 
 /// The status line of a status code with a reason phrase, without its line end; `None`
 /// for other codes (sent with an empty reason, the space before it kept, as HTTP/1.1

@@ -13,6 +13,10 @@ pub enum Route {
     Metrics,
     /// `GET /.well-known/ark`: the ARK specification's discovery URL.
     WellKnown,
+    /// `GET /`: the front page, and its box (`/?id=…`) ([`crate::front`]).
+    Front,
+    /// `GET /-/noid.css`: the pages' stylesheet ([`crate::layout::STYLE_PATH`]).
+    Style,
     /// `GET /redirect/<id>`: a real redirect (nginx `proxy_pass`, Apache `mod_proxy`).
     Redirect,
     /// `GET /auth/<id>`: 204 + `X-Target` / 403 (nginx `auth_request`).
@@ -25,14 +29,16 @@ pub enum Route {
 
 /// Splits a request path into its route and the still %-encoded identifier part.
 ///
-/// `/healthz`, `/health` and `/metrics` are these routes, never identifiers: an
-/// identifier spelled so is asked for as `/redirect/metrics` (the shipped web-server
-/// configs forward only scheme-prefixed identifiers, `/ark:…`, and always to
-/// `/redirect/`).
+/// `/healthz`, `/health`, `/metrics` and `/-/noid.css` are these routes, never
+/// identifiers: an identifier spelled so is asked for as `/redirect/metrics` (the
+/// shipped web-server configs forward only scheme-prefixed identifiers, `/ark:…`, and
+/// always to `/redirect/`). `/` is the front page (an empty identifier was a miss).
 pub fn split(path: &str) -> Option<(Route, &str)> {
     match path {
         "/healthz" | "/health" => return Some((Route::Health, "")),
         "/metrics" => return Some((Route::Metrics, "")),
+        "/" => return Some((Route::Front, "")),
+        crate::layout::STYLE_PATH => return Some((Route::Style, "")),
         _ => {}
     }
     if path == crate::wellknown::PATH {
@@ -62,10 +68,8 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
 ///
 /// `None` when the decoded bytes are not UTF-8 (no identifier can match them).
 pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<'a, str>> {
-    // A decoded CR or LF can never be part of a stored identifier that is resolvable
-    // through a web server (Apache refuses such keys), and would be a header-injection
-    // hazard if echoed, so such requests are misses.
-    let clean = |b: &[u8]| memchr::memchr3(b'\n', b'\r', 0, b).is_none();
+    // no decoded CR, LF or NUL: noid_core::ident::web_askable
+    let clean = noid_core::ident::web_askable;
     match (noid_core::percent_decode(encoded_path), query) {
         (Cow::Borrowed(_), None) => {
             clean(encoded_path.as_bytes()).then_some(Cow::Borrowed(encoded_path))
@@ -113,7 +117,9 @@ mod tests {
             Some((Route::Lookup, "ark%3A%2F1"))
         );
         assert_eq!(split("/ark:/1/x"), Some((Route::Direct, "ark:/1/x")));
-        assert_eq!(split("/"), Some((Route::Direct, "")));
+        assert_eq!(split("/"), Some((Route::Front, "")));
+        assert_eq!(split("/-/noid.css"), Some((Route::Style, "")));
+        assert_eq!(split("/-/noid.cssx"), Some((Route::Direct, "-/noid.cssx")));
         assert_eq!(split("/redirect/"), Some((Route::Redirect, "")));
         assert_eq!(split("*"), None);
     }

@@ -16,6 +16,7 @@ pub fn page(
     text: &str,
     successor: Option<&str>,
     bindings: &[(String, Vec<u8>)],
+    facts: crate::html::Facts<'_>,
 ) -> String {
     match fmt {
         Format::Anvl => {
@@ -37,7 +38,7 @@ pub fn page(
         }
         Format::Html => {
             let shown = page::shown(bindings, false);
-            crate::html::tombstone(id, text, successor, &shown, bindings)
+            crate::html::tombstone(id, text, successor, &shown, bindings, facts)
         }
     }
 }
@@ -84,18 +85,39 @@ mod tests {
             b("successor", "ark:/1/y"),
         ];
         assert_eq!(
-            page(Format::Anvl, "ark:/1/x", "gone", Some("ark:/1/y"), &bs),
+            page(
+                Format::Anvl,
+                "ark:/1/x",
+                "gone",
+                Some("ark:/1/y"),
+                &bs,
+                Default::default()
+            ),
             "erc:\nwho: A\nwhere: ark:/1/x\nwithdrawn: gone\nsuccessor: ark:/1/y\n"
         );
         assert_eq!(
-            page(Format::Json, "ark:/1/x", "", None, &bs[..1]),
+            page(
+                Format::Json,
+                "ark:/1/x",
+                "",
+                None,
+                &bs[..1],
+                Default::default()
+            ),
             "{\"id\":\"ark:/1/x\",\"withdrawn\":\"\",\"successor\":null,\"erc\":{\"who\":\"A\"}}\n"
         );
-        let html = page(Format::Html, "ark:/1/x", "a <b>", Some("ark:/1/y"), &bs);
+        let html = page(
+            Format::Html,
+            "ark:/1/x",
+            "a <b>",
+            Some("ark:/1/y"),
+            &bs,
+            Default::default(),
+        );
         assert!(
             html.contains(
-                "<h1>ark:/1/x</h1>\n<p>withdrawn: a &lt;b&gt;</p>\n\
-                 <p>successor: <a href=\"/ark:/1/y\">ark:/1/y</a></p>\n<table>\n"
+                "<h1>ark:/1/x</h1>\n<div class=\"withdrawn\">\n<p>Withdrawn: a &lt;b&gt;</p>\n\
+                 <p>Successor: <a href=\"/ark:/1/y\">ark:/1/y</a></p>\n</div>\n"
             ),
             "{html}"
         );

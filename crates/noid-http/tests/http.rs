@@ -121,6 +121,19 @@ fn start_with(bind: &str, config: Config) -> Server {
         },
     );
     map.insert(
+        "*/ark:/13030/m".into(),
+        Answer::Providers {
+            id: "ark:/13030/m".into(),
+            prefix: "ark:/13030".into(),
+            targets: vec![noid_resolve::ProviderTarget {
+                code: "main".into(),
+                target: "https://example.org/ark:/13030/m".into(),
+                primary: true,
+                healthy: true,
+            }],
+        },
+    );
+    map.insert(
         "ark:/13030/two".into(),
         Answer::Multi {
             id: "ark:/13030/two".into(),
@@ -262,7 +275,8 @@ fn direct_route_is_redirect_route() {
         (302, Some("https://example.org/x1"))
     );
     assert_eq!(get(&s.addr, "/ark:/13030/nope").status, 404);
-    assert_eq!(get(&s.addr, "/").status, 404);
+    // `/` is the front page, no longer an empty identifier's miss (front_page below).
+    assert_eq!(get(&s.addr, "/").status, 200);
 }
 
 #[test]
@@ -647,4 +661,124 @@ fn negotiated_multi_and_partial() {
     // a partial id with nothing to show is a miss
     assert_eq!(get(&s.addr, "/redirect/ark:/99999").status, 404);
     assert_eq!(get(&s.addr, "/auth/ark:/99999").status, 403);
+}
+
+/// A browser's `Accept` (Chromium's).
+const BROWSER: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+fn browse(addr: &str, target: &str) -> Resp {
+    raw(
+        addr,
+        &format!("GET {target} HTTP/1.1\r\nHost: x\r\nAccept: {BROWSER}\r\n\r\n"),
+    )
+}
+
+/// The text between `<main>` and `</main>`: the page without its frame.
+fn main_of(body: &str) -> &str {
+    let start = body.find("<main>\n").expect("main") + 7;
+    &body[start..body.find("</main>").expect("end of main")]
+}
+
+#[test]
+fn front_page_its_box_and_the_stylesheet() {
+    let s = start();
+    let r = browse(&s.addr, "/");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.header("vary")),
+        (200, Some("text/html; charset=utf-8"), Some("Accept"))
+    );
+    assert!(
+        main_of(r.body()).starts_with(
+            "<h1>Resolve an identifier</h1>\n<form action=\"/\" method=\"get\" role=\"search\">\n\
+             <label for=\"id\">Identifier</label>\n"
+        ),
+        "{}",
+        r.body()
+    );
+    assert!(r
+        .body()
+        .contains("<link rel=\"stylesheet\" href=\"/-/noid.css\">"));
+    // The twins: what /.well-known/ark says, as ANVL or JSON.
+    assert_eq!(get(&s.addr, "/").body(), "erc:\nresolver: /\n");
+    let r = raw(
+        &s.addr,
+        "GET / HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n",
+    );
+    assert_eq!(
+        r.body(),
+        "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
+    );
+    // The box: resolve goes to /ID (which redirects), show to /ID?info.
+    let r = browse(&s.addr, "/?id=ark%3A%2F13030%2Fx1&go=resolve");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/ark:/13030/x1"))
+    );
+    let r = get(&s.addr, r.header("location").unwrap());
+    assert_eq!(
+        (r.status, r.header("location")),
+        (302, Some("https://example.org/x1"))
+    );
+    let r = browse(&s.addr, "/?id=+ark%3A%2F13030%2Fa+b+&go=info");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/ark:/13030/a%20b?info"))
+    );
+    assert_eq!(browse(&s.addr, "/?id=&go=info").status, 200);
+    // The stylesheet, at a path no identifier takes.
+    let r = get(&s.addr, "/-/noid.css");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("text/css; charset=utf-8"))
+    );
+    assert!(r
+        .body()
+        .starts_with("/* The one stylesheet of noidr's pages"));
+    assert_eq!(get(&s.addr, "/-/other.css").status, 404);
+}
+
+#[test]
+fn identifier_page_in_a_browser() {
+    let s = start();
+    let r = browse(&s.addr, "/ark:/13030/m?");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("text/html; charset=utf-8"))
+    );
+    assert_eq!(
+        main_of(r.body()),
+        "<h1>ark:/13030/m</h1>\n<h2>Kernel metadata</h2>\n<table>\n\
+         <tr><th scope=\"row\">who <span class=\"about\">a responsible person or party</span></th>\
+         <td>Smith, J.</td></tr>\n\
+         <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
+         <td>Two\nlines</td></tr>\n\
+         <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
+         <td>ark:/13030/m</td></tr>\n</table>\n\
+         <h2>Standing</h2>\n<p><span class=\"bad\">not good</span></p>\n<ul>\n\
+         <li>missing: when</li>\n<li>missing: how</li>\n</ul>\n\
+         <h2>Providers</h2>\n<ul>\n<li>main: <a href=\"https://example.org/ark:/13030/m\">\
+         https://example.org/ark:/13030/m</a> — up, primary</li>\n</ul>\n"
+    );
+    // `??` adds the other elements; the providers come from a `*/ID` lookup, made only
+    // for HTML pages.
+    let r = browse(&s.addr, "/ark:/13030/m??");
+    assert!(
+        r.body()
+            .contains("<h2>Other elements</h2>\n<table>\n<tr><th scope=\"row\">note</th><td>internal</td></tr>\n"),
+        "{}",
+        r.body()
+    );
+    let seen = s.backend.seen.lock().unwrap().clone();
+    let stars: Vec<&str> = seen
+        .iter()
+        .map(|(id, ..)| id.as_str())
+        .filter(|id| id.starts_with("*/"))
+        .collect();
+    assert_eq!(stars, ["*/ark:/13030/m", "*/ark:/13030/m"]);
+    drop(s);
+    let s = start();
+    get(&s.addr, "/ark:/13030/m?");
+    get(&s.addr, "/ark:/13030/x1");
+    let seen = s.backend.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
 }

@@ -159,16 +159,20 @@ fn real_resolver_over_http() {
         status_and(&out, "content-type"),
         (200, Some("text/html; charset=utf-8".into()))
     );
+    let page = body(&out);
+    let main = &page[page.find("<main>\n").unwrap() + 7..page.find("</main>").unwrap()];
     assert_eq!(
-        body(&out),
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ark:/12345/m</title></head>\n\
-         <body>\n<h1>ark:/12345/m</h1>\n<table>\n\
-         <tr><th>who</th><td>Smith, J.</td></tr>\n\
-         <tr><th>what</th><td>A title</td></tr>\n\
-         <tr><th>where</th><td>ark:/12345/m</td></tr>\n\
-         </table>\n<p>target: <a href=\"https://example.org/m\">https://example.org/m</a></p>\n\
-         <p>standing: not good</p>\n<ul>\n<li>missing: when</li>\n<li>missing: how</li>\n</ul>\n\
-         </body></html>\n"
+        main,
+        "<h1>ark:/12345/m</h1>\n<h2>Kernel metadata</h2>\n<table>\n\
+         <tr><th scope=\"row\">who <span class=\"about\">a responsible person or party</span></th>\
+         <td>Smith, J.</td></tr>\n\
+         <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
+         <td>A title</td></tr>\n\
+         <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
+         <td>ark:/12345/m</td></tr>\n\
+         </table>\n<h2>Target</h2>\n<p><a href=\"https://example.org/m\">https://example.org/m</a></p>\n\
+         <h2>Standing</h2>\n<p><span class=\"bad\">not good</span></p>\n<ul>\n\
+         <li>missing: when</li>\n<li>missing: how</li>\n</ul>\n"
     );
 
     stop.shut_down();

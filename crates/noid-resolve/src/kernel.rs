@@ -316,6 +316,23 @@ pub fn parse_elem<'a>(elem: &str, value: &'a str) -> Result<Value<'a>, Malformed
     }
 }
 
+/// What a kernel element says about the object, in the words of the Electronic
+/// Resource Citation (ERC) that N2T's kernel follows; `None` for other elements. The
+/// metadata pages show it beside the element's name.
+pub fn about(elem: &str) -> Option<&'static str> {
+    Some(match elem {
+        "who" => "a responsible person or party",
+        "what" => "a name or other human-oriented identifier",
+        "when" => "a date important in the object's lifecycle",
+        "where" => "a location or machine-oriented identifier",
+        "how" => "a metatype and resource type",
+        "language" => "the language of the object",
+        "peek" => "a small preview of the object",
+        "size" => "the object's size",
+        _ => return None,
+    })
+}
+
 /// Whether `elem` is a kernel element (required, `where`, or optional).
 pub fn is_kernel(elem: &str) -> bool {
     elem == "where" || REQUIRED.contains(&elem) || OPTIONAL.contains(&elem)

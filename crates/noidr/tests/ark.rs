@@ -129,9 +129,18 @@ fn a_withdrawn_identifier_is_a_410_tombstone_naming_its_successor() {
     );
     assert!(
         body.contains(
-            "<h1>ark:/13030/gone</h1>\n<p>withdrawn: withdrawn in 2024</p>\n\
-             <p>successor: <a href=\"/ark:/13030/new\">ark:/13030/new</a></p>\n"
+            "<main>\n<h1>ark:/13030/gone</h1>\n<div class=\"withdrawn\">\n\
+             <p>Withdrawn: withdrawn in 2024</p>\n\
+             <p>Successor: <a href=\"/ark:/13030/new\">ark:/13030/new</a></p>\n</div>\n\
+             <h2>Kernel metadata</h2>\n<table>\n\
+             <tr><th scope=\"row\">who <span class=\"about\">a responsible person or party</span></th>\
+             <td>A. Writer</td></tr>\n"
         ),
+        "{body}"
+    );
+    // The page shows the last write, as Last-Modified says it.
+    assert!(
+        body.contains("<p>Last modified: Tue, 14 Nov 2023 22:13:20 GMT</p>\n"),
         "{body}"
     );
     // Below a withdrawn id everything is gone; no successor, no text, no time: still 410.

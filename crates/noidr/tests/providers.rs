@@ -193,6 +193,15 @@ fn body(response: &str) -> &str {
     response.split_once("\r\n\r\n").unwrap().1
 }
 
+/// A browser's `Accept` (Chromium's).
+const BROWSER: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+/// An HTML page's `main`, without the frame every page shares.
+fn main_of(page: &str) -> &str {
+    let start = page.find("<main>\n").expect("main") + 7;
+    &page[start..page.find("</main>").expect("end of main")]
+}
+
 #[test]
 fn http_pages_and_failover() {
     let (mut one, two) = (Provider::start(), Provider::start());
@@ -261,11 +270,12 @@ fn http_pages_and_failover() {
         "{r}"
     );
     assert_eq!(
-        body(&r),
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ark:/99999</title></head>\n\
-         <body>\n<h1>ark:/99999</h1>\n<table>\n<tr><th>name</th><td>Test NAAN</td></tr>\n\
-         <tr><th>who</th><td>N2T</td></tr>\n</table>\n<h2>ark:/99999/fk4</h2>\n<table>\n\
-         <tr><th>name</th><td>test shoulder</td></tr>\n</table>\n</body></html>\n"
+        main_of(body(&r)),
+        "<h1>ark:/99999</h1>\n<table>\n<tr><th scope=\"row\">level</th><td>naan</td></tr>\n\
+         <tr><th scope=\"row\">name</th><td>Test NAAN</td></tr>\n\
+         <tr><th scope=\"row\">who</th><td>N2T</td></tr>\n</table>\n\
+         <h2>Records below</h2>\n<ul>\n\
+         <li><a href=\"/ark:/99999/fk4\">ark:/99999/fk4</a>: test shoulder</li>\n</ul>\n"
     );
     let r = get(&server, "/pdb:", "*/*");
     assert_eq!(
@@ -314,6 +324,30 @@ fn http_pages_and_failover() {
     assert_eq!(
         body(&get(&server, "/*/pdb:2gc4", "*/*")),
         format!("{anvl}down: one\n")
+    );
+    // The HTML pages: the record page links each provider's site, the provider list
+    // says which is down.
+    assert_eq!(
+        main_of(body(&get(&server, "/pdb:", BROWSER))),
+        format!(
+            "<h1>pdb:</h1>\n<table>\n<tr><th scope=\"row\">level</th><td>scheme</td></tr>\n\
+             <tr><th scope=\"row\">name</th><td>Protein Data Bank</td></tr>\n</table>\n\
+             <h2>Providers</h2>\n<ul>\n\
+             <li>one: <a href=\"http://{0}/\">http://{0}/structure/$id</a>, primary</li>\n\
+             <li>two: <a href=\"http://{1}/\">http://{1}/entry/{{$id}}</a></li>\n</ul>\n",
+            one_addr, two_addr
+        )
+    );
+    assert_eq!(
+        main_of(body(&get(&server, "/*/pdb:2gc4", BROWSER))),
+        format!(
+            "<h1>pdb:2gc4</h1>\n<p>Its target at every provider of <a href=\"/pdb:\">pdb:</a>, \
+             in failover order.</p>\n<h2>Providers</h2>\n<ul>\n\
+             <li>one: <a href=\"http://{0}/structure/2gc4\">http://{0}/structure/2gc4</a> — \
+             <span class=\"bad\">down</span>, primary</li>\n\
+             <li>two: <a href=\"http://{1}/entry/2gc4\">http://{1}/entry/2gc4</a> — up</li>\n</ul>\n",
+            one_addr, two_addr
+        )
     );
     one.restart();
     wait_for("after the primary came back", &primary, || {

@@ -99,7 +99,23 @@ impl Follower {
         cache_bytes: usize,
         thread_cache: ThreadCache,
     ) -> Arc<Follower> {
-        let f = Arc::new(Follower {
+        let f = Follower::unopened(dbdir, secondary_dir, cache_bytes, thread_cache);
+        // logged: the store's absence is not an error here
+        let _ = f.open_once();
+        f
+    }
+
+    /// [`Follower::with_thread_cache`] without opening the store yet: the first
+    /// [`Follower::open_once`] does (the web server modules' first lookup, under its
+    /// deadline, so that a store stalling while a server starts its workers does not
+    /// keep them from starting).
+    pub fn unopened(
+        dbdir: &Path,
+        secondary_dir: Option<&Path>,
+        cache_bytes: usize,
+        thread_cache: ThreadCache,
+    ) -> Arc<Follower> {
+        Arc::new(Follower {
             dbdir: dbdir.to_path_buf(),
             dirs: SecondaryDirs::new(secondary_dir),
             cache_bytes,
@@ -109,17 +125,32 @@ impl Follower {
             reopening: Mutex::new(()),
             stopping: AtomicBool::new(false),
             stats: Stats::new(),
-        });
-        match f.reopen() {
-            Ok(()) => log::info!("serving minter {}", dbdir.display()),
+        })
+    }
+
+    /// Open the store unless a view is current, after any open under way (which this
+    /// waits for, instead of opening a second time); the outcome is logged.
+    pub fn open_once(&self) -> Result<(), StoreError> {
+        let _one_at_a_time = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
+        if self.current.load().is_some() {
+            return Ok(());
+        }
+        let opened = self.open_locked();
+        match &opened {
+            Ok(()) => log::info!("serving minter {}", self.dbdir.display()),
             Err(e) => log::error!("{e}; answering errors until the store can be opened"),
         }
-        f
+        opened
     }
 
     /// Open the store anew and make it current (SIGHUP, replaced store, retry).
     pub fn reopen(&self) -> Result<(), StoreError> {
         let _one_at_a_time = self.reopening.lock().unwrap_or_else(|e| e.into_inner());
+        self.open_locked()
+    }
+
+    /// Open the store and make it current; the caller holds `reopening`.
+    fn open_locked(&self) -> Result<(), StoreError> {
         if self.stopping.load(Ordering::Acquire) {
             // `stop` has removed (or is removing) the secondary directories.
             return Err(StoreError::Stopping);

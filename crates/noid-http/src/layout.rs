@@ -1,0 +1,121 @@
+//! The frame every HTML page of `noidr --http` shares (the front page, identifier,
+//! withdrawn identifier, record and provider pages): a document in English with a
+//! phone's viewport, the one stylesheet, a header leading back to the front page, the
+//! page's `main`; and HTML escaping, written once here.
+//!
+//! The stylesheet is served at [`STYLE_PATH`], `/-/noid.css`: no identifier can take
+//! that path, since no URI scheme and no NAAN begins with `-` (a scheme starts with a
+//! letter, RFC 3986; a NAAN with a digit), and the shipped web-server configs forward
+//! only scheme-prefixed identifiers. Pages need no JavaScript.
+
+/// Where the stylesheet is served.
+pub const STYLE_PATH: &str = "/-/noid.css";
+
+/// The stylesheet.
+pub const STYLE: &str = include_str!("noid.css");
+
+/// The stylesheet's media type.
+pub const STYLE_TYPE: &str = "text/css; charset=utf-8";
+
+/// A page's start, up to and including `<main>`: the head titled `title`, the header.
+pub(crate) fn start(title: &str) -> String {
+    let mut s = String::with_capacity(2048);
+    s.push_str(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>",
+    );
+    escape(&mut s, title);
+    s.push_str(" — noid resolver</title><link rel=\"stylesheet\" href=\"");
+    s.push_str(STYLE_PATH);
+    s.push_str(
+        "\"></head>\n<body>\n<header><nav aria-label=\"resolver\"><a href=\"/\">noid resolver</a>\
+         <a href=\"/.well-known/ark\">/.well-known/ark</a></nav></header>\n<main>\n",
+    );
+    s
+}
+
+/// Ends a page begun by [`start`].
+pub(crate) fn end(s: &mut String) {
+    s.push_str("</main>\n</body></html>\n");
+}
+
+/// An `http(s)` URL as a link; anything else as text (no `javascript:` links).
+pub(crate) fn link_or_text(s: &mut String, v: &str) {
+    if is_web_url(v) {
+        link(s, v, v);
+    } else {
+        escape(s, v);
+    }
+}
+
+/// Whether `v` is an `http://` or `https://` URL, the only kind a page links to as
+/// given.
+pub(crate) fn is_web_url(v: &str) -> bool {
+    v.starts_with("https://") || v.starts_with("http://")
+}
+
+/// `<a href="HREF">TEXT</a>`, both escaped.
+pub(crate) fn link(s: &mut String, href: &str, text: &str) {
+    s.push_str("<a href=\"");
+    escape(s, href);
+    s.push_str("\">");
+    escape(s, text);
+    s.push_str("</a>");
+}
+
+/// `v` with HTML's special characters escaped, appended to `s`.
+pub(crate) fn escape(s: &mut String, v: &str) {
+    for c in v.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            '\'' => s.push_str("&#39;"),
+            c => s.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame() {
+        let mut s = start("a<b");
+        s.push_str("<h1>x</h1>\n");
+        end(&mut s);
+        assert_eq!(
+            s,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <title>a&lt;b — noid resolver</title><link rel=\"stylesheet\" href=\"/-/noid.css\">\
+             </head>\n<body>\n<header><nav aria-label=\"resolver\"><a href=\"/\">noid resolver</a>\
+             <a href=\"/.well-known/ark\">/.well-known/ark</a></nav></header>\n<main>\n\
+             <h1>x</h1>\n</main>\n</body></html>\n"
+        );
+    }
+
+    #[test]
+    fn links_only_to_the_web() {
+        let mut s = String::new();
+        link_or_text(&mut s, "https://e.org/?a=1&b=\"2\"");
+        s.push(' ');
+        link_or_text(&mut s, "javascript:alert(1)");
+        assert_eq!(
+            s,
+            "<a href=\"https://e.org/?a=1&amp;b=&quot;2&quot;\">https://e.org/?a=1&amp;b=&quot;2&quot;</a> \
+             javascript:alert(1)"
+        );
+    }
+
+    #[test]
+    fn the_stylesheet_path_is_no_identifier() {
+        assert_eq!(
+            crate::route::split(STYLE_PATH),
+            Some((crate::route::Route::Style, ""))
+        );
+        assert!(STYLE.contains("body {"));
+    }
+}
