@@ -22,6 +22,11 @@
 # follower's --verify) at N bindings and a little more.
 #
 #   scripts/bench-pg.sh [--ids N] [--runs R] [--mint M] [--requests Q] [--no-instructions] [--write]
+#   scripts/bench-pg.sh --verify-only [--ids N] [--runs R]
+#
+# --verify-only loads the N bindings, makes a follower's copy and times R checksum
+# comparisons of it with the minter (a follower's --verify; the median and every run
+# printed), nothing else: the figure docs/SCALING.md gives at 1M and 10M bindings.
 #
 # Defaults: N 1000000, R 3, M 100000, Q 100000 (hits per resolver run). --write replaces
 # the results section of docs/SCALING.md. A real PostgreSQL server (Debian's, installed
@@ -38,6 +43,7 @@ MINT=100000
 REQS=100000
 INSTR=1
 WRITE=0
+VERIFY_ONLY=0
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
@@ -46,7 +52,8 @@ while [ $# -gt 0 ]; do
     --requests) REQS=$2; shift 2 ;;
     --no-instructions) INSTR=0; shift ;;
     --write) WRITE=1; shift ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    --verify-only) VERIFY_ONLY=1; shift ;;
+    *) sed -n '2,32p' "$0"; exit 2 ;;
     esac
 done
 . scripts/env.sh
@@ -109,6 +116,21 @@ PG_KEYS=$(sql "SELECT pg_total_relation_size('noid_keys')")
 PG_LOG=$(sql "SELECT pg_total_relation_size('noid_log')")
 N_KEYS=$(sql "SELECT count(*) FROM noid_keys")
 N_LOG=$(sql "SELECT count(*) FROM noid_log")
+
+# --- --verify-only: the checksum comparison's cost at N bindings --------------------------
+if [ "$VERIFY_ONLY" = 1 ]; then
+    read -r _ secs keys < <("$BENCH_PG" bootstrap "$URL" bind "$W/copy")
+    log "bootstrap of $IDS bindings ($keys keys in the copy) in $secs s"
+    V=""
+    for r in $(seq 1 "$RUNS"); do
+        read -r _ secs _ < <("$BENCH_PG" verify "$URL" bind "$W/copy")
+        log "checksum comparison $r: $secs s"
+        V="$V $secs"
+    done
+    MED=$(echo "$V" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    echo "checksum comparison of $IDS bindings ($N_KEYS keys in PostgreSQL): median $MED s of$V s; loaded in $LOAD_PG s; load average $(cut -d' ' -f1-3 /proc/loadavg) (at the start $LOAD_START); PostgreSQL $PGVERSION; \`scripts/bench-pg.sh --verify-only --ids $IDS --runs $RUNS\`"
+    exit 0
+fi
 
 # --- (c) bootstrap vs the embedded bulk load, interleaved ------------------------------
 for r in $(seq 1 "$RUNS"); do
@@ -222,7 +244,7 @@ GiB() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.0f B (%.1f GiB per 50M, %.0f 
 TABLE=$(
     echo "| figure | measured | reference (same run) | ratio: median of $RUNS pair ratios | command |"
     echo "|---|---:|---:|---:|---|"
-    row "(a) mint $MINT, PostgreSQL vs embedded" "ids/s" mint-pg mint-embedded 0.2 "\`noid mint $MINT\` (f5.reedeedk, long)"
+    row "(a) mint $MINT, PostgreSQL vs embedded" "ids/s" mint-pg mint-embedded 0.5 "\`noid mint $MINT\` (f5.reedeedk, long)"
     row "(b) follower's resolver vs embedded, hits pipelined" "answers/s" follower-piped embedded-piped 0.9 "\`noidr --follow URL --minter bind --cache DIR\` vs \`noidr -f DIR\`"
     row "(b) the same, one request at a time" "answers/s" follower-one embedded-one 0.9 "bench-noidr.sh's method"
     row "(c) bootstrap of $IDS bindings vs \`noid -\` loading them" "bindings/s" bootstrap embedded-load "" "\`Replica::sync\` on a new copy (as noidr --follow)"

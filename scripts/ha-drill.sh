@@ -27,10 +27,26 @@
 # added to the machine's own namespace). A partition is a veth link set down.
 #
 #   scripts/ha-drill.sh [--drills N] [--faults kill9,stop,partition,writer|cut] [--async]
-#                       [--writers K] [--bin DIR] [--keep] [--primary-start-timeout SECS]
+#                       [--writers K] [--api-clients C] [--bin DIR] [--keep]
+#                       [--primary-start-timeout SECS] [--trace] [--stock-patroni]
+#
+# Load: each of the K writer "hosts" (a directory with its copy of NOID/backend) runs a
+# loop of `noid mint 4` then `noid -` binding those ids, and also a `noid serve` on the
+# same minter (its binder and minter directories hold the same backend file) with C
+# API clients (1 by default; 0: none) that mint 2 ids at a time over HTTP and bind
+# each with a single command. Every acknowledged id (`id: …` printed by noid, `s: …`
+# answered by the API) goes to acked-ids as `TIME SOURCE ID` (SOURCE wK, aK.J or probe);
+# every acknowledged binding (noid - exit 0, or `egg-status: 0`) to acked-binds as
+# `TIME ID URL`. The checker reads both, whatever wrote them.
 #
 # --primary-start-timeout is Patroni's (300 by default; 0 fails over at once when the
-# primary's postgres crashes instead of recovering it in place).
+# primary's postgres crashes instead of recovering it in place). --trace logs Patroni
+# at INFO and samples every node twice a second into the run's `trace` file (recovery
+# or not, synchronous_standby_names, synchronous_commit, fsync, timeline and WAL
+# position, its standbys, the minter's change number); keep it with --keep.
+# Patroni runs through scripts/ha-patroni.py, which closes a race of Patroni 3.0.2
+# that loses acknowledged writes after a partition; --stock-patroni runs it as Debian
+# ships it (docs/SCALING.md, "The drills").
 #
 # Needs root (namespaces; PostgreSQL and Patroni run as the postgres user), Debian's
 # patroni, etcd-server and postgresql (scripts/setup.sh). Exit status 0 when every
@@ -43,22 +59,31 @@ DRILLS=20
 FAULTS=kill9,stop,partition,writer
 ASYNC=0
 WRITERS=3
+API_CLIENTS=1
 BIN=""
 KEEP=0
 START_TIMEOUT=300
+TRACE=0
+STOCK=0
 while [ $# -gt 0 ]; do
     case $1 in
     --drills) DRILLS=$2; shift 2 ;;
     --faults) FAULTS=$2; shift 2 ;;
     --async) ASYNC=1; shift ;;
     --writers) WRITERS=$2; shift 2 ;;
+    --api-clients) API_CLIENTS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
-    *) sed -n '2,38p' "$0"; exit 2 ;;
+    --trace) TRACE=1; shift ;;
+    --stock-patroni) STOCK=1; shift ;;
+    *) sed -n '2,56p' "$0"; exit 2 ;;
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
+# The namespaces' addresses are fixed: one run at a time on a machine.
+exec 9>/run/lock/noid-ha-drill.lock # closed (9>&-) for the daemons started below
+flock 9
 if [ -z "$BIN" ]; then
     cd "$REPO"
     . scripts/env.sh
@@ -93,11 +118,12 @@ PG_EXEC=(setpriv --reuid=postgres --regid=postgres --init-groups)
 descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
 PIDS=()
 WPIDS=()
+APIDS=()
 FPIDS=()
 cleanup() {
     set +e
     touch "$W/stop"
-    for pid in "${WPIDS[@]}" "${FPIDS[@]}"; do kill "$pid" $(descendants "$pid") 2>/dev/null; done
+    for pid in "${WPIDS[@]}" "${APIDS[@]}" "${FPIDS[@]}"; do kill "$pid" $(descendants "$pid") 2>/dev/null; done
     # Patroni stops its own postgres on SIGTERM; what is left after that is killed.
     local n pid t
     for n in "${NODES[@]}"; do
@@ -120,7 +146,7 @@ cleanup() {
     done
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
     sleep 1
-    for pid in "${PIDS[@]}" "${WPIDS[@]}" "${FPIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    for pid in "${PIDS[@]}" "${WPIDS[@]}" "${APIDS[@]}" "${FPIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
     for ns in sw e c "${NODES[@]}"; do ip netns del "$P-$ns" 2>/dev/null; done
     if [ "$KEEP" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
 }
@@ -149,7 +175,7 @@ E=http://$(ip_of e):2379
 ip netns exec "$P-e" "${PG_EXEC[@]}" etcd --name e --data-dir "$W/etcd/data" \
     --listen-client-urls "$E" --advertise-client-urls "$E" \
     --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-    --initial-cluster e=http://127.0.0.1:2380 >"$W/etcd.log" 2>&1 &
+    --initial-cluster e=http://127.0.0.1:2380 >"$W/etcd.log" 2>&1 9>&- &
 PIDS+=($!)
 
 if [ "$ASYNC" = 1 ]; then
@@ -167,7 +193,7 @@ patroni_config() { # NODE
 scope: noidha
 name: $n
 log:
-  level: WARNING
+  level: $([ "$TRACE" = 1 ] && echo INFO || echo WARNING)
 restapi:
   listen: $a:8008
   connect_address: $a:8008
@@ -209,9 +235,14 @@ postgresql:
     - host replication all $NET.0/24 trust
 EOF
 }
+# Patroni through scripts/ha-patroni.py, which closes the race of two demotes that loses
+# acknowledged writes (docs/SCALING.md, "The drills"); --stock-patroni runs Debian's as is.
+install -m 755 "$REPO/scripts/ha-patroni.py" "$W/ha-patroni.py"
+PATRONI=("$W/ha-patroni.py")
+[ "$STOCK" = 1 ] && PATRONI=(patroni)
 start_patroni() { # NODE
     local n=$1
-    ip netns exec "$P-$n" "${PG_EXEC[@]}" patroni "$W/$n.yml" >>"$W/$n.log" 2>&1 &
+    ip netns exec "$P-$n" "${PG_EXEC[@]}" "${PATRONI[@]}" "$W/$n.yml" >>"$W/$n.log" 2>&1 9>&- &
     echo $! >"$W/$n.patroni.pid"
 }
 for n in "${NODES[@]}"; do
@@ -228,8 +259,16 @@ primary() { # the node whose Patroni says it is the leader and running read-writ
     done
     return 1
 }
-healthy() { # a leader and two streaming standbys (one of them synchronous unless --async)
-    local j
+psql_on() { # NODE SQL
+    PGCONNECT_TIMEOUT=2 in_ns c psql -qAtX "postgres://postgres@$(ip_of "$1"):5432/postgres" -c "$2"
+}
+# A leader, its two standbys streaming from it (one of them synchronous unless --async),
+# and every member on the leader's timeline. Patroni's own view (a member "running")
+# is not enough: a standby counts as running while Patroni still rewinds or clones
+# it, and a fault injected then is a second fault on a cluster that has not recovered
+# from the first (under strict synchronous mode, no standby may take over then).
+healthy() {
+    local j p
     j=$(rest n1 cluster || rest n2 cluster || rest n3 cluster) || return 1
     python3 -c '
 import json, sys
@@ -237,7 +276,12 @@ c = json.loads(sys.argv[1]); m = c.get("members", [])
 lead = [x for x in m if x.get("role") == "leader" and x.get("state") == "running"]
 stby = [x for x in m if x.get("role") in ("replica", "sync_standby") and x.get("state") in ("streaming", "running")]
 sync = [x for x in m if x.get("role") == "sync_standby"]
-sys.exit(0 if len(lead) == 1 and len(stby) == 2 and (sys.argv[2] == "1" or sync) else 1)' "$j" "$ASYNC"
+same = len({x.get("timeline") for x in m}) == 1
+sys.exit(0 if len(lead) == 1 and len(stby) == 2 and same and (sys.argv[2] == "1" or sync) else 1)' "$j" "$ASYNC" || return 1
+    p=$(primary) || return 1
+    [ "$(psql_on "$p" "SELECT count(*) FILTER (WHERE state = 'streaming') || ' ' ||
+        count(*) FILTER (WHERE sync_state = 'sync') FROM pg_stat_replication
+        WHERE application_name IN ('n1', 'n2', 'n3')" 2>/dev/null)" = "2 $((1 - ASYNC))" ]
 }
 wait_for() { # SECONDS WHAT CMD...
     local bound=$1 what=$2 t
@@ -256,35 +300,68 @@ log "cluster up: primary $(primary)"
 
 # --- the minter, the writers' directories, the followers -------------------------------------
 URL="postgres://postgres@$(ip_of n1):5432,$(ip_of n2):5432,$(ip_of n3):5432/postgres?target_session_attrs=read-write&connect_timeout=3"
+# The API names a minter by SCHEME/NAAN/SHOULDER: ark/13030/f5 for this template.
+SHOULDER=ark/13030/f5
 in_ns c "$NOID" -f "$W/w1" dbcreate --backend "$URL" --minter ha f5.reedeedk long 13030 example.org ha >/dev/null
 for k in $(seq 2 "$WRITERS") probe; do
     mkdir -p "$W/w$k/NOID" && cp "$W/w1/NOID/backend" "$W/w$k/NOID/backend"
 done
-psql_primary() { in_ns c psql -qAtX "postgres://postgres@$(ip_of "$(primary)"):5432/postgres" -c "$1"; }
+psql_primary() { psql_on "$(primary)" "$1"; }
 counter() { psql_primary "SELECT convert_from(k.value, 'UTF8') FROM noid_keys k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'ha' AND k.key = ':/oacounter'::bytea"; }
 head_seq() { psql_primary "SELECT log_seq FROM noid_minters WHERE name = 'ha'"; }
 
 for f in 1 2; do
     ip netns exec "$P-c" "$NOIDR" --follow "$URL" --minter ha --cache "$W/f$f" --http "$(ip_of c):818$f" \
-        >"$W/f$f.out" 2>"$W/f$f.log" &
+        >"$W/f$f.out" 2>"$W/f$f.log" 9>&- &
     FPIDS+=($!)
 done
 metric() { # FOLLOWER NAME
     in_ns c curl -s -m 2 "http://$(ip_of c):818$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n { print $2 }'
 }
 
+# --- with --trace, each node's state twice a second (evidence for a failed drill) ------------
+NODE_STATE="SELECT pg_is_in_recovery(), current_setting('synchronous_standby_names'),
+  current_setting('synchronous_commit'), current_setting('fsync'),
+  CASE WHEN pg_is_in_recovery()
+    THEN (SELECT received_tli || ' ' || flushed_lsn FROM pg_stat_wal_receiver) || ' replay ' || pg_last_wal_replay_lsn()
+    ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)::int || ' ' || pg_current_wal_lsn() END,
+  (SELECT string_agg(application_name || ':' || sync_state || ':' || flush_lsn, ',') FROM pg_stat_replication),
+  (SELECT log_seq FROM noid_minters WHERE name = 'ha')"
+tracer() {
+    local n j
+    while [ ! -e "$W/stop" ]; do
+        for n in "${NODES[@]}"; do
+            echo "$(now) $n $(PGCONNECT_TIMEOUT=1 in_ns c psql -qAtX -F' | ' \
+                "postgres://postgres@$(ip_of "$n"):5432/postgres" -c "$NODE_STATE" 2>&1 | tr '\n' ' ')"
+        done
+        j=$(rest n1 cluster || rest n2 cluster || rest n3 cluster)
+        echo "$(now) cluster $(python3 -c '
+import json, sys
+for m in json.loads(sys.argv[1]).get("members", []):
+    print("%s:%s:%s:tl%s:lag%s" % (m["name"], m["role"], m["state"], m.get("timeline"), m.get("lag")), end=" ")
+' "$j" 2>/dev/null)"
+        sleep 0.5
+    done >>"$W/trace"
+}
+if [ "$TRACE" = 1 ]; then
+    tracer &
+    PIDS+=($!)
+fi
+
 # --- load: each writer mints 4 ids, then binds them in one `noid -` bulk run -----------------
 writer() { # K
     local k=$1 n=0 out ids id
     while [ ! -e "$W/stop" ]; do
         n=$((n + 1))
-        out=$(in_ns c "$NOID" -f "$W/w$k" mint 4 2>>"$W/w$k.err") || true
+        out=$(in_ns c "$NOID" -f "$W/w$k" mint 4 2>"$W/w$k.last") || echo "$(now) mint: $(cat "$W/w$k.last")" >>"$W/w$k.err"
         ids=$(printf '%s\n' "$out" | sed -n 's/^id: //p')
         for id in $ids; do echo "$(now) w$k $id" >>"$W/acked-ids"; done
         [ -n "$ids" ] || { sleep 0.2; continue; }
         if for id in $ids; do echo "bind set $id _t https://example.org/w$k/$n/$id"; done |
-            in_ns c "$NOID" -f "$W/w$k" - >/dev/null 2>>"$W/w$k.err"; then
+            in_ns c "$NOID" -f "$W/w$k" - >/dev/null 2>"$W/w$k.last"; then
             for id in $ids; do echo "$(now) $id https://example.org/w$k/$n/$id" >>"$W/acked-binds"; done
+        else
+            echo "$(now) bind: $(cat "$W/w$k.last")" >>"$W/w$k.err"
         fi
     done
 }
@@ -294,6 +371,47 @@ for k in $(seq 1 "$WRITERS"); do
     writer "$k" &
     WPIDS+=($!)
 done
+
+# --- load through the API: `noid serve` on each writer host, on the same minter ----------
+api_port() { echo $((8090 + $1)); }
+api_serve() { # K: its binder and minter directories name the minter the writers use
+    local k=$1 d=$W/a$1
+    mkdir -p "$d/binder/NOID" "$d/minters/$SHOULDER/NOID"
+    cp "$W/w1/NOID/backend" "$d/binder/NOID/backend"
+    cp "$W/w1/NOID/backend" "$d/minters/$SHOULDER/NOID/backend"
+    printf '[populator.drill]\nopen = true\nbinder = "%s"\nminters = "%s"\n' \
+        "$d/binder" "$d/minters" >"$d/api.toml"
+    ip netns exec "$P-c" "$NOID" serve --http "$(ip_of c):$(api_port "$k")" --config "$d/api.toml" \
+        >>"$d/serve.log" 2>&1 &
+    PIDS+=($!)
+}
+api_client() { # K J: mint 2 through the API, then bind each with a single command
+    local k=$1 j=$2 n=0 out ids id url api
+    api=http://$(ip_of c):$(api_port "$k")/a/drill
+    while [ ! -e "$W/stop" ]; do
+        n=$((n + 1))
+        out=$(in_ns c curl -s -m 20 "$api/m/$SHOULDER?mint%202" 2>/dev/null) || true
+        ids=$(printf '%s\n' "$out" | sed -n 's/^s: //p')
+        for id in $ids; do echo "$(now) a$k.$j $id" >>"$W/acked-ids"; done
+        [ -n "$ids" ] || { sleep 0.2; continue; }
+        for id in $ids; do
+            url=https://example.org/a$k.$j/$n/$id
+            out=$(in_ns c curl -s -m 20 "$api/b?$id.set%20_t%20$url" 2>/dev/null) || true
+            [ "$(printf '%s\n' "$out" | tail -1)" = "egg-status: 0" ] &&
+                echo "$(now) $id $url" >>"$W/acked-binds"
+        done
+    done
+}
+if [ "$API_CLIENTS" -gt 0 ]; then
+    for k in $(seq 1 "$WRITERS"); do api_serve "$k"; done
+    for k in $(seq 1 "$WRITERS"); do
+        wait_for 30 "noid serve $k" in_ns c curl -s -m 2 -o /dev/null "http://$(ip_of c):$(api_port "$k")/" || exit 2
+        for j in $(seq 1 "$API_CLIENTS"); do
+            api_client "$k" "$j" &
+            APIDS+=($!)
+        done
+    done
+fi
 
 # A write (mint 1 from the probe directory) that succeeds: its id is acknowledged too.
 probe_write() {
@@ -358,7 +476,7 @@ done
 
 # --- stop the load, let the followers converge, check --------------------------------------------
 touch "$W/stop"
-for pid in "${WPIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+for pid in "${WPIDS[@]}" "${APIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
 HEAD=$(head_seq)
 t=$(now)
 converged() { [ "$(metric 1 noidr_follow_applied_seq)" = "$HEAD" ] && [ "$(metric 2 noidr_follow_applied_seq)" = "$HEAD" ]; }
@@ -378,6 +496,8 @@ for f in 1 2; do
     cmp -s "$W/pg.export" "$W/f$f.export" || BROKEN="$BROKEN follower-$f-differs"
 done
 IDS=$(wc -l <"$W/acked-ids")
+API_IDS=$(awk '$2 ~ /^a/' "$W/acked-ids" | wc -l)
+API_BINDS=$(grep -c '^[^ ]* [^ ]* https://example.org/a' "$W/acked-binds" || true)
 DUPS=$(awk '{ print $3 }' "$W/acked-ids" | sort | uniq -d | wc -l)
 [ "$DUPS" = 0 ] || BROKEN="$BROKEN duplicate-ids($DUPS)"
 BINDS=$(wc -l <"$W/acked-binds")
@@ -390,7 +510,7 @@ CHECK=$(in_ns c "$NOID" -f "$W/w1" check 2>&1) || BROKEN="$BROKEN noid-check"
 # --- report ---------------------------------------------------------------------------------------
 stats() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f / %.1f", v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 MODE=$([ "$ASYNC" = 1 ] && echo "asynchronous (broken on purpose)" || echo "synchronous_mode strict")
-echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); Patroni $(patroni --version | cut -d' ' -f2), etcd $(etcd --version | head -1 | awk '{ print $3 }'), PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }'), $MODE, TTL $TTL s; \`scripts/ha-drill.sh --drills $DRILLS --faults $FAULTS$([ "$ASYNC" = 1 ] && echo " --async")\`."
+echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); Patroni $(patroni --version | cut -d' ' -f2), etcd $(etcd --version | head -1 | awk '{ print $3 }'), PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }'), $MODE, TTL $TTL s, $([ "$STOCK" = 1 ] && echo "Debian's Patroni as is" || echo "Patroni through scripts/ha-patroni.py"); \`scripts/ha-drill.sh --drills $DRILLS --faults $FAULTS$([ "$ASYNC" = 1 ] && echo " --async")$([ "$STOCK" = 1 ] && echo " --stock-patroni")\`."
 echo
 echo "| fault | drills | write unavailability, s (median / max) | follower lag before the fault, s (max) |"
 echo "|---|---:|---:|---:|"
@@ -406,6 +526,7 @@ echo "|---|---|"
 echo "| ids printed (writers and probe) | $IDS |"
 echo "| ids printed twice | $DUPS |"
 echo "| bindings acknowledged | $BINDS |"
+echo "| of these through \`noid serve\` ($WRITERS services, $API_CLIENTS clients each): ids printed, bindings acknowledged | $API_IDS, $API_BINDS |"
 echo "| acknowledged bindings missing from the primary | $LOST |"
 echo "| followers' exports equal the minter's | $(echo "$BROKEN" | grep -q differs && echo no || echo yes) |"
 echo "| followers at the head (change $HEAD) after the load stopped | $CONVERGE s (bound $FOLLOW_BOUND s) |"

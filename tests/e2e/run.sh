@@ -676,6 +676,21 @@ if grep -q $'^[0-9]*\t127.0.0.1\tsam\tsam\t:hx nginx-api.set af 1\t.*\thttp^3a//
 else
     bad "api: write log lacks the nginx write with Acting-For: $(tr '\n' '|' <"$API/binders/sam/write.log")"
 fi
+# The populator console behind nginx-conf/noid-api.conf over TLS: nginx says
+# X-Forwarded-Proto: https from a [front] address, so the session cookie is Secure;
+# straight to noid serve over plain HTTP it is not.
+cookie=$(curl -sk -m 20 -D - -o /dev/null "https://127.0.0.1:$NA/console/login" | tr -d '\r' | grep -i '^set-cookie:')
+if [[ "$cookie" =~ ^[Ss]et-[Cc]ookie:\ noid_console_login=[0-9a-f]{64}\;\ Path=/console/\;\ HttpOnly\;\ SameSite=Strict\;\ Secure$ ]]; then
+    ok "console behind nginx (TLS): Secure, HttpOnly, SameSite=Strict cookie"
+else
+    bad "console behind nginx: cookie: $cookie"
+fi
+cookie=$(curl -s -m 20 -D - -o /dev/null "http://127.0.0.1:$HA/console/login" | tr -d '\r' | grep -i '^set-cookie:')
+if [[ "$cookie" == *"; HttpOnly; SameSite=Strict" ]]; then
+    ok "console over plain HTTP: cookie not Secure"
+else
+    bad "console over plain HTTP: cookie: $cookie"
+fi
 "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
 "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
 

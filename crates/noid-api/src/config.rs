@@ -16,6 +16,11 @@
 //! write = true                       # false: reads only
 //! allow = ["127.0.0.1", "10.0.0.0/8"]
 //! log = "/var/log/noid/sam.log"      # default: BINDER/write.log
+//!
+//! [console]                          # the populator console at /console/
+//! enabled = true                     # the default
+//! session_idle = 1800                # seconds; the default
+//! secure_cookies = false             # true: Secure cookies even without a TLS front
 //! ```
 
 use std::collections::BTreeMap;
@@ -37,6 +42,38 @@ pub struct Config {
     /// How long a write waits for the store lock held by another process, in seconds.
     #[serde(default = "default_lock_timeout")]
     pub lock_timeout: u64,
+    /// The populator console at `/console/`.
+    #[serde(default)]
+    pub console: ConsoleConfig,
+}
+
+/// `[console]`: the populator console (`crate::console`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsoleConfig {
+    /// Whether `/console/` is served (default true).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Seconds without a request after which a session ends (default 1800).
+    #[serde(default = "default_session_idle")]
+    pub session_idle: u64,
+    /// Cookies are `Secure` even when no front server says the browser uses TLS.
+    #[serde(default)]
+    pub secure_cookies: bool,
+}
+
+impl Default for ConsoleConfig {
+    fn default() -> Self {
+        ConsoleConfig {
+            enabled: true,
+            session_idle: default_session_idle(),
+            secure_cookies: false,
+        }
+    }
+}
+
+fn default_session_idle() -> u64 {
+    1800
 }
 
 /// A front server that authenticates users itself and passes the login on.

@@ -58,7 +58,17 @@ pub struct Running {
 struct Bulk {
     lines: Lines<Box<dyn std::io::BufRead + Send>>,
     progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
+    tally: Option<std::sync::Arc<crate::store::Tally>>,
     p: Progress,
+}
+
+impl Bulk {
+    /// The run stops before its body's end: its tally says why.
+    fn stop(&self, why: &str) {
+        if let Some(t) = &self.tally {
+            t.stop(why);
+        }
+    }
 }
 
 impl<'a> Group<'a> {
@@ -108,6 +118,9 @@ impl<'a> Group<'a> {
             Ok(readers_in) => {
                 p.committed = p.run;
                 p.committed_line = p.line;
+                if let Some(t) = &bulk.tally {
+                    t.settled(p.run, None);
+                }
                 answer
                     .body
                     .extend(committed_line(p.run, p.line).into_bytes());
@@ -126,6 +139,9 @@ impl<'a> Group<'a> {
                 }
             }
             Err(e) => {
+                if let Some(t) = &bulk.tally {
+                    t.settled(p.run, Some(&e));
+                }
                 answer.body.truncate(p.held);
                 answer.body.extend(not_committed(&e, p).bytes());
                 answer.failed = true;
@@ -151,7 +167,6 @@ impl<'a> Group<'a> {
     fn answer_all(&mut self, result: Result<bool, Failed>) {
         for (i, run) in std::mem::take(&mut self.done).into_iter().enumerate() {
             let mut answer = run.answer;
-            let progress = run.bulk.map(|b| b.p);
             let result = if i < self.committed {
                 Ok(true)
             } else {
@@ -165,6 +180,13 @@ impl<'a> Group<'a> {
             if let Err(e) = &result {
                 metrics.failed(&run.job.who.populator, e.stage());
             }
+            if let Some(Bulk {
+                tally: Some(t), p, ..
+            }) = &run.bulk
+            {
+                t.settled(p.run, result.as_ref().err());
+            }
+            let progress = run.bulk.map(|b| b.p);
             match (result, progress) {
                 (Ok(_), Some(p)) => answer
                     .body
@@ -252,9 +274,14 @@ impl Running {
             now,
         };
         let bulk = match &mut job.work {
-            Work::Bulk { body, progress } => Some(Bulk {
+            Work::Bulk {
+                body,
+                progress,
+                tally,
+            } => Some(Bulk {
                 lines: Lines::new(std::mem::replace(body, Box::new(std::io::empty()))),
                 progress: progress.take(),
+                tally: tally.take(),
                 p: Progress::default(),
             }),
             _ => None,
@@ -344,13 +371,15 @@ impl Running {
         };
         let mut notes = std::mem::take(&mut minter.notes);
         notes.extend(error.iter().map(|e| format!("error: {e}")));
+        let count = ids.len() as u64;
         let answer = WorkResult {
             body: nog::render_minted(&ids, &notes, format),
             failed: error.is_some(),
             status: minter.exit_status.take(),
+            minted: ids,
             ..WorkResult::default()
         };
-        (answer, ids.len() as u64)
+        (answer, count)
     }
 
     /// Run a bulk request's next line; whether the request is finished (its body
@@ -370,6 +399,7 @@ impl Running {
             )
         };
         if worker.stopping() {
+            bulk.stop("the server is stopping");
             let text = stopped("the server is stopping".into(), &bulk.p);
             self.answer.body.extend(text.bytes());
             self.answer.failed = true;
@@ -383,6 +413,7 @@ impl Running {
                     || format!("reading the request body: {e}"),
                     |c| c.to_string(),
                 );
+                bulk.stop(&why);
                 self.answer.body.extend(stopped(why, &bulk.p).bytes());
                 self.answer.failed = true;
                 return true;
@@ -393,6 +424,9 @@ impl Running {
             .run(txn, minter, &self.agent, &line, Some(n), bulk.lines.input());
         bulk.p.run += 1;
         bulk.p.line = n;
+        if let Some(t) = &bulk.tally {
+            t.ran(n, o.error.as_ref().map(ToString::to_string));
+        }
         self.answer.body.extend(o.output);
         self.answer.failed |= o.error.is_some();
         if let Some(w) = o.write {

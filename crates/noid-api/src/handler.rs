@@ -56,6 +56,10 @@ pub struct Service {
     settings: store::Settings,
     /// Where the front server connects from (its `X-Forwarded-For` is believed).
     front_addresses: Vec<ipnet::IpNet>,
+    /// The console's uploads, running or done.
+    pub(crate) uploads: crate::upload::run::Uploads,
+    /// The populator console's sessions and settings.
+    pub(crate) console: crate::console::Console,
 }
 
 /// A request body, whole or as it arrives.
@@ -80,6 +84,7 @@ impl Service {
             metrics: Arc::new(crate::metrics::Metrics::new(populators.keys())),
         };
         Service {
+            console: crate::console::Console::new(&config.console),
             front_addresses: crate::config::front_addresses(&config).unwrap_or_default(),
             config,
             populators,
@@ -87,11 +92,12 @@ impl Service {
             failures: Failures::default(),
             stores: Mutex::new(HashMap::new()),
             settings,
+            uploads: Default::default(),
         }
     }
 
     /// The thread of directory `dir`, started on first use.
-    fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
+    pub(crate) fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
         let mut stores = self.stores.lock().expect("stores");
         stores
             .entry(dir.to_path_buf())
@@ -106,6 +112,9 @@ impl Service {
         let metrics = self.settings.metrics.clone();
         if req.uri().path() == "/metrics" {
             return metrics.reply(&req).into_response();
+        }
+        if self.console.enabled && crate::console::is_console(req.uri().path()) {
+            return crate::console::handle(self, req, peer).await;
         }
         let populator = route::parse(req.uri().path()).map(|r| r.populator().to_string());
         let response = self
@@ -213,7 +222,6 @@ impl Service {
             } => (dir, log, work, tool),
         };
         let store = self.store(&dir, log);
-        let metrics = self.settings.metrics.clone();
         if let Work::Bulk { progress, .. } = &mut work {
             let (tx, body) = crate::body::Streamed::channel();
             if let Some(n) = note {
@@ -221,7 +229,7 @@ impl Service {
             }
             *progress = Some(tx.clone());
             tokio::spawn(async move {
-                let answer = store.submit(work, who, read_only, &metrics).await;
+                let answer = store.submit(work, who, read_only).await;
                 let status = answer.status();
                 let mut b = answer.body;
                 b.extend(status_line(tool, status).bytes());
@@ -231,7 +239,7 @@ impl Service {
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }
-        let answer = store.submit(work, who, read_only, &metrics).await;
+        let answer = store.submit(work, who, read_only).await;
         Err(finish(answer, note, tool))
     }
 
@@ -260,8 +268,9 @@ impl Service {
         }
     }
 
-    /// The login acting, or the response that refuses the request.
-    async fn identify(
+    /// The login acting, or the response that refuses the request: a trusted front
+    /// server's login, or the request's Basic credentials ([`Service::verify`]).
+    pub(crate) async fn identify(
         self: Arc<Self>,
         req: &Request<Incoming>,
         peer: &Peer,
@@ -271,14 +280,9 @@ impl Service {
         if let Some(login) = self.front_user(req, peer) {
             return self.front_login(name, pop, login);
         }
-        let Some(file) = pop
-            .populator
-            .htpasswd
-            .clone()
-            .filter(|_| !pop.populator.open)
-        else {
+        if pop.populator.open || pop.populator.htpasswd.is_none() {
             return Ok(name.to_string());
-        };
+        }
         let cred = req
             .headers()
             .get(hyper::header::AUTHORIZATION)
@@ -286,6 +290,28 @@ impl Service {
             .and_then(auth::parse_basic);
         let Some(cred) = cred else {
             return Err(unauthorized(name));
+        };
+        self.verify(name, pop, cred, peer).await
+    }
+
+    /// The login of `cred` if it is one of populator `name`'s (the API's and the
+    /// console's one check of a password); otherwise the response that refuses it:
+    /// `403` for a login of another populator, `401` (and a failed attempt counted)
+    /// for anything else.
+    pub async fn verify(
+        self: Arc<Self>,
+        name: &str,
+        pop: &Checked,
+        cred: auth::Basic,
+        peer: &Peer,
+    ) -> Result<String, Reply> {
+        let Some(file) = pop
+            .populator
+            .htpasswd
+            .clone()
+            .filter(|_| !pop.populator.open)
+        else {
+            return Ok(name.to_string());
         };
         let this = self.clone();
         let c = cred.clone();
@@ -353,14 +379,7 @@ impl Service {
     /// secret), the last address of its `X-Forwarded-For` (the one it added).
     /// Allow-lists, failed-attempt limits and the write log all use this address.
     pub fn client(&self, req: &Request<Incoming>, peer: Peer) -> Peer {
-        if self.config.front.is_none() {
-            return peer;
-        }
-        let from_front = match peer.ip {
-            Some(ip) => self.front_addresses.iter().any(|n| n.contains(&ip)),
-            None => true,
-        } || self.front_secret(req);
-        if !from_front {
+        if !self.from_front(req, &peer) {
             return peer;
         }
         let forwarded = req
@@ -382,6 +401,26 @@ impl Service {
             }
             None => peer,
         }
+    }
+}
+
+impl Service {
+    /// Whether `req` comes from the configured front server (one of its `addresses`,
+    /// the unix socket, or its secret), whose forwarding headers are believed.
+    pub fn from_front(&self, req: &Request<Incoming>, peer: &Peer) -> bool {
+        if self.config.front.is_none() {
+            return false;
+        }
+        let from_address = match peer.ip {
+            Some(ip) => self.front_addresses.iter().any(|n| n.contains(&ip)),
+            None => true,
+        };
+        from_address || self.front_secret(req)
+    }
+
+    /// Whether `client` has failed to log in too often lately (`429` then).
+    pub fn blocked(&self, client: Option<IpAddr>) -> bool {
+        self.failures.blocked(client)
     }
 }
 
@@ -441,10 +480,12 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 (true, Input::Stream(body)) => Work::Bulk {
                     body,
                     progress: None,
+                    tally: None,
                 },
                 (true, Input::Whole(body)) => Work::Bulk {
                     body: Box::new(std::io::Cursor::new(body)),
                     progress: None,
+                    tally: None,
                 },
                 (false, Input::Whole(body)) => Work::Egg { line: query, body },
                 (false, Input::Stream(mut r)) => {
@@ -461,13 +502,12 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
         }
         Route::Minter { path, .. } => {
-            let Some(root) = &pop.populator.minters else {
+            if pop.populator.minters.is_none() {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));
-            };
-            let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
-            if !noid_store::Layout::new(&dir).has_minter() {
-                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
             }
+            let Some(dir) = minter_dir(pop, path) else {
+                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
+            };
             match nog::parse(&query, Format::Anvl) {
                 Ok((_, nog::NogCommand::Help)) => Plan::Answer(
                     WorkResult {
@@ -494,6 +534,17 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             }
         }
     }
+}
+
+/// The directory of populator `pop`'s minter `SCHEME/NAAN/SHOULDER`, if it has that
+/// minter (each step a safe name, so no path leaves its minters' directory).
+pub fn minter_dir(pop: &Checked, path: &[String; 3]) -> Option<PathBuf> {
+    let root = pop.populator.minters.as_ref()?;
+    if !path.iter().all(|s| crate::config::is_safe_name(s)) {
+        return None;
+    }
+    let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
+    noid_store::Layout::new(&dir).has_minter().then_some(dir)
 }
 
 fn help(name: &str, pop: &Checked) -> String {

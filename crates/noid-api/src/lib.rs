@@ -27,12 +27,15 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+pub mod console;
 mod group;
 pub mod handler;
 pub mod metrics;
+pub mod recent;
 pub mod reply;
 pub mod route;
 pub mod store;
+pub mod upload;
 
 use std::convert::Infallible;
 use std::future::Future;

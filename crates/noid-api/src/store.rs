@@ -18,7 +18,9 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use noid_egg::writelog::Record;
@@ -70,6 +72,9 @@ pub enum Work {
         /// Where each committed batch's output goes at once (a streamed response);
         /// without one it stays in the answer.
         progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
+        /// Where the run counts its commands as it goes, for a caller that shows
+        /// progress and each command's outcome (the console's upload).
+        tally: Option<std::sync::Arc<Tally>>,
     },
     /// Mint.
     Mint {
@@ -92,6 +97,49 @@ pub struct WorkResult {
     /// The status the answer's last line gives instead of 0 or 1: a minter's `stopN`
     /// that stopped or `wrapN` that wrapped (`nog`'s exit status).
     pub status: Option<u8>,
+    /// The identifiers a mint minted, in order.
+    pub minted: Vec<String>,
+}
+
+/// A bulk run's count of its commands as it goes, read by another thread while it
+/// runs (the console's progress page) and after it (the upload's per-row outcomes).
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Commands run so far.
+    pub run: AtomicUsize,
+    /// Commands committed so far (the first `committed` of `outcomes`).
+    pub committed: AtomicUsize,
+    /// Each command run: its input line, and its error if it failed.
+    pub outcomes: Mutex<Vec<(usize, Option<String>)>>,
+    /// Why the run stopped early or was not all committed or logged, if it was.
+    pub stopped: Mutex<Option<String>>,
+}
+
+impl Tally {
+    /// A command of input line `line` ran.
+    pub(crate) fn ran(&self, line: usize, error: Option<String>) {
+        self.outcomes.lock().expect("tally").push((line, error));
+        self.run.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A commit of the first `run` commands returned, with its failure if it failed
+    /// (a write log failure follows a commit that wrote).
+    pub(crate) fn settled(&self, run: usize, failed: Option<&Failed>) {
+        if !matches!(failed, Some(Failed::Commit(_))) {
+            self.committed.store(run, Ordering::Relaxed);
+        }
+        if let Some(e) = failed {
+            self.stop(&e.to_string());
+        }
+    }
+
+    /// The run stopped, or its writes were not all committed or logged: why.
+    pub(crate) fn stop(&self, why: &str) {
+        self.stopped
+            .lock()
+            .expect("tally")
+            .get_or_insert_with(|| why.to_string());
+    }
 }
 
 impl WorkResult {
@@ -144,6 +192,8 @@ pub(crate) struct Job {
 #[derive(Clone)]
 pub struct DirectoryWriter {
     tx: Sender<Job>,
+    /// Where the time each request's work took is counted.
+    metrics: std::sync::Arc<Metrics>,
 }
 
 /// How a directory's thread opens stores and stamps circulation records.
@@ -164,21 +214,16 @@ impl DirectoryWriter {
     pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
+        let metrics = settings.metrics.clone();
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings).run(rx))
             .expect("spawn store thread");
-        DirectoryWriter { tx }
+        DirectoryWriter { tx, metrics }
     }
 
     /// Queue `work` and wait for its answer.
-    pub async fn submit(
-        &self,
-        work: Work,
-        who: Who,
-        read_only: bool,
-        metrics: &Metrics,
-    ) -> WorkResult {
+    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
         let (kind, queued) = (Kind::of(&work), Instant::now());
         let (tx, rx) = oneshot::channel();
         let job = Job {
@@ -195,7 +240,7 @@ impl DirectoryWriter {
         let answer = rx
             .await
             .unwrap_or_else(|_| failure("the store's thread dropped the request"));
-        metrics.took(kind, queued.elapsed());
+        self.metrics.took(kind, queued.elapsed());
         answer
     }
 }

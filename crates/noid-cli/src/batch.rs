@@ -226,7 +226,7 @@ fn commit_writes(txn: &mut Txn<'_, dyn Store>, out: &mut Out) -> bool {
 /// A failed commit: none of the batch's output is shown, only why.
 fn nothing_written(e: &StoreError, out: &mut Out) {
     out.stdout.clear();
-    out.fail(format!("error: {e}; nothing was written\n"));
+    out.fail(format!("error: {e}; {}\n", e.after_failed_commit()));
 }
 
 /// How `mint` makes its batches durable and prints them, within a bulk run: an earlier

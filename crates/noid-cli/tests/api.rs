@@ -13,9 +13,9 @@ use crate::util::{noid_exe, Dir};
 /// A running `noid serve` with two populators: `sam` (binder + minters, password file
 /// with `sam`/`secret`), `ro` (read-only view of the same binder, login `viewer`),
 /// `other` (its own binder, login `olga`).
-struct Api {
+pub(crate) struct Api {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     root: tempfile::TempDir,
 }
 
@@ -49,11 +49,11 @@ fn dbcreate(dir: &Path, args: &[&str]) {
 }
 
 impl Api {
-    fn start() -> Api {
+    pub(crate) fn start() -> Api {
         Api::start_with("")
     }
 
-    fn start_with(extra: &str) -> Api {
+    pub(crate) fn start_with(extra: &str) -> Api {
         let root = tempfile::tempdir().unwrap();
         let r = root.path();
         dbcreate(&r.join("binders/sam"), &[]);
@@ -108,7 +108,7 @@ binder = "{r}/binders/other"
         Api { child, port, root }
     }
 
-    fn dir(&self, rel: &str) -> PathBuf {
+    pub(crate) fn dir(&self, rel: &str) -> PathBuf {
         self.root.path().join(rel)
     }
 

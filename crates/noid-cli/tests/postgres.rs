@@ -588,6 +588,82 @@ fn writers_killed_at_any_moment_never_print_an_id_twice_and_leave_the_minter_sou
     }
 }
 
+/// A commit whose COMMIT got no answer may have been written: a backend that wrote its
+/// commit record and is terminated while it waits for a synchronous standby answers
+/// nothing (PostgreSQL: "The transaction has already committed locally"). The writer
+/// prints nothing of it and says the outcome is unknown, not that nothing was written;
+/// the commit is there, and minting goes on after it (no id handed out twice).
+#[test]
+fn a_commit_cut_off_at_commit_is_reported_as_unknown_and_printed_never() {
+    let server = TestServer::start();
+    let (pg, url) = pg_minter(&server, "unknown", &[".sdd"]);
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    // A synchronous standby that never comes: every COMMIT waits for it.
+    let reconfigure = |admin: &mut postgres::Client, sql: &str| {
+        admin.batch_execute(sql).expect(sql);
+        admin
+            .batch_execute("SELECT pg_reload_conf()")
+            .expect("reload");
+    };
+    reconfigure(
+        &mut admin,
+        "ALTER SYSTEM SET synchronous_standby_names = 'absent'",
+    );
+    let child = Command::new(noid_exe())
+        .arg("-f")
+        .arg(pg.path())
+        .args(["mint", "1"])
+        .env_remove("NOID")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn noid");
+    let waiting = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'";
+    let mut pid: Option<i32> = None;
+    for _ in 0..600 {
+        pid = admin
+            .query_opt(waiting, &[])
+            .expect("pg_stat_activity")
+            .map(|r| r.get(0));
+        if pid.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = pid.expect("noid's COMMIT waits for the synchronous standby");
+    admin
+        .execute("SELECT pg_terminate_backend($1)", &[&pid])
+        .expect("terminate noid's backend");
+    let out = child.wait_with_output().expect("wait");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    let name = pg.path().file_name().unwrap().to_str().unwrap().to_string();
+    let want =
+        format!("error: PostgreSQL at {url} (minter {name}): the connection was lost at COMMIT: ");
+    assert!(stderr.starts_with(&want), "{stderr}");
+    assert!(
+        stderr.ends_with("; whether it was written is unknown; nothing of it was printed\n"),
+        "{stderr}"
+    );
+    reconfigure(&mut admin, "ALTER SYSTEM RESET synchronous_standby_names");
+    // It was written: the counter moved, and the next id is the second.
+    assert!(pg
+        .noid(&["dbinfo", "brief"])
+        .ok()
+        .contains("\n  :/oacounter: 1\n"));
+    assert_eq!(pg.mint(1), ["01"]);
+    let check = pg.noid(&["check"]);
+    assert!(
+        check.ok().ends_with("ok: no problems found\n"),
+        "{}",
+        check.stdout
+    );
+}
+
 #[test]
 fn an_embedded_minter_moves_to_postgres_by_export_and_import() {
     let server = TestServer::start();

@@ -11,6 +11,7 @@
 //! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
 //! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
 //! * [`header`]: stored text made safe for an HTTP header field (no injection).
+//! * [`html`]: HTML escaping for every page served (the public pages and the console).
 //! * [`anvl`]: ANVL elements as every noid writer writes them (egg replies, the HTTP
 //!   pages, the registry file), and their decoding.
 //! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
@@ -27,6 +28,7 @@ mod commit;
 pub mod deadline;
 pub mod exposition;
 pub mod header;
+pub mod html;
 pub mod ident;
 pub mod keys;
 pub mod lookup;

@@ -322,15 +322,52 @@ impl Session<'_> {
 /// operation (Perl Noid's verbs never hold a dot), or is `list`, `next` or `var`,
 /// which name no identifier and are no Perl Noid verbs.
 pub fn is_egg(words: &[String]) -> bool {
+    first_word(words).is_some_and(|w| {
+        matches!(w, "list" | "next" | "var")
+            || w.rsplit_once('.')
+                .is_some_and(|(_, op)| Op::parse(op).is_some())
+    })
+}
+
+/// The command word of a command's words: the first after any egg options (`-m`
+/// and `--format` with their argument) and modifiers.
+fn first_word(words: &[String]) -> Option<&str> {
     let mut words = words.iter();
     while let Some(w) = words.next() {
         if w == "-m" || w == "--format" {
             words.next();
         } else if !(w.starts_with('-') || w.starts_with(':')) || w.len() == 1 {
-            return matches!(w.as_str(), "list" | "next" | "var")
-                || w.rsplit_once('.')
-                    .is_some_and(|(_, op)| Op::parse(op).is_some());
+            return Some(w);
         }
     }
-    false
+    None
+}
+
+/// The identifier an egg command line names as written (the `ID` of `ID.OP` or
+/// `ID|ELEM.OP`, not hex-decoded), to show beside its outcome; `None` for a line that
+/// does not split or names none.
+pub fn named_id(line: &str) -> Option<String> {
+    let words = crate::token::split(line).ok()?;
+    let (id, _) = first_word(&words)?.rsplit_once('.')?;
+    let id = id.split_once('|').map_or(id, |(id, _)| id);
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_ids() {
+        assert_eq!(named_id("x.set a b").as_deref(), Some("x"));
+        assert_eq!(
+            named_id("-m json :hx ark:/1/a.b.set _t u").as_deref(),
+            Some("ark:/1/a.b")
+        );
+        assert_eq!(named_id("j|a.set @-").as_deref(), Some("j"));
+        assert_eq!(named_id("'a b'.get c").as_deref(), Some("a b"));
+        assert_eq!(named_id("list 3"), None);
+        assert_eq!(named_id("x.set 'a"), None);
+        assert_eq!(named_id(".set a b"), None);
+    }
 }

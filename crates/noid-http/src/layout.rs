@@ -63,18 +63,10 @@ pub(crate) fn link(s: &mut String, href: &str, text: &str) {
     s.push_str("</a>");
 }
 
-/// `v` with HTML's special characters escaped, appended to `s`.
+/// `v` with HTML's special characters escaped, appended to `s` (the one rule:
+/// [`noid_core::html`]).
 pub(crate) fn escape(s: &mut String, v: &str) {
-    for c in v.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&#39;"),
-            c => s.push(c),
-        }
-    }
+    noid_core::html::escape_into(s, v);
 }
 
 #[cfg(test)]

@@ -38,6 +38,11 @@ pub enum StoreError {
     /// Another engine holding the minter (a database server) failed; the text says
     /// which and why.
     Backend(String),
+    /// The connection to the database server was lost after COMMIT was sent and
+    /// before its answer came: the server may have made the commit durable or not.
+    /// Nothing of it is printed (an identifier it minted is then never handed out,
+    /// rather than maybe twice), and it is not retried as if it had failed.
+    CommitUnknown(String),
     /// The follower is stopping (the process exits) and opens nothing any more.
     Stopping,
     /// The followed minter's files changed under the open view (its `NOID/` removed,
@@ -65,12 +70,26 @@ impl fmt::Display for StoreError {
                 write!(f, "cannot open minter {}: {cause}", dbdir.display())
             }
             StoreError::Backend(why) => f.write_str(why),
+            StoreError::CommitUnknown(why) => f.write_str(why),
             StoreError::Stopping => f.write_str("the resolver is exiting"),
             StoreError::NotFollowed(dbdir) => write!(
                 f,
                 "minter {} was removed or replaced and is not followed (yet)",
                 dbdir.display()
             ),
+        }
+    }
+}
+
+impl StoreError {
+    /// What a failed commit left written, for the message that replaces the output
+    /// of its commands.
+    pub fn after_failed_commit(&self) -> &'static str {
+        match self {
+            StoreError::CommitUnknown(_) => {
+                "whether it was written is unknown; nothing of it was printed"
+            }
+            _ => "nothing was written",
         }
     }
 }

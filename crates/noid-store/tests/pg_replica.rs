@@ -559,6 +559,40 @@ fn a_database_with_the_old_row_per_key_log_is_refused_clearly() {
 }
 
 #[test]
+fn a_commit_of_more_keys_than_one_statement_takes_writes_them_all() {
+    // 12,000 keys that exist (so the COPY gives way to upserts: two statements of
+    // 5,000, the last 2,000 with the change-log row), a new one, a delete, the counter.
+    let server = TestServer::start();
+    let (loc, w) = minter(&server, "chunks");
+    let key = |i: usize| format!("99999/c{i:05}\t_t");
+    let mut first: Vec<Op> = (0..12_000).map(|i| put(&key(i), "old")).collect();
+    w.commit_all(&mut first).unwrap();
+    let mut ops: Vec<Op> = (0..12_000)
+        .map(|i| put(&key(i), &format!("new{i}")))
+        .collect();
+    ops.push(put(&key(12_000), "added"));
+    ops.push(Op::Delete(key(5).into_bytes()));
+    ops.push(put(":/oacounter", "7"));
+    w.commit_all(&mut ops).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    let mut r = Replica::new(&loc, &dir).unwrap();
+    assert_eq!(r.sync().unwrap(), Progress::Bootstrapped { seq: 2 });
+    let keys = copy_of(&dir);
+    let value = |i: usize| keys.get(key(i).as_bytes()).cloned();
+    for i in [0, 4_999, 5_000, 9_999, 10_000, 11_999] {
+        assert_eq!(value(i), Some(format!("new{i}").into_bytes()), "key {i}");
+    }
+    assert_eq!(value(5), None);
+    assert_eq!(value(12_000), Some(b"added".to_vec()));
+    assert_eq!(keys.get(&b":/oacounter"[..]), Some(&b"7".to_vec()));
+    // 11,999 + 1 identifiers' keys, the counter and the copy's applied number.
+    assert_eq!(keys.len(), 12_002);
+    let changed = keys.iter().filter(|(_, v)| v.starts_with(b"new")).count();
+    assert_eq!(changed, 11_999);
+}
+
+#[test]
 fn a_large_commit_over_keys_that_exist_updates_them() {
     let server = TestServer::start();
     let (loc, w) = minter(&server, "rewrite");

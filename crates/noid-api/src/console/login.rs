@@ -1,0 +1,155 @@
+//! Logging in and out: the login form, HTTP Basic (`/console/basic/POP`), logout.
+//! Passwords are checked by the API's own check ([`Service::verify`]); a login starts
+//! a new session (new id, new form token) and ends the one before it.
+
+use std::sync::Arc;
+
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, StatusCode};
+
+use super::form::Form;
+use super::html::{escape, notice, page, post_form};
+use super::session::{Session, User};
+use super::{html_response, refusal, see_other, text, NEW_SESSION};
+use crate::auth::Basic;
+use crate::handler::{Peer, Resp, Service};
+
+/// The login form, with `error` above it.
+pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp {
+    let mut body = String::new();
+    if let Some(e) = error {
+        body.push_str(&notice("error", e));
+    }
+    if let Some(u) = &session.user {
+        body.push_str(&format!(
+            "<p>You are logged in as {} for populator {}. Logging in again replaces that session.</p>\n",
+            escape(&u.login),
+            escape(&u.populator)
+        ));
+    }
+    body.push_str(&post_form(session, "/console/login"));
+    body.push_str(
+        "<label for=\"populator\">Populator</label>\n\
+         <input type=\"text\" id=\"populator\" name=\"populator\" required autocomplete=\"organization\">\n\
+         <label for=\"login\">Login</label>\n\
+         <input type=\"text\" id=\"login\" name=\"login\" required autocomplete=\"username\">\n\
+         <label for=\"password\">Password</label>\n\
+         <input type=\"password\" id=\"password\" name=\"password\" required autocomplete=\"current-password\">\n\
+         <p><button type=\"submit\">Log in</button></p>\n</form>\n\
+         <p class=\"hint\">The logins are the API's (the populator's password file). \
+         Clients that send HTTP Basic credentials can log in at <code>/console/basic/POPULATOR</code>.</p>\n",
+    );
+    html_response(status, page("Log in", session, &body))
+}
+
+/// The login form's submission (its token already checked).
+pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: Form) -> Resp {
+    if service.blocked(peer.ip) {
+        return text(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many failed attempts; try again later.\n",
+        );
+    }
+    let name = f.text("populator");
+    let cred = Basic {
+        user: f.text("login").to_string(),
+        password: f.get("password").unwrap_or("").to_string(),
+    };
+    let failed = || {
+        form(
+            session,
+            Some("Login failed: check the populator, login and password."),
+            StatusCode::UNAUTHORIZED,
+        )
+    };
+    let Some(pop) = service.populator(name).cloned() else {
+        return failed();
+    };
+    if !pop.allows(peer.ip) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
+    }
+    if pop.populator.open && cred.user != name {
+        // An open populator has no logins: it acts under its own name.
+        return failed();
+    }
+    match service.clone().verify(name, &pop, cred, peer).await {
+        Ok(login) => logged_in(service, session, name, login),
+        Err(_) => failed(),
+    }
+}
+
+/// `/console/basic/POP`: log in with the request's Basic credentials, or the login a
+/// trusted front server passed on (`401` asks the browser for credentials).
+pub async fn basic(
+    service: &Arc<Service>,
+    req: &Request<Incoming>,
+    peer: &Peer,
+    session: &Session,
+    name: &str,
+) -> Resp {
+    if service.blocked(peer.ip) {
+        return text(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many failed attempts; try again later.\n",
+        );
+    }
+    let Some(pop) = service.populator(name).cloned() else {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            session,
+            "Not found",
+            "There is no such populator.",
+        );
+    };
+    if !pop.allows(peer.ip) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
+    }
+    match service.clone().identify(req, peer, name, &pop).await {
+        Ok(login) => logged_in(service, session, name, login),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// Replace `old` by a session logged in as `login` for `populator`, and go to the
+/// populator's first page.
+fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -> Resp {
+    service.console.sessions.end(&old.id);
+    let new = service.console.sessions.start(Some(User {
+        populator: populator.to_string(),
+        login,
+    }));
+    log::info!(
+        "console: {} logged in for populator {populator}",
+        new_login(&new)
+    );
+    let mut r = see_other(&format!("/console/p/{populator}/"));
+    // `console::handle` makes it the cookie.
+    if let Ok(v) = HeaderValue::from_str(&new.id) {
+        r.headers_mut().insert(NEW_SESSION, v);
+    }
+    r
+}
+
+fn new_login(s: &Session) -> &str {
+    s.user.as_ref().map_or("", |u| u.login.as_str())
+}
+
+/// End the session (its token already checked) and its cookie.
+pub fn logout(service: &Service, session: &Session) -> Resp {
+    service.console.sessions.end(&session.id);
+    let mut r = see_other("/console/login");
+    r.headers_mut()
+        .insert(NEW_SESSION, HeaderValue::from_static(""));
+    r
+}

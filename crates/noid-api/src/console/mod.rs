@@ -1,0 +1,437 @@
+//! The populator console at `/console/`: web pages for the people who keep a
+//! populator's identifiers, served by `noid serve` beside the API, with the API's
+//! logins, rights and write path.
+//!
+//! | path | does |
+//! |---|---|
+//! | `/console/login` | the login form (populator, login, password) |
+//! | `/console/basic/POP` | logs in with HTTP Basic (or a trusted front server's login) |
+//! | `/console/logout` | ends the session (POST) |
+//! | `/console/p/POP/…` | the populator's pages ([`PAGES`]) |
+//!
+//! Every request passes the same checks, here and nowhere else, before any page's
+//! handler runs: the session its cookie names (only the login form starts one for a
+//! browser without one); for every POST, the form's `csrf` field equal to the
+//! session's token; for a populator's pages, a session logged in for that populator
+//! (another populator's pages are refused with `403`) from an address its allow-list
+//! admits. Logins are
+//! checked as the API checks them ([`Service::verify`]), failed attempts counted and
+//! limited alike. Pages act only through [`egg::Binder`], the API's write path.
+//!
+//! **Adding a page.** Write a handler `fn(Ctx) -> Handled` in its own module, add a
+//! row to [`PAGES`] (path under `/console/p/POP/`, [`Verb::Get`] or [`Verb::Post`]),
+//! and, for a page people go to, a row to [`NAV`]. The handler gets a [`Ctx`]: the
+//! checked session and populator, the query, and for a POST the form already read
+//! and its token already checked (forms are [`html::post_form`], which adds the
+//! token). Answer with [`Ctx::page`] (the layout), [`see_other`] after a write, or
+//! any [`Resp`] (a download).
+//!
+//! **Cookies.** `noid_console` names a logged-in session, `noid_console_login` the
+//! login form's (so that a browser arriving from another site, which sends no cookie
+//! under `SameSite=Strict`, never has its logged-in cookie replaced). Both are
+//! `Path=/console/; HttpOnly; SameSite=Strict`, and `Secure` when the browser's
+//! connection is TLS: `noid serve` speaks plain HTTP, so that is when the trusted
+//! front server (`[front]`) says `X-Forwarded-Proto: https`, or always with
+//! `[console] secure_cookies = true`.
+
+mod edit;
+pub mod egg;
+pub mod form;
+pub mod html;
+mod login;
+mod pages;
+pub mod session;
+mod upload;
+mod writes;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, SET_COOKIE};
+use hyper::{Method, Request, Response, StatusCode};
+
+use crate::config::Checked;
+use crate::handler::{Peer, Resp, Service};
+use crate::store::Who;
+use form::Form;
+use session::{Session, Sessions, User};
+
+/// A page handler's answer, to be awaited.
+pub type Handled = Pin<Box<dyn Future<Output = Resp> + Send>>;
+/// A page handler.
+pub type Handler = fn(Ctx) -> Handled;
+
+/// The method a page answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// Shows something; never writes.
+    Get,
+    /// A form's submission (its token checked before the handler runs).
+    Post,
+}
+
+/// A populator's pages: the path under `/console/p/POP/`, the method, the handler.
+pub const PAGES: &[(&str, Verb, Handler)] = &[
+    ("", Verb::Get, pages::home),
+    ("mint", Verb::Get, pages::mint_form),
+    ("mint", Verb::Post, pages::mint),
+    ("browse", Verb::Get, pages::browse),
+    ("id", Verb::Get, edit::show),
+    ("id", Verb::Post, edit::save),
+    ("purge", Verb::Get, edit::purge_form),
+    ("purge", Verb::Post, edit::purge),
+    ("upload", Verb::Get, upload::form),
+    ("upload", Verb::Post, upload::submit),
+    ("uploads", Verb::Get, upload::progress),
+    ("uploads/result.csv", Verb::Get, upload::download),
+    ("writes", Verb::Get, writes::page),
+];
+
+/// The layout's navigation: path under `/console/p/POP/`, label.
+pub const NAV: &[(&str, &str)] = &[
+    ("", "Binders and minters"),
+    ("mint", "Mint"),
+    ("browse", "Browse"),
+    ("id", "Identifier"),
+    ("upload", "Upload"),
+    ("writes", "Recent writes"),
+];
+
+/// The console's state in the service.
+pub struct Console {
+    /// The sessions.
+    pub sessions: Sessions,
+    /// `[console] secure_cookies`: cookies are `Secure` whatever the request says.
+    pub secure_cookies: bool,
+    /// `[console] enabled`.
+    pub enabled: bool,
+}
+
+impl Console {
+    /// The console as configured.
+    pub fn new(c: &crate::config::ConsoleConfig) -> Console {
+        Console {
+            sessions: Sessions::new(Duration::from_secs(c.session_idle)),
+            secure_cookies: c.secure_cookies,
+            enabled: c.enabled,
+        }
+    }
+}
+
+/// A request to a populator's page, checked: what its handler gets.
+pub struct Ctx {
+    /// The service (for [`Ctx::binder`]).
+    pub service: Arc<Service>,
+    /// The session, logged in for [`Ctx::user`]'s populator.
+    pub session: Session,
+    /// Who is logged in.
+    pub user: User,
+    /// The populator, as configured.
+    pub pop: Checked,
+    /// The client.
+    pub peer: Peer,
+    /// The query's fields.
+    pub query: Form,
+    /// A POST's form (its token checked); empty for a GET.
+    pub form: Form,
+}
+
+impl Ctx {
+    /// The populator's binder and minters, acted on by the session's login.
+    pub fn binder(&self) -> egg::Binder {
+        egg::Binder::new(self.service.clone(), self.pop.clone(), self.who())
+    }
+
+    /// Who acts: the session's login for its populator, from the client's address.
+    pub fn who(&self) -> Who {
+        Who {
+            populator: self.user.populator.clone(),
+            login: self.user.login.clone(),
+            client: self
+                .peer
+                .ip
+                .map_or_else(|| "unix".into(), |ip| ip.to_string()),
+            acting_for: None,
+        }
+    }
+
+    /// `/console/p/POP/`, where the populator's pages are.
+    pub fn base(&self) -> String {
+        format!("/console/p/{}/", self.user.populator)
+    }
+
+    /// A page in the layout.
+    pub fn page(&self, status: StatusCode, title: &str, body: &str) -> Resp {
+        html_response(status, html::page(title, &self.session, body))
+    }
+}
+
+/// Whether `path` is the console's.
+pub fn is_console(path: &str) -> bool {
+    path == "/console" || path.starts_with("/console/")
+}
+
+/// Answer a console request.
+pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -> Resp {
+    let secure = service.console.secure_cookies
+        || (service.from_front(&req, &peer)
+            && req
+                .headers()
+                .get("x-forwarded-proto")
+                .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https")));
+    let peer = service.client(&req, peer);
+    let cookie = |name| {
+        session::from_cookies(
+            req.headers()
+                .get_all(hyper::header::COOKIE)
+                .iter()
+                .filter_map(|h| h.to_str().ok()),
+            name,
+        )
+    };
+    let sessions = &service.console.sessions;
+    let logged_in = cookie(session::COOKIE)
+        .and_then(|id| sessions.get(&id))
+        .filter(|s| s.user.is_some());
+    let known = logged_in.or_else(|| {
+        cookie(session::LOGIN_COOKIE)
+            .and_then(|id| sessions.get(&id))
+            .filter(|s| s.user.is_none())
+    });
+    // Only the login form starts a session; elsewhere a request without one is
+    // sent to it (pages) or refused (forms).
+    let start =
+        known.is_none() && req.method() == Method::GET && req.uri().path() == "/console/login";
+    let session = match known {
+        Some(s) => s,
+        None if start => sessions.start(None),
+        None => Session::none(),
+    };
+    let mut resp = route(service.clone(), req, peer, session.clone()).await;
+    if let Some(v) = resp.headers_mut().remove(NEW_SESSION) {
+        // Logged in (the new session's id) or out (empty).
+        let id = v.to_str().unwrap_or("").to_string();
+        let id = Some(id.as_str()).filter(|i| !i.is_empty());
+        set_cookie(&mut resp, session::COOKIE, id, secure);
+        if id.is_some() {
+            set_cookie(&mut resp, session::LOGIN_COOKIE, None, secure);
+        }
+    } else if start {
+        set_cookie(&mut resp, session::LOGIN_COOKIE, Some(&session.id), secure);
+    }
+    hardened(&mut resp);
+    resp
+}
+
+/// The header a handler sets to the id of the session that replaces the request's
+/// (empty: none does); [`handle`] turns it into the cookie, with its attributes.
+pub(crate) const NEW_SESSION: &str = "x-noid-console-session";
+
+/// The routes, after the session is known.
+async fn route(
+    service: Arc<Service>,
+    req: Request<Incoming>,
+    peer: Peer,
+    session: Session,
+) -> Resp {
+    let verb = match *req.method() {
+        Method::GET | Method::HEAD => Verb::Get,
+        Method::POST => Verb::Post,
+        _ => return text(StatusCode::METHOD_NOT_ALLOWED, "GET or POST only\n"),
+    };
+    let path = req.uri().path().to_string();
+    let query = Form::query(req.uri().query());
+    if path == "/console/style.css" {
+        let mut r = Response::new(Full::new(Bytes::from_static(html::STYLE.as_bytes())).boxed());
+        r.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/css; charset=utf-8"),
+        );
+        return r;
+    }
+    if let (Some(name), Verb::Get) = (path.strip_prefix("/console/basic/"), verb) {
+        return login::basic(&service, &req, &peer, &session, name).await;
+    }
+    let form = match verb {
+        Verb::Get => Form::default(),
+        Verb::Post => match checked_form(req, &session).await {
+            Ok(f) => f,
+            Err(r) => return r,
+        },
+    };
+    match (path.as_str(), verb) {
+        ("/console" | "/console/", Verb::Get) => match &session.user {
+            Some(u) => see_other(&format!("/console/p/{}/", u.populator)),
+            None => see_other("/console/login"),
+        },
+        ("/console/login", Verb::Get) => login::form(&session, None, StatusCode::OK),
+        ("/console/login", Verb::Post) => login::submit(&service, &session, &peer, form).await,
+        ("/console/logout", Verb::Post) => login::logout(&service, &session),
+        (p, _) => match p.strip_prefix("/console/p/") {
+            Some(rest) => populator_page(service, rest, verb, session, peer, query, form).await,
+            None => refusal(
+                StatusCode::NOT_FOUND,
+                &session,
+                "Not found",
+                "There is no such console page.",
+            ),
+        },
+    }
+}
+
+/// A POST's form, read, with its token checked against the session's: the one place
+/// forms are refused as forged (no token, a wrong one, another session's, or a
+/// session that has ended).
+async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form, Resp> {
+    let form = Form::read(req)
+        .await
+        .map_err(|e| text(StatusCode::BAD_REQUEST, &format!("{e}\n")))?;
+    let given = form.get("csrf").unwrap_or("");
+    if !session::token_matches(session, given) {
+        log::warn!("console: form refused (missing or wrong token, or no session)");
+        return Err(refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Form refused",
+            "This form is not from your session (it may have expired). Go back, reload the page and try again.",
+        ));
+    }
+    Ok(form)
+}
+
+/// `/console/p/POP/PAGE`: the populator checks, then the page's handler.
+async fn populator_page(
+    service: Arc<Service>,
+    rest: &str,
+    verb: Verb,
+    session: Session,
+    peer: Peer,
+    query: Form,
+    form: Form,
+) -> Resp {
+    let (name, page) = rest.split_once('/').unwrap_or((rest, ""));
+    let Some(handler) = PAGES
+        .iter()
+        .find(|(p, v, _)| *p == page && *v == verb)
+        .map(|(_, _, h)| *h)
+    else {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            &session,
+            "Not found",
+            "There is no such console page.",
+        );
+    };
+    let Some(user) = session.user.clone() else {
+        return see_other("/console/login");
+    };
+    if user.populator != name {
+        log::warn!(
+            "console: login {} of populator {} refused populator {name}'s pages",
+            user.login,
+            user.populator
+        );
+        return refusal(
+            StatusCode::FORBIDDEN,
+            &session,
+            "Not your populator",
+            "You are logged in for another populator: this populator's binder and minters are not yours.",
+        );
+    }
+    let Some(pop) = service.populator(name).cloned() else {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            &session,
+            "Not found",
+            "There is no such console page.",
+        );
+    };
+    if !pop.allows(peer.ip) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            &session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
+    }
+    handler(Ctx {
+        service,
+        session,
+        user,
+        pop,
+        peer,
+        query,
+        form,
+    })
+    .await
+}
+
+/// An HTML response.
+pub fn html_response(status: StatusCode, body: String) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    r
+}
+
+/// A refusal: a page in the layout saying why.
+pub fn refusal(status: StatusCode, session: &Session, title: &str, why: &str) -> Resp {
+    html_response(
+        status,
+        html::page(title, session, &html::notice("error", why)),
+    )
+}
+
+/// A plain-text response.
+pub fn text(status: StatusCode, body: &str) -> Resp {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// `303 See Other` to `location` (after a form's write, so that reloading does not
+/// repeat it).
+pub fn see_other(location: &str) -> Resp {
+    let mut r = text(StatusCode::SEE_OTHER, "");
+    if let Ok(v) = HeaderValue::from_str(location) {
+        r.headers_mut().insert(LOCATION, v);
+    }
+    r
+}
+
+/// Set cookie `name` to a session's id (`None`: end it).
+fn set_cookie(r: &mut Resp, name: &str, id: Option<&str>, secure: bool) {
+    if let Ok(v) = HeaderValue::from_str(&session::set_cookie(name, id, secure)) {
+        r.headers_mut().append(SET_COOKIE, v);
+    }
+}
+
+/// Headers every console response carries: nothing cached, no framing, no scripts or
+/// styles but the console's own, forms posted only to the console.
+fn hardened(r: &mut Resp) {
+    let h = r.headers_mut();
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        "content-security-policy",
+        HeaderValue::from_static(
+            "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        ),
+    );
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("referrer-policy", HeaderValue::from_static("same-origin"));
+}

@@ -1,0 +1,254 @@
+//! The CSV form of an upload: a header row naming the columns, then one row per
+//! identifier. The `id` column holds an identifier, or the word `mint` for one to be
+//! minted; every other column is an element name (`_t` the target, `who`, `what`,
+//! `when`, `how` the kernel), its cells the values to set. An empty cell sets
+//! nothing. Read by the `csv` crate (RFC 4180 quoting, CRLF or LF, a UTF-8 BOM);
+//! anything malformed refuses the whole file, naming its line, before anything runs.
+
+use super::UploadError;
+
+/// The `id` cell that asks for a new identifier.
+pub const MINT: &str = "mint";
+
+/// A CSV upload, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sheet {
+    /// The element names, in column order (the `id` column left out).
+    pub elements: Vec<String>,
+    /// The rows, in file order.
+    pub rows: Vec<Row>,
+}
+
+/// One row of a sheet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The line of the file where the row starts (the header is line 1).
+    pub line: usize,
+    /// The identifier, or `None` for `mint`.
+    pub id: Option<String>,
+    /// The row's cells, one per element of [`Sheet::elements`].
+    pub values: Vec<String>,
+}
+
+impl Sheet {
+    /// The sheet in `bytes`.
+    pub fn read(bytes: &[u8]) -> Result<Sheet, UploadError> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(false)
+            .from_reader(bytes);
+        let mut lines = LineCount {
+            bytes,
+            at: 0,
+            line: 1,
+        };
+        let header = reader.headers().map_err(|e| lines.error(&e))?.clone();
+        let (id_col, elements) = columns(&header)?;
+        let mut rows = Vec::new();
+        for record in reader.records() {
+            let record = record.map_err(|e| lines.error(&e))?;
+            let line = record.position().map_or(0, |p| lines.of(p));
+            rows.push(row(&record, line, id_col)?);
+        }
+        if rows.is_empty() {
+            return Err(UploadError::whole("the file has a header row but no rows"));
+        }
+        Ok(Sheet { elements, rows })
+    }
+
+    /// How many rows ask for a new identifier.
+    pub fn mints(&self) -> usize {
+        self.rows.iter().filter(|r| r.id.is_none()).count()
+    }
+}
+
+/// The `id` column's index and the element names of the others.
+fn columns(header: &csv::StringRecord) -> Result<(usize, Vec<String>), UploadError> {
+    let names: Vec<&str> = header.iter().map(str::trim).collect();
+    if names.iter().all(|n| n.is_empty()) {
+        return Err(UploadError::at(1, "the file is empty; the first line names the columns (id, _t, who, what, when, how, or any element)"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() {
+            return Err(UploadError::at(1, format!("column {} has no name", i + 1)));
+        }
+        if !seen.insert(*name) {
+            return Err(UploadError::at(
+                1,
+                format!("column '{name}' is named twice"),
+            ));
+        }
+    }
+    let id_col = names
+        .iter()
+        .position(|n| *n == "id")
+        .ok_or_else(|| UploadError::at(1, "no 'id' column (each row's identifier, or 'mint')"))?;
+    if names.len() == 1 {
+        return Err(UploadError::at(
+            1,
+            "no element columns besides 'id' (such as _t, who, what, when, how)",
+        ));
+    }
+    let elements = names
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != id_col)
+        .map(|(_, n)| n.to_string())
+        .collect();
+    Ok((id_col, elements))
+}
+
+/// One record as a row.
+fn row(record: &csv::StringRecord, line: usize, id_col: usize) -> Result<Row, UploadError> {
+    let id = record[id_col].trim();
+    let id = match id {
+        "" => {
+            return Err(UploadError::at(
+                line,
+                "no identifier in the 'id' column (an identifier, or 'mint')",
+            ))
+        }
+        MINT => None,
+        _ => Some(id.to_string()),
+    };
+    let values = record
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != id_col)
+        .map(|(_, v)| v.to_string())
+        .collect();
+    Ok(Row { line, id, values })
+}
+
+/// Lines counted as the reader goes (each record's newlines counted once).
+struct LineCount<'b> {
+    bytes: &'b [u8],
+    /// Bytes before `at` are counted: `line` is the line of byte `at`.
+    at: usize,
+    line: usize,
+}
+
+impl LineCount<'_> {
+    /// The line of the record the reader places at `p`. After a CRLF the reader
+    /// places the next record at the LF (and its own line count is one short): the
+    /// line is that of the first byte there that ends no line.
+    fn of(&mut self, p: &csv::Position) -> usize {
+        let from = (p.byte() as usize).min(self.bytes.len());
+        let start = self.bytes[from..]
+            .iter()
+            .position(|b| !matches!(b, b'\r' | b'\n'))
+            .map_or(self.bytes.len(), |n| from + n);
+        if start < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        let newlines = self.bytes[self.at..start].iter().filter(|&&b| b == b'\n');
+        self.line += newlines.count();
+        self.at = start;
+        self.line
+    }
+
+    /// A reader's error, with its line.
+    fn error(&mut self, e: &csv::Error) -> UploadError {
+        csv_error(e.position().map(|p| self.of(p)), e)
+    }
+}
+
+/// A CSV reader's error, with its line.
+fn csv_error(line: Option<usize>, e: &csv::Error) -> UploadError {
+    let why = match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_string(),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields where the header row has {expected_len}"),
+        _ => e.to_string(),
+    };
+    match line {
+        Some(l) => UploadError::at(l, why),
+        None => UploadError::whole(why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(line: usize, id: Option<&str>, values: &[&str]) -> Row {
+        Row {
+            line,
+            id: id.map(str::to_string),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn reads_quotes_bom_crlf_utf8() {
+        let text = "\u{feff}id,_t,who,note\r\n\
+                    mint,https://example.org/a,\"Smith, J.\",\r\n\
+                    ark:/13030/x1, https://example.org/b ,Müller,\"two\r\nlines \"\"quoted\"\"\"\r\n";
+        let sheet = Sheet::read(text.as_bytes()).unwrap();
+        assert_eq!(sheet.elements, ["_t", "who", "note"]);
+        assert_eq!(
+            sheet.rows,
+            [
+                row(2, None, &["https://example.org/a", "Smith, J.", ""]),
+                row(
+                    3,
+                    Some("ark:/13030/x1"),
+                    &[
+                        " https://example.org/b ",
+                        "Müller",
+                        "two\r\nlines \"quoted\""
+                    ]
+                ),
+            ]
+        );
+        assert_eq!(sheet.mints(), 1);
+    }
+
+    #[test]
+    fn id_column_anywhere_and_line_numbers_after_multiline_cells() {
+        let text = "_t,id\n\"a\nb\",x\nc,mint\n";
+        let sheet = Sheet::read(text.as_bytes()).unwrap();
+        assert_eq!(sheet.elements, ["_t"]);
+        assert_eq!(
+            sheet.rows,
+            [row(2, Some("x"), &["a\nb"]), row(4, None, &["c"])]
+        );
+    }
+
+    fn refused(text: &[u8]) -> String {
+        Sheet::read(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_line() {
+        assert_eq!(
+            refused(b""),
+            "line 1: the file is empty; the first line names the columns (id, _t, who, what, when, how, or any element)"
+        );
+        assert_eq!(refused(b"id,_t\n"), "the file has a header row but no rows");
+        assert_eq!(
+            refused(b"_t,who\nx,y\n"),
+            "line 1: no 'id' column (each row's identifier, or 'mint')"
+        );
+        assert_eq!(
+            refused(b"id\nx\n"),
+            "line 1: no element columns besides 'id' (such as _t, who, what, when, how)"
+        );
+        assert_eq!(
+            refused(b"id,_t,_t\nx,a,b\n"),
+            "line 1: column '_t' is named twice"
+        );
+        assert_eq!(refused(b"id,,who\nx,a,b\n"), "line 1: column 2 has no name");
+        assert_eq!(
+            refused(b"id,_t\nx,a\ny\n"),
+            "line 3: 1 fields where the header row has 2"
+        );
+        assert_eq!(
+            refused(b"id,_t\nx,a\n,b\n"),
+            "line 3: no identifier in the 'id' column (an identifier, or 'mint')"
+        );
+        assert_eq!(refused(b"id,_t\nx,a\ny,\xff\n"), "line 3: not UTF-8 text");
+    }
+}

@@ -1,0 +1,522 @@
+//! The populator console (`/console/`) through the real binaries: `noid serve` on
+//! 127.0.0.1 (the API tests' populators: `sam` with binder and minter, `ro` read-only
+//! on the same binder, `other` with its own binder), real `curl` keeping cookies in a
+//! jar as a browser does, and the stores read back with the `noid` CLI. Expected
+//! identifiers come from the CLI minting an identical minter; expected write log
+//! lines from the write log's documented layout.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::api::Api;
+use crate::util::{noid_exe, Dir};
+
+/// Among a request's extra headers: send the form as `multipart/form-data` (as a form
+/// with a file field is sent).
+const MULTIPART: &str = "multipart";
+
+/// One browser: a cookie jar.
+pub(crate) struct Browser {
+    pub(crate) jar: PathBuf,
+    port: u16,
+    /// Extra request headers.
+    headers: Vec<String>,
+}
+
+/// A response: status, headers (lower-case names), body.
+#[derive(Debug)]
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    headers: Vec<(String, String)>,
+    pub(crate) body: String,
+}
+
+impl Page {
+    /// A response read some other way (a file upload's, by its own `curl`).
+    pub(crate) fn new(status: u16, body: String) -> Page {
+        Page {
+            status,
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first form token on the page.
+    pub(crate) fn token(&self) -> String {
+        let at = self
+            .body
+            .find("name=\"csrf\" value=\"")
+            .expect("a form token")
+            + 19;
+        self.body[at..at + 64].to_string()
+    }
+}
+
+impl Browser {
+    pub(crate) fn new(api: &Api, name: &str) -> Browser {
+        Browser {
+            jar: api.dir(&format!("jar-{name}")),
+            port: api.port,
+            headers: Vec::new(),
+        }
+    }
+
+    fn request(&self, path: &str, form: Option<&[(&str, &str)]>, extra: &[&str]) -> Page {
+        let mut cmd = Command::new("curl");
+        cmd.args(["-s", "-i", "--path-as-is", "-c"])
+            .arg(&self.jar)
+            .arg("-b")
+            .arg(&self.jar);
+        for h in self
+            .headers
+            .iter()
+            .map(String::as_str)
+            .chain(extra.iter().copied())
+            .filter(|h| *h != MULTIPART)
+        {
+            cmd.args(["-H", h]);
+        }
+        // `MULTIPART` among the extras: the form as multipart/form-data.
+        let multipart = extra.contains(&MULTIPART);
+        for (k, v) in form.unwrap_or(&[]) {
+            let how = if multipart {
+                "--form-string"
+            } else {
+                "--data-urlencode"
+            };
+            cmd.arg(how).arg(format!("{k}={v}"));
+        }
+        if form == Some(&[]) {
+            cmd.args(["-X", "POST"]);
+        }
+        let out = cmd
+            .arg(format!("http://127.0.0.1:{}{path}", self.port))
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(": "))
+            .map(|(n, v)| (n.to_ascii_lowercase(), v.to_string()))
+            .collect();
+        Page {
+            status,
+            headers,
+            body: body.to_string(),
+        }
+    }
+
+    pub(crate) fn get(&self, path: &str) -> Page {
+        self.request(path, None, &[])
+    }
+
+    fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        self.request(path, Some(fields), &[])
+    }
+
+    /// Log in with the login form.
+    pub(crate) fn login(&self, populator: &str, login: &str, password: &str) -> Page {
+        let token = self.get("/console/login").token();
+        self.post(
+            "/console/login",
+            &[
+                ("csrf", &token),
+                ("populator", populator),
+                ("login", login),
+                ("password", password),
+            ],
+        )
+    }
+
+    /// The value of cookie `name` in the jar.
+    fn cookie(&self, name: &str) -> Option<String> {
+        let jar = std::fs::read_to_string(&self.jar).ok()?;
+        jar.lines()
+            .filter(|l| !l.starts_with('#') || l.starts_with("#HttpOnly_"))
+            .filter_map(|l| l.rsplit_once('\t'))
+            .find(|(before, _)| before.ends_with(&format!("\t{name}")))
+            .map(|(_, v)| v.to_string())
+    }
+
+    /// The logged-in session's id.
+    fn session_id(&self) -> Option<String> {
+        self.cookie("noid_console")
+    }
+}
+
+fn noid_get(api: &Api, binder: &str, id: &str, elem: &str) -> String {
+    let out = Command::new(noid_exe())
+        .arg("-f")
+        .arg(api.dir(binder))
+        .args(["get", id, elem])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn write_log(api: &Api, binder: &str) -> String {
+    std::fs::read_to_string(api.dir(binder).join("write.log")).unwrap_or_default()
+}
+
+#[test]
+fn login_mint_bind_edit_purge_logout() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    // A page of a populator without a session: to the login form, no session started.
+    let p = b.get("/console/p/sam/");
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/login"))
+    );
+    assert_eq!(p.header("set-cookie"), None);
+    b.get("/console/login");
+    let before = b
+        .cookie("noid_console_login")
+        .expect("the login form's session");
+    let p = b.login("sam", "sam", "secret");
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/p/sam/"))
+    );
+    let after = b.session_id().unwrap();
+    assert_ne!(before, after, "logging in starts a new session");
+    assert_eq!(
+        b.cookie("noid_console_login"),
+        None,
+        "the login form's session ended"
+    );
+    let home = b.get("/console/p/sam/");
+    assert_eq!(home.status, 200);
+    assert!(home
+        .body
+        .contains("<li>ark/99999/fk4 · <a href=\"/console/p/sam/mint?minter=ark%2F99999%2Ffk4\">"));
+
+    // Mint 3 with a target each: the identifiers the CLI mints from the same minter.
+    let token = b.get("/console/p/sam/mint").token();
+    let p = b.post(
+        "/console/p/sam/mint",
+        &[
+            ("csrf", &token),
+            ("minter", "ark/99999/fk4"),
+            ("n", "3"),
+            ("target", "https://example.org/$id"),
+        ],
+    );
+    assert_eq!(p.status, 200, "{}", p.body);
+    let twin = Dir::minter(&["fk4.reedeedk", "long", "99999", "example.org", "test"]);
+    let expected = twin.mint(3);
+    for id in &expected {
+        assert!(
+            p.body.contains(&format!(">{id}</a></li>")),
+            "{id} in {}",
+            p.body
+        );
+        assert_eq!(
+            noid_get(&api, "binders/sam", id, "_t"),
+            format!("https://example.org/{id}\n")
+        );
+    }
+    let log = write_log(&api, "binders/sam");
+    let first: Vec<&str> = log.lines().next().unwrap().split('\t').collect();
+    assert_eq!(
+        first[1..5],
+        [
+            "127.0.0.1",
+            "sam",
+            "sam",
+            format!(
+                ":hx {}.set _t https^3a//example.org/{}",
+                expected[0], expected[0]
+            )
+            .as_str()
+        ]
+    );
+
+    // Edit the kernel: standing goes from missing everything to good.
+    let id = &expected[0];
+    let page = format!("/console/p/sam/id?id={}", id.replace('/', "%2F"));
+    let p = b.get(&page);
+    assert!(p
+        .body
+        .contains("Standing: not good: missing who, what, when, how."));
+    let token = p.token();
+    let mut fields = vec![
+        ("csrf", token.as_str()),
+        ("id", id.as_str()),
+        ("_t", "https://example.org/moved"),
+        ("who-code", "unkn"),
+        ("who", ""),
+        ("what", "A <b>title</b>"),
+        ("when-code", "tba"),
+        ("how", "text article"),
+        ("action", "check"),
+    ];
+    let p = b.post("/console/p/sam/id", &fields);
+    assert!(p.body.contains("Standing: good"), "{}", p.body);
+    assert!(p.body.contains("value=\"A &lt;b&gt;title&lt;/b&gt;\""));
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "who"),
+        "\n",
+        "check writes nothing"
+    );
+    fields.last_mut().unwrap().1 = "save";
+    let p = b.post("/console/p/sam/id", &fields);
+    assert_eq!(p.status, 303, "{}", p.body);
+    assert_eq!(noid_get(&api, "binders/sam", id, "who"), "(:unkn)\n");
+    assert_eq!(noid_get(&api, "binders/sam", id, "when"), "(:tba)\n");
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "what"),
+        "A <b>title</b>\n"
+    );
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "_t"),
+        "https://example.org/moved\n"
+    );
+    let p = b.get(&page);
+    assert!(p.body.contains("Standing: good"));
+    assert!(p
+        .body
+        .contains("<option value=\"unkn\" selected>(:unkn) known to be unknown"));
+
+    // Browse by prefix, a page at a time.
+    let p = b.get("/console/p/sam/browse?prefix=99999%2Ffk4");
+    let mut sorted = expected.clone();
+    sorted.sort();
+    let listed: Vec<&str> = p
+        .body
+        .lines()
+        .filter(|l| l.starts_with("<li><a href=\"/console/p/sam/id?"))
+        .collect();
+    assert_eq!(listed.len(), 3, "{}", p.body);
+    assert!(listed[0].ends_with(&format!(">{}</a></li>", sorted[0])));
+
+    // Purge, after the confirmation page.
+    let p = b.get(&format!(
+        "/console/p/sam/purge?id={}",
+        id.replace('/', "%2F")
+    ));
+    assert!(p.body.contains("(5 bound now)"), "{}", p.body);
+    let token = p.token();
+    let p = b.post("/console/p/sam/purge", &[("csrf", &token), ("id", id)]);
+    assert!(p.body.contains(&format!("Purged {id}.")));
+    assert_eq!(noid_get(&api, "binders/sam", id, "_t"), "\n");
+    assert!(write_log(&api, "binders/sam")
+        .ends_with(&format!(":hx {id}.purge\t^3ahx^20{id}.purge\t-\n")));
+
+    // Logout ends the session: its cookie, and the session itself on the server.
+    let old = b.session_id().unwrap();
+    let token = b.get("/console/p/sam/").token();
+    let p = b.post("/console/logout", &[("csrf", &token)]);
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/login"))
+    );
+    assert!(p
+        .header("set-cookie")
+        .unwrap()
+        .starts_with("noid_console=; Max-Age=0;"));
+    let replay = Browser {
+        headers: vec![format!("Cookie: noid_console={old}")],
+        jar: api.dir("jar-none"),
+        port: api.port,
+    };
+    let p = replay.get("/console/p/sam/");
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/login"))
+    );
+}
+
+#[test]
+fn forged_forms_are_refused() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    let eve = Browser::new(&api, "eve");
+    eve.login("sam", "sam", "secret");
+    let theirs = eve.get("/console/p/sam/").token();
+    let mine = b.get("/console/p/sam/").token();
+    assert_ne!(mine, theirs);
+    let save = |token: Option<&str>| {
+        let mut f = vec![
+            ("id", "x1"),
+            ("_t", "https://evil.example"),
+            ("action", "save"),
+        ];
+        if let Some(t) = token {
+            f.push(("csrf", t));
+        }
+        b.post("/console/p/sam/id", &f)
+    };
+    for (why, token) in [
+        ("missing", None),
+        ("wrong", Some("0".repeat(64))),
+        ("another session's", Some(theirs.clone())),
+    ] {
+        let p = save(token.as_deref());
+        assert_eq!(p.status, 403, "{why} token");
+        assert!(p.body.contains("This form is not from your session"));
+    }
+    // The login form and logout are forms too.
+    let p = Browser::new(&api, "fresh").post(
+        "/console/login",
+        &[
+            ("populator", "sam"),
+            ("login", "sam"),
+            ("password", "secret"),
+        ],
+    );
+    assert_eq!(p.status, 403);
+    assert_eq!(b.post("/console/logout", &[("csrf", &theirs)]).status, 403);
+    assert_eq!(b.get("/console/p/sam/").status, 200, "still logged in");
+    assert_eq!(noid_get(&api, "binders/sam", "x1", "_t"), "\n");
+    assert_eq!(write_log(&api, "binders/sam"), "");
+    // The right token writes.
+    assert_eq!(save(Some(&mine)).status, 303);
+    assert_eq!(
+        noid_get(&api, "binders/sam", "x1", "_t"),
+        "https://evil.example\n"
+    );
+    // A multipart form (an upload's) is checked the same way.
+    let fields = [
+        ("id", "x2"),
+        ("_t", "https://m.example"),
+        ("action", "save"),
+    ];
+    let p = b.request("/console/p/sam/id", Some(&fields), &[MULTIPART]);
+    assert_eq!(p.status, 403, "multipart without a token");
+    let with: Vec<(&str, &str)> = [("csrf", mine.as_str())]
+        .into_iter()
+        .chain(fields)
+        .collect();
+    let p = b.request("/console/p/sam/id", Some(&with), &[MULTIPART]);
+    assert_eq!(p.status, 303, "multipart with the token: {}", p.body);
+    assert_eq!(
+        noid_get(&api, "binders/sam", "x2", "_t"),
+        "https://m.example\n"
+    );
+}
+
+#[test]
+fn another_populators_binder_is_refused() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    // olga's login is for populator other, not sam.
+    let p = b.login("sam", "olga", "pw");
+    assert_eq!(p.status, 401);
+    assert!(p.body.contains("Login failed"));
+    b.login("sam", "sam", "secret");
+    let token = b.get("/console/p/sam/").token();
+    for page in [
+        "/console/p/other/",
+        "/console/p/other/browse",
+        "/console/p/other/id?id=x",
+    ] {
+        let p = b.get(page);
+        assert_eq!(p.status, 403, "{page}");
+        assert!(p.body.contains("You are logged in for another populator"));
+    }
+    let p = b.post(
+        "/console/p/other/id",
+        &[
+            ("csrf", &token),
+            ("id", "x"),
+            ("_t", "https://x"),
+            ("action", "save"),
+        ],
+    );
+    assert_eq!(p.status, 403);
+    assert_eq!(noid_get(&api, "binders/other", "x", "_t"), "\n");
+    // A read-only populator's login sees the binder and cannot write it.
+    let ro = Browser::new(&api, "ro");
+    ro.login("ro", "viewer", "look");
+    let token = ro.get("/console/p/ro/").token();
+    let p = ro.post(
+        "/console/p/ro/id",
+        &[
+            ("csrf", &token),
+            ("id", "y"),
+            ("_t", "https://y"),
+            ("action", "save"),
+        ],
+    );
+    assert!(
+        p.body
+            .contains("Not saved: 403 forbidden: read-only access"),
+        "{}",
+        p.body
+    );
+    assert_eq!(noid_get(&api, "binders/sam", "y", "_t"), "\n");
+}
+
+#[test]
+fn cookie_attributes_basic_login_and_expiry() {
+    let api =
+        Api::start_with("[front]\nsecret = \"s3cret-front\"\n\n[console]\nsession_idle = 1\n");
+    let b = Browser::new(&api, "plain");
+    let p = b.get("/console/login");
+    let id = b.cookie("noid_console_login").unwrap();
+    assert_eq!(
+        p.header("set-cookie"),
+        Some(
+            format!("noid_console_login={id}; Path=/console/; HttpOnly; SameSite=Strict").as_str()
+        )
+    );
+    assert_eq!(p.header("cache-control"), Some("no-store"));
+    // Behind the front server, which says the browser uses TLS: Secure.
+    let tls = Browser {
+        headers: vec![
+            "X-Noid-Front-Secret: s3cret-front".into(),
+            "X-Forwarded-Proto: https".into(),
+        ],
+        ..Browser::new(&api, "tls")
+    };
+    let p = tls.get("/console/login");
+    assert!(p
+        .header("set-cookie")
+        .unwrap()
+        .ends_with("; HttpOnly; SameSite=Strict; Secure"));
+    // Anyone else saying so is not believed.
+    let p =
+        Browser::new(&api, "liar").request("/console/login", None, &["X-Forwarded-Proto: https"]);
+    assert!(!p.header("set-cookie").unwrap().contains("Secure"));
+
+    // HTTP Basic: 401 asks for credentials; good ones give a session.
+    let basic = Browser::new(&api, "basic");
+    let p = basic.get("/console/basic/sam");
+    assert_eq!(p.status, 401);
+    assert_eq!(p.header("www-authenticate"), Some("Basic realm=\"sam\""));
+    let p = basic.request(
+        "/console/basic/sam",
+        None,
+        &["Authorization: Basic c2FtOnNlY3JldA=="],
+    );
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/p/sam/"))
+    );
+    assert_eq!(basic.get("/console/p/sam/").status, 200);
+    // The session ends after session_idle without a request.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let p = basic.get("/console/p/sam/");
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/login"))
+    );
+}

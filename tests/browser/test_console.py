@@ -1,0 +1,189 @@
+"""The populator console of `noid serve` (/console/) in a real browser: log in, mint,
+bind, edit kernel metadata and see the standing change, browse, purge; a forged form
+and another populator's binder refused; axe-core clean on every console page, and a
+screenshot of each (docs-console-*.png are the ones copied to docs/images/).
+
+Expected values come from elsewhere than the console: identifiers from the `noid` CLI
+minting an identical minter, bindings read back with `noid get`.
+"""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+import harness
+
+MINTER = ("fk4.reedeedk", "long", "99999", "example.org", "test")
+
+
+def noid_get(binder, ident, elem):
+    """What `noid -f BINDER get ID ELEM` prints (an empty line, and exit 1, for none)."""
+    return subprocess.run([harness.NOID, "-f", binder, "get", ident, elem], capture_output=True,
+                          text=True, check=False).stdout
+
+
+class Console(unittest.TestCase):
+    """One browser session through the console, in order (test_1 … test_7)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.api = harness.Api()
+        cls.sam = cls.api.populator("sam", "sam", "secret", minter=MINTER)
+        cls.other = cls.api.populator("other", "olga", "pw")
+        cls.server = cls.api.start()
+        cls.driver = harness.browser()
+        twin = harness.Minter(*MINTER)
+        cls.expected = twin.noid("mint", "3").split()
+        cls.expected = [w for w in cls.expected if w != "id:"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def go(self, path):
+        self.driver.get(self.server.url(path))
+
+    def fill(self, field, value):
+        e = self.driver.find_element(By.ID, field)
+        e.clear()
+        e.send_keys(value)
+
+    def click(self, text):
+        """Clicks the button `text` and waits for the page it loads."""
+        self.submit(self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
+
+    def submit(self, element):
+        """Clicks `element` and waits until the next page has replaced this one."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        WebDriverWait(self.driver, 20).until(expected_conditions.staleness_of(old))
+
+    def page(self, name):
+        """The checks every console page passes: axe clean, readable on a phone (no
+        sideways scrolling at 360 px), a screenshot."""
+        harness.check_axe(self.driver)
+        harness.assert_fits(self.driver)
+        harness.full_screenshot(self.driver, f"console-{name}")
+
+    def test_1_login(self):
+        self.go("/console/")
+        harness.assert_text(self.driver, "h1", "Log in")
+        self.page("login")
+        self.fill("populator", "sam")
+        self.fill("login", "sam")
+        self.fill("password", "wrong")
+        self.click("Log in")
+        harness.assert_text(self.driver, ".notice.error",
+                            "Login failed: check the populator, login and password.")
+        self.page("login-failed")
+        self.fill("populator", "sam")
+        self.fill("login", "sam")
+        self.fill("password", "secret")
+        self.click("Log in")
+        harness.assert_text(self.driver, "h1", "Binders and minters")
+        harness.assert_text(self.driver, ".who", "sam for sam Log out")
+        self.page("home")
+
+    def test_2_mint_and_bind(self):
+        self.go("/console/p/sam/mint")
+        harness.assert_text(self.driver, "h1", "Mint")
+        self.page("mint")
+        self.fill("n", "3")
+        self.fill("target", "https://example.org/$id")
+        self.click("Mint")
+        harness.assert_text(self.driver, ".notice", "Minted 3 and bound their targets.")
+        harness.assert_texts(self.driver, "ul.minted li", self.expected)
+        self.page("minted")
+        harness.full_screenshot(self.driver, "docs-console-minted", width=1000)
+        for ident in self.expected:
+            self.assertEqual(noid_get(self.sam, ident, "_t"), f"https://example.org/{ident}\n")
+
+    def test_3_edit_and_standing(self):
+        ident = self.expected[0]
+        self.submit(self.driver.find_element(By.LINK_TEXT, ident))
+        harness.assert_text(self.driver, "h1", ident)
+        harness.assert_text(self.driver, "#standing",
+                            "Standing: not good: missing who, what, when, how.")
+        Select(self.driver.find_element(By.ID, "who-code")).select_by_value("unkn")
+        self.fill("what", "A survey of moths")
+        self.fill("when", "2024")
+        self.fill("how", "textual")
+        self.click("Check standing")
+        harness.assert_text(self.driver, "#standing",
+                            'Standing: not good: how is malformed: no metatype.')
+        self.assertEqual(noid_get(self.sam, ident, "what"), "\n", "checking writes nothing")
+        self.page("identifier-check")
+        self.fill("how", "text article")
+        self.click("Save")
+        harness.assert_text(self.driver, ".notice", "Saved.")
+        harness.assert_text(
+            self.driver, "#standing",
+            "Standing: good (every required kernel element is present and well formed).")
+        self.page("identifier")
+        harness.full_screenshot(self.driver, "docs-console-identifier", width=1000)
+        self.assertEqual(noid_get(self.sam, ident, "who"), "(:unkn)\n")
+        self.assertEqual(noid_get(self.sam, ident, "how"), "text article\n")
+
+    def test_4_browse(self):
+        self.go("/console/p/sam/browse")
+        self.fill("prefix", "99999/fk4")
+        self.click("Show")
+        harness.assert_texts(self.driver, "ul.ids li", sorted(self.expected))
+        self.page("browse")
+
+    def test_5_forged_forms_refused(self):
+        ident = self.expected[1]
+        # A form on another site posting to the console: the browser sends no cookie
+        # (SameSite=Strict) and the token is not the session's.
+        forged = os.path.join(tempfile.mkdtemp(prefix="noid-forged."), "forged.html")
+        with open(forged, "w", encoding="utf-8") as f:
+            f.write(f"""<!DOCTYPE html><html lang="en"><title>forged</title>
+<form method="post" action="{self.server.url('/console/p/sam/id')}">
+<input name="csrf" value="{'0' * 64}"><input name="id" value="{ident}">
+<input name="_t" value="https://evil.example/"><input name="action" value="save">
+<button>go</button></form></html>""")
+        self.driver.get("file://" + forged)
+        self.submit(self.driver.find_element(By.TAG_NAME, "button"))
+        harness.assert_text(self.driver, "h1", "Form refused")
+        # The console's own form with its token altered in the page.
+        self.go(f"/console/p/sam/id?id={ident}")
+        self.driver.execute_script(
+            "document.querySelector('main input[name=csrf]').value = '1'.repeat(64)")
+        self.fill("_t", "https://evil.example/")
+        self.click("Save")
+        harness.assert_text(self.driver, "h1", "Form refused")
+        harness.assert_text(self.driver, ".notice.error",
+                            "This form is not from your session (it may have expired). "
+                            "Go back, reload the page and try again.")
+        self.page("forged")
+        self.assertEqual(noid_get(self.sam, ident, "_t"), f"https://example.org/{ident}\n")
+
+    def test_6_another_populators_binder_refused(self):
+        self.go("/console/p/other/browse")
+        harness.assert_text(self.driver, "h1", "Not your populator")
+        self.page("not-yours")
+        self.go("/console/p/sam/")
+        harness.assert_text(self.driver, "h1", "Binders and minters")
+
+    def test_7_purge_and_logout(self):
+        ident = self.expected[2]
+        self.go(f"/console/p/sam/id?id={ident}")
+        self.submit(self.driver.find_element(By.PARTIAL_LINK_TEXT, "Purge this identifier"))
+        harness.assert_text(self.driver, "h1", "Purge")
+        self.page("purge")
+        self.click(f"Purge {ident}")
+        harness.assert_text(self.driver, ".notice", f"Purged {ident}.")
+        self.assertEqual(noid_get(self.sam, ident, "_t"), "\n")
+        self.click("Log out")
+        harness.assert_text(self.driver, "h1", "Log in")
+        self.go("/console/p/sam/")
+        harness.assert_text(self.driver, "h1", "Log in")
+
+
+if __name__ == "__main__":
+    unittest.main()
