@@ -49,6 +49,25 @@ if [ ${#tools[@]} -gt 0 ]; then
         echo "setup: the tests need ${tools[*]} (not root: install them with apt-get)" >&2
     fi
 fi
+# promtool (Debian's prometheus package; the service is not started) and python3-yaml
+# for the monitoring tests (crates/noidr/tests/monitoring.rs: the alert rules and the
+# dashboard in deploy/).
+monitoring=()
+command -v promtool >/dev/null 2>&1 || monitoring+=(prometheus)
+/usr/bin/python3 -c "import yaml" >/dev/null 2>&1 || monitoring+=(python3-yaml)
+if [ ${#monitoring[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "setup: installing ${monitoring[*]}" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${monitoring[@]}" >/dev/null
+        # Only promtool is wanted: a booted systemd would have started the server.
+        if [ -d /run/systemd/system ]; then
+            systemctl disable --now prometheus >/dev/null 2>&1 || true
+        fi
+    else
+        echo "setup: the tests need ${monitoring[*]} (not root: install them with apt-get)" >&2
+    fi
+fi
 # Test tools, as root (CI): python3-fusepy for noidr's stalled-store tests (a FUSE file
 # system that pauses, crates/noidr/tests/stallfs.py).
 if [ "$(id -u)" = 0 ] && ! /usr/bin/python3 -c "import fusepy" >/dev/null 2>&1; then

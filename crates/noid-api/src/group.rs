@@ -19,6 +19,7 @@ use noid_minter::batch::{Batch, Feed, Step};
 use noid_minter::Context;
 use noid_store::{Store, StoreError, SETTLE};
 
+use crate::metrics::Stage;
 use crate::store::{
     committed_line, failure, not_committed, Failed, Job, Progress, Work, WorkResult, Worker,
 };
@@ -49,6 +50,8 @@ pub struct Running {
     agent: Agent,
     /// A bulk request's body and progress.
     bulk: Option<Bulk>,
+    /// Identifiers a mint request minted (counted once committed).
+    minted: u64,
 }
 
 /// A bulk request's commands and how far it got.
@@ -95,6 +98,8 @@ impl<'a> Group<'a> {
             self.records.clear();
             return Err(Failed::Commit(e.to_string(), e.after_failed_commit()));
         }
+        let populators = self.records.iter().map(|r| r.populator.as_str());
+        self.worker.metrics().bound(populators);
         let logged = self.worker.log_records(&mut self.records);
         let readers_in = self.worker.pause(store, settle);
         logged.map(|()| readers_in)
@@ -145,9 +150,12 @@ impl<'a> Group<'a> {
                 // this commit was to write were not written either.
                 let mut run = self.current.take().expect("running");
                 run.bulk = None;
+                self.worker.failed(&run.job.who, e.stage());
                 if let Failed::Commit(_, after) = e {
                     for earlier in &mut self.done[self.committed..] {
                         earlier.answer = failure(&format!("{e}; {after}"));
+                        earlier.minted = 0;
+                        self.worker.failed(&earlier.job.who, Stage::Commit);
                     }
                 }
                 self.done.push(run);
@@ -165,6 +173,14 @@ impl<'a> Group<'a> {
             } else {
                 result.clone()
             };
+            let metrics = self.worker.metrics();
+            match &result {
+                Ok(_) | Err(Failed::Log(_)) => metrics.minted(&run.job.who.populator, run.minted),
+                Err(Failed::Commit(..)) => {}
+            }
+            if let Err(e) = &result {
+                metrics.failed(&run.job.who.populator, e.stage());
+            }
             if let Some(Bulk {
                 tally: Some(t), p, ..
             }) = &run.bulk
@@ -279,6 +295,7 @@ impl Running {
             session,
             agent,
             bulk,
+            minted: 0,
         }
     }
 
@@ -326,7 +343,7 @@ impl Running {
                 };
             }
             Work::Mint { n, format } => {
-                self.answer = self.mint(txn, minter, worker, *n, *format);
+                (self.answer, self.minted) = self.mint(txn, minter, worker, *n, *format);
             }
             Work::Bulk { .. } => {}
         }
@@ -340,14 +357,15 @@ impl Running {
         worker: &Worker,
         n: u64,
         format: noid_egg::Format,
-    ) -> WorkResult {
+    ) -> (WorkResult, u64) {
         if self.job.read_only {
-            return WorkResult {
+            let refused = WorkResult {
                 body: b"error: 403 forbidden: read-only access\n\n".to_vec(),
                 failed: true,
                 refusal: Some(BinderError::ReadOnly),
                 ..WorkResult::default()
             };
+            return (refused, 0);
         }
         let ctx = Context::new(self.job.who.login.clone(), self.agent.now, worker.temper());
         let (ids, error) = match nog::mint_n(txn, minter, &ctx, n) {
@@ -356,13 +374,15 @@ impl Running {
         };
         let mut notes = std::mem::take(&mut minter.notes);
         notes.extend(error.iter().map(|e| format!("error: {e}")));
-        WorkResult {
+        let count = ids.len() as u64;
+        let answer = WorkResult {
             body: nog::render_minted(&ids, &notes, format),
             failed: error.is_some(),
             status: minter.exit_status.take(),
             minted: ids,
             ..WorkResult::default()
-        }
+        };
+        (answer, count)
     }
 
     /// Run a bulk request's next line; whether the request is finished (its body

@@ -81,6 +81,7 @@ impl Service {
             lock_timeout: std::time::Duration::from_secs(config.lock_timeout),
             temper,
             stopping: Arc::new(AtomicBool::new(false)),
+            metrics: Arc::new(crate::metrics::Metrics::new(populators.keys())),
         };
         Service {
             console: crate::console::Console::new(&config.console),
@@ -106,14 +107,22 @@ impl Service {
             .clone()
     }
 
-    /// Answer one request.
+    /// Answer one request (`GET /metrics`: the service's metrics), counted in them.
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
+        let metrics = self.settings.metrics.clone();
+        if req.uri().path() == "/metrics" {
+            return metrics.reply(&req).into_response();
+        }
         if self.console.enabled && crate::console::is_console(req.uri().path()) {
             return crate::console::handle(self, req, peer).await;
         }
-        self.answer(req, peer)
+        let populator = route::parse(req.uri().path()).map(|r| r.populator().to_string());
+        let response = self
+            .answer(req, peer)
             .await
-            .unwrap_or_else(Reply::into_response)
+            .unwrap_or_else(Reply::into_response);
+        metrics.answered(populator.as_deref(), response.status().as_u16());
+        response
     }
 
     /// The checks every request passes before its command, over HTTP and as a CGI

@@ -30,6 +30,7 @@ pub mod config;
 pub mod console;
 mod group;
 pub mod handler;
+pub mod metrics;
 pub mod recent;
 pub mod reply;
 pub mod route;

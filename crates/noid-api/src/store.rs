@@ -31,6 +31,7 @@ use tokio::sync::oneshot;
 
 use crate::group::Group;
 pub use crate::group::BULK_BATCH;
+use crate::metrics::{Kind, Metrics, Stage};
 
 /// Idle time after which the store is closed and its lock released.
 pub const IDLE: Duration = Duration::from_millis(50);
@@ -191,6 +192,8 @@ pub(crate) struct Job {
 #[derive(Clone)]
 pub struct DirectoryWriter {
     tx: Sender<Job>,
+    /// Where the time each request's work took is counted.
+    metrics: std::sync::Arc<Metrics>,
 }
 
 /// How a directory's thread opens stores and stamps circulation records.
@@ -202,6 +205,8 @@ pub struct Settings {
     pub temper: fn(i64) -> String,
     /// Set when the server is stopping: bulk runs stop at their next command.
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the service counts (`GET /metrics`).
+    pub metrics: std::sync::Arc<Metrics>,
 }
 
 impl DirectoryWriter {
@@ -209,15 +214,17 @@ impl DirectoryWriter {
     pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
+        let metrics = settings.metrics.clone();
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings).run(rx))
             .expect("spawn store thread");
-        DirectoryWriter { tx }
+        DirectoryWriter { tx, metrics }
     }
 
     /// Queue `work` and wait for its answer.
     pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
+        let (kind, queued) = (Kind::of(&work), Instant::now());
         let (tx, rx) = oneshot::channel();
         let job = Job {
             work,
@@ -230,8 +237,11 @@ impl DirectoryWriter {
         if self.tx.send(job).is_err() {
             return failure("the store's thread has stopped");
         }
-        rx.await
-            .unwrap_or_else(|_| failure("the store's thread dropped the request"))
+        let answer = rx
+            .await
+            .unwrap_or_else(|_| failure("the store's thread dropped the request"));
+        self.metrics.took(kind, queued.elapsed());
+        answer
     }
 }
 
@@ -257,7 +267,10 @@ pub fn run_once(
     let mut worker = Worker::new(dir, log, settings);
     match noid_store::open::writer(&worker.dir, worker.settings.lock_timeout) {
         Ok(writer) => worker.group(&*writer, vec![job]),
-        Err(e) => return failure(&e.to_string()),
+        Err(e) => {
+            worker.failed(&job.who, Stage::Open);
+            return failure(&e.to_string());
+        }
     }
     rx.try_recv()
         .unwrap_or_else(|_| failure("the request was not answered"))
@@ -330,6 +343,7 @@ impl Worker {
                     }
                     Err(e) => {
                         log::error!("{}: {e}", self.dir.display());
+                        self.failed(&first.who, Stage::Open);
                         (first.reply)(failure(&format!("{e}")));
                         continue;
                     }
@@ -353,6 +367,7 @@ impl Worker {
             Ok(b) => b,
             Err(e) => {
                 for j in jobs {
+                    self.failed(&j.who, Stage::Open);
                     (j.reply)(failure(&e.to_string()));
                 }
                 return;
@@ -391,6 +406,16 @@ impl Worker {
             );
         }
         released
+    }
+
+    /// Count a request of `who` whose writes failed at `stage`.
+    pub(crate) fn failed(&self, who: &Who, stage: Stage) {
+        self.settings.metrics.failed(&who.populator, stage);
+    }
+
+    /// What the service counts.
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.settings.metrics
     }
 
     /// Whether the server is stopping (bulk runs stop at their next command).
@@ -441,6 +466,16 @@ pub(crate) enum Failed {
     Commit(String, &'static str),
     /// The batch was written, its write log records were not.
     Log(String),
+}
+
+impl Failed {
+    /// Where it failed, for the metrics.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Failed::Commit(..) => Stage::Commit,
+            Failed::Log(_) => Stage::Log,
+        }
+    }
 }
 
 impl std::fmt::Display for Failed {

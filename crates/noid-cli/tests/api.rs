@@ -1463,3 +1463,69 @@ fn minters_that_stop_or_wrap() {
         "ten identifiers issued"
     );
 }
+
+/// `GET /metrics` (docs/MONITORING.md): requests by populator and status, identifiers
+/// minted, binder writes and failed writes per populator, each as the requests sent
+/// here make them; a request that a front server forwarded is refused.
+#[test]
+fn metrics_count_requests_mints_binds_and_failed_writes() {
+    let api = Api::start();
+    let (code, minted) = api.get(SAM, "/a/sam/m/ark/99999/fk4", "mint 3");
+    let ids = minted.lines().filter(|l| l.starts_with("s: ")).count();
+    assert_eq!((code, ids), (200, 3), "{minted}");
+    assert_eq!(api.get(SAM, "/a/sam/b", "a.set _t https://e.org/a").0, 200);
+    let bulk = "x.set _t https://e.org/x\nx.set who W\nx.fetch who\n";
+    assert_eq!(api.curl(SAM, "/a/sam/b", "-", Some(bulk), &[]).0, 200);
+    assert_eq!(api.get(Some("sam:wrong"), "/a/sam/b", "a.fetch").0, 401);
+    assert_eq!(api.get(Some("olga:pw"), "/a/sam/b", "a.fetch").0, 403);
+    assert_eq!(api.get(Some("viewer:look"), "/a/ro/b", "y.set _t u").0, 403);
+    assert_eq!(api.get(SAM, "/a/nobody/b", "a.fetch").0, 404);
+    // other's binder is gone: its store cannot be opened, nothing is written.
+    std::fs::remove_dir_all(api.dir("binders/other/NOID")).unwrap();
+    let (code, body) = api.get(Some("olga:pw"), "/a/other/b", "z.set _t u");
+    assert_eq!(code, 200);
+    assert!(body.ends_with("egg-status: 1\n"), "{body}");
+
+    let (code, text) = api.get(None, "/metrics", "");
+    assert_eq!(code, 200);
+    let requests = "\
+noid_api_requests_total{populator=\"-\",code=\"200\"} 0
+noid_api_requests_total{populator=\"-\",code=\"401\"} 0
+noid_api_requests_total{populator=\"-\",code=\"403\"} 0
+noid_api_requests_total{populator=\"-\",code=\"404\"} 1
+noid_api_requests_total{populator=\"-\",code=\"429\"} 0
+noid_api_requests_total{populator=\"other\",code=\"200\"} 1
+noid_api_requests_total{populator=\"other\",code=\"401\"} 0
+noid_api_requests_total{populator=\"other\",code=\"403\"} 0
+noid_api_requests_total{populator=\"other\",code=\"429\"} 0
+noid_api_requests_total{populator=\"ro\",code=\"200\"} 0
+noid_api_requests_total{populator=\"ro\",code=\"401\"} 0
+noid_api_requests_total{populator=\"ro\",code=\"403\"} 1
+noid_api_requests_total{populator=\"ro\",code=\"429\"} 0
+noid_api_requests_total{populator=\"sam\",code=\"200\"} 3
+noid_api_requests_total{populator=\"sam\",code=\"401\"} 1
+noid_api_requests_total{populator=\"sam\",code=\"403\"} 1
+noid_api_requests_total{populator=\"sam\",code=\"429\"} 0
+";
+    assert!(text.contains(requests), "{text}");
+    for line in [
+        "noid_api_minted_total{populator=\"sam\"} 3",
+        "noid_api_minted_total{populator=\"ro\"} 0",
+        // One single command and two of the bulk POST's lines wrote; a fetch does not.
+        "noid_api_binds_total{populator=\"sam\"} 3",
+        "noid_api_binds_total{populator=\"ro\"} 0",
+        "noid_api_binds_total{populator=\"other\"} 0",
+        "noid_api_write_failures_total{populator=\"other\",stage=\"open\"} 1",
+        "noid_api_write_failures_total{populator=\"sam\",stage=\"open\"} 0",
+        "noid_api_write_failures_total{populator=\"sam\",stage=\"commit\"} 0",
+        // Work that reached a directory's thread: sam's set, ro's refused set, other's.
+        "noid_api_command_duration_seconds_count{work=\"egg\"} 3",
+        "noid_api_command_duration_seconds_count{work=\"bulk\"} 1",
+        "noid_api_command_duration_seconds_count{work=\"mint\"} 1",
+    ] {
+        assert!(text.contains(&format!("\n{line}\n")), "{line}:\n{text}");
+    }
+    // Not through a front server.
+    let forwarded = api.curl(None, "/metrics", "", None, &["X-Forwarded-For: 192.0.2.1"]);
+    assert_eq!(forwarded, (404, "error: not found\n".into()));
+}

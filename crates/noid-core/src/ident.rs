@@ -78,7 +78,9 @@ pub fn web_askable(id: &[u8]) -> bool {
     memchr::memchr3(b'\n', b'\r', 0, id).is_none()
 }
 
-/// Chopping's notion of a word character: Perl's `[\w~]` on bytes (ASCII).
+/// Chopping's notion of a word character: Perl's `[\w~]` on bytes (ASCII). Inlined:
+/// chopping calls it for every byte of an id, from another crate.
+#[inline]
 pub fn is_word(c: u8) -> bool {
     WORD[usize::from(c)]
 }
@@ -360,7 +362,11 @@ impl Parsed {
     /// The DOI behind a shadow ARK ([`crate::shadow::doi_of_ark`]).
     fn shadow_doi(&self) -> Option<String> {
         let r = self.naan.as_ref()?;
-        crate::shadow::doi_of_ark(&self.norm[r.clone()], &self.norm[r.end..])
+        let naan = &self.norm[r.clone()];
+        if !crate::shadow::is_shadow_naan(naan) {
+            return None;
+        }
+        crate::shadow::doi_of_ark(naan, &self.norm[r.end..])
     }
 }
 

@@ -18,12 +18,15 @@
 //! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is
 //!   served, read by the CLI, its help, web mode and noidr.
 //! * [`Commit`]: a store that makes a transaction's writes durable, beside [`Lookup`].
+//! * [`exposition`]: the Prometheus text format, for `noidr`'s and `noid serve`'s
+//!   `/metrics`.
 
 #![deny(missing_docs)]
 
 pub mod anvl;
 mod commit;
 pub mod deadline;
+pub mod exposition;
 pub mod header;
 pub mod html;
 pub mod ident;

@@ -37,17 +37,22 @@ pub fn ark_of_doi(local: &str) -> Option<String> {
     })
 }
 
+/// Whether `naan` is a shadow ARK's: a letter `b` to `k` and four digits. Inlined: every
+/// ARK that misses asks (its other spellings), and almost none is one.
+#[inline]
+pub fn is_shadow_naan(naan: &str) -> bool {
+    let naan = naan.as_bytes();
+    naan.len() == 5 && (b'b'..=b'k').contains(&naan[0]) && naan[1..].iter().all(u8::is_ascii_digit)
+}
+
 /// The DOI a shadow ARK stands for, from its NAAN (`b5072`, `c2345`) and what follows
 /// the NAAN (`/fk2x`): `doi:10.5072/FK2X`. `None` when the NAAN is not a letter `b` to
 /// `k` and four digits.
 pub fn doi_of_ark(naan: &str, rest: &str) -> Option<String> {
+    if !is_shadow_naan(naan) {
+        return None;
+    }
     let naan = naan.as_bytes();
-    if naan.len() != 5 || !(b'b'..=b'k').contains(&naan[0]) {
-        return None;
-    }
-    if !naan[1..].iter().all(u8::is_ascii_digit) {
-        return None;
-    }
     let digits = std::str::from_utf8(&naan[1..]).ok()?;
     let lead = naan[0] - b'b';
     let prefix = if lead == 0 {

@@ -153,6 +153,12 @@ pub trait Backend: Send + Sync + 'static {
         None
     }
 
+    /// A request was answered `503` by the lookup deadline instead of by
+    /// [`Backend::resolve`] (its lookup stalled, or another one had), for the backend's
+    /// metrics. A stalled lookup's own answer, dropped, still reaches `resolve`'s
+    /// caller. The default does nothing.
+    fn late(&self) {}
+
     /// When identifier `id`'s bindings were last written, in seconds since the epoch,
     /// for the `Last-Modified` of its metadata pages and tombstone; `None` when not
     /// recorded. Asked only for those pages, never for a redirect. The default knows

@@ -191,9 +191,13 @@ fn lookup(
             let note = deadline::note(d.fd, head, d.may_write);
             match d.watch.run(d.slot, note, || backend.resolve(rq)) {
                 Outcome::Answered(r) => r,
-                Outcome::Stalled => return Err(Box::new(unavailable(d.watch))),
+                Outcome::Stalled => {
+                    backend.late();
+                    return Err(Box::new(unavailable(d.watch)));
+                }
                 Outcome::Claimed => {
                     // The watchdog answered and shut the socket down.
+                    backend.late();
                     let mut r = unavailable(d.watch);
                     r.close = true;
                     return Err(Box::new(r));

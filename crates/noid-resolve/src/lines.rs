@@ -34,7 +34,10 @@ pub enum LineProtocol<'a> {
 /// Append the answer line to `line` (with its `\n`) to `out`: the one kept from an
 /// earlier request of the same line ([`Memo`]) while the view, the resolver in
 /// force and the providers' health are those it was computed with (all three in its
-/// key), else resolved on `view`. Errors and long answers are not kept.
+/// key), else resolved on `view`. Errors and long answers are not kept. Inlined into
+/// its callers (each server's request loop): as a call of its own it cost a truncated
+/// request 3 % more instructions than the same code in noidr had.
+#[inline(always)]
 pub fn answer_line<V: Lookup + Memo + ?Sized>(
     view: &V,
     protocol: LineProtocol<'_>,
@@ -57,6 +60,7 @@ pub fn answer_line<V: Lookup + Memo + ?Sized>(
 /// computed each time. For callers that key an answer by something other than its
 /// line (the nginx module: the parts of the HTTP request it makes the line from), as
 /// [`answer_line`] keys it by the line.
+#[inline(always)]
 pub fn answer_kept<V: Lookup + Memo + ?Sized>(
     view: &V,
     protocol: LineProtocol<'_>,

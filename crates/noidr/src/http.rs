@@ -109,7 +109,16 @@ impl noid_http::Backend for Backend {
     }
 
     fn metrics(&self) -> Option<String> {
-        Some(self.metrics.prometheus(&self.follower.status()))
+        let resolver = self.current.resolver();
+        Some(
+            self.metrics
+                .prometheus(&self.follower.status(), resolver.registry()),
+        )
+    }
+
+    /// A `503` of the lookup deadline: an error, and a late answer.
+    fn late(&self) {
+        self.metrics.record_late(Instant::now());
     }
 
     fn last_modified(&self, id: &str) -> Result<Option<i64>, LookupError> {

@@ -1,5 +1,8 @@
-//! What `noidr` has answered, for operators: requests by kind of answer and a latency
-//! histogram, with the follower's catch-ups, reopens, generation and last write seen.
+//! What `noidr` has answered, for operators: requests by kind of answer, the answers
+//! the lookup deadline gave in the store's place, and a latency histogram, with the
+//! follower's catch-ups, reopens, generation (the view's and the writers') and last
+//! write seen, and the registry providers' health. docs/MONITORING.md lists every
+//! family and the alerts built on them.
 //! `--http` serves them as `GET /metrics` (Prometheus text format); every mode writes
 //! them as one line to stderr on SIGUSR1.
 //!
@@ -14,7 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_resolve::Outcome;
+use noid_core::exposition::{self, family, label_value, seconds};
+use noid_resolve::{Outcome, Registry};
 use noid_store::FollowStatus;
 use thread_local::ThreadLocal;
 
@@ -65,6 +69,8 @@ struct Counts {
     buckets: [Cell; BUCKETS.len() + 1],
     /// Sum of the latencies, in nanoseconds.
     latency_ns: Cell,
+    /// Requests answered with the lookup deadline's error in the store's place.
+    late: Cell,
 }
 
 /// The requests answered, counted per thread; with `--follow`, where the copy stands.
@@ -83,6 +89,8 @@ pub struct Totals {
     pub buckets: [u64; BUCKETS.len() + 1],
     /// Sum of the latencies, in nanoseconds.
     pub latency_ns: u64,
+    /// Requests answered with the lookup deadline's error in the store's place.
+    pub late: u64,
 }
 
 impl Metrics {
@@ -101,11 +109,15 @@ impl Metrics {
         let c = self.threads.get_or_default();
         c.outcomes[outcome.index()].add(1);
         c.latency_ns.add(ns);
-        let bucket = BUCKETS
-            .iter()
-            .position(|&(bound, _)| ns <= bound)
-            .unwrap_or(BUCKETS.len());
-        c.buckets[bucket].add(1);
+        c.buckets[exposition::bucket(&BUCKETS, ns)].add(1);
+    }
+
+    /// Count one request answered with the lookup deadline's error (the line protocols'
+    /// error line, HTTP's `503`) in the store's place, which took since `start`: an
+    /// error, and a late answer.
+    pub fn record_late(&self, start: Instant) {
+        self.record(Outcome::Error, start);
+        self.threads.get_or_default().late.add(1);
     }
 
     /// Every thread's counts, summed.
@@ -119,12 +131,14 @@ impl Metrics {
                 *sum += cell.get();
             }
             t.latency_ns += c.latency_ns.get();
+            t.late += c.late.get();
         }
         t
     }
 
-    /// The Prometheus text exposition (format 0.0.4) of the counts and of `store`.
-    pub fn prometheus(&self, store: &FollowStatus) -> String {
+    /// The Prometheus text exposition (format 0.0.4) of the counts, of `store` and of
+    /// the health of `registry`'s probed providers.
+    pub fn prometheus(&self, store: &FollowStatus, registry: &Registry) -> String {
         let t = self.totals();
         let mut s = String::with_capacity(4096);
         family(
@@ -143,29 +157,25 @@ impl Metrics {
         }
         family(
             &mut s,
+            "noidr_late_answers_total",
+            "counter",
+            "Requests answered with the lookup deadline's error (HTTP: 503) in place of the store's answer, also counted as kind \"error\".",
+        );
+        let _ = writeln!(s, "noidr_late_answers_total {}", t.late);
+        family(
+            &mut s,
             "noidr_request_duration_seconds",
             "histogram",
             "Time from taking a request to its answer inside noidr (store catch-up and resolution).",
         );
-        let mut cumulative = 0;
-        for (i, (_, le)) in BUCKETS.iter().enumerate() {
-            cumulative += t.buckets[i];
-            let _ = writeln!(
-                s,
-                "noidr_request_duration_seconds_bucket{{le=\"{le}\"}} {cumulative}"
-            );
-        }
-        let count = cumulative + t.buckets[BUCKETS.len()];
-        let _ = writeln!(
-            s,
-            "noidr_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}"
+        exposition::histogram(
+            &mut s,
+            "noidr_request_duration_seconds",
+            "",
+            &BUCKETS,
+            &t.buckets,
+            t.latency_ns,
         );
-        let _ = writeln!(
-            s,
-            "noidr_request_duration_seconds_sum {}",
-            seconds(t.latency_ns)
-        );
-        let _ = writeln!(s, "noidr_request_duration_seconds_count {count}");
         family(
             &mut s,
             "noidr_store_catch_ups_total",
@@ -196,6 +206,15 @@ impl Metrics {
             );
             let _ = writeln!(s, "noidr_store_generation {g}");
         }
+        if let Some(g) = store.writers_generation {
+            family(
+                &mut s,
+                "noidr_store_writers_generation",
+                "gauge",
+                "The writers' generation counter (NOID/generation) now; ahead of noidr_store_generation while noidr has not caught up.",
+            );
+            let _ = writeln!(s, "noidr_store_writers_generation {g}");
+        }
         if let Some(age) = store.last_write_age {
             family(
                 &mut s,
@@ -212,6 +231,7 @@ impl Metrics {
         if let Some(f) = &self.follow {
             follow_families(&mut s, f);
         }
+        provider_family(&mut s, registry);
         s
     }
 
@@ -222,6 +242,7 @@ impl Metrics {
         for o in Outcome::ALL {
             let _ = write!(s, " {}={}", o.name(), t.outcomes[o.index()]);
         }
+        let _ = write!(s, " late={}", t.late);
         let _ = write!(s, " latency-sum={}s latency-le=", seconds(t.latency_ns));
         let mut cumulative = 0;
         for (i, (_, le)) in BUCKETS.iter().enumerate() {
@@ -306,36 +327,42 @@ fn follow_families(s: &mut String, f: &Position) {
     let _ = writeln!(s, "noidr_follow_verified_total {}", seen.verified);
 }
 
-/// The `# HELP` and `# TYPE` lines that open a metric family.
-fn family(s: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = write!(s, "# HELP {name} {help}\n# TYPE {name} {kind}\n");
+/// `noidr_provider_up`: per registry provider with a probe URL, whether its last probe
+/// found it up (1) or down (0); up until probed. Nothing without such providers.
+fn provider_family(s: &mut String, registry: &Registry) {
+    let mut probed = registry.records().iter().flat_map(|r| {
+        r.providers
+            .iter()
+            .filter(|p| p.probe.is_some())
+            .map(move |p| (r, p))
+    });
+    let Some(first) = probed.next() else {
+        return;
+    };
+    family(
+        s,
+        "noidr_provider_up",
+        "gauge",
+        "1 while a registry provider's probe (--probe-interval) finds it up, 0 while down; up until probed.",
+    );
+    for (record, provider) in std::iter::once(first).chain(probed) {
+        let _ = writeln!(
+            s,
+            "noidr_provider_up{{prefix=\"{}\",provider=\"{}\"}} {}",
+            label_value(&record.prefix),
+            label_value(&provider.code),
+            u8::from(registry.is_healthy(provider))
+        );
+    }
 }
 
 fn duration_ns(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Nanoseconds as seconds, exactly (no float rounding): `1500` is `0.0000015`.
-fn seconds(ns: u64) -> String {
-    let (whole, frac) = (ns / 1_000_000_000, ns % 1_000_000_000);
-    if frac == 0 {
-        return whole.to_string();
-    }
-    let frac = format!("{frac:09}");
-    format!("{whole}.{}", frac.trim_end_matches('0'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seconds_are_exact() {
-        assert_eq!(seconds(0), "0");
-        assert_eq!(seconds(1_500), "0.0000015");
-        assert_eq!(seconds(2_000_000_000), "2");
-        assert_eq!(seconds(12_345_000_000), "12.345");
-    }
 
     #[test]
     fn counts_of_every_thread_are_summed_and_survive_the_thread() {
@@ -361,8 +388,9 @@ mod tests {
             reopens: 1,
             generation: Some(7),
             last_write_age: None,
+            writers_generation: Some(9),
         };
-        let text = m.prometheus(&status);
+        let text = m.prometheus(&status, &Registry::empty());
         assert!(
             text.contains("noidr_requests_total{kind=\"chop-back\"} 3\n"),
             "{text}"
@@ -370,12 +398,90 @@ mod tests {
         assert!(text.contains("noidr_request_duration_seconds_bucket{le=\"+Inf\"} 7\n"));
         assert!(text.contains("noidr_request_duration_seconds_bucket{le=\"10\"} 4\n"));
         assert!(text.contains("noidr_store_generation 7\n"));
+        assert!(text.contains(
+            "# TYPE noidr_store_writers_generation gauge\nnoidr_store_writers_generation 9\n"
+        ));
+        assert!(text.contains("noidr_late_answers_total 0\n"));
         assert!(!text.contains("last_write_age"));
+        assert!(!text.contains("noidr_provider_up"), "no probed provider");
         let line = m.line(&status);
         assert!(
-            line.starts_with("metrics: hit=1 chop-back=3 inflection=0 miss=3 error=0 latency-sum="),
+            line.starts_with(
+                "metrics: hit=1 chop-back=3 inflection=0 miss=3 error=0 late=0 latency-sum="
+            ),
             "{line}"
         );
         assert!(line.ends_with(",10:4,+Inf:7 catch-ups=2 reopens=1 store=open generation=7"));
+    }
+
+    #[test]
+    fn late_answers_are_errors_too() {
+        let m = Metrics::default();
+        m.record_late(Instant::now());
+        m.record_late(Instant::now());
+        m.record(Outcome::Hit, Instant::now());
+        let t = m.totals();
+        assert_eq!((t.outcomes, t.late), ([1, 0, 0, 0, 2], 2));
+        let status = FollowStatus {
+            open: false,
+            catch_ups: 0,
+            reopens: 0,
+            generation: None,
+            last_write_age: None,
+            writers_generation: None,
+        };
+        let text = m.prometheus(&status, &Registry::empty());
+        assert!(text.contains(
+            "# HELP noidr_late_answers_total Requests answered with the lookup deadline's error \
+             (HTTP: 503) in place of the store's answer, also counted as kind \"error\".\n\
+             # TYPE noidr_late_answers_total counter\n\
+             noidr_late_answers_total 2\n"
+        ));
+        assert!(text.contains("noidr_requests_total{kind=\"error\"} 2\n"));
+        assert!(text.contains("noidr_store_open 0\n"));
+        assert!(!text.contains("noidr_store_writers_generation"));
+        assert!(m.line(&status).contains(" error=2 late=2 latency-sum="));
+    }
+
+    #[test]
+    fn probed_providers_are_up_or_down_by_prefix_and_code() {
+        let registry = Registry::parse(
+            "prefix: pdb:\n\
+             provider: rcsb https://www.rcsb.org/structure/$id\n\
+             provider: pdbe https://www.ebi.ac.uk/pdbe/entry/pdb/$id\n\
+             provider: pdbj https://pdbj.org/mine/summary/$id\n\
+             probe: rcsb http://127.0.0.1:1/rcsb\n\
+             probe: pdbe http://127.0.0.1:1/pdbe\n\
+             \n\
+             prefix: ark:/99999\n\
+             provider: main https://example.org/$id\n\
+             probe: main http://127.0.0.1:1/main\n",
+        )
+        .unwrap();
+        let pdbe = registry
+            .probes()
+            .into_iter()
+            .find(|p| p.code == "pdbe")
+            .unwrap();
+        assert!(registry.set_healthy(pdbe.slot, false));
+        let status = FollowStatus {
+            open: true,
+            catch_ups: 0,
+            reopens: 0,
+            generation: Some(1),
+            last_write_age: None,
+            writers_generation: Some(1),
+        };
+        let text = Metrics::default().prometheus(&status, &registry);
+        let family = &text[text.find("# HELP noidr_provider_up").unwrap()..];
+        assert_eq!(
+            family,
+            "# HELP noidr_provider_up 1 while a registry provider's probe (--probe-interval) \
+             finds it up, 0 while down; up until probed.\n\
+             # TYPE noidr_provider_up gauge\n\
+             noidr_provider_up{prefix=\"ark:/99999\",provider=\"main\"} 1\n\
+             noidr_provider_up{prefix=\"pdb:\",provider=\"rcsb\"} 1\n\
+             noidr_provider_up{prefix=\"pdb:\",provider=\"pdbe\"} 0\n"
+        );
     }
 }

@@ -108,6 +108,6 @@ impl crate::lines::AnswerLines for Answerer {
     fn late(&self, deadline: Duration, out: &mut Vec<u8>) {
         let start = Instant::now();
         self.error_line(&Late(deadline), out);
-        self.metrics.record(Outcome::Error, start);
+        self.metrics.record_late(start);
     }
 }

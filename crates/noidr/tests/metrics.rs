@@ -300,7 +300,7 @@ fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     assert!(n.ask("no method").starts_with("error: "));
     let line = usr1_line(&n, &errors);
     assert!(
-        line.starts_with("hit=1 chop-back=1 inflection=1 miss=1 error=1 latency-sum="),
+        line.starts_with("hit=1 chop-back=1 inflection=1 miss=1 error=1 late=0 latency-sum="),
         "{line}"
     );
     assert!(
@@ -326,7 +326,7 @@ fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     assert!(n.ask("bind set x y z").starts_with("error: "));
     let line = usr1_line(&n, &errors);
     assert!(
-        line.starts_with("hit=1 chop-back=0 inflection=0 miss=1 error=1 "),
+        line.starts_with("hit=1 chop-back=0 inflection=0 miss=1 error=1 late=0 "),
         "{line}"
     );
     assert!(n.finish().success());

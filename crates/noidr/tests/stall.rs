@@ -142,14 +142,16 @@ fn ask_resolved(r: &mut Noidr, request: &str) -> String {
     }
 }
 
-/// `GET path` until the response is not a `503`; that response.
-fn get_resolved(server: &Http, path: &str) -> String {
+/// `GET path` until the response is not a `503`, counting the `503`s in `late`; that
+/// response.
+fn get_resolved(server: &Http, path: &str, late: &std::cell::Cell<u64>) -> String {
     let start = Instant::now();
     loop {
         let r = server.get(path, "");
         if r.get(9..12) != Some("503") {
             return r;
         }
+        late.set(late.get() + 1);
         assert!(
             start.elapsed() < RESOLVES_WITHIN,
             "{path}: never resolved: {r}"
@@ -219,7 +221,9 @@ fn a_stalled_store_gets_503_within_the_deadline() {
     let server = Http::start(cmd, "127.0.0.1:0");
     let get = |path: &str| server.get(path, "");
     let status = |r: &str| r.get(9..12).unwrap_or("").to_owned();
-    let r = get_resolved(&server, &format!("/redirect/{}", id(0)));
+    // The 503s given to identifiers: the lookup deadline's answers, which /metrics counts.
+    let late = std::cell::Cell::new(0);
+    let r = get_resolved(&server, &format!("/redirect/{}", id(0)), &late);
     assert_eq!(status(&r), "302", "{r}");
     fs.pause();
     let r = get(&format!("/redirect/{}", id(IDS / 2)));
@@ -227,18 +231,25 @@ fn a_stalled_store_gets_503_within_the_deadline() {
     assert!(r.ends_with("no answer from the store within 1 s\n"), "{r}");
     let r = get(&format!("/redirect/{}", id(IDS / 2 + 1000)));
     assert_eq!(status(&r), "503", "{r}");
+    late.set(late.get() + 2);
     assert_eq!(status(&get("/health")), "503");
     fs.resume();
-    let r = get_resolved(&server, &format!("/redirect/{}", id(1)));
+    let r = get_resolved(&server, &format!("/redirect/{}", id(1)), &late);
     assert_eq!(status(&r), "302", "{r}");
     assert_eq!(status(&get("/health")), "200");
     for i in [IDS / 2, IDS - 1] {
-        let r = get_resolved(&server, &format!("/redirect/{}", id(i)));
+        let r = get_resolved(&server, &format!("/redirect/{}", id(i)), &late);
         assert!(
             r.contains(&format!("\r\nlocation: {}\r\n", target(i))),
             "{r}"
         );
     }
+    let metrics = get("/metrics");
+    assert!(
+        metrics.contains(&format!("\nnoidr_late_answers_total {}\n", late.get())),
+        "{} late answers: {metrics}",
+        late.get()
+    );
 }
 
 /// Kills a process that is still running two minutes after being armed, so that a test

@@ -14,6 +14,7 @@ mod ha_drill;
 mod http;
 mod lifecycle;
 mod metrics;
+mod monitoring;
 mod pepper;
 mod protocol;
 mod providers;

@@ -15,9 +15,41 @@ use noid_core::ident::{Family, Parsed};
 use noid_core::keys;
 use noid_core::lookup::{Lookup, LookupError};
 
+/// What steps 2–7 came to.
+pub(super) enum Finding<'a> {
+    /// A binding or rule applies.
+    Found(Found<'a>),
+    /// Nothing applies; the key a truncated identifier answers in step 6
+    /// ([`Resolver::truncated_key`]), worked out once for [`Resolver::fallback`].
+    Missed { truncated: Option<String> },
+}
+
 impl Resolver {
     /// Steps 2–5 and 7: the first binding or rule that applies.
     pub(super) fn find<'a, L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        key: &mut Vec<u8>,
+        id: &'a str,
+        p: &'a Parsed,
+        candidates: Option<Candidates>,
+    ) -> Result<Finding<'a>, LookupError> {
+        if let Some(found) = self.find_binding(l, key, id, p, candidates)? {
+            return Ok(Finding::Found(found));
+        }
+        // 6. Truncated ids are not redirected by rules (see `fallback`).
+        let truncated = self.truncated_key(p);
+        if truncated.is_none() {
+            // 7. Rules, most specific first.
+            if let Some(found) = self.rule(l, key, p)? {
+                return Ok(Finding::Found(found));
+            }
+        }
+        Ok(Finding::Missed { truncated })
+    }
+
+    /// Steps 2–5: the first binding that applies.
+    fn find_binding<'a, L: Lookup + ?Sized>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
@@ -69,12 +101,7 @@ impl Resolver {
                 return Ok(Some(Found::exact(Cow::Borrowed(id), v, "")));
             }
         }
-        // 6. Truncated ids are not redirected by rules (see `fallback`).
-        if self.truncated_key(p).is_some() {
-            return Ok(None);
-        }
-        // 7. Rules, most specific first.
-        self.rule(l, key, p)
+        Ok(None)
     }
 
     /// Shoulder, NAAN and scheme rules: bound in the store (`_t` of `ark:/12345` or
@@ -140,14 +167,16 @@ impl Resolver {
         self.registry.get(&key).map(|r| r.prefix.clone())
     }
 
-    /// Steps 6, 8, 9: partial ids, forwarding, not found.
+    /// Steps 6, 8, 9: partial ids (`truncated`: [`Resolver::truncated_key`] of `p`),
+    /// forwarding, not found.
     pub(super) fn fallback<L: Lookup + ?Sized>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
         p: &Parsed,
+        truncated: Option<String>,
     ) -> Result<Answer, LookupError> {
-        if let Some(k) = self.truncated_key(p) {
+        if let Some(k) = truncated {
             // A cached prefix check first: a truncated id rarely has bindings, and a
             // listing costs a RocksDB iterator (more than a whole chop-back).
             let mut bindings = match l.may_have_prefix(&keys::id_prefix(&k))? {

@@ -21,8 +21,8 @@ impl Resolver {
         id: &str,
     ) -> Result<Answer, LookupError> {
         let p = Parsed::new(id);
-        if self.truncated_key(&p).is_some() {
-            return self.fallback(l, key, &p);
+        if let Some(truncated) = self.truncated_key(&p) {
+            return self.fallback(l, key, &p, Some(truncated));
         }
         if self.registry.is_empty() {
             return Ok(Answer::NotFound);

@@ -46,6 +46,7 @@ use crate::outcome::Outcome;
 use crate::registry::Registry;
 use crate::rules::Rules;
 use answer::Found;
+use find::Finding;
 use noid_core::ident::Parsed;
 use noid_core::keys;
 use noid_core::lookup::{is_truthy, Lookup, LookupError, Ranged};
@@ -160,9 +161,9 @@ impl Resolver {
         };
         // 2–7: the first binding or rule that applies; else 6, 8, 9.
         match self.find(l, &mut key, id, &p, candidates)? {
-            Some(found) => self.finish_counted(l, req, found, Some(&p)),
-            None => {
-                let answer = self.fallback(l, &mut key, &p)?;
+            Finding::Found(found) => self.finish_counted(l, req, found, Some(&p)),
+            Finding::Missed { truncated } => {
+                let answer = self.fallback(l, &mut key, &p, truncated)?;
                 let outcome = Outcome::of(&answer, Outcome::Hit);
                 Ok((answer, outcome))
             }

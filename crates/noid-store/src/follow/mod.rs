@@ -235,9 +235,11 @@ impl Follower {
     }
 
     /// What the follower has done since it started (catch-ups, reopens, the last write
-    /// seen), for metrics.
+    /// seen), and the writers' generation now, for metrics.
     pub fn status(&self) -> FollowStatus {
-        self.stats.status(self.current.load().is_some())
+        let view = self.current.load();
+        self.stats
+            .status(view.as_ref().map(|v| v.secondary().generation()))
     }
 
     /// Stop following: no view is opened any more, and the secondaries' directories are
@@ -358,8 +360,24 @@ mod tests {
         assert!(matches!(f.health(), Err(StoreError::NotFollowed(p)) if p == d.path()));
         std::fs::rename(&away, &noid).unwrap();
         f.health().unwrap();
+
+        // A writer holding NOID/busy keeps the view behind: the writers' counter moves
+        // on, the view's stays, until the writer has closed.
+        let g = f.status().generation.unwrap();
+        assert_eq!(f.status().writers_generation, Some(g));
+        let w = Writer::open(d.path(), T).unwrap();
+        w.commit([Op::Put("k".into(), "3".into())]).unwrap();
+        assert_eq!(value(&f, "k").as_deref(), Some(&b"2"[..]));
+        let s = f.status();
+        assert_eq!((s.generation, s.writers_generation), (Some(g), Some(g + 1)));
+        drop(w);
+        assert_eq!(value(&f, "k").as_deref(), Some(&b"3"[..]));
+        let s = f.status();
+        assert_eq!(s.generation, s.writers_generation);
+
         f.stop();
         assert!(!f.status().open);
+        assert_eq!(f.status().writers_generation, None);
         assert!(f.health().is_err());
     }
 

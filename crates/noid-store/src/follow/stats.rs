@@ -34,6 +34,11 @@ pub struct FollowStatus {
     /// The writers' generation counter as the current view last saw it (`None` before
     /// the store was first opened).
     pub generation: Option<u64>,
+    /// The writers' generation counter now (`NOID/generation`; `None` while no view is
+    /// open): ahead of `generation` while the view has not caught up with the writers'
+    /// last commits (a writer holding `NOID/busy` keeps it so, see
+    /// `Secondary::try_catch_up`).
+    pub writers_generation: Option<u64>,
     /// How long ago a catch-up last brought new commits (`None`: none since start).
     pub last_write_age: Option<Duration>,
 }
@@ -67,16 +72,18 @@ impl Stats {
         }
     }
 
-    /// The counts now, `open` saying whether a view is open.
-    pub(super) fn status(&self, open: bool) -> FollowStatus {
+    /// The counts now; `writers` is the writers' generation counter read through the
+    /// open view (`None`: no view is open).
+    pub(super) fn status(&self, writers: Option<u64>) -> FollowStatus {
         let generation = self.generation.load(Ordering::Relaxed);
         let last_write = *self.last_write.lock().unwrap_or_else(|e| e.into_inner());
         FollowStatus {
-            open,
+            open: writers.is_some(),
             catch_ups: self.catch_ups.load(Ordering::Relaxed),
             reopens: self.reopens.load(Ordering::Relaxed),
             generation: (generation != u64::MAX).then_some(generation),
             last_write_age: last_write.map(|t| t.elapsed()),
+            writers_generation: writers,
         }
     }
 }
