@@ -9,7 +9,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use noid_egg::writelog::Record;
-use noid_egg::{Command, Op, Session};
+use noid_egg::{Command, Session};
 
 /// Writes shown on a page.
 pub const PAGE: usize = 50;
@@ -115,12 +115,7 @@ fn described(c: Command) -> (String, String, String) {
             elem,
             value,
         } => {
-            let word = match op {
-                Op::Set => "set",
-                Op::Let => "let",
-                Op::Insert => "insert",
-                _ => "add",
-            };
+            let word = op.bind_word();
             let value = String::from_utf8_lossy(&value).into_owned();
             (id, format!("{word} {elem}"), value)
         }
@@ -135,6 +130,7 @@ fn described(c: Command) -> (String, String, String) {
 mod tests {
     use super::*;
     use noid_egg::writelog::canonical;
+    use noid_egg::Op;
 
     fn record(i: usize) -> Record {
         let cmd = Command::Bind {

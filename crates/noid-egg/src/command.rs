@@ -87,6 +87,18 @@ impl Op {
             _ => return None,
         })
     }
+
+    /// The word a binding (`Command::Bind`'s operation) is written as: in the write
+    /// log's canonical line and on the console's recent-writes page, so both name a
+    /// write alike (`another` and `vinsert` are logged as `add`).
+    pub fn bind_word(self) -> &'static str {
+        match self {
+            Op::Set => "set",
+            Op::Let => "let",
+            Op::Insert => "insert",
+            _ => "add",
+        }
+    }
 }
 
 /// What an operation needs from the rest of its line, so that parsing takes each

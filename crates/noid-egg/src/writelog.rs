@@ -14,7 +14,7 @@
 //! exactly. Fields never hold a tab or a newline (`^hh` again). Records of six fields
 //! (written before `ACTING_FOR` was logged) are read as having none.
 
-use crate::command::{Command, Op};
+use crate::command::Command;
 use crate::error::BinderError;
 use crate::exec::Agent;
 
@@ -133,12 +133,7 @@ pub fn canonical(cmd: &Command) -> Option<String> {
             elem,
             value,
         } => {
-            let word = match op {
-                Op::Set => "set",
-                Op::Let => "let",
-                Op::Insert => "insert",
-                _ => "add",
-            };
+            let word = op.bind_word();
             line(id, word, &[elem.as_bytes(), value])
         }
         Command::Incr { id, elem, by } => {
@@ -201,7 +196,7 @@ const SAFE: [bool; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Session;
+    use crate::{Op, Session};
 
     #[test]
     fn canonical_commands_parse_back_to_themselves() {
