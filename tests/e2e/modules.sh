@@ -99,7 +99,14 @@ EOF
     else
         bad "apache start with mod_noid"
     fi
-    for p in $MX $MG $MN $MS; do
+    wait_answering $MX $MG $MN $MS
+}
+
+# wait_answering PORT...: wait (up to 5 s each) until every port answers HTTP, so a
+# server's first checks do not race its start.
+wait_answering() {
+    local p
+    for p in "$@"; do
         for _ in $(seq 1 50); do
             curl -s -o /dev/null "http://127.0.0.1:$p/" && break
             sleep 0.1
@@ -151,12 +158,7 @@ EOF
     else
         bad "nginx start with its noid module"
     fi
-    for p in $NX $ND; do
-        for _ in $(seq 1 50); do
-            curl -s -o /dev/null "http://127.0.0.1:$p/" && break
-            sleep 0.1
-        done
-    done
+    wait_answering $NX $ND
 }
 
 modules_stop() {
