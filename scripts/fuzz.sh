@@ -37,13 +37,15 @@ for t in $targets; do
     if [ "$kept" -gt 0 ]; then
         cargo +nightly fuzz run -O "$t" "corpus/$t" "regressions/$t" -- \
             -runs=0 -timeout=1 -rss_limit_mb=2048 2>"$work/$t.replay.log" \
-            || { tail -40 "$work/$t.replay.log"; echo "fuzz $t: a kept input fails"; exit 1; }
+            || { tail -40 "$work/$t.replay.log"; grep -m1 -A2 "panicked at" "$work/$t.replay.log" || true
+                 echo "fuzz $t: a kept input fails"; exit 1; }
     fi
     cp -r "corpus/$t/." "$work/$t/"
     cargo +nightly fuzz run -O "$t" "$work/$t" -- \
         -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
         2>"$work/$t.log" \
-        || { tail -60 "$work/$t.log"; echo "fuzz $t: FAILED (input in fuzz/artifacts/$t/)"; exit 1; }
+        || { tail -60 "$work/$t.log"; grep -m1 -A2 "panicked at" "$work/$t.log" || true
+             echo "fuzz $t: FAILED (input in fuzz/artifacts/$t/)"; exit 1; }
     grep -E "stat::number_of_executed_units|stat::new_units_added" "$work/$t.log" \
         | sed "s/^/    $t /"
     if [ "${FUZZ_KEEP:-0}" = 1 ]; then

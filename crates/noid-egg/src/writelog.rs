@@ -152,7 +152,7 @@ pub fn canonical(cmd: &Command) -> Option<String> {
 /// `^hh` for every byte that is not plainly safe in a token: whitespace, controls,
 /// non-ASCII, quotes, backslash, the escape itself, `|` (splits id from element),
 /// `.` is safe (the operation follows the last one), and the characters that make a
-/// token indirect, a modifier or a binder prefix (`@ & : <`), and a leading `-`.
+/// token indirect, a modifier or a binder prefix (`@ & : <`), and a leading `-` or `#`.
 pub fn escape(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() + 8);
     escape_into(&mut s, b);
@@ -165,8 +165,9 @@ pub fn escape_into(out: &mut String, b: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(b.len());
     for (i, &c) in b.iter().enumerate() {
-        // A leading `-` would read as an option.
-        if SAFE[usize::from(c)] && !(i == 0 && c == b'-') {
+        // A leading `-` would read as an option, and a leading `#` as the start of a
+        // comment when the line is split shell-style (it is, once a value is `""`).
+        if SAFE[usize::from(c)] && !(i == 0 && (c == b'-' || c == b'#')) {
             out.push(char::from(c));
         } else {
             out.push('^');
@@ -225,6 +226,14 @@ mod tests {
             },
             Command::Purge { id: ":i".into() },
             Command::Purge { id: "-i".into() },
+            // Found by fuzzing: `""` makes the line split shell-style, where a word
+            // that starts with `#` begins a comment; the bind replayed as `help`.
+            Command::Bind {
+                op: Op::Add,
+                id: "#oo".into(),
+                elem: "bar".into(),
+                value: Vec::new(),
+            },
         ];
         for cmd in cmds {
             let line = canonical(&cmd).unwrap();
@@ -238,11 +247,12 @@ mod tests {
     #[test]
     fn escape_hex_codes_every_byte_but_plain_ascii() {
         // Hex codes by hand: ^ 5e, | 7c, ' 27, " 22, \ 5c, @ 40, & 26, : 3a, < 3c,
-        // space 20, tab 09, DEL 7f, 0xff; a `-` only when it leads.
+        // space 20, tab 09, DEL 7f, 0xff; a `-` (2d) or `#` (23) only when it leads.
         assert_eq!(
             escape(b"-a-^|'\"\\@&:< \t\x7f\xffz.~!/"),
             "^2da-^5e^7c^27^22^5c^40^26^3a^3c^20^09^7f^ffz.~!/"
         );
+        assert_eq!(escape(b"#a#"), "^23a#");
         assert_eq!(escape(b""), "");
         assert_eq!(escape(b"ark:/99999/fk4"), "ark^3a/99999/fk4");
         let mut out = String::from("x ");
