@@ -8,7 +8,10 @@
 #   Apache mod_proxy -> noidr --http (apache-conf/noid-proxy.conf);
 #   nginx proxy_pass / auth_request / njs -> noidr --http (nginx-conf/*.conf)  vs
 #   nginx proxy_pass -> a constant C upstream (scripts/constupstream.c: proxy_pass's ceiling);
-#   nginx with the same bindings in a native `map`.
+#   nginx with the same bindings in a native `map`;
+#   the modules (scripts/build-modules.sh): Apache + mod_noid (the children's answers
+#   shared, and each child's its own) vs the same rules with int:tolower; nginx's module
+#   vs its native `map` and vs proxy_pass to noidr --http.
 #
 # noidr --http runs with --http-threads ${BENCH_HTTP_THREADS:-2}; nginx with
 # worker_processes ${NOID_WEB_NGINX_WORKERS:-1}.
@@ -16,7 +19,13 @@
 # random one of the N (default 1,000,000) bound identifiers; the runs go round-robin over
 # the setups, and each goal is the median of the pair ratios setup/reference, round by round.
 #
-#   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--connections C] [--only REGEX] [--write]
+#   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--warmup S] [--connections C]
+#                        [--only REGEX] [--write]
+#
+# Before the runs every setup answers --warmup seconds (default 10) of the same random
+# requests, unrecorded: the caches of every setup (the page cache, Apache's children and
+# the answers they keep, noidr's) are measured as they are in a server that has been
+# answering for a while; --warmup 2 measures them while they still fill.
 #
 # --write replaces the results section of docs/BENCHMARKS-web.md (the goals' table) and
 # then runs scripts/bench-web-costs.sh --write (the costs per lookup: instructions, system
@@ -34,6 +43,7 @@ NOIDR=$BIN/noidr
 IDS=1000000
 RUNS=3
 SECS=${BENCH_SECONDS:-10}
+WARMUP=10
 CONNS=16
 ONLY=.
 WRITE=0
@@ -43,6 +53,7 @@ while [ $# -gt 0 ]; do
     --ids) IDS=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
     --seconds) SECS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
     --connections) CONNS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --write) WRITE=1; shift ;;
@@ -215,6 +226,18 @@ RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
 RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
     add apache-mod_noid "$p"
 fi
+# The same, each child keeping its own answers (shared-answers=0): what the children's
+# shared answers are worth.
+if want apache-mod_noid-unshared && [ -f "$MODULES/mod_noid.so" ]; then
+    take_port p
+    apache modnoidunshared "$p" "LoadModule noid_module $MODULES/mod_noid.so
+NoidMap noid $DB shared-answers=0
+RewriteMap rslv int:noid_get
+$MIN_RULES
+RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
+    add apache-mod_noid-unshared "$p"
+fi
 if want apache-mod_noid-resolve && [ -f "$MODULES/mod_noid.so" ]; then
     take_port p
     apache modnoidegg "$p" "LoadModule noid_module $MODULES/mod_noid.so
@@ -301,12 +324,14 @@ server {
     add nginx-native-map "$p"
 fi
 
-# sanity checks and a 2 s warm-up of each setup
+# sanity checks and the warm-up of each setup (--warmup: unrecorded seconds of the same
+# random requests, so that every setup's caches are measured as a server's that has been
+# answering for a while, not as they fill)
 OK=()
 for i in "${!NAMES[@]}"; do
     if sanity "${PORTS[$i]}" "${KINDS[$i]}"; then
         OK+=(1)
-        wrk -t1 -c"$CONNS" -d2s -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
+        wrk -t1 -c"$CONNS" -d"${WARMUP}s" -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
     else
         OK+=(0)
         log "${NAMES[$i]}: sanity check FAILED"
@@ -344,6 +369,7 @@ done
 # about three and a half times): such runs measure the scheduler.
 GOALS="apache-noidr-prg apache-constant-prg 0.90
 apache-mod_noid apache-int-tolower 0.90
+apache-mod_noid apache-mod_noid-unshared 1.0
 apache-mod_noid-resolve apache-noidr-prg 2.5
 nginx-module nginx-native-map 0.90
 nginx-module nginx-proxy-noidr-http 1.6
@@ -417,7 +443,7 @@ if [ "$WRITE" = 1 ]; then
     f=$REPO/docs/BENCHMARKS-web.md
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
-        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds;"
+        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds after a warm-up of ${WARMUP} s per setup;"
         echo "noidr \`--http-threads $HTHREADS\`, nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; $(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //')."
         echo "$LOADED"
         echo

@@ -36,6 +36,8 @@ typedef struct noid_conf {
     const char **opts;
     int nopts;
     noid_map *map; /* opened in the child */
+    void *region;  /* answers shared by the children (made by the parent), or NULL */
+    size_t region_len;
     int index;     /* in all_maps' order, from 0: its word in shared_words */
     struct noid_conf *next;
 } noid_conf;
@@ -191,6 +193,25 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     shared_words = apr_shm_baseaddr_get(shm);
     memset(shared_words, 0, sizeof(apr_uint64_t) * (size_t)(all_maps->index + 1));
+    /* Each map's answers, kept by the children for one another (shared-answers=). */
+    for (noid_conf *c = all_maps; c; c = c->next) {
+        size_t len = noid_map_region_bytes(c->protocol, c->dbdir, c->opts, (size_t)c->nopts);
+        c->region = NULL;
+        c->region_len = 0;
+        if (len == 0) {
+            continue;
+        }
+        rv = apr_shm_create(&shm, len, NULL, pconf);
+        if (rv != APR_SUCCESS) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
+                         "mod_noid: no shared memory for NoidMap %s %s's answers: each child "
+                         "keeps its own", c->protocol, c->dbdir);
+            continue;
+        }
+        c->region = apr_shm_baseaddr_get(shm);
+        c->region_len = len;
+        memset(c->region, 0, len);
+    }
     return OK;
 }
 
@@ -212,8 +233,8 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     noid_embed_set_log(log_line, log_level(s));
     for (noid_conf *c = all_maps; c; c = c->next) {
         c->map = noid_map_open(c->protocol, c->dbdir, c->opts, (size_t)c->nopts,
-                               shared_words ? (uint64_t *)&shared_words[c->index] : NULL, err,
-                               sizeof err);
+                               shared_words ? (uint64_t *)&shared_words[c->index] : NULL,
+                               c->region, c->region_len, err, sizeof err);
         if (c->map == NULL) {
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "NoidMap %s %s: %s", c->protocol,
                          c->dbdir, err);

@@ -40,8 +40,8 @@ void noid_embed_set_log(noid_log_fn log, int max_level);
 
 /* Check a map's configuration without opening anything: protocol "noid" or "egg", the
  * minter directory, `nopts` words KEY=VALUE (miss=, rules=, registry=, deadline=,
- * cache-mb=, thread-cache=, answer-cache=, secondary-dir=). 0 when good; else -1 and a
- * NUL-terminated message in err (at most errlen bytes). */
+ * cache-mb=, thread-cache=, answer-cache=, shared-answers=, secondary-dir=). 0 when
+ * good; else -1 and a NUL-terminated message in err (at most errlen bytes). */
 int noid_map_check(const char *protocol, const char *dbdir, const char *const *opts,
                    size_t nopts, char *err, size_t errlen);
 
@@ -49,10 +49,19 @@ int noid_map_check(const char *protocol, const char *dbdir, const char *const *o
  * opened by the first lookup, under the deadline, and followed from then on). `shared`: NULL, or 8 bytes of memory shared by all the server's worker
  * processes (made by the parent before fork, zeroed, mapped while the map is open),
  * through which a store stalled in one process makes the others answer errors at once.
- * NULL with a message in err when the configuration is bad; a store that cannot be
- * opened yet is not an error (lookups answer errors until it can). */
+ * `region`: NULL, or region_len bytes of such memory (8-aligned, zeroed, used by nothing
+ * else; noid_map_region_bytes says how many), where the processes keep answers for one
+ * another. NULL with a message in err when the configuration is bad; a store that
+ * cannot be opened yet is not an error (lookups answer errors until it can). */
 noid_map *noid_map_open(const char *protocol, const char *dbdir, const char *const *opts,
-                        size_t nopts, uint64_t *shared, char *err, size_t errlen);
+                        size_t nopts, uint64_t *shared, void *region, size_t region_len,
+                        char *err, size_t errlen);
+
+/* Bytes of shared memory a map of this configuration keeps answers in for all the
+ * server's worker processes (its shared-answers= option; 0: none, or a bad
+ * configuration). The parent maps them before fork and passes them to noid_map_open. */
+size_t noid_map_region_bytes(const char *protocol, const char *dbdir,
+                             const char *const *opts, size_t nopts);
 
 /* Answer `key` (keylen bytes, one request line without its newline). Sets *answer and
  * *len to the answer line without its newline, valid until this thread's next call of

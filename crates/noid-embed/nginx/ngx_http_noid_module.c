@@ -445,6 +445,7 @@ static ngx_int_t ngx_http_noid_init_process(ngx_cycle_t *cycle)
                                      mc->zone && i < NGX_HTTP_NOID_SHARED
                                          ? (uint64_t *)mc->zone->data + i
                                          : NULL,
+                                     NULL, 0, /* answers: each worker its own */
                                      err, sizeof err);
         if (maps[i]->map == NULL) {
             ngx_log_error(NGX_LOG_ERR, cycle->log, 0, "noid_map %V: %s", &maps[i]->dbdir, err);

@@ -7,6 +7,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use noid_core::header;
+use noid_store::AnswerRegion;
 
 use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
@@ -137,15 +138,37 @@ pub unsafe extern "C" fn noid_map_check(
 /// See noid_embed.h.
 ///
 /// # Safety
-/// As `noid_map_check`'s; `shared` is NULL or an 8-aligned word of memory shared by the
-/// server's processes, mapped for as long as the map is open.
+/// As `noid_map_check`'s.
 #[no_mangle]
+pub unsafe extern "C" fn noid_map_region_bytes(
+    protocol: *const c_char,
+    dbdir: *const c_char,
+    opts: *const *const c_char,
+    nopts: usize,
+) -> usize {
+    boundary("noid_map_region_bytes", 0, || {
+        // SAFETY: as this function's.
+        unsafe { config(protocol, dbdir, opts, nopts) }.map_or(0, |c| c.region_bytes())
+    })
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// As `noid_map_check`'s; `shared` is NULL or an 8-aligned word of memory shared by the
+/// server's processes, mapped for as long as the map is open; `region` is NULL or
+/// `region_len` bytes of such memory, 8-aligned, zeroed by the parent and used by
+/// nothing but the maps opened with it.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C ABI: pointers and lengths
 pub unsafe extern "C" fn noid_map_open(
     protocol: *const c_char,
     dbdir: *const c_char,
     opts: *const *const c_char,
     nopts: usize,
     shared: *mut u64,
+    region: *mut u8,
+    region_len: usize,
     err: *mut c_char,
     errlen: usize,
 ) -> *mut Map {
@@ -157,7 +180,9 @@ pub unsafe extern "C" fn noid_map_open(
             let config = unsafe { config(protocol, dbdir, opts, nopts) }?;
             // SAFETY: as this function's.
             let shared = (!shared.is_null()).then(|| unsafe { SharedWord::new(shared) });
-            Map::open(&config, shared)
+            // SAFETY: as this function's (`new` refuses NULL and a region too small).
+            let region = unsafe { AnswerRegion::new(region, region_len) };
+            Map::open(&config, shared, region)
         },
     );
     match opened {

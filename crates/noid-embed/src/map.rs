@@ -10,7 +10,7 @@ use noid_resolve::egg::{self, Miss};
 use noid_resolve::lines::{answer_kept, answer_line, resolve, LineProtocol};
 use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
-use noid_store::{Follower, StoreError, View, ViewRef};
+use noid_store::{AnswerRegion, Follower, StoreError, View, ViewRef};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
@@ -47,8 +47,13 @@ impl Map {
     /// process starts (and accepts requests) even while its store stalls. A store that
     /// cannot be opened yet (not created, moved away) is not an error: lookups answer
     /// error lines and the follower tries again every second. `shared`: the word through which the web
-    /// server's processes tell each other of a stalled store (see [`crate::deadline`]).
-    pub fn open(config: &Config, shared: Option<SharedWord>) -> Result<Map, ConfigError> {
+    /// server's processes tell each other of a stalled store (see [`crate::deadline`]);
+    /// `region`: where they keep answers for one another (`shared-answers=`).
+    pub fn open(
+        config: &Config,
+        shared: Option<SharedWord>,
+        region: Option<AnswerRegion>,
+    ) -> Result<Map, ConfigError> {
         let resolver = match config.protocol {
             Protocol::Noid => None,
             Protocol::Egg => Some(Resolver::with_registry(
@@ -60,7 +65,7 @@ impl Map {
             &config.dbdir,
             config.secondary_dir.as_deref(),
             config.cache_mb << 20,
-            config.thread_cache(),
+            config.thread_cache(region),
         );
         let started = |e: std::io::Error| ConfigError(format!("cannot start a thread: {e}"));
         follower.spawn_background().map_err(started)?;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use noid_resolve::egg::Miss;
 use noid_resolve::{Registry, Rules};
-use noid_store::ThreadCache;
+use noid_store::{AnswerRegion, ThreadCache};
 
 /// The default lookup deadline (as `noidr --lookup-deadline`).
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
@@ -22,6 +22,10 @@ pub const DEFAULT_THREAD_CACHE: usize = 4_096;
 
 /// The default number of whole answers a worker process keeps for all its threads.
 pub const DEFAULT_ANSWER_CACHE: usize = 262_144;
+
+/// The default number of whole answers the server's worker processes keep for one
+/// another, in memory their parent shares with them (256 bytes each: 32 MiB).
+pub const DEFAULT_SHARED_ANSWERS: usize = 131_072;
 
 /// The line protocol a map answers in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +57,9 @@ pub struct Config {
     pub thread_cache: usize,
     /// `answer-cache=N`: whole answers kept per worker process, for all its threads.
     pub answer_cache: usize,
+    /// `shared-answers=N`: whole answers kept by the worker processes for one another,
+    /// where the server's parent maps memory for them (0: none).
+    pub shared_answers: usize,
     /// `secondary-dir=DIR`: where the RocksDB secondaries keep their files (default: a
     /// directory under the system's temporary directory, removed at exit).
     pub secondary_dir: Option<PathBuf>,
@@ -96,6 +103,7 @@ impl Config {
             cache_mb: DEFAULT_CACHE_MB,
             thread_cache: DEFAULT_THREAD_CACHE,
             answer_cache: DEFAULT_ANSWER_CACHE,
+            shared_answers: DEFAULT_SHARED_ANSWERS,
             secondary_dir: None,
         };
         for word in options {
@@ -128,11 +136,12 @@ impl Config {
             "cache-mb" => self.cache_mb = count(key, value, 1, 1 << 20)?,
             "thread-cache" => self.thread_cache = count(key, value, 0, 1 << 24)?,
             "answer-cache" => self.answer_cache = count(key, value, 1, 1 << 26)?,
+            "shared-answers" => self.shared_answers = count(key, value, 0, 1 << 24)?,
             "secondary-dir" => self.secondary_dir = Some(PathBuf::from(value)),
             _ => {
                 return Err(bad(format!(
                     "unknown option '{key}' (miss, rules, registry, deadline, cache-mb, \
-                     thread-cache, answer-cache, secondary-dir)"
+                     thread-cache, answer-cache, shared-answers, secondary-dir)"
                 )))
             }
         }
@@ -167,12 +176,21 @@ impl Config {
 
     /// The cache sizes of the map's views: point reads per thread, whole answers for
     /// the process (a web server has many request threads, which would rarely find an
-    /// answer in caches of their own).
-    pub fn thread_cache(&self) -> ThreadCache {
+    /// answer in caches of their own), and behind them `region`'s for all processes.
+    pub fn thread_cache(&self, region: Option<AnswerRegion>) -> ThreadCache {
         ThreadCache {
             values: self.thread_cache,
             answers: 0,
             shared_answers: self.answer_cache,
+            region,
+        }
+    }
+
+    /// Bytes of shared memory the server's parent maps for `shared-answers=` (0: none).
+    pub fn region_bytes(&self) -> usize {
+        match self.shared_answers {
+            0 => 0,
+            n => AnswerRegion::bytes_for(n),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use noid_embed::ffi::{boundary, noid_map_answer, noid_map_close, noid_map_open};
 use noid_embed::{Config, Found, Map};
-use noid_store::{Op, Writer};
+use noid_store::{AnswerRegion, Op, Writer};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -46,6 +46,7 @@ fn open(protocol: &str, dbdir: &Path, opts: &[&str]) -> Map {
     opts.push(&secondary);
     Map::open(
         &Config::parse(protocol, dbdir.to_str().unwrap(), &opts).unwrap(),
+        None,
         None,
     )
     .unwrap()
@@ -141,6 +142,44 @@ fn a_write_is_seen_at_the_next_lookup() {
     }
 }
 
+/// Two maps on one region of shared answers, as two Apache children on the memory
+/// their parent mapped: each answers what the other computed, and after a write both
+/// answer the new target at their next lookup (an answer of the old view is not taken).
+#[test]
+fn processes_share_answers_and_each_sees_a_write_at_its_next_lookup() {
+    let d = minter();
+    let bytes = Config::parse("egg", "/d", &[]).unwrap().region_bytes();
+    assert_eq!(bytes, 131_072 * 256, "shared-answers= by default");
+    let mut memory = vec![0u64; 64 * 1024 / 8];
+    // SAFETY: zeroed, 8-aligned, outlives both maps (dropped below), used only by them.
+    let region = unsafe { AnswerRegion::new(memory.as_mut_ptr().cast(), memory.len() * 8) };
+    let config = Config::parse(
+        "egg",
+        d.path().to_str().unwrap(),
+        &[&format!("secondary-dir={}", std::env::temp_dir().display())],
+    )
+    .unwrap();
+    let one = Map::open(&config, None, region).unwrap();
+    let two = Map::open(&config, None, region).unwrap();
+    for i in 0..5 {
+        let target = format!("https://example.org/s{i}");
+        bind(d.path(), &[("ark:/13030/shared", "_t", &target)]);
+        for map in [&one, &two, &one] {
+            assert_eq!(
+                ask(map, "ark:/13030/shared.resolve"),
+                value(&format!("redir302 {target}")),
+                "write {i}"
+            );
+        }
+    }
+    // The region holds the last answer (its key and answer bytes are in the memory).
+    let bytes: Vec<u8> = memory.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let hit = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(hit(b"redir302 https://example.org/s4"));
+    drop((one, two));
+    drop(memory);
+}
+
 #[test]
 fn a_store_not_there_answers_errors_until_it_is() {
     let d = tempfile::tempdir().unwrap();
@@ -224,6 +263,8 @@ fn the_c_abi() {
             opts.as_ptr(),
             1,
             std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
             err.as_mut_ptr(),
             err.len(),
         )
@@ -246,6 +287,8 @@ fn the_c_abi() {
             std::ptr::null(),
             0,
             std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
             err.as_mut_ptr(),
             err.len(),
         )

@@ -41,6 +41,7 @@ mod writer;
 
 pub use backend::{Scan, Store};
 pub use error::{DbError, StoreError};
+pub use follow::answer_region::AnswerRegion;
 pub use follow::view::{ThreadCache, View};
 pub use follow::{FollowStatus, Follower, ViewRef, CATCH_UP_EVERY};
 pub use layout::Layout;

@@ -229,6 +229,12 @@ impl Secondary {
         self.db.settled_sequence()
     }
 
+    /// The identity of the store this secondary opened (a minter created anew, restored
+    /// or changed by an ingest has another).
+    pub fn store_id(&self) -> u64 {
+        self.watcher.store_id()
+    }
+
     /// Whether the minter on disk must be opened anew: removed and created anew, or
     /// restored (RocksDB's own catch-up silently shows nothing then), or a writer
     /// ingested a table file (catching up would misread it; see `generation`).

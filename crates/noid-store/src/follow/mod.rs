@@ -21,6 +21,7 @@
 //! `dirs` (the secondaries' directories), `stats` (catch-ups, reopens, the last write
 //! seen: [`Follower::status`], and [`Follower::health`] for `/healthz`).
 
+pub mod answer_region;
 mod background;
 mod dirs;
 mod shared_cache;

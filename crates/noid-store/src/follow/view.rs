@@ -6,6 +6,7 @@ use std::sync::Arc;
 use noid_core::keys::is_idmap_key;
 use noid_core::{Lookup, LookupError, Memo, Pairs};
 
+use super::answer_region::{AnswerRegion, RegionCache, ViewId};
 use super::shared_cache::SharedCache;
 use super::view_cache::ViewCache;
 use crate::secondary::Secondary;
@@ -51,6 +52,8 @@ pub struct View {
     prefixes: ViewCache<Vec<u8>, bool>,
     /// The callers' whole answers ([`View::memo`]), per thread or shared.
     answers: Answers,
+    /// Behind `answers`: the answers of every process of a web server.
+    region: Option<RegionCache>,
 }
 
 /// Where [`View::memo`] keeps answers.
@@ -65,6 +68,10 @@ enum Answers {
 /// answers it keeps for all threads at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThreadCache {
+    /// When set: whole answers also kept in memory shared with the web server's other
+    /// worker processes ([`AnswerRegion`]), found there when this process has not
+    /// computed them itself.
+    pub region: Option<AnswerRegion>,
     /// Most point reads kept per thread.
     pub values: usize,
     /// Most whole answers kept per thread ([`View::memo`]).
@@ -83,6 +90,7 @@ impl Default for ThreadCache {
             values: VALUE_CACHE_MAX,
             answers: MEMO_MAX,
             shared_answers: 0,
+            region: None,
         }
     }
 }
@@ -104,6 +112,7 @@ impl View {
                 0 => Answers::PerThread(Box::new(ViewCache::new(cache.answers))),
                 n => Answers::Shared(SharedCache::new(n)),
             },
+            region: cache.region.map(RegionCache::new),
         }
     }
 
@@ -121,6 +130,10 @@ impl View {
         key: &[u8],
         compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
     ) -> Result<Arc<[u8]>, E> {
+        let compute = || match &self.region {
+            None => compute(),
+            Some(region) => region.get_or_compute(|| self.view_id(), key, compute),
+        };
         match &self.answers {
             Answers::PerThread(c) => c.get_or_compute(|| self.epoch(), key, compute),
             Answers::Shared(c) => c.get_or_compute(|| self.epoch(), key, compute),
@@ -135,6 +148,15 @@ impl View {
     /// The caches' epoch: the sequence number of the newest write in this view.
     fn epoch(&self) -> u64 {
         self.secondary.latest_sequence()
+    }
+
+    /// The epoch as other processes can compare it: with the store's identity (their
+    /// views may be of a store replaced since).
+    fn view_id(&self) -> ViewId {
+        ViewId {
+            store: self.secondary.store_id(),
+            sequence: self.epoch(),
+        }
     }
 }
 
@@ -212,6 +234,61 @@ mod tests {
         );
         let view = View::new(Secondary::open(d.path(), None, 1 << 20).unwrap());
         (d, view)
+    }
+
+    /// Two views on one region stand for two worker processes: what one computed the
+    /// other finds without computing, until its view moves; a view of another store at
+    /// the same sequence number never takes it.
+    #[test]
+    fn views_sharing_a_region_find_each_others_answers_of_the_same_view() {
+        let (d, _) = open();
+        let mut memory = vec![0u64; AnswerRegion::bytes_for(64) / 8];
+        // SAFETY: zeroed, 8-aligned, outlives the views (dropped first), used by them only.
+        let region = unsafe { AnswerRegion::new(memory.as_mut_ptr().cast(), memory.len() * 8) };
+        let cache = ThreadCache {
+            shared_answers: 16,
+            region,
+            ..ThreadCache::default()
+        };
+        let view = || View::with_cache(Secondary::open(d.path(), None, 1 << 20).unwrap(), cache);
+        let (one, two) = (view(), view());
+        let ask = |v: &View, answer: Option<&str>| {
+            v.memo(b"k", || answer.map(|a| Arc::from(a.as_bytes())).ok_or(()))
+                .ok()
+                .map(|a| String::from_utf8(a.to_vec()).unwrap())
+        };
+        assert_eq!(ask(&one, Some("a")).as_deref(), Some("a"));
+        assert_eq!(
+            ask(&two, None).as_deref(),
+            Some("a"),
+            "computed by the other"
+        );
+
+        commit(d.path(), vec![put("ark:/13030/fk4\t_t", "t2")]);
+        assert_eq!(two.secondary().freshen().unwrap(), Freshness::CaughtUp);
+        assert_eq!(ask(&two, None), None, "a later view computes again");
+        assert_eq!(ask(&two, Some("b")).as_deref(), Some("b"));
+        assert_eq!(
+            ask(&one, None).as_deref(),
+            Some("a"),
+            "one's view has not moved"
+        );
+        assert_eq!(one.secondary().freshen().unwrap(), Freshness::CaughtUp);
+        assert_eq!(ask(&one, None).as_deref(), Some("b"));
+
+        // Another store at the same sequence number: its own answers.
+        let other = tempfile::tempdir().unwrap();
+        drop(Writer::create(other.path(), Duration::from_secs(5)).unwrap());
+        commit(
+            other.path(),
+            vec![put(":/idmap/_t\t^a", "x"), put("ark:/13030/fk4\t_t", "t")],
+        );
+        commit(other.path(), vec![put("ark:/13030/fk4\t_t", "t2")]);
+        let three = View::with_cache(Secondary::open(other.path(), None, 1 << 20).unwrap(), cache);
+        assert_eq!(three.epoch(), two.epoch(), "the same sequence number");
+        assert_eq!(ask(&three, None), None);
+        drop((one, two, three));
+        drop(memory);
     }
 
     #[test]
