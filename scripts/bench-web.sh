@@ -22,10 +22,11 @@
 #   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--warmup S] [--connections C]
 #                        [--only REGEX] [--write]
 #
-# Before the runs every setup answers --warmup seconds (default 10) of the same random
-# requests, unrecorded: the caches of every setup (the page cache, Apache's children and
-# the answers they keep, noidr's) are measured as they are in a server that has been
-# answering for a while; --warmup 2 measures them while they still fill.
+# Before the runs every setup is asked for every bound identifier once, in a random order,
+# unrecorded: the caches of every setup (the page cache, Apache's children and the answers
+# they keep, noidr's) are measured as in a server that has been answering for a while, and
+# by a number of requests, not of seconds, so the same on a slower or busier machine;
+# --warmup 2 (seconds of random requests) measures them while they still fill.
 #
 # --write replaces the results section of docs/BENCHMARKS-web.md (the goals' table) and
 # then runs scripts/bench-web-costs.sh --write (the costs per lookup: instructions, system
@@ -43,7 +44,7 @@ NOIDR=$BIN/noidr
 IDS=1000000
 RUNS=3
 SECS=${BENCH_SECONDS:-10}
-WARMUP=10
+WARMUP=sweep
 # Other work on the machine: the load before anything here starts (goals are judged only
 # when it is at most the cores; the runs' own load is reported beside each ratio).
 START_LOAD=$(cut -d' ' -f1 /proc/loadavg)
@@ -80,7 +81,8 @@ HTTP_PID=""
 cleanup() {
     for d in "$W"/ap-*; do [ -d "$d" ] && "$REPO/scripts/web-apache.sh" stop "$d" >/dev/null 2>&1; done
     for d in "$W"/ng-*; do [ -d "$d" ] && "$REPO/scripts/web-nginx.sh" stop "$d" >/dev/null 2>&1; done
-    for p in $HTTP_PID; do kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    # (wait answers the killed noidr's status: not this script's failure)
+    for p in $HTTP_PID; do kill -TERM "$p" 2>/dev/null && { wait "$p" 2>/dev/null || true; }; done
     rm -rf "$W"
 }
 trap cleanup EXIT
@@ -131,6 +133,27 @@ done = function(summary, latency, requests)
         latency:percentile(50), latency:percentile(99), summary.errors.status,
         summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
         summary.requests))
+end
+EOF
+
+# The warm-up: every bound identifier once, in a random order, then wrk stops.
+cat >"$W/sweep.lua" <<EOF
+local paths = {}
+for line in io.lines("$W/paths.txt") do paths[#paths + 1] = line end
+local n = #paths
+math.randomseed(os.time())
+for i = n, 2, -1 do local j = math.random(i); paths[i], paths[j] = paths[j], paths[i] end
+local sent, answered = 0, 0
+request = function()
+    sent = sent + 1
+    return wrk.format("GET", paths[(sent - 1) % n + 1])
+end
+response = function()
+    answered = answered + 1
+    if answered == n then
+        io.open("$W/swept", "w"):close() -- wrk's own clock runs on: the script stops it
+        wrk.thread:stop()
+    end
 end
 EOF
 
@@ -327,14 +350,23 @@ server {
     add nginx-native-map "$p"
 fi
 
-# sanity checks and the warm-up of each setup (--warmup: unrecorded seconds of the same
-# random requests, so that every setup's caches are measured as a server's that has been
-# answering for a while, not as they fill)
+# sanity checks and the warm-up of each setup (unrecorded: every identifier asked for once,
+# so that every setup's caches are measured as a server's that has been answering for a
+# while, not as they fill; --warmup S: S seconds of random requests instead)
 OK=()
 for i in "${!NAMES[@]}"; do
     if sanity "${PORTS[$i]}" "${KINDS[$i]}"; then
         OK+=(1)
-        wrk -t1 -c"$CONNS" -d"${WARMUP}s" -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
+        if [ "$WARMUP" = sweep ]; then
+            rm -f "$W/swept"
+            wrk -t1 -c"$CONNS" -d600s -s "$W/sweep.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 &
+            sweeper=$!
+            while [ ! -e "$W/swept" ] && kill -0 "$sweeper" 2>/dev/null; do sleep 0.1; done
+            kill -INT "$sweeper" 2>/dev/null || true
+            wait "$sweeper" 2>/dev/null || true
+        else
+            wrk -t1 -c"$CONNS" -d"${WARMUP}s" -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" >/dev/null 2>&1 || true
+        fi
     else
         OK+=(0)
         log "${NAMES[$i]}: sanity check FAILED"
@@ -447,7 +479,7 @@ if [ "$WRITE" = 1 ]; then
     f=$REPO/docs/BENCHMARKS-web.md
     {
         echo "<!-- results:begin (written by scripts/bench-web.sh --write) -->"
-        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds after a warm-up of ${WARMUP} s per setup;"
+        echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores; $IDS bound identifiers; \`wrk -t1 -c$CONNS -d${SECS}s\`, median of $RUNS rounds after a warm-up of $([ "$WARMUP" = sweep ] && echo "every identifier once" || echo "${WARMUP} s") per setup;"
         echo "noidr \`--http-threads $HTHREADS\`, nginx \`worker_processes ${NOID_WEB_NGINX_WORKERS:-1}\`; $(/usr/sbin/apache2 -v | head -1 | sed 's/Server version: //'), $(/usr/sbin/nginx -v 2>&1 | sed 's/nginx version: //')."
         echo "$LOADED"
         echo

@@ -208,9 +208,10 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
                          "keeps its own", c->protocol, c->dbdir);
             continue;
         }
+        /* New anonymous shared memory is zeroed by the kernel: not written here, so that
+         * its pages are taken only as answers fill them. */
         c->region = apr_shm_baseaddr_get(shm);
         c->region_len = len;
-        memset(c->region, 0, len);
     }
     return OK;
 }

@@ -24,8 +24,9 @@ pub const DEFAULT_THREAD_CACHE: usize = 4_096;
 pub const DEFAULT_ANSWER_CACHE: usize = 262_144;
 
 /// The default number of whole answers the server's worker processes keep for one
-/// another, in memory their parent shares with them (256 bytes each: 32 MiB).
-pub const DEFAULT_SHARED_ANSWERS: usize = 131_072;
+/// another, in memory their parent shares with them (256 bytes each: 64 MiB, taken
+/// only as answers fill it).
+pub const DEFAULT_SHARED_ANSWERS: usize = 262_144;
 
 /// The line protocol a map answers in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -149,7 +149,7 @@ fn a_write_is_seen_at_the_next_lookup() {
 fn processes_share_answers_and_each_sees_a_write_at_its_next_lookup() {
     let d = minter();
     let bytes = Config::parse("egg", "/d", &[]).unwrap().region_bytes();
-    assert_eq!(bytes, 131_072 * 256, "shared-answers= by default");
+    assert_eq!(bytes, 262_144 * 256, "shared-answers= by default");
     let mut memory = vec![0u64; 64 * 1024 / 8];
     // SAFETY: zeroed, 8-aligned, outlives both maps (dropped below), used only by them.
     let region = unsafe { AnswerRegion::new(memory.as_mut_ptr().cast(), memory.len() * 8) };
