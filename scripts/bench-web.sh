@@ -504,6 +504,6 @@ if [ "$WRITE" = 1 ]; then
         # after the web servers are gone (the trap), so that they do not share the cores
         cleanup
         trap - EXIT
-        NOID_BIN_DIR=$BIN "$REPO/scripts/bench-web-costs.sh" --ids "$IDS" --write
+        NOID_BIN_DIR=$BIN "$REPO/scripts/bench-web-costs.sh" --ids "$IDS" --requests 10000 --write
     fi
 fi
