@@ -242,14 +242,15 @@ RewriteRule \"^/(ark:/.+)\$\" \"http://example.org/%1\" [R=302,NE,L,UnsafeAllow3
 RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
     add apache-int-tolower "$p" const
 fi
+NOID_GET_RULES="RewriteMap rslv int:noid_get
+$MIN_RULES
+RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
 if want apache-mod_noid && [ -f "$MODULES/mod_noid.so" ]; then
     take_port p
     apache modnoid "$p" "LoadModule noid_module $MODULES/mod_noid.so
 NoidMap noid $DB
-RewriteMap rslv int:noid_get
-$MIN_RULES
-RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
-RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
+$NOID_GET_RULES"
     add apache-mod_noid "$p"
 fi
 # The same, each child keeping its own answers (shared-answers=0): what the children's
@@ -258,10 +259,7 @@ if want apache-mod_noid-unshared && [ -f "$MODULES/mod_noid.so" ]; then
     take_port p
     apache modnoidunshared "$p" "LoadModule noid_module $MODULES/mod_noid.so
 NoidMap noid $DB shared-answers=0
-RewriteMap rslv int:noid_get
-$MIN_RULES
-RewriteRule \"^/(ark:/.+)\$\" \"%1\" [R=302,NE,L,UnsafeAllow3F]
-RewriteRule \"^/ark:/\" \"-\" [R=404,L]"
+$NOID_GET_RULES"
     add apache-mod_noid-unshared "$p"
 fi
 if want apache-mod_noid-resolve && [ -f "$MODULES/mod_noid.so" ]; then

@@ -138,7 +138,7 @@ impl RegionCache {
 
     fn get(&self, view: ViewId, hash: u64, key: &[u8]) -> Option<Arc<[u8]>> {
         let first = self.bucket(hash);
-        let mut copy = [0u64; SLOT_WORDS - HEAD_WORDS];
+        let mut bytes = [0u8; SLOT_DATA];
         for i in first..first + WAYS {
             let w = self.region.slot(i);
             let seq = w[0].load(Ordering::Acquire);
@@ -155,15 +155,14 @@ impl RegionCache {
                 continue;
             }
             let words = (klen + alen).div_ceil(8);
-            for (c, w) in copy[..words].iter_mut().zip(&w[HEAD_WORDS..]) {
-                *c = w.load(Ordering::Relaxed);
+            for (chunk, w) in bytes.chunks_exact_mut(8).zip(&w[HEAD_WORDS..]).take(words) {
+                chunk.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
             }
             // The copy is whole only if no writer started meanwhile.
             fence(Ordering::Acquire);
             if w[0].load(Ordering::Relaxed) != seq {
                 continue;
             }
-            let bytes = words_as_bytes(&copy[..words]);
             if &bytes[..klen] == key {
                 return Some(Arc::from(&bytes[klen..klen + alen]));
             }
@@ -221,18 +220,16 @@ impl RegionCache {
         let mut bytes = [0u8; SLOT_DATA];
         bytes[..key.len()].copy_from_slice(key);
         bytes[key.len()..len].copy_from_slice(answer);
-        for (k, w) in w[HEAD_WORDS..].iter().take(len.div_ceil(8)).enumerate() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&bytes[k * 8..k * 8 + 8]);
-            w.store(u64::from_le_bytes(word), Ordering::Relaxed);
+        for (chunk, w) in bytes
+            .chunks_exact(8)
+            .zip(&w[HEAD_WORDS..])
+            .take(len.div_ceil(8))
+        {
+            let word = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+            w.store(word, Ordering::Relaxed);
         }
         w[0].store(seq + 2, Ordering::Release);
     }
-}
-
-/// The bytes of `words`, as [`RegionCache::put`] packed them.
-fn words_as_bytes(words: &[u64]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 #[cfg(test)]

@@ -65,7 +65,8 @@ enum Answers {
 
 /// How many point reads and whole answers a view keeps per thread (each cache is per
 /// thread, so a process's bound is this times its request threads), or the whole
-/// answers it keeps for all threads at once.
+/// answers it keeps for all threads at once; and the answers it shares with other
+/// processes, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThreadCache {
     /// When set: whole answers also kept in memory shared with the web server's other
