@@ -27,6 +27,8 @@ take_port MX  # Apache + mod_noid, noid-resolve.conf (egg), pages proxied to H1
 take_port MG  # Apache + mod_noid, noid-get.conf
 take_port MN  # Apache + mod_noid, noid-resolve.conf, miss=eggnog
 take_port MS  # Apache + mod_noid, egg on a store that stalls, deadline=1
+take_port MO  # Apache + mod_noid, noid-resolve.conf with NOID_MODULE_RULES_ONLY (no NoidResolve)
+take_port MR  # Apache + mod_noid, NoidResolve alone: no rewrite rules behind it
 take_port NX  # nginx + its module, noid-module.conf, pages proxied to H1
 take_port NS  # nginx + its module on the store that stalls, deadline=1
 take_port ND  # nginx + its module, noid-module-resolve.conf (noid_resolve on), pages proxied to H1
@@ -68,6 +70,8 @@ Listen 127.0.0.1:$MX
 Listen 127.0.0.1:$MG
 Listen 127.0.0.1:$MN
 Listen 127.0.0.1:$MS
+Listen 127.0.0.1:$MO
+Listen 127.0.0.1:$MR
 Define NOID_DBDIR $DB
 Define NOID_MODULE
 <VirtualHost 127.0.0.1:$MX>
@@ -85,6 +89,17 @@ Define NOID_MODULE
     Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOID_MODULE_OPTIONS
 </VirtualHost>
+<VirtualHost 127.0.0.1:$MO>
+    Define NOIDR_URL http://127.0.0.1:$H1
+    Define NOID_MODULE_RULES_ONLY
+    Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOID_MODULE_RULES_ONLY
+    UnDefine NOIDR_URL
+</VirtualHost>
+<VirtualHost 127.0.0.1:$MR>
+    NoidMap egg $DB miss=null
+    NoidResolve "^/+(?:ark|doi):"
+</VirtualHost>
 <VirtualHost 127.0.0.1:$MS>
     UnDefine NOID_DBDIR
     Define NOID_DBDIR $STALL/mnt
@@ -95,11 +110,11 @@ Define NOID_MODULE
 EOF
     if "$REPO/scripts/web-apache.sh" start "$AMX"; then
         ok "apache starts with mod_noid and the shipped configs"
-        RESOLVERS="$RESOLVERS apache-module:$MX"
+        RESOLVERS="$RESOLVERS apache-module:$MX apache-module-rules:$MO"
     else
         bad "apache start with mod_noid"
     fi
-    wait_answering $MX $MG $MN $MS
+    wait_answering $MX $MG $MN $MS $MO $MR
 }
 
 # wait_answering PORT...: wait (up to 5 s each) until every port answers HTTP, so a
@@ -206,6 +221,7 @@ modules_checks() {
     expect apache-module-get "$MG" "/ark:/13030/it's" 404 -
     expect apache-module-eggnog-miss "$MN" /ark:/99999/nope 404 -
     expect apache-module-eggnog-miss "$MN" /ark:/13030/xt1 302 https://example.org/xt1
+    modules_resolve_checks
     if pgrep -P "$(cat "$AMX/run/httpd.pid")" -f -- "--protocol" >/dev/null; then
         bad "apache with mod_noid started a prg program"
     else
@@ -265,6 +281,37 @@ modules_checks() {
     fi
 
     modules_stall_checks
+}
+
+# NoidResolve with no rewrite rules behind it: what the module sends itself (the request
+# table shows the same answers with the rules behind it, apache-module, and without the
+# directive, apache-module-rules), and that it declines everything the rules must
+# answer: those get httpd's own 404 here.
+modules_resolve_checks() {
+    expect "NoidResolve alone" "$MR" /ark:/13030/xt1 302 https://example.org/xt1
+    expect "NoidResolve alone, query" "$MR" "/ark:/13030/xt1?x=%26y" 302 "https://example.org/xt1?x=%26y"
+    expect "NoidResolve alone, chop-back" "$MR" /ark:/12345/sfx/abc 302 https://h.example/bar/abczaf
+    expect "NoidResolve alone, doi" "$MR" /doi:10.5072/FK2ABC 302 https://doi.org/10.5072/FK2ABC
+    expect "NoidResolve alone, conneg" "$MR" /ark:/13030/m 303 https://example.org/m.ttl -H "Accept: text/turtle"
+    expect "NoidResolve alone, stored code" "$MR" /ark:/13030/mp42 302 https://m.org/42
+    expect "NoidResolve alone declines a miss" "$MR" /ark:/99999/nope 404 -
+    expect "NoidResolve alone declines a target with a space" "$MR" /ark:/13030/evil 404 -
+    expect "NoidResolve alone declines a control character" "$MR" /ark:/13030/esc 404 -
+    expect "NoidResolve alone declines 410" "$MR" /ark:/13030/gone 404 -
+    expect "NoidResolve alone declines a page" "$MR" "/ark:/13030/m?" 404 -
+    expect "NoidResolve alone asks only what its pattern matches" "$MR" /ARK:/13030/x-t1 404 -
+    # A pattern that does not compile is refused with its name, at configuration time.
+    local bad_conf=$WORK/apache-mod-bad out
+    mkdir -p "$bad_conf"
+    printf 'LoadModule noid_module %s\nListen 127.0.0.1:%s\nNoidMap egg %s\nNoidResolve "(ark"\n' \
+        "$MOD_NOID" "$MR" "$DB" >"$bad_conf/site.conf"
+    if out=$("$REPO/scripts/web-apache.sh" test "$bad_conf" 2>&1); then
+        bad "a NoidResolve pattern that does not compile was accepted"
+    elif [[ $out == *"NoidResolve: cannot compile the pattern (ark"* ]]; then
+        ok "a NoidResolve pattern that does not compile is refused with its name"
+    else
+        bad "a bad NoidResolve pattern: $(echo "$out" | tail -2 | tr '\n' '|')"
+    fi
 }
 
 nginx_workers() { pgrep -P "$(cat "$NMX/run/nginx.pid")" | sort; }

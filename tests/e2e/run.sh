@@ -333,7 +333,7 @@ for r in $RESOLVERS; do
 done
 for r in $RESOLVERS; do
     name=${r%%:*} port=${r##*:}
-    case $name in apache-egg | apache-module) ;; *) continue ;; esac
+    case $name in apache-egg | apache-module | apache-module-rules) ;; *) continue ;; esac
     req "$port" /ark:/12345/sfx/a%0DX-Evil:%201
     if [ "$STATUS" = 302 ] && [ "$LOC" = "https://h.example/bar/aX-Evil: 1zaf" ] && ! grep -qi '^X-Evil' "$WORK/h"; then
         ok "$name hostile suffix -> 302 without the CR, no header injected"

@@ -11,6 +11,17 @@
  * NoidMap of a protocol uses the main server's. The map answers what noidr answers on
  * the same line; "NULL" is not found, as for prg:.
  *
+ *     NoidResolve "^/+(?:ark|doi):"                  # noid-resolve.conf sets it
+ *
+ * "NoidResolve REGEX" (or Off): a request whose decoded path matches REGEX is asked of
+ * the server's egg map before mod_rewrite runs (translate_name, first), with the egg
+ * request line noid-resolve.conf would make. The module sends the answer itself only
+ * when the rules would send it unchanged: a 301, 302, 303, 307 or 308 to an absolute
+ * http(s) URL, or a 404 (noid_map_redirect_plain). It declines everything else (a miss,
+ * 410, a page, an error, a target mod_rewrite would change) and subrequests, and the
+ * rules that follow answer those as before. A redirect so costs one lookup and none of
+ * mod_rewrite's conditions.
+ *
  * This file is only the shim: everything else is the Rust library noid-embed (linked in
  * statically), which resolves with the same code as noidr. Maps are opened in each child
  * after fork (child_init) and closed when the child exits, so a graceful restart opens
@@ -19,6 +30,9 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "ap_regex.h"
 #include "apr_optional.h"
 #include "apr_shm.h"
 #include "apr_strings.h"
@@ -46,6 +60,8 @@ typedef struct noid_conf {
 typedef struct {
     noid_conf *get;
     noid_conf *egg;
+    int resolve_set;      /* NoidResolve given for this server (Off included) */
+    ap_regex_t *resolve;  /* NoidResolve's pattern, NULL when off */
 } noid_server_conf;
 
 /* Every NoidMap of the configuration being read (allocated in pconf, so the list is
@@ -91,6 +107,8 @@ static void *merge_server_conf(apr_pool_t *p, void *basev, void *addv)
     noid_server_conf *c = apr_pcalloc(p, sizeof(*c));
     c->get = add->get ? add->get : base->get;
     c->egg = add->egg ? add->egg : base->egg;
+    c->resolve_set = add->resolve_set || base->resolve_set;
+    c->resolve = add->resolve_set ? add->resolve : base->resolve;
     return c;
 }
 
@@ -124,6 +142,57 @@ static const char *set_map(cmd_parms *cmd, void *dummy, int argc, char *const ar
     c->next = all_maps;
     all_maps = c;
     return NULL;
+}
+
+/* NoidResolve REGEX|Off: the decoded paths whose requests the module may answer itself. */
+static const char *set_resolve(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    (void)dummy;
+    noid_server_conf *sc = ap_get_module_config(cmd->server->module_config, &noid_module);
+    sc->resolve_set = 1;
+    sc->resolve = NULL;
+    if (ap_cstr_casecmp(arg, "off") == 0) {
+        return NULL;
+    }
+    sc->resolve = ap_pregcomp(cmd->pool, arg, 0);
+    if (sc->resolve == NULL) {
+        return apr_psprintf(cmd->pool, "NoidResolve: cannot compile the pattern %s", arg);
+    }
+    return NULL;
+}
+
+/* NoidResolve: a redirect (or 404) sent before mod_rewrite's rules, when they would send
+ * the same; DECLINED leaves the request to them (see the top of the file). */
+static int resolve(request_rec *r)
+{
+    noid_server_conf *sc = ap_get_module_config(r->server->module_config, &noid_module);
+    const char *scheme, *accept, *location;
+    size_t loclen;
+    int status;
+    /* The rules ask only for an origin-form request-target (THE_REQUEST's "/+..."). */
+    if (sc->resolve == NULL || r->main != NULL || r->prev != NULL || r->unparsed_uri == NULL
+        || r->unparsed_uri[0] != '/' || r->uri == NULL) {
+        return DECLINED;
+    }
+    if (sc->egg == NULL || sc->egg->map == NULL
+        || ap_regexec(sc->resolve, r->uri, 0, NULL, 0) != 0) {
+        return DECLINED;
+    }
+    scheme = ap_http_scheme(r);
+    accept = apr_table_get(r->headers_in, "Accept");
+    if (accept == NULL) {
+        accept = "";
+    }
+    if (noid_map_redirect_plain(sc->egg->map, r->unparsed_uri, strlen(r->unparsed_uri), scheme,
+                                strlen(scheme), accept, strlen(accept), &status, &location,
+                                &loclen) != NOID_FOUND) {
+        return DECLINED;
+    }
+    if (status == HTTP_NOT_FOUND) {
+        return HTTP_NOT_FOUND;
+    }
+    apr_table_setn(r->headers_out, "Location", apr_pstrmemdup(r->pool, location, loclen));
+    return status;
 }
 
 /* The answer to `key` from this server's map of the protocol; NULL when not found. */
@@ -247,8 +316,10 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
 static void register_hooks(apr_pool_t *p)
 {
     static const char *const after_rewrite[] = {"mod_rewrite.c", NULL};
+    static const char *const before_rewrite[] = {"mod_rewrite.c", NULL};
     (void)p;
     ap_hook_pre_config(pre_config, after_rewrite, NULL, APR_HOOK_MIDDLE);
+    ap_hook_translate_name(resolve, NULL, before_rewrite, APR_HOOK_FIRST);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
 }
@@ -257,6 +328,9 @@ static const command_rec noid_cmds[] = {
     AP_INIT_TAKE_ARGV("NoidMap", set_map, NULL, RSRC_CONF,
                       "NoidMap noid|egg DBDIR [KEY=VALUE ...]: a minter directory answered "
                       "by RewriteMap int:noid_get or int:noid_egg"),
+    AP_INIT_TAKE1("NoidResolve", set_resolve, NULL, RSRC_CONF,
+                  "NoidResolve REGEX|Off: requests whose path matches are answered from the "
+                  "egg map before mod_rewrite when its rules would answer the same"),
     {NULL},
 };
 

@@ -82,6 +82,16 @@ int noid_map_redirect(noid_map *map, const char *target, size_t tlen, const char
                       size_t slen, const char *accept, size_t alen, int *status,
                       const char **location, size_t *loclen);
 
+/* As noid_map_redirect, for a web server whose own rules answer everything else
+ * (mod_noid's NoidResolve, before noid-resolve.conf's rules): NOID_FOUND only when the
+ * rules would send the answer unchanged, *status 301, 302, 303, 307 or 308 with an
+ * absolute http(s) Location of visible ASCII not ending in "?", or 404; NOID_NOT_FOUND
+ * for anything else (a miss, 410, a page, an error, a target the rules would change). */
+int noid_map_redirect_plain(noid_map *map, const char *target, size_t tlen,
+                            const char *scheme, size_t slen, const char *accept,
+                            size_t alen, int *status, const char **location,
+                            size_t *loclen);
+
 /* Close a map: its threads end, its secondaries' directories are removed. */
 void noid_map_close(noid_map *map);
 

@@ -13,7 +13,7 @@ use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
 use crate::map::{Found, Map};
 use crate::options::{Config, ConfigError};
-use crate::request::{read_answer, Redirect};
+use crate::request::{plain_redirect, read_answer, Redirect};
 
 /// `NOID_FOUND`, `NOID_NOT_FOUND`, `NOID_ERROR`.
 const FOUND: c_int = 1;
@@ -258,19 +258,83 @@ pub unsafe extern "C" fn noid_map_redirect(
     loclen: *mut usize,
 ) -> c_int {
     // SAFETY: as this function's.
-    let bytes = |p: *const c_char, n: usize| unsafe { slice(p, n) };
-    let (target, scheme, accept) = (
-        bytes(target, tlen),
-        bytes(scheme, slen),
-        bytes(accept, alen),
-    );
+    let request = unsafe { Request::new(map, target, tlen, scheme, slen, accept, alen) };
+    let (found, code, to) = redirect(request, false);
+    // SAFETY: as this function's.
+    unsafe { hand_over(found, code, to, status, location, loclen) }
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// As `noid_map_redirect`'s.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C ABI: pointers and lengths
+pub unsafe extern "C" fn noid_map_redirect_plain(
+    map: *const Map,
+    target: *const c_char,
+    tlen: usize,
+    scheme: *const c_char,
+    slen: usize,
+    accept: *const c_char,
+    alen: usize,
+    status: *mut c_int,
+    location: *mut *const c_char,
+    loclen: *mut usize,
+) -> c_int {
+    // SAFETY: as this function's.
+    let request = unsafe { Request::new(map, target, tlen, scheme, slen, accept, alen) };
+    let (found, code, to) = redirect(request, true);
+    // SAFETY: as this function's.
+    unsafe { hand_over(found, code, to, status, location, loclen) }
+}
+
+/// A web request's parts, as the C caller passed them.
+struct Request<'a> {
+    map: &'a Map,
+    target: &'a [u8],
+    scheme: &'a [u8],
+    accept: &'a [u8],
+}
+
+impl Request<'_> {
+    /// # Safety
+    /// As `noid_map_redirect`'s.
+    unsafe fn new<'a>(
+        map: *const Map,
+        target: *const c_char,
+        tlen: usize,
+        scheme: *const c_char,
+        slen: usize,
+        accept: *const c_char,
+        alen: usize,
+    ) -> Request<'a> {
+        // SAFETY: as this function's.
+        unsafe {
+            Request {
+                map: &*map,
+                target: slice(target, tlen),
+                scheme: slice(scheme, slen),
+                accept: slice(accept, alen),
+            }
+        }
+    }
+}
+
+/// The lookup of `noid_map_redirect` (`plain`: of `noid_map_redirect_plain`): the
+/// result code, the status, and where the location starts and ends in this thread's
+/// answer buffer.
+fn redirect(request: Request<'_>, plain: bool) -> (c_int, c_int, (*const u8, usize)) {
     ANSWER.with(|buf| {
         let mut buf = buf.borrow_mut();
         buf.clear();
         let found = boundary("a lookup", None, || {
-            // SAFETY: as this function's.
-            let map = unsafe { &*map };
-            Some(map.answer_request(target, scheme, accept, &mut buf))
+            Some(request.map.answer_request(
+                request.target,
+                request.scheme,
+                request.accept,
+                &mut buf,
+            ))
         });
         let found = match found {
             Some(Found::Value) => FOUND,
@@ -282,6 +346,14 @@ pub unsafe extern "C" fn noid_map_redirect(
                 ERROR
             }
         };
+        if plain {
+            // Only what the rules would send unchanged; everything else, errors
+            // included, is left to them.
+            return match (found, plain_redirect(&buf)) {
+                (FOUND, Some((code, to))) => (FOUND, c_int::from(code), (to.as_ptr(), to.len())),
+                _ => (NOT_FOUND, 0, (buf.as_ptr(), 0)),
+            };
+        }
         // The target is the answer line's tail: where it starts.
         let (code, found, start) = match (found, read_answer(&buf)) {
             (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, buf.len() - to.len()),
@@ -295,15 +367,30 @@ pub unsafe extern "C" fn noid_map_redirect(
             header::clean_into(&mut buf, &target);
         }
         let to = &buf[start..];
-        // SAFETY: as this function's; the buffer lives in this thread until its next
-        // lookup.
-        unsafe {
-            *status = code;
-            *location = to.as_ptr().cast();
-            *loclen = to.len();
-        }
-        found
+        (found, code, (to.as_ptr(), to.len()))
     })
+}
+
+/// Write a lookup's outcome where the C caller asked, and return its result code.
+///
+/// # Safety
+/// `status`, `location` and `loclen` are writable; `to` lies in this thread's answer
+/// buffer, which lives until the thread's next lookup.
+unsafe fn hand_over(
+    found: c_int,
+    code: c_int,
+    to: (*const u8, usize),
+    status: *mut c_int,
+    location: *mut *const c_char,
+    loclen: *mut usize,
+) -> c_int {
+    // SAFETY: as this function's.
+    unsafe {
+        *status = code;
+        *location = to.0.cast();
+        *loclen = to.1;
+    }
+    found
 }
 
 /// `n` bytes at `p` (none for a NULL `p`).

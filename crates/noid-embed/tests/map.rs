@@ -7,7 +7,10 @@ use std::ffi::{c_char, CString};
 use std::path::Path;
 use std::time::Duration;
 
-use noid_embed::ffi::{boundary, noid_map_answer, noid_map_close, noid_map_open};
+use noid_embed::ffi::{
+    boundary, noid_map_answer, noid_map_close, noid_map_open, noid_map_redirect,
+    noid_map_redirect_plain,
+};
 use noid_embed::{Config, Found, Map};
 use noid_store::{AnswerRegion, Op, Writer};
 
@@ -308,6 +311,116 @@ fn the_c_abi() {
     );
     assert_eq!(answer("ark:/99999/nope.resolve"), (0, "NULL".into()));
     assert_eq!(answer("nothing").0, -1);
+    // SAFETY: opened above, no lookup under way.
+    unsafe { noid_map_close(map) };
+}
+
+/// The two redirect entry points on the same requests: `noid_map_redirect` (nginx)
+/// answers every redirect, a 410 and a page; `noid_map_redirect_plain` (Apache's
+/// NoidResolve) only what noid-resolve.conf's rules would send unchanged, the rest a
+/// miss for the rules to answer.
+#[test]
+fn redirects_and_plain_redirects() {
+    let d = minter();
+    bind(
+        d.path(),
+        &[
+            ("ark:/13030/rel", "_t", "/local/page"),
+            ("ark:/13030/q", "_t", "https://example.org/q?"),
+            ("ark:/13030/sp", "_t", "https://example.org/a b"),
+            ("ark:/13030/nf", "_t", "404 https://example.org/nf"),
+        ],
+    );
+    let cstr = |s: &str| CString::new(s).unwrap();
+    let (egg, dir) = (cstr("egg"), cstr(d.path().to_str().unwrap()));
+    let mut err = [0 as c_char; 64];
+    // SAFETY: NUL-terminated strings, no options, an error buffer of its length.
+    let map = unsafe {
+        noid_map_open(
+            egg.as_ptr(),
+            dir.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    assert!(!map.is_null());
+    type Entry = unsafe extern "C" fn(
+        *const Map,
+        *const c_char,
+        usize,
+        *const c_char,
+        usize,
+        *const c_char,
+        usize,
+        *mut i32,
+        *mut *const c_char,
+        *mut usize,
+    ) -> i32;
+    let ask = |entry: Entry, target: &str| {
+        let (mut status, mut p, mut n) = (0, std::ptr::null(), 0usize);
+        // SAFETY: an open egg map, strings of their lengths, writable outputs.
+        let code = unsafe {
+            entry(
+                map,
+                target.as_ptr().cast(),
+                target.len(),
+                "http".as_ptr().cast(),
+                4,
+                std::ptr::null(),
+                0,
+                &mut status,
+                &mut p,
+                &mut n,
+            )
+        };
+        // SAFETY: the location is valid until this thread's next lookup.
+        let to = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+        (code, status, String::from_utf8(to.to_vec()).unwrap())
+    };
+    let (all, plain): (Entry, Entry) = (noid_map_redirect, noid_map_redirect_plain);
+    let cases = [
+        // target, noid_map_redirect, noid_map_redirect_plain
+        (
+            "/ark:/13030/xt1",
+            (1, 302, "https://example.org/xt1"),
+            (1, 302, "https://example.org/xt1"),
+        ),
+        (
+            "/ark:/13030/p1",
+            (1, 301, "https://example.org/moved"),
+            (1, 301, "https://example.org/moved"),
+        ),
+        (
+            "/ark:/13030/nf",
+            (1, 404, "https://example.org/nf"),
+            (1, 404, "https://example.org/nf"),
+        ),
+        ("/ark:/13030/gone", (1, 410, "withdrawn"), (0, 0, "")),
+        ("/ark:/13030/rel", (1, 302, "/local/page"), (0, 0, "")),
+        (
+            "/ark:/13030/q",
+            (1, 302, "https://example.org/q?"),
+            (0, 0, ""),
+        ),
+        (
+            "/ark:/13030/sp",
+            (1, 302, "https://example.org/a b"),
+            (0, 0, ""),
+        ),
+        ("/ark:/13030/xt1?", (1, 0, ""), (0, 0, "")),
+        ("/ark:/99999/nope", (0, 0, ""), (0, 0, "")),
+    ];
+    for (target, want_all, want_plain) in cases {
+        let (c, s, l) = want_all;
+        assert_eq!(ask(all, target), (c, s, l.to_owned()), "{target}");
+        let (c, s, l) = want_plain;
+        assert_eq!(ask(plain, target), (c, s, l.to_owned()), "{target} (plain)");
+    }
     // SAFETY: opened above, no lookup under way.
     unsafe { noid_map_close(map) };
 }
