@@ -95,10 +95,21 @@ fn heading(paragraph: &str) -> Option<(&str, &str)> {
     (starts_upper && plain && words <= 3).then_some((title, body))
 }
 
+/// This crate's directory in the checkout being tested. `cargo test` sets
+/// `CARGO_MANIFEST_DIR` at run time to the tested program's crate, a sibling of this one;
+/// the value compiled in names the checkout that built this library, which a target
+/// directory shared by several checkouts (CI's clones, a developer's tree) may have kept.
+fn package_dir() -> std::path::PathBuf {
+    match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(program) => Path::new(&program).join("../noid-package"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf(),
+    }
+}
+
 /// Panics, naming the files, when the checked-in man page or completions of `cmd` differ
 /// from [`generated`]; with `NOID_BLESS=1` it writes them instead.
 pub fn check_generated(cmd: Command, section: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = package_dir();
     let bless = std::env::var(BLESS_VAR).is_ok_and(|v| v == "1");
     let mut stale = Vec::new();
     for (path, content) in generated(&cmd, section) {

@@ -16,7 +16,7 @@ use crate::util::*;
 
 /// Run scripts/ha-drill.sh with `args` on this build's binaries: (exit code, stdout).
 fn drill(args: &[&str]) -> (i32, String) {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = Path::new(&manifest_dir()).join("../..");
     let bin = noid_bin();
     let out = Command::new(repo.join("scripts/ha-drill.sh"))
         .args(args)
@@ -84,4 +84,11 @@ fn failover_drills_keep_every_invariant_and_asynchronous_replication_is_caught()
             && (out.contains("duplicate-ids(") || out.contains("lost-binds(")),
         "{out}"
     );
+}
+
+/// This crate's directory: `cargo test` sets `CARGO_MANIFEST_DIR` when it runs the test;
+/// the value compiled in names the checkout that built it, which a target directory
+/// shared by several checkouts may have kept.
+fn manifest_dir() -> std::ffi::OsString {
+    std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into())
 }

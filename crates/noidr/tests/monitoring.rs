@@ -25,7 +25,7 @@ use crate::util::{noid_bin, noidr_bin, Http};
 
 /// The repository's root.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&manifest_dir()).join("../..")
 }
 
 /// Sample names (`name_bucket` for a histogram's buckets) and the labels each is
@@ -494,4 +494,11 @@ fn expressions_name_what_they_use() {
     let e = exported("# HELP a b\na_total{kind=\"hit\",p=\"x\\\"y\"} 3\nb 1\n");
     assert_eq!(e["a_total"], ["kind", "p"].map(String::from).into());
     assert!(e["b"].is_empty());
+}
+
+/// This crate's directory: `cargo test` sets `CARGO_MANIFEST_DIR` when it runs the test;
+/// the value compiled in names the checkout that built it, which a target directory
+/// shared by several checkouts may have kept.
+fn manifest_dir() -> std::ffi::OsString {
+    std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into())
 }

@@ -58,7 +58,7 @@ impl StallFs {
         );
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir(dir.path().join("mnt")).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/stallfs.py");
+        let script = Path::new(&manifest_dir()).join("tests/stallfs.py");
         let mut fs = StallFs {
             daemon: Command::new("/usr/bin/python3")
                 .arg(script)
@@ -278,4 +278,11 @@ impl Drop for Deadman {
     fn drop(&mut self) {
         self.0.store(true, std::sync::atomic::Ordering::Release);
     }
+}
+
+/// This crate's directory: `cargo test` sets `CARGO_MANIFEST_DIR` when it runs the test;
+/// the value compiled in names the checkout that built it, which a target directory
+/// shared by several checkouts may have kept.
+fn manifest_dir() -> std::ffi::OsString {
+    std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into())
 }
