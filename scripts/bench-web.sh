@@ -17,7 +17,8 @@
 # worker_processes ${NOID_WEB_NGINX_WORKERS:-1}.
 # Every run: wrk -t1 -c16 -d${BENCH_SECONDS:-10}s --latency on loopback (-c: --connections), each request for a
 # random one of the N (default 1,000,000) bound identifiers; the runs go round-robin over
-# the setups, and each goal is the median of the pair ratios setup/reference, round by round.
+# the setups (odd rounds in order, even rounds reversed), and each goal is the median of the
+# pair ratios setup/reference, round by round.
 #
 #   scripts/bench-web.sh [--ids N] [--runs R] [--seconds S] [--warmup S] [--connections C]
 #                        [--only REGEX] [--write]
@@ -370,9 +371,16 @@ for i in "${!NAMES[@]}"; do
         log "${NAMES[$i]}: sanity check FAILED"
     fi
 done
-# the runs, round-robin; each line: NAME RESULT rps p50 p99 status-errors socket-errors requests load
+# the runs, round-robin; each line: NAME RESULT rps p50 p99 status-errors socket-errors requests load.
+# Odd rounds go over the setups in their order, even rounds in the reverse order: the
+# machine's speed drifts within a round (a setup that loads both cores for 10 s slows the
+# next one), and a fixed order would hand that drift to the later setup of every pair.
+ORDER=("${!NAMES[@]}")
+REVERSED=()
+for ((k = ${#ORDER[@]} - 1; k >= 0; k--)); do REVERSED+=("${ORDER[$k]}"); done
 for r in $(seq 1 "$RUNS"); do
-    for i in "${!NAMES[@]}"; do
+    if ((r % 2 == 1)); then round=("${ORDER[@]}"); else round=("${REVERSED[@]}"); fi
+    for i in "${round[@]}"; do
         [ "${OK[$i]}" = 1 ] || continue
         line=$(wrk -t1 -c"$CONNS" -d"${SECS}s" --latency -s "$W/rand.lua" "http://127.0.0.1:${PORTS[$i]}" | grep '^RESULT')
         load=$(cut -d' ' -f1 /proc/loadavg)
