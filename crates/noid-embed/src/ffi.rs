@@ -211,22 +211,12 @@ pub unsafe extern "C" fn noid_map_answer(
     ANSWER.with(|buf| {
         let mut buf = buf.borrow_mut();
         buf.clear();
-        let found = boundary("a lookup", None, || {
+        let code = lookup(&mut buf, |buf| {
             // SAFETY: as this function's.
             let (map, key) =
                 unsafe { (&*map, std::slice::from_raw_parts(key.cast::<u8>(), keylen)) };
-            Some(map.answer(key, &mut buf))
+            map.answer(key, buf)
         });
-        let code = match found {
-            Some(Found::Value) => FOUND,
-            Some(Found::NotFound) => NOT_FOUND,
-            Some(Found::Error) => ERROR,
-            None => {
-                buf.clear();
-                buf.extend_from_slice(PANICKED);
-                ERROR
-            }
-        };
         // SAFETY: as this function's; the buffer lives in this thread until its next
         // lookup.
         unsafe {
@@ -235,6 +225,22 @@ pub unsafe extern "C" fn noid_map_answer(
         }
         code
     })
+}
+
+/// The result code of a lookup that answers into `buf` (emptied first), run through
+/// [`boundary`]: a panic leaves [`PANICKED`] in `buf` and is an error.
+fn lookup(buf: &mut Vec<u8>, answer: impl FnOnce(&mut Vec<u8>) -> Found) -> c_int {
+    buf.clear();
+    match boundary("a lookup", None, || Some(answer(&mut *buf))) {
+        Some(Found::Value) => FOUND,
+        Some(Found::NotFound) => NOT_FOUND,
+        Some(Found::Error) => ERROR,
+        None => {
+            buf.clear();
+            buf.extend_from_slice(PANICKED);
+            ERROR
+        }
+    }
 }
 
 /// See noid_embed.h.
@@ -258,10 +264,11 @@ pub unsafe extern "C" fn noid_map_redirect(
     loclen: *mut usize,
 ) -> c_int {
     // SAFETY: as this function's.
-    let request = unsafe { Request::new(map, target, tlen, scheme, slen, accept, alen) };
-    let (found, code, to) = redirect(request, false);
-    // SAFETY: as this function's.
-    unsafe { hand_over(found, code, to, status, location, loclen) }
+    unsafe {
+        redirect(
+            false, map, target, tlen, scheme, slen, accept, alen, status, location, loclen,
+        )
+    }
 }
 
 /// See noid_embed.h.
@@ -283,114 +290,78 @@ pub unsafe extern "C" fn noid_map_redirect_plain(
     loclen: *mut usize,
 ) -> c_int {
     // SAFETY: as this function's.
-    let request = unsafe { Request::new(map, target, tlen, scheme, slen, accept, alen) };
-    let (found, code, to) = redirect(request, true);
-    // SAFETY: as this function's.
-    unsafe { hand_over(found, code, to, status, location, loclen) }
-}
-
-/// A web request's parts, as the C caller passed them.
-struct Request<'a> {
-    map: &'a Map,
-    target: &'a [u8],
-    scheme: &'a [u8],
-    accept: &'a [u8],
-}
-
-impl Request<'_> {
-    /// # Safety
-    /// As `noid_map_redirect`'s.
-    unsafe fn new<'a>(
-        map: *const Map,
-        target: *const c_char,
-        tlen: usize,
-        scheme: *const c_char,
-        slen: usize,
-        accept: *const c_char,
-        alen: usize,
-    ) -> Request<'a> {
-        // SAFETY: as this function's.
-        unsafe {
-            Request {
-                map: &*map,
-                target: slice(target, tlen),
-                scheme: slice(scheme, slen),
-                accept: slice(accept, alen),
-            }
-        }
+    unsafe {
+        redirect(
+            true, map, target, tlen, scheme, slen, accept, alen, status, location, loclen,
+        )
     }
 }
 
-/// The lookup of `noid_map_redirect` (`plain`: of `noid_map_redirect_plain`): the
-/// result code, the status, and where the location starts and ends in this thread's
-/// answer buffer.
-fn redirect(request: Request<'_>, plain: bool) -> (c_int, c_int, (*const u8, usize)) {
-    ANSWER.with(|buf| {
-        let mut buf = buf.borrow_mut();
-        buf.clear();
-        let found = boundary("a lookup", None, || {
-            Some(request.map.answer_request(
-                request.target,
-                request.scheme,
-                request.accept,
-                &mut buf,
-            ))
-        });
-        let found = match found {
-            Some(Found::Value) => FOUND,
-            Some(Found::NotFound) => NOT_FOUND,
-            Some(Found::Error) => ERROR,
-            None => {
-                buf.clear();
-                buf.extend_from_slice(PANICKED);
-                ERROR
-            }
-        };
-        if plain {
-            // Only what the rules would send unchanged; everything else, errors
-            // included, is left to them.
-            return match (found, plain_redirect(&buf)) {
-                (FOUND, Some((code, to))) => (FOUND, c_int::from(code), (to.as_ptr(), to.len())),
-                _ => (NOT_FOUND, 0, (buf.as_ptr(), 0)),
-            };
-        }
-        // The target is the answer line's tail: where it starts.
-        let (code, found, start) = match (found, read_answer(&buf)) {
-            (FOUND, Redirect::To(code, to)) => (c_int::from(code), FOUND, buf.len() - to.len()),
-            (FOUND, Redirect::Page) => (0, FOUND, buf.len()),
-            (ERROR, _) => (0, ERROR, 0),
-            _ => (0, NOT_FOUND, buf.len()),
-        };
-        if found == FOUND && !header::is_clean(&buf[start..]) {
-            // A target bound with control characters: the Location carries none.
-            let target = buf.split_off(start);
-            header::clean_into(&mut buf, &target);
-        }
-        let to = &buf[start..];
-        (found, code, (to.as_ptr(), to.len()))
-    })
-}
-
-/// Write a lookup's outcome where the C caller asked, and return its result code.
+/// `noid_map_redirect`, or with `plain` `noid_map_redirect_plain`.
 ///
 /// # Safety
-/// `status`, `location` and `loclen` are writable; `to` lies in this thread's answer
-/// buffer, which lives until the thread's next lookup.
-unsafe fn hand_over(
-    found: c_int,
-    code: c_int,
-    to: (*const u8, usize),
+/// As `noid_map_redirect`'s.
+#[allow(clippy::too_many_arguments)] // the C ABI's arguments, passed on
+unsafe fn redirect(
+    plain: bool,
+    map: *const Map,
+    target: *const c_char,
+    tlen: usize,
+    scheme: *const c_char,
+    slen: usize,
+    accept: *const c_char,
+    alen: usize,
     status: *mut c_int,
     location: *mut *const c_char,
     loclen: *mut usize,
 ) -> c_int {
     // SAFETY: as this function's.
-    unsafe {
-        *status = code;
-        *location = to.0.cast();
-        *loclen = to.1;
-    }
-    found
+    let (map, target, scheme, accept) = unsafe {
+        (
+            &*map,
+            slice(target, tlen),
+            slice(scheme, slen),
+            slice(accept, alen),
+        )
+    };
+    ANSWER.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        let found = lookup(&mut buf, |buf| {
+            map.answer_request(target, scheme, accept, buf)
+        });
+        let (found, code, start, end) = if plain {
+            // Only what the rules would send unchanged; everything else, errors
+            // included, is left to them.
+            match (found, plain_redirect(&buf)) {
+                // the target is the answer line's tail
+                (FOUND, Some((code, to))) => (FOUND, code, buf.len() - to.len(), buf.len()),
+                _ => (NOT_FOUND, 0, 0, 0),
+            }
+        } else {
+            // The target is the answer line's tail: where it starts.
+            let (code, found, start) = match (found, read_answer(&buf)) {
+                (FOUND, Redirect::To(code, to)) => (code, FOUND, buf.len() - to.len()),
+                (FOUND, Redirect::Page) => (0, FOUND, buf.len()),
+                (ERROR, _) => (0, ERROR, 0),
+                _ => (0, NOT_FOUND, buf.len()),
+            };
+            if found == FOUND && !header::is_clean(&buf[start..]) {
+                // A target bound with control characters: the Location carries none.
+                let target = buf.split_off(start);
+                header::clean_into(&mut buf, &target);
+            }
+            (found, code, start, buf.len())
+        };
+        let to = &buf[start..end];
+        // SAFETY: as this function's; the buffer lives in this thread until its next
+        // lookup.
+        unsafe {
+            *status = c_int::from(code);
+            *location = to.as_ptr().cast();
+            *loclen = to.len();
+        }
+        found
+    })
 }
 
 /// `n` bytes at `p` (none for a NULL `p`).

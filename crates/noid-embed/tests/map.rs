@@ -249,6 +249,32 @@ fn http_requests_answer_as_their_lines() {
     );
 }
 
+/// An egg map on `dbdir` opened through the C ABI, with no options, as the shims open
+/// one.
+fn open_c(dbdir: &Path) -> *mut Map {
+    let (egg, dir) = (
+        CString::new("egg").unwrap(),
+        CString::new(dbdir.to_str().unwrap()).unwrap(),
+    );
+    let mut err = [0 as c_char; 64];
+    // SAFETY: NUL-terminated strings, no options, an error buffer of its length.
+    let map = unsafe {
+        noid_map_open(
+            egg.as_ptr(),
+            dir.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    assert!(!map.is_null());
+    map
+}
+
 /// The C ABI as the shims call it.
 #[test]
 fn the_c_abi() {
@@ -282,21 +308,7 @@ fn the_c_abi() {
         msg,
         "unknown option 'colour' (miss, rules, registry, deadline, cache"
     );
-    // SAFETY: as above, no options.
-    let map = unsafe {
-        noid_map_open(
-            egg.as_ptr(),
-            dir.as_ptr(),
-            std::ptr::null(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    assert!(!map.is_null());
+    let map = open_c(d.path());
     let answer = |key: &str| {
         let (mut p, mut n) = (std::ptr::null(), 0usize);
         // SAFETY: an open map, a key of its length, writable outputs.
@@ -331,24 +343,7 @@ fn redirects_and_plain_redirects() {
             ("ark:/13030/nf", "_t", "404 https://example.org/nf"),
         ],
     );
-    let cstr = |s: &str| CString::new(s).unwrap();
-    let (egg, dir) = (cstr("egg"), cstr(d.path().to_str().unwrap()));
-    let mut err = [0 as c_char; 64];
-    // SAFETY: NUL-terminated strings, no options, an error buffer of its length.
-    let map = unsafe {
-        noid_map_open(
-            egg.as_ptr(),
-            dir.as_ptr(),
-            std::ptr::null(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    assert!(!map.is_null());
+    let map = open_c(d.path());
     type Entry = unsafe extern "C" fn(
         *const Map,
         *const c_char,
