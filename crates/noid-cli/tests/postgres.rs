@@ -795,3 +795,80 @@ fn prune_log_drops_the_old_changes_asked_for_and_refuses_what_it_cannot_do() {
         )
     );
 }
+
+/// A `mint` of more than one batch commits on two connections, each batch's write
+/// started before the last one's has finished, and applied only after it. The ids
+/// are the embedded store's; and when one batch's commit fails, none after it is
+/// applied, so the next mint goes on with the failed batch's ids: none skipped, none
+/// printed twice. The failure comes from a trigger on the change log that refuses one
+/// commit's row, once on each connection (the second batch goes to the second one),
+/// while the batch after it is already in flight.
+#[test]
+fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_failure() {
+    let server = TestServer::start();
+    let tpl = ["f5.reedeedk", "long", "13030", "example.org", "bench"];
+    let embedded = Dir::minter(&tpl);
+    let reference = embedded.mint(100_000);
+    assert_eq!(reference.len(), 100_000);
+
+    let (pg, _) = pg_minter(&server, "whole", &tpl);
+    assert_eq!(
+        pg.mint(100_000),
+        reference,
+        "the embedded store's ids, in order"
+    );
+
+    for (db, failing) in [("second", 2), ("third", 3)] {
+        let (pg, url) = pg_minter(&server, db, &tpl);
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+        let head: i64 = c
+            .query_one("SELECT log_seq FROM noid_minters", &[])
+            .expect("head")
+            .get(0);
+        c.batch_execute(&format!(
+            // Once only (a sequence is not rolled back): a later commit taking the
+            // same number, were it applied, would be let through.
+            "CREATE SEQUENCE refusals; \
+             CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             IF NEW.seq = {} AND nextval('refusals') = 1 THEN \
+             RAISE EXCEPTION 'refused commit %', NEW.seq; END IF; \
+             RETURN NEW; END $$; \
+             CREATE TRIGGER refuse BEFORE INSERT ON noid_log FOR EACH ROW EXECUTE FUNCTION refuse()",
+            head + failing
+        ))
+        .expect("the trigger");
+        let r = pg.noid(&["mint", "100000"]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        let printed = ids(&r.stdout);
+        let good = (failing as usize - 1) * 20_000;
+        assert_eq!(
+            printed,
+            reference[..good],
+            "the batches before the failed one"
+        );
+        assert!(
+            r.stderr
+                .contains(&format!("refused commit {}", head + failing)),
+            "{}",
+            r.stderr
+        );
+        let after: i64 = c
+            .query_one("SELECT log_seq FROM noid_minters", &[])
+            .expect("head")
+            .get(0);
+        assert_eq!(after, head + failing - 1, "no commit after the failed one");
+        c.batch_execute("DROP TRIGGER refuse ON noid_log")
+            .expect("drop the trigger");
+        assert_eq!(
+            pg.mint(100_000 - good),
+            reference[good..],
+            "the mint goes on with the failed batch's ids"
+        );
+        let check = pg.noid(&["check"]);
+        assert!(
+            check.ok().ends_with("ok: no problems found\n"),
+            "{}",
+            check.stdout
+        );
+    }
+}

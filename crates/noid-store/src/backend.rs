@@ -44,6 +44,33 @@ pub trait Store: Scan + Sync {
         None
     }
 
+    /// How many of a large mint's commits this engine can have in flight at once,
+    /// after setting up what that takes; 1 unless overridden. A database server builds
+    /// one transaction's index entries in one server process: two commits in flight,
+    /// on two connections, use two. The second and later are made with
+    /// [`Store::commit_after`].
+    fn open_pipeline(&self) -> usize {
+        1
+    }
+
+    /// [`Store::commit_all`] for a commit made while the one before it may still be in
+    /// flight ([`Store::open_pipeline`]). The engine may send the bulk of `ops` at
+    /// once, but applies them only after `previous()` has returned true (that commit
+    /// succeeded); when it returns false nothing is applied and the result is an error.
+    /// So commits are applied in the order they were made, and none after one failed.
+    fn commit_after(
+        &self,
+        ops: &mut Vec<Op>,
+        previous: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), StoreError> {
+        if !previous() {
+            return Err(StoreError::Backend(
+                "not committed: the commit before it failed".into(),
+            ));
+        }
+        self.commit_all(ops)
+    }
+
     /// Whether [`Store::read_ahead`] does anything, so that callers with nothing to
     /// gain do not work out the hint.
     fn wants_read_ahead(&self) -> bool {

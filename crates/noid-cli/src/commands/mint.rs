@@ -6,6 +6,8 @@ use noid_minter::bind::BindArgs;
 use noid_minter::{mint, Minter, MinterError, Txn};
 use noid_store::{Op, Store, StoreError};
 use rand::Rng;
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::{Failed, Writing};
 use crate::complaint::Complaint;
@@ -113,6 +115,11 @@ impl Mint {
         // Binding reads back what minting wrote; only plain minting may run ahead of the
         // store (see `mint_batches`).
         let result = mint_batches(txn, m, self.count, bind.is_none(), out, batches, &mint_one);
+        if result.is_err() {
+            // Should the minter not read back, the caller reads it back or marks it
+            // stale (`Batch::attempt`); the mint's own error is the one to report.
+            let _ = forget_uncommitted(txn, m);
+        }
         txn.set_undo(true);
         for note in m.notes.drain(..) {
             out.out(format!("{note}\n"));
@@ -128,23 +135,63 @@ impl Mint {
 
 type MintOne<'f> = dyn Fn(&mut Txn<'_, dyn Store>, &mut Minter) -> Result<String, MinterError> + 'f;
 
-/// A write running on a second thread (which hands the written operations back, to be
-/// freed by the thread that allocated them), and the lines to print once it returned.
-type InFlight<'scope> = Option<(
-    std::thread::ScopedJoinHandle<'scope, (Result<(), StoreError>, Vec<Op>)>,
-    Vec<u8>,
-)>;
+/// A batch's write running on a thread of its own, the lines to print once it
+/// returned, and its outcome for the write after it to wait on.
+struct InFlight<'scope> {
+    handle: std::thread::ScopedJoinHandle<'scope, (Result<(), StoreError>, Vec<Op>)>,
+    lines: Vec<u8>,
+    outcome: Arc<Outcome>,
+}
+
+/// Whether a write in flight succeeded, once it is known.
+#[derive(Default)]
+struct Outcome {
+    ok: Mutex<Option<bool>>,
+    known: Condvar,
+}
+
+impl Outcome {
+    fn set(&self, ok: bool) {
+        let mut slot = self.ok.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(ok);
+        self.known.notify_all();
+    }
+
+    /// Wait until it is known.
+    fn wait(&self) -> bool {
+        let mut slot = self.ok.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match *slot {
+                Some(ok) => return ok,
+                None => slot = self.known.wait(slot).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+    }
+}
+
+/// Marks its outcome failed unless it was set: a write thread that panics never
+/// leaves the write after it waiting.
+struct FailUnlessSet(Arc<Outcome>);
+
+impl Drop for FailUnlessSet {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
 
 /// Mint `n` identifiers in synced batches of [`BATCH`] (or the store's
 /// [`Store::mint_batch`]), each batch's lines printed only
 /// after its write has returned; the last batch stays in `txn` for the caller.
 ///
-/// With `pipelined`, each batch is written on a second thread while the next one is
+/// With `pipelined`, each batch is written on another thread while the next one is
 /// minted: the write (sorting and building a table file) takes about as long as the
-/// minting, so a large mint takes little more than the minting alone. Safe because
-/// minting reads nothing back from the store while `:/fresh` holds (no probes, no queue
-/// entries) and nothing is bound; should the flag drop mid-way (a wrap), the write in
-/// flight is awaited before the next identifier is minted.
+/// minting, so a large mint takes little more than the minting alone. An engine that
+/// can have two writes in flight ([`Store::open_pipeline`]: PostgreSQL, on two
+/// connections) starts each batch's write before the one before it has finished
+/// ([`Store::commit_after`] applies it only after that one succeeded). Safe because
+/// minting reads nothing back from the store while `:/fresh` holds (no probes, no
+/// queue entries) and nothing is bound; should the flag drop mid-way (a wrap), the
+/// writes in flight are awaited before the next identifier is minted.
 fn mint_batches(
     txn: &mut Txn<'_, dyn Store>,
     m: &mut Minter,
@@ -156,36 +203,59 @@ fn mint_batches(
 ) -> Result<(), Failed> {
     let writer: &dyn Store = txn.base();
     let per_batch = writer.mint_batch().unwrap_or(BATCH);
+    let depth = match pipelined && n > per_batch {
+        true => writer.open_pipeline().max(1),
+        false => 1,
+    };
     std::thread::scope(|scope| {
-        let mut in_flight: InFlight<'_> = None;
+        let mut in_flight: VecDeque<InFlight<'_>> = VecDeque::new();
         let mut left = n;
         while left > 0 {
             let batch = left.min(per_batch);
             let mut lines = Vec::with_capacity(batch as usize * 24);
             for done in 0..batch {
                 if !m.fresh {
-                    land(&mut in_flight, out, batches)?;
+                    land_all(&mut in_flight, out, batches)?;
                 }
                 match mint_one(txn, m) {
                     Ok(line) => lines.extend_from_slice(line.as_bytes()),
                     Err(e) => {
-                        land(&mut in_flight, out, batches)?;
+                        land_all(&mut in_flight, out, batches)?;
                         return replay_then_fail(txn, m, done, e, out, batches, mint_one);
                     }
                 }
             }
             left -= batch;
             m.flush(txn);
-            land(&mut in_flight, out, batches)?;
+            if left == 0 || !pipelined {
+                land_all(&mut in_flight, out, batches)?;
+            }
             if left == 0 {
                 // The last batch stays in `txn` for the caller to commit.
                 out.out(lines);
                 break;
             }
             if pipelined {
+                while in_flight.len() >= depth {
+                    land(&mut in_flight, out, batches)?;
+                }
                 let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
-                let commit = move || (writer.commit_all(&mut ops), ops);
-                in_flight = Some((scope.spawn(commit), lines));
+                let previous = in_flight.back().map(|f| Arc::clone(&f.outcome));
+                let outcome = Arc::new(Outcome::default());
+                let mine = FailUnlessSet(Arc::clone(&outcome));
+                let commit = move || {
+                    let result = match previous {
+                        None => writer.commit_all(&mut ops),
+                        Some(previous) => writer.commit_after(&mut ops, &|| previous.wait()),
+                    };
+                    mine.0.set(result.is_ok());
+                    (result, ops)
+                };
+                in_flight.push_back(InFlight {
+                    handle: scope.spawn(commit),
+                    lines,
+                    outcome,
+                });
             } else {
                 out.out(lines);
                 batches.commit(txn, out)?;
@@ -195,13 +265,26 @@ fn mint_batches(
     })
 }
 
-/// Wait for the write in flight, if any, then print its lines (or report its failure).
-fn land(
-    in_flight: &mut InFlight<'_>,
+/// Wait for every write in flight, in order ([`land`]).
+fn land_all(
+    in_flight: &mut VecDeque<InFlight<'_>>,
     out: &mut Out,
     batches: &mut dyn Batches,
 ) -> Result<(), Failed> {
-    let Some((handle, lines)) = in_flight.take() else {
+    while !in_flight.is_empty() {
+        land(in_flight, out, batches)?;
+    }
+    Ok(())
+}
+
+/// Wait for the oldest write in flight, if any, then print its lines (or report its
+/// failure; a write after it is then not applied, see [`Store::commit_after`]).
+fn land(
+    in_flight: &mut VecDeque<InFlight<'_>>,
+    out: &mut Out,
+    batches: &mut dyn Batches,
+) -> Result<(), Failed> {
+    let Some(InFlight { handle, lines, .. }) = in_flight.pop_front() else {
         return Ok(());
     };
     let (result, written) = handle.join().expect("the commit thread does not panic");
@@ -217,6 +300,22 @@ fn land(
             Err(Failed::Reported)
         }
     }
+}
+
+/// After a failed mint: drop what was minted and not committed, and read the minter
+/// back. Without undo records the caller cannot undo it, and a batch minted while the
+/// one before it was being written, left in the transaction when that write failed,
+/// would otherwise be committed with whatever follows: its state would carry the
+/// counters past the failed batch's identifiers, which were never recorded. What the
+/// store holds is always the batches that succeeded, in order, so the next mint goes
+/// on with the failed batch's identifiers. The minter's notes and exit status stay.
+fn forget_uncommitted(txn: &mut Txn<'_, dyn Store>, m: &mut Minter) -> Result<(), Failed> {
+    txn.clear();
+    let (notes, status) = (std::mem::take(&mut m.notes), m.exit_status.take());
+    *m = Minter::load(&*txn)?;
+    m.notes = notes;
+    m.exit_status = status;
+    Ok(())
 }
 
 /// A mint failed after `done` good identifiers of its batch (which may have left partial

@@ -38,6 +38,15 @@ pub(crate) fn failed(loc: &Location, what: &str, e: &postgres::Error) -> StoreEr
     ))
 }
 
+/// `m` locked if it is free; a poisoned lock is taken as [`Conn::client`] takes it.
+pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 /// Connect to `loc`'s database.
 pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
     Client::connect(&loc.url, NoTls).map_err(|e| failed(loc, "cannot connect", &e))
@@ -109,6 +118,11 @@ impl Conn {
         // A panic while holding it left at worst a statement half-read; the server
         // rolls back whatever transaction that was part of.
         self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The client if no other thread is using it.
+    pub(crate) fn try_client(&self) -> Option<MutexGuard<'_, Client>> {
+        try_lock(&self.client)
     }
 
     /// A failure while doing `what`, as a store error.

@@ -1,7 +1,7 @@
 //! The writing process: the minter's writers' lock, and commits that are one
 //! synchronous transaction each, change log included (docs/SCALING.md, "Writing").
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use crate::{Op, StoreError};
@@ -12,7 +12,7 @@ use postgres::types::Type;
 use postgres::{Client, GenericClient, Statement, Transaction};
 
 use crate::pg::ahead::{self, Ahead};
-use crate::pg::conn::{connect, failed, minter_id, Conn};
+use crate::pg::conn::{connect, failed, minter_id, try_lock, Conn};
 use crate::pg::location::Location;
 use crate::pg::schema::{self, CHANNEL, LOCK_CLASS};
 
@@ -53,10 +53,49 @@ const APPEND: &str = "WITH put AS (INSERT INTO noid_keys (minter, key, value) \
                                  SELECT $1, log_seq, $5 FROM head RETURNING seq) \
                       SELECT seq, pg_notify($6::text, $7::text || ' ' || seq::text) FROM logged";
 
+impl Statements {
+    fn prepare(client: &mut Client, loc: &Location) -> Result<Statements, StoreError> {
+        let mut prepare = |sql: &str| {
+            client
+                .prepare(sql)
+                .map_err(|e| failed(loc, "cannot prepare a statement", &e))
+        };
+        Ok(Statements {
+            upsert: prepare(
+                "INSERT INTO noid_keys (minter, key, value) \
+                 SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
+                 ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value",
+            )?,
+            delete: prepare("DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])")?,
+            copy: prepare("COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)")?,
+            append: prepare(APPEND)?,
+        })
+    }
+}
+
+/// The second connection of a pipelined mint ([`PgWriter::open_helper`]).
+struct Helper {
+    client: Mutex<Client>,
+    statements: Statements,
+}
+
+/// A connection taken for one commit, with its statements.
+struct Session<'a> {
+    client: MutexGuard<'a, Client>,
+    statements: &'a Statements,
+}
+
 /// A minter opened for writing, held exclusively by this process until dropped.
 pub struct PgWriter {
     conn: Conn,
     statements: Statements,
+    /// The writers' lock's key: (`LOCK_CLASS`, this).
+    lock_key: i32,
+    /// `lock_timeout` of this process's sessions, in milliseconds.
+    lock_ms: u128,
+    /// A second connection, once a large mint has asked for one: `None` inside if it
+    /// could not be had.
+    helper: OnceLock<Option<Helper>>,
     /// Committed keys of the identifiers a bulk run reads next ([`Store::read_ahead`]).
     ///
     /// [`Store::read_ahead`]: noid_store::Store::read_ahead
@@ -132,32 +171,112 @@ impl PgWriter {
             }
             Err(e) => return Err(failed(loc, "cannot take the writers' lock", &e)),
         }
-        let prepare = |c: &mut Client, sql: &str| {
-            c.prepare(sql)
-                .map_err(|e| failed(loc, "cannot prepare a statement", &e))
-        };
-        let statements = Statements {
-            upsert: prepare(
-                &mut client,
-                "INSERT INTO noid_keys (minter, key, value) \
-                 SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-                 ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value",
-            )?,
-            delete: prepare(
-                &mut client,
-                "DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])",
-            )?,
-            copy: prepare(
-                &mut client,
-                "COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)",
-            )?,
-            append: prepare(&mut client, APPEND)?,
-        };
+        let statements = Statements::prepare(&mut client, loc)?;
         Ok(PgWriter {
             conn: Conn::new(client, id, loc.clone())?,
             statements,
+            lock_key: key,
+            lock_ms: ms,
+            helper: OnceLock::new(),
             ahead: Mutex::default(),
         })
+    }
+
+    /// Open the second connection a pipelined mint commits on, sharing the writers'
+    /// lock with it (docs/SCALING.md, "Two connections").
+    ///
+    /// Every writer asks for the lock exclusive. This connection takes it shared as
+    /// well (granted at once: a session's own locks never conflict), gives up the
+    /// exclusive hold, and the helper takes it shared. So from then on the lock is held
+    /// as long as either connection lives: should this connection's session end alone
+    /// after a commit while the helper's commit is still to come, no other writer can
+    /// read the minter's state in between and mint what the helper commits. If another
+    /// writer is already waiting, the helper's request queues behind it and times out:
+    /// there is then no helper, and this connection's shared hold still keeps others out.
+    fn open_helper(&self) -> Result<Helper, StoreError> {
+        let loc = &self.conn.location;
+        let err = |what: &'static str| move |e: postgres::Error| failed(loc, what, &e);
+        let mut b = connect(loc)?;
+        b.batch_execute("SET synchronous_commit = on; SET lock_timeout = 1000")
+            .map_err(err("cannot set up the second session"))?;
+        {
+            let mut a = self.conn.client();
+            a.execute(
+                "SELECT pg_advisory_lock_shared($1, $2)",
+                &[&LOCK_CLASS, &self.lock_key],
+            )
+            .map_err(err("cannot share the writers' lock"))?;
+            a.execute(
+                "SELECT pg_advisory_unlock($1, $2)",
+                &[&LOCK_CLASS, &self.lock_key],
+            )
+            .map_err(err("cannot share the writers' lock"))?;
+        }
+        b.execute(
+            "SELECT pg_advisory_lock_shared($1, $2)",
+            &[&LOCK_CLASS, &self.lock_key],
+        )
+        .map_err(err("cannot share the writers' lock"))?;
+        b.batch_execute(&format!("SET lock_timeout = {}", self.lock_ms))
+            .map_err(err("cannot set up the second session"))?;
+        let statements = Statements::prepare(&mut b, loc)?;
+        Ok(Helper {
+            client: Mutex::new(b),
+            statements,
+        })
+    }
+
+    /// A connection no other thread is using, if there is one: this process's own,
+    /// else the helper's.
+    fn free_session(&self) -> Option<Session<'_>> {
+        if let Some(client) = self.conn.try_client() {
+            return Some(Session {
+                client,
+                statements: &self.statements,
+            });
+        }
+        let h = self.helper.get()?.as_ref()?;
+        Some(Session {
+            client: try_lock(&h.client)?,
+            statements: &h.statements,
+        })
+    }
+
+    /// A free connection, else this process's own once it is free.
+    fn session(&self) -> Session<'_> {
+        self.free_session().unwrap_or_else(|| Session {
+            client: self.conn.client(),
+            statements: &self.statements,
+        })
+    }
+
+    /// [`Store::commit_all`] and [`Store::commit_after`]: `ops` committed on a free
+    /// connection, after `previous()` when given.
+    fn commit_on(
+        &self,
+        ops: &mut Vec<Op>,
+        previous: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<(), StoreError> {
+        if ops.is_empty() {
+            return match previous {
+                Some(previous) if !previous() => Err(not_after_failed()),
+                _ => Ok(()),
+            };
+        }
+        Op::last_per_key(ops);
+        let result = match (self.free_session(), previous) {
+            (Some(s), previous) => self.commit_ops(s, ops, previous),
+            // Both connections busy (or no helper): waiting for one while holding
+            // nothing, after the commit before, never waits for a commit that waits
+            // for this one.
+            (None, Some(previous)) if !previous() => Err(not_after_failed()),
+            (None, _) => self.commit_ops(self.session(), ops, None),
+        };
+        match &result {
+            Ok(()) => self.ahead().apply(ops),
+            Err(_) => self.ahead().clear(),
+        }
+        result
     }
 
     /// The minter's location.
@@ -208,11 +327,27 @@ impl PgWriter {
     /// ([`APPEND`]) in a transaction of its own: one round trip, where it took twelve
     /// before (`BEGIN`, five statements each prepared then run, `COMMIT`). A large
     /// commit adds `BEGIN`, the `COPY` under its savepoint (three) and `COMMIT`.
-    fn commit_ops(&self, ops: &[Op]) -> Result<(), StoreError> {
+    ///
+    /// With `previous`, the identifiers' new keys are sent first, and the rest only
+    /// once `previous()` has said the commit before succeeded; if it failed, the
+    /// transaction is rolled back.
+    fn commit_ops(
+        &self,
+        session: Session<'_>,
+        ops: &[Op],
+        previous: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<(), StoreError> {
         let err = |what| self.conn.on_err(what);
         let id = self.conn.minter;
         let changes = schema::encode_changes(ops);
-        let mut client = self.conn.client();
+        let Session {
+            mut client,
+            statements,
+        } = session;
+        let after_previous = || match previous {
+            Some(previous) if !previous() => Err(not_after_failed()),
+            _ => Ok(()),
+        };
         // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
         // first bind, so a large commit first tries them as a plain binary COPY, which
         // skips the upsert's conflict handling; if one exists after all, the savepoint
@@ -224,14 +359,21 @@ impl PgWriter {
             .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
         if fresh.len() < FRESH_MIN && ops.len() <= CHUNK {
             // One statement is one transaction, committed synchronously as any.
-            return self.append(&mut *client, ops.iter().collect(), &changes, true);
+            after_previous()?;
+            return self.append(
+                &mut *client,
+                statements,
+                ops.iter().collect(),
+                &changes,
+                true,
+            );
         }
         let mut t = client.transaction().map_err(err("cannot begin"))?;
         if fresh.len() < FRESH_MIN {
             rest.extend(fresh);
         } else {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
-            match copy_new_keys(&mut sp, &self.statements.copy, id, &fresh) {
+            match copy_new_keys(&mut sp, &statements.copy, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
                 Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
@@ -240,10 +382,12 @@ impl PgWriter {
                 Err(e) => return Err(err("cannot write keys")(e)),
             }
         }
+        // Dropping `t` rolls it back.
+        after_previous()?;
         let last = rest.len().saturating_sub(1) / CHUNK * CHUNK;
         let tail = rest.split_off(last);
-        write_keys(&mut t, &self.statements, id, &rest).map_err(err("cannot write keys"))?;
-        self.append(&mut t, tail, &changes, false)?;
+        write_keys(&mut t, statements, id, &rest).map_err(err("cannot write keys"))?;
+        self.append(&mut t, statements, tail, &changes, false)?;
         t.commit()
             .map_err(|e| self.commit_failed(&e, "cannot commit"))
     }
@@ -271,6 +415,7 @@ impl PgWriter {
     fn append(
         &self,
         c: &mut impl GenericClient,
+        statements: &Statements,
         ops: Vec<&Op>,
         changes: &[u8],
         commits: bool,
@@ -279,7 +424,7 @@ impl PgWriter {
         let minter = &self.conn.location.minter;
         let row = c
             .query_opt(
-                &self.statements.append,
+                &statements.append,
                 &[
                     &self.conn.minter,
                     &put_k,
@@ -387,18 +532,39 @@ impl crate::Scan for PgWriter {
     }
 }
 
+/// The error of a commit not made because the one before it failed.
+fn not_after_failed() -> StoreError {
+    StoreError::Backend("not committed: the commit before it failed".into())
+}
+
 impl crate::Store for PgWriter {
     fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError> {
-        if ops.is_empty() {
-            return Ok(());
+        self.commit_on(ops, None)
+    }
+
+    fn commit_after(
+        &self,
+        ops: &mut Vec<Op>,
+        previous: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), StoreError> {
+        self.commit_on(ops, Some(previous))
+    }
+
+    /// Two: a second connection, so that two server processes build a large mint's
+    /// index entries at once (one builds one transaction's); one if it cannot be had.
+    fn open_pipeline(&self) -> usize {
+        let helper = self.helper.get_or_init(|| match self.open_helper() {
+            Ok(h) => Some(h),
+            Err(e) => {
+                log::debug!("no second connection, one commit at a time: {e}");
+                None
+            }
+        });
+        if helper.is_some() {
+            2
+        } else {
+            1
         }
-        Op::last_per_key(ops);
-        let result = self.commit_ops(ops);
-        match &result {
-            Ok(()) => self.ahead().apply(ops),
-            Err(_) => self.ahead().clear(),
-        }
-        result
     }
 
     /// PostgreSQL writes a batch's keys (a COPY, index and all) while the next is minted
