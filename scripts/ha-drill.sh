@@ -27,15 +27,18 @@
 # added to the machine's own namespace). A partition is a veth link set down.
 #
 #   scripts/ha-drill.sh [--drills N] [--faults kill9,stop,partition,writer|cut] [--async]
-#                       [--writers K] [--api-clients C] [--bin DIR] [--keep]
+#                       [--writers K] [--api-clients C] [--bulk-mint M] [--bin DIR] [--keep]
 #                       [--primary-start-timeout SECS] [--trace] [--stock-patroni]
 #
 # Load: each of the K writer "hosts" (a directory with its copy of NOID/backend) runs a
 # loop of `noid mint 4` then `noid -` binding those ids, and also a `noid serve` on the
 # same minter (its binder and minter directories hold the same backend file) with C
 # API clients (1 by default; 0: none) that mint 2 ids at a time over HTTP and bind
-# each with a single command. Every acknowledged id (`id: …` printed by noid, `s: …`
-# answered by the API) goes to acked-ids as `TIME SOURCE ID` (SOURCE wK, aK.J or probe);
+# each with a single command. A bulk minter on the first host runs `noid mint M` (25,000
+# by default; 0: none) then waits a second, in a loop: a mint of more than one batch,
+# committed on two connections. Every acknowledged id (`id: …` printed by noid, `s: …`
+# answered by the API) goes to acked-ids as `TIME SOURCE ID` (SOURCE wK, aK.J, bulk or
+# probe), and must have its circulation record in the primary at the end;
 # every acknowledged binding (noid - exit 0, or `egg-status: 0`) to acked-binds as
 # `TIME ID URL`. The checker reads both, whatever wrote them.
 #
@@ -60,6 +63,7 @@ FAULTS=kill9,stop,partition,writer
 ASYNC=0
 WRITERS=3
 API_CLIENTS=1
+BULK=25000
 BIN=""
 KEEP=0
 START_TIMEOUT=300
@@ -72,12 +76,13 @@ while [ $# -gt 0 ]; do
     --async) ASYNC=1; shift ;;
     --writers) WRITERS=$2; shift 2 ;;
     --api-clients) API_CLIENTS=$2; shift 2 ;;
+    --bulk-mint) BULK=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
     --trace) TRACE=1; shift ;;
     --stock-patroni) STOCK=1; shift ;;
-    *) sed -n '2,56p' "$0"; exit 2 ;;
+    *) sed -n '2,59p' "$0"; exit 2 ;;
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
@@ -372,6 +377,19 @@ for k in $(seq 1 "$WRITERS"); do
     WPIDS+=($!)
 done
 
+# --- load: large mints, on two connections ---------------------------------------------------
+bulk_minter() {
+    while [ ! -e "$W/stop" ]; do
+        in_ns c "$NOID" -f "$W/w1" mint "$BULK" 2>"$W/bulk.last" | sed -n "s/^id: /$(now) bulk /p" >>"$W/acked-ids" ||
+            echo "$(now) bulk mint: $(cat "$W/bulk.last")" >>"$W/bulk.err"
+        sleep 1
+    done
+}
+if [ "$BULK" -gt 0 ]; then
+    bulk_minter &
+    WPIDS+=($!)
+fi
+
 # --- load through the API: `noid serve` on each writer host, on the same minter ----------
 api_port() { echo $((8090 + $1)); }
 api_serve() { # K: its binder and minter directories name the minter the writers use
@@ -441,7 +459,8 @@ for d in $(seq 1 "$DRILLS"); do
         wait_for 60 "Patroni to stop" bash -c "! kill -0 $(cat "$W/$old.patroni.pid") 2>/dev/null" || true ;;
     partition) cut_link "$old" ;;
     writer)
-        victims=$(descendants "${WPIDS[$((RANDOM % WRITERS))]}")
+        # One of the writers' loops, or the bulk minter's.
+        victims=$(descendants "${WPIDS[$((RANDOM % ${#WPIDS[@]}))]}")
         [ -n "$victims" ] && kill -9 $victims 2>/dev/null || true ;;
     cut)
         # Long enough for writers to get through: a connection tries the cut hosts
@@ -505,6 +524,11 @@ BINDS=$(wc -l <"$W/acked-binds")
 LOST=$(awk 'NR == FNR { have[$0] = 1; next } { if (!(($2 "\\t_t\t" $3) in have)) n++ } END { print n + 0 }' \
     "$W/pg.export" "$W/acked-binds")
 [ "$LOST" = 0 ] || BROKEN="$BROKEN lost-binds($LOST)"
+# Every printed id has its circulation record (`ID\t:/c` in the export).
+UNRECORDED=$(awk -F'\t' 'NR == FNR { have[$1] = 1; next } { split($0, f, " "); if (!((f[3] "\\t:/c") in have)) n++ } END { print n + 0 }' \
+    "$W/pg.export" "$W/acked-ids")
+[ "$UNRECORDED" = 0 ] || BROKEN="$BROKEN unrecorded-ids($UNRECORDED)"
+BULK_IDS=$(awk '$2 == "bulk"' "$W/acked-ids" | wc -l)
 CHECK=$(in_ns c "$NOID" -f "$W/w1" check 2>&1) || BROKEN="$BROKEN noid-check"
 
 # --- report ---------------------------------------------------------------------------------------
@@ -524,7 +548,9 @@ echo
 echo "| invariant | result |"
 echo "|---|---|"
 echo "| ids printed (writers and probe) | $IDS |"
+echo "| of these by the bulk minter (\`noid mint $BULK\`, two connections) | $BULK_IDS |"
 echo "| ids printed twice | $DUPS |"
+echo "| ids printed without a circulation record in the primary | $UNRECORDED |"
 echo "| bindings acknowledged | $BINDS |"
 echo "| of these through \`noid serve\` ($WRITERS services, $API_CLIENTS clients each): ids printed, bindings acknowledged | $API_IDS, $API_BINDS |"
 echo "| acknowledged bindings missing from the primary | $LOST |"
