@@ -23,10 +23,17 @@
 #
 #   scripts/bench-pg.sh [--ids N] [--runs R] [--mint M] [--requests Q] [--no-instructions] [--write]
 #   scripts/bench-pg.sh --verify-only [--ids N] [--runs R]
+#   scripts/bench-pg.sh --mint-only [--runs R] [--sizes "1 1000 100000"]
 #
 # --verify-only loads the N bindings, makes a follower's copy and times R checksum
 # comparisons of it with the minter (a follower's --verify; the median and every run
 # printed), nothing else: the figure docs/SCALING.md gives at 1M and 10M bindings.
+#
+# --mint-only times (a) alone at each of the --sizes (a `noid mint S` per process,
+# repeated to some 100 ids per round for small S), and with it the CPU the server
+# spent on the PostgreSQL side (its backend's, read from the postmaster's children's
+# times): a commit is one transaction, run by one backend, so that CPU time bounds a
+# large mint's time from below, whatever the client does. Nothing else runs.
 #
 # Defaults: N 1000000, R 3, M 100000, Q 100000 (hits per resolver run). --write replaces
 # the results section of docs/SCALING.md. A real PostgreSQL server (Debian's, installed
@@ -44,6 +51,8 @@ REQS=100000
 INSTR=1
 WRITE=0
 VERIFY_ONLY=0
+MINT_ONLY=0
+SIZES="1 1000 100000"
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
@@ -53,7 +62,9 @@ while [ $# -gt 0 ]; do
     --no-instructions) INSTR=0; shift ;;
     --write) WRITE=1; shift ;;
     --verify-only) VERIFY_ONLY=1; shift ;;
-    *) sed -n '2,32p' "$0"; exit 2 ;;
+    --mint-only) MINT_ONLY=1; shift ;;
+    --sizes) SIZES=$2; shift 2 ;;
+    *) sed -n '2,39p' "$0"; exit 2 ;;
     esac
 done
 . scripts/env.sh
@@ -103,6 +114,62 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 # RUNS.txt lines: WHAT ROUND VALUE (a rate: higher is better) LOAD
 record() { echo "$1 $2 $3 $(cut -d' ' -f1 /proc/loadavg)" >>"$W/runs.txt"; log "$1 round $2: $3"; }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+
+# --- --mint-only: (a) at several sizes, with the server's CPU ---------------------------
+if [ "$MINT_ONLY" = 1 ]; then
+    TPL=(f5.reedeedk long 13030 example.org bench)
+    # CPU seconds of the server: its live processes, and the backends that have exited
+    # (the postmaster's children's times).
+    pm=$(head -1 "$W/pg/data/postmaster.pid")
+    server_cpu() {
+        local t=0 p f
+        for p in $(pgrep -u postgres -x postgres); do
+            f=($(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null)) || continue
+            t=$((t + ${f[0]:-0} + ${f[1]:-0}))
+            [ "$p" = "$pm" ] && t=$((t + ${f[2]:-0} + ${f[3]:-0}))
+        done
+        echo "$t"
+    }
+    TICK=$(getconf CLK_TCK)
+    ROWS=""
+    for s in $SIZES; do
+        reps=$(((100 + s - 1) / s))
+        : >"$W/runs.txt"
+        CPU=""
+        for r in $(seq 1 "$RUNS"); do
+            "$NOID" -f "$W/mp$s-$r" dbcreate --backend "$URL" --minter "mint$s-$r" "${TPL[@]}" >/dev/null
+            rm -rf "$W/me" && mkdir "$W/me"
+            "$NOID" -f "$W/me" dbcreate "${TPL[@]}" >/dev/null
+            c=$(server_cpu)
+            t=$(now)
+            for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/mp$s-$r" mint "$s"; done >"$W/ids-pg"
+            record mint-pg "$r" "$(rate $((s * reps)) "$(since "$t")")"
+            CPU="$CPU $(awk -v a="$c" -v b="$(server_cpu)" -v hz="$TICK" -v n=$((s * reps)) 'BEGIN { printf "%.1f", (b - a) / hz / n * 1e6 }')"
+            t=$(now)
+            for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/me" mint "$s"; done >"$W/ids-emb"
+            record mint-embedded "$r" "$(rate $((s * reps)) "$(since "$t")")"
+            cmp -s "$W/ids-pg" "$W/ids-emb" || { log "mint on PostgreSQL printed other ids than embedded"; exit 1; }
+            [ "$(grep -c "^id: " "$W/ids-pg")" = $((s * reps)) ] || { log "mint printed too few ids"; exit 1; }
+        done
+        ROWS="$ROWS$(awk -v s="$s" -v reps="$reps" -v cpu="$CPU" '
+            function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }; return x[int((n + 1) / 2)] }
+            $1 == "mint-pg" { na++; ra[$2] = $3; va[na] = $3 }
+            $1 == "mint-embedded" { nb++; rb[$2] = $3; vb[nb] = $3 }
+            END {
+                n = 0; for (r in ra) if (r in rb) { n++; q[n] = ra[r] / rb[r]; list = list sprintf("%s%.2f", n > 1 ? ", " : "", q[n]) }
+                nc = split(cpu, c, " ")
+                cm = med(c, nc); cs = cm >= 1000 ? sprintf("%.1f ms", cm / 1000) : sprintf("%.1f µs", cm)
+                printf "| `noid mint %s` (%d per round) | %d ids/s | %d ids/s | **%.2f** (%s) | %s |\n", s, reps, med(va, na), med(vb, nb), med(q, n), list, cs
+            }' "$W/runs.txt")
+"
+    done
+    echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, PostgreSQL $PGVERSION (default settings, synchronous_commit on) on 127.0.0.1; load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end. \`scripts/bench-pg.sh --mint-only --runs $RUNS --sizes \"$SIZES\"\` (f5.reedeedk, long term)."
+    echo
+    echo "| mint | PostgreSQL | embedded (same rounds) | ratio: median of $RUNS pair ratios (each) | server CPU per id |"
+    echo "|---|---:|---:|---:|---:|"
+    printf '%s' "$ROWS"
+    exit 0
+fi
 
 # --- data: the N bindings of scripts/bench-noidr.sh's store, as bulk lines --------------
 "$BENCH" binds "$IDS" >"$W/binds.txt"
