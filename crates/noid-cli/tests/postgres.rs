@@ -802,7 +802,7 @@ fn prune_log_drops_the_old_changes_asked_for_and_refuses_what_it_cannot_do() {
 /// applied, so the next mint goes on with the failed batch's ids: none skipped, none
 /// printed twice. The failure comes from a trigger on the change log that refuses one
 /// commit's row, once on each connection (the second batch goes to the second one),
-/// while the batch after it is already in flight.
+/// while the batch after it is already in flight, and once the last batch's.
 #[test]
 fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_failure() {
     let server = TestServer::start();
@@ -818,7 +818,7 @@ fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_fai
         "the embedded store's ids, in order"
     );
 
-    for (db, failing) in [("second", 2), ("third", 3)] {
+    for (db, failing) in [("second", 2), ("third", 3), ("fifth", 5)] {
         let (pg, url) = pg_minter(&server, db, &tpl);
         let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
         let head: i64 = c

@@ -227,38 +227,41 @@ fn mint_batches(
             }
             left -= batch;
             m.flush(txn);
-            if left == 0 || !pipelined {
+            let last = left == 0;
+            if !pipelined || (last && depth == 1) {
                 land_all(&mut in_flight, out, batches)?;
-            }
-            if left == 0 {
-                // The last batch stays in `txn` for the caller to commit.
                 out.out(lines);
-                break;
-            }
-            if pipelined {
-                while in_flight.len() >= depth {
-                    land(&mut in_flight, out, batches)?;
+                if last {
+                    // The last batch stays in `txn` for the caller to commit.
+                    break;
                 }
-                let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
-                let previous = in_flight.back().map(|f| Arc::clone(&f.outcome));
-                let outcome = Arc::new(Outcome::default());
-                let mine = FailUnlessSet(Arc::clone(&outcome));
-                let commit = move || {
-                    let result = match previous {
-                        None => writer.commit_all(&mut ops),
-                        Some(previous) => writer.commit_after(&mut ops, &|| previous.wait()),
-                    };
-                    mine.0.set(result.is_ok());
-                    (result, ops)
-                };
-                in_flight.push_back(InFlight {
-                    handle: scope.spawn(commit),
-                    lines,
-                    outcome,
-                });
-            } else {
-                out.out(lines);
                 batches.commit(txn, out)?;
+                continue;
+            }
+            while in_flight.len() >= depth {
+                land(&mut in_flight, out, batches)?;
+            }
+            let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
+            let previous = in_flight.back().map(|f| Arc::clone(&f.outcome));
+            let outcome = Arc::new(Outcome::default());
+            let mine = FailUnlessSet(Arc::clone(&outcome));
+            let commit = move || {
+                let result = match previous {
+                    None => writer.commit_all(&mut ops),
+                    Some(previous) => writer.commit_after(&mut ops, &|| previous.wait()),
+                };
+                mine.0.set(result.is_ok());
+                (result, ops)
+            };
+            in_flight.push_back(InFlight {
+                handle: scope.spawn(commit),
+                lines,
+                outcome,
+            });
+            if last {
+                // With two writes in flight the last batch goes the same way, so that
+                // its write overlaps the one before; nothing is left for the caller.
+                land_all(&mut in_flight, out, batches)?;
             }
         }
         Ok(())
