@@ -82,7 +82,8 @@ impl Mint {
 
     /// Run it within the write batch `w`. Every batch of identifiers but the last is
     /// committed (and printed) here; the last is left in the transaction for the
-    /// caller, which commits it with whatever follows.
+    /// caller, which commits it with whatever follows (unless the store takes two
+    /// writes at once, see `mint_batches`).
     pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
         let ctx = w.session.context();
         let peppered = self.peppered;
@@ -181,7 +182,8 @@ impl Drop for FailUnlessSet {
 
 /// Mint `n` identifiers in synced batches of [`BATCH`] (or the store's
 /// [`Store::mint_batch`]), each batch's lines printed only
-/// after its write has returned; the last batch stays in `txn` for the caller.
+/// after its write has returned; the last batch stays in `txn` for the caller, unless
+/// two writes can be in flight (then it is written like the others).
 ///
 /// With `pipelined`, each batch is written on another thread while the next one is
 /// minted: the write (sorting and building a table file) takes about as long as the
