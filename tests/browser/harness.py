@@ -32,7 +32,11 @@ import threading
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -309,6 +313,30 @@ def text(driver, css):
     if len(found) != 1:
         raise AssertionError(f"{len(found)} elements match {css!r} on {driver.current_url}")
     return found[0].text
+
+
+def replaced(old):
+    """A wait condition: the page whose element `old` is (its `html`) has been replaced.
+
+    Like selenium's `staleness_of`, except that it also takes Chromium's answer for a
+    node of a page being torn down, "Node with given id does not belong to the
+    document", which it gives instead of "stale" when asked in the middle of the
+    navigation (seen in a full test run: the click had gone through, and the wait
+    failed with that error).
+    """
+
+    def check(_driver):
+        try:
+            old.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as e:
+            if "does not belong to the document" in str(e):
+                return True
+            raise
+
+    return check
 
 
 def assert_text(driver, css, expected):

@@ -13,7 +13,6 @@ import tempfile
 import unittest
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import harness
@@ -61,7 +60,7 @@ class Console(unittest.TestCase):
         """Clicks `element` and waits until the next page has replaced this one."""
         old = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(self.driver, 20).until(expected_conditions.staleness_of(old))
+        WebDriverWait(self.driver, 20).until(harness.replaced(old))
 
     def page(self, name):
         """The checks every console page passes: axe clean, readable on a phone (no

@@ -1,6 +1,6 @@
 """The harness itself: its checks fail on what they must refuse (a page with an
 accessibility violation, a wrong text, a page too wide for a phone) and pass on a good
-page; the servers it starts answer."""
+page; its wait for the next page waits; the servers it starts answer."""
 
 import os
 import unittest
@@ -56,6 +56,15 @@ class Checks(unittest.TestCase):
                 del os.environ["NOID_AXE_JS"]
             else:
                 os.environ["NOID_AXE_JS"] = old
+
+    def test_replaced_waits_for_the_next_page(self):
+        from selenium.webdriver.common.by import By
+
+        DRIVER.get(page(GOOD))
+        old = DRIVER.find_element(By.TAG_NAME, "html")
+        self.assertFalse(harness.replaced(old)(DRIVER), "the same page is not replaced")
+        DRIVER.get(page(WIDE))
+        self.assertTrue(harness.replaced(old)(DRIVER))
 
     def test_exact_text(self):
         DRIVER.get(page(GOOD))

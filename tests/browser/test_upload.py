@@ -62,7 +62,7 @@ def upload(path, fmt="csv", minter=""):
     DRIVER.find_element(By.ID, "file").send_keys(path)
     page = DRIVER.find_element(By.TAG_NAME, "html")
     DRIVER.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
-    WebDriverWait(DRIVER, 30).until(EC.staleness_of(page))
+    WebDriverWait(DRIVER, 30).until(harness.replaced(page))
 
 
 def wait_done():
