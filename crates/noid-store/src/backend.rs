@@ -63,11 +63,7 @@ pub trait Store: Scan + Sync {
         ops: &mut Vec<Op>,
         previous: &(dyn Fn() -> bool + Sync),
     ) -> Result<(), StoreError> {
-        if !previous() {
-            return Err(StoreError::Backend(
-                "not committed: the commit before it failed".into(),
-            ));
-        }
+        after_previous(Some(previous))?;
         self.commit_all(ops)
     }
 
@@ -84,6 +80,19 @@ pub trait Store: Scan + Sync {
     fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
         let _ = wait;
         Ok(true)
+    }
+}
+
+/// Wait for the commit before, if any ([`Store::commit_after`]'s `previous`): an error,
+/// the one a commit not made gives, when it failed.
+pub(crate) fn after_previous(
+    previous: Option<&(dyn Fn() -> bool + Sync)>,
+) -> Result<(), StoreError> {
+    match previous {
+        Some(previous) if !previous() => Err(StoreError::Backend(
+            "not committed: the commit before it failed".into(),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
+use crate::backend::after_previous;
 use crate::{Op, StoreError};
 use noid_core::{LookupError, Pairs};
 use postgres::binary_copy::BinaryCopyInWriter;
@@ -258,19 +259,17 @@ impl PgWriter {
         previous: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(), StoreError> {
         if ops.is_empty() {
-            return match previous {
-                Some(previous) if !previous() => Err(not_after_failed()),
-                _ => Ok(()),
-            };
+            return after_previous(previous);
         }
         Op::last_per_key(ops);
-        let result = match (self.free_session(), previous) {
-            (Some(s), previous) => self.commit_ops(s, ops, previous),
+        let result = match self.free_session() {
+            Some(s) => self.commit_ops(s, ops, previous),
             // Both connections busy (or no helper): waiting for one while holding
             // nothing, after the commit before, never waits for a commit that waits
             // for this one.
-            (None, Some(previous)) if !previous() => Err(not_after_failed()),
-            (None, _) => self.commit_ops(self.session(), ops, None),
+            None => {
+                after_previous(previous).and_then(|()| self.commit_ops(self.session(), ops, None))
+            }
         };
         match &result {
             Ok(()) => self.ahead().apply(ops),
@@ -344,10 +343,6 @@ impl PgWriter {
             mut client,
             statements,
         } = session;
-        let after_previous = || match previous {
-            Some(previous) if !previous() => Err(not_after_failed()),
-            _ => Ok(()),
-        };
         // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
         // first bind, so a large commit first tries them as a plain binary COPY, which
         // skips the upsert's conflict handling; if one exists after all, the savepoint
@@ -359,7 +354,7 @@ impl PgWriter {
             .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
         if fresh.len() < FRESH_MIN && ops.len() <= CHUNK {
             // One statement is one transaction, committed synchronously as any.
-            after_previous()?;
+            after_previous(previous)?;
             return self.append(
                 &mut *client,
                 statements,
@@ -383,7 +378,7 @@ impl PgWriter {
             }
         }
         // Dropping `t` rolls it back.
-        after_previous()?;
+        after_previous(previous)?;
         let last = rest.len().saturating_sub(1) / CHUNK * CHUNK;
         let tail = rest.split_off(last);
         write_keys(&mut t, statements, id, &rest).map_err(err("cannot write keys"))?;
@@ -530,11 +525,6 @@ impl crate::Scan for PgWriter {
     ) -> Result<(), StoreError> {
         self.conn.scan_from(start, f)
     }
-}
-
-/// The error of a commit not made because the one before it failed.
-fn not_after_failed() -> StoreError {
-    StoreError::Backend("not committed: the commit before it failed".into())
 }
 
 impl crate::Store for PgWriter {
