@@ -278,12 +278,7 @@ fn export_from_postgres_imports_into_the_embedded_store_exactly() {
     cmd.arg("-f").arg(&target).args(["mint", "30"]);
     assert_eq!(ids(run(cmd, b"").ok()).join(" "), PERL_NEXT);
     assert_eq!(pg.mint(30).join(" "), PERL_NEXT);
-    let check = pg.noid(&["check"]);
-    assert!(
-        check.ok().ends_with("ok: no problems found\n"),
-        "{}",
-        check.stdout
-    );
+    pg.assert_check_clean();
 }
 
 #[test]
@@ -572,12 +567,7 @@ fn writers_killed_at_any_moment_never_print_an_id_twice_and_leave_the_minter_sou
     printed.extend(pg.mint(100));
     let distinct: BTreeSet<_> = printed.iter().collect();
     assert_eq!(distinct.len(), printed.len(), "an id was printed twice");
-    let check = pg.noid(&["check"]);
-    assert!(
-        check.ok().ends_with("ok: no problems found\n"),
-        "{}",
-        check.stdout
-    );
+    pg.assert_check_clean();
     // Every printed id is circulated: the minter knows it was issued.
     for id in printed.iter().step_by(37) {
         let f = pg.noid(&["fetch", id]);
@@ -656,12 +646,7 @@ fn a_commit_cut_off_at_commit_is_reported_as_unknown_and_printed_never() {
         .ok()
         .contains("\n  :/oacounter: 1\n"));
     assert_eq!(pg.mint(1), ["01"]);
-    let check = pg.noid(&["check"]);
-    assert!(
-        check.ok().ends_with("ok: no problems found\n"),
-        "{}",
-        check.stdout
-    );
+    pg.assert_check_clean();
 }
 
 #[test]
@@ -864,11 +849,6 @@ fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_fai
             reference[good..],
             "the mint goes on with the failed batch's ids"
         );
-        let check = pg.noid(&["check"]);
-        assert!(
-            check.ok().ends_with("ok: no problems found\n"),
-            "{}",
-            check.stdout
-        );
+        pg.assert_check_clean();
     }
 }

@@ -79,6 +79,16 @@ impl Dir {
         run(cmd, input)
     }
 
+    /// Assert that `noid check` finds nothing wrong with the minter.
+    pub fn assert_check_clean(&self) {
+        let check = self.noid(&["check"]);
+        assert!(
+            check.ok().ends_with("ok: no problems found\n"),
+            "{}",
+            check.stdout
+        );
+    }
+
     /// The minted ids of a `mint` run's stdout.
     pub fn mint(&self, n: usize) -> Vec<String> {
         let r = self.noid(&["mint", &n.to_string()]);
