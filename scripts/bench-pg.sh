@@ -114,45 +114,54 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 # RUNS.txt lines: WHAT ROUND VALUE (a rate: higher is better) LOAD
 record() { echo "$1 $2 $3 $(cut -d' ' -f1 /proc/loadavg)" >>"$W/runs.txt"; log "$1 round $2: $3"; }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+# The median of the first n values of x, for the tables' awk programs.
+MEDIAN_AWK='function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }; return x[int((n + 1) / 2)] }'
+
+
+# --- (a)'s round: `noid mint S`, REPS times, on a new PostgreSQL minter, then on a new
+# embedded one; both rates recorded, the ids compared; prints the server's CPU per id
+# in µs (its live processes, and the backends that have exited: the postmaster's
+# children's times).
+TPL=(f5.reedeedk long 13030 example.org bench)
+PM=$(head -1 "$W/pg/data/postmaster.pid")
+TICK=$(getconf CLK_TCK)
+server_cpu() {
+    local t=0 p f
+    for p in $(pgrep -u postgres -x postgres); do
+        f=($(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null)) || continue
+        t=$((t + ${f[0]:-0} + ${f[1]:-0}))
+        [ "$p" = "$PM" ] && t=$((t + ${f[2]:-0} + ${f[3]:-0}))
+    done
+    echo "$t"
+}
+mint_round() { # S ROUND REPS
+    local s=$1 r=$2 reps=$3 n=$(($1 * $3)) c t
+    "$NOID" -f "$W/mp$s-$r" dbcreate --backend "$URL" --minter "mint$s-$r" "${TPL[@]}" >/dev/null
+    rm -rf "$W/me" && mkdir "$W/me"
+    "$NOID" -f "$W/me" dbcreate "${TPL[@]}" >/dev/null
+    c=$(server_cpu)
+    t=$(now)
+    for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/mp$s-$r" mint "$s"; done >"$W/ids-pg"
+    record mint-pg "$r" "$(rate "$n" "$(since "$t")")"
+    awk -v a="$c" -v b="$(server_cpu)" -v hz="$TICK" -v n="$n" 'BEGIN { printf "%.1f\n", (b - a) / hz / n * 1e6 }'
+    t=$(now)
+    for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/me" mint "$s"; done >"$W/ids-emb"
+    record mint-embedded "$r" "$(rate "$n" "$(since "$t")")"
+    cmp -s "$W/ids-pg" "$W/ids-emb" || { log "mint on PostgreSQL printed other ids than embedded"; exit 1; }
+    [ "$(grep -c "^id: " "$W/ids-pg")" = "$n" ] || { log "mint printed $(grep -c "^id: " "$W/ids-pg") ids, not $n"; exit 1; }
+}
 
 # --- --mint-only: (a) at several sizes, with the server's CPU ---------------------------
 if [ "$MINT_ONLY" = 1 ]; then
-    TPL=(f5.reedeedk long 13030 example.org bench)
-    # CPU seconds of the server: its live processes, and the backends that have exited
-    # (the postmaster's children's times).
-    pm=$(head -1 "$W/pg/data/postmaster.pid")
-    server_cpu() {
-        local t=0 p f
-        for p in $(pgrep -u postgres -x postgres); do
-            f=($(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null)) || continue
-            t=$((t + ${f[0]:-0} + ${f[1]:-0}))
-            [ "$p" = "$pm" ] && t=$((t + ${f[2]:-0} + ${f[3]:-0}))
-        done
-        echo "$t"
-    }
-    TICK=$(getconf CLK_TCK)
     ROWS=""
     for s in $SIZES; do
         reps=$(((100 + s - 1) / s))
         : >"$W/runs.txt"
         CPU=""
         for r in $(seq 1 "$RUNS"); do
-            "$NOID" -f "$W/mp$s-$r" dbcreate --backend "$URL" --minter "mint$s-$r" "${TPL[@]}" >/dev/null
-            rm -rf "$W/me" && mkdir "$W/me"
-            "$NOID" -f "$W/me" dbcreate "${TPL[@]}" >/dev/null
-            c=$(server_cpu)
-            t=$(now)
-            for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/mp$s-$r" mint "$s"; done >"$W/ids-pg"
-            record mint-pg "$r" "$(rate $((s * reps)) "$(since "$t")")"
-            CPU="$CPU $(awk -v a="$c" -v b="$(server_cpu)" -v hz="$TICK" -v n=$((s * reps)) 'BEGIN { printf "%.1f", (b - a) / hz / n * 1e6 }')"
-            t=$(now)
-            for _ in $(seq 1 "$reps"); do "$NOID" -f "$W/me" mint "$s"; done >"$W/ids-emb"
-            record mint-embedded "$r" "$(rate $((s * reps)) "$(since "$t")")"
-            cmp -s "$W/ids-pg" "$W/ids-emb" || { log "mint on PostgreSQL printed other ids than embedded"; exit 1; }
-            [ "$(grep -c "^id: " "$W/ids-pg")" = $((s * reps)) ] || { log "mint printed too few ids"; exit 1; }
+            CPU="$CPU $(mint_round "$s" "$r" "$reps")"
         done
-        ROWS="$ROWS$(awk -v s="$s" -v reps="$reps" -v cpu="$CPU" '
-            function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }; return x[int((n + 1) / 2)] }
+        ROWS="$ROWS$(awk -v s="$s" -v reps="$reps" -v cpu="$CPU" "$MEDIAN_AWK"'
             $1 == "mint-pg" { na++; ra[$2] = $3; va[na] = $3 }
             $1 == "mint-embedded" { nb++; rb[$2] = $3; vb[nb] = $3 }
             END {
@@ -276,27 +285,15 @@ VERIFY_KEYS=$(sql "SELECT count(*) FROM noid_keys k JOIN noid_minters m ON m.id 
 log "a checksum comparison of $VERIFY_KEYS keys took $VERIFY_SECS s"
 
 # --- (a) mint on PostgreSQL vs embedded, interleaved ------------------------------------
-TPL=(f5.reedeedk long 13030 example.org bench)
 for r in $(seq 1 "$RUNS"); do
-    "$NOID" -f "$W/mp$r" dbcreate --backend "$URL" --minter "mint$r" "${TPL[@]}" >/dev/null
-    t=$(now)
-    "$NOID" -f "$W/mp$r" mint "$MINT" >"$W/ids-pg"
-    record mint-pg "$r" "$(rate "$MINT" "$(since "$t")")"
-    rm -rf "$W/me" && mkdir "$W/me"
-    "$NOID" -f "$W/me" dbcreate "${TPL[@]}" >/dev/null
-    t=$(now)
-    "$NOID" -f "$W/me" mint "$MINT" >"$W/ids-emb"
-    record mint-embedded "$r" "$(rate "$MINT" "$(since "$t")")"
-    cmp -s "$W/ids-pg" "$W/ids-emb" || { log "mint on PostgreSQL printed other ids than embedded"; exit 1; }
-    [ "$(grep -c "^id: " "$W/ids-pg")" = "$MINT" ] || { log "mint printed $(grep -c "^id: " "$W/ids-pg") ids"; exit 1; }
+    mint_round "$MINT" "$r" 1 >/dev/null
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report -----------------------------------------------------------------------------
 # One row per goal: the medians of both sides, and the median of the pair ratios.
 row() { # FIGURE UNIT A B GOAL COMMAND
-    awk -v fig="$1" -v unit="$2" -v a="$3" -v b="$4" -v goal="$5" -v cmd="$6" '
-        function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }; return x[int((n + 1) / 2)] }
+    awk -v fig="$1" -v unit="$2" -v a="$3" -v b="$4" -v goal="$5" -v cmd="$6" "$MEDIAN_AWK"'
         $1 == a { na++; ra[$2] = $3; va[na] = $3 }
         $1 == b { nb++; rb[$2] = $3; vb[nb] = $3 }
         ($1 == a || $1 == b) && (hi == "" || $4 > hi) { hi = $4 }
