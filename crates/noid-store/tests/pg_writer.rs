@@ -199,3 +199,51 @@ fn a_commit_after_one_that_failed_applies_nothing_and_commits_keep_their_order()
         .get(0);
     assert_eq!(counter, b"q", "the later commit's value stands");
 }
+
+/// A large commit's new keys go by one binary `COPY`: every byte of keys and values
+/// arrives (NUL, 0xff, empty, long), and when one key exists after all the commit is
+/// applied as upserts instead, the existing key taking its new value.
+#[test]
+fn a_large_commits_keys_arrive_byte_for_byte_and_an_existing_key_is_updated() {
+    let server = TestServer::start();
+    let (url, w) = minter(&server, "copy");
+    let mut c = client(&url);
+    let odd: Vec<(Vec<u8>, Vec<u8>)> = vec![
+        (b"nul\0key\t:/c".to_vec(), b"\0\xff\x00".to_vec()),
+        (b"\xff\xfe\t:/h".to_vec(), Vec::new()),
+        (b"long\tnote".to_vec(), vec![b'x'; 300_000]),
+    ];
+    let mut ops = batch("a", 1_500);
+    ops.extend(odd.iter().map(|(k, v)| Op::Put(k.clone(), v.clone())));
+    w.commit_all(&mut ops).expect("the first commit");
+    let value = |c: &mut postgres::Client, k: &[u8]| -> Option<Vec<u8>> {
+        c.query_opt("SELECT value FROM noid_keys WHERE key = $1", &[&k])
+            .expect("read")
+            .map(|r| r.get(0))
+    };
+    for (k, v) in &odd {
+        assert_eq!(value(&mut c, k).as_deref(), Some(&v[..]), "{k:?}");
+    }
+    assert_eq!(
+        value(&mut c, b"a00042\t:/c").as_deref(),
+        Some(&b"i|20261127000000|test|0"[..])
+    );
+    // The second commit's new keys include one the first wrote.
+    let mut ops = batch("b", 1_500);
+    ops.push(put("a00042\t:/c", "q|20261128000000|again|1"));
+    w.commit_all(&mut ops).expect("the second commit");
+    assert_eq!(
+        value(&mut c, b"a00042\t:/c").as_deref(),
+        Some(&b"q|20261128000000|again|1"[..])
+    );
+    assert_eq!(value(&mut c, b"b01499\t:/h").as_deref(), Some(&b"1"[..]));
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM noid_keys", &[])
+        .expect("count")
+        .get(0);
+    assert_eq!(
+        n,
+        2 * 3_000 + 3 + 1,
+        "both batches, the odd keys, one :/oacounter"
+    );
+}

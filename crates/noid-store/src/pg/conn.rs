@@ -27,10 +27,14 @@ pub(crate) struct Conn {
 
 /// A PostgreSQL failure while doing `what` at `loc`, as a store error.
 pub(crate) fn failed(loc: &Location, what: &str, e: &postgres::Error) -> StoreError {
-    let why = match e.as_db_error() {
-        Some(db) => db.message().to_string(),
-        None => e.to_string(),
-    };
+    match e.as_db_error() {
+        Some(db) => refused(loc, what, db.message()),
+        None => refused(loc, what, e),
+    }
+}
+
+/// A failure while doing `what` at `loc`, for the reason `why`, as a store error.
+pub(crate) fn refused(loc: &Location, what: &str, why: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(format!(
         "PostgreSQL at {} (minter {}): {what}: {why}",
         loc.display_url(),

@@ -27,6 +27,8 @@ mod ahead;
 #[cfg(feature = "postgres")]
 mod conn;
 #[cfg(feature = "postgres")]
+mod copy;
+#[cfg(feature = "postgres")]
 pub mod digest;
 mod location;
 #[cfg(feature = "postgres")]

@@ -7,13 +7,12 @@ use std::time::Duration;
 use crate::backend::after_previous;
 use crate::{Op, StoreError};
 use noid_core::{LookupError, Pairs};
-use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::error::SqlState;
-use postgres::types::Type;
 use postgres::{Client, GenericClient, Statement, Transaction};
 
 use crate::pg::ahead::{self, Ahead};
-use crate::pg::conn::{connect, failed, minter_id, try_lock, Conn};
+use crate::pg::conn::{connect, failed, minter_id, refused, try_lock, Conn};
+use crate::pg::copy;
 use crate::pg::location::Location;
 use crate::pg::schema::{self, CHANNEL, LOCK_CLASS};
 
@@ -370,11 +369,14 @@ impl PgWriter {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
             match copy_new_keys(&mut sp, &statements.copy, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
-                Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                Err(CopyFailed::Db(e)) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
                     rest.extend(fresh);
                 }
-                Err(e) => return Err(err("cannot write keys")(e)),
+                Err(CopyFailed::Db(e)) => return Err(err("cannot write keys")(e)),
+                Err(CopyFailed::Refused(why)) => {
+                    return Err(refused(&self.conn.location, "cannot write keys", why))
+                }
             }
         }
         // Dropping `t` rolls it back.
@@ -447,6 +449,27 @@ impl PgWriter {
     }
 }
 
+/// Why [`copy_new_keys`] failed.
+enum CopyFailed {
+    /// The connection or the server: a unique violation means a key exists.
+    Db(postgres::Error),
+    /// The stream could not be written: why.
+    Refused(String),
+}
+
+/// A `COPY` writer's error as [`CopyFailed`]: the writer reports the connection's
+/// errors as I/O errors that carry them.
+fn sink_error(e: std::io::Error) -> CopyFailed {
+    let text = e.to_string();
+    match e
+        .into_inner()
+        .map(|inner| inner.downcast::<postgres::Error>())
+    {
+        Some(Ok(db)) => CopyFailed::Db(*db),
+        _ => CopyFailed::Refused(text),
+    }
+}
+
 /// Add the puts `ops` to the minter's keys in `t` by one binary `COPY` (`copy`), which
 /// fails (unique violation) if one of the keys exists.
 fn copy_new_keys(
@@ -454,15 +477,17 @@ fn copy_new_keys(
     copy: &Statement,
     id: i64,
     ops: &[&Op],
-) -> Result<(), postgres::Error> {
-    let sink = t.copy_in(copy)?;
-    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::BYTEA, Type::BYTEA]);
-    for op in ops {
-        if let Op::Put(k, v) = op {
-            w.write(&[&id, &k.as_slice(), &v.as_slice()])?;
-        }
-    }
-    w.finish().map(|_| ())
+) -> Result<(), CopyFailed> {
+    let mut sink = t.copy_in(copy).map_err(CopyFailed::Db)?;
+    let rows = ops.iter().filter_map(|op| match op {
+        Op::Put(k, v) => Some((k.as_slice(), v.as_slice())),
+        Op::Delete(_) => None,
+    });
+    copy::write_rows(&mut sink, id, rows).map_err(|e| match e {
+        copy::WriteFailed::Sink(e) => sink_error(e),
+        too_long @ copy::WriteFailed::TooLong(_) => CopyFailed::Refused(too_long.to_string()),
+    })?;
+    sink.finish().map(|_| ()).map_err(CopyFailed::Db)
 }
 
 /// The keys and values of the puts among `ops`, and the keys of the deletes.
