@@ -240,10 +240,12 @@ fn mint_batches(
                 batches.commit(txn, out)?;
                 continue;
             }
+            // Taken before waiting, so that a connection that lands is given the next
+            // batch at once.
+            let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
             while in_flight.len() >= depth {
                 land(&mut in_flight, out, batches)?;
             }
-            let mut ops: Vec<Op> = txn.take_writes().into_iter().map(Op::from).collect();
             let previous = in_flight.back().map(|f| Arc::clone(&f.outcome));
             let outcome = Arc::new(Outcome::default());
             let mine = FailUnlessSet(Arc::clone(&outcome));
