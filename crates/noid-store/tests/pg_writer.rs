@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use noid_store::pg::schema::{decode_changes, LOCK_CLASS};
-use noid_store::pg::testing::TestServer;
+use noid_store::pg::testing::{session_setting, TestServer};
 use noid_store::pg::{Location, PgWriter};
 use noid_store::{Op, Store};
 
@@ -246,4 +246,25 @@ fn a_large_commits_keys_arrive_byte_for_byte_and_an_existing_key_is_updated() {
         2 * 3_000 + 3 + 1,
         "both batches, the odd keys, one :/oacounter"
     );
+}
+
+/// noid's sessions run with JIT compilation off, whatever the database's default: the
+/// planner's estimate for a bulk run's statements passes `jit_above_cost`, and the
+/// compilation only costs.
+#[test]
+fn sessions_run_without_jit_compilation() {
+    let server = TestServer::start();
+    let url = server.create_database("jit");
+    client(&url)
+        .batch_execute("ALTER DATABASE jit SET jit = on; ALTER DATABASE jit SET jit_above_cost = 0")
+        .expect("turn JIT on for the database");
+    assert_eq!(
+        client(&url)
+            .query_one("SHOW jit", &[])
+            .expect("show")
+            .get::<_, String>(0),
+        "on",
+        "a plain session has it on"
+    );
+    assert_eq!(session_setting(&url, "jit"), "off");
 }

@@ -51,9 +51,20 @@ pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     }
 }
 
-/// Connect to `loc`'s database.
+/// Connect to `loc`'s database, with PostgreSQL's JIT compilation off for the session.
+///
+/// noid's statements read and write a few index entries per key, and JIT never makes
+/// them faster; but the planner's estimate for a bulk run's statements (thousands of
+/// array elements) passes `jit_above_cost`, and compiling them took a third of the
+/// server's CPU in a `noid -` load of bindings (docs/SCALING.md, "Benchmarks", (d)).
+/// A statement rather than a startup option, which connection poolers may refuse.
 pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
-    Client::connect(&loc.url, NoTls).map_err(|e| failed(loc, "cannot connect", &e))
+    let mut client =
+        Client::connect(&loc.url, NoTls).map_err(|e| failed(loc, "cannot connect", &e))?;
+    client
+        .batch_execute("SET jit = off")
+        .map_err(|e| failed(loc, "cannot set up the session", &e))?;
+    Ok(client)
 }
 
 /// The id of `loc`'s minter, or an error saying that there is none.

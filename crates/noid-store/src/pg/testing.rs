@@ -264,6 +264,16 @@ fn wait_ready(child: &mut Child, url: &str) -> bool {
     false
 }
 
+/// The value of the setting `name` (`SHOW name`) in a session opened on `url` as noid
+/// opens each of its own.
+pub fn session_setting(url: &str, name: &str) -> String {
+    let loc = super::Location::new(url, "m").expect("a database URL");
+    let mut c = super::conn::connect(&loc).expect("connect");
+    c.query_one(&format!("SHOW {name}"), &[])
+        .expect("show")
+        .get(0)
+}
+
 /// Fast shutdown (SIGINT), then SIGKILL if the server lingers.
 fn stop(child: &mut Child) {
     if let Ok(Some(_)) = child.try_wait() {
