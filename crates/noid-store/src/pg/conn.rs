@@ -55,8 +55,8 @@ pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 ///
 /// noid's statements read and write a few index entries per key, and JIT never makes
 /// them faster; but the planner's estimate for a bulk run's statements (thousands of
-/// array elements) passes `jit_above_cost`, and compiling them took a third of the
-/// server's CPU in a `noid -` load of bindings (docs/SCALING.md, "Benchmarks", (d)).
+/// array elements) passes `jit_above_cost`, and compiling them took a seventh to a
+/// third of the server's CPU in a `noid -` load of bindings (docs/SCALING.md, "Benchmarks", (d)).
 /// A statement rather than a startup option, which connection poolers may refuse.
 pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
     let mut client =

@@ -9,6 +9,10 @@
 
 use std::io::Write;
 
+use postgres::{Statement, Transaction};
+
+use crate::Op;
+
 /// Bytes encoded before they are handed to the connection.
 const CHUNK: usize = 256 * 1024;
 
@@ -21,28 +25,42 @@ const TRAILER: &[u8] = &[0xff, 0xff];
 /// Fields per row: `minter`, `key`, `value`.
 const FIELDS: i16 = 3;
 
-/// Why the stream could not be written.
+/// Why [`new_keys`] failed.
 #[derive(Debug)]
-pub(crate) enum WriteFailed {
-    /// The connection's writer failed.
-    Sink(std::io::Error),
-    /// A key or value of this many bytes: a field's length is a signed 32-bit number
-    /// (and PostgreSQL refuses a `bytea` over 1 GiB anyway).
-    TooLong(usize),
+pub(crate) enum CopyFailed {
+    /// The connection or the server: a unique violation means a key exists.
+    Db(postgres::Error),
+    /// The stream could not be written: why (a key or value too long for it).
+    Refused(String),
 }
 
-impl std::fmt::Display for WriteFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WriteFailed::Sink(e) => e.fmt(f),
-            WriteFailed::TooLong(n) => write!(f, "a key or value of {n} bytes is too long"),
-        }
-    }
+/// Add the puts among `ops` to minter `minter`'s keys in `t` by one binary `COPY`
+/// (`copy`: `COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)`), which
+/// fails (unique violation) if one of the keys exists.
+pub(crate) fn new_keys(
+    t: &mut Transaction<'_>,
+    copy: &Statement,
+    minter: i64,
+    ops: &[&Op],
+) -> Result<(), CopyFailed> {
+    let mut sink = t.copy_in(copy).map_err(CopyFailed::Db)?;
+    let rows = ops.iter().filter_map(|op| match op {
+        Op::Put(k, v) => Some((k.as_slice(), v.as_slice())),
+        Op::Delete(_) => None,
+    });
+    write_rows(&mut sink, minter, rows)?;
+    sink.finish().map(|_| ()).map_err(CopyFailed::Db)
 }
 
 /// Append one row, `(minter, key, value)`, to `out`.
-fn encode_row(out: &mut Vec<u8>, minter: i64, key: &[u8], value: &[u8]) -> Result<(), WriteFailed> {
-    let len = |b: &[u8]| i32::try_from(b.len()).map_err(|_| WriteFailed::TooLong(b.len()));
+fn encode_row(out: &mut Vec<u8>, minter: i64, key: &[u8], value: &[u8]) -> Result<(), CopyFailed> {
+    // A field's length is a signed 32-bit number (and PostgreSQL refuses a `bytea`
+    // over 1 GiB anyway).
+    let len = |b: &[u8]| {
+        i32::try_from(b.len()).map_err(|_| {
+            CopyFailed::Refused(format!("a key or value of {} bytes is too long", b.len()))
+        })
+    };
     let (key_len, value_len) = (len(key)?, len(value)?);
     out.extend_from_slice(&FIELDS.to_be_bytes());
     out.extend_from_slice(&8i32.to_be_bytes());
@@ -56,22 +74,35 @@ fn encode_row(out: &mut Vec<u8>, minter: i64, key: &[u8], value: &[u8]) -> Resul
 
 /// Write the whole stream for `rows` of minter `minter` to `sink` (a `COPY … FROM
 /// STDIN (FORMAT binary)`'s writer).
-pub(crate) fn write_rows<'a>(
+fn write_rows<'a>(
     sink: &mut impl Write,
     minter: i64,
     rows: impl IntoIterator<Item = (&'a [u8], &'a [u8])>,
-) -> Result<(), WriteFailed> {
+) -> Result<(), CopyFailed> {
     let mut buf = Vec::with_capacity(CHUNK + 1024);
     buf.extend_from_slice(HEADER);
     for (key, value) in rows {
         encode_row(&mut buf, minter, key, value)?;
         if buf.len() >= CHUNK {
-            sink.write_all(&buf).map_err(WriteFailed::Sink)?;
+            sink.write_all(&buf).map_err(sink_error)?;
             buf.clear();
         }
     }
     buf.extend_from_slice(TRAILER);
-    sink.write_all(&buf).map_err(WriteFailed::Sink)
+    sink.write_all(&buf).map_err(sink_error)
+}
+
+/// A `COPY` writer's error as [`CopyFailed`]: the writer reports the connection's
+/// errors as I/O errors that carry them.
+fn sink_error(e: std::io::Error) -> CopyFailed {
+    let text = e.to_string();
+    match e
+        .into_inner()
+        .map(|inner| inner.downcast::<postgres::Error>())
+    {
+        Some(Ok(db)) => CopyFailed::Db(*db),
+        _ => CopyFailed::Refused(text),
+    }
 }
 
 #[cfg(test)]

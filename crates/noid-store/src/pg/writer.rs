@@ -367,14 +367,14 @@ impl PgWriter {
             rest.extend(fresh);
         } else {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
-            match copy_new_keys(&mut sp, &statements.copy, id, &fresh) {
+            match copy::new_keys(&mut sp, &statements.copy, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
-                Err(CopyFailed::Db(e)) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                Err(copy::CopyFailed::Db(e)) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
                     rest.extend(fresh);
                 }
-                Err(CopyFailed::Db(e)) => return Err(err("cannot write keys")(e)),
-                Err(CopyFailed::Refused(why)) => {
+                Err(copy::CopyFailed::Db(e)) => return Err(err("cannot write keys")(e)),
+                Err(copy::CopyFailed::Refused(why)) => {
                     return Err(refused(&self.conn.location, "cannot write keys", why))
                 }
             }
@@ -447,47 +447,6 @@ impl PgWriter {
             ))),
         }
     }
-}
-
-/// Why [`copy_new_keys`] failed.
-enum CopyFailed {
-    /// The connection or the server: a unique violation means a key exists.
-    Db(postgres::Error),
-    /// The stream could not be written: why.
-    Refused(String),
-}
-
-/// A `COPY` writer's error as [`CopyFailed`]: the writer reports the connection's
-/// errors as I/O errors that carry them.
-fn sink_error(e: std::io::Error) -> CopyFailed {
-    let text = e.to_string();
-    match e
-        .into_inner()
-        .map(|inner| inner.downcast::<postgres::Error>())
-    {
-        Some(Ok(db)) => CopyFailed::Db(*db),
-        _ => CopyFailed::Refused(text),
-    }
-}
-
-/// Add the puts `ops` to the minter's keys in `t` by one binary `COPY` (`copy`), which
-/// fails (unique violation) if one of the keys exists.
-fn copy_new_keys(
-    t: &mut Transaction<'_>,
-    copy: &Statement,
-    id: i64,
-    ops: &[&Op],
-) -> Result<(), CopyFailed> {
-    let mut sink = t.copy_in(copy).map_err(CopyFailed::Db)?;
-    let rows = ops.iter().filter_map(|op| match op {
-        Op::Put(k, v) => Some((k.as_slice(), v.as_slice())),
-        Op::Delete(_) => None,
-    });
-    copy::write_rows(&mut sink, id, rows).map_err(|e| match e {
-        copy::WriteFailed::Sink(e) => sink_error(e),
-        too_long @ copy::WriteFailed::TooLong(_) => CopyFailed::Refused(too_long.to_string()),
-    })?;
-    sink.finish().map(|_| ()).map_err(CopyFailed::Db)
 }
 
 /// The keys and values of the puts among `ops`, and the keys of the deletes.
