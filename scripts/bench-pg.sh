@@ -16,7 +16,7 @@
 #       embedded minter (the same input; a migration's bulk load).
 #
 # Also measured once, for the capacity plan: the bulk load of the N bindings into
-# PostgreSQL, disk per binding (pg_total_relation_size of noid_keys and noid_log, the
+# PostgreSQL, disk per binding (pg_total_relation_size of noid_rows and noid_log, the
 # follower's copy, the embedded minter), the follower's apply rate after N/10 more
 # bindings, and the cost of one checksum comparison of the copy with the minter (a
 # follower's --verify) at N bindings and a little more.
@@ -188,9 +188,10 @@ t=$(now)
 LOAD_PG=$(since "$t")
 log "loaded $IDS bindings into PostgreSQL with noid - in $LOAD_PG s"
 sql "VACUUM ANALYZE"
-PG_KEYS=$(sql "SELECT pg_total_relation_size('noid_keys')")
+PG_KEYS=$(sql "SELECT pg_total_relation_size('noid_rows')")
 PG_LOG=$(sql "SELECT pg_total_relation_size('noid_log')")
-N_KEYS=$(sql "SELECT count(*) FROM noid_keys")
+# Keys, not rows: a minted identifier's hold is a flag on its circulation record's row.
+N_KEYS=$(sql "SELECT count(*) + count(*) FILTER (WHERE held) FROM noid_rows")
 N_LOG=$(sql "SELECT count(*) FROM noid_log")
 
 # --- --verify-only: the checksum comparison's cost at N bindings --------------------------
@@ -228,8 +229,8 @@ for r in $(seq 1 "$RUNS"); do
     t=$(now)
     "$NOID" -f "$W/L$r" - <"$W/binds.txt" >/dev/null
     record pg-load "$r" "$(rate "$IDS" "$(since "$t")")"
-    sql "DELETE FROM noid_keys WHERE minter = (SELECT id FROM noid_minters WHERE name = 'load$r')"
-    sql "VACUUM noid_keys"
+    sql "DELETE FROM noid_rows WHERE minter = (SELECT id FROM noid_minters WHERE name = 'load$r')"
+    sql "VACUUM noid_rows"
 done
 COPY_BYTES=$(du -sb "$W/copy/NOID" | cut -f1)
 EMB_BYTES=$(du -sb "$W/E/NOID" | cut -f1)
@@ -281,7 +282,7 @@ read -r _ SMALL_SECS SMALL_SEQS < <("$BENCH_PG" catchup "$URL" bind "$W/copy")
 log "PostgreSQL took $SMALL one-binding commits in $SMALL_PG s; the follower applied them in $SMALL_SECS s"
 # ... and one checksum comparison of the current copy with the minter.
 read -r _ VERIFY_SECS _ < <("$BENCH_PG" verify "$URL" bind "$W/copy")
-VERIFY_KEYS=$(sql "SELECT count(*) FROM noid_keys k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'bind'")
+VERIFY_KEYS=$(sql "SELECT count(*) + count(*) FILTER (WHERE k.held) FROM noid_rows k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'bind'")
 log "a checksum comparison of $VERIFY_KEYS keys took $VERIFY_SECS s"
 
 # --- (a) mint on PostgreSQL vs embedded, interleaved ------------------------------------
@@ -321,8 +322,8 @@ FACTS=$(
     echo "|---|---:|"
     echo "| bootstrap of a new follower (median of $RUNS) | $BOOT_MED s; \`noid -\` into an embedded minter: $EMB_MED s |"
     echo "| \`noid -\` loading them into PostgreSQL (once) | $LOAD_PG s ($(rate "$IDS" "$LOAD_PG") bindings/s) |"
-    echo "| keys per binding (bind set writes \`ID _t\` and the last-write record \`ID :/m\`) | $(awk -v k="$N_KEYS" -v n="$IDS" 'BEGIN { printf "%.2f", k / n }') in noid_keys, $(awk -v k="$N_LOG" -v n="$IDS" 'BEGIN { printf "%.2f", k / n }') rows in noid_log |"
-    echo "| PostgreSQL noid_keys, per binding | $(GiB "$PG_KEYS" "$IDS") |"
+    echo "| keys per binding (bind set writes \`ID _t\` and the last-write record \`ID :/m\`) | $(awk -v k="$N_KEYS" -v n="$IDS" 'BEGIN { printf "%.2f", k / n }') in noid_rows, $(awk -v k="$N_LOG" -v n="$IDS" 'BEGIN { printf "%.2f", k / n }') rows in noid_log |"
+    echo "| PostgreSQL noid_rows, per binding | $(GiB "$PG_KEYS" "$IDS") |"
     echo "| PostgreSQL noid_log (unpruned), per binding | $(GiB "$PG_LOG" "$IDS") |"
     echo "| the follower's copy (RocksDB), per binding | $(GiB "$COPY_BYTES" "$IDS") |"
     echo "| the embedded minter after \`noid -\`, per binding | $(GiB "$EMB_BYTES" "$IDS") |"

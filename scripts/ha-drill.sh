@@ -312,7 +312,7 @@ for k in $(seq 2 "$WRITERS") probe; do
     mkdir -p "$W/w$k/NOID" && cp "$W/w1/NOID/backend" "$W/w$k/NOID/backend"
 done
 psql_primary() { psql_on "$(primary)" "$1"; }
-counter() { psql_primary "SELECT convert_from(k.value, 'UTF8') FROM noid_keys k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'ha' AND k.key = ':/oacounter'::bytea"; }
+counter() { psql_primary "SELECT convert_from(k.value, 'UTF8') FROM noid_rows k JOIN noid_minters m ON m.id = k.minter WHERE m.name = 'ha' AND k.key = ':/oacounter'::bytea"; }
 head_seq() { psql_primary "SELECT log_seq FROM noid_minters WHERE name = 'ha'"; }
 
 for f in 1 2; do

@@ -221,7 +221,7 @@ fn a_copy_that_cannot_follow_the_log_is_made_anew() {
     // copy becomes the minter as it is.
     c.execute("UPDATE noid_minters SET log_seq = 2", &[])
         .unwrap();
-    c.execute("DELETE FROM noid_keys WHERE key = 'k'::bytea", &[])
+    c.execute("DELETE FROM noid_rows WHERE key = 'k'::bytea", &[])
         .unwrap();
     assert_eq!(r.sync().unwrap(), Progress::Remade { seq: 2 });
     assert_eq!(copy_of(&dir), expected(&loc, 2));
@@ -377,8 +377,8 @@ fn a_copy_ahead_of_a_failed_over_minter_that_wrote_on_is_found_by_verification()
     let mut c = postgres::Client::connect(&loc.url, postgres::NoTls).unwrap();
     c.batch_execute(
         "DELETE FROM noid_log WHERE seq = 2; UPDATE noid_minters SET log_seq = 1; \
-         UPDATE noid_keys SET value = '1'::bytea WHERE key = 'k'::bytea; \
-         DELETE FROM noid_keys WHERE key = 'lost'::bytea",
+         UPDATE noid_rows SET value = '1'::bytea WHERE key = 'k'::bytea; \
+         DELETE FROM noid_rows WHERE key = 'lost'::bytea",
     )
     .unwrap();
     w.commit_all(&mut vec![put("k", "other 2")]).unwrap();

@@ -41,6 +41,18 @@ fn batch(tag: &str, n: usize) -> Vec<Op> {
     ops
 }
 
+/// The keys the table `noid_rows` stands for: a row each, and a hold for each
+/// circulation record's row flagged (these tests write no hold of its own beside a
+/// flag).
+fn key_count(c: &mut postgres::Client) -> i64 {
+    c.query_one(
+        "SELECT count(*) + count(*) FILTER (WHERE held) FROM noid_rows",
+        &[],
+    )
+    .expect("count")
+    .get(0)
+}
+
 /// The advisory locks on minter `m`'s writers' lock key: (backend pid, mode), sorted.
 fn holders(c: &mut postgres::Client) -> Vec<(i32, String)> {
     let mut h: Vec<(i32, String)> = c
@@ -131,11 +143,7 @@ fn a_commit_after_one_that_failed_applies_nothing_and_commits_keep_their_order()
             .expect("head")
             .get(0)
     };
-    let keys = |c: &mut postgres::Client| -> i64 {
-        c.query_one("SELECT count(*) FROM noid_keys", &[])
-            .expect("count")
-            .get(0)
-    };
+    let keys = |c: &mut postgres::Client| -> i64 { key_count(c) };
     assert_eq!(w.open_pipeline(), 2);
     let (h0, k0) = (head(&mut c), keys(&mut c));
     // A large commit (its new keys sent by COPY before `previous` is asked) and a small
@@ -192,7 +200,7 @@ fn a_commit_after_one_that_failed_applies_nothing_and_commits_keep_their_order()
     assert_eq!(counters, [b"p".to_vec(), b"q".to_vec()]);
     let counter: Vec<u8> = c
         .query_one(
-            "SELECT value FROM noid_keys WHERE key = ':/oacounter'::bytea",
+            "SELECT value FROM noid_rows WHERE key = ':/oacounter'::bytea",
             &[],
         )
         .expect("the counter")
@@ -217,7 +225,18 @@ fn a_large_commits_keys_arrive_byte_for_byte_and_an_existing_key_is_updated() {
     ops.extend(odd.iter().map(|(k, v)| Op::Put(k.clone(), v.clone())));
     w.commit_all(&mut ops).expect("the first commit");
     let value = |c: &mut postgres::Client, k: &[u8]| -> Option<Vec<u8>> {
-        c.query_opt("SELECT value FROM noid_keys WHERE key = $1", &[&k])
+        // A hold packed into its circulation record's row (`ID\t:/c` flagged) reads 1.
+        if let Some(id) = k.strip_suffix(b"\t:/h") {
+            let circ = [id, b"\t:/c"].concat();
+            let flagged = c
+                .query_opt("SELECT held FROM noid_rows WHERE key = $1", &[&circ])
+                .expect("read")
+                .is_some_and(|r| r.get(0));
+            if flagged {
+                return Some(b"1".to_vec());
+            }
+        }
+        c.query_opt("SELECT value FROM noid_rows WHERE key = $1", &[&k])
             .expect("read")
             .map(|r| r.get(0))
     };
@@ -237,14 +256,19 @@ fn a_large_commits_keys_arrive_byte_for_byte_and_an_existing_key_is_updated() {
         Some(&b"q|20261128000000|again|1"[..])
     );
     assert_eq!(value(&mut c, b"b01499\t:/h").as_deref(), Some(&b"1"[..]));
-    let n: i64 = c
-        .query_one("SELECT count(*) FROM noid_keys", &[])
+    assert_eq!(
+        key_count(&mut c),
+        2 * 3_000 + 3 + 1,
+        "both batches, the odd keys, one :/oacounter"
+    );
+    let rows: i64 = c
+        .query_one("SELECT count(*) FROM noid_rows", &[])
         .expect("count")
         .get(0);
     assert_eq!(
-        n,
-        2 * 3_000 + 3 + 1,
-        "both batches, the odd keys, one :/oacounter"
+        rows,
+        2 * 1_500 + 3 + 1,
+        "a row per identifier: the holds of value 1 are flags"
     );
 }
 

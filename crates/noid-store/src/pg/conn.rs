@@ -1,5 +1,6 @@
 //! One connection to the minter's database, and the reads of its key space that
-//! writers and snapshots share: the [`noid_core::Lookup`] over `noid_keys`.
+//! writers and snapshots share: the [`noid_core::Lookup`] over `noid_rows`, whose
+//! packed holds it reads as the keys they stand for ([`packed`]).
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -8,6 +9,7 @@ use noid_core::{LookupError, Pairs};
 use postgres::{Client, NoTls, Statement};
 
 use crate::pg::location::Location;
+use crate::pg::packed::{self, Page};
 use crate::pg::schema;
 
 /// Keys per page of [`Conn::scan_from`].
@@ -21,8 +23,25 @@ pub(crate) struct Conn {
     pub(crate) minter: i64,
     pub(crate) location: Location,
     get: Statement,
+    get_hold: Statement,
     scan_bounded: Statement,
     scan_open: Statement,
+}
+
+/// The rows of a page of a range, `$1` minter, `$2` from, then (bounded) `$3` to: the
+/// row straddling `from` if it is flagged (`$N`, NULL when there is none: it sorts
+/// before `from`), and up to `$M` rows in the range in key order.
+fn scan_sql(bounded: bool) -> String {
+    let (upper, straddling, limit) = match bounded {
+        true => ("AND key < $3 ", "$5", "$4"),
+        false => ("", "$4", "$3"),
+    };
+    format!(
+        "SELECT key, value, held FROM noid_rows WHERE minter = $1 AND key = {straddling} AND held \
+         UNION ALL \
+         (SELECT key, value, held FROM noid_rows WHERE minter = $1 AND key >= $2 {upper}\
+          ORDER BY key LIMIT {limit})"
+    )
 }
 
 /// A PostgreSQL failure while doing `what` at `loc`, as a store error.
@@ -67,27 +86,41 @@ pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
     Ok(client)
 }
 
-/// The id of `loc`'s minter, or an error saying that there is none.
-pub(crate) fn minter_id(client: &mut Client, loc: &Location) -> Result<i64, StoreError> {
-    let row = client
-        .query_opt(
-            &format!(
-                "SELECT id, {} FROM noid_minters WHERE name = $1",
-                schema::LOG_IS_CURRENT
-            ),
-            &[&loc.minter],
-        )
-        .map_err(|e| failed(loc, "cannot find the minter (was it created?)", &e))?;
+/// The id of `loc`'s minter, or an error saying that there is none. With `upgrade`
+/// (a writer), a database whose keys are still in an earlier noid's table is moved to
+/// the current one first ([`schema::create`]); without, it is refused.
+pub(crate) fn minter_id(
+    client: &mut Client,
+    loc: &Location,
+    upgrade: bool,
+) -> Result<i64, StoreError> {
+    let backend =
+        |why: &str| StoreError::Backend(format!("PostgreSQL at {}: {why}", loc.display_url()));
+    let query = format!(
+        "SELECT id, {}, {} FROM noid_minters WHERE name = $1",
+        schema::LOG_IS_CURRENT,
+        schema::ROWS_ARE_CURRENT
+    );
+    let find = |client: &mut Client| {
+        client
+            .query_opt(&query, &[&loc.minter])
+            .map_err(|e| failed(loc, "cannot find the minter (was it created?)", &e))
+    };
+    let mut row = find(client)?;
+    if upgrade && row.as_ref().is_some_and(|r| !r.get::<_, bool>(2)) {
+        let current = schema::create(client)
+            .map_err(|e| failed(loc, "cannot move the keys to noid_rows", &e))?;
+        if !current {
+            return Err(backend(schema::OLD_LOG));
+        }
+        row = find(client)?;
+    }
     match row {
-        Some(r) if !r.get::<_, bool>(1) => Err(StoreError::Backend(format!(
-            "PostgreSQL at {}: {}",
-            loc.display_url(),
-            schema::OLD_LOG
-        ))),
+        Some(r) if !r.get::<_, bool>(1) => Err(backend(schema::OLD_LOG)),
+        Some(r) if !r.get::<_, bool>(2) => Err(backend(schema::OLD_ROWS)),
         Some(r) => Ok(r.get(0)),
-        None => Err(StoreError::Backend(format!(
-            "PostgreSQL at {}: no minter named {} -- use dbcreate --backend?",
-            loc.display_url(),
+        None => Err(backend(&format!(
+            "no minter named {} -- use dbcreate --backend?",
             loc.minter
         ))),
     }
@@ -106,23 +139,25 @@ impl Conn {
         };
         let get = prepare(
             &mut client,
-            "SELECT value FROM noid_keys WHERE minter = $1 AND key = $2",
+            "SELECT value FROM noid_rows WHERE minter = $1 AND key = $2",
         )?;
-        let scan_bounded = prepare(
+        // A hold (`$2`): the flag of its circulation record's row (`$3`) wins over a
+        // row of its own.
+        let get_hold = prepare(
             &mut client,
-            "SELECT key, value FROM noid_keys WHERE minter = $1 AND key >= $2 AND key < $3 \
-             ORDER BY key LIMIT $4",
+            "SELECT CASE WHEN c.held THEN '\\x31'::bytea ELSE h.value END \
+             FROM (SELECT) AS one \
+             LEFT JOIN noid_rows h ON h.minter = $1 AND h.key = $2 \
+             LEFT JOIN noid_rows c ON c.minter = $1 AND c.key = $3",
         )?;
-        let scan_open = prepare(
-            &mut client,
-            "SELECT key, value FROM noid_keys WHERE minter = $1 AND key >= $2 \
-             ORDER BY key LIMIT $3",
-        )?;
+        let scan_bounded = prepare(&mut client, &scan_sql(true))?;
+        let scan_open = prepare(&mut client, &scan_sql(false))?;
         Ok(Conn {
             client: Mutex::new(client),
             minter,
             location,
             get,
+            get_hold,
             scan_bounded,
             scan_open,
         })
@@ -161,16 +196,38 @@ impl Conn {
         to: Option<&[u8]>,
         limit: usize,
     ) -> Result<Pairs, postgres::Error> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows_limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let straddling = packed::straddling(from);
         let mut c = self.client();
         let rows = match to {
-            Some(to) => c.query(&self.scan_bounded, &[&self.minter, &from, &to, &limit])?,
-            None => c.query(&self.scan_open, &[&self.minter, &from, &limit])?,
+            Some(to) => c.query(
+                &self.scan_bounded,
+                &[&self.minter, &from, &to, &rows_limit, &straddling],
+            )?,
+            None => c.query(
+                &self.scan_open,
+                &[&self.minter, &from, &rows_limit, &straddling],
+            )?,
         };
-        Ok(rows
-            .into_iter()
-            .map(|r| (r.get::<_, Vec<u8>>(0), r.get::<_, Vec<u8>>(1)))
-            .collect())
+        drop(c);
+        let mut straddling_held = false;
+        let mut page_rows = Vec::with_capacity(rows.len());
+        for r in rows {
+            let key: Vec<u8> = r.get(0);
+            if key.as_slice() < from {
+                straddling_held = true;
+                continue;
+            }
+            page_rows.push((key, r.get::<_, Vec<u8>>(1), r.get::<_, bool>(2)));
+        }
+        let page = Page {
+            from,
+            to,
+            limit,
+            rows: page_rows,
+            straddling_held,
+        };
+        Ok(page.keys())
     }
 
     /// Call `f` on each pair from the first key `>= start`, in key order, a page at a
@@ -191,6 +248,7 @@ impl Conn {
             // The next page starts just after the last key: the key followed by a 0 byte.
             let mut next = last.clone();
             next.push(0);
+            // A page shorter than asked for is the last ([`Page::keys`]).
             let full = page.len() as i64 == PAGE;
             for (k, v) in &page {
                 if !f(k, v) {
@@ -216,10 +274,18 @@ fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
 
 impl noid_core::Lookup for Conn {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        let on_err = |e| LookupError::read(key, self.failed("read", &e));
+        if let Some(circ) = packed::circ_of(key) {
+            let row = self
+                .client()
+                .query_one(&self.get_hold, &[&self.minter, &key, &circ])
+                .map_err(on_err)?;
+            return Ok(row.get(0));
+        }
         let row = self
             .client()
             .query_opt(&self.get, &[&self.minter, &key])
-            .map_err(|e| LookupError::read(key, self.failed("read", &e)))?;
+            .map_err(on_err)?;
         Ok(row.map(|r| r.get(0)))
     }
 

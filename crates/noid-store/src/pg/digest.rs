@@ -1,4 +1,5 @@
-//! The digest of a key space, computed alike by PostgreSQL (over `noid_keys`) and by a
+//! The digest of a key space, computed alike by PostgreSQL (over `noid_rows`, its
+//! packed holds unpacked) and by a
 //! follower (over its local copy), so that a copy that differs from the minter in any
 //! key or value is found (docs/SCALING.md, "Checksums").
 //!
@@ -16,10 +17,20 @@ use crate::pg::conn::{connect, failed};
 use crate::pg::location::Location;
 
 /// The SQL of a minter's digest (`$1`: the minter's id): the count and the XOR, in the
-/// same form as [`Digest`].
-const SQL: &str = "SELECT count(*), coalesce(bit_xor(('x' || left(md5(\
-    int8send(length(key)::int8) || key || value), 16))::bit(64)::int8), 0) \
-    FROM noid_keys WHERE minter = $1";
+/// same form as [`Digest`], over the key space `noid_rows` stands for: its rows, but a
+/// hold's own row whose circulation record's row is flagged (the flag wins), and the
+/// hold `ID\t:/h` = `1` of each flagged row `ID\t:/c` (that key with its last byte
+/// `h`).
+const SQL: &str = "WITH pairs AS (\
+    SELECT key, value FROM noid_rows r WHERE minter = $1 AND NOT (\
+        substring(key FROM length(key) - 3) = '\\x093a2f68'::bytea AND EXISTS (\
+            SELECT 1 FROM noid_rows c WHERE c.minter = $1 AND c.held \
+            AND c.key = substring(r.key FROM 1 FOR length(r.key) - 1) || '\\x63'::bytea)) \
+    UNION ALL \
+    SELECT substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, '\\x31'::bytea \
+    FROM noid_rows WHERE minter = $1 AND held) \
+    SELECT count(*), coalesce(bit_xor(('x' || left(md5(\
+    int8send(length(key)::int8) || key || value), 16))::bit(64)::int8), 0) FROM pairs";
 
 /// The digest of a set of key-value pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -2,7 +2,8 @@
 //!
 //! A minter directory whose `NOID/backend` file names a database ([`Location`]) keeps
 //! its key space in PostgreSQL instead of the embedded RocksDB store: the same keys,
-//! as `bytea` so that they sort as in RocksDB, in the table `noid_keys`, and every
+//! as `bytea` so that they sort as in RocksDB, in the table `noid_rows` (a minted
+//! identifier's hold packed into its circulation record's row, [`packed`]), and every
 //! committed change also in the change log `noid_log` that followers apply in order
 //! ([`schema`]). Two ways in, as noid-store has for RocksDB:
 //! * [`PgWriter`]: a writing `noid` process. It holds the minter's writers' lock (a
@@ -31,6 +32,8 @@ mod copy;
 #[cfg(feature = "postgres")]
 pub mod digest;
 mod location;
+#[cfg(feature = "postgres")]
+mod packed;
 #[cfg(feature = "postgres")]
 mod position;
 #[cfg(feature = "postgres")]

@@ -119,7 +119,7 @@ impl Replica {
     /// Connect to the minter at `location`, whose copy lives (or will) in `dir`.
     pub fn new(location: &Location, dir: &Path) -> Result<Replica, StoreError> {
         let mut client = connect(location)?;
-        let minter = minter_id(&mut client, location)?;
+        let minter = minter_id(&mut client, location, false)?;
         Ok(Replica {
             location: location.clone(),
             dir: dir.to_path_buf(),

@@ -15,19 +15,24 @@ pub const LOCK_CLASS: i32 = 0x6e6f_6964;
 pub const CHANNEL: &str = "noid_log";
 
 /// The schema, idempotent (a database made before `noid_followers` existed gets it
-/// at the next `dbcreate` or `prune-log`). `noid_keys.minter` has no foreign key: its check, one
+/// at the next `dbcreate` or `prune-log`). `noid_rows.minter` has no foreign key: its check, one
 /// per row written, took a third of a `mint 100000` (1.43 s against 0.96-1.06 s
 /// without); only noid's writers, which hold the minter's row, write keys.
+///
+/// `noid_rows` holds the key space with a minted identifier's hold packed into its
+/// circulation record's row: `held` stands for the key `ID\t:/h` with the value `1`
+/// (`pg/packed.rs`; docs/SCALING.md, "Schema").
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS noid_minters (
     id      bigserial PRIMARY KEY,
     name    text NOT NULL UNIQUE,
     log_seq bigint NOT NULL DEFAULT 0
 );
-CREATE TABLE IF NOT EXISTS noid_keys (
-    minter bigint NOT NULL,
-    key    bytea  NOT NULL,
-    value  bytea  NOT NULL,
+CREATE TABLE IF NOT EXISTS noid_rows (
+    minter bigint  NOT NULL,
+    key    bytea   NOT NULL,
+    value  bytea   NOT NULL,
+    held   boolean NOT NULL DEFAULT false,
     PRIMARY KEY (minter, key)
 );
 CREATE TABLE IF NOT EXISTS noid_log (
@@ -55,6 +60,38 @@ pub(crate) const LOG_IS_CURRENT: &str = "EXISTS (SELECT 1 FROM pg_attribute \
 pub(crate) const OLD_LOG: &str = "its table noid_log has the old layout (a row per key, \
      from a development version of noid); noid now keeps a row per commit: copy the \
      minters out with noid export and into a new database with noid import";
+
+/// True when the minters' keys are in `noid_rows` (schema version 3). Version 2 kept
+/// them in `noid_keys`, a row per key, which [`create`] renames in place (the rows
+/// mean the same with no hold packed): so that an earlier noid, which would write holds
+/// as rows and miss the packed ones, fails on the missing table instead.
+pub(crate) const ROWS_ARE_CURRENT: &str = "to_regclass('noid_rows') IS NOT NULL";
+
+/// The error for a database that has not been moved to `noid_rows` yet, for a process
+/// that only reads.
+pub(crate) const OLD_ROWS: &str = "its keys are in the table noid_keys of an earlier \
+     noid; any noid command that writes (noid MINTER mint 0 is one) moves them, in place, \
+     to the table noid_rows this noid reads";
+
+/// Move a version-2 database's `noid_keys` to `noid_rows` (two catalogue changes, instant
+/// whatever the table's size), if it has one and no `noid_rows`. Waits at most ten
+/// seconds for processes of an earlier noid that are using the table.
+fn move_keys_to_rows(t: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    let old: bool = t
+        .query_one(
+            "SELECT to_regclass('noid_keys') IS NOT NULL AND to_regclass('noid_rows') IS NULL",
+            &[],
+        )?
+        .get(0);
+    if old {
+        t.batch_execute(
+            "SET LOCAL lock_timeout = '10s'; \
+             ALTER TABLE noid_keys RENAME TO noid_rows; \
+             ALTER TABLE noid_rows ADD COLUMN held boolean NOT NULL DEFAULT false",
+        )?;
+    }
+    Ok(())
+}
 
 /// The version byte that starts every `noid_log.changes` value.
 pub const CHANGES_FORMAT: u8 = 1;
@@ -132,13 +169,15 @@ pub fn decode_changes(bytes: &[u8]) -> Result<Vec<Op>, String> {
     Ok(ops)
 }
 
-/// Create the tables if they are missing; false (and nothing created) when the database
-/// holds a change log of the old layout ([`OLD_LOG`]). Concurrent creators queue on a
+/// Create the tables if they are missing, and move a version-2 database's keys to
+/// `noid_rows`; false (and nothing created) when the database holds a change log of the
+/// old layout ([`OLD_LOG`]). Concurrent creators queue on a
 /// transaction-level advisory lock: `CREATE TABLE IF NOT EXISTS` run by two sessions at
 /// once can fail on the catalog's unique index.
 pub fn create(client: &mut Client) -> Result<bool, postgres::Error> {
     let mut t = client.transaction()?;
     t.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])?;
+    move_keys_to_rows(&mut t)?;
     t.batch_execute(TABLES)?;
     // lz4 compresses a large commit's log row in a tenth of the time pglz takes (a
     // `mint 100000`'s 10 MB: 18-58 ms against 171-198 ms); a server built without it

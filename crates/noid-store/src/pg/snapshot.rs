@@ -9,6 +9,7 @@ use postgres::types::Type;
 
 use crate::pg::conn::{connect, failed, minter_id, Conn};
 use crate::pg::location::Location;
+use crate::pg::packed::Unpacker;
 
 /// A read-only view of the minter at `loc` as of its opening: a `REPEATABLE READ READ
 /// ONLY` transaction, never committed (closing the connection ends it).
@@ -23,7 +24,7 @@ impl PgSnapshot {
         client
             .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             .map_err(|e| failed(loc, "cannot begin a snapshot", &e))?;
-        let id = minter_id(&mut client, loc)?;
+        let id = minter_id(&mut client, loc, false)?;
         Ok(PgSnapshot {
             conn: Conn::new(client, id, loc.clone())?,
         })
@@ -45,29 +46,36 @@ impl PgSnapshot {
 
     /// Call `f` on every key and value of the snapshot, in key order (bytewise, as
     /// RocksDB orders keys), streamed by one `COPY … TO STDOUT (FORMAT binary)`:
-    /// no paging, no text escaping of the `bytea` values. Stops at `f`'s first error.
-    /// Returns how many pairs there were.
+    /// no paging, no text escaping of the `bytea` values; the holds packed into rows
+    /// unpacked in their places. Stops at `f`'s first error. Returns how many pairs
+    /// there were.
     pub fn copy_sorted(
         &self,
         f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError>,
     ) -> Result<u64, StoreError> {
         // COPY takes no parameters; the minter id is an integer of ours.
         let sql = format!(
-            "COPY (SELECT key, value FROM noid_keys WHERE minter = {} ORDER BY key) \
+            "COPY (SELECT key, value, held FROM noid_rows WHERE minter = {} ORDER BY key) \
              TO STDOUT (FORMAT binary)",
             self.conn.minter
         );
         let failed = |e: postgres::Error| self.conn.failed("cannot copy the keys", &e);
         let mut client = self.conn.client();
         let reader = client.copy_out(sql.as_str()).map_err(failed)?;
-        let mut rows = BinaryCopyOutIter::new(reader, &[Type::BYTEA, Type::BYTEA]);
+        let mut rows = BinaryCopyOutIter::new(reader, &[Type::BYTEA, Type::BYTEA, Type::BOOL]);
         let mut pairs = 0;
+        let mut counted = |k: &[u8], v: &[u8]| {
+            pairs += 1;
+            f(k, v)
+        };
+        let mut unpacker = Unpacker::default();
         while let Some(row) = rows.next().map_err(failed)? {
             let key: &[u8] = row.try_get(0).map_err(failed)?;
             let value: &[u8] = row.try_get(1).map_err(failed)?;
-            f(key, value)?;
-            pairs += 1;
+            let held: bool = row.try_get(2).map_err(failed)?;
+            unpacker.row(key, value, held, &mut counted)?;
         }
+        unpacker.finish(&mut counted)?;
         Ok(pairs)
     }
 

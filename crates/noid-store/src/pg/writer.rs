@@ -1,5 +1,7 @@
 //! The writing process: the minter's writers' lock, and commits that are one
 //! synchronous transaction each, change log included (docs/SCALING.md, "Writing").
+//! A commit's key writes become row operations on `noid_rows` ([`packed::row_ops`]):
+//! a mint's hold is a flag on its circulation record's row, not a row of its own.
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
@@ -14,39 +16,86 @@ use crate::pg::ahead::{self, Ahead};
 use crate::pg::conn::{connect, failed, minter_id, refused, try_lock, Conn};
 use crate::pg::copy;
 use crate::pg::location::Location;
+use crate::pg::packed::{self, RowOp, Unpacker};
 use crate::pg::schema::{self, CHANNEL, LOCK_CLASS};
 
-/// Rows per statement of a commit: a mint of 100,000 ids writes some 200,000 keys.
+/// Row operations per statement of a commit: a mint of 100,000 ids writes some 100,000
+/// rows.
 const CHUNK: usize = 5_000;
 
-/// Identifiers' keys in a commit from which they are first tried as a plain `COPY`.
+/// Identifiers' rows in a commit from which they are first tried as a plain `COPY`.
 const FRESH_MIN: usize = 1_000;
 
 /// The statements of a commit, prepared once per connection: a statement given as text
 /// costs a round trip of its own to prepare at every use.
 struct Statements {
-    /// Puts of keys that may exist: `$1` minter, `$2` keys, `$3` values.
+    /// Puts of rows that may exist, keeping a row's flag: `$1` minter, `$2` keys, `$3`
+    /// values.
     upsert: Statement,
+    /// Puts of rows that may exist, setting their flags: as `upsert`, `$4` flags.
+    upsert_flag: Statement,
     /// Deletes: `$1` minter, `$2` keys.
     delete: Statement,
+    /// Flags cleared ([`RowOp::Unflag`]): `$1` minter, `$2` keys.
+    unflag: Statement,
+    /// Flags made rows of their own ([`RowOp::Unpack`]): `$1` minter, `$2` keys.
+    unpack: Statement,
     /// The binary `COPY` of identifiers' new keys.
     copy: Statement,
     /// The commit's last keys and its change-log row in one statement ([`APPEND`]).
     append: Statement,
 }
 
-/// The end of every commit, one statement: upsert and delete the commit's last keys
-/// (up to [`CHUNK`]; often all of them), advance the minter's head (which locks its row
+/// A put that keeps an existing row's flag: `$1` minter, `$2` keys, `$3` values.
+const UPSERT: &str = "INSERT INTO noid_rows (minter, key, value) \
+     SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
+     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value";
+
+/// A put that sets the row's flag: `$1` minter, `$2` keys, `$3` values, `$4` flags.
+const UPSERT_FLAG: &str = "INSERT INTO noid_rows (minter, key, value, held) \
+     SELECT $1, k, v, h FROM unnest($2::bytea[], $3::bytea[], $4::bool[]) AS u(k, v, h) \
+     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value, held = EXCLUDED.held";
+
+/// Deletes: `$1` minter, `$2` keys.
+const DELETE: &str = "DELETE FROM noid_rows WHERE minter = $1 AND key = ANY($2::bytea[])";
+
+/// Clear the flags of circulation records' rows: `$1` minter, `$2` keys.
+const UNFLAG: &str = "UPDATE noid_rows SET held = false \
+     WHERE minter = $1 AND key = ANY($2::bytea[]) AND held";
+
+/// Write the holds the flags of circulation records' rows (`$2`) stand for as rows of
+/// their own, `ID\t:/h` being `ID\t:/c` with its last byte `h`: `$1` minter.
+const UNPACK: &str = "INSERT INTO noid_rows (minter, key, value) \
+     SELECT $1, substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, '\\x31'::bytea \
+     FROM noid_rows WHERE minter = $1 AND key = ANY($2::bytea[]) AND held \
+     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value";
+
+/// The end of every commit, one statement: the commit's last row operations (up to
+/// [`CHUNK`]; often all of them), advance the minter's head (which locks its row
 /// until the commit: that lock orders writers, so sequence numbers follow commit
 /// order), add the commit's change-log row under the new number, and notify followers
-/// with `MINTER SEQ`. A commit writes each key once (`Op::last_per_key`), so the
-/// upsert and the delete, which run on one snapshot, never meet. `$1` minter id, `$2`
-/// and `$3` keys and values to put, `$4` keys to delete, `$5` the encoded changes, `$6`
-/// the channel, `$7` the minter's name.
-const APPEND: &str = "WITH put AS (INSERT INTO noid_keys (minter, key, value) \
+/// with `MINTER SEQ`. A commit touches each row once ([`packed::row_ops`]), so the
+/// operations, which run on one snapshot, never meet; the one that reads a row another
+/// deletes ([`UNPACK`]) reads it as it was. `$1` minter id, `$2` and `$3` keys and
+/// values to put, `$4` keys to delete, `$5` the encoded changes, `$6` the channel, `$7`
+/// the minter's name, `$8`, `$9` and `$10` keys, values and flags to put with their
+/// flags, `$11` rows to unflag, `$12` rows to unpack.
+const APPEND: &str = "WITH put AS (INSERT INTO noid_rows (minter, key, value) \
                           SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
                           ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value), \
-                      del AS (DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($4::bytea[])), \
+                      putf AS (INSERT INTO noid_rows (minter, key, value, held) \
+                          SELECT $1, k, v, h \
+                          FROM unnest($8::bytea[], $9::bytea[], $10::bool[]) AS u(k, v, h) \
+                          ON CONFLICT (minter, key) DO UPDATE \
+                          SET value = EXCLUDED.value, held = EXCLUDED.held), \
+                      unflag AS (UPDATE noid_rows SET held = false \
+                          WHERE minter = $1 AND key = ANY($11::bytea[]) AND held), \
+                      unpack AS (INSERT INTO noid_rows (minter, key, value) \
+                          SELECT $1, substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, \
+                                 '\\x31'::bytea \
+                          FROM noid_rows WHERE minter = $1 AND key = ANY($12::bytea[]) AND held \
+                          ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value), \
+                      del AS (DELETE FROM noid_rows WHERE minter = $1 AND key = ANY($4::bytea[])), \
                       head AS (UPDATE noid_minters SET log_seq = log_seq + 1 WHERE id = $1 \
                                RETURNING log_seq), \
                       logged AS (INSERT INTO noid_log (minter, seq, changes) \
@@ -61,13 +110,12 @@ impl Statements {
                 .map_err(|e| failed(loc, "cannot prepare a statement", &e))
         };
         Ok(Statements {
-            upsert: prepare(
-                "INSERT INTO noid_keys (minter, key, value) \
-                 SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-                 ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value",
-            )?,
-            delete: prepare("DELETE FROM noid_keys WHERE minter = $1 AND key = ANY($2::bytea[])")?,
-            copy: prepare("COPY noid_keys (minter, key, value) FROM STDIN (FORMAT binary)")?,
+            upsert: prepare(UPSERT)?,
+            upsert_flag: prepare(UPSERT_FLAG)?,
+            delete: prepare(DELETE)?,
+            unflag: prepare(UNFLAG)?,
+            unpack: prepare(UNPACK)?,
+            copy: prepare("COPY noid_rows (minter, key, value, held) FROM STDIN (FORMAT binary)")?,
             append: prepare(APPEND)?,
         })
     }
@@ -106,7 +154,7 @@ impl PgWriter {
     /// Open the existing minter at `loc`, waiting up to `timeout` for other writers.
     pub fn open(loc: &Location, timeout: Duration) -> Result<PgWriter, StoreError> {
         let mut client = connect(loc)?;
-        let id = minter_id(&mut client, loc)?;
+        let id = minter_id(&mut client, loc, true)?;
         PgWriter::lock(client, id, loc, timeout)
     }
 
@@ -306,12 +354,19 @@ impl PgWriter {
         // a join (a plain join turned into a scan of the whole table, 54 s at 200,000
         // keys): `OFFSET 0` keeps the lateral subquery from being pulled up.
         let rows = self.conn.client().query(
-            "SELECT k.key, k.value FROM unnest($2::bytea[], $3::bytea[]) AS p(lo, hi), \
-             LATERAL (SELECT key, value FROM noid_keys \
-                      WHERE minter = $1 AND key >= p.lo AND key < p.hi OFFSET 0) AS k",
+            "SELECT k.key, k.value, k.held FROM unnest($2::bytea[], $3::bytea[]) AS p(lo, hi), \
+             LATERAL (SELECT key, value, held FROM noid_rows \
+                      WHERE minter = $1 AND key >= p.lo AND key < p.hi \
+                      ORDER BY key OFFSET 0) AS k",
             &[&self.conn.minter, &lo, &hi],
         )?;
-        let rows = rows.into_iter().map(|r| (r.get(0), r.get(1))).collect();
+        // All the rows of each identifier, in key order: their keys, holds unpacked.
+        let mut rows: Vec<(Vec<u8>, Vec<u8>, bool)> = rows
+            .into_iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let rows = Unpacker::pairs(rows);
         self.ahead().load(lo, rows);
         Ok(())
     }
@@ -338,26 +393,27 @@ impl PgWriter {
         let err = |what| self.conn.on_err(what);
         let id = self.conn.minter;
         let changes = schema::encode_changes(ops);
+        let rows = packed::row_ops(ops);
         let Session {
             mut client,
             statements,
         } = session;
-        // Identifiers' keys (not the minter's own `:/…` keys) are new in a mint or a
+        // Identifiers' rows (not the minter's own `:/…` keys) are new in a mint or a
         // first bind, so a large commit first tries them as a plain binary COPY, which
         // skips the upsert's conflict handling; if one exists after all, the savepoint
         // undoes the attempt and they are upserted with the rest. (Sending them in key
         // order did not make the COPY faster: five interleaved `mint 100000` runs took
         // 1.22-2.41 s unsorted, 1.49-3.18 s sorted.)
-        let (fresh, mut rest): (Vec<&Op>, Vec<&Op>) = ops
+        let (fresh, mut rest): (Vec<&RowOp>, Vec<&RowOp>) = rows
             .iter()
-            .partition(|op| matches!(op, Op::Put(k, _) if !k.starts_with(b":/")));
-        if fresh.len() < FRESH_MIN && ops.len() <= CHUNK {
+            .partition(|op| matches!(op, RowOp::Put { key, .. } if !key.starts_with(b":/")));
+        if fresh.len() < FRESH_MIN && rows.len() <= CHUNK {
             // One statement is one transaction, committed synchronously as any.
             after_previous(previous)?;
             return self.append(
                 &mut *client,
                 statements,
-                ops.iter().collect(),
+                rows.iter().collect(),
                 &changes,
                 true,
             );
@@ -367,7 +423,7 @@ impl PgWriter {
             rest.extend(fresh);
         } else {
             let mut sp = t.savepoint("fresh").map_err(err("cannot begin"))?;
-            match copy::new_keys(&mut sp, &statements.copy, id, &fresh) {
+            match copy::new_rows(&mut sp, &statements.copy, id, &fresh) {
                 Ok(()) => sp.commit().map_err(err("cannot write keys"))?,
                 Err(copy::CopyFailed::Db(e)) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                     drop(sp);
@@ -381,9 +437,11 @@ impl PgWriter {
         }
         // Dropping `t` rolls it back.
         after_previous(previous)?;
+        // An unpacking reads the row a later delete removes: the order is kept.
+        rest.sort_by_key(|op| !matches!(op, RowOp::Unpack { .. }));
         let last = rest.len().saturating_sub(1) / CHUNK * CHUNK;
         let tail = rest.split_off(last);
-        write_keys(&mut t, statements, id, &rest).map_err(err("cannot write keys"))?;
+        write_rows(&mut t, statements, id, &rest).map_err(err("cannot write keys"))?;
         self.append(&mut t, statements, tail, &changes, false)?;
         t.commit()
             .map_err(|e| self.commit_failed(&e, "cannot commit"))
@@ -406,30 +464,35 @@ impl PgWriter {
         }
     }
 
-    /// Run [`APPEND`] on `c` with the keys `ops` and the commit's encoded `changes`:
+    /// Run [`APPEND`] on `c` with the row operations `ops` and the commit's encoded `changes`:
     /// in the transaction `c`, or (`commits`) as a transaction of its own on the client,
     /// whose failure may then leave the outcome unknown ([`PgWriter::commit_failed`]).
     fn append(
         &self,
         c: &mut impl GenericClient,
         statements: &Statements,
-        ops: Vec<&Op>,
+        ops: Vec<&RowOp>,
         changes: &[u8],
         commits: bool,
     ) -> Result<(), StoreError> {
-        let (put_k, put_v, del_k) = split(&ops);
+        let a = Arrays::of(&ops);
         let minter = &self.conn.location.minter;
         let row = c
             .query_opt(
                 &statements.append,
                 &[
                     &self.conn.minter,
-                    &put_k,
-                    &put_v,
-                    &del_k,
+                    &a.put_k,
+                    &a.put_v,
+                    &a.del_k,
                     &changes,
                     &CHANNEL,
                     minter,
+                    &a.flag_k,
+                    &a.flag_v,
+                    &a.flag_h,
+                    &a.unflag_k,
+                    &a.unpack_k,
                 ],
             )
             .map_err(|e| {
@@ -449,37 +512,79 @@ impl PgWriter {
     }
 }
 
-/// The keys and values of the puts among `ops`, and the keys of the deletes.
-type Split<'a> = (Vec<&'a [u8]>, Vec<&'a [u8]>, Vec<&'a [u8]>);
-
-fn split<'a>(ops: &[&'a Op]) -> Split<'a> {
-    let (mut put_k, mut put_v, mut del_k) = (Vec::new(), Vec::new(), Vec::new());
-    for op in ops {
-        match op {
-            Op::Put(k, v) => {
-                put_k.push(k.as_slice());
-                put_v.push(v.as_slice());
-            }
-            Op::Delete(k) => del_k.push(k.as_slice()),
-        }
-    }
-    (put_k, put_v, del_k)
+/// A batch of row operations as the arrays their statements take.
+#[derive(Default)]
+struct Arrays<'a> {
+    /// Puts that keep the row's flag.
+    put_k: Vec<&'a [u8]>,
+    put_v: Vec<&'a [u8]>,
+    /// Puts that set it.
+    flag_k: Vec<&'a [u8]>,
+    flag_v: Vec<&'a [u8]>,
+    flag_h: Vec<bool>,
+    del_k: Vec<&'a [u8]>,
+    unflag_k: Vec<&'a [u8]>,
+    unpack_k: Vec<&'a [u8]>,
 }
 
-/// Write `ops` to the minter's keys in `t`, [`CHUNK`] at a time: puts as upserts.
-fn write_keys(
+impl<'a> Arrays<'a> {
+    fn of(ops: &[&'a RowOp<'a>]) -> Arrays<'a> {
+        let mut a = Arrays::default();
+        for op in ops {
+            match op {
+                RowOp::Put {
+                    key,
+                    value,
+                    held: None,
+                } => {
+                    a.put_k.push(*key);
+                    a.put_v.push(*value);
+                }
+                RowOp::Put {
+                    key,
+                    value,
+                    held: Some(h),
+                } => {
+                    a.flag_k.push(*key);
+                    a.flag_v.push(*value);
+                    a.flag_h.push(*h);
+                }
+                RowOp::Delete { key } => a.del_k.push(*key),
+                RowOp::Unflag { key } => a.unflag_k.push(key),
+                RowOp::Unpack { key } => a.unpack_k.push(*key),
+            }
+        }
+        a
+    }
+}
+
+/// Apply `ops` to the minter's rows in `t`, [`CHUNK`] at a time. Each chunk unpacks
+/// first, so that a delete in it or a later one never loses a flagged hold.
+fn write_rows(
     t: &mut Transaction<'_>,
     statements: &Statements,
     id: i64,
-    ops: &[&Op],
+    ops: &[&RowOp],
 ) -> Result<(), postgres::Error> {
     for chunk in ops.chunks(CHUNK) {
-        let (put_k, put_v, del_k) = split(chunk);
-        if !put_k.is_empty() {
-            t.execute(&statements.upsert, &[&id, &put_k, &put_v])?;
+        let a = Arrays::of(chunk);
+        if !a.unpack_k.is_empty() {
+            t.execute(&statements.unpack, &[&id, &a.unpack_k])?;
         }
-        if !del_k.is_empty() {
-            t.execute(&statements.delete, &[&id, &del_k])?;
+        if !a.unflag_k.is_empty() {
+            t.execute(&statements.unflag, &[&id, &a.unflag_k])?;
+        }
+        if !a.put_k.is_empty() {
+            t.execute(&statements.upsert, &[&id, &a.put_k, &a.put_v])?;
+        }
+        if !a.flag_k.is_empty() {
+            t.execute(
+                &statements.upsert_flag,
+                &[&id, &a.flag_k, &a.flag_v, &a.flag_h],
+            )?;
+        }
+        if !a.del_k.is_empty() {
+            t.execute(&statements.delete, &[&id, &a.del_k])?;
         }
     }
     Ok(())
