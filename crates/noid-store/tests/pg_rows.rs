@@ -4,7 +4,7 @@
 //! snapshot's streamed copy, the checksum a follower compares) sees exactly the keys a
 //! plain key space would hold after the same commits. A database an earlier noid made
 //! (`noid_keys`, a row per key) is moved in place by the first writer, and refused
-//! before that by readers.
+//! before that by readers and by a follower's bootstrap.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -216,6 +216,11 @@ fn an_earlier_layout_is_refused_by_readers_and_moved_by_the_first_writer() {
         err.contains("its keys are in the table noid_keys of an earlier noid"),
         "{err}"
     );
+    // A follower starts (it reads the change log), but makes no copy of such rows.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut replica = Replica::new(&loc, tmp.path()).expect("a follower starts");
+    let err = replica.sync().err().expect("no bootstrap").to_string();
+    assert!(err.contains("table noid_keys of an earlier noid"), "{err}");
     let w = PgWriter::open(&loc, Duration::from_secs(10)).expect("a writer moves it");
     let want: Keys = [(":/oacounter", "1"), ("x\t:/c", "i|1"), ("x\t:/h", "1")]
         .into_iter()
@@ -233,4 +238,5 @@ fn an_earlier_layout_is_refused_by_readers_and_moved_by_the_first_writer() {
         scanned(&PgSnapshot::open(&loc).expect("now readable")),
         want
     );
+    assert!(matches!(replica.sync(), Ok(Progress::Bootstrapped { .. })));
 }

@@ -86,13 +86,24 @@ pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
     Ok(client)
 }
 
-/// The id of `loc`'s minter, or an error saying that there is none. With `upgrade`
-/// (a writer), a database whose keys are still in an earlier noid's table is moved to
-/// the current one first ([`schema::create`]); without, it is refused.
+/// What a process does with a minter's rows, for [`minter_id`]: a database whose keys
+/// are still in an earlier noid's table ([`schema::OLD_ROWS`]) is moved to the current
+/// one by a writer, refused to a reader, and of no concern to a follower that only
+/// reads the change log (it reads the rows through a snapshot when it bootstraps,
+/// which refuses them then).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rows {
+    Write,
+    Read,
+    Ignore,
+}
+
+/// The id of `loc`'s minter, or an error saying that there is none; a database of an
+/// earlier layout as `rows` says.
 pub(crate) fn minter_id(
     client: &mut Client,
     loc: &Location,
-    upgrade: bool,
+    rows: Rows,
 ) -> Result<i64, StoreError> {
     let backend =
         |why: &str| StoreError::Backend(format!("PostgreSQL at {}: {why}", loc.display_url()));
@@ -107,7 +118,7 @@ pub(crate) fn minter_id(
             .map_err(|e| failed(loc, "cannot find the minter (was it created?)", &e))
     };
     let mut row = find(client)?;
-    if upgrade && row.as_ref().is_some_and(|r| !r.get::<_, bool>(2)) {
+    if rows == Rows::Write && row.as_ref().is_some_and(|r| !r.get::<_, bool>(2)) {
         let current = schema::create(client)
             .map_err(|e| failed(loc, "cannot move the keys to noid_rows", &e))?;
         if !current {
@@ -117,7 +128,7 @@ pub(crate) fn minter_id(
     }
     match row {
         Some(r) if !r.get::<_, bool>(1) => Err(backend(schema::OLD_LOG)),
-        Some(r) if !r.get::<_, bool>(2) => Err(backend(schema::OLD_ROWS)),
+        Some(r) if rows != Rows::Ignore && !r.get::<_, bool>(2) => Err(backend(schema::OLD_ROWS)),
         Some(r) => Ok(r.get(0)),
         None => Err(backend(&format!(
             "no minter named {} -- use dbcreate --backend?",

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::StoreError;
 
-use crate::pg::conn::{connect, failed, minter_id};
+use crate::pg::conn::{connect, failed, minter_id, Rows};
 use crate::pg::location::Location;
 use crate::pg::schema;
 
@@ -53,7 +53,7 @@ pub struct Pruned {
 /// transaction. Writers are not held up: they only add rows past the head.
 pub fn prune(loc: &Location, keep: Keep, followers: Followers) -> Result<Pruned, StoreError> {
     let mut client = connect(loc)?;
-    let minter = minter_id(&mut client, loc, true)?;
+    let minter = minter_id(&mut client, loc, Rows::Write)?;
     let err = |what: &'static str| move |e: postgres::Error| failed(loc, what, &e);
     // A database made before followers recorded their positions gets the table now.
     schema::create(&mut client).map_err(err("cannot create the tables"))?;

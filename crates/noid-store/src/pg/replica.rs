@@ -34,7 +34,7 @@ use crate::{Layout, Op, StoreError, Writer};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 
-use crate::pg::conn::{connect, failed, minter_id};
+use crate::pg::conn::{connect, failed, minter_id, Rows};
 use crate::pg::digest::{self, Digest};
 use crate::pg::location::Location;
 use crate::pg::position::Position;
@@ -119,7 +119,7 @@ impl Replica {
     /// Connect to the minter at `location`, whose copy lives (or will) in `dir`.
     pub fn new(location: &Location, dir: &Path) -> Result<Replica, StoreError> {
         let mut client = connect(location)?;
-        let minter = minter_id(&mut client, location, false)?;
+        let minter = minter_id(&mut client, location, Rows::Ignore)?;
         Ok(Replica {
             location: location.clone(),
             dir: dir.to_path_buf(),

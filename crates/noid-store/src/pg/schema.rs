@@ -70,8 +70,8 @@ pub(crate) const ROWS_ARE_CURRENT: &str = "to_regclass('noid_rows') IS NOT NULL"
 /// The error for a database that has not been moved to `noid_rows` yet, for a process
 /// that only reads.
 pub(crate) const OLD_ROWS: &str = "its keys are in the table noid_keys of an earlier \
-     noid; any noid command that writes (noid MINTER mint 0 is one) moves them, in place, \
-     to the table noid_rows this noid reads";
+     noid; the first noid command of this version that writes to a minter there (noid -f \
+     DIR mint 0 is one) moves them, in place, to the table noid_rows";
 
 /// Move a version-2 database's `noid_keys` to `noid_rows` (two catalogue changes, instant
 /// whatever the table's size), if it has one and no `noid_rows`. Waits at most ten

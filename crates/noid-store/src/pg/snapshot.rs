@@ -7,7 +7,7 @@ use postgres::binary_copy::BinaryCopyOutIter;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type;
 
-use crate::pg::conn::{connect, failed, minter_id, Conn};
+use crate::pg::conn::{connect, failed, minter_id, Conn, Rows};
 use crate::pg::location::Location;
 use crate::pg::packed::Unpacker;
 
@@ -24,7 +24,7 @@ impl PgSnapshot {
         client
             .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             .map_err(|e| failed(loc, "cannot begin a snapshot", &e))?;
-        let id = minter_id(&mut client, loc, false)?;
+        let id = minter_id(&mut client, loc, Rows::Read)?;
         Ok(PgSnapshot {
             conn: Conn::new(client, id, loc.clone())?,
         })

@@ -13,7 +13,7 @@ use postgres::error::SqlState;
 use postgres::{Client, GenericClient, Statement, Transaction};
 
 use crate::pg::ahead::{self, Ahead};
-use crate::pg::conn::{connect, failed, minter_id, refused, try_lock, Conn};
+use crate::pg::conn::{connect, failed, minter_id, refused, try_lock, Conn, Rows};
 use crate::pg::copy;
 use crate::pg::location::Location;
 use crate::pg::packed::{self, RowOp, Unpacker};
@@ -154,7 +154,7 @@ impl PgWriter {
     /// Open the existing minter at `loc`, waiting up to `timeout` for other writers.
     pub fn open(loc: &Location, timeout: Duration) -> Result<PgWriter, StoreError> {
         let mut client = connect(loc)?;
-        let id = minter_id(&mut client, loc, true)?;
+        let id = minter_id(&mut client, loc, Rows::Write)?;
         PgWriter::lock(client, id, loc, timeout)
     }
 
