@@ -16,21 +16,38 @@ use md5::{Digest as _, Md5};
 use crate::pg::conn::{connect, failed};
 use crate::pg::location::Location;
 
+/// The hash of one pair in SQL, as [`Digest::add`] computes it: `{k}` and `{v}` stand
+/// for the key's and the value's expressions.
+const PAIR_HASH: &str =
+    "('x' || left(md5(int8send(length({k})::int8) || {k} || {v}), 16))::bit(64)::int8";
+
 /// The SQL of a minter's digest (`$1`: the minter's id): the count and the XOR, in the
-/// same form as [`Digest`], over the key space `noid_rows` stands for: its rows, but a
-/// hold's own row whose circulation record's row is flagged (the flag wins), and the
-/// hold `ID\t:/h` = `1` of each flagged row `ID\t:/c` (that key with its last byte
-/// `h`).
-const SQL: &str = "WITH pairs AS (\
-    SELECT key, value FROM noid_rows r WHERE minter = $1 AND NOT (\
-        substring(key FROM length(key) - 3) = '\\x093a2f68'::bytea AND EXISTS (\
-            SELECT 1 FROM noid_rows c WHERE c.minter = $1 AND c.held \
-            AND c.key = substring(r.key FROM 1 FOR length(r.key) - 1) || '\\x63'::bytea)) \
-    UNION ALL \
-    SELECT substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, '\\x31'::bytea \
-    FROM noid_rows WHERE minter = $1 AND held) \
-    SELECT count(*), coalesce(bit_xor(('x' || left(md5(\
-    int8send(length(key)::int8) || key || value), 16))::bit(64)::int8), 0) FROM pairs";
+/// same form as [`Digest`], over the key space `noid_rows` stands for
+/// (`pg/packed.rs`). XOR undoes itself, so it is three aggregates, each a plain scan
+/// that PostgreSQL can run in parallel (one with a subquery per row took 2.5 to 3.5
+/// times as long, run by one process): every row; plus the hold `ID\t:/h` = `1` of
+/// each flagged row `ID\t:/c` (that key with its last byte `h`); less each hold's own
+/// row that such a flag stands in for.
+fn sql() -> String {
+    let hash = |k: &str, v: &str| PAIR_HASH.replace("{k}", k).replace("{v}", v);
+    format!(
+        "SELECT a.n + f.n - s.n, a.x # f.x # s.x FROM \
+         (SELECT count(*) AS n, coalesce(bit_xor({rows}), 0) AS x \
+          FROM noid_rows WHERE minter = $1) AS a, \
+         (SELECT count(*) AS n, coalesce(bit_xor({flags}), 0) AS x \
+          FROM noid_rows WHERE minter = $1 AND held) AS f, \
+         (SELECT count(*) AS n, coalesce(bit_xor({shadowed}), 0) AS x \
+          FROM noid_rows h JOIN noid_rows c ON c.minter = $1 AND c.held \
+           AND c.key = substring(h.key FROM 1 FOR length(h.key) - 1) || '\\x63'::bytea \
+          WHERE h.minter = $1 AND substring(h.key FROM length(h.key) - 3) = '\\x093a2f68'::bytea) AS s",
+        rows = hash("key", "value"),
+        flags = hash(
+            "(substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea)",
+            "'\\x31'::bytea"
+        ),
+        shadowed = hash("h.key", "h.value"),
+    )
+}
 
 /// The digest of a set of key-value pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,7 +96,7 @@ pub(crate) fn of_minter(loc: &Location, minter: i64) -> Result<(i64, Digest), St
         .map_err(err("cannot read the change log's head"))?
         .get(0);
     let row = t
-        .query_one(SQL, &[&minter])
+        .query_one(&sql(), &[&minter])
         .map_err(err("cannot compute the minter's checksum"))?;
     Ok((
         seq,
