@@ -219,7 +219,7 @@ fn an_earlier_layout_is_refused_by_readers_and_moved_by_the_first_writer() {
     // A follower starts (it reads the change log), but makes no copy of such rows.
     let tmp = tempfile::tempdir().unwrap();
     let mut replica = Replica::new(&loc, tmp.path()).expect("a follower starts");
-    let err = replica.sync().err().expect("no bootstrap").to_string();
+    let err = replica.sync().expect_err("no bootstrap").to_string();
     assert!(err.contains("table noid_keys of an earlier noid"), "{err}");
     let w = PgWriter::open(&loc, Duration::from_secs(10)).expect("a writer moves it");
     let want: Keys = [(":/oacounter", "1"), ("x\t:/c", "i|1"), ("x\t:/h", "1")]
