@@ -130,12 +130,22 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
                 );
             }
         }
-        // The read-ahead of a bulk run holds the same keys.
-        w.read_ahead(&ids.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        for id in ids {
-            for el in elements {
-                let key = format!("{id}\t{el}").into_bytes();
-                assert_eq!(w.get(&key).expect("get"), model.get(&key).cloned());
+        // The read-ahead of a bulk run holds the same keys: read as one span (every
+        // identifier, or two with others between them, which it leaves out), or one
+        // identifier at a time (two far apart, with this round's 1,200 minted ones
+        // between them: more rows than a span may hold).
+        let last_minted = format!("m{round:02}x1199");
+        for ahead in [&ids[..], &["a", "c"][..], &["a", "d", &last_minted][..]] {
+            w.read_ahead(&ahead.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            for id in ids.iter().chain([&last_minted.as_str()]) {
+                for el in elements {
+                    let key = format!("{id}\t{el}").into_bytes();
+                    assert_eq!(
+                        w.get(&key).expect("get"),
+                        model.get(&key).cloned(),
+                        "round {round}: {key:?} after reading ahead {ahead:?}"
+                    );
+                }
             }
         }
         let snap = PgSnapshot::open(&loc).expect("snapshot");

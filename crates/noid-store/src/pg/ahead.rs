@@ -27,7 +27,7 @@ pub(crate) struct Ahead {
 }
 
 /// The `ID<TAB>` that starts `key`, if it has a tab.
-fn id_prefix(key: &[u8]) -> Option<&[u8]> {
+pub(crate) fn id_prefix(key: &[u8]) -> Option<&[u8]> {
     let tab = key.iter().position(|&b| b == b'\t')?;
     Some(&key[..=tab])
 }
