@@ -121,15 +121,14 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
                 expect.truncate(limit);
                 assert_eq!(got, expect, "round {round}: {prefix:?}, {limit} at most");
             }
-            for el in elements {
-                let key = format!("{id}\t{el}").into_bytes();
-                assert_eq!(
-                    w.get(&key).expect("get"),
-                    model.get(&key).cloned(),
-                    "round {round}: {key:?}"
-                );
-            }
         }
+        gets_agree(
+            &w,
+            &model,
+            ids.iter().copied(),
+            &elements,
+            &format!("round {round}"),
+        );
         // The read-ahead of a bulk run holds the same keys: read as one span (every
         // identifier, or two with others between them, which it leaves out), or one
         // identifier at a time (two far apart, with this round's 1,200 minted ones
@@ -137,16 +136,9 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
         let last_minted = format!("m{round:02}x1199");
         for ahead in [&ids[..], &["a", "c"][..], &["a", "d", &last_minted][..]] {
             w.read_ahead(&ahead.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-            for id in ids.iter().chain([&last_minted.as_str()]) {
-                for el in elements {
-                    let key = format!("{id}\t{el}").into_bytes();
-                    assert_eq!(
-                        w.get(&key).expect("get"),
-                        model.get(&key).cloned(),
-                        "round {round}: {key:?} after reading ahead {ahead:?}"
-                    );
-                }
-            }
+            let all = ids.iter().copied().chain([last_minted.as_str()]);
+            let context = format!("round {round}, after reading ahead {ahead:?}");
+            gets_agree(&w, &model, all, &elements, &context);
         }
         let snap = PgSnapshot::open(&loc).expect("snapshot");
         assert_eq!(scanned(&snap), model, "round {round}: a snapshot's scan");
@@ -182,6 +174,26 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
         .expect("count")
         .get(0);
     assert_eq!(rows, 12 * 1_200);
+}
+
+/// Every key `ID\tELEMENT` of `ids` and `elements` reads from `w` as `model` holds it.
+fn gets_agree<'a>(
+    w: &PgWriter,
+    model: &Keys,
+    ids: impl Iterator<Item = &'a str>,
+    elements: &[&str],
+    context: &str,
+) {
+    for id in ids {
+        for el in elements {
+            let key = format!("{id}\t{el}").into_bytes();
+            assert_eq!(
+                w.get(&key).expect("get"),
+                model.get(&key).cloned(),
+                "{context}: {key:?}"
+            );
+        }
+    }
 }
 
 fn apply(model: &mut Keys, ops: &[Op]) {

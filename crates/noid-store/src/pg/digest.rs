@@ -15,6 +15,7 @@ use md5::{Digest as _, Md5};
 
 use crate::pg::conn::{connect, failed};
 use crate::pg::location::Location;
+use crate::pg::packed;
 
 /// The hash of one pair in SQL, as [`Digest::add`] computes it: `{k}` and `{v}` stand
 /// for the key's and the value's expressions.
@@ -38,14 +39,12 @@ fn sql() -> String {
           FROM noid_rows WHERE minter = $1 AND held) AS f, \
          (SELECT count(*) AS n, coalesce(bit_xor({shadowed}), 0) AS x \
           FROM noid_rows h JOIN noid_rows c ON c.minter = $1 AND c.held \
-           AND c.key = substring(h.key FROM 1 FOR length(h.key) - 1) || '\\x63'::bytea \
-          WHERE h.minter = $1 AND substring(h.key FROM length(h.key) - 3) = '\\x093a2f68'::bytea) AS s",
+           AND c.key = {circ} WHERE h.minter = $1 AND {is_hold}) AS s",
         rows = hash("key", "value"),
-        flags = hash(
-            "(substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea)",
-            "'\\x31'::bytea"
-        ),
+        flags = hash(&packed::hold_of_sql("key"), packed::HELD_SQL),
         shadowed = hash("h.key", "h.value"),
+        circ = packed::circ_of_sql("h.key"),
+        is_hold = packed::is_hold_sql("h.key"),
     )
 }
 

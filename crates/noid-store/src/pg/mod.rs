@@ -44,6 +44,8 @@ mod replica;
 pub mod schema;
 #[cfg(feature = "postgres")]
 mod snapshot;
+#[cfg(feature = "postgres")]
+mod statements;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "postgres")]

@@ -23,6 +23,26 @@ const HOLD: &[u8] = b"\t:/h";
 /// A hold's value, the only one a flag stands for.
 pub(crate) const HELD: &[u8] = b"1";
 
+/// A hold's value in SQL.
+pub(crate) const HELD_SQL: &str = "'\\x31'::bytea";
+
+/// In SQL, the hold's key of the circulation record's key `circ` (an expression):
+/// `ID\t:/c` with its last byte `h`.
+pub(crate) fn hold_of_sql(circ: &str) -> String {
+    format!("(substring({circ} FROM 1 FOR length({circ}) - 1) || '\\x68'::bytea)")
+}
+
+/// In SQL, the circulation record's key of the hold's key `hold` (an expression):
+/// `ID\t:/h` with its last byte `c`.
+pub(crate) fn circ_of_sql(hold: &str) -> String {
+    format!("(substring({hold} FROM 1 FOR length({hold}) - 1) || '\\x63'::bytea)")
+}
+
+/// In SQL, whether the key `key` (an expression) is a hold's: it ends with `\t:/h`.
+pub(crate) fn is_hold_sql(key: &str) -> String {
+    format!("substring({key} FROM length({key}) - 3) = '\\x093a2f68'::bytea")
+}
+
 /// The hold's key of the identifier whose circulation record's key is `circ`.
 pub(crate) fn hold_of(circ: &[u8]) -> Option<Vec<u8>> {
     let id = circ.strip_suffix(CIRC)?;

@@ -10,7 +10,7 @@ use crate::backend::after_previous;
 use crate::{Op, StoreError};
 use noid_core::{LookupError, Pairs};
 use postgres::error::SqlState;
-use postgres::{Client, GenericClient, Statement, Transaction};
+use postgres::{Client, GenericClient};
 
 use crate::pg::ahead::{self, Ahead};
 use crate::pg::conn::{connect, failed, minter_id, refused, try_lock, Conn, Rows};
@@ -18,132 +18,14 @@ use crate::pg::copy;
 use crate::pg::location::Location;
 use crate::pg::packed::{self, RowOp, Unpacker};
 use crate::pg::schema::{self, CHANNEL, LOCK_CLASS};
-
-/// Row operations per statement of a commit: a mint of 100,000 ids writes some 100,000
-/// rows.
-const CHUNK: usize = 5_000;
+use crate::pg::statements::{write_rows, Arrays, Statements, CHUNK};
 
 /// Identifiers' rows in a commit from which they are first tried as a plain `COPY`.
 const FRESH_MIN: usize = 1_000;
 
-/// The statements of a commit, prepared once per connection: a statement given as text
-/// costs a round trip of its own to prepare at every use.
-struct Statements {
-    /// Puts of rows that may exist, keeping a row's flag: `$1` minter, `$2` keys, `$3`
-    /// values.
-    upsert: Statement,
-    /// Puts of rows that may exist, setting their flags: as `upsert`, `$4` flags.
-    upsert_flag: Statement,
-    /// Deletes: `$1` minter, `$2` keys.
-    delete: Statement,
-    /// Flags cleared ([`RowOp::Unflag`]): `$1` minter, `$2` keys.
-    unflag: Statement,
-    /// Flags made rows of their own ([`RowOp::Unpack`]): `$1` minter, `$2` keys.
-    unpack: Statement,
-    /// The binary `COPY` of identifiers' new keys.
-    copy: Statement,
-    /// The commit's last keys and its change-log row in one statement ([`APPEND`]).
-    append: Statement,
-    /// A read-ahead's rows in one span ([`AHEAD_SPAN`]).
-    ahead_span: Statement,
-    /// A read-ahead's rows identifier by identifier ([`AHEAD_EACH`]).
-    ahead_each: Statement,
-}
-
-/// Every row from the first identifier read ahead to the last, at most `$4`: `$1`
-/// minter, `$2` the first's `ID<TAB>`, `$3` the end of the last's.
-const AHEAD_SPAN: &str = "SELECT key, value, held FROM noid_rows \
-     WHERE minter = $1 AND key >= $2 AND key < $3 ORDER BY key LIMIT $4";
-
-/// The rows of each identifier read ahead: `$1` minter, `$2` their `ID<TAB>`s, `$3`
-/// the ends of their keys. One index range scan per identifier, whatever the planner
-/// would estimate for a join (a plain join turned into a scan of the whole table, 54 s
-/// at 200,000 keys): `OFFSET 0` keeps the lateral subquery from being pulled up.
-const AHEAD_EACH: &str = "SELECT k.key, k.value, k.held \
-     FROM unnest($2::bytea[], $3::bytea[]) AS p(lo, hi), \
-     LATERAL (SELECT key, value, held FROM noid_rows \
-              WHERE minter = $1 AND key >= p.lo AND key < p.hi ORDER BY key OFFSET 0) AS k";
-
 /// Rows per identifier a read-ahead's span may hold before it gives way to a read per
 /// identifier ([`PgWriter::fetch_ahead`]).
 const SPAN_ROWS_PER_ID: usize = 4;
-
-/// A put that keeps an existing row's flag: `$1` minter, `$2` keys, `$3` values.
-const UPSERT: &str = "INSERT INTO noid_rows (minter, key, value) \
-     SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value";
-
-/// A put that sets the row's flag: `$1` minter, `$2` keys, `$3` values, `$4` flags.
-const UPSERT_FLAG: &str = "INSERT INTO noid_rows (minter, key, value, held) \
-     SELECT $1, k, v, h FROM unnest($2::bytea[], $3::bytea[], $4::bool[]) AS u(k, v, h) \
-     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value, held = EXCLUDED.held";
-
-/// Deletes: `$1` minter, `$2` keys.
-const DELETE: &str = "DELETE FROM noid_rows WHERE minter = $1 AND key = ANY($2::bytea[])";
-
-/// Clear the flags of circulation records' rows: `$1` minter, `$2` keys.
-const UNFLAG: &str = "UPDATE noid_rows SET held = false \
-     WHERE minter = $1 AND key = ANY($2::bytea[]) AND held";
-
-/// Write the holds the flags of circulation records' rows (`$2`) stand for as rows of
-/// their own, `ID\t:/h` being `ID\t:/c` with its last byte `h`: `$1` minter.
-const UNPACK: &str = "INSERT INTO noid_rows (minter, key, value) \
-     SELECT $1, substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, '\\x31'::bytea \
-     FROM noid_rows WHERE minter = $1 AND key = ANY($2::bytea[]) AND held \
-     ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value";
-
-/// The end of every commit, one statement: the commit's last row operations (up to
-/// [`CHUNK`]; often all of them), advance the minter's head (which locks its row
-/// until the commit: that lock orders writers, so sequence numbers follow commit
-/// order), add the commit's change-log row under the new number, and notify followers
-/// with `MINTER SEQ`. A commit touches each row once ([`packed::row_ops`]), so the
-/// operations, which run on one snapshot, never meet; the one that reads a row another
-/// deletes ([`UNPACK`]) reads it as it was. `$1` minter id, `$2` and `$3` keys and
-/// values to put, `$4` keys to delete, `$5` the encoded changes, `$6` the channel, `$7`
-/// the minter's name, `$8`, `$9` and `$10` keys, values and flags to put with their
-/// flags, `$11` rows to unflag, `$12` rows to unpack.
-const APPEND: &str = "WITH put AS (INSERT INTO noid_rows (minter, key, value) \
-                          SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS u(k, v) \
-                          ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value), \
-                      putf AS (INSERT INTO noid_rows (minter, key, value, held) \
-                          SELECT $1, k, v, h \
-                          FROM unnest($8::bytea[], $9::bytea[], $10::bool[]) AS u(k, v, h) \
-                          ON CONFLICT (minter, key) DO UPDATE \
-                          SET value = EXCLUDED.value, held = EXCLUDED.held), \
-                      unflag AS (UPDATE noid_rows SET held = false \
-                          WHERE minter = $1 AND key = ANY($11::bytea[]) AND held), \
-                      unpack AS (INSERT INTO noid_rows (minter, key, value) \
-                          SELECT $1, substring(key FROM 1 FOR length(key) - 1) || '\\x68'::bytea, \
-                                 '\\x31'::bytea \
-                          FROM noid_rows WHERE minter = $1 AND key = ANY($12::bytea[]) AND held \
-                          ON CONFLICT (minter, key) DO UPDATE SET value = EXCLUDED.value), \
-                      del AS (DELETE FROM noid_rows WHERE minter = $1 AND key = ANY($4::bytea[])), \
-                      head AS (UPDATE noid_minters SET log_seq = log_seq + 1 WHERE id = $1 \
-                               RETURNING log_seq), \
-                      logged AS (INSERT INTO noid_log (minter, seq, changes) \
-                                 SELECT $1, log_seq, $5 FROM head RETURNING seq) \
-                      SELECT seq, pg_notify($6::text, $7::text || ' ' || seq::text) FROM logged";
-
-impl Statements {
-    fn prepare(client: &mut Client, loc: &Location) -> Result<Statements, StoreError> {
-        let mut prepare = |sql: &str| {
-            client
-                .prepare(sql)
-                .map_err(|e| failed(loc, "cannot prepare a statement", &e))
-        };
-        Ok(Statements {
-            upsert: prepare(UPSERT)?,
-            upsert_flag: prepare(UPSERT_FLAG)?,
-            delete: prepare(DELETE)?,
-            unflag: prepare(UNFLAG)?,
-            unpack: prepare(UNPACK)?,
-            copy: prepare("COPY noid_rows (minter, key, value, held) FROM STDIN (FORMAT binary)")?,
-            append: prepare(APPEND)?,
-            ahead_span: prepare(AHEAD_SPAN)?,
-            ahead_each: prepare(AHEAD_EACH)?,
-        })
-    }
-}
 
 /// The second connection of a pipelined mint ([`PgWriter::open_helper`]).
 struct Helper {
@@ -553,84 +435,6 @@ impl PgWriter {
             ))),
         }
     }
-}
-
-/// A batch of row operations as the arrays their statements take.
-#[derive(Default)]
-struct Arrays<'a> {
-    /// Puts that keep the row's flag.
-    put_k: Vec<&'a [u8]>,
-    put_v: Vec<&'a [u8]>,
-    /// Puts that set it.
-    flag_k: Vec<&'a [u8]>,
-    flag_v: Vec<&'a [u8]>,
-    flag_h: Vec<bool>,
-    del_k: Vec<&'a [u8]>,
-    unflag_k: Vec<&'a [u8]>,
-    unpack_k: Vec<&'a [u8]>,
-}
-
-impl<'a> Arrays<'a> {
-    fn of(ops: &[&'a RowOp<'a>]) -> Arrays<'a> {
-        let mut a = Arrays::default();
-        for op in ops {
-            match op {
-                RowOp::Put {
-                    key,
-                    value,
-                    held: None,
-                } => {
-                    a.put_k.push(*key);
-                    a.put_v.push(*value);
-                }
-                RowOp::Put {
-                    key,
-                    value,
-                    held: Some(h),
-                } => {
-                    a.flag_k.push(*key);
-                    a.flag_v.push(*value);
-                    a.flag_h.push(*h);
-                }
-                RowOp::Delete { key } => a.del_k.push(*key),
-                RowOp::Unflag { key } => a.unflag_k.push(key),
-                RowOp::Unpack { key } => a.unpack_k.push(*key),
-            }
-        }
-        a
-    }
-}
-
-/// Apply `ops` to the minter's rows in `t`, [`CHUNK`] at a time. Each chunk unpacks
-/// first, so that a delete in it or a later one never loses a flagged hold.
-fn write_rows(
-    t: &mut Transaction<'_>,
-    statements: &Statements,
-    id: i64,
-    ops: &[&RowOp],
-) -> Result<(), postgres::Error> {
-    for chunk in ops.chunks(CHUNK) {
-        let a = Arrays::of(chunk);
-        if !a.unpack_k.is_empty() {
-            t.execute(&statements.unpack, &[&id, &a.unpack_k])?;
-        }
-        if !a.unflag_k.is_empty() {
-            t.execute(&statements.unflag, &[&id, &a.unflag_k])?;
-        }
-        if !a.put_k.is_empty() {
-            t.execute(&statements.upsert, &[&id, &a.put_k, &a.put_v])?;
-        }
-        if !a.flag_k.is_empty() {
-            t.execute(
-                &statements.upsert_flag,
-                &[&id, &a.flag_k, &a.flag_v, &a.flag_h],
-            )?;
-        }
-        if !a.del_k.is_empty() {
-            t.execute(&statements.delete, &[&id, &a.del_k])?;
-        }
-    }
-    Ok(())
 }
 
 impl noid_core::Lookup for PgWriter {
