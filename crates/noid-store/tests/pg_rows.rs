@@ -67,8 +67,7 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
     let mut replica = Replica::new(&loc, tmp.path()).expect("replica");
     let mut model = Keys::new();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let ids = ["a", "b", "b0", "c", "d"];
-    let elements = [":/c", ":/h", ":/d", ":/ca", ":/i", "_t", "note"];
+    let (ids, elements) = (IDS, ELEMENTS);
     for round in 0..12 {
         for _ in 0..6 {
             let mut commit = BTreeMap::new();
@@ -105,58 +104,8 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
         apply(&mut model, &ops);
         w.commit_all(&mut ops).expect("a mint's commit");
 
-        assert_eq!(scanned(&w), model, "round {round}: the writer's scan");
-        for id in ids {
-            let prefix = format!("{id}\t");
-            let want: Vec<(Vec<u8>, Vec<u8>)> = model
-                .range(prefix.clone().into_bytes()..)
-                .take_while(|(k, _)| k.starts_with(prefix.as_bytes()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            for limit in [1, 2, 100] {
-                let got = w
-                    .scan_prefix(prefix.as_bytes(), limit)
-                    .expect("scan_prefix");
-                let mut expect = want.clone();
-                expect.truncate(limit);
-                assert_eq!(got, expect, "round {round}: {prefix:?}, {limit} at most");
-            }
-        }
-        gets_agree(
-            &w,
-            &model,
-            ids.iter().copied(),
-            &elements,
-            &format!("round {round}"),
-        );
-        // The read-ahead of a bulk run holds the same keys: read as one span (every
-        // identifier, or two with others between them, which it leaves out), or one
-        // identifier at a time (two far apart, with this round's 1,200 minted ones
-        // between them: more rows than a span may hold).
-        let last_minted = format!("m{round:02}x1199");
-        for ahead in [&ids[..], &["a", "c"][..], &["a", "d", &last_minted][..]] {
-            w.read_ahead(&ahead.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-            let all = ids.iter().copied().chain([last_minted.as_str()]);
-            let context = format!("round {round}, after reading ahead {ahead:?}");
-            gets_agree(&w, &model, all, &elements, &context);
-        }
-        let snap = PgSnapshot::open(&loc).expect("snapshot");
-        assert_eq!(scanned(&snap), model, "round {round}: a snapshot's scan");
-        let mut copied = Keys::new();
-        let mut last: Option<Vec<u8>> = None;
-        let n = snap
-            .copy_sorted(&mut |k, v| {
-                assert!(last.as_deref().is_none_or(|l| l < k), "copied in order");
-                last = Some(k.to_vec());
-                copied.insert(k.to_vec(), v.to_vec());
-                Ok(())
-            })
-            .expect("copy");
-        assert_eq!(
-            (n, &copied),
-            (model.len() as u64, &model),
-            "round {round}: the copy"
-        );
+        writer_reads_agree(&w, &model, round);
+        snapshot_reads_agree(&loc, &model, round);
         // A follower's copy, made by the bootstrap or the change log, has the
         // minter's checksum.
         replica.sync().expect("sync");
@@ -174,6 +123,72 @@ fn every_read_of_the_rows_gives_the_keys_of_a_plain_key_space() {
         .expect("count")
         .get(0);
     assert_eq!(rows, 12 * 1_200);
+}
+
+/// The identifiers and elements of the random commits.
+const IDS: [&str; 5] = ["a", "b", "b0", "c", "d"];
+const ELEMENTS: [&str; 7] = [":/c", ":/h", ":/d", ":/ca", ":/i", "_t", "note"];
+
+/// The writer's full scan, prefix scans, point reads, and point reads after reading
+/// ahead give the model's keys, after round `round`.
+fn writer_reads_agree(w: &PgWriter, model: &Keys, round: usize) {
+    let (ids, elements) = (IDS, ELEMENTS);
+    assert_eq!(&scanned(w), model, "round {round}: the writer's scan");
+    for id in ids {
+        let prefix = format!("{id}\t");
+        let want: Vec<(Vec<u8>, Vec<u8>)> = model
+            .range(prefix.clone().into_bytes()..)
+            .take_while(|(k, _)| k.starts_with(prefix.as_bytes()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for limit in [1, 2, 100] {
+            let got = w
+                .scan_prefix(prefix.as_bytes(), limit)
+                .expect("scan_prefix");
+            let mut expect = want.clone();
+            expect.truncate(limit);
+            assert_eq!(got, expect, "round {round}: {prefix:?}, {limit} at most");
+        }
+    }
+    gets_agree(
+        w,
+        model,
+        ids.iter().copied(),
+        &elements,
+        &format!("round {round}"),
+    );
+    // The read-ahead of a bulk run holds the same keys: read as one span (every
+    // identifier, or two with others between them, which it leaves out), or one
+    // identifier at a time (two far apart, with this round's 1,200 minted ones
+    // between them: more rows than a span may hold).
+    let last_minted = format!("m{round:02}x1199");
+    for ahead in [&ids[..], &["a", "c"][..], &["a", "d", &last_minted][..]] {
+        w.read_ahead(&ahead.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let all = ids.iter().copied().chain([last_minted.as_str()]);
+        let context = format!("round {round}, after reading ahead {ahead:?}");
+        gets_agree(w, model, all, &elements, &context);
+    }
+}
+
+/// A snapshot's scan and its streamed copy give the model's keys.
+fn snapshot_reads_agree(loc: &Location, model: &Keys, round: usize) {
+    let snap = PgSnapshot::open(loc).expect("snapshot");
+    assert_eq!(&scanned(&snap), model, "round {round}: a snapshot's scan");
+    let mut copied = Keys::new();
+    let mut last: Option<Vec<u8>> = None;
+    let n = snap
+        .copy_sorted(&mut |k, v| {
+            assert!(last.as_deref().is_none_or(|l| l < k), "copied in order");
+            last = Some(k.to_vec());
+            copied.insert(k.to_vec(), v.to_vec());
+            Ok(())
+        })
+        .expect("copy");
+    assert_eq!(
+        (n, &copied),
+        (model.len() as u64, model),
+        "round {round}: the copy"
+    );
 }
 
 /// Every key `ID\tELEMENT` of `ids` and `elements` reads from `w` as `model` holds it.
