@@ -70,18 +70,29 @@ pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     }
 }
 
-/// Connect to `loc`'s database, with PostgreSQL's JIT compilation off for the session.
+/// Connect to `loc`'s database, with PostgreSQL's JIT compilation and sequential scans
+/// off for the session.
 ///
 /// noid's statements read and write a few index entries per key, and JIT never makes
 /// them faster; but the planner's estimate for a bulk run's statements (thousands of
 /// array elements) passes `jit_above_cost`, and compiling them took a seventh to a
 /// third of the server's CPU in a `noid -` load of bindings (docs/SCALING.md, "Benchmarks", (d)).
-/// A statement rather than a startup option, which connection poolers may refuse.
+///
+/// Every statement of noid's names its minter, and reads `noid_rows` by its primary
+/// key. A sequential scan is never the better plan for a key, but the planner picks
+/// it where its statistics call the table tiny: after the rows were deleted and the
+/// table vacuumed (an aborted migration run again), a `noid -` load's prepared reads
+/// were planned while the table was still empty, kept that plan, and read the whole
+/// growing table for every key (a 1M-binding load: 50 s instead of 14 s). With the
+/// scans off the planner takes the index whatever the statistics say; a table that has
+/// no usable index is still scanned.
+///
+/// Statements rather than startup options, which connection poolers may refuse.
 pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {
     let mut client =
         Client::connect(&loc.url, NoTls).map_err(|e| failed(loc, "cannot connect", &e))?;
     client
-        .batch_execute("SET jit = off")
+        .batch_execute("SET jit = off; SET enable_seqscan = off")
         .map_err(|e| failed(loc, "cannot set up the session", &e))?;
     Ok(client)
 }
