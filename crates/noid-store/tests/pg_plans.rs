@@ -19,6 +19,16 @@ fn client(url: &str) -> postgres::Client {
     postgres::Client::connect(url, postgres::NoTls).expect("connect")
 }
 
+/// Run each of `statements` on its own (`VACUUM` refuses a transaction block, which
+/// several statements in one string make), in a session closed afterwards.
+fn run_each(url: &str, statements: &[&str]) {
+    let mut c = client(url);
+    for sql in statements {
+        c.batch_execute(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
 /// The puts of a mint of `n` identifiers `PREFIX0`, `PREFIX1` …: a circulation record
 /// and its hold each.
 fn minted(prefix: &str, n: usize) -> Vec<Op> {
@@ -83,15 +93,13 @@ fn small_commits_probe_their_keys_when_the_statistics_predate_the_minter() {
     .expect("create");
     old.commit_all(&mut minted("o", 20_000)).expect("mint");
     drop(old);
-    let mut c = client(&url);
-    for sql in [
-        "ALTER TABLE noid_rows SET (autovacuum_enabled = false)",
-        "ANALYZE noid_rows",
-    ] {
-        c.batch_execute(sql)
-            .expect("statistics of minter `old` alone");
-    }
-    drop(c);
+    run_each(
+        &url,
+        &[
+            "ALTER TABLE noid_rows SET (autovacuum_enabled = false)",
+            "ANALYZE noid_rows",
+        ],
+    );
 
     let loc = Location::new(&url, "new").unwrap();
     let w = PgWriter::create(&loc, Duration::from_secs(10)).expect("create");
@@ -140,15 +148,14 @@ fn reads_keep_to_the_index_after_the_table_was_emptied() {
         .expect("create");
     a.commit_all(&mut minted("a", 5_000)).expect("mint");
     drop(a);
-    let mut c = client(&url);
-    for sql in [
-        "ALTER TABLE noid_rows SET (autovacuum_enabled = false)",
-        "DELETE FROM noid_rows",
-        "VACUUM ANALYZE noid_rows",
-    ] {
-        c.batch_execute(sql).expect("empty the table");
-    }
-    drop(c);
+    run_each(
+        &url,
+        &[
+            "ALTER TABLE noid_rows SET (autovacuum_enabled = false)",
+            "DELETE FROM noid_rows",
+            "VACUUM ANALYZE noid_rows",
+        ],
+    );
     let (_, scans_before) = counters(&url);
 
     let w = PgWriter::create(&Location::new(&url, "b").unwrap(), Duration::from_secs(10))

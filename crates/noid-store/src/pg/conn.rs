@@ -82,10 +82,10 @@ pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 /// key. A sequential scan is never the better plan for a key, but the planner picks
 /// it where its statistics call the table tiny: after the rows were deleted and the
 /// table vacuumed (an aborted migration run again), a `noid -` load's prepared reads
-/// were planned while the table was still empty, kept that plan, and read the whole
-/// growing table for every key (a 1M-binding load: 50 s instead of 14 s). With the
-/// scans off the planner takes the index whatever the statistics say; a table that has
-/// no usable index is still scanned.
+/// are planned while the table is still empty and keep that plan, reading the whole
+/// growing table for every key (docs/SCALING.md, "Plans that do not depend on the
+/// statistics"). With the scans off the planner takes the index whatever the
+/// statistics say; a table that has no usable index is still scanned.
 ///
 /// Statements rather than startup options, which connection poolers may refuse.
 pub(crate) fn connect(loc: &Location) -> Result<Client, StoreError> {

@@ -89,12 +89,12 @@ fn upsert_flag(keys: &str, values: &str, flags: &str) -> String {
 /// column, so for that form the planner also weighs reading all of the minter's rows
 /// and filtering them, and picks it whenever its statistics were taken before the
 /// minter had rows (a minter added to a shared database, or a new one before
-/// autovacuum's next ANALYZE): they say the minter holds one row. Every commit then
-/// read the whole minter, three times, even with no keys to touch (a `noid -` load of
-/// 1M bindings into a new minter beside a 1M-binding one took 20 to 24 s instead of
-/// 12 to 14 s, its commits ever slower). The lateral subquery here names one key at a
-/// time, and `OFFSET 0` keeps it from being pulled up into a join the planner could
-/// reorder.
+/// autovacuum's next ANALYZE): they say the minter holds one row. Every commit would
+/// then read the whole minter, once for each of [`append`]'s three such parts, even
+/// with no keys to touch (docs/SCALING.md, "Plans that do not depend on the
+/// statistics"). The lateral subquery here names one key at a time, and `OFFSET 0`
+/// keeps it from being pulled up into a join the planner could reorder, as in
+/// [`AHEAD_EACH`].
 fn probe(columns: &str, keys: &str, filter: &str) -> String {
     format!(
         "SELECT {columns} FROM unnest({keys}::bytea[]) AS u(k), \
