@@ -10,6 +10,8 @@
 //!   request is looked up under.
 //! * [`normalize`]: the ARK specification's normal form, the one ARK normaliser.
 //! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
+//! * [`spelling`]: the one spelling a binder stores an identifier under, whatever
+//!   spelling it arrived in (the identifier gate's first half).
 //! * [`header`]: stored text made safe for an HTTP header field (no injection).
 //! * [`html`]: HTML escaping for every page served (the public pages and the console).
 //! * [`anvl`]: ANVL elements as every noid writer writes them (egg replies, the HTTP
@@ -34,6 +36,7 @@ pub mod keys;
 pub mod lookup;
 pub mod normalize;
 pub mod shadow;
+pub mod spelling;
 pub mod unescape;
 pub mod verbs;
 

@@ -298,6 +298,37 @@ pub enum Command {
 }
 
 impl Command {
+    /// The identifier a change names, for the commands that change one.
+    fn changed_id_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Command::Bind { id, .. }
+            | Command::Incr { id, .. }
+            | Command::Remove { id, .. }
+            | Command::Purge { id } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The command with the identifier it changes in the spelling the binder stores
+    /// (the identifier gate, `noid_minter::gate`), or the gate's refusal. Executing it
+    /// and logging it then agree: a replayed write log names the record written.
+    pub fn admitted(
+        &self,
+        gate: &noid_minter::gate::Gate,
+    ) -> Result<Command, noid_minter::Refusal> {
+        let mut cmd = self.clone();
+        if let Some(id) = cmd.changed_id_mut() {
+            *id = gate.admit(id)?;
+        }
+        if let Command::Bind {
+            id, elem, value, ..
+        } = &cmd
+        {
+            gate.admit_value(id, elem, value)?;
+        }
+        Ok(cmd)
+    }
+
     /// Whether executing the command may change the binder.
     pub fn writes(&self) -> bool {
         matches!(

@@ -129,12 +129,20 @@ fn run<L: Lookup + ?Sized>(
             elems,
             labelled,
             all,
-        } => Reply::Values {
-            id: id.clone(),
-            whole: elems.is_empty(),
-            labelled: *labelled,
-            elems: read(txn, id, elems, *all)?,
-        },
+        } => {
+            let mut found = read(txn, id, elems, *all)?;
+            if found.is_empty() {
+                if let Some(stored) = minter.gate.respelled(id) {
+                    found = read(txn, &stored, elems, *all)?;
+                }
+            }
+            Reply::Values {
+                id: id.clone(),
+                whole: elems.is_empty(),
+                labelled: *labelled,
+                elems: found,
+            }
+        }
         Command::Remove { id, elem, report } => remove(txn, minter, agent, (id, elem), *report)?,
         Command::Purge { id } => {
             let base = authorize_change(txn, minter, id, "")?;
@@ -148,11 +156,20 @@ fn run<L: Lookup + ?Sized>(
             }
         }
         Command::Exists { id, elem } => {
-            let base = noid_resolve::read_id(txn, id)?;
-            Reply::Exists(match elem {
-                Some(e) => !elements::values(txn, base, e)?.is_empty(),
-                None => elements::id_exists(txn, base)?,
-            })
+            let exists = |txn: &mut Txn<'_, L>, id: &str| -> Result<bool, BinderError> {
+                let base = noid_resolve::read_id(txn, id)?;
+                Ok(match elem {
+                    Some(e) => !elements::values(txn, base, e)?.is_empty(),
+                    None => elements::id_exists(txn, base)?,
+                })
+            };
+            let mut found = exists(txn, id)?;
+            if !found {
+                if let Some(stored) = minter.gate.respelled(id) {
+                    found = exists(txn, &stored)?;
+                }
+            }
+            Reply::Exists(found)
         }
         Command::List {
             binder,
@@ -160,11 +177,21 @@ fn run<L: Lookup + ?Sized>(
             after,
             prefixes,
             all,
-        } => Reply::Listing {
-            binder: binder.clone(),
-            max: *max,
-            found: elements::list(txn, prefixes, after.as_deref(), *max, *all)?,
-        },
+        } => {
+            // A prefix in another spelling also finds the records stored in the
+            // binder's own (`99999/fk4` finds `ark:/99999/fk4…` in a populator's binder).
+            let mut prefixes = prefixes.clone();
+            let respelled: Vec<String> = prefixes
+                .iter()
+                .filter_map(|p| minter.gate.respelled(p))
+                .collect();
+            prefixes.extend(respelled);
+            Reply::Listing {
+                binder: binder.clone(),
+                max: *max,
+                found: elements::list(txn, &prefixes, after.as_deref(), *max, *all)?,
+            }
+        }
         Command::Norm { id, shadow } => Reply::Id(if *shadow {
             crate::norm::shadow(id)
         } else {

@@ -62,4 +62,4 @@ pub use error::BinderError;
 pub use exec::{execute, Agent, Reply};
 pub use lines::Lines;
 pub use render::{render, Format};
-pub use session::{is_egg, named_id, LineResult, Parsed, Session, Settings};
+pub use session::{is_egg, named_id, CommandResult, LineResult, Parsed, Session, Settings};

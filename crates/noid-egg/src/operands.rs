@@ -191,6 +191,19 @@ impl Operands<'_, '_, '_> {
                     Some(v) => self.value(v)?,
                     None => return Err(BinderError::refused("no value given")),
                 };
+                let extra: Vec<&str> = args.collect();
+                if !extra.is_empty() {
+                    return Err(BinderError::refused(format!(
+                        "{} takes one value, and {} more word{} followed it ({}); \
+                         quote a value with spaces: ID.{} {} 'A value with spaces'",
+                        op.bind_word(),
+                        extra.len(),
+                        if extra.len() == 1 { "" } else { "s" },
+                        extra.join(" "),
+                        op.bind_word(),
+                        elem
+                    )));
+                }
                 Ok(Command::Bind {
                     op,
                     id,
@@ -201,6 +214,7 @@ impl Operands<'_, '_, '_> {
             IdOp::Incr { decr } => {
                 let elem = self.required_elem(elem, &mut args)?;
                 let by = self.amount(args.next(), decr)?;
+                no_more(args, if decr { "decr" } else { "incr" })?;
                 Ok(Command::Incr { id, elem, by })
             }
             IdOp::Read { labelled } => {
@@ -217,6 +231,7 @@ impl Operands<'_, '_, '_> {
             }
             IdOp::Remove { report } => {
                 let elem = self.required_elem(elem, &mut args)?;
+                no_more(args, if report { "delete" } else { "rm" })?;
                 Ok(Command::Remove { id, elem, report })
             }
             IdOp::Purge | IdOp::Norm { .. } | IdOp::Resolve if elem.is_some() => {
@@ -225,7 +240,10 @@ impl Operands<'_, '_, '_> {
                     elem.unwrap_or_default()
                 )))
             }
-            IdOp::Purge => Ok(Command::Purge { id }),
+            IdOp::Purge => {
+                no_more(args, "purge")?;
+                Ok(Command::Purge { id })
+            }
             IdOp::Norm { shadow } => Ok(Command::Norm { id, shadow }),
             IdOp::Resolve => {
                 let mut blob = Vec::new();
@@ -299,5 +317,16 @@ impl Operands<'_, '_, '_> {
             return Err(BinderError::refused("no element name given"));
         }
         Ok(elem)
+    }
+}
+
+/// Refuses words after a command's last argument: a word dropped silently would
+/// store or remove something other than what was meant.
+fn no_more<'a>(mut args: impl Iterator<Item = &'a str>, op: &str) -> Result<(), BinderError> {
+    match args.next() {
+        None => Ok(()),
+        Some(w) => Err(BinderError::refused(format!(
+            "{op} takes no more arguments, but {w:?} followed; quote an argument with spaces"
+        ))),
     }
 }

@@ -287,12 +287,12 @@ impl Session<'_> {
         parsed: Parsed,
         line_no: Option<usize>,
     ) -> LineResult {
-        let reply = match &parsed.command {
-            Ok(cmd) if cmd.writes() && self.read_only => {
-                crate::exec::Reply::Error(BinderError::ReadOnly)
-            }
-            Ok(cmd) => crate::exec::execute(txn, minter, agent, cmd),
-            Err(e) => crate::exec::Reply::Error(e.clone()),
+        let CommandResult { reply, write } = match &parsed.command {
+            Ok(cmd) => self.command(txn, minter, agent, cmd),
+            Err(e) => CommandResult {
+                reply: crate::exec::Reply::Error(e.clone()),
+                write: None,
+            },
         };
         let mut output = crate::render::render(&reply, &parsed.settings);
         let error = match reply {
@@ -305,16 +305,57 @@ impl Session<'_> {
                 parsed.settings.format,
             ));
         }
-        let write = match (&parsed.command, &error) {
-            (Ok(cmd), None) => crate::writelog::canonical(cmd),
-            _ => None,
-        };
         LineResult {
             output,
             error,
             write,
         }
     }
+
+    /// Execute one typed command (the way in of callers that hold values, not lines:
+    /// the console, the upload): refused when it writes and the session may not; the
+    /// identifier it changes passed through the binder's gate first. Its typed reply,
+    /// and the write it made in the write log's form.
+    pub fn command<L: noid_core::Lookup + ?Sized>(
+        &mut self,
+        txn: &mut noid_minter::Txn<'_, L>,
+        minter: &mut noid_minter::Minter,
+        agent: &crate::exec::Agent,
+        cmd: &Command,
+    ) -> CommandResult {
+        let refused = |e: BinderError| CommandResult {
+            reply: crate::exec::Reply::Error(e),
+            write: None,
+        };
+        if !cmd.writes() {
+            return CommandResult {
+                reply: crate::exec::execute(txn, minter, agent, cmd),
+                write: None,
+            };
+        }
+        if self.read_only {
+            return refused(BinderError::ReadOnly);
+        }
+        let cmd = match cmd.admitted(&minter.gate) {
+            Ok(c) => c,
+            Err(r) => return refused(BinderError::Minter(r)),
+        };
+        let reply = crate::exec::execute(txn, minter, agent, &cmd);
+        let write = (!reply.failed())
+            .then(|| crate::writelog::canonical(&cmd))
+            .flatten();
+        CommandResult { reply, write }
+    }
+}
+
+/// What running one typed command produced.
+#[derive(Debug)]
+pub struct CommandResult {
+    /// The command's reply (an error when it failed; nothing was changed then).
+    pub reply: crate::exec::Reply,
+    /// A write that succeeded, in the write log's replayable form
+    /// ([`crate::writelog::canonical`]).
+    pub write: Option<String>,
 }
 
 /// Whether a command's words are an egg command rather than one of Perl Noid's: after

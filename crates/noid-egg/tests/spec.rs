@@ -113,7 +113,16 @@ fn agent() -> Agent {
 #[test]
 fn case_01_to_07_set_fetch_let_get_ack() {
     let e = Egg::new();
-    assert_eq!(e.run("foo.set bar zaf   woof"), "");
+    // EggNog ignores the extra word; noid refuses it, and stores nothing.
+    assert_eq!(
+        e.status("foo.set bar zaf   woof", ""),
+        (
+            "error: set takes one value, and 1 more word followed it (woof); quote a value with spaces: ID.set bar 'A value with spaces'\n\n".into(),
+            true
+        )
+    );
+    assert_eq!(e.run("foo.fetch bar"), "");
+    assert_eq!(e.run("foo.set bar zaf"), "");
     assert_eq!(e.run("-m plain foo.fetch bar"), "bar: zaf\n\n");
     e.run("FOO.set bar cow");
     assert_eq!(
@@ -165,7 +174,14 @@ fn case_09_to_14_let_rm_ack() {
     );
     e.run("foo.rm bar");
     assert_eq!(e.run("-m anvl --ack foo.let bar aaa"), "oxum: 3.1\n\n");
-    assert_eq!(e.run("-m anvl foo.rm eel cow"), "");
+    assert_eq!(
+        e.status("-m anvl foo.rm eel cow", ""),
+        (
+            "error: rm takes no more arguments, but \"cow\" followed; quote an argument with spaces\n\n".into(),
+            true
+        )
+    );
+    assert_eq!(e.run("-m anvl foo.rm eel"), "");
     assert_eq!(e.run("--ack foo.rm that"), "0.0\n\n");
     e.run("foo.rm bar");
     assert_eq!(
@@ -295,10 +311,14 @@ fn case_27_to_29_shell_quoting_and_name_encoding() {
         e.bulk("j.fetch \"an elem  name\"\n"),
         "an elem %20name: of shellwords \"for   you\n\n"
     );
-    e.bulk("j.set \"an elem  name\" of\\ shellwords\\ \\\"for   you\n");
+    // EggNog stores `of shellwords "for` and drops `you`; noid refuses the line.
+    assert_eq!(
+        e.bulk("j.set \"an elem  name\" of\\ shellwords\\ \\\"for   you\n"),
+        "error: set takes one value, and 1 more word followed it (you); quote a value with spaces: ID.set an elem  name 'A value with spaces'\n\nnote: non-zero status (1) returned by command on line 1\n"
+    );
     assert_eq!(
         e.bulk("j.fetch \"an elem  name\"\n"),
-        "an elem %20name: of shellwords \"for\n\n"
+        "an elem %20name: of shellwords \"for   you\n\n"
     );
     e.bulk("k.set 'a    b  \tc' \"e  f  g\"\n");
     assert_eq!(

@@ -88,7 +88,7 @@ impl<'w, S: Commit + ?Sized> Batch<'w, S> {
     }
 
     fn reload(&mut self) {
-        match Minter::load(&self.txn) {
+        match self.minter.reloaded(&self.txn) {
             Ok(m) => {
                 self.minter = m;
                 self.stale = false;
@@ -99,7 +99,7 @@ impl<'w, S: Commit + ?Sized> Batch<'w, S> {
 
     fn fresh(&mut self) -> Result<(), MinterError> {
         if self.stale {
-            self.minter = Minter::load(&self.txn)?;
+            self.minter = self.minter.reloaded(&self.txn)?;
             self.stale = false;
         }
         Ok(())

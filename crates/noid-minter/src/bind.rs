@@ -150,7 +150,9 @@ pub fn bind<L: Lookup + ?Sized>(
 }
 
 /// The checks every change to element `elem` of an identifier given by a caller (not
-/// minted, not an `:idmap` rule) passes, whichever syntax asked for it: the pepper of a
+/// minted, not an `:idmap` rule) passes, whichever syntax asked for it: the identifier
+/// gate (one spelling per identifier, its check character, the populator's shoulders:
+/// [`crate::gate`]), the pepper of a
 /// peppered identifier, a `genonly` minter's validation, reserved element names, and a
 /// long-term minter's rule against binding unissued identifiers. Returns the
 /// identifier to change (a peppered one without its pepper).
@@ -160,7 +162,8 @@ pub fn authorize_change<L: Lookup + ?Sized>(
     given: &str,
     elem: &str,
 ) -> Result<String, MinterError> {
-    let id = pepper::authorize(txn, m, given)?;
+    let id = m.gate.admit(given)?;
+    let id = pepper::authorize(txn, m, &id)?;
     if m.genonly {
         let errs = validation_errors(m, std::slice::from_ref(&id));
         if let Some(e) = errs.into_iter().next() {

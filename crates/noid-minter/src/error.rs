@@ -138,6 +138,36 @@ pub enum Refusal {
     /// An identifier that does not validate against the minter's template (its
     /// `iderr:` line).
     InvalidId(String),
+    /// An identifier that no key can hold (`noid_core::spelling`).
+    Unspellable {
+        /// The identifier as given.
+        id: String,
+        /// Why.
+        why: noid_core::spelling::Unspellable,
+    },
+    /// An identifier of a minter's shape whose check character does not match: mistyped.
+    CheckCharacter {
+        /// The identifier, in the binder's spelling.
+        id: String,
+        /// The minter's `NAAN/template`.
+        template: String,
+    },
+    /// An identifier outside the shoulders a populator's writes are limited to.
+    OutsideShoulders {
+        /// The identifier, in the binder's spelling.
+        id: String,
+        /// The shoulders (`ark:/NAAN/PREFIX`).
+        shoulders: Vec<String>,
+    },
+    /// A target (`_t`) that is neither an absolute URL nor a stored code.
+    BadTarget {
+        /// The identifier.
+        id: String,
+        /// The offending line of the target.
+        target: String,
+        /// What a target must be.
+        why: &'static str,
+    },
     /// An element name starting `:/`, which the minter reserves.
     ReservedElement {
         /// The identifier.
@@ -302,6 +332,19 @@ impl fmt::Display for Refusal {
                 write!(f, "error: {id}: bad :idmap pattern: {reason}")
             }
             InvalidId(line) => f.write_str(line),
+            Unspellable { id, why } => write!(f, "error: {id:?}: {why}"),
+            BadTarget { id, target, why } => {
+                write!(f, "error: {id}: {target:?} cannot be a target: {why}")
+            }
+            CheckCharacter { id, template } => write!(
+                f,
+                "error: {id}: its check character does not match (minter {template}): a character is mistyped"
+            ),
+            OutsideShoulders { id, shoulders } => write!(
+                f,
+                "error: {id}: this populator writes only identifiers under {}",
+                shoulders.join(", ")
+            ),
             ReservedElement { id } => {
                 write!(f, "error: {id}: element names beginning \":/\" are reserved.")
             }

@@ -14,6 +14,7 @@ pub mod circ;
 pub mod create;
 pub mod error;
 pub mod fetch;
+pub mod gate;
 pub mod hold;
 pub mod info;
 pub mod mint;

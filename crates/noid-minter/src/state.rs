@@ -114,6 +114,10 @@ pub struct Minter {
     /// flush, so [`Minter::flush`] must compare them all even if `oacounter` came back
     /// to the value it last wrote.
     pub(crate) counters_reset: bool,
+    /// Not stored: the identifier gate every identifier a caller changes passes
+    /// ([`crate::gate`]): this minter's own rules, and what the caller added (a
+    /// populator's minters), kept across [`Minter::reloaded`].
+    pub gate: crate::gate::Gate,
     /// Not stored: the admin values as last written to the transaction, so that
     /// [`Minter::flush`] writes only what changed.
     persisted: Box<Persisted>,
@@ -267,6 +271,7 @@ impl Minter {
             notes: Vec::new(),
             exit_status: None,
             counters_reset: false,
+            gate: crate::gate::Gate::default(),
             persisted: Box::new(Persisted {
                 gen: noid_template::generator::init_counters(-1),
                 fresh: false,
@@ -278,6 +283,15 @@ impl Minter {
             }),
         };
         m.persisted = Box::new(m.current());
+        m.gate = crate::gate::Gate::of(&m);
+        Ok(m)
+    }
+
+    /// The minter read back from `l` (after a rollback or a failed commit), keeping the
+    /// gate its caller set up.
+    pub fn reloaded<L: Lookup + ?Sized>(&self, l: &L) -> Result<Minter, MinterError> {
+        let mut m = Minter::load(l)?;
+        m.gate = self.gate.clone();
         Ok(m)
     }
 

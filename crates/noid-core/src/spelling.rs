@@ -1,0 +1,275 @@
+//! The one spelling a binder stores an identifier under, whatever spelling it arrived in:
+//! the spelling half of the identifier gate every write path passes (noid-minter's
+//! `gate` adds the check character and the populator's shoulders).
+//!
+//! Curators paste identifiers in every spelling: `ark:13030/x` (the current ARK
+//! specification's form), `ark:/13030/x` (EggNog's and N2T's), `ARK:/13030/x`, and the
+//! resolver URL `https://n2t.net/ark:/13030/x`. These name one identifier, so they must
+//! reach one record. A binder has one [`Canon`]:
+//!
+//! * [`Canon::Bare`]: a minter's directory stores what its template mints, `13030/x`
+//!   (Perl Noid's form, which `noid mint` prints): an ARK of the minter's NAAN loses its
+//!   label; an ARK of another NAAN keeps `ark:/`.
+//! * [`Canon::Ark`]: a binder without a template (a populator's binder under `noid
+//!   serve`) stores ARKs as `ark:/NAAN/…`, the form N2T's API binds and the form whose
+//!   suffixes and ancestors the resolver passes through for every spelling
+//!   (docs/RESOLUTION.md). A bare `NAAN/…` whose NAAN is one of the binder's own (its
+//!   populator's minters') is that ARK too, since those minters print it bare.
+//!
+//! The label (`ark:`, `ark:/`, any case) and a resolver's address before it (the ARK
+//! specification's NMA, `http(s)://host/`) are not part of the identifier; the NAAN is
+//! lower-cased (the specification's step 5). Everything after the NAAN is kept as given:
+//! hyphens and `%XX` case are the resolver's business, and a LUI minter binds its dashed
+//! spelling. An identifier that cannot be a key (one holding a control character such
+//! as the tab that separates identifier and element in a key) or that a paste spoiled
+//! (white space at either end) is refused.
+
+use std::fmt;
+
+/// How a binder spells the identifiers it stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Canon {
+    /// A minter's directory: its own ARKs bare, `NAAN/…` (the NAAN given, lower case;
+    /// empty for a minter without one, whose ARKs all keep `ark:/`).
+    Bare {
+        /// The minter's NAAN.
+        naan: String,
+    },
+    /// A binder without a template: ARKs as `ark:/NAAN/…`; a bare `NAAN/…` of one of
+    /// these NAANs (lower case) is read as that ARK.
+    Ark {
+        /// The NAANs whose bare form is an ARK here.
+        naans: Vec<String>,
+    },
+}
+
+/// Why an identifier cannot be stored in any spelling. (The empty identifier can:
+/// EggNog's `set a b` names it; Perl Noid's `bind` refuses it itself.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unspellable {
+    /// A control character (tab, newline, NUL …) at this byte offset: a key cannot hold it.
+    Control(usize),
+    /// White space at the start or the end, which a paste adds and nobody means.
+    Space,
+    /// `ark:` with no NAAN after it.
+    NoNaan,
+}
+
+impl fmt::Display for Unspellable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unspellable::Control(at) => write!(
+                f,
+                "an identifier must not hold a control character (tab, line break …; one at byte {at})"
+            ),
+            Unspellable::Space => {
+                f.write_str("an identifier must not begin or end with white space")
+            }
+            Unspellable::NoNaan => f.write_str("an ARK needs a NAAN after \"ark:\" (ark:/NAAN/…)"),
+        }
+    }
+}
+
+impl std::error::Error for Unspellable {}
+
+/// The spelling `raw` is stored under in a binder of canon `canon`.
+///
+/// ```
+/// use noid_core::spelling::{canonical, Canon};
+/// let bare = Canon::Bare { naan: "13030".into() };
+/// let ark = Canon::Ark { naans: vec!["13030".into()] };
+/// for raw in ["13030/f54x54g11", "ark:13030/f54x54g11", "ARK:/13030/f54x54g11",
+///             "https://n2t.net/ark:/13030/f54x54g11"] {
+///     assert_eq!(canonical(raw, &bare).unwrap(), "13030/f54x54g11");
+///     assert_eq!(canonical(raw, &ark).unwrap(), "ark:/13030/f54x54g11");
+/// }
+/// ```
+pub fn canonical(raw: &str, canon: &Canon) -> Result<String, Unspellable> {
+    if let Some(at) = raw.find(|c: char| c.is_control()) {
+        return Err(Unspellable::Control(at));
+    }
+    if raw.trim() != raw {
+        return Err(Unspellable::Space);
+    }
+    let unlocated = without_nma(raw);
+    let Some((naan, rest)) = ark_parts(unlocated)? else {
+        // Not labelled an ARK: bare `NAAN/…` of one of an Ark binder's NAANs, or as given.
+        if let Canon::Ark { naans } = canon {
+            if let Some((first, rest)) = unlocated.split_once('/') {
+                if naans.iter().any(|n| n.eq_ignore_ascii_case(first)) {
+                    return Ok(format!("ark:/{}/{rest}", first.to_ascii_lowercase()));
+                }
+            }
+        }
+        return Ok(raw.to_string());
+    };
+    let naan = naan.to_ascii_lowercase();
+    Ok(match (canon, rest) {
+        (Canon::Bare { naan: own }, Some(rest))
+            if !own.is_empty() && own.eq_ignore_ascii_case(&naan) =>
+        {
+            format!("{naan}/{rest}")
+        }
+        (_, Some(rest)) => format!("ark:/{naan}/{rest}"),
+        (_, None) => format!("ark:/{naan}"),
+    })
+}
+
+/// Whether `s` has the shape of a NAAN: five characters, digits or the lower-case
+/// betanumeric letters (`13030`, `b5072`), as NAANs are assigned.
+pub fn is_naan_shaped(s: &str) -> bool {
+    s.len() == 5
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || b"bcdfghjkmnpqrstvwxz".contains(&b.to_ascii_lowercase()))
+}
+
+/// `raw` without a resolver's address before an ARK label (`https://n2t.net/ark:/…`
+/// is `ark:/…`); any other URL is an identifier of its own and kept whole.
+fn without_nma(raw: &str) -> &str {
+    let lower_starts =
+        |s: &str, p: &str| s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p);
+    let after_scheme = if lower_starts(raw, "https://") {
+        &raw[8..]
+    } else if lower_starts(raw, "http://") {
+        &raw[7..]
+    } else {
+        return raw;
+    };
+    match after_scheme.find('/') {
+        Some(slash) if lower_starts(&after_scheme[slash + 1..], "ark:") => {
+            &after_scheme[slash + 1..]
+        }
+        _ => raw,
+    }
+}
+
+/// An ARK's NAAN and the part after it (`None` for a NAAN alone), or `None` when `s`
+/// has no `ark:` label.
+fn ark_parts(s: &str) -> Result<Option<(&str, Option<&str>)>, Unspellable> {
+    if s.len() < 4 || !s[..4].eq_ignore_ascii_case("ark:") {
+        return Ok(None);
+    }
+    let after = s[4..].trim_start_matches('/');
+    let (naan, rest) = match after.split_once('/') {
+        Some((n, r)) => (n, Some(r)),
+        None => (after, None),
+    };
+    if naan.is_empty() {
+        return Err(Unspellable::NoNaan);
+    }
+    Ok(Some((naan, rest)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bare() -> Canon {
+        Canon::Bare {
+            naan: "13030".into(),
+        }
+    }
+
+    fn ark() -> Canon {
+        Canon::Ark {
+            naans: vec!["13030".into()],
+        }
+    }
+
+    /// (given, stored in a 13030 minter's directory, stored in a binder of 13030's).
+    const CASES: &[(&str, &str, &str)] = &[
+        ("13030/f54x54g11", "13030/f54x54g11", "ark:/13030/f54x54g11"),
+        (
+            "ark:/13030/f54x54g11",
+            "13030/f54x54g11",
+            "ark:/13030/f54x54g11",
+        ),
+        (
+            "ark:13030/f54x54g11",
+            "13030/f54x54g11",
+            "ark:/13030/f54x54g11",
+        ),
+        (
+            "ARK:/13030/f54x54g11",
+            "13030/f54x54g11",
+            "ark:/13030/f54x54g11",
+        ),
+        ("Ark:13030/F54X", "13030/F54X", "ark:/13030/F54X"),
+        ("ark://13030/x", "13030/x", "ark:/13030/x"),
+        (
+            "https://n2t.net/ark:/13030/f54x54g11",
+            "13030/f54x54g11",
+            "ark:/13030/f54x54g11",
+        ),
+        (
+            "http://example.org/ARK:13030/x/y.pdf",
+            "13030/x/y.pdf",
+            "ark:/13030/x/y.pdf",
+        ),
+        ("ark:/B5072/fk2x", "ark:/b5072/fk2x", "ark:/b5072/fk2x"),
+        ("b5072/fk2x", "b5072/fk2x", "b5072/fk2x"),
+        ("ark:/99999/x-y", "ark:/99999/x-y", "ark:/99999/x-y"),
+        ("ark:/13030", "ark:/13030", "ark:/13030"),
+        (
+            "https://example.org/page",
+            "https://example.org/page",
+            "https://example.org/page",
+        ),
+        ("doi:10.5072/FK2", "doi:10.5072/FK2", "doi:10.5072/FK2"),
+        ("foo", "foo", "foo"),
+        ("00", "00", "00"),
+        (":idmap/x", ":idmap/x", ":idmap/x"),
+    ];
+
+    #[test]
+    fn every_spelling_reaches_one_form() {
+        for (given, in_minter, in_binder) in CASES {
+            assert_eq!(
+                canonical(given, &bare()).unwrap(),
+                *in_minter,
+                "{given} in a minter"
+            );
+            assert_eq!(
+                canonical(given, &ark()).unwrap(),
+                *in_binder,
+                "{given} in a binder"
+            );
+        }
+    }
+
+    #[test]
+    fn a_minter_without_a_naan_keeps_every_ark_labelled() {
+        let c = Canon::Bare {
+            naan: String::new(),
+        };
+        assert_eq!(canonical("ARK:13030/x", &c).unwrap(), "ark:/13030/x");
+        assert_eq!(canonical("13030/x", &c).unwrap(), "13030/x");
+    }
+
+    #[test]
+    fn naan_shapes() {
+        for n in ["13030", "99999", "b5072", "B5072"] {
+            assert!(is_naan_shaped(n), "{n}");
+        }
+        for n in ["1303", "130301", "10.50", "a5072", "fk4"] {
+            assert!(!is_naan_shaped(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_a_key_is_refused() {
+        assert_eq!(canonical("", &bare()).unwrap(), "");
+        assert_eq!(canonical("  ", &ark()), Err(Unspellable::Space));
+        assert_eq!(
+            canonical("13030/x\ty", &bare()),
+            Err(Unspellable::Control(7))
+        );
+        assert_eq!(canonical("x\n", &bare()), Err(Unspellable::Control(1)));
+        assert_eq!(canonical("ark:/", &bare()), Err(Unspellable::NoNaan));
+        assert_eq!(canonical(" 13030/x", &bare()), Err(Unspellable::Space));
+        assert_eq!(
+            Unspellable::Control(7).to_string(),
+            "an identifier must not hold a control character (tab, line break …; one at byte 7)"
+        );
+    }
+}
