@@ -69,9 +69,11 @@ fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
             work,
             tool,
         } => {
+            let admission = service.admission(&dir);
             let answer = store::run_once(
                 dir,
                 log,
+                admission,
                 service.settings().clone(),
                 work,
                 who,

@@ -115,6 +115,11 @@ pub struct Populator {
     pub allow: Vec<String>,
     /// The binder's write log (default `BINDER/write.log`).
     pub log: Option<PathBuf>,
+    /// May write identifiers outside its minters' shoulders. Without it, a populator
+    /// with minters writes only identifiers under their shoulders (the identifier
+    /// gate, docs/API.md).
+    #[serde(default)]
+    pub any_identifier: bool,
 }
 
 fn default_lock_timeout() -> u64 {

@@ -3,6 +3,11 @@
 //! where their commands come from (a request's command line, a bulk body's lines, a
 //! mint) and where the answers go (each request's [`WorkResult`], a bulk request's stream).
 //!
+//! Typed commands ([`Work::Commands`], [`Work::Sheet`]) are the console's forms and
+//! sheet uploads, where people type and paste targets: they run with targets checked
+//! (`Targets::Checked`: an absolute URL or a stored code), where egg lines keep the
+//! binder's own rule.
+//!
 //! A bulk request commits every [`BULK_BATCH`] pending key writes; after each commit
 //! its output so far goes to the client, followed by `# committed N commands, through
 //! line L`. Such a commit does not wait for RocksDB's background work: if some is
@@ -16,6 +21,7 @@ use std::time::Duration;
 use noid_egg::writelog::Record;
 use noid_egg::{nog, Agent, BinderError, Lines, Session};
 use noid_minter::batch::{Batch, Feed, Step};
+use noid_minter::gate::Targets;
 use noid_minter::Context;
 use noid_store::{Store, StoreError, SETTLE};
 
@@ -54,9 +60,17 @@ pub struct Running {
     minted: u64,
 }
 
+/// Where a bulk request's commands come from.
+enum Source {
+    /// Egg lines (a bulk POST's body, an uploaded file of egg lines).
+    Lines(Lines<Box<dyn std::io::BufRead + Send>>),
+    /// Typed commands (a sheet's cells), command `n` counted as line `n`.
+    Commands(std::iter::Enumerate<std::vec::IntoIter<noid_egg::Command>>),
+}
+
 /// A bulk request's commands and how far it got.
 struct Bulk {
-    lines: Lines<Box<dyn std::io::BufRead + Send>>,
+    source: Source,
     progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
     tally: Option<std::sync::Arc<crate::store::Tally>>,
     p: Progress,
@@ -282,8 +296,17 @@ impl Running {
                 progress,
                 tally,
             } => Some(Bulk {
-                lines: Lines::new(std::mem::replace(body, Box::new(std::io::empty()))),
+                source: Source::Lines(Lines::new(std::mem::replace(
+                    body,
+                    Box::new(std::io::empty()),
+                ))),
                 progress: progress.take(),
+                tally: tally.take(),
+                p: Progress::default(),
+            }),
+            Work::Sheet { commands, tally } => Some(Bulk {
+                source: Source::Commands(std::mem::take(commands).into_iter().enumerate()),
+                progress: None,
                 tally: tally.take(),
                 p: Progress::default(),
             }),
@@ -324,6 +347,13 @@ impl Running {
         if self.bulk.is_some() {
             return self.bulk_line(txn, minter, worker, records);
         }
+        if let Work::Commands(commands) = &mut self.job.work {
+            let commands = std::mem::take(commands);
+            let egg = std::mem::replace(&mut minter.gate.targets, Targets::Checked);
+            self.answer = self.commands(txn, minter, &commands, records);
+            minter.gate.targets = egg;
+            return true;
+        }
         match &self.job.work {
             Work::Egg { line, body } => {
                 let mut input = Cursor::new(body.as_slice());
@@ -342,12 +372,48 @@ impl Running {
                     ..WorkResult::default()
                 };
             }
+            Work::Commands(_) => {}
             Work::Mint { n, format } => {
                 (self.answer, self.minted) = self.mint(txn, minter, worker, *n, *format);
             }
-            Work::Bulk { .. } => {}
+            Work::Bulk { .. } | Work::Sheet { .. } => {}
         }
         true
+    }
+
+    /// Typed commands as one change: the first that fails undoes those before it.
+    fn commands(
+        &mut self,
+        txn: Txn<'_, '_>,
+        minter: &mut noid_minter::Minter,
+        commands: &[noid_egg::Command],
+        records: &mut Vec<Record>,
+    ) -> WorkResult {
+        let start = txn.savepoint();
+        let mut answer = WorkResult::default();
+        let mut writes = Vec::new();
+        for cmd in commands {
+            let done = self.session.command(txn, minter, &self.agent, cmd);
+            let failed = done.reply.failed();
+            if let noid_egg::Reply::Error(e) = &done.reply {
+                if matches!(e, BinderError::Unauthorized | BinderError::ReadOnly) {
+                    answer.refusal = Some(e.clone());
+                }
+                answer.body = format!("error: {e}\n").into_bytes();
+            }
+            writes.extend(done.write);
+            answer.replies.push(done.reply);
+            if failed {
+                txn.rollback_to(start);
+                answer.failed = true;
+                return answer;
+            }
+        }
+        for w in writes {
+            let rec = self.record(w.clone(), &w);
+            records.push(rec);
+        }
+        answer
     }
 
     fn mint(
@@ -373,6 +439,7 @@ impl Running {
             Err((ids, e)) => (ids, Some(e)),
         };
         let mut notes = std::mem::take(&mut minter.notes);
+        let error = error.map(|e| e.to_string());
         notes.extend(error.iter().map(|e| format!("error: {e}")));
         let count = ids.len() as u64;
         let answer = WorkResult {
@@ -380,6 +447,7 @@ impl Running {
             failed: error.is_some(),
             status: minter.exit_status.take(),
             minted: ids,
+            error,
             ..WorkResult::default()
         };
         (answer, count)
@@ -408,7 +476,33 @@ impl Running {
             self.answer.failed = true;
             return true;
         }
-        let (n, line) = match bulk.lines.next_command() {
+        let lines = match &mut bulk.source {
+            Source::Lines(lines) => lines,
+            Source::Commands(commands) => {
+                let Some((i, cmd)) = commands.next() else {
+                    return true;
+                };
+                let egg = std::mem::replace(&mut minter.gate.targets, Targets::Checked);
+                let done = self.session.command(txn, minter, &self.agent, &cmd);
+                minter.gate.targets = egg;
+                let error = match &done.reply {
+                    noid_egg::Reply::Error(e) => Some(e.to_string()),
+                    _ => None,
+                };
+                bulk.p.run += 1;
+                bulk.p.line = i + 1;
+                if let Some(t) = &bulk.tally {
+                    t.ran(i + 1, error.clone());
+                }
+                self.answer.failed |= error.is_some();
+                if let Some(w) = done.write {
+                    let rec = self.record(w.clone(), &w);
+                    records.push(rec);
+                }
+                return false;
+            }
+        };
+        let (n, line) = match lines.next_command() {
             Ok(Some(c)) => c,
             Ok(None) => return true,
             Err(e) => {
@@ -424,7 +518,7 @@ impl Running {
         };
         let o = self
             .session
-            .run(txn, minter, &self.agent, &line, Some(n), bulk.lines.input());
+            .run(txn, minter, &self.agent, &line, Some(n), lines.input());
         bulk.p.run += 1;
         bulk.p.line = n;
         if let Some(t) = &bulk.tally {

@@ -96,13 +96,30 @@ impl Service {
         }
     }
 
+    /// Where what binder `dir` admits comes from: the minters of the populators whose
+    /// binder it is (`crate::admission`).
+    pub(crate) fn admission(&self, dir: &Path) -> crate::admission::Source {
+        let owners: Vec<&Checked> = self
+            .populators
+            .values()
+            .filter(|p| p.populator.binder.as_deref() == Some(dir))
+            .collect();
+        let roots = owners
+            .iter()
+            .filter_map(|p| p.populator.minters.clone())
+            .collect();
+        let limit = !owners.iter().any(|p| p.populator.any_identifier);
+        crate::admission::Source::new(roots, limit)
+    }
+
     /// The thread of directory `dir`, started on first use.
     pub(crate) fn store(&self, dir: &Path, log: Option<PathBuf>) -> DirectoryWriter {
         let mut stores = self.stores.lock().expect("stores");
         stores
             .entry(dir.to_path_buf())
             .or_insert_with(|| {
-                DirectoryWriter::start(dir.to_path_buf(), log, self.settings.clone())
+                let admission = self.admission(dir);
+                DirectoryWriter::start(dir.to_path_buf(), log, self.settings.clone(), admission)
             })
             .clone()
     }

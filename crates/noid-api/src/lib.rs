@@ -23,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+pub mod admission;
 pub mod auth;
 pub mod body;
 pub mod cgi;

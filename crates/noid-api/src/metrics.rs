@@ -67,8 +67,8 @@ impl Kind {
     /// The kind of `work`.
     pub fn of(work: &Work) -> Kind {
         match work {
-            Work::Egg { .. } => Kind::Egg,
-            Work::Bulk { .. } => Kind::Bulk,
+            Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
+            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
             Work::Mint { .. } => Kind::Mint,
         }
     }

@@ -76,6 +76,19 @@ pub enum Work {
         /// progress and each command's outcome (the console's upload).
         tally: Option<std::sync::Arc<Tally>>,
     },
+    /// Typed binder commands run as a bulk request (a sheet upload's cells): each
+    /// command alone, committed in batches, counted in `tally` with command `n` as
+    /// line `n`.
+    Sheet {
+        /// The commands, in order.
+        commands: Vec<noid_egg::Command>,
+        /// Where the run counts its commands as it goes.
+        tally: Option<std::sync::Arc<Tally>>,
+    },
+    /// Typed binder commands, run as one change: if one fails, none is kept. The way
+    /// in of callers that hold values rather than lines (the console); each command's
+    /// reply comes back typed in [`WorkResult::replies`].
+    Commands(Vec<noid_egg::Command>),
     /// Mint.
     Mint {
         /// How many.
@@ -99,6 +112,11 @@ pub struct WorkResult {
     pub status: Option<u8>,
     /// The identifiers a mint minted, in order.
     pub minted: Vec<String>,
+    /// Why a mint stopped, when it did (also in `body`, as the answer's `error:` line).
+    pub error: Option<String>,
+    /// The typed replies of [`Work::Commands`], one per command run (up to the one
+    /// that failed).
+    pub replies: Vec<noid_egg::Reply>,
 }
 
 /// A bulk run's count of its commands as it goes, read by another thread while it
@@ -210,14 +228,20 @@ pub struct Settings {
 }
 
 impl DirectoryWriter {
-    /// Start the thread for `dir`; binder writes are logged to `log`.
-    pub fn start(dir: PathBuf, log: Option<PathBuf>, settings: Settings) -> DirectoryWriter {
+    /// Start the thread for `dir`; binder writes are logged to `log`; what it admits
+    /// comes from `admission`.
+    pub fn start(
+        dir: PathBuf,
+        log: Option<PathBuf>,
+        settings: Settings,
+        admission: crate::admission::Source,
+    ) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
         let metrics = settings.metrics.clone();
         std::thread::Builder::new()
             .name(name)
-            .spawn(move || Worker::new(dir, log, settings).run(rx))
+            .spawn(move || Worker::new(dir, log, settings, admission).run(rx))
             .expect("spawn store thread");
         DirectoryWriter { tx, metrics }
     }
@@ -250,6 +274,7 @@ impl DirectoryWriter {
 pub fn run_once(
     dir: PathBuf,
     log: Option<PathBuf>,
+    admission: crate::admission::Source,
     settings: Settings,
     work: Work,
     who: Who,
@@ -264,7 +289,7 @@ pub fn run_once(
             let _ = tx.send(a);
         }),
     };
-    let mut worker = Worker::new(dir, log, settings);
+    let mut worker = Worker::new(dir, log, settings, admission);
     match noid_store::open::writer(&worker.dir, worker.settings.lock_timeout) {
         Ok(writer) => worker.group(&*writer, vec![job]),
         Err(e) => {
@@ -293,6 +318,8 @@ pub(crate) struct Worker {
     /// its path naming another inode, and the new file is opened.
     log: Option<(File, u64)>,
     settings: Settings,
+    /// What the directory admits beyond its own gate.
+    admission: crate::admission::Source,
 }
 
 /// The open store and since when its lock is held.
@@ -302,12 +329,18 @@ struct Held {
 }
 
 impl Worker {
-    fn new(dir: PathBuf, log_path: Option<PathBuf>, settings: Settings) -> Worker {
+    fn new(
+        dir: PathBuf,
+        log_path: Option<PathBuf>,
+        settings: Settings,
+        admission: crate::admission::Source,
+    ) -> Worker {
         Worker {
             dir,
             log_path,
             log: None,
             settings,
+            admission,
         }
     }
 
@@ -363,7 +396,12 @@ impl Worker {
 
     /// Run `jobs` as one write batch: run, commit, log, let readers in, answer.
     fn group(&mut self, writer: &(dyn Store + 'static), jobs: Vec<Job>) {
-        let mut batch = match Batch::open(writer) {
+        let opened = Batch::open(writer).and_then(|mut b| {
+            let (_, minter) = b.parts()?;
+            minter.gate = minter.gate.clone().admitting(&self.admission.admission());
+            Ok(b)
+        });
+        let mut batch = match opened {
             Ok(b) => b,
             Err(e) => {
                 for j in jobs {
@@ -487,8 +525,15 @@ impl std::fmt::Display for Failed {
     }
 }
 
+/// The write log, opened to append; a new one readable by its owner alone (it names
+/// logins and client addresses, and holds every value written).
 fn open_log(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
 }
 
 /// Seconds since the epoch.

@@ -1,19 +1,16 @@
-//! What the console asks of a populator's binder and minters, as egg and nog commands
-//! run through the API's own write path: the directory's thread
-//! ([`crate::store::DirectoryWriter`]), noid-minter's write batch (`crate::group`), the
-//! populator's rights (read-only populators are refused there) and the write log,
-//! with the session's login as the agent. The console has no store access of its own.
-//!
-//! Command lines are built from values with noid-egg's `:hx` escaping
-//! ([`noid_egg::writelog::canonical`] for writes), so no form value can add a word.
+//! What the console asks of a populator's binder and minters, as typed binder commands
+//! ([`noid_egg::Command`]) run through the API's own write path: the directory's
+//! thread ([`crate::store::DirectoryWriter`]), noid-minter's write batch
+//! (`crate::group`), the identifier gate, the populator's rights (read-only populators
+//! are refused there) and the write log, with the session's login as the agent. The
+//! console has no store access of its own, and it formats no command line: values go
+//! in as values and replies come back typed, so no value can add a word or lose a byte.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use noid_egg::writelog::{canonical, escape};
-use noid_egg::{Command, Format, Op};
+use noid_egg::{Command, Format, Reply};
 
-use crate::config::{is_safe_name, Checked};
+use crate::config::Checked;
 use crate::handler::Service;
 use crate::store::{Who, Work, WorkResult};
 
@@ -24,8 +21,8 @@ pub struct Binder {
     who: Who,
 }
 
-/// A binding as the console shows it: element name and value (as text).
-pub type Binding = (String, String);
+/// A binding as the console reads it: element name and value (bytes, as stored).
+pub type Binding = (String, Vec<u8>);
 
 impl Binder {
     /// Act on populator `pop` as `who`.
@@ -54,45 +51,34 @@ impl Binder {
             .await
     }
 
-    /// Run one egg command line on the binder.
-    pub async fn egg(&self, line: String) -> WorkResult {
-        self.binder(Work::Egg {
-            line,
-            body: Vec::new(),
-        })
-        .await
+    /// Run typed `commands` on the binder as one change (none is kept if one fails):
+    /// their replies, or the first error.
+    pub async fn run(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
+        let answer = self.binder(Work::Commands(commands)).await;
+        let failed = answer.replies.iter().find_map(|r| match r {
+            Reply::Error(e) => Some(e.to_string()),
+            _ => None,
+        });
+        match failed {
+            Some(e) => Err(e),
+            None if answer.failed => Err(errors(&answer)),
+            None => Ok(answer.replies),
+        }
     }
 
-    /// Run egg command lines on the binder as one bulk request (one write batch).
-    pub async fn bulk(&self, lines: String) -> WorkResult {
-        self.binder(Work::Bulk {
-            body: Box::new(std::io::Cursor::new(lines.into_bytes())),
-            progress: None,
-            tally: None,
-        })
-        .await
-    }
-
-    /// The bindings of `id` (admin elements left out), in binding order.
+    /// The bindings of `id` (admin elements left out), in binding order, values as
+    /// stored (bytes).
     pub async fn fetch(&self, id: &str) -> Result<Vec<Binding>, String> {
-        let v = json(
-            self.egg(format!(
-                "-m json :allnot :hx {}.fetch",
-                escape(id.as_bytes())
-            ))
-            .await,
-        )?;
-        Ok(v["elements"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|e| {
-                        let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
-                        (s("name"), s("value"))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default())
+        let read = Command::Read {
+            id: id.to_string(),
+            elems: Vec::new(),
+            labelled: true,
+            all: false,
+        };
+        match self.run(vec![read]).await?.pop() {
+            Some(Reply::Values { elems, .. }) => Ok(elems),
+            _ => Err("the binder gave no values".into()),
+        }
     }
 
     /// Up to `max` identifiers starting with `prefix` (any when empty), after `after`
@@ -103,53 +89,29 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        let mut line = match after {
-            Some(a) => format!("-m json :hx next {max} {}", escape(a.as_bytes())),
-            None => format!("-m json :hx list {max}"),
+        let list = Command::List {
+            binder: String::new(),
+            max: Some(max),
+            after: after.map(str::to_string),
+            prefixes: if prefix.is_empty() {
+                Vec::new()
+            } else {
+                vec![prefix.to_string()]
+            },
+            all: false,
         };
-        if !prefix.is_empty() {
-            line.push(' ');
-            line.push_str(&escape(prefix.as_bytes()));
+        match self.run(vec![list]).await?.pop() {
+            Some(Reply::Listing { found, .. }) => Ok(found.ids),
+            _ => Err("the binder gave no listing".into()),
         }
-        let v = json(self.egg(line).await)?;
-        Ok(v["ids"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default())
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.
     pub fn minters(&self) -> Vec<[String; 3]> {
-        let Some(root) = &self.pop.populator.minters else {
-            return Vec::new();
-        };
-        let names = |dir: &PathBuf| -> Vec<String> {
-            let mut v: Vec<String> = std::fs::read_dir(dir)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|n| is_safe_name(n))
-                .collect();
-            v.sort();
-            v
-        };
-        let mut found = Vec::new();
-        for scheme in names(root) {
-            for naan in names(&root.join(&scheme)) {
-                for shoulder in names(&root.join(&scheme).join(&naan)) {
-                    let dir = root.join(&scheme).join(&naan).join(&shoulder);
-                    if noid_store::Layout::new(&dir).has_minter() {
-                        found.push([scheme.clone(), naan.clone(), shoulder]);
-                    }
-                }
-            }
+        match &self.pop.populator.minters {
+            Some(root) => crate::admission::minter_paths(root),
+            None => Vec::new(),
         }
-        found
     }
 
     /// Mint `n` identifiers from the minter at `path` (`SCHEME/NAAN/SHOULDER`):
@@ -166,73 +128,15 @@ impl Binder {
         let answer = store
             .submit(work, self.who.clone(), !self.pop.populator.write)
             .await;
-        let text = String::from_utf8_lossy(&answer.body);
-        let ids = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("s: "))
-            .map(str::to_string)
-            .collect();
-        (ids, answer.failed.then(|| errors(&answer)))
+        let error = answer.failed.then(|| errors(&answer));
+        (answer.minted, error)
     }
 }
 
-/// The egg line that sets `elem` of `id` to `value`.
-pub fn set_line(id: &str, elem: &str, value: &str) -> String {
-    canonical(&Command::Bind {
-        op: Op::Set,
-        id: id.to_string(),
-        elem: elem.to_string(),
-        value: value.as_bytes().to_vec(),
-    })
-    .expect("a write")
-}
-
-/// The egg line that removes `elem` of `id`.
-pub fn rm_line(id: &str, elem: &str) -> String {
-    canonical(&Command::Remove {
-        id: id.to_string(),
-        elem: elem.to_string(),
-        report: false,
-    })
-    .expect("a write")
-}
-
-/// The egg line that purges `id`.
-pub fn purge_line(id: &str) -> String {
-    canonical(&Command::Purge { id: id.to_string() }).expect("a write")
-}
-
-/// The `error:` lines of an answer, joined (a failed answer with none: its text).
-pub fn errors(answer: &WorkResult) -> String {
-    let text = String::from_utf8_lossy(&answer.body);
-    let errs: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("error: ").or_else(|| json_error(l)))
-        .collect();
-    if errs.is_empty() {
-        text.trim().to_string()
-    } else {
-        errs.join("; ")
+/// Why a failed answer failed: its error, or its text.
+fn errors(answer: &WorkResult) -> String {
+    match &answer.error {
+        Some(e) => e.clone(),
+        None => String::from_utf8_lossy(&answer.body).trim().to_string(),
     }
-}
-
-fn json_error(line: &str) -> Option<&str> {
-    line.strip_prefix("{\"error\":\"")?.strip_suffix("\"}")
-}
-
-/// A JSON answer's object, or its error.
-fn json(answer: WorkResult) -> Result<serde_json::Value, String> {
-    let text = String::from_utf8_lossy(&answer.body);
-    let v: serde_json::Value = text
-        .lines()
-        .find(|l| l.starts_with('{'))
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or(serde_json::Value::Null);
-    if let Some(e) = v["error"].as_str() {
-        return Err(e.to_string());
-    }
-    if answer.failed {
-        return Err(errors(&answer));
-    }
-    Ok(v)
 }

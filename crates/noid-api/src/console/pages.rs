@@ -3,9 +3,9 @@
 
 use hyper::StatusCode;
 
-use super::egg::set_line;
 use super::html::{escape, notice, post_form, query_value};
 use super::{Ctx, Handled};
+use noid_egg::{Command, Op};
 
 /// Most identifiers minted by one form.
 pub const MAX_MINT: u64 = 1000;
@@ -113,17 +113,28 @@ pub fn mint(c: Ctx) -> Handled {
         let Ok(path) = <[String; 3]>::try_from(steps) else {
             return again("Choose one of the minters.");
         };
+        let target = f.text("target");
+        // A target that cannot be stored is refused before anything is minted.
+        if let Some(why) = (!target.is_empty())
+            .then(|| noid_minter::gate::target_problem(&target.replace("$id", "x")))
+            .flatten()
+        {
+            return again(&format!("The target cannot be stored: {why}."));
+        }
         let b = c.binder();
         let (ids, error) = b.mint(&path, n).await;
-        let target = f.text("target");
         let mut bound = None;
         if !target.is_empty() && !ids.is_empty() {
-            let lines: String = ids
+            let binds = ids
                 .iter()
-                .map(|id| set_line(id, "_t", &target.replace("$id", id)) + "\n")
+                .map(|id| Command::Bind {
+                    op: Op::Set,
+                    id: id.clone(),
+                    elem: "_t".into(),
+                    value: target.replace("$id", id).into_bytes(),
+                })
                 .collect();
-            let answer = b.bulk(lines).await;
-            bound = Some(answer.failed.then(|| super::egg::errors(&answer)));
+            bound = Some(b.run(binds).await.err());
         }
         let mut body = String::new();
         if let Some(e) = &error {

@@ -198,6 +198,15 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
     );
     let kind = if failed.is_empty() { "ok" } else { "error" };
     let mut s = notice(kind, &summary);
+    if let Some(from) = job.converted {
+        s.push_str(&notice(
+            "ok",
+            &format!(
+                "The file was not UTF-8 text: it was read as {from} (the encoding of Excel's \
+                 legacy \"CSV (Comma delimited)\") and converted."
+            ),
+        ));
+    }
     s.push_str(&format!(
         "<p><a href=\"{}uploads/result.csv?n={}\" download>Download the result</a> \
          (CSV: row, id, outcome).</p>\n",
@@ -219,6 +228,32 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
         }
         s.push_str("</tbody>\n</table>\n");
         if failed.len() > LISTED {
+            s.push_str(&format!(
+                "<p>The first {LISTED} are listed; the download has them all.</p>\n"
+            ));
+        }
+    }
+    let written: Vec<&RowResult> = rows
+        .iter()
+        .filter(|r| r.outcome.ok() && !r.id.is_empty())
+        .collect();
+    if !written.is_empty() {
+        s.push_str(
+            "<table>\n<caption>Identifiers written</caption>\n<thead><tr><th scope=\"col\">Line</th>\
+             <th scope=\"col\">Identifier</th><th scope=\"col\">Outcome</th></tr></thead>\n<tbody>\n",
+        );
+        for r in written.iter().take(LISTED) {
+            s.push_str(&format!(
+                "<tr><td>{}</td><td><a href=\"{}id?id={}\">{}</a></td><td>{}</td></tr>\n",
+                r.row,
+                escape(&c.base()),
+                super::html::query_value(&r.id),
+                escape(&r.id),
+                escape(&r.outcome.to_string())
+            ));
+        }
+        s.push_str("</tbody>\n</table>\n");
+        if written.len() > LISTED {
             s.push_str(&format!(
                 "<p>The first {LISTED} are listed; the download has them all.</p>\n"
             ));

@@ -36,6 +36,8 @@ pub struct Job {
     pub rows: usize,
     /// The bulk run's count.
     pub tally: Arc<Tally>,
+    /// The encoding the file was converted from, when it was not UTF-8.
+    pub converted: Option<&'static str>,
     stage: Mutex<Stage>,
 }
 
@@ -134,6 +136,10 @@ pub fn start(
         populator: who.populator,
         login: who.login,
         rows: upload.rows(),
+        converted: match &upload {
+            Upload::Sheet(s) => s.converted,
+            Upload::Egg(_) => None,
+        },
         file,
         tally: Arc::default(),
         stage: Mutex::new(Stage::Minting),
@@ -173,12 +179,25 @@ async fn execute(job: &Job, w: Writers, upload: Upload) -> Vec<RowResult> {
             let ids = script::row_ids(&sheet, &minted);
             let script = Script::of(&sheet, &ids);
             job.set(Stage::Running(Some(script.row_of.len())));
-            let ran = bulk(job, &w, script.body.clone()).await;
+            let ran = bulk(
+                job,
+                &w,
+                Work::Sheet {
+                    commands: script.commands.clone(),
+                    tally: Some(job.tally.clone()),
+                },
+            )
+            .await;
             outcome::of_sheet(&sheet, &ids, mint_error.as_deref(), &script, &ran)
         }
         Upload::Egg(text) => {
             job.set(Stage::Running(None));
-            let ran = bulk(job, &w, text.clone().into_bytes()).await;
+            let work = Work::Bulk {
+                body: Box::new(Cursor::new(text.clone().into_bytes())),
+                progress: None,
+                tally: Some(job.tally.clone()),
+            };
+            let ran = bulk(job, &w, work).await;
             outcome::of_egg(&text, &ran)
         }
     }
@@ -195,16 +214,11 @@ async fn mint(m: &DirectoryWriter, who: &Who, n: usize) -> (Vec<String>, Option<
     (answer.minted, error)
 }
 
-/// The bulk run of `body` through the binder's thread, as its tally saw it.
-async fn bulk(job: &Job, w: &Writers, body: Vec<u8>) -> Ran {
-    if body.is_empty() {
+/// The bulk run `work` through the binder's thread, as its tally saw it.
+async fn bulk(job: &Job, w: &Writers, work: Work) -> Ran {
+    if matches!(&work, Work::Sheet { commands, .. } if commands.is_empty()) {
         return Ran::default();
     }
-    let work = Work::Bulk {
-        body: Box::new(Cursor::new(body)),
-        progress: None,
-        tally: Some(job.tally.clone()),
-    };
     let answer = w.binder.submit(work, w.who.clone(), false).await;
     let t = &job.tally;
     let outcomes = std::mem::take(&mut *t.outcomes.lock().expect("tally"));

@@ -1,10 +1,8 @@
-//! A sheet's rows as the egg commands of one bulk run: `ID.set ELEM VALUE` for every
-//! non-empty cell, one command a line, so that the bulk run's line `n` is command `n`.
-//! Each line is the write log's own form of the command (noid-egg's
-//! [`canonical`]: `:hx` with `^hh` escapes), so any text — spaces, quotes, newlines,
-//! a leading `@` or `&` — arrives as it was in the cell.
+//! A sheet's rows as the typed commands of one bulk run: a `set` of ELEM to VALUE for
+//! every non-empty cell, so that the run's command `n` is the script's command `n`.
+//! The cells go in as values, never as command lines, so any text — spaces, quotes,
+//! newlines, a leading `@` or `&` — arrives as it was in the cell.
 
-use noid_egg::writelog::canonical;
 use noid_egg::{Command, Op};
 
 use super::sheet::Sheet;
@@ -12,8 +10,8 @@ use super::sheet::Sheet;
 /// The commands of a sheet and which row each comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Script {
-    /// The bulk body: one command per line.
-    pub body: Vec<u8>,
+    /// The commands, in order.
+    pub commands: Vec<Command>,
     /// For each command (line `n` is `row_of[n - 1]`), the index of its row.
     pub row_of: Vec<usize>,
 }
@@ -22,7 +20,7 @@ impl Script {
     /// The commands of `sheet`, its `mint` rows taking `minted`'s identifiers in
     /// order; rows with no identifier (not minted) give no commands.
     pub fn of(sheet: &Sheet, ids: &[Option<String>]) -> Script {
-        let mut body = Vec::new();
+        let mut commands = Vec::new();
         let mut row_of = Vec::new();
         for (r, (row, id)) in sheet.rows.iter().zip(ids).enumerate() {
             let Some(id) = id else { continue };
@@ -30,18 +28,16 @@ impl Script {
                 if value.is_empty() {
                     continue;
                 }
-                let cmd = Command::Bind {
+                commands.push(Command::Bind {
                     op: Op::Set,
                     id: id.clone(),
                     elem: elem.clone(),
                     value: value.clone().into_bytes(),
-                };
-                body.extend(canonical(&cmd).expect("a write").bytes());
-                body.push(b'\n');
+                });
                 row_of.push(r);
             }
         }
-        Script { body, row_of }
+        Script { commands, row_of }
     }
 }
 
@@ -65,8 +61,9 @@ mod tests {
     use crate::upload::sheet::Row;
 
     #[test]
-    fn commands_escaped_one_per_line() {
+    fn a_set_per_cell() {
         let sheet = Sheet {
+            converted: None,
             elements: vec!["_t".into(), "who".into(), "my note".into()],
             rows: vec![
                 Row {
@@ -92,11 +89,19 @@ mod tests {
             [Some("13030/f1".into()), Some("ark:/13030/x.1".into()), None]
         );
         let script = Script::of(&sheet, &ids);
+        let set = |id: &str, elem: &str, value: &str| Command::Bind {
+            op: Op::Set,
+            id: id.into(),
+            elem: elem.into(),
+            value: value.as_bytes().to_vec(),
+        };
         assert_eq!(
-            String::from_utf8(script.body).unwrap(),
-            ":hx 13030/f1.set _t https^3a//e.org/a?b=1^26c\n\
-             :hx 13030/f1.set my^20note ^40x^0a-y\n\
-             :hx ark^3a/13030/x.1.set who M^c3^bcller,^20J.\n"
+            script.commands,
+            [
+                set("13030/f1", "_t", "https://e.org/a?b=1&c"),
+                set("13030/f1", "my note", "@x\n-y"),
+                set("ark:/13030/x.1", "who", "Müller, J."),
+            ]
         );
         assert_eq!(script.row_of, [0, 0, 1]);
     }

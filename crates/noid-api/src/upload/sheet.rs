@@ -4,11 +4,34 @@
 //! `when`, `how` the kernel), its cells the values to set. An empty cell sets
 //! nothing. Read by the `csv` crate (RFC 4180 quoting, CRLF or LF, a UTF-8 BOM);
 //! anything malformed refuses the whole file, naming its line, before anything runs.
+//!
+//! Spreadsheets name their columns for people, so the common header names are read as
+//! the elements they mean ([`HEADERS`], any case): `ARK` or `Identifier` is the `id`
+//! column, `URL` or `Target` is `_t`, `Title` is `what`, and so on. A file that is not
+//! UTF-8 is read as Windows-1252, the encoding of Excel's legacy "CSV (Comma
+//! delimited)" on Windows, and converted ([`Sheet::converted`] says so).
 
 use super::UploadError;
 
 /// The `id` cell that asks for a new identifier.
 pub const MINT: &str = "mint";
+
+/// Header names read as an element (compared in any case, after trimming): the
+/// name people give a column, and the element it means. `id` is the identifier column.
+pub const HEADERS: &[(&str, &str)] = &[
+    ("ark", "id"),
+    ("identifier", "id"),
+    ("url", "_t"),
+    ("target", "_t"),
+    ("target url", "_t"),
+    ("location", "_t"),
+    ("title", "what"),
+    ("creator", "who"),
+    ("author", "who"),
+    ("date", "when"),
+    ("year", "when"),
+    ("type", "how"),
+];
 
 /// A CSV upload, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +40,8 @@ pub struct Sheet {
     pub elements: Vec<String>,
     /// The rows, in file order.
     pub rows: Vec<Row>,
+    /// The encoding the file was converted from, when it was not UTF-8.
+    pub converted: Option<&'static str>,
 }
 
 /// One row of a sheet.
@@ -31,8 +56,18 @@ pub struct Row {
 }
 
 impl Sheet {
-    /// The sheet in `bytes`.
+    /// The sheet in `bytes` (UTF-8, or else Windows-1252, converted).
     pub fn read(bytes: &[u8]) -> Result<Sheet, UploadError> {
+        if std::str::from_utf8(bytes).is_ok() {
+            return Sheet::read_utf8(bytes);
+        }
+        let (text, _, _) = encoding_rs::WINDOWS_1252.decode(bytes);
+        let mut sheet = Sheet::read_utf8(text.as_bytes())?;
+        sheet.converted = Some("Windows-1252");
+        Ok(sheet)
+    }
+
+    fn read_utf8(bytes: &[u8]) -> Result<Sheet, UploadError> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(false)
@@ -53,7 +88,11 @@ impl Sheet {
         if rows.is_empty() {
             return Err(UploadError::whole("the file has a header row but no rows"));
         }
-        Ok(Sheet { elements, rows })
+        Ok(Sheet {
+            elements,
+            rows,
+            converted: None,
+        })
     }
 
     /// How many rows ask for a new identifier.
@@ -64,7 +103,16 @@ impl Sheet {
 
 /// The `id` column's index and the element names of the others.
 fn columns(header: &csv::StringRecord) -> Result<(usize, Vec<String>), UploadError> {
-    let names: Vec<&str> = header.iter().map(str::trim).collect();
+    let names: Vec<&str> = header
+        .iter()
+        .map(|n| {
+            let n = n.trim();
+            HEADERS
+                .iter()
+                .find(|(given, _)| given.eq_ignore_ascii_case(n))
+                .map_or(n, |(_, elem)| elem)
+        })
+        .collect();
     if names.iter().all(|n| n.is_empty()) {
         return Err(UploadError::at(1, "the file is empty; the first line names the columns (id, _t, who, what, when, how, or any element)"));
     }
@@ -76,14 +124,19 @@ fn columns(header: &csv::StringRecord) -> Result<(usize, Vec<String>), UploadErr
         if !seen.insert(*name) {
             return Err(UploadError::at(
                 1,
-                format!("column '{name}' is named twice"),
+                format!("column '{name}' is named twice (headers such as 'URL' and 'Target' both name _t)"),
             ));
         }
     }
     let id_col = names
         .iter()
         .position(|n| *n == "id")
-        .ok_or_else(|| UploadError::at(1, "no 'id' column (each row's identifier, or 'mint')"))?;
+        .ok_or_else(|| {
+            UploadError::at(
+                1,
+                "no 'id' column (each row's identifier, or 'mint'; 'ARK' and 'Identifier' are read as 'id')",
+            )
+        })?;
     if names.len() == 1 {
         return Err(UploadError::at(
             1,
@@ -217,6 +270,34 @@ mod tests {
         );
     }
 
+    /// A spreadsheet's own header names and Excel's legacy encoding: the CSV of
+    /// issue 41 (item 10), with "Müller" and a curly quote in Windows-1252.
+    #[test]
+    fn spreadsheet_headers_and_windows_1252() {
+        let text = b"ARK,URL,Title,Creator,Date\nmint,https://e.org/1,\x93Migrant Mother\x94,M\xfcller,1936\n";
+        let sheet = Sheet::read(text).unwrap();
+        assert_eq!(sheet.elements, ["_t", "what", "who", "when"]);
+        assert_eq!(
+            sheet.rows,
+            [row(
+                2,
+                None,
+                &[
+                    "https://e.org/1",
+                    "\u{201c}Migrant Mother\u{201d}",
+                    "M\u{fc}ller",
+                    "1936"
+                ]
+            )]
+        );
+        assert_eq!(sheet.converted, Some("Windows-1252"));
+        assert_eq!(Sheet::read(b"id,_t\nx,a\n").unwrap().converted, None);
+        assert_eq!(
+            refused(b"URL,Target\nx,a\n"),
+            "line 1: column '_t' is named twice (headers such as 'URL' and 'Target' both name _t)"
+        );
+    }
+
     fn refused(text: &[u8]) -> String {
         Sheet::read(text).unwrap_err().to_string()
     }
@@ -230,7 +311,7 @@ mod tests {
         assert_eq!(refused(b"id,_t\n"), "the file has a header row but no rows");
         assert_eq!(
             refused(b"_t,who\nx,y\n"),
-            "line 1: no 'id' column (each row's identifier, or 'mint')"
+            "line 1: no 'id' column (each row's identifier, or 'mint'; 'ARK' and 'Identifier' are read as 'id')"
         );
         assert_eq!(
             refused(b"id\nx\n"),
@@ -238,7 +319,7 @@ mod tests {
         );
         assert_eq!(
             refused(b"id,_t,_t\nx,a,b\n"),
-            "line 1: column '_t' is named twice"
+            "line 1: column '_t' is named twice (headers such as 'URL' and 'Target' both name _t)"
         );
         assert_eq!(refused(b"id,,who\nx,a,b\n"), "line 1: column 2 has no name");
         assert_eq!(
@@ -249,6 +330,5 @@ mod tests {
             refused(b"id,_t\nx,a\n,b\n"),
             "line 3: no identifier in the 'id' column (an identifier, or 'mint')"
         );
-        assert_eq!(refused(b"id,_t\nx,a\ny,\xff\n"), "line 3: not UTF-8 text");
     }
 }
