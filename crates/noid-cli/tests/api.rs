@@ -66,12 +66,24 @@ impl Api {
         htpasswd(&r.join("pwd_ro"), &[("viewer", "look")]);
         htpasswd(&r.join("pwd_other"), &[("olga", "pw")]);
         let extra = extra.replace("{root}", &r.display().to_string());
+        // Binders an extra populator names must exist when the service starts.
+        for line in extra.lines() {
+            if let Some(dir) = line
+                .strip_prefix("binder = \"")
+                .and_then(|l| l.strip_suffix('"'))
+            {
+                if !std::path::Path::new(dir).exists() {
+                    dbcreate(std::path::Path::new(dir), &[]);
+                }
+            }
+        }
         let config = format!(
             r#"{extra}
 [populator.sam]
 htpasswd = "{r}/pwd_sam"
 binder = "{r}/binders/sam"
 minters = "{r}/minters/sam"
+any_identifier = true
 
 [populator.ro]
 htpasswd = "{r}/pwd_ro"
@@ -115,6 +127,16 @@ binder = "{r}/binders/other"
     /// `curl` a path (query given unencoded; it is %-encoded here) as `user`; returns (status, body).
     fn get(&self, user: Option<&str>, path: &str, query: &str) -> (u16, String) {
         self.curl(user, path, query, None, &[])
+    }
+
+    /// `curl` a path as `user` (`login:password`); returns (status, body).
+    pub(crate) fn get_as(&self, user: &str, path: &str, query: &str) -> (u16, String) {
+        self.curl(Some(user), path, query, None, &[])
+    }
+
+    /// POST `body` to a path as `user` (`login:password`); returns (status, body).
+    pub(crate) fn post_as(&self, user: &str, path: &str, query: &str, body: &str) -> (u16, String) {
+        self.curl(Some(user), path, query, Some(body), &[])
     }
 
     fn curl(

@@ -126,7 +126,7 @@ impl Browser {
         self.request(path, None, &[])
     }
 
-    fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
         self.request(path, Some(fields), &[])
     }
 
@@ -227,8 +227,9 @@ fn login_mint_bind_edit_purge_logout() {
             "{id} in {}",
             p.body
         );
+        // Stored in the binder's spelling (the identifier gate): `ark:/NAAN/…`.
         assert_eq!(
-            noid_get(&api, "binders/sam", id, "_t"),
+            noid_get(&api, "binders/sam", &format!("ark:/{id}"), "_t"),
             format!("https://example.org/{id}\n")
         );
     }
@@ -241,7 +242,7 @@ fn login_mint_bind_edit_purge_logout() {
             "sam",
             "sam",
             format!(
-                ":hx {}.set _t https^3a//example.org/{}",
+                ":hx ark^3a/{}.set _t https^3a//example.org/{}",
                 expected[0], expected[0]
             )
             .as_str()
@@ -250,6 +251,7 @@ fn login_mint_bind_edit_purge_logout() {
 
     // Edit the kernel: standing goes from missing everything to good.
     let id = &expected[0];
+    let stored = format!("ark:/{id}");
     let page = format!("/console/p/sam/id?id={}", id.replace('/', "%2F"));
     let p = b.get(&page);
     assert!(p
@@ -271,21 +273,21 @@ fn login_mint_bind_edit_purge_logout() {
     assert!(p.body.contains("Standing: good"), "{}", p.body);
     assert!(p.body.contains("value=\"A &lt;b&gt;title&lt;/b&gt;\""));
     assert_eq!(
-        noid_get(&api, "binders/sam", id, "who"),
+        noid_get(&api, "binders/sam", &stored, "who"),
         "\n",
         "check writes nothing"
     );
     fields.last_mut().unwrap().1 = "save";
     let p = b.post("/console/p/sam/id", &fields);
     assert_eq!(p.status, 303, "{}", p.body);
-    assert_eq!(noid_get(&api, "binders/sam", id, "who"), "(:unkn)\n");
-    assert_eq!(noid_get(&api, "binders/sam", id, "when"), "(:tba)\n");
+    assert_eq!(noid_get(&api, "binders/sam", &stored, "who"), "(:unkn)\n");
+    assert_eq!(noid_get(&api, "binders/sam", &stored, "when"), "(:tba)\n");
     assert_eq!(
-        noid_get(&api, "binders/sam", id, "what"),
+        noid_get(&api, "binders/sam", &stored, "what"),
         "A <b>title</b>\n"
     );
     assert_eq!(
-        noid_get(&api, "binders/sam", id, "_t"),
+        noid_get(&api, "binders/sam", &stored, "_t"),
         "https://example.org/moved\n"
     );
     let p = b.get(&page);
@@ -304,7 +306,7 @@ fn login_mint_bind_edit_purge_logout() {
         .filter(|l| l.starts_with("<li><a href=\"/console/p/sam/id?"))
         .collect();
     assert_eq!(listed.len(), 3, "{}", p.body);
-    assert!(listed[0].ends_with(&format!(">{}</a></li>", sorted[0])));
+    assert!(listed[0].ends_with(&format!(">ark:/{}</a></li>", sorted[0])));
 
     // Purge, after the confirmation page.
     let p = b.get(&format!(
@@ -315,9 +317,22 @@ fn login_mint_bind_edit_purge_logout() {
     let token = p.token();
     let p = b.post("/console/p/sam/purge", &[("csrf", &token), ("id", id)]);
     assert!(p.body.contains(&format!("Purged {id}.")));
-    assert_eq!(noid_get(&api, "binders/sam", id, "_t"), "\n");
-    assert!(write_log(&api, "binders/sam")
-        .ends_with(&format!(":hx {id}.purge\t^3ahx^20{id}.purge\t-\n")));
+    assert_eq!(noid_get(&api, "binders/sam", &stored, "_t"), "\n");
+    let log = write_log(&api, "binders/sam");
+    let last: Vec<&str> = log.lines().last().unwrap().split('\t').collect();
+    // A typed command's record: what was received is the command itself.
+    let purge = format!(":hx ark^3a/{id}.purge");
+    assert_eq!(
+        last[4..],
+        [
+            purge.as_str(),
+            &purge
+                .replace('^', "^5e")
+                .replace(':', "^3a")
+                .replace(' ', "^20"),
+            "-"
+        ]
+    );
 
     // Logout ends the session: its cookie, and the session itself on the server.
     let old = b.session_id().unwrap();

@@ -11,7 +11,13 @@ fn binder() -> Dir {
 #[test]
 fn spec_cases_1_to_8_one_command_per_process() {
     let d = binder();
-    assert_eq!(d.noid(&["foo.set", "bar", "zaf", "woof"]).ok(), "");
+    // EggNog ignores the extra word; noid refuses it (docs/COMPATIBILITY.md).
+    let r = d.noid(&["foo.set", "bar", "zaf", "woof"]);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("error: set takes one value, and 1 more word followed it (woof); quote a value with spaces: ID.set bar 'A value with spaces'\n\n", 1)
+    );
+    assert_eq!(d.noid(&["foo.set", "bar", "zaf"]).ok(), "");
     assert_eq!(
         d.noid(&["-m", "plain", "foo.fetch", "bar"]).ok(),
         "bar: zaf\n\n"

@@ -20,6 +20,7 @@ mod perl_minters;
 mod port;
 mod progress;
 mod scenarios;
+mod spelling;
 mod standing;
 mod table;
 mod upload;
