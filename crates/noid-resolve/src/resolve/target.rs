@@ -148,6 +148,13 @@ const SCRIPT_SCHEMES: [&[u8]; 3] = [b"javascript", b"vbscript", b"data"];
 /// Whether `target`'s scheme is one of [`SCRIPT_SCHEMES`], read as a browser reads it:
 /// leading spaces and controls skipped, TAB, CR and LF anywhere ignored, any case.
 pub(super) fn is_script_url(target: &str) -> bool {
+    // Every redirect passes here: an `http(s)` target is told by its first byte.
+    if !matches!(
+        target.as_bytes().first(),
+        Some(b'\0'..=b' ' | b'd' | b'D' | b'j' | b'J' | b'v' | b'V')
+    ) {
+        return false;
+    }
     let mut scheme = [0u8; 10];
     let mut len = 0;
     let bytes = target.bytes().skip_while(|&b| b <= b' ');
