@@ -122,7 +122,7 @@ fn push_relative(out: &mut String, value: &str) {
     let mut leading = out
         .bytes()
         .all(|b| b == b'/' || b == b'\\')
-        .then(|| out.len());
+        .then_some(out.len());
     // Whether a `:` now would end a scheme: nothing but scheme characters so far.
     let mut in_first = !out.bytes().any(|b| matches!(b, b'/' | b'?' | b'#' | b'\\'));
     for (i, c) in value.char_indices() {

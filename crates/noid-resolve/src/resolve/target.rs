@@ -156,9 +156,9 @@ pub(super) fn is_script_url(target: &str) -> bool {
         return false;
     }
     let mut scheme = [0u8; 10];
-    let mut len = 0;
     let bytes = target.bytes().skip_while(|&b| b <= b' ');
-    for b in bytes.filter(|b| !matches!(b, b'\t' | b'\r' | b'\n')) {
+    let read = bytes.filter(|b| !matches!(b, b'\t' | b'\r' | b'\n'));
+    for (len, b) in read.enumerate() {
         if b == b':' {
             return SCRIPT_SCHEMES.contains(&&scheme[..len]);
         }
@@ -166,7 +166,6 @@ pub(super) fn is_script_url(target: &str) -> bool {
             return false;
         }
         scheme[len] = b.to_ascii_lowercase();
-        len += 1;
     }
     false
 }
