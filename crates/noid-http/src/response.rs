@@ -125,13 +125,16 @@ pub(crate) struct Response {
 }
 
 /// The headers of every response with a body (pages, text, JSON, the stylesheet): the
-/// console's policy (no scripts, styles or images but the resolver's own, no framing,
-/// forms sent only to the resolver, no `<base>`), no type sniffing, no framing for
-/// browsers without `frame-ancestors`, and no `Referer` to other sites. Each line starts
-/// with the end of the line before. Redirects, the hot path, carry none: nothing in an
-/// empty body can be sniffed or framed.
+/// console's policy but for `form-action` (no scripts, styles or images but the
+/// resolver's own, no framing, no `<base>`), no type sniffing, no framing for browsers
+/// without `frame-ancestors`, and no `Referer` to other sites. The front page's box is a
+/// form whose answer redirects to the identifier's target, on any site, and browsers
+/// hold a form's redirects to `form-action` too: `form-action 'self'` would stop every
+/// resolution from the box. Each line starts with the end of the line before.
+/// Redirects, the hot path, carry none: nothing in an empty body can be sniffed or
+/// framed.
 pub(crate) const SECURITY_HEADERS: &str = "\r\ncontent-security-policy: default-src 'self'; \
-     frame-ancestors 'none'; form-action 'self'; base-uri 'none'\
+     frame-ancestors 'none'; base-uri 'none'\
      \r\nx-content-type-options: nosniff\
      \r\nx-frame-options: DENY\
      \r\nreferrer-policy: same-origin";
@@ -346,7 +349,7 @@ mod tests {
         assert!(get.starts_with(
             "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain; charset=utf-8\r\nx-status: 404\r\n\
              content-security-policy: default-src 'self'; frame-ancestors 'none'; \
-             form-action 'self'; base-uri 'none'\r\nx-content-type-options: nosniff\r\n\
+             base-uri 'none'\r\nx-content-type-options: nosniff\r\n\
              x-frame-options: DENY\r\nreferrer-policy: same-origin\r\ncontent-length: 19\r\n"
         ));
         assert!(get.ends_with("\r\n\r\nunknown identifier\n"));

@@ -795,7 +795,7 @@ fn identifier_page_in_a_browser() {
 const SECURITY: [(&str, &str); 4] = [
     (
         "content-security-policy",
-        "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        "default-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     ),
     ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
