@@ -423,7 +423,7 @@ fn redirect(route: Route, code: u16, target: String) -> Response {
             r
         }
         Route::Lookup => {
-            let mut r = text(status::OK, target);
+            let mut r = Response::target_text(status::OK, target);
             r.set(Name::XStatus, Value::Code(code));
             r
         }

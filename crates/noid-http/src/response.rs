@@ -120,7 +120,7 @@ pub(crate) struct Response {
     /// Close the connection after this response (`connection: close` is sent).
     pub(crate) close: bool,
     /// Send [`SECURITY_HEADERS`]: set for every response with a body
-    /// ([`Response::text`]), never for a redirect.
+    /// ([`Response::text`]), never for a redirect (nor for `/lookup/`'s target).
     hardened: bool,
 }
 
@@ -150,6 +150,14 @@ impl Response {
         let mut r = Response::new(status, body.into());
         r.set(Name::ContentType, Value::Static(TEXT));
         r.hardened = true;
+        r
+    }
+
+    /// A `text/plain` response without [`SECURITY_HEADERS`]: a redirect's target for
+    /// the web server in front (`/lookup/`, njs's redirect path), never a page.
+    pub(crate) fn target_text(status: u16, target: String) -> Response {
+        let mut r = Response::text(status, target);
+        r.hardened = false;
         r
     }
 

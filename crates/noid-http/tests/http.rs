@@ -827,6 +827,12 @@ fn security_headers_on_every_answer_with_a_body_and_not_on_redirects() {
     }
     let r = browse(&s.addr, "/?id=x&go=resolve");
     assert_eq!((r.status, r.header("x-frame-options")), (303, None));
+    // njs's redirect path: the target as a body, for nginx only.
+    let r = get(&s.addr, "/lookup/ark:%2F13030%2Fx1");
+    assert_eq!((r.status, r.body()), (200, "https://example.org/x1"));
+    for (name, _) in SECURITY {
+        assert_eq!(r.header(name), None, "/lookup/ redirect: {name}");
+    }
 }
 
 #[test]
