@@ -20,10 +20,10 @@
 //!   cannot end the host or add a user name or a port (a browser refuses a host holding
 //!   `%40`);
 //! * in a relative target (`zaf`, `/x`): the value cannot make it a network-path
-//!   reference (`/` + `/evil.example` is `//evil.example` to a browser, as is
-//!   `/\evil.example`) or give it a scheme (`${suffix}` + `https://evil.example`): a
-//!   second leading `/` or `\`, and a `:` before the first `/`, `?` or `#`, are
-//!   %-encoded.
+//!   reference (`/` + `/evil.example` is `//evil.example` to a browser, as are
+//!   `/\evil.example` and `/\t/evil.example`, browsers deleting TAB) or give it a scheme
+//!   (`${suffix}` + `https://evil.example`): a second leading `/` or `\`, TAB, CR and LF,
+//!   and a `:` before the first `/`, `?` or `#`, are %-encoded.
 
 use std::fmt::Write;
 
@@ -128,6 +128,12 @@ fn push_relative(out: &mut String, value: &str) {
     for (i, c) in value.char_indices() {
         let b = c as u32;
         match (c, leading) {
+            // Browsers delete TAB, CR and LF from a URL: `/` + `\t/evil.example` would
+            // be `//evil.example`. %-encoded, they are characters of the path.
+            ('\t' | '\r' | '\n', _) => {
+                percent(out, b as u8);
+                leading = None;
+            }
             ('/' | '\\', Some(n)) if n >= 1 => percent(out, b as u8),
             ('/' | '\\', Some(n)) => {
                 out.push(c);
@@ -260,6 +266,9 @@ mod tests {
 
     #[test]
     fn a_relative_target_gets_no_authority_and_no_scheme() {
+        assert_eq!(appended("/", "\t/evil.example"), "/%09/evil.example");
+        assert_eq!(appended("", "/\t/evil.example"), "/%09/evil.example");
+        assert_eq!(appended("java", "\tscript:x"), "java%09script:x");
         assert_eq!(
             appended("zaf", "/bar//zif?zaf=ab&cd"),
             "zaf/bar//zif?zaf=ab&cd"
