@@ -121,3 +121,28 @@ fn a_blade_inside_a_host_stays_inside_it() {
     }
     assert!(redirects > 10_000, "{redirects} redirects");
 }
+
+#[test]
+fn a_prefix_extension_stays_in_the_first_host_label() {
+    let mut redirects = 0;
+    for s in suffixes() {
+        // The extension runs from the NAAN's `-` to the next `/` (or the query's `?`).
+        let id = format!("ark:/99999-{s}/x");
+        let Answer::Redirect {
+            target: location, ..
+        } = resolve("https://a.b.org/p", "", &id)
+        else {
+            continue;
+        };
+        redirects += 1;
+        if let Some((scheme, user, host, port)) = origin(&location) {
+            assert_eq!(
+                (scheme.as_str(), user.as_str(), port),
+                ("https", "", Some(443))
+            );
+            let host = host.unwrap_or_default();
+            assert!(host.ends_with(".b.org"), "{s:?} -> {location}");
+        }
+    }
+    assert!(redirects > 1_000, "{redirects} redirects");
+}
