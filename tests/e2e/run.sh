@@ -144,6 +144,10 @@ bind 13030/local myGoto /local/page.html
 # its own: the Location must carry neither the CR nor a second header)
 bind ':idmap/^ark:/13030/mp([0-9]+)$' _t 'https://m.org/$1'
 bind ark:/13030/evil _t "$(printf 'https://example.org/a\rX-Evil: 1')"
+# A target without a path: a suffix never changes its host (issue 42); a script target
+# is no target.
+bind ark:/13030/bare _t https://example.org
+bind ark:/13030/js _t 'javascript:alert(document.domain)'
 bind ark:/13030/esc _t "$(printf 'https://example.org/a\001\033b')"
 
 # --- noidr --http ----------------------------------------------------------------------
@@ -292,6 +296,9 @@ CASES=$(
 /ark:/13030/mp42|302|https://m.org/42
 /ark:/13030/x%E2%80%90t1|302|https://example.org/xt1
 /ark:/13030/evil|302|https://example.org/aX-Evil: 1
+/ark:/13030/bare@evil.example|302|https://example.org/@evil.example
+/ark:/13030/bare.evil.example|302|https://example.org/.evil.example
+/ark:/13030/js|404|-
 /ark:/13030/xt1%0D%0AX-Evil:%201|404|-
 EOF
 )

@@ -67,8 +67,9 @@ impl noid_core::deadline::Answer for Answer503 {
 /// the connection's own (late) response can never follow it.
 fn answer_503(fd: RawFd, head: bool, write: bool, body: &str) {
     let mut response = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n\
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8{}\r\n\
          content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
+        crate::response::SECURITY_HEADERS,
         body.len()
     );
     if !head {

@@ -54,19 +54,20 @@ pub(crate) fn is_web_url(v: &str) -> bool {
     v.starts_with("https://") || v.starts_with("http://")
 }
 
-/// `<a href="HREF">TEXT</a>`, both escaped.
+/// `<a href="HREF">TEXT</a>`, both escaped (the text as [`escape`] shows it).
 pub(crate) fn link(s: &mut String, href: &str, text: &str) {
     s.push_str("<a href=\"");
-    escape(s, href);
+    noid_core::html::escape_into(s, href);
     s.push_str("\">");
     escape(s, text);
     s.push_str("</a>");
 }
 
-/// `v` with HTML's special characters escaped, appended to `s` (the one rule:
-/// [`noid_core::html`]).
+/// `v` as HTML text, appended to `s`: HTML's special characters escaped, NUL, other
+/// controls and bidirectional overrides shown as `[U+202E]` (the one rule:
+/// [`noid_core::html::escape_visible_into`]).
 pub(crate) fn escape(s: &mut String, v: &str) {
-    noid_core::html::escape_into(s, v);
+    noid_core::html::escape_visible_into(s, v);
 }
 
 #[cfg(test)]

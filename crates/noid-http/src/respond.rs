@@ -10,6 +10,10 @@ use crate::route::{self, Route};
 use crate::{front, html, layout, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
+/// `/healthz` while the store cannot be read: the reason (which names the store's
+/// directory) goes to the log only.
+const UNHEALTHY: &str = "unhealthy: the store cannot be read; the server's log says why\n";
+
 /// The Prometheus text exposition format's media type.
 const METRICS: &str = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -130,7 +134,11 @@ fn service(
             }
             match backend.health() {
                 Ok(()) => text(status::OK, "ok\n"),
-                Err(e) => text(status::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")),
+                Err(e) => {
+                    // The reason names the store's directory: logged, never answered.
+                    log::warn!("{}: unhealthy: {e}", req.path);
+                    text(status::SERVICE_UNAVAILABLE, UNHEALTHY)
+                }
             }
         }
         Route::Metrics => match backend.metrics() {
@@ -415,7 +423,7 @@ fn redirect(route: Route, code: u16, target: String) -> Response {
             r
         }
         Route::Lookup => {
-            let mut r = text(status::OK, target);
+            let mut r = Response::target_text(status::OK, target);
             r.set(Name::XStatus, Value::Code(code));
             r
         }

@@ -119,7 +119,25 @@ pub(crate) struct Response {
     pub(crate) body: Body,
     /// Close the connection after this response (`connection: close` is sent).
     pub(crate) close: bool,
+    /// Send [`SECURITY_HEADERS`]: set for every response with a body
+    /// ([`Response::text`]), never for a redirect (nor for `/lookup/`'s target).
+    hardened: bool,
 }
+
+/// The headers of every response with a body (pages, text, JSON, the stylesheet): the
+/// console's policy but for `form-action` (no scripts, styles or images but the
+/// resolver's own, no framing, no `<base>`), no type sniffing, no framing for browsers
+/// without `frame-ancestors`, and no `Referer` to other sites. The front page's box is a
+/// form whose answer redirects to the identifier's target, on any site, and browsers
+/// hold a form's redirects to `form-action` too: `form-action 'self'` would stop every
+/// resolution from the box. Each line starts with the end of the line before.
+/// Redirects, the hot path, carry none: nothing in an empty body can be sniffed or
+/// framed.
+pub(crate) const SECURITY_HEADERS: &str = "\r\ncontent-security-policy: default-src 'self'; \
+     frame-ancestors 'none'; base-uri 'none'\
+     \r\nx-content-type-options: nosniff\
+     \r\nx-frame-options: DENY\
+     \r\nreferrer-policy: same-origin";
 
 impl Response {
     /// An empty response.
@@ -131,6 +149,15 @@ impl Response {
     pub(crate) fn text(status: u16, body: impl Into<Body>) -> Response {
         let mut r = Response::new(status, body.into());
         r.set(Name::ContentType, Value::Static(TEXT));
+        r.hardened = true;
+        r
+    }
+
+    /// A `text/plain` response without [`SECURITY_HEADERS`]: a redirect's target for
+    /// the web server in front (`/lookup/`, njs's redirect path), never a page.
+    pub(crate) fn target_text(status: u16, target: String) -> Response {
+        let mut r = Response::text(status, target);
+        r.hardened = false;
         r
     }
 
@@ -142,6 +169,7 @@ impl Response {
             len: 0,
             body,
             close: false,
+            hardened: false,
         }
     }
 
@@ -194,6 +222,9 @@ impl Response {
                 Value::Text(s) => noid_core::header::clean_into(out, s.as_bytes()),
                 Value::Code(c) => out.extend_from_slice(number.format(*c).as_bytes()),
             }
+        }
+        if self.hardened {
+            out.extend_from_slice(SECURITY_HEADERS.as_bytes());
         }
         if has_body {
             out.extend_from_slice(b"\r\ncontent-length: ");
@@ -325,7 +356,9 @@ mod tests {
         let get = bytes(&r, false, false);
         assert!(get.starts_with(
             "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain; charset=utf-8\r\nx-status: 404\r\n\
-             content-length: 19\r\n"
+             content-security-policy: default-src 'self'; frame-ancestors 'none'; \
+             base-uri 'none'\r\nx-content-type-options: nosniff\r\n\
+             x-frame-options: DENY\r\nreferrer-policy: same-origin\r\ncontent-length: 19\r\n"
         ));
         assert!(get.ends_with("\r\n\r\nunknown identifier\n"));
         // HEAD: the length of the body it would have had, no body.

@@ -113,6 +113,14 @@ fn start_with(bind: &str, config: Config) -> Server {
         );
     }
     map.insert(
+        "ark:/13030/bidi?".into(),
+        Answer::Inflection {
+            id: "ark:/13030/bidi".into(),
+            suffix: "?".into(),
+            bindings: vec![("what".to_owned(), "report\u{202e}fdp.exe\0!".into())],
+        },
+    );
+    map.insert(
         "ark:/13030/json".into(),
         Answer::Negotiate {
             id: "ark:/13030/m".into(),
@@ -781,4 +789,60 @@ fn identifier_page_in_a_browser() {
     get(&s.addr, "/ark:/13030/x1");
     let seen = s.backend.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 2, "{seen:?}");
+}
+
+/// The headers of every answer with a body (docs/SECURITY.md); redirects have none.
+const SECURITY: [(&str, &str); 4] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "same-origin"),
+];
+
+#[test]
+fn security_headers_on_every_answer_with_a_body_and_not_on_redirects() {
+    let s = start();
+    let answers = [
+        ("page", browse(&s.addr, "/ark:/13030/m?")),
+        ("front page", browse(&s.addr, "/")),
+        ("ANVL", get(&s.addr, "/ark:/13030/m?")),
+        ("JSON", get(&s.addr, "/ark:/13030/json")),
+        ("stylesheet", get(&s.addr, "/-/noid.css")),
+        ("404", get(&s.addr, "/ark:/13030/nope")),
+        ("410", get(&s.addr, "/ark:/13030/gone")),
+        ("health", get(&s.addr, "/healthz")),
+    ];
+    for (what, r) in &answers {
+        for (name, value) in SECURITY {
+            assert_eq!(r.header(name), Some(value), "{what}: {name}");
+        }
+    }
+    let r = get(&s.addr, "/ark:/13030/x1");
+    assert_eq!(r.status, 302);
+    for (name, _) in SECURITY {
+        assert_eq!(r.header(name), None, "redirect: {name}");
+    }
+    let r = browse(&s.addr, "/?id=x&go=resolve");
+    assert_eq!((r.status, r.header("x-frame-options")), (303, None));
+    // njs's redirect path: the target as a body, for nginx only.
+    let r = get(&s.addr, "/lookup/ark:%2F13030%2Fx1");
+    assert_eq!((r.status, r.body()), (200, "https://example.org/x1"));
+    for (name, _) in SECURITY {
+        assert_eq!(r.header(name), None, "/lookup/ redirect: {name}");
+    }
+}
+
+#[test]
+fn bidi_overrides_and_nul_are_shown_by_code_point() {
+    let s = start();
+    let r = browse(&s.addr, "/ark:/13030/bidi?");
+    assert!(
+        main_of(r.body()).contains("<td>report[U+202E]fdp.exe[U+0000]!</td>"),
+        "{}",
+        r.body()
+    );
+    assert!(!r.body().contains(['\u{202e}', '\0']), "{}", r.body());
 }

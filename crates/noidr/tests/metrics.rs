@@ -5,10 +5,10 @@
 //! `NOID/generation` file.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::util::{noid_bin, noidr_bin, Http, Minter, Noidr};
@@ -38,13 +38,35 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
 
 /// A `noidr --http 127.0.0.1:PORT` on a Dbdir; stopped with SIGTERM when dropped,
 /// which it must survive cleanly.
-struct Server(Http);
+struct Server(Http, Log);
+
+/// What the server logged so far.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Log {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 impl Server {
     fn start(dbdir: &Path) -> Server {
         let mut cmd = Command::new(noidr_bin());
         cmd.arg("-f").arg(dbdir);
-        Server(Http::start_logging(cmd, "127.0.0.1:0", std::io::sink()))
+        let log = Log::default();
+        Server(Http::start_logging(cmd, "127.0.0.1:0", log.clone()), log)
+    }
+
+    /// Waits until the server's log has a line containing `text`.
+    fn logged(&self, text: &str) {
+        eventually(&format!("a log line with {text:?}"), || {
+            String::from_utf8_lossy(&self.1 .0.lock().unwrap()).contains(text)
+        });
     }
 
     /// `curl` a path: (status, body).
@@ -193,13 +215,15 @@ fn metrics_count_answers_by_kind_and_follow_the_store() {
     std::fs::rename(&noid, &away).unwrap();
     let (status, body) = s.get("/healthz");
     assert_eq!(status, 503);
+    // The reason names the store's path: in the log, not in the answer.
     assert_eq!(
         body,
-        format!(
-            "unhealthy: minter {} was removed or replaced and is not followed (yet)\n",
-            m.dbdir().display()
-        )
+        "unhealthy: the store cannot be read; the server's log says why\n"
     );
+    s.logged(&format!(
+        "/healthz: unhealthy: minter {} was removed or replaced and is not followed (yet)",
+        m.dbdir().display()
+    ));
     assert_eq!(s.get("/health").0, 503, "the older spelling too");
     std::fs::rename(&away, &noid).unwrap();
     eventually("healthy again", || {
@@ -218,12 +242,17 @@ fn healthz_is_503_until_the_minter_exists() {
     assert_eq!(status, 503);
     assert_eq!(
         body,
-        format!(
-            "unhealthy: cannot open minter {0}: no database ({0}/NOID/noid.rocksdb) -- use dbcreate?\n",
-            dir.path().display()
-        )
+        "unhealthy: the store cannot be read; the server's log says why\n"
     );
-    assert_eq!(s.get("/redirect/ark:/13030/x").0, 500);
+    s.logged(&format!(
+        "/healthz: unhealthy: cannot open minter {0}: no database ({0}/NOID/noid.rocksdb) -- use dbcreate?",
+        dir.path().display()
+    ));
+    // Nor does a lookup's error name it.
+    assert_eq!(
+        s.get("/redirect/ark:/13030/x"),
+        (500, "resolver error\n".to_string())
+    );
     let m = s.metrics();
     assert_eq!(m["noidr_store_open"], "0");
     assert!(!m.contains_key("noidr_store_generation"));

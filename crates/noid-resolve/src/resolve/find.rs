@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use super::answer::{Answer, Found};
 use super::chop::{self, Candidates};
 use super::negotiate::{inflection_suffix, MAX_BINDINGS};
+use super::passthrough;
 use super::target::strip_newlines;
 use super::{flag_is_n, target_of, Resolver, TARGET};
 use crate::elem;
@@ -197,9 +198,12 @@ impl Resolver {
             (&self.rules.global_resolver, p.family, p.naan())
         {
             if !self.is_local_naan(l, key, naan)? {
+                let mut target = String::with_capacity(global.len() + 1 + p.norm.len());
+                target.push_str(global);
+                passthrough::push(&mut target, &p.norm, None);
                 return Ok(Answer::Redirect {
                     code: 302,
-                    target: strip_newlines(format!("{global}{}", p.norm)),
+                    target: strip_newlines(target),
                 });
             }
         }

@@ -25,7 +25,8 @@
 //! A found target then goes through the output decision (EggNog's `cnflect`,
 //! `negotiate`): inflections, content negotiation, several targets;
 //! then `target`: `${…}` placeholders and suffix, redirect code, prefix
-//! extension. `answer` holds what a step found and what resolution
+//! extension, with `passthrough` keeping text from the request out of a target's
+//! scheme and authority. `answer` holds what a step found and what resolution
 //! answers.
 
 mod answer;
@@ -33,6 +34,7 @@ mod chop;
 mod find;
 mod meta;
 mod negotiate;
+mod passthrough;
 mod target;
 mod tombstone;
 
@@ -179,7 +181,14 @@ impl Resolver {
         parsed: Option<&Parsed>,
     ) -> Result<(Answer, Outcome), LookupError> {
         let kind = found.outcome();
-        let answer = self.finish(l, req, found, parsed)?;
+        let mut answer = self.finish(l, req, found, parsed)?;
+        // A redirect to a target a browser would run as a script is no target: not
+        // found. (A 4xx code's text is a body, never a `Location`.)
+        if matches!(&answer, Answer::Redirect { code, target }
+            if *code < 400 && target::is_script_url(target))
+        {
+            answer = Answer::NotFound;
+        }
         let outcome = Outcome::of(&answer, kind);
         Ok((answer, outcome))
     }

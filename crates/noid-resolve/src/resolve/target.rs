@@ -2,6 +2,7 @@
 //! suffix, the protocol of a rule's target, prefix extension, single-line answers.
 
 use super::answer::Answer;
+use super::passthrough;
 use noid_core::ident::Parsed;
 
 /// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
@@ -34,7 +35,9 @@ pub(super) fn redirect(value: &[u8], default: u16, ext: Option<&str>) -> Answer 
     }
 }
 
-/// Placeholders and suffix, protocol for rules, prefix extension.
+/// Protocol for rules, placeholders and suffix, prefix extension. Text from the
+/// request goes in through [`passthrough`], which keeps it from changing the target's
+/// scheme, authority or host.
 pub(super) fn finish_target(
     target: &str,
     suffix: &str,
@@ -42,12 +45,16 @@ pub(super) fn finish_target(
     proto: Option<&str>,
     ext: Option<&str>,
 ) -> String {
-    let mut out = substitute(target, suffix, p);
-    if let Some(proto) = proto {
-        if !has_url_scheme(&out) {
-            out = format!("{proto}://{out}");
+    // The protocol first, so that the authority it introduces is known to passthrough.
+    let with_proto;
+    let target = match proto {
+        Some(proto) if !has_url_scheme(target) => {
+            with_proto = format!("{proto}://{target}");
+            &with_proto
         }
-    }
+        _ => target,
+    };
+    let mut out = substitute(target, suffix, p);
     if let Some(ext) = ext {
         out = apply_extension(&out, ext);
     }
@@ -58,9 +65,9 @@ pub(super) fn finish_target(
 /// occurrence); when the target has none of them, append the suffix.
 fn substitute(target: &str, suffix: &str, p: Option<&Parsed>) -> String {
     if !has_placeholder(target) {
-        let mut s = String::with_capacity(target.len() + suffix.len());
+        let mut s = String::with_capacity(target.len() + suffix.len() + 1);
         s.push_str(target);
-        s.push_str(suffix);
+        passthrough::push(&mut s, suffix, None);
         return s;
     }
     let mut out = String::with_capacity(target.len() + suffix.len() + 32);
@@ -84,18 +91,19 @@ fn substitute(target: &str, suffix: &str, p: Option<&Parsed>) -> String {
             ("scheme", Some(p)) => Some(p.scheme_key().trim_end_matches(':')),
             _ => None,
         };
+        let literal = &rest[i..i + 3 + close];
+        rest = &after[close + 1..];
         match value {
             Some(v) => {
-                out.push_str(v);
+                passthrough::push(&mut out, v, rest.bytes().next());
                 any = true;
             }
-            None => out.push_str(&rest[i..i + 3 + close]),
+            None => out.push_str(literal),
         }
-        rest = &after[close + 1..];
     }
     out.push_str(rest);
     if !any {
-        out.push_str(suffix);
+        passthrough::push(&mut out, suffix, None);
     }
     out
 }
@@ -126,9 +134,40 @@ fn apply_extension(target: &str, ext: &str) -> String {
         .map_or(target.len(), |i| host + i);
     let mut out = String::with_capacity(target.len() + ext.len());
     out.push_str(&target[..label_end]);
-    out.push_str(ext);
+    // From the request (`ark:/12345-dev@evil.example?/x`): host text only.
+    passthrough::push_host(&mut out, ext);
     out.push_str(&target[label_end..]);
     out
+}
+
+/// Schemes a redirect never goes to: a browser would run the target as a script
+/// (`javascript:`, `vbscript:`) or show it as a document of the resolver's making
+/// (`data:`). Browsers refuse to follow them today; the resolver does not rely on it.
+const SCRIPT_SCHEMES: [&[u8]; 3] = [b"javascript", b"vbscript", b"data"];
+
+/// Whether `target`'s scheme is one of [`SCRIPT_SCHEMES`], read as a browser reads it:
+/// leading spaces and controls skipped, TAB, CR and LF anywhere ignored, any case.
+pub(super) fn is_script_url(target: &str) -> bool {
+    // Every redirect passes here: an `http(s)` target is told by its first byte.
+    if !matches!(
+        target.as_bytes().first(),
+        Some(b'\0'..=b' ' | b'd' | b'D' | b'j' | b'J' | b'v' | b'V')
+    ) {
+        return false;
+    }
+    let mut scheme = [0u8; 10];
+    let bytes = target.bytes().skip_while(|&b| b <= b' ');
+    let read = bytes.filter(|b| !matches!(b, b'\t' | b'\r' | b'\n'));
+    for (len, b) in read.enumerate() {
+        if b == b':' {
+            return SCRIPT_SCHEMES.contains(&&scheme[..len]);
+        }
+        if len == scheme.len() || !b.is_ascii_alphabetic() {
+            return false;
+        }
+        scheme[len] = b.to_ascii_lowercase();
+    }
+    false
 }
 
 /// Answers are single lines: embedded CR and LF are deleted (as EggNog does).
@@ -158,6 +197,32 @@ mod unit {
         assert_eq!(split_code("305 zaf"), (None, "305 zaf"));
         assert_eq!(split_code("301zaf"), (None, "301zaf"));
         assert_eq!(split_code("301"), (None, "301"));
+    }
+
+    #[test]
+    fn script_urls() {
+        for t in [
+            "javascript:alert(1)",
+            "JavaScript:alert(1)",
+            " \u{1}javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "DATA:,x",
+        ] {
+            assert!(is_script_url(t), "{t:?}");
+        }
+        for t in [
+            "https://example.org/javascript:x",
+            "/javascript:x",
+            "javascripts:x",
+            "datum:x",
+            "zaf",
+            "",
+            "mailto:a@example.org",
+        ] {
+            assert!(!is_script_url(t), "{t:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod normal;
 mod output;
+mod passthrough;
 mod records;
 mod steps;
 mod tombstone;
