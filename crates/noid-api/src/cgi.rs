@@ -45,7 +45,7 @@ fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
     let (route, pop) = service.admit(&req.path, req.remote_addr)?;
     let name = route.populator().to_string();
     let login = match req.remote_user.clone() {
-        Some(u) => service.front_login(&name, pop, u)?,
+        Some(u) => service.front_login(&name, Some(pop), u)?,
         None if pop.populator.open => name.clone(),
         None => return Err(plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")),
     };

@@ -31,6 +31,7 @@ pub mod console;
 mod group;
 pub mod handler;
 pub mod metrics;
+pub mod origin;
 pub mod recent;
 pub mod reply;
 pub mod route;

@@ -1,0 +1,101 @@
+//! Requests that a page of another site made a browser send, refused before anything
+//! else (issue 42, item 2).
+//!
+//! The API writes on `GET` (as N2T's does), and a browser that holds Basic
+//! credentials for this server sends them with any request to it, whoever's page
+//! made the request: a link, an image, a form or a script on another site could
+//! otherwise write as the browser's user. Browsers say where a request comes from:
+//! `Sec-Fetch-Site` (every current browser), and `Origin` (on every cross-origin
+//! request but a plain navigation or image). A request is refused with `403` when
+//!
+//! * `Sec-Fetch-Site` is `cross-site` or `same-site` (another site, or another host
+//!   of this one); `same-origin` and `none` (typed in, a bookmark) are served;
+//! * without `Sec-Fetch-Site`, `Origin` names another host than the request's `Host`
+//!   (or is `null`, an origin a browser hides).
+//!
+//! Programs (curl, scripts, the `noid` CLI) send neither header, and are served as
+//! before. docs/SECURITY.md states the rule.
+
+use hyper::header::{HeaderMap, HOST, ORIGIN};
+use hyper::{Request, StatusCode};
+
+use crate::reply::{plain, Reply};
+
+/// The refusal's text.
+pub const REFUSED: &str = "error: 403 cross-site request refused: a page of another site \
+made your browser send this request. The API acts only on requests that programs \
+(curl, scripts) or its own site's pages send; to change bindings in a browser, use the \
+console (/console/).\n";
+
+/// `Err(403)` for a request a page of another site made a browser send.
+pub fn same_site<B>(req: &Request<B>) -> Result<(), Reply> {
+    match cross_site(req.headers()) {
+        Some(why) => {
+            log::warn!("cross-site request refused ({why}): {}", req.uri().path());
+            Err(plain(StatusCode::FORBIDDEN, REFUSED))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Why the headers show a request from another site; `None` when they do not.
+fn cross_site(h: &HeaderMap) -> Option<String> {
+    if let Some(site) = h.get("sec-fetch-site") {
+        let site = site.to_str().unwrap_or("").trim().to_ascii_lowercase();
+        return match site.as_str() {
+            "same-origin" | "none" => None,
+            _ => Some(format!("Sec-Fetch-Site: {site}")),
+        };
+    }
+    let origin = h.get(ORIGIN)?.to_str().unwrap_or("null").trim();
+    let host = h.get(HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let authority = origin
+        .split_once("://")
+        .map(|(_, a)| a.trim_end_matches('/'));
+    match authority {
+        Some(a) if !a.is_empty() && a.eq_ignore_ascii_case(host.trim()) => None,
+        _ => Some(format!("Origin: {origin}, Host: {host}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (n, v) in pairs {
+            h.insert(*n, v.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn browsers_from_other_sites_are_told_apart() {
+        let host = ("host", "n2t.example:8080");
+        for served in [
+            vec![host],
+            vec![host, ("sec-fetch-site", "same-origin")],
+            vec![host, ("sec-fetch-site", "none")],
+            vec![host, ("origin", "http://n2t.example:8080")],
+            vec![host, ("origin", "https://N2T.example:8080")],
+        ] {
+            assert_eq!(cross_site(&headers(&served)), None, "{served:?}");
+        }
+        for refused in [
+            vec![host, ("sec-fetch-site", "cross-site")],
+            vec![host, ("sec-fetch-site", "same-site")],
+            vec![
+                host,
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "http://n2t.example:8080"),
+            ],
+            vec![host, ("origin", "http://evil.example")],
+            vec![host, ("origin", "http://n2t.example")],
+            vec![host, ("origin", "null")],
+            vec![("origin", "http://n2t.example:8080")],
+        ] {
+            assert!(cross_site(&headers(&refused)).is_some(), "{refused:?}");
+        }
+    }
+}
