@@ -33,6 +33,18 @@ use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 /// one, as they are read.
 pub const MAX_BODY: usize = noid_egg::MAX_REMOTE_VALUE + (64 << 10);
 
+/// `413` for a single command's body longer than [`MAX_BODY`].
+pub fn body_too_large() -> Reply {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!(
+            "error: 413 request body larger than {MAX_BODY} octets: a value may have at most {} \
+             octets over the API\n",
+            noid_egg::MAX_REMOTE_VALUE
+        ),
+    )
+}
+
 /// Where a request comes from.
 #[derive(Debug, Clone)]
 pub struct Peer {
@@ -225,14 +237,7 @@ impl Service {
             match Limited::new(req.into_body(), MAX_BODY).collect().await {
                 Ok(b) => Input::Whole(b.to_bytes().to_vec()),
                 Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-                    return Err(plain(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        &format!(
-                        "error: 413 request body larger than {MAX_BODY} octets: a value may have \
-                             at most {} octets over the API\n",
-                        noid_egg::MAX_REMOTE_VALUE
-                    ),
-                    ))
+                    return Err(body_too_large())
                 }
                 Err(e) => {
                     return Err(plain(

@@ -16,7 +16,7 @@
 //! Programs (curl, scripts, the `noid` CLI) send neither header, and are served as
 //! before. docs/SECURITY.md states the rule.
 
-use hyper::header::{HeaderMap, HOST, ORIGIN};
+use hyper::header::{HeaderValue, HOST, ORIGIN};
 use hyper::{Request, StatusCode};
 
 use crate::reply::{plain, Reply};
@@ -29,32 +29,61 @@ console (/console/).\n";
 
 /// `Err(403)` for a request a page of another site made a browser send.
 pub fn same_site<B>(req: &Request<B>) -> Result<(), Reply> {
-    match cross_site(req.headers()) {
-        Some(why) => {
-            log::warn!("cross-site request refused ({why}): {}", req.uri().path());
-            Err(plain(StatusCode::FORBIDDEN, REFUSED))
-        }
-        None => Ok(()),
+    let h = req.headers();
+    fn text(v: Option<&HeaderValue>) -> Option<&str> {
+        v.map(|v| v.to_str().unwrap_or("null"))
     }
+    let sent = Sent {
+        site: text(h.get("sec-fetch-site")),
+        origin: text(h.get(ORIGIN)),
+        host: text(h.get(HOST)),
+    };
+    sent.check(req.uri().path())
 }
 
-/// Why the headers show a request from another site; `None` when they do not.
-fn cross_site(h: &HeaderMap) -> Option<String> {
-    if let Some(site) = h.get("sec-fetch-site") {
-        let site = site.to_str().unwrap_or("").trim().to_ascii_lowercase();
-        return match site.as_str() {
-            "same-origin" | "none" => None,
-            _ => Some(format!("Sec-Fetch-Site: {site}")),
-        };
+/// What a request says of where it comes from: `Sec-Fetch-Site`, `Origin`, `Host`
+/// (over HTTP their headers; under a CGI, the variables `HTTP_SEC_FETCH_SITE`,
+/// `HTTP_ORIGIN`, `HTTP_HOST`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sent<'a> {
+    /// `Sec-Fetch-Site`.
+    pub site: Option<&'a str>,
+    /// `Origin`.
+    pub origin: Option<&'a str>,
+    /// `Host`.
+    pub host: Option<&'a str>,
+}
+
+impl Sent<'_> {
+    /// `Err(403)` (logged, with `path`) when the request came from another site.
+    pub fn check(&self, path: &str) -> Result<(), Reply> {
+        match self.cross_site() {
+            Some(why) => {
+                log::warn!("cross-site request refused ({why}): {path}");
+                Err(plain(StatusCode::FORBIDDEN, REFUSED))
+            }
+            None => Ok(()),
+        }
     }
-    let origin = h.get(ORIGIN)?.to_str().unwrap_or("null").trim();
-    let host = h.get(HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let authority = origin
-        .split_once("://")
-        .map(|(_, a)| a.trim_end_matches('/'));
-    match authority {
-        Some(a) if !a.is_empty() && a.eq_ignore_ascii_case(host.trim()) => None,
-        _ => Some(format!("Origin: {origin}, Host: {host}")),
+
+    /// Why the request is from another site; `None` when it is not.
+    fn cross_site(&self) -> Option<String> {
+        if let Some(site) = self.site {
+            let site = site.trim().to_ascii_lowercase();
+            return match site.as_str() {
+                "same-origin" | "none" => None,
+                _ => Some(format!("Sec-Fetch-Site: {site}")),
+            };
+        }
+        let origin = self.origin?.trim();
+        let host = self.host.unwrap_or("").trim();
+        let authority = origin
+            .split_once("://")
+            .map(|(_, a)| a.trim_end_matches('/'));
+        match authority {
+            Some(a) if !a.is_empty() && a.eq_ignore_ascii_case(host) => None,
+            _ => Some(format!("Origin: {origin}, Host: {host}")),
+        }
     }
 }
 
@@ -62,12 +91,13 @@ fn cross_site(h: &HeaderMap) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (n, v) in pairs {
-            h.insert(*n, v.parse().unwrap());
+    fn sent(pairs: &[(&'static str, &'static str)]) -> Sent<'static> {
+        let get = |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        Sent {
+            site: get("sec-fetch-site"),
+            origin: get("origin"),
+            host: get("host"),
         }
-        h
     }
 
     #[test]
@@ -80,7 +110,7 @@ mod tests {
             vec![host, ("origin", "http://n2t.example:8080")],
             vec![host, ("origin", "https://N2T.example:8080")],
         ] {
-            assert_eq!(cross_site(&headers(&served)), None, "{served:?}");
+            assert_eq!(sent(&served).cross_site(), None, "{served:?}");
         }
         for refused in [
             vec![host, ("sec-fetch-site", "cross-site")],
@@ -95,7 +125,7 @@ mod tests {
             vec![host, ("origin", "null")],
             vec![("origin", "http://n2t.example:8080")],
         ] {
-            assert!(cross_site(&headers(&refused)).is_some(), "{refused:?}");
+            assert!(sent(&refused).cross_site().is_some(), "{refused:?}");
         }
     }
 }

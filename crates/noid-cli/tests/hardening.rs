@@ -624,3 +624,60 @@ fn values_over_a_mebibyte_are_refused() {
         &p.body[..p.body.len().min(4000)]
     );
 }
+
+/// The API as a CGI under Apache keeps the same rules: a cross-site browser request
+/// (`HTTP_SEC_FETCH_SITE`, `HTTP_ORIGIN` against `HTTP_HOST`) is refused before it
+/// runs, and a body longer than a single command may have is refused unread.
+#[test]
+fn the_cgi_refuses_cross_site_requests_and_large_bodies() {
+    let api = Api::start();
+    let cgi = api.dir("noidu-api");
+    std::os::unix::fs::symlink(crate::util::noid_exe(), &cgi).unwrap();
+    let run = |env: &[(&str, &str)], length: usize| {
+        let out = std::process::Command::new(&cgi)
+            .env_clear()
+            .env("NOID_API_CONFIG", api.dir("api.toml"))
+            .env("PATH_INFO", "/sam/b")
+            .env("QUERY_STRING", "x.set%20who%20pwned")
+            .env("REMOTE_ADDR", "127.0.0.1")
+            .env("REMOTE_USER", "sam")
+            .env("CONTENT_LENGTH", length.to_string())
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let head = "Status: 403 Forbidden\r\ncontent-type: text/plain; charset=UTF-8\r\n\r\n";
+    let refused = format!(
+        "{head}error: 403 cross-site request refused: a page of another site made your browser \
+send this request. The API acts only on requests that programs (curl, scripts) or its own \
+site's pages send; to change bindings in a browser, use the console (/console/).\n"
+    );
+    for env in [
+        vec![("HTTP_SEC_FETCH_SITE", "cross-site")],
+        vec![
+            ("HTTP_ORIGIN", "https://evil.example"),
+            ("HTTP_HOST", "n2t.example"),
+        ],
+    ] {
+        assert_eq!(run(&env, 0), refused, "{env:?}");
+    }
+    assert!(
+        !api.dir("binders/sam/write.log").exists(),
+        "nothing written"
+    );
+    assert_eq!(
+        run(&[("HTTP_SEC_FETCH_SITE", "same-origin")], 0),
+        "Status: 200 OK\r\ncontent-type: text/plain; charset=UTF-8\r\negg-version: noid 0.1.0\r\n\r\negg-status: 0\n"
+    );
+    let most = 1 << 20;
+    assert_eq!(
+        run(&[], 2 * most),
+        format!(
+            "Status: 413 Payload Too Large\r\ncontent-type: text/plain; charset=UTF-8\r\n\r\n\
+             error: 413 request body larger than {} octets: a value may have at most {most} octets over the API\n",
+            most + (64 << 10)
+        )
+    );
+}
