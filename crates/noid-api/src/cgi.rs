@@ -58,10 +58,15 @@ fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
     sent.check(&req.path)?;
     let (route, pop) = service.admit(&req.path, req.remote_addr)?;
     let name = route.populator().to_string();
+    let unauthorized = || plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
     let login = match req.remote_user.clone() {
-        Some(u) => service.front_login(&name, Some(pop), u)?,
-        None if pop.populator.open => name.clone(),
-        None => return Err(plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")),
+        Some(u) => service.front_login(&name, pop, u)?,
+        None if pop.is_some_and(|p| p.populator.open) => name.clone(),
+        None => return Err(unauthorized()),
+    };
+    // No login is ever one of a populator that is not configured (front_login).
+    let Some(pop) = pop else {
+        return Err(unauthorized());
     };
     let query = route::decode_query(&req.query);
     let note = verbose_note(&query, &login, req.acting_for.as_deref());

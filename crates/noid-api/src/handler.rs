@@ -151,18 +151,11 @@ impl Service {
         response
     }
 
-    /// The checks every request passes before its command, over HTTP and as a CGI
-    /// alike: a configured populator's route, and a client its allow-list admits.
-    pub fn admit(&self, path: &str, client: Option<IpAddr>) -> Result<(Route, &Checked), Reply> {
-        match self.admit_any(path, client)? {
-            (route, Some(pop)) => Ok((route, pop)),
-            (_, None) => Err(plain(StatusCode::NOT_FOUND, "error: not found\n")),
-        }
-    }
-
-    /// A populator's route, the populator if it is configured, and a client its
-    /// allow-list admits.
-    fn admit_any(
+    /// The checks every request passes before its login, over HTTP and as a CGI
+    /// alike: a populator's route, the populator if it is configured (`None`: it is
+    /// answered as one whose logins all fail, so that populator names cannot be told
+    /// apart), and a client its allow-list admits.
+    pub fn admit(
         &self,
         path: &str,
         client: Option<IpAddr>,
@@ -208,7 +201,7 @@ impl Service {
         }
         let peer = self.client(&req, peer);
         crate::origin::same_site(&req)?;
-        let (route, pop) = self.admit_any(req.uri().path(), peer.ip)?;
+        let (route, pop) = self.admit(req.uri().path(), peer.ip)?;
         let name = route.populator().to_string();
         let login = self.clone().identify(&req, &peer, &name, pop).await?;
         // No login is ever valid for a populator that is not configured.

@@ -627,7 +627,9 @@ fn values_over_a_mebibyte_are_refused() {
 
 /// The API as a CGI under Apache keeps the same rules: a cross-site browser request
 /// (`HTTP_SEC_FETCH_SITE`, `HTTP_ORIGIN` against `HTTP_HOST`) is refused before it
-/// runs, and a body longer than a single command may have is refused unread.
+/// runs, a populator that is not configured is answered as a known one (a login of
+/// another populator: `403`), and a body longer than a single command may have is
+/// refused unread.
 #[test]
 fn the_cgi_refuses_cross_site_requests_and_large_bodies() {
     let api = Api::start();
@@ -670,6 +672,11 @@ site's pages send; to change bindings in a browser, use the console (/console/).
     assert_eq!(
         run(&[("HTTP_SEC_FETCH_SITE", "same-origin")], 0),
         "Status: 200 OK\r\ncontent-type: text/plain; charset=UTF-8\r\negg-version: noid 0.1.0\r\n\r\negg-status: 0\n"
+    );
+    // A populator that is not configured: as at a populator whose logins all fail.
+    assert_eq!(
+        run(&[("PATH_INFO", "/nobody/b")], 0),
+        format!("{head}error: 403 forbidden\n")
     );
     let most = 1 << 20;
     assert_eq!(
