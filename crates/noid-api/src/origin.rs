@@ -81,9 +81,32 @@ impl Sent<'_> {
             .split_once("://")
             .map(|(_, a)| a.trim_end_matches('/'));
         match authority {
-            Some(a) if !a.is_empty() && a.eq_ignore_ascii_case(host) => None,
+            Some(a) if !a.is_empty() && same_host(a, host) => None,
             _ => Some(format!("Origin: {origin}, Host: {host}")),
         }
+    }
+}
+
+/// Whether an `Origin`'s authority names the `Host`: the same host name, and the same
+/// port when `Host` has one (a front server may pass the host without its port, as
+/// nginx's `$host` is).
+fn same_host(origin: &str, host: &str) -> bool {
+    let (oh, op) = host_port(origin);
+    let (hh, hp) = host_port(host);
+    !hh.is_empty() && oh.eq_ignore_ascii_case(hh) && (hp.is_none() || op == hp)
+}
+
+/// `host[:port]` (an IPv6 address in brackets) split at its port.
+fn host_port(a: &str) -> (&str, Option<&str>) {
+    match a.rsplit_once(':') {
+        Some((h, p))
+            if !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (!h.contains(':') || h.ends_with(']')) =>
+        {
+            (h, Some(p))
+        }
+        _ => (a, None),
     }
 }
 
@@ -109,6 +132,11 @@ mod tests {
             vec![host, ("sec-fetch-site", "none")],
             vec![host, ("origin", "http://n2t.example:8080")],
             vec![host, ("origin", "https://N2T.example:8080")],
+            vec![
+                ("host", "n2t.example"),
+                ("origin", "https://n2t.example:8443"),
+            ],
+            vec![("host", "[::1]:8080"), ("origin", "http://[::1]:8080")],
         ] {
             assert_eq!(sent(&served).cross_site(), None, "{served:?}");
         }
@@ -124,6 +152,12 @@ mod tests {
             vec![host, ("origin", "http://n2t.example")],
             vec![host, ("origin", "null")],
             vec![("origin", "http://n2t.example:8080")],
+            vec![host, ("origin", "http://n2t.example:9090")],
+            vec![("host", "[::1]:8080"), ("origin", "http://[::2]:8080")],
+            vec![
+                ("host", "n2t.example"),
+                ("origin", "http://n2t.example.evil:443"),
+            ],
         ] {
             assert!(sent(&refused).cross_site().is_some(), "{refused:?}");
         }
