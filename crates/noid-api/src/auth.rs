@@ -1,11 +1,13 @@
 //! Who is asking: HTTP Basic credentials checked against a populator's `htpasswd -B`
-//! file, or the login a trusted front server passes on; failed attempts counted per
-//! client address and logged (never with the password).
+//! file, or the login a trusted front server passes on; attempts counted per login
+//! and client address ([`Failures`]) and failures logged (never with the password).
 //!
 //! bcrypt is slow on purpose, so a login whose password was verified is remembered
 //! (as a keyed hash of the password, for [`REMEMBER`]) and a keep-alive client does
 //! not pay for bcrypt on every request. A changed password file forgets everything
-//! learnt from it.
+//! learnt from it. A login the file does not have is checked against a dummy hash of
+//! the file's cost, so that an unknown login takes as long to refuse as a wrong
+//! password (issue 42, item 6).
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
@@ -19,9 +21,13 @@ use base64::Engine;
 
 /// How long a verified password is remembered.
 pub const REMEMBER: Duration = Duration::from_secs(300);
-/// Failed attempts allowed per client address within [`WINDOW`]; more get `429`.
+/// Failed attempts allowed per login and client address within [`WINDOW`]; more get
+/// `429`.
 pub const MAX_FAILURES: u32 = 10;
-/// The window failed attempts are counted over.
+/// Failed attempts allowed per client address, whatever the logins, within
+/// [`WINDOW`] (a client trying login after login).
+pub const MAX_ADDRESS_FAILURES: u32 = 10 * MAX_FAILURES;
+/// The window failed attempts are counted over, from the first.
 pub const WINDOW: Duration = Duration::from_secs(60);
 
 /// Credentials from an `Authorization: Basic` header.
@@ -62,6 +68,8 @@ struct File {
     hashes: HashMap<String, String>,
     /// Login → (keyed hash of the verified password, when verified).
     verified: HashMap<String, (u64, Instant)>,
+    /// A hash of a random password at the file's cost, for logins it does not have.
+    dummy: Option<String>,
 }
 
 /// The password files in use, read on first use and again whenever they change.
@@ -98,10 +106,22 @@ impl Passwords {
         }
     }
 
-    /// Check `cred` against `file`. Blocking: bcrypt takes milliseconds.
+    /// Whether `cred` was verified against `file` lately (no bcrypt needed).
+    pub fn remembered(&self, file: &Path, cred: &Basic) -> bool {
+        let key = self.keyed.hash_one(&cred.password);
+        let mut files = self.files.lock().expect("password files");
+        refresh(&mut files, file)
+            .and_then(|f| f.verified.get(&cred.user))
+            .is_some_and(|(k, at)| *k == key && at.elapsed() < REMEMBER)
+    }
+
+    /// Check `cred` against `file`. Blocking: bcrypt takes milliseconds. Every check
+    /// that is not of a remembered password runs bcrypt once at the file's cost: on
+    /// the login's hash, or on a dummy one when the file has no such login (or no
+    /// bcrypt hash for it), so that the time taken does not tell which.
     pub fn check(&self, file: &Path, cred: &Basic) -> Verdict {
         let key = self.keyed.hash_one(&cred.password);
-        let hash = {
+        let (hash, dummy, cost) = {
             let mut files = self.files.lock().expect("password files");
             let Some(f) = refresh(&mut files, file) else {
                 return Verdict::Invalid;
@@ -111,22 +131,27 @@ impl Passwords {
                     return Verdict::Valid;
                 }
             }
-            match f.hashes.get(&cred.user) {
-                Some(h) => h.clone(),
-                None => return Verdict::Invalid,
+            let hash = f.hashes.get(&cred.user).cloned();
+            (hash, f.dummy.clone(), cost_of(f))
+        };
+        let real = match hash {
+            Some(h) if h.starts_with("$2") => Some(h),
+            Some(_) => {
+                log::warn!(
+                    "{}: login {} has no bcrypt hash (use htpasswd -B)",
+                    file.display(),
+                    cred.user
+                );
+                None
             }
+            None => None,
         };
-        let ok = if hash.starts_with("$2") {
-            bcrypt::verify(&cred.password, &hash).unwrap_or(false)
-        } else {
-            log::warn!(
-                "{}: login {} has no bcrypt hash (use htpasswd -B)",
-                file.display(),
-                cred.user
-            );
-            false
+        let Some(hash) = real else {
+            let dummy = dummy.unwrap_or_else(|| self.dummy(file, cost));
+            let _ = bcrypt::verify(&cred.password, &dummy);
+            return Verdict::Invalid;
         };
-        if !ok {
+        if !bcrypt::verify(&cred.password, &hash).unwrap_or(false) {
             return Verdict::Invalid;
         }
         let mut files = self.files.lock().expect("password files");
@@ -135,6 +160,28 @@ impl Passwords {
         }
         Verdict::Valid
     }
+
+    /// Make (outside the lock) and keep `file`'s dummy hash.
+    fn dummy(&self, file: &Path, cost: u32) -> String {
+        let mut password = [0u8; 16];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut password);
+        let dummy = bcrypt::hash(password, cost).unwrap_or_default();
+        let mut files = self.files.lock().expect("password files");
+        if let Some(f) = files.get_mut(file) {
+            f.dummy = Some(dummy.clone());
+        }
+        dummy
+    }
+}
+
+/// The bcrypt cost of the file's first bcrypt hash (`$2y$CC$…`); the lowest cost when
+/// it has none (then no login can succeed, and there is nothing to time).
+fn cost_of(f: &File) -> u32 {
+    f.hashes
+        .values()
+        .filter(|h| h.starts_with("$2"))
+        .find_map(|h| h.get(4..6)?.parse().ok())
+        .unwrap_or(4)
 }
 
 /// The file's entry, read again if it changed; `None` (and logged) if unreadable.
@@ -162,38 +209,160 @@ fn refresh<'a>(files: &'a mut HashMap<PathBuf, File>, path: &Path) -> Option<&'a
                 modified,
                 hashes,
                 verified: HashMap::new(),
+                dummy: None,
             },
         );
     }
     files.get_mut(path)
 }
 
-/// Failed attempts per client address.
+/// What attempts are counted under: a login from an address, and the address.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Login(String, Option<IpAddr>),
+    Address(Option<IpAddr>),
+}
+
+impl Key {
+    fn most(&self) -> u32 {
+        match self {
+            Key::Login(..) => MAX_FAILURES,
+            Key::Address(_) => MAX_ADDRESS_FAILURES,
+        }
+    }
+}
+
+/// Failed attempts within the window, when the window began, and attempts being
+/// checked.
+#[derive(Debug, Clone, Copy)]
+struct Count {
+    failed: u32,
+    since: Instant,
+    checking: u32,
+}
+
+/// Failed attempts per login and client address, and per address. An attempt is
+/// counted before its password is checked ([`Failures::attempt`]): while attempts
+/// being checked could reach the limit if they failed, more wait for them
+/// ([`Failures::settled`]) instead of being checked alongside. So parallel attempts
+/// cannot all pass the limit before the first failure is counted, and parallel
+/// requests with the right password are not refused: they wait for the first, whose
+/// password is then remembered.
 #[derive(Default)]
 pub struct Failures {
-    by_client: Mutex<HashMap<Option<IpAddr>, (u32, Instant)>>,
+    counts: Mutex<HashMap<Key, Count>>,
+    /// Told whenever an attempt is settled.
+    pub settled: tokio::sync::Notify,
+}
+
+/// Why an attempt may not be checked now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotNow {
+    /// Too many failures: refused until the window ends, this long from now.
+    Refused(Duration),
+    /// Attempts being checked could reach the limit: wait for one to settle.
+    Busy,
+}
+
+/// An attempt being checked: a failure unless [`Attempt::succeeded`] says otherwise
+/// (also when dropped unsettled, a client that went away meanwhile).
+#[must_use]
+pub struct Attempt<'f> {
+    failures: &'f Failures,
+    keys: [Key; 2],
+    settled: bool,
+}
+
+impl std::fmt::Debug for Attempt<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attempt").field("keys", &self.keys).finish()
+    }
+}
+
+impl Attempt<'_> {
+    /// The password was right: the attempt is no failure.
+    pub fn succeeded(mut self) {
+        self.settle(true);
+    }
+
+    fn settle(&mut self, ok: bool) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        {
+            let mut map = self.failures.counts.lock().expect("failures");
+            for k in &self.keys {
+                if let Some(c) = map.get_mut(k) {
+                    c.checking = c.checking.saturating_sub(1);
+                    if !ok {
+                        c.failed += 1;
+                    }
+                }
+            }
+        }
+        self.failures.settled.notify_waiters();
+    }
+}
+
+impl Drop for Attempt<'_> {
+    fn drop(&mut self) {
+        self.settle(false);
+    }
 }
 
 impl Failures {
-    /// Whether `client` has failed too often lately.
-    pub fn blocked(&self, client: Option<IpAddr>) -> bool {
-        let map = self.by_client.lock().expect("failures");
-        map.get(&client)
-            .is_some_and(|(n, since)| *n >= MAX_FAILURES && since.elapsed() < WINDOW)
-    }
-
-    /// Count a failed attempt.
-    pub fn record(&self, client: Option<IpAddr>) {
-        let mut map = self.by_client.lock().expect("failures");
+    /// Count an attempt of `login` from `client` before its password is checked, or
+    /// say why it may not be checked now.
+    pub fn attempt(&self, login: &str, client: Option<IpAddr>) -> Result<Attempt<'_>, NotNow> {
+        let keys = [Key::Login(login.to_string(), client), Key::Address(client)];
+        let mut map = self.counts.lock().expect("failures");
         if map.len() > 100_000 {
-            map.retain(|_, (_, since)| since.elapsed() < WINDOW);
+            map.retain(|_, c| c.checking > 0 || c.since.elapsed() < WINDOW);
         }
-        let e = map.entry(client).or_insert((0, Instant::now()));
-        if e.1.elapsed() >= WINDOW {
-            *e = (0, Instant::now());
+        let mut busy = false;
+        for k in &keys {
+            let c = map.entry(k.clone()).or_insert(Count {
+                failed: 0,
+                since: Instant::now(),
+                checking: 0,
+            });
+            if c.since.elapsed() >= WINDOW {
+                c.failed = 0;
+                c.since = Instant::now();
+            }
+            if c.failed >= k.most() {
+                let left = WINDOW.saturating_sub(c.since.elapsed());
+                return Err(NotNow::Refused(left));
+            }
+            busy |= c.failed + c.checking >= k.most();
         }
-        e.0 += 1;
+        if busy {
+            return Err(NotNow::Busy);
+        }
+        for k in &keys {
+            if let Some(c) = map.get_mut(k) {
+                c.checking += 1;
+            }
+        }
+        Ok(Attempt {
+            failures: self,
+            keys,
+            settled: false,
+        })
     }
+}
+
+/// How long `wait` is, for people: `42 seconds` (rounded up, as [`seconds`]).
+pub fn said(wait: Duration) -> String {
+    match seconds(wait) {
+        1 => "1 second".into(),
+        s => format!("{s} seconds"),
+    }
+}
+
+/// `wait` in whole seconds, rounded up (a `Retry-After` value).
+pub fn seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
 /// Constant-time comparison of a presented secret with the configured one.
@@ -224,5 +393,69 @@ mod tests {
         assert!(same_secret(b"abc", b"abc"));
         assert!(!same_secret(b"abd", b"abc"));
         assert!(!same_secret(b"ab", b"abc"));
+    }
+
+    /// Issue 42 item 3, issue 41 item 9: attempts count before they are checked, per
+    /// login and address; one login's failures do not lock out another's.
+    #[test]
+    fn attempts_count_per_login_and_address() {
+        let f = Failures::default();
+        let a: Option<IpAddr> = Some("192.0.2.1".parse().unwrap());
+        let b: Option<IpAddr> = Some("192.0.2.2".parse().unwrap());
+        // Ten attempts being checked at once: the eleventh waits.
+        let pending: Vec<Attempt> = (0..MAX_FAILURES)
+            .map(|_| f.attempt("sam", a).unwrap())
+            .collect();
+        assert_eq!(f.attempt("sam", a).unwrap_err(), NotNow::Busy);
+        assert!(
+            f.attempt("olga", a).is_ok(),
+            "another login from the address"
+        );
+        assert!(
+            f.attempt("sam", b).is_ok(),
+            "the login from another address"
+        );
+        // A right password is no failure: then one more may be checked.
+        let mut pending = pending.into_iter();
+        pending.next().unwrap().succeeded();
+        let last = f.attempt("sam", a).unwrap();
+        assert_eq!(f.attempt("sam", a).unwrap_err(), NotNow::Busy);
+        // All ten fail (dropped unsettled: a failure): the next is refused until
+        // the window ends.
+        drop((pending, last));
+        match f.attempt("sam", a) {
+            Err(NotNow::Refused(wait)) => assert!(wait <= WINDOW && !wait.is_zero()),
+            other => panic!("{other:?}"),
+        }
+        // The address's own limit, whatever the logins.
+        let c: Option<IpAddr> = Some("192.0.2.3".parse().unwrap());
+        for n in 0..MAX_ADDRESS_FAILURES {
+            drop(f.attempt(&format!("l{n}"), c).unwrap());
+        }
+        assert!(matches!(f.attempt("new", c), Err(NotNow::Refused(_))));
+        assert_eq!(said(Duration::from_millis(41_200)), "42 seconds");
+        assert_eq!(seconds(Duration::from_secs(60)), 60);
+    }
+
+    /// Issue 42 item 6: a login the file lacks is refused after a bcrypt of the
+    /// file's cost, like a wrong password.
+    #[test]
+    fn unknown_logins_cost_a_bcrypt_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pwd");
+        let hash = bcrypt::hash_with_result("secret", 6)
+            .unwrap()
+            .format_for_version(bcrypt::Version::TwoY);
+        std::fs::write(&file, format!("sam:{hash}\n")).unwrap();
+        let p = Passwords::default();
+        let cred = |u: &str, pw: &str| Basic {
+            user: u.into(),
+            password: pw.into(),
+        };
+        assert_eq!(p.check(&file, &cred("nobody", "x")), Verdict::Invalid);
+        let dummy = p.files.lock().unwrap()[&file].dummy.clone().unwrap();
+        assert!(dummy.starts_with("$2b$06$"), "{dummy}");
+        assert_eq!(p.check(&file, &cred("sam", "wrong")), Verdict::Invalid);
+        assert_eq!(p.check(&file, &cred("sam", "secret")), Verdict::Valid);
     }
 }

@@ -25,6 +25,11 @@ const CHUNKS: usize = 16;
 pub const STALL: Duration = Duration::from_secs(30);
 /// How often a wait for the body looks whether the server is stopping.
 const TICK: Duration = Duration::from_millis(100);
+/// The longest line of a bulk body: a command whose value is at the limit
+/// ([`noid_egg::MAX_REMOTE_VALUE`]) written as `:hx` escapes (three octets each), and
+/// room for the rest of the command. A longer line ends the run where it starts, so
+/// that no line is ever held whole whatever its length.
+pub const MAX_LINE: usize = 3 * noid_egg::MAX_REMOTE_VALUE + (64 << 10);
 
 /// Why a body ended early; the bulk run says so in its answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +40,8 @@ pub enum Cut {
     Stalled,
     /// The server is stopping.
     Stopping,
+    /// A line longer than [`MAX_LINE`].
+    LineTooLong,
 }
 
 impl std::fmt::Display for Cut {
@@ -43,6 +50,12 @@ impl std::fmt::Display for Cut {
             Cut::Client(e) => write!(f, "the request body was cut off ({e})"),
             Cut::Stalled => write!(f, "the request body stalled for {} s", STALL.as_secs()),
             Cut::Stopping => f.write_str("the server is stopping"),
+            Cut::LineTooLong => write!(
+                f,
+                "413 a line of the request body is longer than {MAX_LINE} octets \
+                 (a value may have {} octets at most)",
+                noid_egg::MAX_REMOTE_VALUE
+            ),
         }
     }
 }
@@ -117,6 +130,7 @@ pub fn channel(
         chunk: Bytes::new(),
         done: false,
         failed: None,
+        line: 0,
     };
     (tx, reader)
 }
@@ -131,6 +145,8 @@ pub struct BodyReader {
     done: bool,
     /// Why the body ended early: every later read fails the same way.
     failed: Option<Cut>,
+    /// Octets consumed since the last newline.
+    line: usize,
 }
 
 impl BodyReader {
@@ -217,6 +233,10 @@ impl Read for BodyReader {
 
 impl BufRead for BodyReader {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.line > MAX_LINE {
+            self.failed = Some(Cut::LineTooLong);
+            return Err(cut(Cut::LineTooLong));
+        }
         while self.chunk.is_empty() && !self.done {
             self.next_chunk()?;
         }
@@ -224,6 +244,11 @@ impl BufRead for BodyReader {
     }
 
     fn consume(&mut self, amt: usize) {
+        let used = &self.chunk[..amt.min(self.chunk.len())];
+        self.line = match used.iter().rposition(|&b| b == b'\n') {
+            Some(i) => used.len() - i - 1,
+            None => self.line + used.len(),
+        };
         self.chunk.advance(amt);
     }
 }

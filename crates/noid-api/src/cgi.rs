@@ -28,11 +28,19 @@ pub struct CgiRequest {
     pub remote_addr: Option<IpAddr>,
     /// `HTTP_ACTING_FOR`.
     pub acting_for: Option<String>,
+    /// `HTTP_SEC_FETCH_SITE`, `HTTP_ORIGIN`, `HTTP_HOST`: for the cross-site rule
+    /// ([`crate::origin`]).
+    pub sec_fetch_site: Option<String>,
+    /// `HTTP_ORIGIN`.
+    pub origin: Option<String>,
+    /// `HTTP_HOST`.
+    pub host: Option<String>,
     /// The request body (standard input).
     pub body: Vec<u8>,
 }
 
-/// Answer one CGI request: the checks of [`Service::admit`], the login Apache
+/// Answer one CGI request: the cross-site rule ([`crate::origin`]), the checks of
+/// [`Service::admit`], the login Apache
 /// authenticated (as a front server's, [`Service::front_login`]), then the command,
 /// run in this process ([`store::run_once`]).
 pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Reply {
@@ -42,12 +50,23 @@ pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Reply {
 }
 
 fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
+    let sent = crate::origin::Sent {
+        site: req.sec_fetch_site.as_deref(),
+        origin: req.origin.as_deref(),
+        host: req.host.as_deref(),
+    };
+    sent.check(&req.path)?;
     let (route, pop) = service.admit(&req.path, req.remote_addr)?;
     let name = route.populator().to_string();
+    let unauthorized = || plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n");
     let login = match req.remote_user.clone() {
         Some(u) => service.front_login(&name, pop, u)?,
-        None if pop.populator.open => name.clone(),
-        None => return Err(plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")),
+        None if pop.is_some_and(|p| p.populator.open) => name.clone(),
+        None => return Err(unauthorized()),
+    };
+    // No login is ever one of a populator that is not configured (front_login).
+    let Some(pop) = pop else {
+        return Err(unauthorized());
     };
     let query = route::decode_query(&req.query);
     let note = verbose_note(&query, &login, req.acting_for.as_deref());

@@ -366,9 +366,7 @@ impl Running {
                 self.answer = WorkResult {
                     body: o.output,
                     failed: o.error.is_some(),
-                    refusal: o
-                        .error
-                        .filter(|e| matches!(e, BinderError::Unauthorized | BinderError::ReadOnly)),
+                    refusal: o.error.filter(BinderError::has_own_status),
                     ..WorkResult::default()
                 };
             }

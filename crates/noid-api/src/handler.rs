@@ -1,7 +1,11 @@
-//! One HTTP request: route, populator, address check, authentication, then the
-//! binder or minter command, and the response (`200` with `egg-status:` for command
-//! results, errors included, as N2T answers; `401`/`403`/`404`/`429` before any
-//! command runs).
+//! One HTTP request: route, cross-site check, populator, address check,
+//! authentication, then the binder or minter command, and the response (`200` with
+//! `egg-status:` for command results, errors included, as N2T answers;
+//! `401`/`403`/`404`/`413`/`429` before any command runs).
+//!
+//! A populator that is not configured is answered as one whose logins all fail
+//! (`401`, the same realm and body; `403` for a login of another populator), so that
+//! neither populator names nor logins can be learnt from the answers or their timing.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -11,21 +15,35 @@ use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Limited};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use noid_egg::{nog, BinderError, Format};
 
-use crate::auth::{self, Failures, Passwords, Verdict};
+use crate::auth::{self, Failures, NotNow, Passwords, Verdict};
 use crate::config::{Checked, Config};
-use crate::reply::{command_headers, status_line, unauthorized};
+use crate::reply::{command_headers, status_line, too_many, unauthorized};
 pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
 use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 
-/// Largest request body of a single command (its indirect tokens' values); a bulk
-/// POST's body is streamed and has no limit.
-pub const MAX_BODY: usize = 1 << 30;
+/// Largest request body of a single command (its indirect tokens' values): a value
+/// at the limit ([`noid_egg::MAX_REMOTE_VALUE`]) and room for an element name and the
+/// tokens' trailers. A bulk POST's body is streamed: its values are limited one by
+/// one, as they are read.
+pub const MAX_BODY: usize = noid_egg::MAX_REMOTE_VALUE + (64 << 10);
+
+/// `413` for a single command's body longer than [`MAX_BODY`].
+pub fn body_too_large() -> Reply {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!(
+            "error: 413 request body larger than {MAX_BODY} octets: a value may have at most {} \
+             octets over the API\n",
+            noid_egg::MAX_REMOTE_VALUE
+        ),
+    )
+}
 
 /// Where a request comes from.
 #[derive(Debug, Clone)]
@@ -52,6 +70,9 @@ pub struct Service {
     populators: std::collections::BTreeMap<String, Checked>,
     passwords: Passwords,
     failures: Failures,
+    /// Permits to run bcrypt: one per core, so that password checks cannot take
+    /// every core from the requests that need none.
+    verifying: tokio::sync::Semaphore,
     stores: Mutex<HashMap<PathBuf, DirectoryWriter>>,
     settings: store::Settings,
     /// Where the front server connects from (its `X-Forwarded-For` is believed).
@@ -90,6 +111,9 @@ impl Service {
             populators,
             passwords: Passwords::default(),
             failures: Failures::default(),
+            verifying: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
             stores: Mutex::new(HashMap::new()),
             settings,
             uploads: Default::default(),
@@ -128,7 +152,9 @@ impl Service {
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
         let metrics = self.settings.metrics.clone();
         if req.uri().path() == "/metrics" {
-            return metrics.reply(&req).into_response();
+            return metrics
+                .reply(&req, self.console.sessions.len())
+                .into_response();
         }
         if self.console.enabled && crate::console::is_console(req.uri().path()) {
             return crate::console::handle(self, req, peer).await;
@@ -142,16 +168,19 @@ impl Service {
         response
     }
 
-    /// The checks every request passes before its command, over HTTP and as a CGI
-    /// alike: a configured populator's route, and a client its allow-list admits.
-    pub fn admit(&self, path: &str, client: Option<IpAddr>) -> Result<(Route, &Checked), Reply> {
-        let not_found = || plain(StatusCode::NOT_FOUND, "error: not found\n");
-        let route = route::parse(path).ok_or_else(not_found)?;
-        let pop = self
-            .populators
-            .get(route.populator())
-            .ok_or_else(not_found)?;
-        if !pop.allows(client) {
+    /// The checks every request passes before its login, over HTTP and as a CGI
+    /// alike: a populator's route, the populator if it is configured (`None`: it is
+    /// answered as one whose logins all fail, so that populator names cannot be told
+    /// apart), and a client its allow-list admits.
+    pub fn admit(
+        &self,
+        path: &str,
+        client: Option<IpAddr>,
+    ) -> Result<(Route, Option<&Checked>), Reply> {
+        let route =
+            route::parse(path).ok_or_else(|| plain(StatusCode::NOT_FOUND, "error: not found\n"))?;
+        let pop = self.populators.get(route.populator());
+        if pop.is_some_and(|p| !p.allows(client)) {
             log::warn!(
                 "populator {}: refused client {}",
                 route.populator(),
@@ -164,8 +193,13 @@ impl Service {
 
     /// The login a front server authenticated (Apache's `REMOTE_USER` for the CGI),
     /// when it is one of populator `name`'s.
-    pub fn front_login(&self, name: &str, pop: &Checked, login: String) -> Result<String, Reply> {
-        if self.vouched(pop, &login) {
+    pub fn front_login(
+        &self,
+        name: &str,
+        pop: Option<&Checked>,
+        login: String,
+    ) -> Result<String, Reply> {
+        if pop.is_some_and(|p| self.vouched(p, &login)) {
             return Ok(login);
         }
         log::warn!("populator {name}: front server's user {login} is not one of its logins");
@@ -183,15 +217,14 @@ impl Service {
             ));
         }
         let peer = self.client(&req, peer);
+        crate::origin::same_site(&req)?;
         let (route, pop) = self.admit(req.uri().path(), peer.ip)?;
         let name = route.populator().to_string();
-        if self.failures.blocked(peer.ip) {
-            return Err(plain(
-                StatusCode::TOO_MANY_REQUESTS,
-                "error: too many failed attempts; try again later\n",
-            ));
-        }
         let login = self.clone().identify(&req, &peer, &name, pop).await?;
+        // No login is ever valid for a populator that is not configured.
+        let Some(pop) = pop else {
+            return Err(unauthorized(&name));
+        };
         let query = route::decode_query(req.uri().query().unwrap_or(""));
         let acting_for = req
             .headers()
@@ -213,9 +246,12 @@ impl Service {
         } else {
             match Limited::new(req.into_body(), MAX_BODY).collect().await {
                 Ok(b) => Input::Whole(b.to_bytes().to_vec()),
+                Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+                    return Err(body_too_large())
+                }
                 Err(e) => {
                     return Err(plain(
-                        StatusCode::PAYLOAD_TOO_LARGE,
+                        StatusCode::BAD_REQUEST,
                         &format!("error: cannot read the request body: {e}\n"),
                     ))
                 }
@@ -286,18 +322,19 @@ impl Service {
     }
 
     /// The login acting, or the response that refuses the request: a trusted front
-    /// server's login, or the request's Basic credentials ([`Service::verify`]).
+    /// server's login, or the request's Basic credentials ([`Service::verify`]). For a
+    /// populator that is not configured (`None`), never a login.
     pub(crate) async fn identify(
         self: Arc<Self>,
         req: &Request<Incoming>,
         peer: &Peer,
         name: &str,
-        pop: &Checked,
+        pop: Option<&Checked>,
     ) -> Result<String, Reply> {
         if let Some(login) = self.front_user(req, peer) {
             return self.front_login(name, pop, login);
         }
-        if pop.populator.open || pop.populator.htpasswd.is_none() {
+        if pop.is_some_and(|p| p.populator.open || p.populator.htpasswd.is_none()) {
             return Ok(name.to_string());
         }
         let cred = req
@@ -313,45 +350,68 @@ impl Service {
 
     /// The login of `cred` if it is one of populator `name`'s (the API's and the
     /// console's one check of a password); otherwise the response that refuses it:
-    /// `403` for a login of another populator, `401` (and a failed attempt counted)
-    /// for anything else.
+    /// `403` for a login of another populator, `429` while that login from that
+    /// address (or that address) has failed too often, `401` (and a failed attempt
+    /// counted) for anything else, a populator that is not configured (`None`)
+    /// included.
+    ///
+    /// The attempt is counted before the password is checked ([`Failures::attempt`]),
+    /// and every password file is checked, each by one bcrypt (on a dummy hash for a
+    /// login it lacks), so that the time taken tells nothing of which logins exist
+    /// where.
     pub async fn verify(
         self: Arc<Self>,
         name: &str,
-        pop: &Checked,
+        pop: Option<&Checked>,
         cred: auth::Basic,
         peer: &Peer,
     ) -> Result<String, Reply> {
-        let Some(file) = pop
-            .populator
-            .htpasswd
-            .clone()
-            .filter(|_| !pop.populator.open)
-        else {
+        if pop.is_some_and(|p| p.populator.open || p.populator.htpasswd.is_none()) {
             return Ok(name.to_string());
-        };
-        let this = self.clone();
-        let c = cred.clone();
-        let verdict = tokio::task::spawn_blocking(move || this.passwords.check(&file, &c))
-            .await
-            .unwrap_or(Verdict::Invalid);
-        if verdict == Verdict::Valid {
+        }
+        let own = pop.and_then(|p| p.populator.htpasswd.clone());
+        if own
+            .as_ref()
+            .is_some_and(|f| self.passwords.remembered(f, &cred))
+        {
             return Ok(cred.user);
         }
-        // Valid for another populator: authenticated, but not allowed here.
-        let this = self.clone();
-        let c = cred.clone();
-        let own = pop.populator.htpasswd.clone();
-        let elsewhere = tokio::task::spawn_blocking(move || {
-            this.populators.values().any(|p| {
-                p.populator.htpasswd.as_ref().is_some_and(|f| {
-                    Some(f) != own.as_ref() && this.passwords.check(f, &c) == Verdict::Valid
-                })
-            })
-        })
-        .await
-        .unwrap_or(false);
+        let attempt = loop {
+            let settled = self.failures.settled.notified();
+            match self.failures.attempt(&cred.user, peer.ip) {
+                Ok(a) => break a,
+                Err(NotNow::Busy) => settled.await,
+                Err(NotNow::Refused(wait)) => {
+                    log::warn!(
+                        "populator {name}: login {:?} refused for {} s after too many failures (client {})",
+                        cred.user,
+                        auth::seconds(wait),
+                        peer.shown()
+                    );
+                    return Err(too_many(&cred.user, wait));
+                }
+            }
+        };
+        if let Some(file) = own.clone() {
+            if self.clone().check(file, cred.clone()).await == Verdict::Valid {
+                attempt.succeeded();
+                return Ok(cred.user);
+            }
+        }
+        // Valid for another populator: authenticated, but not allowed here. Every
+        // other file is checked, valid or not, so that each refusal costs the same.
+        let others: std::collections::BTreeSet<PathBuf> = self
+            .populators
+            .values()
+            .filter_map(|p| p.populator.htpasswd.clone())
+            .filter(|f| Some(f) != own.as_ref())
+            .collect();
+        let mut elsewhere = false;
+        for file in others {
+            elsewhere |= self.clone().check(file, cred.clone()).await == Verdict::Valid;
+        }
         if elsewhere {
+            attempt.succeeded();
             log::warn!(
                 "populator {name}: login {} of another populator refused (client {})",
                 cred.user,
@@ -359,13 +419,24 @@ impl Service {
             );
             return Err(plain(StatusCode::FORBIDDEN, "error: 403 forbidden\n"));
         }
-        self.failures.record(peer.ip);
+        drop(attempt);
         log::warn!(
             "populator {name}: authentication failed for login {:?} (client {})",
             cred.user,
             peer.shown()
         );
         Err(unauthorized(name))
+    }
+
+    /// Check `cred` against `file` on a blocking thread, once a bcrypt permit is had.
+    async fn check(self: Arc<Self>, file: PathBuf, cred: auth::Basic) -> Verdict {
+        let Ok(_permit) = self.verifying.acquire().await else {
+            return Verdict::Invalid;
+        };
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.passwords.check(&file, &cred))
+            .await
+            .unwrap_or(Verdict::Invalid)
     }
 
     /// The login a trusted front server passed on: over a unix socket, or with the
@@ -433,11 +504,6 @@ impl Service {
             None => true,
         };
         from_address || self.front_secret(req)
-    }
-
-    /// Whether `client` has failed to log in too often lately (`429` then).
-    pub fn blocked(&self, client: Option<IpAddr>) -> bool {
-        self.failures.blocked(client)
     }
 }
 

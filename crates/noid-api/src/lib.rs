@@ -10,11 +10,14 @@
 //!
 //! The query is %-decoded once, then split like a command line. Command results,
 //! errors included, are `200` with an ANVL body ending `egg-status: 0|1` (minters:
-//! `nog-status:`), as N2T answers. Before any command runs: `404` for a path that is
-//! not a configured populator's binder or minter, `403` for a client outside the
-//! populator's allow-list or credentials of another populator, `401` without valid
-//! credentials, `429` after too many failed attempts from one address. Commands that
-//! remote callers may never run (binder administration, `@FILE`, `-d`) are refused.
+//! `nog-status:`), as N2T answers. Before any command runs: `403` for a request a
+//! page of another site made a browser send ([`origin`]), `404` for a path that is
+//! no populator's binder or minter route, `403` for a client outside the populator's
+//! allow-list or credentials of another populator, `401` without valid credentials
+//! (also for a populator that is not configured), `429` after too many failed
+//! attempts of one login from one address, `413` for a body or value over the limits.
+//! Commands that remote callers may never run (binder administration, `@FILE`, `-d`)
+//! are refused. docs/SECURITY.md states what the service promises.
 //!
 //! Writes queue on the store's lock like `noid` processes do, are committed as one
 //! synced batch and logged (synced) before they are acknowledged ([`store`]).
@@ -32,6 +35,7 @@ pub mod console;
 mod group;
 pub mod handler;
 pub mod metrics;
+pub mod origin;
 pub mod recent;
 pub mod reply;
 pub mod route;

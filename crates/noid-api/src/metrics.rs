@@ -3,8 +3,9 @@
 //! populator: requests by HTTP status, identifiers minted and binder writes committed,
 //! and requests whose writes failed (the store could not be opened, a commit failed,
 //! the write log failed); and the time a command takes at its directory's thread
-//! (queued behind the store lock, run, committed, logged), by kind of work.
-//! docs/MONITORING.md lists the families and the alerts built on them.
+//! (queued behind the store lock, run, committed, logged), by kind of work; and the
+//! console's logged-in sessions kept (`noid_console_sessions`, bounded by
+//! `console::session::MAX_SESSIONS`). docs/MONITORING.md lists the families and the alerts built on them.
 //!
 //! Every series of a configured populator exists from the start (at 0), so that a
 //! rate or an alert over it is defined before the first failure. Requests for paths
@@ -220,13 +221,26 @@ impl Metrics {
 
     /// `GET /metrics`: `200` and the exposition; `404` for another method or a request
     /// a front server forwarded (see the module's doc).
-    pub fn reply(&self, req: &hyper::Request<hyper::body::Incoming>) -> Reply {
+    /// `console_sessions`: the console's logged-in sessions kept now.
+    pub fn reply(
+        &self,
+        req: &hyper::Request<hyper::body::Incoming>,
+        console_sessions: usize,
+    ) -> Reply {
         let forwarded = req.headers().contains_key("x-forwarded-for");
         if req.method() != hyper::Method::GET || forwarded {
             return plain(StatusCode::NOT_FOUND, "error: not found\n");
         }
+        let mut text = self.prometheus();
+        family(
+            &mut text,
+            "noid_console_sessions",
+            "gauge",
+            "The console's logged-in sessions kept (login forms keep none).",
+        );
+        text.push_str(&format!("noid_console_sessions {console_sessions}\n"));
         Reply {
-            body: self.prometheus().into_bytes(),
+            body: text.into_bytes(),
             ..plain(StatusCode::OK, "")
         }
     }

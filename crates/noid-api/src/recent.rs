@@ -51,17 +51,22 @@ pub fn page(log: &Path, before: Option<u64>, n: usize) -> io::Result<Page> {
     };
     let len = f.metadata()?.len();
     let end = before.map_or(len, |b| b.min(len));
+    // Blocks are read going back, newest first, each looked at once: a long line
+    // costs its length, not its length times its blocks (issue 42, item 9).
     let mut start = end;
-    let mut buf = Vec::new();
-    while start > 0 && buf.iter().filter(|&&b| b == b'\n').count() <= n {
+    let mut blocks = Vec::new();
+    let mut newlines = 0;
+    while start > 0 && newlines <= n {
         let from = start.saturating_sub(BLOCK);
         let mut block = vec![0; (start - from) as usize];
         f.seek(SeekFrom::Start(from))?;
         f.read_exact(&mut block)?;
-        block.extend_from_slice(&buf);
-        buf = block;
+        newlines += block.iter().filter(|&&b| b == b'\n').count();
+        blocks.push(block);
         start = from;
     }
+    blocks.reverse();
+    let buf = blocks.concat();
     // Before `start`, the first line may be cut: it belongs to an older page.
     let skip = match start {
         0 => 0,
@@ -92,7 +97,10 @@ fn write(offset: u64, line: &[u8]) -> Option<Write> {
         .ok()?
         .trim_end_matches(['\n', '\r']);
     let record = Record::parse(text).ok()?;
-    let parsed = Session::new(true).parse(&record.command, &mut io::empty());
+    // What was logged is shown, whatever its size (values written before a limit).
+    let mut session = Session::new(true);
+    session.max_value = None;
+    let parsed = session.parse(&record.command, &mut io::empty());
     let (id, action, value) = match parsed.command {
         Ok(c) => described(c),
         Err(_) => (String::new(), record.command.clone(), String::new()),

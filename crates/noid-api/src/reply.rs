@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
 use noid_egg::BinderError;
 
@@ -23,6 +23,8 @@ pub struct Reply {
     pub tool: Option<&'static str>,
     /// The realm a `401` asks credentials for (`WWW-Authenticate`).
     pub realm: Option<String>,
+    /// Seconds a `429` asks the client to wait (`Retry-After`).
+    pub retry_after: Option<u64>,
     /// The body.
     pub body: Vec<u8>,
 }
@@ -55,6 +57,9 @@ impl Reply {
         {
             h.insert(WWW_AUTHENTICATE, v);
         }
+        if let Some(s) = self.retry_after {
+            h.insert(RETRY_AFTER, HeaderValue::from(s));
+        }
         h
     }
 }
@@ -65,7 +70,21 @@ pub fn plain(status: StatusCode, text: &str) -> Reply {
         status,
         tool: None,
         realm: None,
+        retry_after: None,
         body: text.as_bytes().to_vec(),
+    }
+}
+
+/// `429`: too many failed logins of `login` from the client's address; try again
+/// after `wait` (said in the body and in `Retry-After`).
+pub fn too_many(login: &str, wait: std::time::Duration) -> Reply {
+    let text = format!(
+        "error: 429 too many failed logins for {login} from your address; try again in {}\n",
+        crate::auth::said(wait)
+    );
+    Reply {
+        retry_after: Some(crate::auth::seconds(wait)),
+        ..plain(StatusCode::TOO_MANY_REQUESTS, &text)
     }
 }
 
@@ -82,6 +101,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> R
     let status = match answer.refusal {
         Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
         Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
+        Some(BinderError::TooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
         _ => StatusCode::OK,
     };
     let mut body = note.map(String::into_bytes).unwrap_or_default();
@@ -92,6 +112,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> R
         status,
         tool: Some(tool),
         realm: None,
+        retry_after: None,
         body,
     }
 }

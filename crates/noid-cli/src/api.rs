@@ -170,6 +170,10 @@ pub fn cgi(config: &std::path::Path) -> u8 {
     };
     let mut body = Vec::new();
     if let Some(len) = var("CONTENT_LENGTH").and_then(|l| l.parse::<u64>().ok()) {
+        if len > noid_api::handler::MAX_BODY as u64 {
+            let _ = noid_api::cgi::write(noid_api::handler::body_too_large(), &mut out);
+            return 0;
+        }
         let _ = std::io::stdin().take(len).read_to_end(&mut body);
     }
     let req = noid_api::cgi::CgiRequest {
@@ -178,6 +182,9 @@ pub fn cgi(config: &std::path::Path) -> u8 {
         remote_user: var("REMOTE_USER"),
         remote_addr: var("REMOTE_ADDR").and_then(|a| a.parse().ok()),
         acting_for: var("HTTP_ACTING_FOR"),
+        sec_fetch_site: var("HTTP_SEC_FETCH_SITE"),
+        origin: var("HTTP_ORIGIN"),
+        host: var("HTTP_HOST"),
         body,
     };
     let resp = noid_api::cgi::respond(&service, req);

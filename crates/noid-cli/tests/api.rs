@@ -124,8 +124,13 @@ binder = "{r}/binders/other"
         self.root.path().join(rel)
     }
 
+    /// The process id of the running `noid serve`.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `curl` a path (query given unencoded; it is %-encoded here) as `user`; returns (status, body).
-    fn get(&self, user: Option<&str>, path: &str, query: &str) -> (u16, String) {
+    pub(crate) fn get(&self, user: Option<&str>, path: &str, query: &str) -> (u16, String) {
         self.curl(user, path, query, None, &[])
     }
 
@@ -139,7 +144,7 @@ binder = "{r}/binders/other"
         self.curl(Some(user), path, query, Some(body), &[])
     }
 
-    fn curl(
+    pub(crate) fn curl(
         &self,
         user: Option<&str>,
         path: &str,
@@ -231,12 +236,17 @@ fn authentication_and_refusals() {
         "/a/sam/m/ark/99999/../fk4",
         "/a/sam/m/ark/../../binders",
         "/a/../b",
-        "/a/nobody/b",
         "/a/sam/m/ark/99999/nosuch",
     ] {
         let (code, _) = api.get(SAM, path, "mint 1");
         assert_eq!(code, 404, "{path}");
     }
+    // A populator that is not configured is answered as one whose logins all fail
+    // (issue 42, item 6): sam's login is another populator's there.
+    assert_eq!(
+        api.get(SAM, "/a/nobody/b", "mint 1"),
+        (403, "error: 403 forbidden\n".into())
+    );
     // sam's login is not other's.
     assert_eq!(api.get(SAM, "/a/other/m/ark/99999/fk4", "mint 1").0, 403);
     assert_eq!(
@@ -1160,11 +1170,14 @@ allow = ["10.1.2.0/24"]
         );
         assert_eq!(r.0, 401);
     }
-    assert_eq!(
-        api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[&xff("10.1.2.4")])
-            .0,
-        429
-    );
+    // (sam's password, verified a moment ago from 10.1.2.3, is remembered and not
+    // refused anywhere: only attempts that need checking are.)
+    let bad = |a: &str| {
+        api.curl(Some("sam:bad"), "/a/fwd/b", "i.fetch a", None, &[&xff(a)])
+            .0
+    };
+    assert_eq!(bad("10.1.2.4"), 429);
+    assert_eq!(bad("10.1.2.3"), 401);
     assert_eq!(
         api.curl(SAM, "/a/fwd/b", "i.fetch a", None, &[&xff("10.1.2.3")]),
         (200, "a: b\n\negg-status: 0\n".into())
@@ -1501,7 +1514,8 @@ fn metrics_count_requests_mints_binds_and_failed_writes() {
     assert_eq!(api.get(Some("sam:wrong"), "/a/sam/b", "a.fetch").0, 401);
     assert_eq!(api.get(Some("olga:pw"), "/a/sam/b", "a.fetch").0, 403);
     assert_eq!(api.get(Some("viewer:look"), "/a/ro/b", "y.set _t u").0, 403);
-    assert_eq!(api.get(SAM, "/a/nobody/b", "a.fetch").0, 404);
+    assert_eq!(api.get(SAM, "/a/nobody/b", "a.fetch").0, 403);
+    assert_eq!(api.get(SAM, "/nowhere", "").0, 404);
     // other's binder is gone: its store cannot be opened, nothing is written.
     std::fs::remove_dir_all(api.dir("binders/other/NOID")).unwrap();
     let (code, body) = api.get(Some("olga:pw"), "/a/other/b", "z.set _t u");
@@ -1513,7 +1527,7 @@ fn metrics_count_requests_mints_binds_and_failed_writes() {
     let requests = "\
 noid_api_requests_total{populator=\"-\",code=\"200\"} 0
 noid_api_requests_total{populator=\"-\",code=\"401\"} 0
-noid_api_requests_total{populator=\"-\",code=\"403\"} 0
+noid_api_requests_total{populator=\"-\",code=\"403\"} 1
 noid_api_requests_total{populator=\"-\",code=\"404\"} 1
 noid_api_requests_total{populator=\"-\",code=\"429\"} 0
 noid_api_requests_total{populator=\"other\",code=\"200\"} 1
@@ -1544,6 +1558,7 @@ noid_api_requests_total{populator=\"sam\",code=\"429\"} 0
         "noid_api_command_duration_seconds_count{work=\"egg\"} 3",
         "noid_api_command_duration_seconds_count{work=\"bulk\"} 1",
         "noid_api_command_duration_seconds_count{work=\"mint\"} 1",
+        "noid_console_sessions 0",
     ] {
         assert!(text.contains(&format!("\n{line}\n")), "{line}:\n{text}");
     }

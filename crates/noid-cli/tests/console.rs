@@ -68,7 +68,12 @@ impl Browser {
         }
     }
 
-    fn request(&self, path: &str, form: Option<&[(&str, &str)]>, extra: &[&str]) -> Page {
+    pub(crate) fn request(
+        &self,
+        path: &str,
+        form: Option<&[(&str, &str)]>,
+        extra: &[&str],
+    ) -> Page {
         let mut cmd = Command::new("curl");
         cmd.args(["-s", "-i", "--path-as-is", "-c"])
             .arg(&self.jar)
@@ -516,7 +521,10 @@ fn cookie_attributes_basic_login_and_expiry() {
     let basic = Browser::new(&api, "basic");
     let p = basic.get("/console/basic/sam");
     assert_eq!(p.status, 401);
-    assert_eq!(p.header("www-authenticate"), Some("Basic realm=\"sam\""));
+    assert_eq!(
+        p.header("www-authenticate"),
+        Some("Basic realm=\"noid console: sam\"")
+    );
     let p = basic.request(
         "/console/basic/sam",
         None,

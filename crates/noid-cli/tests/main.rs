@@ -13,6 +13,7 @@ mod console;
 mod egg;
 mod errors;
 mod faults;
+mod hardening;
 mod hostile;
 mod modified;
 mod old_minters;

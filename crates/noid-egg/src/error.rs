@@ -19,12 +19,24 @@ pub enum BinderError {
     ReadOnly,
     /// The store failed; nothing of the command was applied.
     Store(String),
+    /// A value longer than the session allows ([`crate::Session::max_value`]: remote
+    /// callers' [`crate::MAX_REMOTE_VALUE`]); the limit in octets.
+    TooLarge(usize),
 }
 
 impl BinderError {
     /// A refusal with this message.
     pub fn refused(msg: impl Into<String>) -> BinderError {
         BinderError::Refused(msg.into())
+    }
+
+    /// Whether a web caller's single command that failed so is answered with an HTTP
+    /// status of its own (`401`, `403`, `413`) rather than `200` and `egg-status: 1`.
+    pub fn has_own_status(&self) -> bool {
+        matches!(
+            self,
+            BinderError::Unauthorized | BinderError::ReadOnly | BinderError::TooLarge(_)
+        )
     }
 }
 
@@ -35,6 +47,11 @@ impl fmt::Display for BinderError {
             BinderError::Minter(r) => f.write_str(&r.reason()),
             BinderError::Unauthorized => f.write_str("401 unauthorized"),
             BinderError::ReadOnly => f.write_str("403 forbidden: read-only access"),
+            BinderError::TooLarge(limit) => write!(
+                f,
+                "413 value too large: a value may have at most {limit} octets ({} KiB) here",
+                limit >> 10
+            ),
         }
     }
 }

@@ -57,6 +57,12 @@ pub mod words;
 pub mod writelog;
 pub mod xml;
 
+/// The longest value remote (web) callers may give, in octets: 1 MiB. A binding's
+/// value is a target, a title, a short record; the limit keeps one request from
+/// holding the binder's memory and the write log's lines at sizes no reader of them
+/// is built for. Spec case 40 (a value of a million octets) fits.
+pub const MAX_REMOTE_VALUE: usize = 1 << 20;
+
 pub use command::{Command, Op};
 pub use error::BinderError;
 pub use exec::{execute, Agent, Reply};

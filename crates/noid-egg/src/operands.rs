@@ -277,8 +277,18 @@ impl Operands<'_, '_, '_> {
     }
 
     fn value(&mut self, tok: &str) -> Result<Vec<u8>, BinderError> {
+        let limit = self.session.max_value;
+        let v = self.unlimited_value(tok, limit)?;
+        match limit {
+            Some(most) if v.len() > most => Err(BinderError::TooLarge(most)),
+            _ => Ok(v),
+        }
+    }
+
+    /// A token's value; an indirect one is read no further than `limit`.
+    fn unlimited_value(&mut self, tok: &str, limit: Option<usize>) -> Result<Vec<u8>, BinderError> {
         if tok.starts_with('@') {
-            return indirect::read(tok, self.input, self.session.files);
+            return indirect::read(tok, self.input, self.session.files, limit);
         }
         if let Some(name) = tok.strip_prefix('&') {
             let (name, tail) = match name.strip_prefix('{').and_then(|n| n.split_once('}')) {

@@ -48,6 +48,9 @@ pub struct Session<'f> {
     pub read_only: bool,
     /// The binder's name, as `list` and `next` show it.
     pub binder: String,
+    /// The longest value (identifier, element or value, however given) accepted, in
+    /// octets; `None`: no limit. Remote sessions start with [`crate::MAX_REMOTE_VALUE`].
+    pub max_value: Option<usize>,
 }
 
 /// Modifiers before the command word; the last of a kind wins.
@@ -78,6 +81,7 @@ impl Session<'_> {
             files: None,
             read_only: false,
             binder: String::new(),
+            max_value: remote.then_some(crate::MAX_REMOTE_VALUE),
         }
     }
 

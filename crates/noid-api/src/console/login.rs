@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use hyper::body::Incoming;
-use hyper::header::HeaderValue;
+use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Request, StatusCode};
 
 use super::form::Form;
@@ -43,19 +43,24 @@ pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp 
     html_response(status, page("Log in", session, &body))
 }
 
-/// The login form's submission (its token already checked).
+/// The login form's submission (its token already checked). An unknown populator
+/// is checked like a known one whose logins all fail ([`Service::verify`]), so the
+/// answer and its time are the same.
 pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: Form) -> Resp {
-    if service.blocked(peer.ip) {
-        return text(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many failed attempts; try again later.\n",
-        );
-    }
     let name = f.text("populator");
     let cred = Basic {
         user: f.text("login").to_string(),
         password: f.get("password").unwrap_or("").to_string(),
     };
+    let pop = service.populator(name).cloned();
+    if pop.as_ref().is_some_and(|p| !p.allows(peer.ip)) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            session,
+            "Forbidden",
+            "The populator does not admit your address.",
+        );
+    }
     let failed = || {
         form(
             session,
@@ -63,29 +68,58 @@ pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: F
             StatusCode::UNAUTHORIZED,
         )
     };
-    let Some(pop) = service.populator(name).cloned() else {
-        return failed();
-    };
-    if !pop.allows(peer.ip) {
-        return refusal(
-            StatusCode::FORBIDDEN,
-            session,
-            "Forbidden",
-            "The populator does not admit your address.",
-        );
-    }
-    if pop.populator.open && cred.user != name {
+    if pop.as_ref().is_some_and(|p| p.populator.open) && cred.user != name {
         // An open populator has no logins: it acts under its own name.
         return failed();
     }
-    match service.clone().verify(name, &pop, cred, peer).await {
+    let login = cred.user.clone();
+    match service.clone().verify(name, pop.as_ref(), cred, peer).await {
         Ok(login) => logged_in(service, session, name, login),
+        Err(r) if r.status == StatusCode::TOO_MANY_REQUESTS => {
+            let mut resp = form(
+                session,
+                Some(&locked_out(&login, r.retry_after.unwrap_or(0))),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
+            retry_after(&mut resp, r.retry_after);
+            resp
+        }
         Err(_) => failed(),
     }
 }
 
+/// What the login form says to a login that failed too often from the browser's
+/// address: how long to wait, and until when.
+fn locked_out(login: &str, seconds: u64) -> String {
+    let until = std::time::SystemTime::now() + std::time::Duration::from_secs(seconds);
+    let until = until
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| chrono::DateTime::from_timestamp(d.as_secs() as i64, 0))
+        .map_or_else(String::new, |t| t.format("%H:%M:%S").to_string());
+    format!(
+        "Too many failed logins for {login} from your address. Try again in {}, at {until} UTC.",
+        crate::auth::said(std::time::Duration::from_secs(seconds)),
+    )
+}
+
+fn retry_after(resp: &mut Resp, seconds: Option<u64>) {
+    if let Some(s) = seconds {
+        resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from(s));
+    }
+}
+
+/// The realm the console's Basic login asks credentials for: not the API's (the
+/// populator's name), so that credentials a browser keeps for the console are never
+/// sent, unasked, with a request to the API (issue 42, item 2).
+pub fn console_realm(populator: &str) -> String {
+    format!("noid console: {populator}")
+}
+
 /// `/console/basic/POP`: log in with the request's Basic credentials, or the login a
-/// trusted front server passed on (`401` asks the browser for credentials).
+/// trusted front server passed on (`401` asks the browser for credentials, in the
+/// console's own realm). An unknown populator is answered as a known one whose
+/// logins all fail.
 pub async fn basic(
     service: &Arc<Service>,
     req: &Request<Incoming>,
@@ -93,21 +127,8 @@ pub async fn basic(
     session: &Session,
     name: &str,
 ) -> Resp {
-    if service.blocked(peer.ip) {
-        return text(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many failed attempts; try again later.\n",
-        );
-    }
-    let Some(pop) = service.populator(name).cloned() else {
-        return refusal(
-            StatusCode::NOT_FOUND,
-            session,
-            "Not found",
-            "There is no such populator.",
-        );
-    };
-    if !pop.allows(peer.ip) {
+    let pop = service.populator(name).cloned();
+    if pop.as_ref().is_some_and(|p| !p.allows(peer.ip)) {
         return refusal(
             StatusCode::FORBIDDEN,
             session,
@@ -115,9 +136,19 @@ pub async fn basic(
             "The populator does not admit your address.",
         );
     }
-    match service.clone().identify(req, peer, name, &pop).await {
-        Ok(login) => logged_in(service, session, name, login),
-        Err(r) => r.into_response(),
+    match service
+        .clone()
+        .identify(req, peer, name, pop.as_ref())
+        .await
+    {
+        Ok(login) if pop.is_some() => logged_in(service, session, name, login),
+        Ok(_) => text(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n"),
+        Err(mut r) => {
+            if r.realm.is_some() {
+                r.realm = Some(console_realm(name));
+            }
+            r.into_response()
+        }
     }
 }
 
@@ -125,10 +156,10 @@ pub async fn basic(
 /// populator's first page.
 fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -> Resp {
     service.console.sessions.end(&old.id);
-    let new = service.console.sessions.start(Some(User {
+    let new = service.console.sessions.start(User {
         populator: populator.to_string(),
         login,
-    }));
+    });
     log::info!(
         "console: {} logged in for populator {populator}",
         new_login(&new)

@@ -11,8 +11,9 @@
 //!
 //! Every request passes the same checks, here and nowhere else, before any page's
 //! handler runs: the session its cookie names (only the login form starts one for a
-//! browser without one); for every POST, the form's `csrf` field equal to the
-//! session's token; for a populator's pages, a session logged in for that populator
+//! browser without one); for every POST, a session before any of the body is read,
+//! a body within the session's limit ([`form::Limit`]), and the form's `csrf` field
+//! equal to the session's token; for a populator's pages, a session logged in for that populator
 //! (another populator's pages are refused with `403`) from an address its allow-list
 //! admits. Logins are
 //! checked as the API checks them ([`Service::verify`]), failed attempts counted and
@@ -198,18 +199,15 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
     let logged_in = cookie(session::COOKIE)
         .and_then(|id| sessions.get(&id))
         .filter(|s| s.user.is_some());
-    let known = logged_in.or_else(|| {
-        cookie(session::LOGIN_COOKIE)
-            .and_then(|id| sessions.get(&id))
-            .filter(|s| s.user.is_none())
-    });
-    // Only the login form starts a session; elsewhere a request without one is
-    // sent to it (pages) or refused (forms).
+    let known = logged_in
+        .or_else(|| cookie(session::LOGIN_COOKIE).and_then(|id| sessions.login_session(&id)));
+    // Only the login form starts a session (one kept nowhere); elsewhere a request
+    // without one is sent to it (pages) or refused (forms).
     let start =
         known.is_none() && req.method() == Method::GET && req.uri().path() == "/console/login";
     let session = match known {
         Some(s) => s,
-        None if start => sessions.start(None),
+        None if start => sessions.login_form(),
         None => Session::none(),
     };
     let mut resp = route(service.clone(), req, peer, session.clone()).await;
@@ -287,19 +285,36 @@ async fn route(
 /// A POST's form, read, with its token checked against the session's: the one place
 /// forms are refused as forged (no token, a wrong one, another session's, or a
 /// session that has ended).
+///
+/// The body is read only for a request that names a live session (its cookie is
+/// checked first: without one, nothing of the body is read), and no more of it than
+/// the session's kind of form may have ([`form::Limit`]), so that a client that is
+/// not logged in can make the service hold 64 KiB of a form at most.
 async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form, Resp> {
-    let form = Form::read(req)
-        .await
-        .map_err(|e| text(StatusCode::BAD_REQUEST, &format!("{e}\n")))?;
-    let given = form.get("csrf").unwrap_or("");
-    if !session::token_matches(session, given) {
-        log::warn!("console: form refused (missing or wrong token, or no session)");
-        return Err(refusal(
+    let forged = || {
+        refusal(
             StatusCode::FORBIDDEN,
             session,
             "Form refused",
             "This form is not from your session (it may have expired). Go back, reload the page and try again.",
-        ));
+        )
+    };
+    if session.csrf.is_empty() {
+        log::warn!("console: form refused unread (no session)");
+        return Err(forged());
+    }
+    let limit = match session.user {
+        Some(_) => form::Limit::LoggedIn,
+        None => form::Limit::Anonymous,
+    };
+    let form = Form::read(req, limit).await.map_err(|e| {
+        log::warn!("console: form refused: {e}");
+        refusal(e.status(), session, "Form refused", &e.to_string())
+    })?;
+    let given = form.get("csrf").unwrap_or("");
+    if !session::token_matches(session, given) {
+        log::warn!("console: form refused (missing or wrong token)");
+        return Err(forged());
     }
     Ok(form)
 }

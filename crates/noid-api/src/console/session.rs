@@ -2,18 +2,23 @@
 //! the session, and the cookie that names it.
 //!
 //! A session is named by a random 256-bit id sent only in the cookie (never in a
-//! URL). Every browser that opens a console page gets a session, logged in or not,
-//! so that even the login form carries a token ([`crate::console`] checks it before
-//! any POST handler runs); logging in replaces the session by a new one (a new id and
-//! a new token), so an id learnt before the login is worth nothing after it.
-//!
+//! URL). Logged-in sessions are kept in a table; logging in starts a new one (a new
+//! id and a new token), so an id learnt before the login is worth nothing after it.
 //! A session ends after [`Sessions::idle`] without a request, after [`MAX_AGE`] in
-//! any case, and at logout.
+//! any case, and at logout; the table holds at most [`MAX_SESSIONS`], the oldest
+//! ended first when a login would pass that.
+//!
+//! The login form's session is kept nowhere ([`Sessions::login_form`]): its id is a
+//! random nonce with the time it was issued, and its form token a MAC of the id under
+//! a key the service draws at start. Anyone may ask for the login form, as often as
+//! they like, without the table growing (issue 42, item 7); the form's token still
+//! binds the POST to the browser that holds the cookie.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use hmac::{KeyInit, Mac};
 use rand::RngCore;
 
 use crate::auth::same_secret;
@@ -28,8 +33,8 @@ pub const LOGIN_COOKIE: &str = "noid_console_login";
 pub const COOKIE_PATH: &str = "/console/";
 /// The longest a session lives, however busy.
 pub const MAX_AGE: Duration = Duration::from_secs(12 * 3600);
-/// Sessions kept before expired ones are swept.
-const SWEEP_AT: usize = 10_000;
+/// Logged-in sessions kept at most; a login beyond it ends the oldest.
+pub const MAX_SESSIONS: usize = 10_000;
 
 /// Who a logged-in session acts as: the API's populator and login.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,52 +73,89 @@ struct Kept {
     seen: Instant,
 }
 
+/// The logged-in sessions, and their ids in the order they were created (some of
+/// those ended since): expiry goes from the front, one session at a time.
+#[derive(Default)]
+struct Table {
+    by_id: HashMap<String, Kept>,
+    order: VecDeque<String>,
+}
+
 /// The sessions of a running service (in memory: a restart logs everyone out).
 pub struct Sessions {
-    by_id: Mutex<HashMap<String, Kept>>,
-    /// Idle time after which a session ends.
+    table: Mutex<Table>,
+    /// Idle time after which a session ends (and a login form's token expires).
     pub idle: Duration,
+    /// The key of the login forms' tokens.
+    key: [u8; 32],
+    /// The clock the login forms' ids count from.
+    epoch: Instant,
 }
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 impl Sessions {
     /// An empty set of sessions ending after `idle` without requests.
     pub fn new(idle: Duration) -> Sessions {
+        let mut key = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut key);
         Sessions {
-            by_id: Mutex::new(HashMap::new()),
+            table: Mutex::new(Table::default()),
             idle,
+            key,
+            epoch: Instant::now(),
         }
     }
 
-    /// The live session `id` names (its idle time starts again); `None` when unknown
-    /// or expired (and then forgotten).
+    /// The live logged-in session `id` names (its idle time starts again); `None`
+    /// when unknown or expired (and then forgotten).
     pub fn get(&self, id: &str) -> Option<Session> {
-        let mut map = self.by_id.lock().expect("sessions");
-        let live = map
-            .get(id)
-            .is_some_and(|k| k.seen.elapsed() < self.idle && k.created.elapsed() < MAX_AGE);
+        let mut t = self.table.lock().expect("sessions");
+        let live = t.by_id.get(id).is_some_and(|k| self.live(k));
         if !live {
-            map.remove(id);
+            t.by_id.remove(id);
             return None;
         }
-        let k = map.get_mut(id).expect("checked above");
+        let k = t.by_id.get_mut(id).expect("checked above");
         k.seen = Instant::now();
         Some(k.session.clone())
     }
 
-    /// A new session for `user` (none: not logged in yet).
-    pub fn start(&self, user: Option<User>) -> Session {
+    fn live(&self, k: &Kept) -> bool {
+        k.seen.elapsed() < self.idle && k.created.elapsed() < MAX_AGE
+    }
+
+    /// A new logged-in session for `user`. Before it is added, sessions at the
+    /// front of the creation order that have ended or expired are dropped, and the
+    /// oldest one too if the table is full: each step O(1), never a sweep of the
+    /// whole table.
+    pub fn start(&self, user: User) -> Session {
         let session = Session {
             id: token(),
             csrf: token(),
-            user,
+            user: Some(user),
         };
-        let mut map = self.by_id.lock().expect("sessions");
-        if map.len() >= SWEEP_AT {
-            let idle = self.idle;
-            map.retain(|_, k| k.seen.elapsed() < idle && k.created.elapsed() < MAX_AGE);
+        let mut guard = self.table.lock().expect("sessions");
+        let t = &mut *guard;
+        while let Some(front) = t.order.front() {
+            let keep = t
+                .by_id
+                .get(front)
+                .is_some_and(|k| self.live(k) && t.by_id.len() < MAX_SESSIONS);
+            if keep {
+                break;
+            }
+            t.by_id.remove(front);
+            t.order.pop_front();
+        }
+        // Ids of sessions ended by logout stay in the order until they reach its
+        // front; when they are most of it, they go at once.
+        if t.order.len() > 2 * MAX_SESSIONS.max(t.by_id.len()) {
+            let by_id = &t.by_id;
+            t.order.retain(|id| by_id.contains_key(id));
         }
         let now = Instant::now();
-        map.insert(
+        t.by_id.insert(
             session.id.clone(),
             Kept {
                 session: session.clone(),
@@ -121,12 +163,61 @@ impl Sessions {
                 seen: now,
             },
         );
+        t.order.push_back(session.id.clone());
         session
     }
 
     /// End session `id` (logout, or replaced at login).
     pub fn end(&self, id: &str) {
-        self.by_id.lock().expect("sessions").remove(id);
+        self.table.lock().expect("sessions").by_id.remove(id);
+    }
+
+    /// Logged-in sessions kept (live or not yet dropped).
+    pub fn len(&self) -> usize {
+        self.table.lock().expect("sessions").by_id.len()
+    }
+
+    /// Whether no session is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A new login form's session, kept nowhere: its id is the time it was issued
+    /// (milliseconds since the service started) and a random nonce, its token the
+    /// id's MAC ([`Sessions::login_session`] checks both).
+    pub fn login_form(&self) -> Session {
+        let mut nonce = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut nonce);
+        let id = format!("{}.{}", self.epoch.elapsed().as_millis(), hex(&nonce));
+        Session {
+            csrf: self.login_token(&id),
+            id,
+            user: None,
+        }
+    }
+
+    /// The login form's session that `id` names, if this service issued it less than
+    /// [`Sessions::idle`] ago.
+    pub fn login_session(&self, id: &str) -> Option<Session> {
+        let (issued, nonce) = id.split_once('.')?;
+        let issued = Duration::from_millis(issued.parse().ok()?);
+        let now = self.epoch.elapsed();
+        let fresh = issued <= now && now - issued < self.idle;
+        if !fresh || nonce.len() != 32 || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some(Session {
+            csrf: self.login_token(id),
+            id: id.to_string(),
+            user: None,
+        })
+    }
+
+    fn login_token(&self, id: &str) -> String {
+        let mut mac = HmacSha256::new_from_slice(&self.key).expect("any key length");
+        mac.update(b"noid console login form\0");
+        mac.update(id.as_bytes());
+        hex(&mac.finalize().into_bytes())
     }
 }
 
@@ -140,6 +231,10 @@ pub fn token_matches(session: &Session, given: &str) -> bool {
 fn token() -> String {
     let mut b = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut b);
+    hex(&b)
+}
+
+fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
@@ -173,18 +268,78 @@ pub fn set_cookie(name: &str, id: Option<&str>, secure: bool) -> String {
 mod tests {
     use super::*;
 
+    fn user(n: usize) -> User {
+        User {
+            populator: "sam".into(),
+            login: format!("l{n}"),
+        }
+    }
+
     #[test]
     fn sessions_expire_and_end() {
         let s = Sessions::new(Duration::from_millis(50));
-        let a = s.start(None);
+        let a = s.start(user(0));
         assert_eq!(a.id.len(), 64);
         assert_ne!(a.id, a.csrf);
         assert!(s.get(&a.id).is_some());
         std::thread::sleep(Duration::from_millis(80));
         assert!(s.get(&a.id).is_none(), "idle session expired");
-        let b = s.start(None);
+        let b = s.start(user(1));
         s.end(&b.id);
         assert!(s.get(&b.id).is_none());
+    }
+
+    /// Issue 42 item 7: login forms are not kept, however many are asked for.
+    #[test]
+    fn login_forms_are_kept_nowhere() {
+        let s = Sessions::new(Duration::from_secs(1800));
+        let forms: Vec<Session> = (0..20_000).map(|_| s.login_form()).collect();
+        assert_eq!(s.len(), 0);
+        let first = &forms[0];
+        let back = s
+            .login_session(&first.id)
+            .expect("a form this service issued");
+        assert_eq!((back.id.as_str(), &back.user), (first.id.as_str(), &None));
+        assert!(token_matches(&back, &first.csrf));
+        assert!(
+            !token_matches(&back, &forms[1].csrf),
+            "another form's token"
+        );
+        // An id that was not issued here: altered, or made up.
+        let mut altered = first.id.clone();
+        altered.replace_range(altered.len() - 1.., "x");
+        for id in [altered.as_str(), "0.0", "", "abc", "99999999999999.00"] {
+            assert!(s.login_session(id).is_none(), "{id:?}");
+        }
+        // The same id under another service's key has another token.
+        let other = Sessions::new(Duration::from_secs(1800));
+        let theirs = other.login_session(&first.id).unwrap();
+        assert!(!token_matches(&theirs, &first.csrf));
+        // A form older than the idle time has expired.
+        let expired = Sessions::new(Duration::ZERO);
+        assert!(expired.login_session(&expired.login_form().id).is_none());
+    }
+
+    /// The table holds at most MAX_SESSIONS logged-in sessions, the oldest ended
+    /// first; ended ones are dropped as they reach the front.
+    #[test]
+    fn logged_in_sessions_are_bounded() {
+        let s = Sessions::new(Duration::from_secs(1800));
+        let ids: Vec<String> = (0..MAX_SESSIONS + 5).map(|n| s.start(user(n)).id).collect();
+        assert_eq!(s.len(), MAX_SESSIONS);
+        assert!(ids[..5].iter().all(|id| s.get(id).is_none()));
+        assert_eq!(s.get(&ids[5]).unwrap().user, Some(user(5)));
+        assert_eq!(
+            s.get(&ids[MAX_SESSIONS + 4]).unwrap().user,
+            Some(user(MAX_SESSIONS + 4))
+        );
+        for id in &ids[5..15] {
+            s.end(id);
+        }
+        assert_eq!(s.len(), MAX_SESSIONS - 10);
+        s.start(user(0));
+        assert_eq!(s.len(), MAX_SESSIONS - 9, "no live session ended for it");
+        assert_eq!(s.table.lock().unwrap().order.len(), MAX_SESSIONS - 9);
     }
 
     #[test]

@@ -71,23 +71,29 @@ fn table(c: &Ctx, writes: &[Write]) -> String {
         } else {
             format!("{} ({})", r.agent, r.populator)
         };
-        let mut value: String = w.value.chars().take(SHOWN).collect();
-        if value.len() < w.value.len() {
-            value.push('…');
-        }
         s.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td><a href=\"{}id?id={}\">{}</a></td><td>{}</td><td>{}</td></tr>\n",
             when(r.epoch),
             escape(&who),
             escape(&c.base()),
             query_value(&w.id),
-            escape(&w.id),
-            escape(&w.action),
-            escape(&value)
+            escape(&shown(&w.id)),
+            escape(&shown(&w.action)),
+            escape(&shown(&w.value))
         ));
     }
     s.push_str("</tbody>\n</table>\n</div>\n");
     s
+}
+
+/// The first [`SHOWN`] characters of `text`, and, when there are more, a mark that
+/// says the cell is cut and how long the whole is (display only: the log keeps it
+/// whole).
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… (cut; {} octets in all)", &text[..cut], text.len()),
+    }
 }
 
 /// Epoch seconds as `2026-11-25 19:17:55`, in UTC: the same wherever the server runs.
@@ -96,4 +102,21 @@ fn when(epoch: i64) -> String {
         || epoch.to_string(),
         |t| t.format("%Y-%m-%d %H:%M:%S").to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_cells_are_cut_for_display_and_say_so() {
+        assert_eq!(shown("short"), "short");
+        let exact = "é".repeat(SHOWN);
+        assert_eq!(shown(&exact), exact);
+        let long = format!("{exact}xyz");
+        assert_eq!(
+            shown(&long),
+            format!("{exact}… (cut; {} octets in all)", 2 * SHOWN + 3)
+        );
+    }
 }
