@@ -320,7 +320,10 @@ fn login_mint_bind_edit_purge_logout() {
     ));
     assert!(p.body.contains("(5 bound now)"), "{}", p.body);
     let token = p.token();
-    let p = b.post("/console/p/sam/purge", &[("csrf", &token), ("id", id)]);
+    let p = b.post(
+        "/console/p/sam/purge",
+        &[("csrf", &token), ("id", id), ("confirm", id)],
+    );
     assert!(p.body.contains(&format!("Purged {id}.")));
     assert_eq!(noid_get(&api, "binders/sam", &stored, "_t"), "\n");
     let log = write_log(&api, "binders/sam");
@@ -542,4 +545,101 @@ fn cookie_attributes_basic_login_and_expiry() {
         (p.status, p.header("location")),
         (303, Some("/console/login"))
     );
+}
+
+/// Withdrawing is a page of its own (a reason, a successor) and the identifier's page
+/// says it is withdrawn; purging needs the identifier typed to confirm (issue 41,
+/// item 5).
+#[test]
+fn withdraw_with_a_reason_and_purge_after_typing_the_identifier() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    let id = "ark:/99999/fk4gone";
+    let bulk = ":hx ark^3a/99999/fk4gone.set _t https^3a//example.org/x\n\
+                :hx ark^3a/99999/fk4gone.set what A^20title\n";
+    assert_eq!(api.post_as("sam:secret", "/a/sam/b", "-", bulk).0, 200);
+    let q = "ark%3A%2F99999%2Ffk4gone";
+    let page = b.get(&format!("/console/p/sam/id?id={q}"));
+    assert!(!page.body.contains("id=\"withdrawn\""));
+    assert!(page.body.contains(&format!(
+        "<a href=\"/console/p/sam/withdraw?id={q}\">Withdraw this identifier…</a>"
+    )));
+
+    // No reason: refused, nothing written.
+    let form = b.get(&format!("/console/p/sam/withdraw?id={q}"));
+    assert!(
+        form.body
+            .contains("(now <code>https://example.org/x</code>)"),
+        "{}",
+        form.body
+    );
+    let token = form.token();
+    let p = b.post(
+        "/console/p/sam/withdraw",
+        &[
+            ("csrf", &token),
+            ("id", id),
+            ("reason", " "),
+            ("successor", ""),
+        ],
+    );
+    assert_eq!(p.status, 422);
+    assert!(p
+        .body
+        .contains("Give a reason: readers see it on the tombstone page."));
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "_t"),
+        "https://example.org/x\n"
+    );
+
+    let p = b.post(
+        "/console/p/sam/withdraw",
+        &[
+            ("csrf", &token),
+            ("id", id),
+            ("reason", "duplicate of fk4kept"),
+            ("successor", "ark:/99999/fk4kept"),
+        ],
+    );
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some(format!("/console/p/sam/id?id={q}").as_str()))
+    );
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "_t"),
+        "410 duplicate of fk4kept\n"
+    );
+    assert_eq!(
+        noid_get(&api, "binders/sam", id, "successor"),
+        "ark:/99999/fk4kept\n"
+    );
+    assert_eq!(noid_get(&api, "binders/sam", id, "what"), "A title\n");
+    let page = b.get(&format!("/console/p/sam/id?id={q}"));
+    assert!(page.body.contains(
+        "<div class=\"notice error\" role=\"status\" id=\"withdrawn\">\n<p><strong>Withdrawn.</strong> Reason: duplicate of fk4kept</p>\n\
+         <p>Successor: <a href=\"/console/p/sam/id?id=ark%3A%2F99999%2Ffk4kept\">ark:/99999/fk4kept</a></p>"
+    ), "{}", page.body);
+
+    // Purge: the identifier typed wrong is refused and nothing is removed.
+    let token = b.get(&format!("/console/p/sam/purge?id={q}")).token();
+    let p = b.post(
+        "/console/p/sam/purge",
+        &[
+            ("csrf", &token),
+            ("id", id),
+            ("confirm", "ark:/99999/fk4gon"),
+        ],
+    );
+    assert_eq!(p.status, 422);
+    assert!(p
+        .body
+        .contains("Not purged: the identifier typed to confirm is not this one."));
+    assert_eq!(noid_get(&api, "binders/sam", id, "what"), "A title\n");
+    let p = b.post(
+        "/console/p/sam/purge",
+        &[("csrf", &token), ("id", id), ("confirm", id)],
+    );
+    assert!(p.body.contains(&format!("Purged {id}.")));
+    assert_eq!(noid_get(&api, "binders/sam", id, "what"), "\n");
 }

@@ -1,7 +1,7 @@
 //! One identifier: its targets and kernel metadata (`who`, `what`, `when`, `how`) with
-//! the reserved values offered, its standing (judged by noid-resolve's `kernel`, as
-//! `noid standing` and the resolver's pages judge it), and purging it after a
-//! confirmation.
+//! the reserved values offered, and its standing (judged by noid-resolve's `kernel`, as
+//! `noid standing` and the resolver's pages judge it). Withdrawing and purging it are
+//! [`super::retire`]'s.
 //!
 //! "Check standing" re-renders the form with the standing of the values entered,
 //! writing nothing; "Save" writes back only the elements the curator changed, as typed
@@ -294,6 +294,7 @@ pub fn show(c: Ctx) -> Handled {
         }
         match c.binder().fetch(&id).await {
             Ok(bindings) => {
+                body.push_str(&super::retire::banner(&c, &bindings));
                 if bindings.is_empty() {
                     body.push_str(
                         "<p>Nothing is bound to this identifier yet: saving creates it.</p>\n",
@@ -304,9 +305,10 @@ pub fn show(c: Ctx) -> Handled {
                 body.push_str(&others(&bindings));
                 if !bindings.is_empty() {
                     body.push_str(&format!(
-                        "<p><a href=\"{}purge?id={}\">Purge this identifier…</a></p>\n",
-                        c.base(),
-                        query_value(&id)
+                        "<p><a href=\"{base}withdraw?id={q}\">Withdraw this identifier…</a> · \
+                         <a href=\"{base}purge?id={q}\">Purge this identifier…</a></p>\n",
+                        base = c.base(),
+                        q = query_value(&id)
                     ));
                 }
             }
@@ -385,45 +387,5 @@ pub fn save(c: Ctx) -> Handled {
             }
         }
         see_other(&format!("{}id?id={}&saved=1", c.base(), query_value(&id)))
-    })
-}
-
-/// `GET purge?id=ID`: the confirmation.
-pub fn purge_form(c: Ctx) -> Handled {
-    Box::pin(async move {
-        let id = c.query.text("id").to_string();
-        let n = match c.binder().fetch(&id).await {
-            Ok(b) => b.len(),
-            Err(e) => return c.page(StatusCode::OK, "Purge", &notice("error", &e)),
-        };
-        let mut body = format!(
-            "<p>Purging removes every element bound to <strong>{}</strong> ({n} bound now). \
-             It cannot be undone.</p>\n",
-            escape(&id)
-        );
-        body.push_str(&post_form(&c.session, &format!("{}purge", c.base())));
-        body.push_str(&format!(
-            "<input type=\"hidden\" name=\"id\" value=\"{}\">\n\
-             <p><button type=\"submit\" class=\"danger\">Purge {}</button> \
-             <a href=\"{}id?id={}\">Cancel</a></p>\n</form>\n",
-            escape(&id),
-            escape(&id),
-            c.base(),
-            query_value(&id)
-        ));
-        c.page(StatusCode::OK, "Purge", &body)
-    })
-}
-
-/// `POST purge`: purge the identifier.
-pub fn purge(c: Ctx) -> Handled {
-    Box::pin(async move {
-        let id = c.form.text("id").to_string();
-        let purge = Command::Purge { id: id.clone() };
-        let body = match c.binder().run(vec![purge]).await {
-            Err(e) => notice("error", &format!("Not purged: {e}")),
-            Ok(_) => notice("ok", &format!("Purged {id}.")),
-        };
-        c.page(StatusCode::OK, "Purge", &body)
     })
 }

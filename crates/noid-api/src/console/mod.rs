@@ -41,6 +41,7 @@ pub mod form;
 pub mod html;
 mod login;
 mod pages;
+mod retire;
 pub mod session;
 mod upload;
 mod writes;
@@ -84,8 +85,10 @@ pub const PAGES: &[(&str, Verb, Handler)] = &[
     ("browse", Verb::Get, pages::browse),
     ("id", Verb::Get, edit::show),
     ("id", Verb::Post, edit::save),
-    ("purge", Verb::Get, edit::purge_form),
-    ("purge", Verb::Post, edit::purge),
+    ("withdraw", Verb::Get, retire::withdraw_form),
+    ("withdraw", Verb::Post, retire::withdraw),
+    ("purge", Verb::Get, retire::purge_form),
+    ("purge", Verb::Post, retire::purge),
     ("upload", Verb::Get, upload::form),
     ("upload", Verb::Post, upload::submit),
     ("uploads", Verb::Get, upload::progress),
