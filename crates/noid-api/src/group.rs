@@ -394,7 +394,7 @@ impl Running {
             let done = self.session.command(txn, minter, &self.agent, cmd);
             let failed = done.reply.failed();
             if let noid_egg::Reply::Error(e) = &done.reply {
-                if matches!(e, BinderError::Unauthorized | BinderError::ReadOnly) {
+                if e.has_own_status() {
                     answer.refusal = Some(e.clone());
                 }
                 answer.body = format!("error: {e}\n").into_bytes();

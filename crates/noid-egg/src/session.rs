@@ -340,6 +340,12 @@ impl Session<'_> {
         if self.read_only {
             return refused(BinderError::ReadOnly);
         }
+        // The longest value a line may give, a typed command may give too.
+        if let (Some(most), Command::Bind { value, .. }) = (self.max_value, cmd) {
+            if value.len() > most {
+                return refused(BinderError::TooLarge(most));
+            }
+        }
         let cmd = match cmd.admitted(&minter.gate) {
             Ok(c) => c,
             Err(r) => return refused(BinderError::Minter(r)),
@@ -401,6 +407,40 @@ pub fn named_id(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A typed command passes the same checks as a line: the value limit, read-only
+    /// access, and the gate, whose spelling is what the write log records.
+    #[test]
+    fn typed_commands_are_checked_and_logged_as_admitted() {
+        let store = noid_core::MemLookup::new();
+        store.insert(":/template", "");
+        let mut txn = noid_minter::Txn::new(&store);
+        let mut minter = noid_minter::Minter::load(&txn).unwrap();
+        let agent = crate::exec::Agent {
+            who: "sam".into(),
+            now: 1_700_000_000,
+        };
+        let set = |id: &str, value: &[u8]| Command::Bind {
+            op: Op::Set,
+            id: id.into(),
+            elem: "what".into(),
+            value: value.to_vec(),
+        };
+        let mut session = Session::new(true);
+        session.max_value = Some(4);
+        let done = session.command(&mut txn, &mut minter, &agent, &set("x", b"12345"));
+        assert_eq!(
+            done.reply,
+            crate::exec::Reply::Error(BinderError::TooLarge(4))
+        );
+        assert_eq!(done.write, None);
+        let done = session.command(&mut txn, &mut minter, &agent, &set("ARK:13030/x", b"T"));
+        assert!(!done.reply.failed(), "{:?}", done.reply);
+        assert_eq!(done.write.as_deref(), Some(":hx ark^3a/13030/x.set what T"));
+        session.read_only = true;
+        let done = session.command(&mut txn, &mut minter, &agent, &set("y", b"T"));
+        assert_eq!(done.reply, crate::exec::Reply::Error(BinderError::ReadOnly));
+    }
 
     #[test]
     fn named_ids() {
