@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 . scripts/env.sh
 case "${1:-}" in
 "")
-    scripts/setup.sh
+    # Only what building needs (a compiler, clang for RocksDB's bindings): the test
+    # command installs the test tools (PostgreSQL, Chromium, ...) itself.
+    scripts/setup.sh --build
     echo "== building noid and noidr: cargo build --release --bins (into $CARGO_TARGET_DIR)"
     echo "== the first build on a machine compiles RocksDB's C++ for several minutes (about 10 on 2 cores);"
     echo "== later builds reuse it and take seconds"

@@ -3,11 +3,47 @@
 # clang/libclang for RocksDB's bindgen, g++ for its C++, PostgreSQL's server for the
 # tests of the PostgreSQL backend, apache2-dev and nginx-dev for the web server modules,
 # and the command-line tools the tests run; Rust must already be there.
+#
+#   scripts/setup.sh            everything: building and every test's tools (CI, developers)
+#   scripts/setup.sh --build    only what building needs (scripts/demo.sh)
+#   --dry-run (after either)    say what would be installed, install nothing
 set -euo pipefail
-need=()
-command -v clang >/dev/null 2>&1 || need+=(clang)
-[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
-command -v g++ >/dev/null 2>&1 || need+=(g++)
+build_only=false
+dry_run=false
+for arg in "$@"; do
+    case "$arg" in
+    --build) build_only=true ;;
+    --dry-run) dry_run=true ;;
+    *)
+        echo "setup: unknown argument $arg (scripts/setup.sh [--build] [--dry-run])" >&2
+        exit 2
+        ;;
+    esac
+done
+# install WHAT PACKAGE...: install the Debian packages (or, with --dry-run, name them).
+install() {
+    local what=$1
+    shift
+    if $dry_run; then
+        echo "setup: would install $*"
+        return
+    fi
+    echo "setup: installing $*" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $what "$@" >/dev/null
+}
+build=()
+command -v clang >/dev/null 2>&1 || build+=(clang)
+[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || build+=(libclang-dev)
+command -v g++ >/dev/null 2>&1 || build+=(g++)
+if $build_only; then
+    if [ ${#build[@]} -gt 0 ]; then
+        install "" "${build[@]}"
+    fi
+    $dry_run || command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust) is required" >&2; exit 1; }
+    exit 0
+fi
+need=("${build[@]}")
 # The PostgreSQL backend's tests start real servers from Debian's binaries.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 # The high-availability drills (scripts/ha-drill.sh, noidr's ha_drill test) run three
@@ -22,11 +58,9 @@ command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v apxs >/dev/null 2>&1 || need+=(apache2-dev)
 [ -x /usr/share/nginx/src/configure ] || need+=(nginx-dev)
 if [ ${#need[@]} -gt 0 ]; then
-    echo "setup: installing ${need[*]}" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    install "" "${need[@]}"
 fi
-command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust) is required" >&2; exit 1; }
+$dry_run || command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust) is required" >&2; exit 1; }
 tools=()
 # Tools the tests and scripts run that a fresh Debian image lacks: curl (noidr's and
 # noid serve's HTTP tests, tests/e2e), kill and pgrep (procps: the signal tests,
@@ -42,9 +76,7 @@ command -v systemd-analyze >/dev/null 2>&1 || tools+=(systemd)
 command -v man >/dev/null 2>&1 || tools+=(man-db)
 if [ ${#tools[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
-        echo "setup: installing ${tools[*]}" >&2
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${tools[@]}" >/dev/null
+        install "" "${tools[@]}"
     else
         echo "setup: the tests need ${tools[*]} (not root: install them with apt-get)" >&2
     fi
@@ -57,11 +89,9 @@ command -v promtool >/dev/null 2>&1 || monitoring+=(prometheus)
 /usr/bin/python3 -c "import yaml" >/dev/null 2>&1 || monitoring+=(python3-yaml)
 if [ ${#monitoring[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
-        echo "setup: installing ${monitoring[*]}" >&2
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${monitoring[@]}" >/dev/null
+        install "--no-install-recommends" "${monitoring[@]}"
         # Only promtool is wanted: a booted systemd would have started the server.
-        if [ -d /run/systemd/system ]; then
+        if ! $dry_run && [ -d /run/systemd/system ]; then
             systemctl disable --now prometheus >/dev/null 2>&1 || true
         fi
     else
@@ -71,9 +101,7 @@ fi
 # Test tools, as root (CI): python3-fusepy for noidr's stalled-store tests (a FUSE file
 # system that pauses, crates/noidr/tests/stallfs.py).
 if [ "$(id -u)" = 0 ] && ! /usr/bin/python3 -c "import fusepy" >/dev/null 2>&1; then
-    echo "setup: installing python3-fusepy" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-fusepy >/dev/null
+    install "" python3-fusepy
 fi
 # The browser tests (tests/browser/run.sh): Debian's Chromium and its WebDriver, and
 # python3-selenium to drive it; no browser is downloaded.
@@ -84,9 +112,7 @@ if [ "$(id -u)" = 0 ]; then
     /usr/bin/python3 -c "import selenium" >/dev/null 2>&1 || web+=(python3-selenium)
     command -v npm >/dev/null 2>&1 || web+=(npm)
     if [ ${#web[@]} -gt 0 ]; then
-        echo "setup: installing ${web[*]}" >&2
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${web[@]}" >/dev/null
+        install "" "${web[@]}"
     fi
 fi
 # axe-core, the accessibility checker the browser tests run in each page, from the npm
@@ -94,7 +120,9 @@ fi
 # outside the clone; the tests fail, never skip, without it.
 AXE_VERSION=4.10.3
 AXE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/noid-axe/$AXE_VERSION"
-if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ] && $dry_run; then
+    echo "setup: would install axe-core $AXE_VERSION into $AXE_DIR"
+elif [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
     if command -v npm >/dev/null 2>&1; then
         echo "setup: installing axe-core $AXE_VERSION into $AXE_DIR" >&2
         mkdir -p "$AXE_DIR"
