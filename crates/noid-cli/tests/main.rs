@@ -7,6 +7,7 @@ mod api;
 mod beyond_perl;
 mod bind;
 mod cgi;
+mod check_spellings;
 mod concurrency;
 mod conformance;
 mod console;

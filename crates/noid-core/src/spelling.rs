@@ -115,6 +115,22 @@ pub fn canonical(raw: &str, canon: &Canon) -> Result<String, Unspellable> {
     })
 }
 
+/// Whether `raw` carries an ARK label (`ark:` in any case, alone or after a resolver's
+/// address `http(s)://host/`): without a binder's NAANs these are the only spellings
+/// [`canonical`] can change, so a pass over every stored identifier (`noid check`)
+/// respells only these, without building a string for the others.
+///
+/// ```
+/// use noid_core::spelling::is_labelled;
+/// assert!(is_labelled("ARK:13030/x"));
+/// assert!(is_labelled("https://n2t.net/ark:/13030/x"));
+/// assert!(!is_labelled("13030/x"));
+/// assert!(!is_labelled("https://example.org/page"));
+/// ```
+pub fn is_labelled(raw: &str) -> bool {
+    matches!(ark_parts(without_nma(raw)), Ok(Some(_)))
+}
+
 /// Whether `s` has the shape of a NAAN: five characters, digits or the lower-case
 /// betanumeric letters (`13030`, `b5072`), as NAANs are assigned.
 pub fn is_naan_shaped(s: &str) -> bool {
@@ -126,27 +142,33 @@ pub fn is_naan_shaped(s: &str) -> bool {
 /// `raw` without a resolver's address before an ARK label (`https://n2t.net/ark:/…`
 /// is `ark:/…`); any other URL is an identifier of its own and kept whole.
 fn without_nma(raw: &str) -> &str {
-    let lower_starts =
-        |s: &str, p: &str| s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p);
-    let after_scheme = if lower_starts(raw, "https://") {
+    let after_scheme = if starts_with_label(raw, "https://") {
         &raw[8..]
-    } else if lower_starts(raw, "http://") {
+    } else if starts_with_label(raw, "http://") {
         &raw[7..]
     } else {
         return raw;
     };
     match after_scheme.find('/') {
-        Some(slash) if lower_starts(&after_scheme[slash + 1..], "ark:") => {
+        Some(slash) if starts_with_label(&after_scheme[slash + 1..], "ark:") => {
             &after_scheme[slash + 1..]
         }
         _ => raw,
     }
 }
 
+/// Whether `s` starts with the ASCII `label` in any case. Compared as bytes: a letter
+/// beyond ASCII may straddle the label's end (`arké/x`), where a `str` cannot be cut.
+fn starts_with_label(s: &str, label: &str) -> bool {
+    s.as_bytes()
+        .get(..label.len())
+        .is_some_and(|b| b.eq_ignore_ascii_case(label.as_bytes()))
+}
+
 /// An ARK's NAAN and the part after it (`None` for a NAAN alone), or `None` when `s`
 /// has no `ark:` label.
 fn ark_parts(s: &str) -> Result<Option<(&str, Option<&str>)>, Unspellable> {
-    if s.len() < 4 || !s[..4].eq_ignore_ascii_case("ark:") {
+    if !starts_with_label(s, "ark:") {
         return Ok(None);
     }
     let after = s[4..].trim_start_matches('/');
@@ -244,6 +266,26 @@ mod tests {
         };
         assert_eq!(canonical("ARK:13030/x", &c).unwrap(), "ark:/13030/x");
         assert_eq!(canonical("13030/x", &c).unwrap(), "13030/x");
+    }
+
+    #[test]
+    fn letters_beyond_ascii_where_a_label_or_scheme_would_end_are_kept() {
+        // `é` and `€` straddle byte 4 (after `ark:`), 7 (`http://`) and 8 (`https://`).
+        for raw in [
+            "arké/x",
+            "abcdefé/x",
+            "abcdefgé/x",
+            "abc€",
+            "http://é/ark:/13030/x",
+        ] {
+            let expected = if raw.starts_with("http") {
+                "13030/x"
+            } else {
+                raw
+            };
+            assert_eq!(canonical(raw, &bare()).unwrap(), expected, "{raw}");
+            assert_eq!(is_labelled(raw), raw.starts_with("http"), "{raw}");
+        }
     }
 
     #[test]

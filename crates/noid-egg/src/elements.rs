@@ -39,6 +39,16 @@ fn is_minter_record(elem: &[u8]) -> bool {
     elem.starts_with(b":/") && !elem.starts_with(DUPE.as_bytes())
 }
 
+/// The element a key holds a value of, from the part of the key after `ID<TAB>`: `ELEM`
+/// for a duplicate's `:/d/ELEM<TAB>NNNNNNNNNN`, the part itself otherwise (an element's
+/// first value, or one of noid's minter records such as `:/c`).
+pub fn element_of(elem: &[u8]) -> &[u8] {
+    match elem.strip_prefix(DUPE.as_bytes()) {
+        Some(d) if d.len() > SEQ_WIDTH => &d[..d.len() - SEQ_WIDTH - 1],
+        _ => elem,
+    }
+}
+
 /// One stored value of an element: its key (for removal) and bytes.
 pub type Stored = (Vec<u8>, Vec<u8>);
 
@@ -314,6 +324,33 @@ fn dupe_prefix(id: &str, elem: &str) -> Vec<u8> {
 mod tests {
     use super::*;
     use noid_core::MemLookup;
+
+    #[test]
+    fn every_value_key_names_its_element() {
+        let m = MemLookup::new();
+        let mut t = Txn::new(&m);
+        for (e, v) in [("a\tb", "1"), ("a\tb", "2"), ("a\tb", "3"), ("bar", "4")] {
+            let view = IdKeys::read(&t, "foo").unwrap();
+            append(&mut t, "foo", e, &view.values(e), v.as_bytes());
+        }
+        t.put(keys::circ("foo"), "i|x");
+        let named: Vec<(Vec<u8>, Vec<u8>)> = t
+            .scan_prefix(b"foo\t", usize::MAX)
+            .unwrap()
+            .into_iter()
+            .map(|(k, v)| (element_of(&k[4..]).to_vec(), v))
+            .collect();
+        let want: [(&[u8], &[u8]); 5] = [
+            (b":/c", b"i|x"),
+            (b"a\tb", b"2"),
+            (b"a\tb", b"3"),
+            (b"a\tb", b"1"),
+            (b"bar", b"4"),
+        ];
+        assert_eq!(named, want.map(|(e, v)| (e.to_vec(), v.to_vec())).to_vec());
+        // A key under the duplicates' prefix too short to hold a sequence names itself.
+        assert_eq!(element_of(b":/d/x"), b":/d/x");
+    }
 
     #[test]
     fn duplicates_follow_the_first_value_in_order() {

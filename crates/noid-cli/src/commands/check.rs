@@ -94,7 +94,7 @@ impl Check {
         if findings(&before, out) {
             return;
         }
-        let ops = before.repair().into_iter().map(|(k, v)| Op::Put(k, v));
+        let ops = before.repair().into_iter().map(Op::from);
         if let Err(e) = writer.commit(ops) {
             return out.fail(format!("error: {e}; nothing was repaired\n"));
         }
@@ -151,8 +151,8 @@ fn survey<L: noid_core::Lookup + ?Sized>(
     scan: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError>,
     opts: Options,
 ) -> Result<Analysis, SurveyError> {
+    let mut census = Census::of(l).map_err(SurveyError::Check)?;
     let pb = progress::tally(session, "checking", "keys");
-    let mut census = Census::new();
     let scanned = scan(&mut |k, v| {
         census.add(k, v);
         pb.inc(1);

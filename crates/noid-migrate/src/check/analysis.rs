@@ -12,6 +12,7 @@ use super::candidate::{classify, Use};
 use super::census::Census;
 use super::counters::check_counters;
 use super::repair::{skip_past_used, Plan, Repair};
+use super::spellings::spelling_problems;
 use super::CheckError;
 
 /// Settings of the analysis.
@@ -156,6 +157,19 @@ pub enum Finding {
         /// Of how many looked at.
         lookahead: usize,
     },
+    /// An identifier is stored under a spelling other than the directory's
+    /// ([`super::spellings`]).
+    Spellings {
+        /// The directory's spelling of it.
+        id: String,
+        /// The spellings it is stored under: `id` first when it is one of them.
+        spellings: Vec<String>,
+        /// Whether anything is stored under `id` itself.
+        canonical_stored: bool,
+        /// The elements whose values differ between the spellings (a merge would
+        /// have to choose): when there are any, `--repair` leaves it to a person.
+        conflicts: Vec<String>,
+    },
 }
 
 /// One finding, and what `--repair` does about it (None: it needs repairing by hand).
@@ -204,7 +218,8 @@ pub fn analyze<L: Lookup + ?Sized>(
     }
     let mut problems = Vec::new();
     let mut plan = Plan::new(&m.gen);
-    count_problems(&m, census, &mut plan, &mut problems);
+    let spelled = spelling_problems(l, census, &mut plan)?;
+    count_problems(&m, census, spelled.extra_holds, &mut plan, &mut problems);
     let counters_sound = generator_problems(&m, &mut plan, &mut problems);
     let upcoming = if !m.generates() {
         vec![Upcoming::None(GenError::BadMask {
@@ -215,6 +230,7 @@ pub fn analyze<L: Lookup + ?Sized>(
     } else {
         Vec::new()
     };
+    problems.extend(spelled.problems);
     Ok(Analysis {
         summary: summarize(&m, census),
         upcoming,
@@ -223,15 +239,24 @@ pub fn analyze<L: Lookup + ?Sized>(
     })
 }
 
-/// The counts kept beside the records (`:/held`, `:/queued`) against the records.
-fn count_problems(m: &Minter, census: &Census, plan: &mut Plan, problems: &mut Vec<Problem>) {
-    if m.held != census.holds as i64 {
+/// The counts kept beside the records (`:/held`, `:/queued`) against the records. An
+/// identifier held under several spellings is one held identifier: `extra_holds` hold
+/// keys count no further one.
+fn count_problems(
+    m: &Minter,
+    census: &Census,
+    extra_holds: u64,
+    plan: &mut Plan,
+    problems: &mut Vec<Problem>,
+) {
+    let held = census.holds - extra_holds;
+    if m.held != held as i64 {
         problems.push(Problem {
             finding: Finding::HeldCount {
                 stored: m.held,
-                held: census.holds,
+                held,
             },
-            repair: Some(plan.set_held(census.holds)),
+            repair: Some(plan.set_held(held)),
         });
     }
     if m.queued != census.queue_entries as i64 {

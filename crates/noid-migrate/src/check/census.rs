@@ -1,6 +1,23 @@
-//! The census: counts gathered in one pass over every record of the store.
+//! The census: counts gathered in one pass over every record of the store, and the
+//! (rare) identifiers stored under a spelling other than the directory's own.
 
 use noid_core::keys;
+use noid_core::spelling;
+use noid_core::Lookup;
+use noid_minter::gate::Gate;
+use noid_minter::Minter;
+
+use super::CheckError;
+
+/// An identifier stored under a spelling other than the one its directory stores it
+/// under (a record written before the identifier gate existed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Respelled {
+    /// The spelling it is stored under (`ark:13030/x`).
+    pub stored: String,
+    /// The directory's spelling of it (`13030/x`).
+    pub canonical: String,
+}
 
 /// Counts gathered in one pass over every record, in bytewise key order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,13 +44,29 @@ pub struct Census {
     pub bindings: u64,
     /// Identifiers with at least one user binding.
     pub bound_ids: u64,
+    /// Identifiers stored under another spelling than the directory's, in key order.
+    /// Only labelled ARKs (`ark:…`, `https://host/ark:…`) are looked at: a bare
+    /// `NAAN/…` is another spelling only in a populator's binder, whose NAANs the
+    /// directory does not record.
+    pub respelled: Vec<Respelled>,
     last_bound: Vec<u8>,
+    last_id: Vec<u8>,
+    gate: Gate,
 }
 
 impl Census {
-    /// An empty census.
-    pub fn new() -> Census {
-        Census::default()
+    /// An empty census of a directory whose identifiers `gate` spells.
+    pub fn new(gate: Gate) -> Census {
+        Census {
+            gate,
+            ..Census::default()
+        }
+    }
+
+    /// An empty census of the minter stored in `l`, spelling identifiers as its
+    /// directory does ([`Gate::of`]).
+    pub fn of<L: Lookup + ?Sized>(l: &L) -> Result<Census, CheckError> {
+        Ok(Census::new(Gate::of(&Minter::load(l)?)))
     }
 
     /// Count one record.
@@ -61,6 +94,12 @@ impl Census {
             return;
         };
         let (id, elem) = (&key[..tab], &key[tab + 1..]);
+        // An identifier's keys are contiguous (they share the prefix `ID<TAB>`).
+        if self.last_id != id {
+            self.last_id.clear();
+            self.last_id.extend_from_slice(id);
+            self.spell(id);
+        }
         match elem {
             e if e == keys::CIRC.as_bytes() => match value.first() {
                 Some(b'i') => self.issued += 1,
@@ -78,6 +117,27 @@ impl Census {
                     self.last_bound.extend_from_slice(id);
                 }
             }
+        }
+    }
+
+    /// Note `id` when the directory stores it under another spelling.
+    fn spell(&mut self, id: &[u8]) {
+        // The cheap test first: an ARK label starts with `a` or `A`, a resolver's
+        // address before one with `h` or `H`.
+        if !matches!(id.first(), Some(b'a' | b'A' | b'h' | b'H')) {
+            return;
+        }
+        let Ok(id) = std::str::from_utf8(id) else {
+            return;
+        };
+        if !spelling::is_labelled(id) {
+            return;
+        }
+        if let Some(canonical) = self.gate.respelled(id) {
+            self.respelled.push(Respelled {
+                stored: id.to_string(),
+                canonical,
+            });
         }
     }
 }

@@ -2,11 +2,13 @@
 //! repairs `--repair` makes.
 //!
 //! The caller feeds every record of the store, in key order, to a [`Census`] (one
-//! pass, constant memory), then calls [`analyze`] with a [`Lookup`](noid_core::Lookup)
+//! pass, constant memory but for the rare identifiers stored under a spelling other
+//! than the directory's, [`Census::of`]), then calls [`analyze`] with a [`Lookup`](noid_core::Lookup)
 //! on the same store. The analysis ([`analysis`]) gathers the facts, replays the
 //! generator on a copy of its state to see how each of the next identifiers is
 //! already used ([`candidate`]), and lists the counters that disagree with the stored
-//! state ([`counters`]) as [`Finding`]s. Each finding that can be repaired comes with
+//! state ([`counters`]) and the identifiers stored under more than one spelling
+//! ([`spellings`]) as [`Finding`]s. Each finding that can be repaired comes with
 //! a [`Repair`]; the [`repair`] module plans them ([`Analysis::repair`] gathers the
 //! writes into one batch for the caller to commit atomically under the writers'
 //! lock). The [`report`] module renders all of it as text.
@@ -17,6 +19,7 @@ pub mod census;
 pub mod counters;
 pub mod repair;
 pub mod report;
+pub mod spellings;
 
 #[cfg(test)]
 mod tests;
@@ -28,7 +31,7 @@ use noid_minter::MinterError;
 
 pub use analysis::{analyze, Analysis, Finding, Options, Problem, Summary, Upcoming};
 pub use candidate::{classify, Use};
-pub use census::Census;
+pub use census::{Census, Respelled};
 pub use repair::Repair;
 
 /// A failure to read the store (not a finding about it).

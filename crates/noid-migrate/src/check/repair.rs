@@ -1,11 +1,11 @@
-//! The repair plan: what `--repair` writes for each problem it can repair, gathered
-//! into one batch, and the search for where the generator should resume when it is
-//! behind the store.
+//! The repair plan: what `--repair` writes (and deletes) for each problem it can
+//! repair, gathered into one batch, and the search for where the generator should
+//! resume when it is behind the store.
 
 use std::collections::BTreeMap;
 
 use noid_core::keys;
-use noid_core::Lookup;
+use noid_core::{Lookup, Writes};
 use noid_minter::Minter;
 use noid_template::generator::GeneratorState;
 
@@ -36,6 +36,15 @@ pub enum Repair {
     },
     /// The counters' repairs alone move the generator past the used identifiers.
     CountersRepaired,
+    /// An identifier's other spellings merged into the directory's.
+    Merged {
+        /// The spellings merged (and no longer stored).
+        from: Vec<String>,
+        /// The directory's spelling, which holds every value now.
+        into: String,
+        /// How many keys were under the other spellings.
+        keys: usize,
+    },
 }
 
 /// Where the generator resumes after a run of used identifiers.
@@ -62,6 +71,9 @@ pub(crate) struct Plan {
     after: GeneratorState,
     held: Option<u64>,
     queued: Option<u64>,
+    /// Writes to identifiers' keys (the merges of spellings): a value, or None to
+    /// delete the key.
+    ids: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
 }
 
 impl Plan {
@@ -72,6 +84,7 @@ impl Plan {
             after: gen.clone(),
             held: None,
             queued: None,
+            ids: BTreeMap::new(),
         }
     }
 
@@ -89,6 +102,16 @@ impl Plan {
     pub(crate) fn set_held(&mut self, n: u64) -> Repair {
         self.held = Some(n);
         set("held", n)
+    }
+
+    /// Set an identifier's key `key` to `value`.
+    pub(crate) fn put(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.ids.insert(key, Some(value));
+    }
+
+    /// Delete an identifier's key `key`.
+    pub(crate) fn delete(&mut self, key: Vec<u8>) {
+        self.ids.insert(key, None);
     }
 
     /// Set `:/queued`.
@@ -113,11 +136,11 @@ impl Plan {
         }
     }
 
-    /// The admin writes, in key order.
-    fn writes(&self) -> BTreeMap<Vec<u8>, Vec<u8>> {
-        let mut w = BTreeMap::new();
+    /// Every write, in key order: the admin values, then the identifiers' keys.
+    fn writes(&self) -> BTreeMap<Vec<u8>, Option<Vec<u8>>> {
+        let mut w = self.ids.clone();
         let mut put = |name: &str, v: String| {
-            w.insert(keys::admin(name), v.into_bytes());
+            w.insert(keys::admin(name), Some(v.into_bytes()));
         };
         if let Some(n) = self.held {
             put("held", n.to_string());
@@ -163,8 +186,9 @@ pub(crate) fn set(name: &str, value: impl ToString) -> Repair {
 }
 
 impl Analysis {
-    /// The writes that repair every repairable problem, to commit as one batch.
-    pub fn repair(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
+    /// The writes that repair every repairable problem, in key order, to commit as one
+    /// batch: each key with its new value, or None to delete it.
+    pub fn repair(&self) -> Writes {
         self.plan.writes().into_iter().collect()
     }
 }

@@ -156,6 +156,39 @@ impl fmt::Display for Finding {
                 "{used} of the next {lookahead} identifiers the generator will produce {} already issued or bound: the counters are behind the store (an outdated minter?)",
                 if *used == 1 { "is" } else { "are" }
             ),
+            Finding::Spellings {
+                id,
+                spellings,
+                canonical_stored,
+                conflicts,
+            } => {
+                match (canonical_stored, spellings.as_slice()) {
+                    (false, [one]) => write!(
+                        f,
+                        "{one} is stored under a spelling other than the binder's ({id})"
+                    )?,
+                    (true, _) => write!(
+                        f,
+                        "{id} is stored under {} spellings: {}",
+                        spellings.len(),
+                        spellings.join(", ")
+                    )?,
+                    (false, _) => write!(
+                        f,
+                        "{id} is stored under {} spellings, none of them the binder's: {}",
+                        spellings.len(),
+                        spellings.join(", ")
+                    )?,
+                }
+                if !conflicts.is_empty() {
+                    write!(
+                        f,
+                        "; they hold different values of {}, so they are not merged (needs repairing by hand)",
+                        conflicts.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -190,6 +223,12 @@ impl fmt::Display for Repair {
             Repair::CountersRepaired => {
                 f.write_str("the repaired counters no longer lead to used identifiers")
             }
+            Repair::Merged { from, into, keys } => write!(
+                f,
+                "{} merged into {into} ({})",
+                from.join(", "),
+                plural(*keys as u64, "key", "keys")
+            ),
         }
     }
 }

@@ -35,7 +35,7 @@ fn create(template: &str, term: &str) -> MemLookup {
 }
 
 fn census(l: &MemLookup) -> Census {
-    let mut c = Census::new();
+    let mut c = Census::of(l).unwrap();
     for (k, v) in l.scan_prefix(b"", usize::MAX).unwrap() {
         c.add(&k, &v);
     }
@@ -80,7 +80,10 @@ fn save(l: &MemLookup, g: &GeneratorState) {
 
 fn apply(l: &MemLookup, a: &Analysis) {
     for (k, v) in a.repair() {
-        l.insert(k, v);
+        match v {
+            Some(v) => l.insert(k, v),
+            None => l.remove(k),
+        }
     }
 }
 
@@ -243,4 +246,165 @@ fn census_counts() {
         ),
         (1, 1, 1, 2, 3, 2, 1, 1, 1)
     );
+}
+
+/// Every key under the identifiers that start with `prefix`, as `KEY=VALUE` text (values
+/// that are not UTF-8 escaped), in key order.
+fn keys_under(l: &MemLookup, prefixes: &[&str]) -> Vec<String> {
+    prefixes
+        .iter()
+        .flat_map(|p| l.scan_prefix(p.as_bytes(), usize::MAX).unwrap())
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                String::from_utf8(k).unwrap().replace('\t', "<TAB>"),
+                v.escape_ascii()
+            )
+        })
+        .collect()
+}
+
+/// The problems' findings and repairs as text.
+fn findings(a: &Analysis) -> Vec<(String, Option<String>)> {
+    a.problems
+        .iter()
+        .map(|p| {
+            (
+                p.finding.to_string(),
+                p.repair.as_ref().map(ToString::to_string),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_identifier_split_over_spellings_is_found_and_merged() {
+    let l = create("f5.reedeedk", "long");
+    let ids = mint(&l, 2);
+    assert_eq!(ids, ["13030/f54x54g11", "13030/f5154dn7k"]);
+    // The directory's spelling, as the gate writes it.
+    l.bind("13030/f54x54g11", "_t", "https://example.org/a");
+    l.bind("13030/f54x54g11", ":/m", "1700000100");
+    // Older records under other spellings: an equal target, a new element, a later
+    // and an earlier last write, a binary value, an egg duplicate, a second hold.
+    l.bind("ark:13030/f54x54g11", "_t", "https://example.org/a");
+    l.bind("ark:13030/f54x54g11", "what", "Migrant Mother");
+    l.bind("ark:13030/f54x54g11", ":/m", "1700000300");
+    l.bind("ark:13030/f54x54g11", ":/h", "1");
+    l.bind("ARK:/13030/f54x54g11", "who", b"\xff\x00");
+    l.bind("ARK:/13030/f54x54g11", ":/d/what\t0000000001", "Nipomo");
+    l.bind("ARK:/13030/f54x54g11", ":/m", "1700000200");
+    // A resolver URL of an identifier minted here; an ARK of another NAAN stored only
+    // under spellings other than the directory's (`ark:/99999/x`).
+    l.bind(
+        "https://n2t.net/ark:/13030/f5154dn7k",
+        "_t",
+        "https://example.org/b",
+    );
+    l.bind("ark:99999/x", "_t", "https://example.org/c");
+    l.bind("ARK:99999/x", "who", "someone");
+    // Already as the directory stores them: another NAAN's ARK keeps `ark:/`; a bare
+    // `NAAN/…` is not respelled in a minter's directory.
+    l.bind("ark:/99999/y", "_t", "https://example.org/d");
+    l.bind("99999/z", "_t", "https://example.org/e");
+    // Perl's hold counted the second hold too.
+    l.insert(keys::admin("held"), "3");
+
+    let a = analyze(&l, &census(&l), Options::default()).unwrap();
+    assert_eq!(
+        findings(&a),
+        [
+            (
+                ":/held is 3 but 2 identifiers are held".to_string(),
+                Some(":/held set to 2".to_string())
+            ),
+            (
+                "13030/f5154dn7k is stored under 2 spellings: 13030/f5154dn7k, https://n2t.net/ark:/13030/f5154dn7k".to_string(),
+                Some("https://n2t.net/ark:/13030/f5154dn7k merged into 13030/f5154dn7k (1 key)".to_string())
+            ),
+            (
+                "13030/f54x54g11 is stored under 3 spellings: 13030/f54x54g11, ARK:/13030/f54x54g11, ark:13030/f54x54g11".to_string(),
+                Some("ARK:/13030/f54x54g11, ark:13030/f54x54g11 merged into 13030/f54x54g11 (7 keys)".to_string())
+            ),
+            (
+                "ark:/99999/x is stored under 2 spellings, none of them the binder's: ARK:99999/x, ark:99999/x".to_string(),
+                Some("ARK:99999/x, ark:99999/x merged into ark:/99999/x (2 keys)".to_string())
+            ),
+        ]
+    );
+    assert_eq!(
+        a.repair().iter().filter(|(_, v)| v.is_none()).count(),
+        10,
+        "one delete per key of another spelling"
+    );
+    apply(&l, &a);
+    let again = analyze(&l, &census(&l), Options::default()).unwrap();
+    assert!(again.ok(), "{:?}", again.problems);
+    assert_eq!(
+        keys_under(&l, &["13030/", "99999/", "ark", "ARK", "http"]),
+        [
+            "13030/f5154dn7k<TAB>:/c=i|20260101000000|me/me|2",
+            "13030/f5154dn7k<TAB>:/h=1",
+            "13030/f5154dn7k<TAB>_t=https://example.org/b",
+            "13030/f54x54g11<TAB>:/c=i|20260101000000|me/me|1",
+            "13030/f54x54g11<TAB>:/d/what<TAB>0000000001=Nipomo",
+            "13030/f54x54g11<TAB>:/h=1",
+            "13030/f54x54g11<TAB>:/m=1700000300",
+            "13030/f54x54g11<TAB>_t=https://example.org/a",
+            "13030/f54x54g11<TAB>what=Migrant Mother",
+            "13030/f54x54g11<TAB>who=\\xff\\x00",
+            "99999/z<TAB>_t=https://example.org/e",
+            "ark:/99999/x<TAB>_t=https://example.org/c",
+            "ark:/99999/x<TAB>who=someone",
+            "ark:/99999/y<TAB>_t=https://example.org/d",
+        ]
+    );
+    assert_eq!(l.get(b":/held").unwrap().unwrap(), b"2");
+}
+
+#[test]
+fn spellings_with_different_values_are_reported_and_left_alone() {
+    let l = create("f5.reedeedk", "long");
+    mint(&l, 1);
+    l.bind("13030/f54x54g11", "_t", "https://example.org/a");
+    l.bind("13030/f54x54g11", "what", "first");
+    l.bind("ark:13030/f54x54g11", "_t", "https://example.org/other");
+    l.bind("ark:13030/f54x54g11", "when", "1936");
+    l.bind("ark:13030/f54x54g11", ":/h", "1");
+    l.bind("ARK:/13030/f54x54g11", ":/d/what\t0000000001", "second");
+    l.bind("ARK:/13030/f54x54g11", "what", "other first");
+    // An identifier stored only under another spelling still merges.
+    l.bind("ark:/13030/f5-legacy", "_t", "https://example.org/b");
+    let before = keys_under(&l, &["13030/", "ark", "ARK"]);
+    let a = analyze(&l, &census(&l), Options::default()).unwrap();
+    assert_eq!(
+        findings(&a),
+        [
+            (
+                "ark:/13030/f5-legacy is stored under a spelling other than the binder's (13030/f5-legacy)".to_string(),
+                Some("ark:/13030/f5-legacy merged into 13030/f5-legacy (1 key)".to_string())
+            ),
+            (
+                "13030/f54x54g11 is stored under 3 spellings: 13030/f54x54g11, ARK:/13030/f54x54g11, ark:13030/f54x54g11; they hold different values of _t, what, so they are not merged (needs repairing by hand)".to_string(),
+                None
+            ),
+        ]
+    );
+    assert_eq!(a.repairable(), 1);
+    apply(&l, &a);
+    let after = keys_under(&l, &["13030/", "ark", "ARK"]);
+    let moved = "13030/f5-legacy<TAB>_t=https://example.org/b".to_string();
+    assert_eq!(
+        after.iter().filter(|k| **k != moved).collect::<Vec<_>>(),
+        before
+            .iter()
+            .filter(|k| !k.starts_with("ark:/13030/f5-legacy"))
+            .collect::<Vec<_>>(),
+        "nothing of the conflicting identifier changed"
+    );
+    assert!(after.contains(&moved));
+    // The second hold of the identifier left alone counts no second held identifier.
+    let again = analyze(&l, &census(&l), Options::default()).unwrap();
+    assert_eq!(findings(&again).len(), 1);
+    assert_eq!(again.repairable(), 0);
 }
