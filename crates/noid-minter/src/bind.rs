@@ -73,6 +73,10 @@ pub struct BindArgs<'a> {
     pub value: Option<&'a [u8]>,
     /// The pepper to use for `peppermint`.
     pub new_pepper: Option<&'a str>,
+    /// How an `:idmap` rule's pattern is checked before it is stored (its error, if
+    /// it is not a pattern): the resolver's compiler, which the caller supplies so that
+    /// the minter needs no regular expression engine of its own.
+    pub check_pattern: fn(&str) -> Result<(), String>,
 }
 
 /// Bind, returning the report (without the trailing blank line).
@@ -224,11 +228,9 @@ fn binding_target<L: Lookup + ?Sized>(
             return Err(Refusal::ColonId(a.id.to_string()).into());
         };
         if how.needs_value() {
-            noid_resolve::idmap::compile_pattern(pattern).map_err(|e| {
-                Refusal::BadIdmapPattern {
-                    id: a.id.to_string(),
-                    reason: e.to_string(),
-                }
+            (a.check_pattern)(pattern).map_err(|reason| Refusal::BadIdmapPattern {
+                id: a.id.to_string(),
+                reason,
             })?;
         }
         (format!(":/idmap/{}", a.elem), pattern.to_string())

@@ -13,7 +13,6 @@ pub mod bind;
 pub mod circ;
 pub mod create;
 pub mod error;
-pub mod fetch;
 pub mod gate;
 pub mod hold;
 pub mod info;

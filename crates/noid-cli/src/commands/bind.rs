@@ -130,6 +130,7 @@ impl Bind {
             elem,
             value,
             new_pepper: pepper.as_deref(),
+            check_pattern: check_idmap_pattern,
         };
         match bind(w.txn, w.minter, &ctx, &args) {
             Ok(report) => {
@@ -205,4 +206,11 @@ fn rest_pair(input: &str) -> Result<Vec<(String, String)>, String> {
     }
     value.push('\n');
     Ok(vec![(e.to_string(), value)])
+}
+
+/// An `:idmap` rule's pattern, checked as the resolver will compile it.
+pub fn check_idmap_pattern(pattern: &str) -> Result<(), String> {
+    noid_resolve::idmap::compile_pattern(pattern)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }

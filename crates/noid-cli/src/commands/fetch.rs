@@ -1,7 +1,9 @@
-//! `fetch ID [ELEM…]` (labelled) and `get ID [ELEM…]` (bare values).
+//! `fetch ID [ELEM…]` (labelled) and `get ID [ELEM…]` (bare values): the lines that
+//! [`noid_resolve::fetch`] words, sent to standard output or error as Perl does.
 
 use noid_core::Lookup;
-use noid_minter::{fetch, MinterError};
+use noid_minter::MinterError;
+use noid_resolve::fetch::{Stream, Verb};
 
 use crate::output::Out;
 
@@ -27,13 +29,40 @@ impl Fetch {
 
     /// Run it against `l`.
     pub fn run(&self, l: &dyn Lookup, out: &mut Out) -> Result<(), MinterError> {
-        let r = fetch::fetch(l, self.labelled, self.id.as_deref(), &self.elems)?;
-        out.out(&r.stdout);
-        if self.labelled && !r.stdout.is_empty() {
+        let verb = if self.labelled {
+            Verb::Fetch
+        } else {
+            Verb::Get
+        };
+        let Some(given) = self.id.as_deref() else {
+            out.err(format!("error: {}\n", verb.missing_id()));
+            out.failed = true;
+            return Ok(());
+        };
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let found = noid_resolve::fetch::fetch(
+            l,
+            verb,
+            given,
+            &self.elems,
+            usize::MAX,
+            |stream, pieces| {
+                let to = match stream {
+                    Stream::Out => &mut stdout,
+                    Stream::Err => &mut stderr,
+                };
+                for piece in pieces {
+                    to.extend_from_slice(piece);
+                }
+                to.push(b'\n');
+            },
+        )?;
+        out.out(&stdout);
+        if self.labelled && !stdout.is_empty() {
             out.out("\n");
         }
-        out.err(&r.stderr);
-        if !r.ok {
+        out.err(&stderr);
+        if !found.complete {
             out.failed = true;
         }
         Ok(())

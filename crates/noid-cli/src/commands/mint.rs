@@ -99,6 +99,7 @@ impl Mint {
                         elem: e,
                         value: Some(v.as_bytes()),
                         new_pepper: None,
+                        check_pattern: super::bind::check_idmap_pattern,
                     };
                     noid_minter::bind::bind(txn, m, &ctx, &args)?;
                 }
