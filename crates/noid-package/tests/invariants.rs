@@ -312,3 +312,30 @@ fn host_triple() -> String {
         .expect("rustc names its host")
         .to_string()
 }
+
+#[test]
+fn the_map_stays_a_map_and_names_these_tests() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(lines <= 300, "ARCHITECTURE.md has {lines} lines, over 300");
+    let tests =
+        std::fs::read_to_string(root().join("crates/noid-package/tests/invariants.rs")).unwrap();
+    let defined: BTreeSet<&str> = tests
+        .split("#[test]\nfn ")
+        .skip(1)
+        .map(|rest| rest.split('(').next().unwrap())
+        .collect();
+    for test in &defined {
+        assert!(
+            text.contains(&format!("`{test}`")) || text.contains(&format!("::{test}`")),
+            "ARCHITECTURE.md does not say what {test} checks"
+        );
+    }
+    for cited in text.split("tests/invariants.rs::").skip(1) {
+        let name = cited.split('`').next().unwrap();
+        assert!(
+            defined.contains(name),
+            "ARCHITECTURE.md cites {name}, which is no test"
+        );
+    }
+}
