@@ -1,0 +1,340 @@
+//! ARCHITECTURE.md's "Architecture Invariant" lines, checked against `cargo metadata`
+//! (the resolved dependency graph of this platform) and the crates' sources.
+//!
+//! An invariant that is a goal rather than a fact today is checked against today's exact
+//! list of exceptions, so that the test fails both when a new exception appears and when
+//! an old one goes away (then the list loses a line).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The packages of the resolved graph (workspace and external), by name, each with the
+/// names of its normal (not dev, not build) dependencies.
+struct Graph {
+    members: BTreeSet<String>,
+    deps: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Graph {
+    fn load() -> Graph {
+        let host = host_triple();
+        let out = Command::new(env!("CARGO"))
+            .args(["metadata", "--offline", "--format-version", "1"])
+            .args(["--filter-platform", &host])
+            .arg("--manifest-path")
+            .arg(root().join("Cargo.toml"))
+            .output()
+            .expect("run cargo metadata");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let name_of: BTreeMap<&str, &str> = meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+            .collect();
+        let members = meta["workspace_members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| name_of[id.as_str().unwrap()].to_string())
+            .collect();
+        let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for node in meta["resolve"]["nodes"].as_array().unwrap() {
+            let normal = node["deps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| {
+                    d["dep_kinds"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k["kind"].is_null())
+                })
+                .map(|d| name_of[d["pkg"].as_str().unwrap()].to_string());
+            deps.entry(name_of[node["id"].as_str().unwrap()].to_string())
+                .or_default()
+                .extend(normal);
+        }
+        Graph { members, deps }
+    }
+
+    /// A package's direct normal dependencies.
+    fn direct(&self, package: &str) -> BTreeSet<String> {
+        self.deps.get(package).cloned().unwrap_or_default()
+    }
+
+    /// Every package `package` links, directly or not, never passing through `avoid`.
+    fn reach(&self, package: &str, avoid: &[&str]) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![package.to_string()];
+        while let Some(p) = todo.pop() {
+            for d in self.direct(&p) {
+                if !avoid.contains(&d.as_str()) && seen.insert(d.clone()) {
+                    todo.push(d);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The workspace crates that depend on any of `crates` directly.
+    fn direct_users(&self, crates: &[&str]) -> Vec<String> {
+        self.members
+            .iter()
+            .filter(|m| crates.iter().any(|c| self.direct(m).contains(*c)))
+            .cloned()
+            .collect()
+    }
+
+    /// The workspace crates that link `package`, directly or not, never through `avoid`.
+    fn linking(&self, package: &str, avoid: &[&str]) -> Vec<String> {
+        self.members
+            .iter()
+            .filter(|m| self.reach(m, avoid).contains(package))
+            .cloned()
+            .collect()
+    }
+}
+
+/// The crates of the storage engines' client libraries.
+const STORAGE_ENGINES: &[&str] = &["rocksdb", "librocksdb-sys", "postgres", "tokio-postgres"];
+
+/// The crates of the async HTTP stack.
+const ASYNC_HTTP: &[&str] = &[
+    "tokio",
+    "tokio-util",
+    "hyper",
+    "hyper-util",
+    "http-body-util",
+    "futures-util",
+];
+
+#[test]
+fn only_the_storage_crate_depends_on_rocksdb_or_postgres() {
+    let graph = Graph::load();
+    assert_eq!(graph.direct_users(STORAGE_ENGINES), ["noid-store"]);
+}
+
+#[test]
+fn only_the_storage_crate_names_rocksdb_or_postgres_in_its_sources() {
+    let mut named = Vec::new();
+    for file in sources() {
+        if file.starts_with(root().join("crates/noid-store")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap();
+            if ["use rocksdb", "use postgres", "rocksdb::", "postgres::"]
+                .iter()
+                .any(|w| names_crate(code, w))
+            {
+                named.push(format!("{}:{}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "outside noid-store:\n{}",
+        named.join("\n")
+    );
+}
+
+/// Whether `code` holds `word` as the start of a path (not `tokio_postgres::` nor
+/// `noid_postgres::`).
+fn names_crate(code: &str, word: &str) -> bool {
+    code.match_indices(word).any(|(i, _)| {
+        !code[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+#[test]
+fn only_the_http_adapter_depends_on_tokio_or_hyper() {
+    let graph = Graph::load();
+    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api"]);
+    // Through the workspace's own crates: noid-api and the binary that links it.
+    assert_eq!(graph.linking("hyper", &[]), ["noid-api", "noid-cli"]);
+    assert_eq!(
+        graph.linking("tokio", &["postgres", "tokio-postgres"]),
+        ["noid-api", "noid-cli"]
+    );
+    // Goal: PostgreSQL behind a feature of noid-store (issue 40, item 6). Today the
+    // synchronous `postgres` client, which runs tokio inside, reaches these as well.
+    assert_eq!(
+        graph.linking("tokio", &[]),
+        ["noid-api", "noid-cli", "noid-embed", "noid-store", "noidr"]
+    );
+}
+
+#[test]
+fn the_foundation_has_no_regex_and_no_io_dependency() {
+    let graph = Graph::load();
+    assert_eq!(graph.direct("noid-core"), set(&["log", "memchr"]));
+    assert_eq!(graph.direct("noid-template"), set(&["siphasher"]));
+    for foundation in ["noid-core", "noid-template"] {
+        let linked = graph.reach(foundation, &[]);
+        for forbidden in ["regex", "libc", "rocksdb", "postgres", "tokio", "mio"] {
+            assert!(
+                !linked.contains(forbidden),
+                "{foundation} links {forbidden}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_domain_crates_do_no_io() {
+    let domain = [
+        "noid-core",
+        "noid-template",
+        "noid-minter",
+        "noid-resolve",
+        "noid-egg",
+        "noid-migrate",
+    ];
+    let mut found = Vec::new();
+    for file in sources() {
+        let in_domain = domain
+            .iter()
+            .any(|c| file.starts_with(root().join("crates").join(c).join("src")));
+        if !in_domain {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for io in ["std::fs", "std::net", "std::process", "std::io::stdin"] {
+            if text.contains(io) {
+                found.push(format!("{} uses {io}", file.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_foundation_starts_no_thread_but_the_watchdog() {
+    // Goal: the watchdog moves to a server-side crate (issue 40, item 5); then this
+    // list is empty.
+    let exceptions = ["deadline.rs"];
+    let mut starting = Vec::new();
+    for file in sources() {
+        if !file.starts_with(root().join("crates/noid-core/src")) {
+            continue;
+        }
+        if std::fs::read_to_string(&file).unwrap().contains("thread::") {
+            starting.push(file.file_name().unwrap().to_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(starting, exceptions);
+}
+
+#[test]
+fn the_minter_has_no_regex() {
+    // `:idmap` patterns are checked by the caller (`BindArgs::check_pattern`), so the
+    // minter reaches no regular expression engine (issue 40, item 5).
+    let graph = Graph::load();
+    let through: Vec<String> = graph
+        .direct("noid-minter")
+        .into_iter()
+        .filter(|d| d == "regex" || graph.reach(d, &[]).contains("regex"))
+        .collect();
+    assert_eq!(through, Vec::<String>::new());
+}
+
+#[test]
+fn clap_and_anyhow_only_in_the_programs() {
+    let graph = Graph::load();
+    assert_eq!(
+        graph.direct_users(&["clap"]),
+        ["noid-cli", "noid-package", "noidr"]
+    );
+    assert_eq!(graph.direct_users(&["anyhow"]), ["noidr"]);
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+/// Every `.rs` file under a crate's `src/` (test directories excluded: tests may set up
+/// a PostgreSQL server with the client directly).
+fn sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for krate in std::fs::read_dir(root().join("crates")).unwrap() {
+        let mut todo = vec![krate.unwrap().path().join("src")];
+        while let Some(dir) = todo.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 100, "the crates' sources are found");
+    files
+}
+
+/// The repository's root: `cargo test` sets `CARGO_MANIFEST_DIR` when it runs the test
+/// (the value compiled in may name another checkout sharing the target directory).
+fn root() -> PathBuf {
+    let dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+    Path::new(&dir).join("../..")
+}
+
+/// The platform the tests run on, so that the resolved graph holds only its packages
+/// (others are not in the offline cache).
+fn host_triple() -> String {
+    let out = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("rustc names its host")
+        .to_string()
+}
+
+#[test]
+fn the_map_stays_a_map_and_names_these_tests() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(lines <= 300, "ARCHITECTURE.md has {lines} lines, over 300");
+    let tests =
+        std::fs::read_to_string(root().join("crates/noid-package/tests/invariants.rs")).unwrap();
+    let defined: BTreeSet<&str> = tests
+        .split("#[test]\nfn ")
+        .skip(1)
+        .map(|rest| rest.split('(').next().unwrap())
+        .collect();
+    for test in &defined {
+        assert!(
+            text.contains(&format!("`{test}`")) || text.contains(&format!("::{test}`")),
+            "ARCHITECTURE.md does not say what {test} checks"
+        );
+    }
+    for cited in text.split("tests/invariants.rs::").skip(1) {
+        let name = cited.split('`').next().unwrap();
+        assert!(
+            defined.contains(name),
+            "ARCHITECTURE.md cites {name}, which is no test"
+        );
+    }
+}
