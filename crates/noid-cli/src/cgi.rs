@@ -13,7 +13,7 @@ use crate::session::Session;
 /// Run in web mode.
 pub fn run(argv0: &str) -> u8 {
     if let Some(config) = std::env::var_os("NOID_API_CONFIG").filter(|c| !c.is_empty()) {
-        return crate::api::cgi(std::path::Path::new(&config));
+        return crate::serve::cgi(std::path::Path::new(&config));
     }
     let mut so = std::io::stdout();
     let _ = so.write_all(b"Content-Type: text/plain\n\n");

@@ -56,8 +56,8 @@ pub fn run() -> u8 {
     }
     // The process modes of the verb table; every other word is a command.
     match verbs::find(&args.command[0]).map(|v| v.name) {
-        Some(Name::Serve) => crate::api::serve(&args.command[1..]),
-        Some(Name::Replay) => crate::api::replay(&session, &args.command[1..]),
+        Some(Name::Serve) => crate::serve::serve(&args.command[1..]),
+        Some(Name::Replay) => crate::replay::replay(&session, &args.command[1..]),
         Some(Name::PruneLog) => crate::prune::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }

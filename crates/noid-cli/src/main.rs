@@ -1,7 +1,6 @@
 //! `noid`: the admin command of a noid minter. Everything happens in [`cli::run`];
 //! `main` only turns its outcome into an exit status.
 
-mod api;
 mod args;
 mod batch;
 mod bulk;
@@ -12,8 +11,18 @@ mod complaint;
 mod env;
 mod output;
 mod progress;
+#[cfg(feature = "postgres")]
 mod prune;
+#[cfg(not(feature = "postgres"))]
+#[path = "no_postgres.rs"]
+mod prune;
+mod replay;
 mod request;
+#[cfg(feature = "server")]
+mod serve;
+#[cfg(not(feature = "server"))]
+#[path = "no_server.rs"]
+mod serve;
 mod session;
 mod store;
 mod usage;

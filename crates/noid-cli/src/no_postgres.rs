@@ -1,0 +1,13 @@
+//! `noid prune-log` in a `noid` built without the cargo feature `postgres`: only
+//! minters held by PostgreSQL have a change log, and this build opens none.
+
+use crate::session::Session;
+
+/// `prune-log …`: refused, saying why.
+pub fn run(_: &Session, _: &[String]) -> u8 {
+    eprintln!(
+        "noid prune-log: this noid was built without PostgreSQL (cargo feature \"postgres\"); \
+         only minters held by PostgreSQL have a change log"
+    );
+    1
+}
