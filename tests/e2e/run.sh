@@ -432,9 +432,12 @@ expect "apache-egg new binding" "$AE" /ark:/13030/new 302 https://example.org/ne
 APID=$(cat "$AP/run/httpd.pid")
 prg_pids() { pgrep -P "$APID" -f -- "--protocol" | sort; }
 # Wait until a condition (a command) holds: 60 s at most, a bound for a hang, not a speed.
+# One deadline: a condition that waits itself (reopens) waits within the caller's.
 wait_until() {
-    local try
-    for try in $(seq 1 1200); do "$@" && return 0; sleep 0.05; done
+    local end=$((SECONDS + 60))
+    if [ -n "${WAIT_END:-}" ] && [ "$WAIT_END" -lt "$end" ]; then end=$WAIT_END; fi
+    local WAIT_END=$end # seen by the wait_until calls of the condition
+    while [ "$SECONDS" -lt "$end" ]; do "$@" && return 0; sleep 0.05; done
     return 1
 }
 # How many times prg program $1 has reopened its store, as its SIGUSR1 metrics line says
