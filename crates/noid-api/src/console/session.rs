@@ -87,21 +87,35 @@ impl Sessions {
     /// The live session `id` names (its idle time starts again); `None` when unknown
     /// or expired (and then forgotten).
     pub fn get(&self, id: &str) -> Option<Session> {
+        self.get_at(id, Instant::now())
+    }
+
+    /// [`Sessions::get`] at time `now` (the tests give the time).
+    fn get_at(&self, id: &str, now: Instant) -> Option<Session> {
         let mut map = self.by_id.lock().expect("sessions");
-        let live = map
-            .get(id)
-            .is_some_and(|k| k.seen.elapsed() < self.idle && k.created.elapsed() < MAX_AGE);
+        let live = map.get(id).is_some_and(|k| self.live(k, now));
         if !live {
             map.remove(id);
             return None;
         }
         let k = map.get_mut(id).expect("checked above");
-        k.seen = Instant::now();
+        k.seen = now;
         Some(k.session.clone())
+    }
+
+    /// Whether session `k` is still live at `now`.
+    fn live(&self, k: &Kept, now: Instant) -> bool {
+        now.saturating_duration_since(k.seen) < self.idle
+            && now.saturating_duration_since(k.created) < MAX_AGE
     }
 
     /// A new session for `user` (none: not logged in yet).
     pub fn start(&self, user: Option<User>) -> Session {
+        self.start_at(user, Instant::now())
+    }
+
+    /// [`Sessions::start`] at time `now` (the tests give the time).
+    fn start_at(&self, user: Option<User>, now: Instant) -> Session {
         let session = Session {
             id: token(),
             csrf: token(),
@@ -109,10 +123,8 @@ impl Sessions {
         };
         let mut map = self.by_id.lock().expect("sessions");
         if map.len() >= SWEEP_AT {
-            let idle = self.idle;
-            map.retain(|_, k| k.seen.elapsed() < idle && k.created.elapsed() < MAX_AGE);
+            map.retain(|_, k| self.live(k, now));
         }
-        let now = Instant::now();
         map.insert(
             session.id.clone(),
             Kept {
@@ -173,15 +185,29 @@ pub fn set_cookie(name: &str, id: Option<&str>, secure: bool) -> String {
 mod tests {
     use super::*;
 
+    /// At the times the test gives (no clock read, no sleep): a session lives while
+    /// each request comes less than `idle` after the one before, at most `MAX_AGE`.
     #[test]
     fn sessions_expire_and_end() {
-        let s = Sessions::new(Duration::from_millis(50));
-        let a = s.start(None);
+        let idle = Duration::from_millis(50);
+        let s = Sessions::new(idle);
+        let t0 = Instant::now();
+        let a = s.start_at(None, t0);
         assert_eq!(a.id.len(), 64);
         assert_ne!(a.id, a.csrf);
-        assert!(s.get(&a.id).is_some());
-        std::thread::sleep(Duration::from_millis(80));
-        assert!(s.get(&a.id).is_none(), "idle session expired");
+        // Each request starts the idle time again.
+        let mut t = t0;
+        for _ in 0..3 {
+            t += idle - Duration::from_millis(1);
+            assert!(s.get_at(&a.id, t).is_some(), "a request within idle");
+        }
+        assert!(s.get_at(&a.id, t + idle).is_none(), "idle session expired");
+        assert!(s.get_at(&a.id, t).is_none(), "an expired session is forgotten");
+        // However busy, a session ends after MAX_AGE.
+        let busy = Sessions::new(MAX_AGE);
+        let c = busy.start_at(None, t0);
+        assert!(busy.get_at(&c.id, t0 + MAX_AGE / 2).is_some());
+        assert!(busy.get_at(&c.id, t0 + MAX_AGE).is_none(), "older than MAX_AGE");
         let b = s.start(None);
         s.end(&b.id);
         assert!(s.get(&b.id).is_none());
