@@ -199,7 +199,12 @@ mod tests {
 
     /// A lookup that waits until the test releases it, run on a thread of its own;
     /// returns once it has begun (it holds its slot: the watchdog sees it busy).
-    fn stall(d: &Arc<Deadline>) -> (mpsc::Sender<()>, std::thread::JoinHandle<Option<&'static str>>) {
+    fn stall(
+        d: &Arc<Deadline>,
+    ) -> (
+        mpsc::Sender<()>,
+        std::thread::JoinHandle<Option<&'static str>>,
+    ) {
         let (release, wait) = mpsc::channel::<()>();
         let (begun, started) = mpsc::channel::<()>();
         let d = d.clone();

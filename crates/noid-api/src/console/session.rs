@@ -202,12 +202,18 @@ mod tests {
             assert!(s.get_at(&a.id, t).is_some(), "a request within idle");
         }
         assert!(s.get_at(&a.id, t + idle).is_none(), "idle session expired");
-        assert!(s.get_at(&a.id, t).is_none(), "an expired session is forgotten");
+        assert!(
+            s.get_at(&a.id, t).is_none(),
+            "an expired session is forgotten"
+        );
         // However busy, a session ends after MAX_AGE.
         let busy = Sessions::new(MAX_AGE);
         let c = busy.start_at(None, t0);
         assert!(busy.get_at(&c.id, t0 + MAX_AGE / 2).is_some());
-        assert!(busy.get_at(&c.id, t0 + MAX_AGE).is_none(), "older than MAX_AGE");
+        assert!(
+            busy.get_at(&c.id, t0 + MAX_AGE).is_none(),
+            "older than MAX_AGE"
+        );
         let b = s.start(None);
         s.end(&b.id);
         assert!(s.get(&b.id).is_none());
