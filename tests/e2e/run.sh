@@ -86,8 +86,12 @@ trap cleanup EXIT
 
 ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+skip() { SKIP=$((SKIP + 1)); echo "skip - $*"; }
 
 # --- ports -----------------------------------------------------------------------------
+# noidr --http and noid serve listen on a port the system picks (127.0.0.1:0) and log
+# it (bound_port). Apache and nginx cannot, so they get ports nothing answers on; one
+# that another process takes before they bind it makes their start fail, loudly.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 NEXT_PORT=$((20000 + RANDOM % 10000)) # below the ephemeral range (32768-)
 take_port() { # VAR: set VAR to a free port (no subshell: NEXT_PORT must advance)
@@ -95,7 +99,6 @@ take_port() { # VAR: set VAR to a free port (no subshell: NEXT_PORT must advance
     printf -v "$1" '%s' "$NEXT_PORT"
     NEXT_PORT=$((NEXT_PORT + 1))
 }
-take_port H1  # noidr --http
 take_port AE  # Apache, noid-resolve.conf (egg), pages proxied to H1
 take_port AG  # Apache, noid-get.conf (manual), noidr as www-data
 take_port AP_ # Apache, noid-proxy.conf -> H1
@@ -147,8 +150,21 @@ bind ark:/13030/evil _t "$(printf 'https://example.org/a\rX-Evil: 1')"
 bind ark:/13030/esc _t "$(printf 'https://example.org/a\001\033b')"
 
 # --- noidr --http ----------------------------------------------------------------------
-"$NOIDR" -f "$DB" --http "127.0.0.1:$H1" >"$WORK/noidr-http.log" 2>&1 &
+# bound_port LOG PID WORDS: the port of the address a server logs once it listens
+# ("WORDS 127.0.0.1:PORT"), waited for while its process PID runs (60 s at most: a bound
+# for a hang); empty if it never says.
+bound_port() {
+    local log=$1 pid=$2 words=$3 port end=$((SECONDS + 60))
+    while [ "$SECONDS" -lt "$end" ] && kill -0 "$pid" 2>/dev/null; do
+        port=$(sed -n "s/.*$words 127\.0\.0\.1:\([0-9]*\).*/\1/p" "$log" | head -1)
+        [ -n "$port" ] && { echo "$port"; return; }
+        sleep 0.05
+    done
+}
+"$NOIDR" -f "$DB" --http 127.0.0.1:0 --log-level info >"$WORK/noidr-http.log" 2>&1 &
 HTTP_PID=$!
+H1=$(bound_port "$WORK/noidr-http.log" "$HTTP_PID" "HTTP on")
+[ -n "$H1" ] || bad "noidr --http did not say where it listens: $(tail -3 "$WORK/noidr-http.log")"
 # and on a unix socket (umask 0: httpd's children, www-data, must be able to connect)
 (umask 0 && exec "$NOIDR" -f "$DB" --http "unix:$WORK/noidr.sock" >"$WORK/noidr-unix.log" 2>&1) &
 HTTP_PID="$HTTP_PID $!"
@@ -537,7 +553,6 @@ NGA=$WORK/nginx-api
 mkdir -p "$API" "$APA" "$NGA"
 take_port AA # Apache, noid-api.conf (CGI)
 take_port NA # nginx, noid-api.conf -> noid serve
-take_port HA # noid serve
 "$NOID" -f "$API/binders/sam" dbcreate >/dev/null || bad "api: dbcreate binder"
 "$NOID" -f "$API/binders/other" dbcreate >/dev/null || bad "api: dbcreate binder"
 "$NOID" -f "$API/minters/sam/ark/99999/fk4" dbcreate fk4.reedeedk long 99999 example.org e2e >/dev/null ||
@@ -565,8 +580,10 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$API/key.pem" -out "$API/cert
 cp "$NOID" "$API/noidu-api" # the CGI: noid under a name starting "noidu"
 # The CGI runs as Apache's user and writes the stores and the write log.
 [ "$(id -u)" = 0 ] && chown -R www-data:www-data "$API"
-"$NOID" serve --http "127.0.0.1:$HA" --config "$API/api.toml" >"$WORK/noid-serve.log" 2>&1 &
+RUST_LOG=info "$NOID" serve --http 127.0.0.1:0 --config "$API/api.toml" >"$WORK/noid-serve.log" 2>&1 &
 HTTP_PID="$HTTP_PID $!"
+HA=$(bound_port "$WORK/noid-serve.log" "$!" "HTTP API on")
+[ -n "$HA" ] || bad "noid serve did not say where it listens: $(tail -3 "$WORK/noid-serve.log")"
 cat >"$APA/site.conf" <<EOF
 Listen 127.0.0.1:$AA
 <AuthnProviderAlias file noid_sam>

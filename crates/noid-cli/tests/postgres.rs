@@ -431,26 +431,7 @@ impl Api {
             r = r.display()
         );
         std::fs::write(r.join("api.toml"), config).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(noid_exe())
-            .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
-            .arg(r.join("api.toml"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < std::time::Duration::from_secs(60),
-                "noid serve did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let (child, port) = serve(&r.join("api.toml"));
         Api { child, port, root }
     }
 
