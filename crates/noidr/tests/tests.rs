@@ -3,6 +3,8 @@
 
 mod util;
 
+mod root_only;
+
 mod abuse;
 mod anvl;
 mod ark;
