@@ -55,7 +55,9 @@ stall_mount() {
 }
 
 modules_start() {
-    if ! stall_mount; then
+    if [ "$(id -u)" != 0 ]; then
+        skip "the stalling store's checks (stallfs.py: a FUSE mount other users read needs root)"
+    elif ! stall_mount; then
         bad "stallfs.py did not mount (python3-fusepy, root): $(tail -3 "$WORK/stallfs.log")"
     fi
     modules_start_nginx
