@@ -7,6 +7,8 @@ mod util;
 #[path = "../../noidr/tests/root_only.rs"]
 mod root_only;
 
+mod serve;
+
 mod api;
 mod beyond_perl;
 mod bind;

@@ -7,6 +7,8 @@
 #[path = "util.rs"]
 mod util;
 
+mod serve;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
 
