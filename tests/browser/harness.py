@@ -23,6 +23,7 @@ Typical use, one browser session per test file:
 import atexit
 import base64
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -136,24 +137,32 @@ class Server:
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, env=env)
         atexit.register(self.stop)
+        # The log is read on a thread from the start, so that waiting for the address
+        # is bounded by the deadline even while the server writes nothing.
+        self.fresh = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
         deadline = time.monotonic() + 30
         addr = None
         while addr is None:
-            line = self.proc.stderr.readline()
-            if not line:
+            try:
+                line = self.fresh.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self.stop()
+                raise AssertionError(f"{name} did not listen within 30 s:\n{self.log()}") from None
+            if line is None:
                 self.proc.wait()
                 raise AssertionError(f"{name} exited before listening:\n{self.log()}")
-            self.lines.append(line)
             m = self.ADDR.search(line)
             addr = m and m.group(1)
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{name} did not listen within 30 s:\n{self.log()}")
         self.base = f"http://{addr}"
-        threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self):
+        """Keeps every line of the log, and hands each to the start's wait (`None` at
+        the end of the log)."""
         for line in self.proc.stderr:
             self.lines.append(line)
+            self.fresh.put(line)
+        self.fresh.put(None)
 
     def log(self):
         """Everything the server logged so far."""

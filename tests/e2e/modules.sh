@@ -55,7 +55,9 @@ stall_mount() {
 }
 
 modules_start() {
-    if ! stall_mount; then
+    if [ "$(id -u)" != 0 ]; then
+        skip "the stalling store's checks (stallfs.py: a FUSE mount other users read needs root)"
+    elif ! stall_mount; then
         bad "stallfs.py did not mount (python3-fusepy, root): $(tail -3 "$WORK/stallfs.log")"
     fi
     modules_start_nginx
@@ -187,14 +189,33 @@ modules_stop() {
     fi
 }
 
-# load PORT SECONDS OUT: requests for /ark:/13030/xt1 one after the other, each on a new
-# connection, for SECONDS; every status and location into OUT.
-load() {
-    local port=$1 secs=$2 out=$3 end
-    end=$(($(date +%s) + secs))
-    while [ "$(date +%s)" -lt "$end" ]; do
+# load_start PORT OUT: in the background (its pid in LOAD_PID), requests for
+# /ark:/13030/xt1 one after the other, each on a new connection, until load_stop OUT;
+# every status and location into OUT, a line each.
+load_start() {
+    local port=$1 out=$2
+    rm -f "$out.stop"
+    : >"$out"
+    while [ ! -e "$out.stop" ]; do
         curl -s -m 10 -o /dev/null -w '%{http_code} %{redirect_url}\n' "http://127.0.0.1:$port/ark:/13030/xt1" || echo "curl-failed"
-    done >"$out"
+    done >>"$out" &
+    LOAD_PID=$!
+}
+# load_stop OUT PID: end the load writing OUT (started as PID).
+load_stop() {
+    touch "$1.stop"
+    wait "$2"
+}
+# answers OUT: how many requests of a load have been answered (or failed) so far.
+answers() { wc -l <"$1"; }
+# more_answers NAME OUT: wait until the load writing OUT has answered 20 more requests
+# than so far (60 s at most, a bound for a hang): the load went on across whatever was
+# just done; a FAIL names NAME if it did not.
+more_answers() {
+    local out=$2 want # named: the condition is evaluated inside wait_until
+    want=$(($(answers "$out") + 20))
+    wait_until eval '[ "$(answers "$out")" -ge "$want" ]' ||
+        bad "$1: the load stopped ($(answers "$out") requests, $want awaited)"
 }
 
 # every_answer_right NAME OUT: every line of OUT is the right redirect.
@@ -210,6 +231,13 @@ every_answer_right() {
 }
 
 children() { pgrep -P "$(cat "$AMX/run/httpd.pid")" | sort; }
+# replaced OLD NOW-COMMAND: whether the processes NOW-COMMAND lists are there and none of
+# them is in OLD.
+replaced() {
+    local now
+    now=$($2)
+    [ -n "$now" ] && [ -z "$(comm -12 <(echo "$1") <(echo "$now"))" ]
+}
 
 modules_checks() {
     modules_nginx_checks
@@ -228,16 +256,23 @@ modules_checks() {
         ok "apache with mod_noid runs no prg program"
     fi
 
-    # Graceful restart under load: every request answered, the children replaced.
-    local before after
+    # Graceful restarts under load: every request answered, the children replaced.
+    # Requests are answered before each restart, while its children are replaced and
+    # after (checked, not slept for).
+    local before after lp old at
     before=$(children)
-    load "$MX" 4 "$WORK/load-graceful.txt" &
-    local lp=$!
-    sleep 1
-    "$REPO/scripts/web-apache.sh" graceful "$AMX"
-    sleep 1
-    "$REPO/scripts/web-apache.sh" graceful "$AMX"
-    wait "$lp"
+    load_start "$MX" "$WORK/load-graceful.txt"
+    lp=$LOAD_PID
+    more_answers "mod_noid before the graceful restart" "$WORK/load-graceful.txt"
+    for restart in first second; do
+        old=$(children)
+        at=$(answers "$WORK/load-graceful.txt")
+        "$REPO/scripts/web-apache.sh" graceful "$AMX"
+        wait_until replaced "$old" children || bad "the $restart graceful restart did not replace the children"
+        echo "# $restart graceful restart: $(($(answers "$WORK/load-graceful.txt") - at)) requests answered while the children were replaced"
+        more_answers "mod_noid after the $restart graceful restart" "$WORK/load-graceful.txt"
+    done
+    load_stop "$WORK/load-graceful.txt" "$lp"
     every_answer_right "mod_noid graceful restart under load" "$WORK/load-graceful.txt"
     after=$(children)
     if [ -n "$after" ] && [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ]; then
@@ -252,11 +287,12 @@ modules_checks() {
     # child's secondary directory is swept by the next map opened.
     local victim
     victim=$(children | head -1)
-    load "$MX" 3 "$WORK/load-kill.txt" &
-    lp=$!
-    sleep 0.5
+    load_start "$MX" "$WORK/load-kill.txt"
+    lp=$LOAD_PID
+    more_answers "mod_noid before kill -9 of a worker" "$WORK/load-kill.txt"
     kill -KILL "$victim"
-    wait "$lp"
+    more_answers "mod_noid after kill -9 of a worker" "$WORK/load-kill.txt"
+    load_stop "$WORK/load-kill.txt" "$lp"
     # Requests in flight on the killed child's connections are lost with it (curl's
     # failure); every other one is answered right.
     grep -v curl-failed "$WORK/load-kill.txt" | grep -v '^000 ' >"$WORK/load-kill-answered.txt"
@@ -315,6 +351,10 @@ modules_resolve_checks() {
 }
 
 nginx_workers() { pgrep -P "$(cat "$NMX/run/nginx.pid")" | sort; }
+# The workers that take requests: not those of an earlier configuration still shutting
+# down ("nginx: worker process is shutting down"; one whose thread waits on a stalled
+# store cannot end until the store is back).
+nginx_serving() { pgrep -P "$(cat "$NMX/run/nginx.pid")" -f 'nginx: worker process$' | sort; }
 
 # nginx: a reload (new workers) and kill -9 of a worker under load, both with the
 # variables (noid-module.conf) and the directive (noid-module-resolve.conf); a stalled
@@ -324,20 +364,21 @@ modules_nginx_checks() {
     local before after lp ld victim
     modules_nginx_resolve_checks
     before=$(nginx_workers)
-    load "$NX" 3 "$WORK/ngx-load-reload.txt" &
-    lp=$!
-    load "$ND" 3 "$WORK/ngx-resolve-load-reload.txt" &
-    ld=$!
-    sleep 1
+    load_start "$NX" "$WORK/ngx-load-reload.txt"
+    lp=$LOAD_PID
+    load_start "$ND" "$WORK/ngx-resolve-load-reload.txt"
+    ld=$LOAD_PID
+    more_answers "nginx module before reload" "$WORK/ngx-load-reload.txt"
+    more_answers "nginx noid_resolve before reload" "$WORK/ngx-resolve-load-reload.txt"
     "$REPO/scripts/web-nginx.sh" reload "$NMX"
-    wait "$lp" "$ld"
+    wait_until replaced "$before" nginx_workers || bad "nginx reload did not replace the workers"
+    more_answers "nginx module after reload" "$WORK/ngx-load-reload.txt"
+    more_answers "nginx noid_resolve after reload" "$WORK/ngx-resolve-load-reload.txt"
+    load_stop "$WORK/ngx-load-reload.txt" "$lp"
+    load_stop "$WORK/ngx-resolve-load-reload.txt" "$ld"
     every_answer_right "nginx module: reload under load" "$WORK/ngx-load-reload.txt"
     every_answer_right "nginx noid_resolve: reload under load" "$WORK/ngx-resolve-load-reload.txt"
-    for _ in $(seq 1 50); do
-        after=$(nginx_workers)
-        [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ] && break
-        sleep 0.1
-    done
+    after=$(nginx_workers)
     if [ -n "$after" ] && [ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ]; then
         ok "nginx reload replaced the workers (the maps opened anew)"
     else
@@ -347,13 +388,17 @@ modules_nginx_checks() {
     expect "nginx-module after reload: live update" "$NX" /ark:/13030/live 302 https://example.org/v5
     expect "nginx-resolve after reload: live update" "$ND" /ark:/13030/live 302 https://example.org/v5
     victim=$(nginx_workers | head -1)
-    load "$NX" 2 "$WORK/ngx-load-kill.txt" &
-    lp=$!
-    load "$ND" 2 "$WORK/ngx-resolve-load-kill.txt" &
-    ld=$!
-    sleep 0.5
+    load_start "$NX" "$WORK/ngx-load-kill.txt"
+    lp=$LOAD_PID
+    load_start "$ND" "$WORK/ngx-resolve-load-kill.txt"
+    ld=$LOAD_PID
+    more_answers "nginx module before kill -9 of a worker" "$WORK/ngx-load-kill.txt"
+    more_answers "nginx noid_resolve before kill -9 of a worker" "$WORK/ngx-resolve-load-kill.txt"
     kill -KILL "$victim"
-    wait "$lp" "$ld"
+    more_answers "nginx module after kill -9 of a worker" "$WORK/ngx-load-kill.txt"
+    more_answers "nginx noid_resolve after kill -9 of a worker" "$WORK/ngx-resolve-load-kill.txt"
+    load_stop "$WORK/ngx-load-kill.txt" "$lp"
+    load_stop "$WORK/ngx-resolve-load-kill.txt" "$ld"
     for f in ngx-load-kill ngx-resolve-load-kill; do
         grep -v curl-failed "$WORK/$f.txt" | grep -v '^000 ' >"$WORK/$f-answered.txt"
     done
@@ -362,10 +407,10 @@ modules_nginx_checks() {
     expect "nginx-module after kill -9" "$NX" /ark:/13030/xt1 302 https://example.org/xt1
     expect "nginx-resolve after kill -9" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
     if [ -n "$STALL_PID" ]; then
-        stall_checks nginx-module "$NS" "$NMX/logs/error.log" "$NX"
+        stall_checks nginx-module "$NS" "$NMX/logs/error.log" "$NX" nginx_serving
     fi
     if [ -n "$STALL_PID" ]; then
-        stall_checks nginx-resolve "$NT" "$NMX/logs/error.log" "$ND"
+        stall_checks nginx-resolve "$NT" "$NMX/logs/error.log" "$ND" nginx_serving
         reload_stall_checks
     fi
     # the killed worker's secondary directory: swept by the maps opened after it (a
@@ -388,13 +433,14 @@ modules_nginx_checks() {
 # open in init_process both new workers hung in it, and nothing answered at all until
 # the store came back), the other store at once, the stalled one within the deadline.
 reload_stall_checks() {
-    local sp s good=0
+    local sp s good=0 from
+    from=$(wc -l <"$NMX/logs/error.log")
     touch "$STALL/pause"
     "$REPO/scripts/web-nginx.sh" reload "$NMX"
     expect "nginx reload while a store stalls: the other store" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
     curl -s -m 60 -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$NT/$(stall_id 4321)" >"$WORK/reload-stalled.txt" &
     sp=$!
-    sleep 2 # past the 1 s deadline
+    past_the_deadline "nginx reload while a store stalls" "$NMX/logs/error.log" "$from" nginx_serving
     expect "nginx reload while a store stalls: the deadline's miss" "$NT" "/$(stall_id 4322)" 404 -
     expect "nginx reload while a store stalls: the other store" "$ND" /ark:/13030/xt1 302 https://example.org/xt1
     rm -f "$STALL/pause"
@@ -423,18 +469,46 @@ modules_nginx_resolve_checks() {
 # on; after the store is back, resolution again.
 modules_stall_checks() {
     [ -n "$STALL_PID" ] || return
-    stall_checks apache-module "$MS" "$AMX/logs/error.log" "$MX"
+    stall_checks apache-module "$MS" "$AMX/logs/error.log" "$MX" children
 }
 
-# stall_checks NAME PORT ERROR-LOG OTHER-PORT
+# stalls_logged ERROR-LOG: how many stalls the log reports (lookups the deadline
+# claimed, and processes that learnt of another's).
+stalls_logged() { grep -c "no answer from the store within" "$1"; }
+# stall_known_everywhere ERROR-LOG FROM WORKERS: whether every process the command
+# WORKERS lists has logged, after line FROM, that a lookup (its own, or another
+# process's through the shared word) had no answer within the deadline: each of them
+# then answers without the store.
+stall_known_everywhere() {
+    local new p pids
+    new=$(tail -n +"$(($2 + 1))" "$1" | grep "no answer from the store within")
+    pids=$($3)
+    [ -n "$pids" ] || return 1
+    for p in $pids; do
+        # Apache writes "[pid P:tid T]", nginx "P#T:".
+        grep -qE "[^0-9]$p[:#]" <<<"$new" || return 1
+    done
+}
+# past_the_deadline NAME ERROR-LOG FROM WORKERS: wait until the stalled request's lookup
+# was claimed by the deadline and every worker process knows of it (as the log says
+# after its line FROM), however slow the machine: the requests that follow must be
+# answered without the store.
+past_the_deadline() {
+    wait_until stall_known_everywhere "$2" "$3" "$4" ||
+        bad "$1: not every process learnt of the stall: $(tail -n +"$(($3 + 1))" "$2" | grep -c "no answer from the store within") log lines, workers $($4 | tr '\n' ' ')"
+}
+
+# stall_checks NAME PORT ERROR-LOG OTHER-PORT WORKERS (the command listing the server's
+# worker processes)
 stall_checks() {
-    local name=$1 port=$2 log=$3 other=$4 logged
-    logged=$(grep -c "no answer from the store within" "$log")
+    local name=$1 port=$2 log=$3 other=$4 workers=$5 logged from
+    logged=$(stalls_logged "$log")
+    from=$(wc -l <"$log")
     expect "$name stallfs" "$port" "/$(stall_id 0)" 302 https://e.org/0
     touch "$STALL/pause"
     curl -s -m 60 -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port/$(stall_id $((STALL_IDS / 2)))" >"$WORK/stalled-$name.txt" &
     local sp=$!
-    sleep 2 # past the 1 s deadline
+    past_the_deadline "$name" "$log" "$from" "$workers"
     for i in 1 2 3; do
         expect "$name stalled store: the deadline's miss" "$port" "/$(stall_id $((STALL_IDS / 2 + i * 1500)))" 404 -
     done
@@ -460,7 +534,7 @@ stall_checks() {
     done
     expect "$name after the stall" "$port" "/$(stall_id 7)" 302 https://e.org/7
     expect "$name after the stall" "$port" "/$(stall_id $((STALL_IDS - 1)))" 302 "https://e.org/$((STALL_IDS - 1))"
-    if [ "$(grep -c "no answer from the store within" "$log")" -gt "$logged" ]; then
+    if [ "$(stalls_logged "$log")" -gt "$logged" ]; then
         ok "$name: the stall is in the error log"
     else
         bad "$name: no stall message in the error log"

@@ -139,7 +139,13 @@ rm -rf "$(sed -n 's/^== demo minter left in //p' "$WORK/demo.log")"
 # --- 3. a minter of the user noid --------------------------------------------------------
 as_noid() { runuser -u noid -- "$@"; }
 check "noid dbcreate as the user noid in /srv/noid" as_noid /usr/bin/noid -f "$MINTER" dbcreate .zd
-check "noid mint" as_noid /usr/bin/noid -f "$MINTER" mint 2
+# .zd: sequential digits with no prefix (Perl Noid's manual): the first two are 0 and 1.
+got=$(as_noid /usr/bin/noid -f "$MINTER" mint 2 2>&1)
+if [ "$got" = $'id: 0\nid: 1' ]; then
+    ok "noid mint 2 on .zd: ids 0 and 1"
+else
+    bad "noid mint 2 on .zd: want 'id: 0|id: 1', got '$(echo "$got" | tr '\n' '|')'"
+fi
 check "noid bind" as_noid /usr/bin/noid -f "$MINTER" bind set 1 _t https://example.org/one
 got=$(printf 'get 1 _t\n' | as_noid /usr/bin/noidr -f "$MINTER")
 check "noidr as the user noid reads it" test "$got" = https://example.org/one

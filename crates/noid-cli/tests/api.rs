@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::util::{noid_exe, Dir};
+use crate::util::{noid_exe, serve, Dir};
 
 /// A running `noid serve` with two populators: `sam` (binder + minters, password file
 /// with `sam`/`secret`), `ro` (read-only view of the same binder, login `viewer`),
@@ -97,26 +97,7 @@ binder = "{r}/binders/other"
             r = r.display()
         );
         std::fs::write(r.join("api.toml"), config).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(noid_exe())
-            .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
-            .arg(r.join("api.toml"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "noid serve did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (child, port) = serve(&r.join("api.toml"));
         Api { child, port, root }
     }
 

@@ -520,7 +520,13 @@ fn cookie_attributes_basic_login_and_expiry() {
         Browser::new(&api, "liar").request("/console/login", None, &["X-Forwarded-Proto: https"]);
     assert!(!p.header("set-cookie").unwrap().contains("Secure"));
 
-    // HTTP Basic: 401 asks for credentials; good ones give a session.
+    // HTTP Basic: 401 asks for credentials; good ones give a session, which lives
+    // while requests come less than session_idle (1 s) apart. The bounds come from
+    // the test's own clock around the requests: the server saw the login after
+    // `sent` and the next request before `answered`, so a session it ended with
+    // less than a second between those two was ended too early; more than a second
+    // (a loaded machine) proves nothing, and the pair is tried again.
+    let idle = std::time::Duration::from_secs(1);
     let basic = Browser::new(&api, "basic");
     let p = basic.get("/console/basic/sam");
     assert_eq!(p.status, 401);
@@ -528,18 +534,34 @@ fn cookie_attributes_basic_login_and_expiry() {
         p.header("www-authenticate"),
         Some("Basic realm=\"noid console: sam\"")
     );
-    let p = basic.request(
-        "/console/basic/sam",
-        None,
-        &["Authorization: Basic c2FtOnNlY3JldA=="],
-    );
-    assert_eq!(
-        (p.status, p.header("location")),
-        (303, Some("/console/p/sam/"))
-    );
-    assert_eq!(basic.get("/console/p/sam/").status, 200);
-    // The session ends after session_idle without a request.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let mut tries = 0;
+    let last_request = loop {
+        let sent = std::time::Instant::now();
+        let p = basic.request(
+            "/console/basic/sam",
+            None,
+            &["Authorization: Basic c2FtOnNlY3JldA=="],
+        );
+        assert_eq!(
+            (p.status, p.header("location")),
+            (303, Some("/console/p/sam/"))
+        );
+        let status = basic.get("/console/p/sam/").status;
+        let answered = std::time::Instant::now();
+        if status == 200 {
+            break answered;
+        }
+        assert!(
+            answered - sent >= idle,
+            "a session ended {:?} after its login",
+            answered - sent
+        );
+        tries += 1;
+        assert!(tries < 10, "never two requests within session_idle");
+    };
+    // The session ends after session_idle without a request: the server saw the last
+    // one before `last_request`.
+    std::thread::sleep(idle.saturating_sub(last_request.elapsed()));
     let p = basic.get("/console/p/sam/");
     assert_eq!(
         (p.status, p.header("location")),

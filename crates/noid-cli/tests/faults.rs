@@ -5,7 +5,8 @@
 //!
 //! The small file systems are tmpfs mounts, which needs root (as CI and the project's
 //! machines run). Without it these tests fail rather than pass having tried nothing;
-//! `NOID_NO_MOUNT_TESTS=1` skips them explicitly and says so.
+//! `NOID_NO_MOUNT_TESTS=1` skips them explicitly and says so, for a developer without
+//! root only (under CI or as root it fails: `root_only`).
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -23,8 +24,7 @@ struct Tmpfs {
 impl Tmpfs {
     /// `None` when the tests were told to skip mounts.
     fn mount(size: &str) -> Option<Tmpfs> {
-        if std::env::var_os("NOID_NO_MOUNT_TESTS").is_some_and(|v| v == "1") {
-            eprintln!("NOID_NO_MOUNT_TESTS=1: skipping a test that needs a tmpfs mount");
+        if crate::root_only::skip_mount_test("a tmpfs mount") {
             return None;
         }
         let dir = tempfile::tempdir().expect("temp dir");
@@ -41,7 +41,7 @@ impl Tmpfs {
             .expect("run mount");
         assert!(
             out.status.success(),
-            "cannot mount a tmpfs (root needed; NOID_NO_MOUNT_TESTS=1 skips): {}",
+            "cannot mount a tmpfs (root needed; without root, NOID_NO_MOUNT_TESTS=1 skips): {}",
             String::from_utf8_lossy(&out.stderr)
         );
         Some(Tmpfs { dir })

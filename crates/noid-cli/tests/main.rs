@@ -3,6 +3,12 @@
 
 mod util;
 
+/// Shared with noidr's tests: the tests that need root.
+#[path = "../../noidr/tests/root_only.rs"]
+mod root_only;
+
+mod serve;
+
 mod api;
 mod beyond_perl;
 mod bind;

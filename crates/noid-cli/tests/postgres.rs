@@ -7,6 +7,8 @@
 #[path = "util.rs"]
 mod util;
 
+mod serve;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
 
@@ -431,26 +433,7 @@ impl Api {
             r = r.display()
         );
         std::fs::write(r.join("api.toml"), config).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(noid_exe())
-            .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
-            .arg(r.join("api.toml"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < std::time::Duration::from_secs(60),
-                "noid serve did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let (child, port) = serve(&r.join("api.toml"));
         Api { child, port, root }
     }
 
@@ -543,49 +526,143 @@ fn the_binder_api_and_eight_noid_processes_mint_and_bind_on_one_postgres_minter_
     assert_eq!(run(cmd, b"").ok(), "https://example.org/x\n");
 }
 
+/// Whether a session holds the writers' lock of minter `name` in `admin`'s database: a
+/// granted advisory lock ('noid', minter id), exclusive or shared (a mint of several
+/// batches shares it between its two connections).
+fn writers_lock_held(admin: &mut postgres::Client, name: &str) -> bool {
+    admin
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted \
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+             AND classid::bigint = 1852795236 AND objsubid = 2 \
+             AND objid::bigint = (SELECT id FROM noid_minters WHERE name = $1)::bigint)",
+            &[&name],
+        )
+        .expect("read pg_locks")
+        .get(0)
+}
+
+/// Wait until `cond` holds (60 s at most: a bound for a hang, not a speed).
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "never: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// `noid mint COUNT` (ten batches) killed at random moments while it holds the writers'
+/// lock, timed from when it took it (as `concurrency.rs` does on the embedded store): no
+/// id is printed twice, every printed id is circulated, the minter checks clean. The
+/// moments are spread over the time one whole mint took on this machine (measured
+/// first, lock to exit), and most kills must land mid-mint after ids were printed, or
+/// the test proved nothing.
 #[test]
 fn writers_killed_at_any_moment_never_print_an_id_twice_and_leave_the_minter_sound() {
+    const COUNT: &str = "200000";
+    const RUNS: usize = 12;
     let server = TestServer::start();
-    let (pg, _) = pg_minter(
+    let (pg, url) = pg_minter(
         &server,
         "kill",
         &["f5.reedeedk", "long", "13030", "cdlib.org", "oac"],
     );
+    let name = pg.path().file_name().unwrap().to_str().unwrap().to_string();
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
     let mut printed: Vec<String> = Vec::new();
-    for round in 0..12u64 {
+    let mut whole_mint = None;
+    let (mut mid_mint, mut mid_mint_printed) = (0, 0);
+    let mut seed: u64 = 0x9E3779B97F4A7C15;
+    for run in 0..=RUNS {
         let mut child = Command::new(noid_exe())
             .arg("-f")
             .arg(pg.path())
-            .args(["mint", "400"])
+            .args(["mint", COUNT])
             .env_remove("NOID")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn noid");
-        // From at once to after the commit, in steps.
-        std::thread::sleep(std::time::Duration::from_millis(round * 40));
-        let _ = child.kill();
-        let out = child.wait_with_output().expect("wait");
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+            out
+        });
+        eventually("noid takes the writers' lock or ends", || {
+            writers_lock_held(&mut admin, &name) || child.try_wait().unwrap().is_some()
+        });
+        let locked = std::time::Instant::now();
+        let mut delay = None;
+        let landed = match whole_mint {
+            // The first run mints to the end: how long a whole mint takes here.
+            None => {
+                let st = child.wait().unwrap();
+                assert!(st.success(), "the whole mint: {st}");
+                whole_mint = Some(locked.elapsed());
+                false
+            }
+            Some(whole) => {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let after = whole.mul_f64((seed % 1000) as f64 / 1000.0);
+                delay = Some(after);
+                while locked.elapsed() < after && child.try_wait().unwrap().is_none() {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                let landed =
+                    child.try_wait().unwrap().is_none() && writers_lock_held(&mut admin, &name);
+                let _ = child.kill(); // SIGKILL
+                let _ = child.wait();
+                landed
+            }
+        };
+        let out = reader.join().unwrap();
         // Whole lines only: a kill may cut the last one.
-        let whole = out
-            .stdout
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        printed.extend(ids(&String::from_utf8_lossy(&out.stdout[..whole])));
+        let whole = out.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let these = ids(&String::from_utf8_lossy(&out[..whole]));
+        if landed {
+            mid_mint += 1;
+            mid_mint_printed += usize::from(!these.is_empty());
+        }
+        eprintln!(
+            "run {run}: killed {delay:?} after the lock, {} ids printed{}",
+            these.len(),
+            if landed { ", mid-mint" } else { "" }
+        );
+        printed.extend(these);
+        // The killed writer's session ends (its lock with it) before the next starts:
+        // the next run's clock starts at its own lock.
+        eventually("the killed writer's session ends", || {
+            !writers_lock_held(&mut admin, &name)
+        });
     }
+    assert!(
+        mid_mint_printed * 2 > RUNS,
+        "only {mid_mint_printed} of {RUNS} kills landed mid-mint after ids were printed \
+         ({mid_mint} mid-mint; a whole mint took {whole_mint:?})"
+    );
     printed.extend(pg.mint(100));
     let distinct: BTreeSet<_> = printed.iter().collect();
     assert_eq!(distinct.len(), printed.len(), "an id was printed twice");
     pg.assert_check_clean();
     // Every printed id is circulated: the minter knows it was issued.
-    for id in printed.iter().step_by(37) {
+    for id in printed.iter().step_by(7919) {
         let f = pg.noid(&["fetch", id]);
         assert!(
             f.stdout.contains("Circ:") || f.stderr.contains("Circ:"),
             "{id}: {f:?}"
         );
     }
+    eprintln!(
+        "{mid_mint_printed} of {RUNS} kills landed mid-mint after ids were printed \
+         ({mid_mint} mid-mint); {} ids printed",
+        printed.len()
+    );
 }
 
 /// A commit whose COMMIT got no answer may have been written: a backend that wrote its

@@ -154,19 +154,28 @@ pub fn undate(s: &str) -> String {
     out
 }
 
-/// The login/group contact string noid records for the current user.
+/// The contact noid records in circulation records for the user running the tests, as
+/// Perl Noid's `who_are_you` forms it: `LOGIN/GROUP`, the session's login name
+/// (`logname`; the user's name, `id -un`, when the session has none) and the group's
+/// name (`id -gn`). Read from those commands, not from noid.
 pub fn contact() -> String {
-    let d = Dir::minter(&[".sd"]);
-    let r = d.noid(&["mint", "1"]);
-    r.ok();
-    let f = d.noid(&["fetch", "0"]);
-    // "Circ:  i|DATE|CONTACT|1"
-    let line = f
-        .stderr
-        .lines()
-        .chain(f.stdout.lines())
-        .find(|l| l.starts_with("Circ:"))
-        .expect("circ line")
-        .to_string();
-    line.split('|').nth(2).expect("contact").to_string()
+    let out = |cmd: &str, arg: Option<&str>| {
+        let o = Command::new(cmd)
+            .args(arg)
+            .output()
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        let text = String::from_utf8(o.stdout).expect("UTF-8 name");
+        o.status.success().then(|| text.trim_end().to_string())
+    };
+    let login = out("logname", None)
+        .filter(|l| !l.is_empty())
+        .or_else(|| out("id", Some("-un")))
+        .expect("id -un");
+    let group = out("id", Some("-gn")).expect("id -gn");
+    format!("{login}/{group}")
+}
+
+/// [`serve::start`] with this build's `noid`.
+pub fn serve(config: &Path) -> (std::process::Child, u16) {
+    crate::serve::start(&noid_exe(), config)
 }

@@ -67,6 +67,22 @@ struct Peers {
     fresh_ms: u64,
     /// The time this process last wrote into the word (0: not since its stall).
     written: AtomicU64,
+    /// The clock the word's times are read from: [`monotonic_ms`], the same in every
+    /// process (the tests give one they move themselves).
+    now_ms: fn() -> u64,
+}
+
+impl Peers {
+    /// The peers of a `limit` deadline sharing `word`, timed by `now_ms`.
+    fn new(limit: Duration, word: Option<SharedWord>, now_ms: fn() -> u64) -> Peers {
+        let look = u64::try_from(look_every(limit).as_millis()).unwrap_or(u64::MAX);
+        Peers {
+            word,
+            fresh_ms: look.max(1).saturating_mul(2),
+            written: AtomicU64::new(0),
+            now_ms,
+        }
+    }
 }
 
 impl Answer for Peers {
@@ -76,7 +92,7 @@ impl Answer for Peers {
         let Some(SharedWord(word)) = self.word else {
             return false;
         };
-        let now = monotonic_ms();
+        let now = (self.now_ms)();
         let written = self.written.load(Ordering::Relaxed);
         if stalled_here {
             word.store(now, Ordering::Relaxed);
@@ -102,18 +118,18 @@ impl Deadline {
         let Some(limit) = limit else {
             return Ok(Deadline { watch: None });
         };
-        let look = u64::try_from(look_every(limit).as_millis()).unwrap_or(u64::MAX);
-        let peers = Peers {
-            word: shared,
-            fresh_ms: look.max(1).saturating_mul(2),
-            written: AtomicU64::new(0),
-        };
-        Ok(Deadline {
+        let peers = Peers::new(limit, shared, monotonic_ms);
+        Ok(Deadline::watched_by(Watchdog::start(limit, peers)?))
+    }
+
+    /// A deadline that `watchdog` keeps (its own thread's, or one the tests make look).
+    fn watched_by(watchdog: Arc<Watchdog<Peers>>) -> Deadline {
+        Deadline {
             watch: Some(Watch {
-                watchdog: Watchdog::start(limit, peers)?,
+                watchdog,
                 slots: ThreadLocal::new(),
             }),
-        })
+        }
     }
 
     /// `Some(lookup())`, or `None` without running it while a lookup (here or in
@@ -165,6 +181,43 @@ mod tests {
 
     use super::*;
 
+    const LIMIT: Duration = Duration::from_millis(200);
+
+    /// A deadline whose watchdog looks only when the test says, at the time it gives
+    /// (no thread, no clock read): what it does is the same on a loaded machine.
+    fn at_the_tests_looks(shared: Option<SharedWord>) -> (Deadline, Arc<Watchdog<Peers>>) {
+        let watchdog = Watchdog::new(LIMIT, Peers::new(LIMIT, shared, test_clock));
+        (Deadline::watched_by(watchdog.clone()), watchdog)
+    }
+
+    /// The shared word's clock in [`a_stall_is_shared_through_the_word`], in ms.
+    static TEST_CLOCK: AtomicU64 = AtomicU64::new(1_000);
+
+    fn test_clock() -> u64 {
+        TEST_CLOCK.load(Ordering::Relaxed)
+    }
+
+    /// A lookup that waits until the test releases it, run on a thread of its own;
+    /// returns once it has begun (it holds its slot: the watchdog sees it busy).
+    fn stall(
+        d: &Arc<Deadline>,
+    ) -> (
+        mpsc::Sender<()>,
+        std::thread::JoinHandle<Option<&'static str>>,
+    ) {
+        let (release, wait) = mpsc::channel::<()>();
+        let (begun, started) = mpsc::channel::<()>();
+        let d = d.clone();
+        let thread = std::thread::spawn(move || {
+            d.run(|| {
+                begun.send(()).unwrap();
+                wait.recv().map(|()| "answer").unwrap()
+            })
+        });
+        started.recv().unwrap();
+        (release, thread)
+    }
+
     #[test]
     fn no_deadline_runs_every_lookup() {
         let d = Deadline::new(None, None).unwrap();
@@ -172,69 +225,92 @@ mod tests {
         assert!(!d.stalled());
     }
 
-    /// One thread's lookup stalls; other threads' lookups are answered late at once
-    /// after the deadline, and resolve again once it has returned.
+    /// One thread's lookup stalls; the others run until it has been seen busy for 9/10
+    /// of the deadline (noid-core's rule: the watchdog looks every tenth of it), are
+    /// answered late from then on, and run again once it has returned, which still
+    /// answers with its own result.
     #[test]
     fn a_stalled_lookup_makes_the_others_late_until_it_returns() {
-        let d = Arc::new(Deadline::new(Some(Duration::from_millis(200)), None).unwrap());
+        let (d, watchdog) = at_the_tests_looks(None);
+        let d = Arc::new(d);
         assert_eq!(d.run(|| "answer"), Some("answer"));
-        let (release, wait) = mpsc::channel::<()>();
-        let stalled = {
-            let d = d.clone();
-            std::thread::spawn(move || d.run(|| wait.recv().map(|()| "answer").unwrap()))
-        };
-        let start = Instant::now();
-        while !d.stalled() {
-            assert!(start.elapsed() < Duration::from_secs(5), "never flagged");
-            // Before the deadline, other lookups still run.
-            if start.elapsed() < Duration::from_millis(150) {
-                assert_eq!(d.run(|| "answer"), Some("answer"));
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(start.elapsed() >= Duration::from_millis(150));
+        let (release, stalled) = stall(&d);
+        let t0 = Instant::now();
+        watchdog.look(t0);
+        watchdog.look(t0 + LIMIT * 8 / 10);
+        assert!(!d.stalled(), "late before 9/10 of the deadline");
+        assert_eq!(d.run(|| "answer"), Some("answer"));
+        watchdog.look(t0 + LIMIT * 9 / 10);
+        assert!(d.stalled());
         assert_eq!(d.run(|| -> &str { panic!("must not run") }), None);
+        watchdog.look(t0 + LIMIT * 5);
+        assert!(d.stalled(), "still stalled: the lookup has not returned");
         release.send(()).unwrap();
         assert_eq!(stalled.join().unwrap(), Some("answer"));
-        let start = Instant::now();
-        while d.stalled() {
-            assert!(start.elapsed() < Duration::from_secs(5), "never cleared");
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        assert!(!d.stalled(), "resolving again as soon as it returned");
         assert_eq!(d.run(|| "answer"), Some("answer"));
     }
 
     /// Two processes' deadlines sharing a word: a stall in one makes the other answer
-    /// late, without a stalled lookup of its own, and both resolve again after it.
+    /// late at its next look, without a stalled lookup of its own; both resolve after
+    /// it. A time in the word older than two looks (its writer killed while stalled)
+    /// is no stall.
     #[test]
     fn a_stall_is_shared_through_the_word() {
         let word: &'static mut u64 = Box::leak(Box::new(0));
         // SAFETY: a leaked, aligned word, used only through atomics.
         let shared = unsafe { SharedWord::new(word) };
-        let limit = Some(Duration::from_millis(200));
-        let a = Arc::new(Deadline::new(limit, Some(shared)).unwrap());
-        let b = Deadline::new(limit, Some(shared)).unwrap();
-        let (release, wait) = mpsc::channel::<()>();
-        let stalled = {
-            let a = a.clone();
-            std::thread::spawn(move || a.run(|| wait.recv().map(|()| "answer").unwrap()))
-        };
-        let start = Instant::now();
-        while !b.stalled() {
-            assert!(
-                start.elapsed() < Duration::from_secs(5),
-                "b never learnt of the stall"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        let (a, wa) = at_the_tests_looks(Some(shared));
+        let (b, wb) = at_the_tests_looks(Some(shared));
+        let a = Arc::new(a);
+        let (release, stalled) = stall(&a);
+        let t0 = Instant::now();
+        wa.look(t0);
+        wb.look(t0);
+        assert!(!b.stalled());
+        wa.look(t0 + LIMIT);
+        assert!(a.stalled());
+        assert!(!b.stalled(), "b learnt before its look");
+        wb.look(t0 + LIMIT);
+        assert!(b.stalled());
         assert_eq!(b.run(|| -> &str { panic!("must not run") }), None);
+        // Two looks (2 × 20 ms) after a's last write, b still believes it ...
+        TEST_CLOCK.fetch_add(40, Ordering::Relaxed);
+        wb.look(t0 + LIMIT * 2);
+        assert!(b.stalled());
+        // ... and no longer a millisecond later, as if a had been killed.
+        TEST_CLOCK.fetch_add(1, Ordering::Relaxed);
+        wb.look(t0 + LIMIT * 2);
+        assert!(!b.stalled(), "a stale time in the word");
+        // a looks again, still stalled: b hears of it again.
+        wa.look(t0 + LIMIT * 2);
+        wb.look(t0 + LIMIT * 2);
+        assert!(b.stalled());
+        // a's lookup returns: a at once, b once a has looked (and cleared the word).
         release.send(()).unwrap();
         assert_eq!(stalled.join().unwrap(), Some("answer"));
-        let start = Instant::now();
-        while b.stalled() || a.stalled() {
-            assert!(start.elapsed() < Duration::from_secs(5), "never cleared");
+        assert!(!a.stalled());
+        wb.look(t0 + LIMIT * 3);
+        assert!(b.stalled(), "a has not looked since");
+        wa.look(t0 + LIMIT * 3);
+        wb.look(t0 + LIMIT * 3);
+        assert!(!b.stalled());
+        assert_eq!(b.run(|| "answer"), Some("answer"));
+        assert_eq!(a.run(|| "answer"), Some("answer"));
+    }
+
+    /// The watchdog's own thread claims a stalled lookup (no time is asserted: the test
+    /// waits for the claim, however long it takes).
+    #[test]
+    fn the_watchdog_thread_claims_a_stalled_lookup() {
+        let d = Arc::new(Deadline::new(Some(Duration::from_millis(20)), None).unwrap());
+        let (release, stalled) = stall(&d);
+        while !d.stalled() {
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert_eq!(b.run(|| "answer"), Some("answer"));
+        assert_eq!(d.run(|| -> &str { panic!("must not run") }), None);
+        release.send(()).unwrap();
+        assert_eq!(stalled.join().unwrap(), Some("answer"));
+        assert!(!d.stalled());
     }
 }

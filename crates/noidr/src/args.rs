@@ -82,7 +82,9 @@ pub struct Args {
     pub protocol: Protocol,
 
     /// Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout
-    /// line protocol; for nginx and Apache mod_proxy.
+    /// line protocol; for nginx and Apache mod_proxy. Port 0 lets the system pick a free
+    /// port; the address bound is logged once it listens ("noidr: HTTP on ADDR",
+    /// with --log-level info).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
 

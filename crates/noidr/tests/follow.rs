@@ -280,14 +280,22 @@ fn a_damaged_copy_is_found_and_made_anew_and_metrics_show_the_position() {
         text.contains("differs from the minter's (4 keys, ") && text.contains(&copied)
     });
     // The minter out of reach: the copy is not known to be current any more, and the
-    // lag grows with the time since. (A sync that read the head just before the stop
-    // may still record it; a second's margin covers that.)
+    // lag grows with the time since. A sync that read the head just before the stop
+    // may still record the copy current after it; but the follower's one thread logs
+    // the failed sync after that, so once the log shows a failure the copy was last
+    // current before `failed`, and the lag is at least the time since.
+    let before_stop = std::fs::read_to_string(&log).unwrap().len();
     server.stop();
-    let stopped = Instant::now();
-    std::thread::sleep(Duration::from_secs(2));
-    let floor = stopped.elapsed() - Duration::from_secs(1);
+    let cache_name = format!("{}: ", cache.display());
+    eventually("a failed sync in the log", || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        text[before_stop..].contains(&cache_name)
+    });
+    let failed = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    let floor = failed.elapsed();
     let m = metrics(port);
-    assert!(lag(&m) >= floor, "{m:?}");
+    assert!(lag(&m) >= floor, "lag below {floor:?}: {m:?}");
 }
 
 /// `noidr_follow_lag_seconds`, exactly as printed.

@@ -46,15 +46,21 @@ fn end_of_input_exits_zero_and_cleans_up() {
     assert_eq!(secondaries(sec.path()), 0, "secondary dir removed");
 }
 
+/// Each SIGHUP reopens the store (the metrics count it: checked, not waited for), and
+/// answers go on from the reopened store.
 #[test]
 fn sighup_reopens_and_keeps_answering() {
     let m = Minter::new();
     m.bind(&[("X", "_t", "x")]);
-    let mut n = Noidr::start(m.dbdir(), &["--protocol", "egg"]);
+    let (mut n, errors) = Noidr::start_with_stderr(m.dbdir(), &["--protocol", "egg"]);
     eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
-    for _ in 0..3 {
+    let line = n.usr1_line(&errors);
+    assert_eq!(Noidr::count(&line, "reopens"), 0, "{line}");
+    for hup in 1..=3 {
         kill(n.child.id(), "HUP");
-        std::thread::sleep(Duration::from_millis(100));
+        let line = n.usr1_until(&errors, "reopens", hup);
+        assert_eq!(Noidr::count(&line, "reopens"), hup, "{line}");
+        assert!(line.contains(" store=open"), "{line}");
         eqnice!("X.resolve", "redir302 x", n.ask("X.resolve"));
     }
     m.bind(&[("X", "_t", "y")]);

@@ -282,43 +282,12 @@ fn healthz_is_503_until_the_minter_exists() {
     );
 }
 
-/// SIGUSR1 writes one metrics line to stderr; stdout stays one answer per request.
-fn usr1_line(n: &Noidr, errors: &mpsc::Receiver<String>) -> String {
-    signal(&n.child, "-USR1");
-    loop {
-        let line = errors
-            .recv_timeout(Duration::from_secs(30))
-            .expect("a metrics line on stderr");
-        if let Some(rest) = line.strip_prefix("noidr: metrics: ") {
-            return rest.to_string();
-        }
-    }
-}
-
-/// `noidr ARGS` on the minter, its stderr read line by line on a thread.
-fn start_with_stderr(dbdir: &Path, args: &[&str]) -> (Noidr, mpsc::Receiver<String>) {
-    let mut cmd = Command::new(noidr_bin());
-    cmd.arg("-f").arg(dbdir).args(args).stderr(Stdio::piped());
-    let mut cmd_noidr = Noidr::spawn_with_stderr(cmd);
-    let stderr = cmd_noidr.child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    (cmd_noidr, rx)
-}
-
 #[test]
 fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     let m = Minter::new();
     m.bind(&[("ark:/13030/fk4a", "_t", "https://e.org/a")]);
     let g = generation(m.dbdir());
-    let (mut n, errors) = start_with_stderr(m.dbdir(), &["--protocol", "egg"]);
+    let (mut n, errors) = Noidr::start_with_stderr(m.dbdir(), &["--protocol", "egg"]);
     assert_eq!(n.ask("ark:/13030/fk4a.resolve"), "redir302 https://e.org/a");
     assert_eq!(
         n.ask("ark:/13030/fk4a/b/c.resolve"),
@@ -327,7 +296,7 @@ fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     assert!(n.ask("ark:/13030/fk4a??.resolve").starts_with("inflect "));
     assert_eq!(n.ask("ark:/99999/nope.resolve"), "NULL");
     assert!(n.ask("no method").starts_with("error: "));
-    let line = usr1_line(&n, &errors);
+    let line = n.usr1_line(&errors);
     assert!(
         line.starts_with("hit=1 chop-back=1 inflection=1 miss=1 error=1 late=0 latency-sum="),
         "{line}"
@@ -340,7 +309,7 @@ fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     );
     // The next answer is the next request's: nothing went to stdout.
     assert_eq!(n.ask("ark:/13030/fk4a.resolve"), "redir302 https://e.org/a");
-    let line = usr1_line(&n, &errors);
+    let line = n.usr1_line(&errors);
     assert!(line.starts_with("hit=2 chop-back=1 "), "{line}");
     let mut rest = Vec::new();
     drop(n.stdin.take());
@@ -349,11 +318,11 @@ fn sigusr1_logs_the_counts_to_stderr_and_stdout_stays_in_sync() {
     assert!(n.finish().success());
 
     // The noid protocol counts a value as a hit, NULL as a miss, a refusal as an error.
-    let (mut n, errors) = start_with_stderr(m.dbdir(), &["--protocol", "noid"]);
+    let (mut n, errors) = Noidr::start_with_stderr(m.dbdir(), &["--protocol", "noid"]);
     assert_eq!(n.ask("get ark:/13030/fk4a _t"), "https://e.org/a");
     assert_eq!(n.ask("get ark:/13030/nope _t"), "NULL");
     assert!(n.ask("bind set x y z").starts_with("error: "));
-    let line = usr1_line(&n, &errors);
+    let line = n.usr1_line(&errors);
     assert!(
         line.starts_with("hit=1 chop-back=0 inflection=0 miss=1 error=1 late=0 "),
         "{line}"

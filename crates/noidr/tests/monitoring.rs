@@ -124,22 +124,8 @@ fn api_metrics() -> Exported {
         r.display()
     );
     std::fs::write(r.join("api.toml"), config).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(noid_bin())
-        .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
-        .arg(r.join("api.toml"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut child, port) = crate::serve::start(&noid_bin(), &r.join("api.toml"));
     let base = format!("http://127.0.0.1:{port}");
-    eventually("noid serve listens", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
     let minted = fetch(&format!("{base}/a/sam/m/ark/99999/fk4?mint%202"));
     assert!(minted.ends_with("nog-status: 0\n"), "{minted}");
     let bound = fetch(&format!("{base}/a/sam/b?fk4x.set%20_t%20https://e.org/x"));

@@ -13,7 +13,8 @@
 //!
 //! Mounting needs root (as CI and the project's machines run); without it these tests
 //! fail rather than pass having tried nothing, unless `NOID_NO_MOUNT_TESTS=1` says to
-//! skip them, which they then say.
+//! skip them, which they then say (for a developer without root only: under CI or as
+//! root it fails, `root_only`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -43,8 +44,7 @@ struct StallFs {
 impl StallFs {
     /// Mount `root` at a fresh mount point; `None` when told to skip mounts.
     fn mount(root: &Path) -> Option<StallFs> {
-        if std::env::var_os("NOID_NO_MOUNT_TESTS").is_some_and(|v| v == "1") {
-            eprintln!("NOID_NO_MOUNT_TESTS=1: skipping a test that needs a FUSE mount");
+        if crate::root_only::skip_mount_test("a FUSE mount") {
             return None;
         }
         let fusepy = Command::new("/usr/bin/python3")

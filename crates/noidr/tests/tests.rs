@@ -3,6 +3,12 @@
 
 mod util;
 
+mod root_only;
+
+/// Shared with noid-cli's tests: `noid serve` on a port it reports.
+#[path = "../../noid-cli/tests/serve.rs"]
+mod serve;
+
 mod abuse;
 mod anvl;
 mod ark;

@@ -7,6 +7,7 @@ use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use noid_store::{Op, Writer};
@@ -114,6 +115,68 @@ impl Noidr {
             child,
             stdin,
             stdout,
+        }
+    }
+
+    /// [`Noidr::start`], its stderr read line by line on a thread (the lines come
+    /// through the receiver).
+    pub fn start_with_stderr(dbdir: &Path, args: &[&str]) -> (Noidr, mpsc::Receiver<String>) {
+        let mut cmd = Command::new(noidr_bin());
+        cmd.arg("-f").arg(dbdir).args(args).stderr(Stdio::piped());
+        let mut noidr = Noidr::spawn_with_stderr(cmd);
+        let stderr = noidr.child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        (noidr, rx)
+    }
+
+    /// SIGUSR1: the metrics line it then writes to stderr (read from `errors`, of
+    /// [`Noidr::start_with_stderr`]), without its `noidr: metrics: `.
+    pub fn usr1_line(&self, errors: &mpsc::Receiver<String>) -> String {
+        let st = Command::new("kill")
+            .args(["-USR1", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(st.success());
+        loop {
+            let line = errors
+                .recv_timeout(Duration::from_secs(30))
+                .expect("a metrics line on stderr");
+            if let Some(rest) = line.strip_prefix("noidr: metrics: ") {
+                return rest.to_string();
+            }
+        }
+    }
+
+    /// The count `NAME=N` of a SIGUSR1 metrics line (e.g. `reopens`, `catch-ups`).
+    pub fn count(line: &str, name: &str) -> u64 {
+        line.split(' ')
+            .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {name}= in {line:?}"))
+    }
+
+    /// Ask for the SIGUSR1 line until `count(NAME)` is at least `at_least` (60 s at
+    /// most: a bound for a hung resolver, not a speed); the line that said so.
+    pub fn usr1_until(&self, errors: &mpsc::Receiver<String>, name: &str, at_least: u64) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let line = self.usr1_line(errors);
+            if Noidr::count(&line, name) >= at_least {
+                return line;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "never {name}={at_least}: {line}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

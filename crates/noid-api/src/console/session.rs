@@ -110,19 +110,26 @@ impl Sessions {
     /// The live logged-in session `id` names (its idle time starts again); `None`
     /// when unknown or expired (and then forgotten).
     pub fn get(&self, id: &str) -> Option<Session> {
+        self.get_at(id, Instant::now())
+    }
+
+    /// [`Sessions::get`] at time `now` (the tests give the time).
+    fn get_at(&self, id: &str, now: Instant) -> Option<Session> {
         let mut t = self.table.lock().expect("sessions");
-        let live = t.by_id.get(id).is_some_and(|k| self.live(k));
+        let live = t.by_id.get(id).is_some_and(|k| self.live(k, now));
         if !live {
             t.by_id.remove(id);
             return None;
         }
         let k = t.by_id.get_mut(id).expect("checked above");
-        k.seen = Instant::now();
+        k.seen = now;
         Some(k.session.clone())
     }
 
-    fn live(&self, k: &Kept) -> bool {
-        k.seen.elapsed() < self.idle && k.created.elapsed() < MAX_AGE
+    /// Whether session `k` is still live at `now`.
+    fn live(&self, k: &Kept, now: Instant) -> bool {
+        now.saturating_duration_since(k.seen) < self.idle
+            && now.saturating_duration_since(k.created) < MAX_AGE
     }
 
     /// A new logged-in session for `user`. Before it is added, sessions at the
@@ -130,6 +137,11 @@ impl Sessions {
     /// oldest one too if the table is full: each step O(1), never a sweep of the
     /// whole table.
     pub fn start(&self, user: User) -> Session {
+        self.start_at(user, Instant::now())
+    }
+
+    /// [`Sessions::start`] at time `now` (the tests give the time).
+    fn start_at(&self, user: User, now: Instant) -> Session {
         let session = Session {
             id: token(),
             csrf: token(),
@@ -141,7 +153,7 @@ impl Sessions {
             let keep = t
                 .by_id
                 .get(front)
-                .is_some_and(|k| self.live(k) && t.by_id.len() < MAX_SESSIONS);
+                .is_some_and(|k| self.live(k, now) && t.by_id.len() < MAX_SESSIONS);
             if keep {
                 break;
             }
@@ -154,7 +166,6 @@ impl Sessions {
             let by_id = &t.by_id;
             t.order.retain(|id| by_id.contains_key(id));
         }
-        let now = Instant::now();
         t.by_id.insert(
             session.id.clone(),
             Kept {
@@ -275,15 +286,35 @@ mod tests {
         }
     }
 
+    /// At the times the test gives (no clock read, no sleep): a session lives while
+    /// each request comes less than `idle` after the one before, at most `MAX_AGE`.
     #[test]
     fn sessions_expire_and_end() {
-        let s = Sessions::new(Duration::from_millis(50));
-        let a = s.start(user(0));
+        let idle = Duration::from_millis(50);
+        let s = Sessions::new(idle);
+        let t0 = Instant::now();
+        let a = s.start_at(user(0), t0);
         assert_eq!(a.id.len(), 64);
         assert_ne!(a.id, a.csrf);
-        assert!(s.get(&a.id).is_some());
-        std::thread::sleep(Duration::from_millis(80));
-        assert!(s.get(&a.id).is_none(), "idle session expired");
+        // Each request starts the idle time again.
+        let mut t = t0;
+        for _ in 0..3 {
+            t += idle - Duration::from_millis(1);
+            assert!(s.get_at(&a.id, t).is_some(), "a request within idle");
+        }
+        assert!(s.get_at(&a.id, t + idle).is_none(), "idle session expired");
+        assert!(
+            s.get_at(&a.id, t).is_none(),
+            "an expired session is forgotten"
+        );
+        // However busy, a session ends after MAX_AGE.
+        let busy = Sessions::new(MAX_AGE);
+        let c = busy.start_at(user(2), t0);
+        assert!(busy.get_at(&c.id, t0 + MAX_AGE / 2).is_some());
+        assert!(
+            busy.get_at(&c.id, t0 + MAX_AGE).is_none(),
+            "older than MAX_AGE"
+        );
         let b = s.start(user(1));
         s.end(&b.id);
         assert!(s.get(&b.id).is_none());
