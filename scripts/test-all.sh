@@ -45,6 +45,14 @@ phase "cargo fmt --check"
 cargo fmt --all --check
 phase "cargo clippy (release profile, shared with the tests; the first build compiles RocksDB's C++ for several minutes)"
 cargo clippy --release --workspace --all-targets -- -D warnings
+phase "noid without the server and PostgreSQL (no tokio, no hyper)"
+# The same release profile, so RocksDB is not compiled again. Before the build below,
+# which puts the default noid (with the server) back in place for the tests.
+cargo build --release -p noid-cli --no-default-features
+if cargo tree -p noid-cli --no-default-features -e normal --prefix none | grep -E '^(tokio|hyper) '; then
+    echo "error: noid built without its server features still depends on tokio or hyper"
+    exit 1
+fi
 phase "cargo build --release"
 cargo build --release --workspace --bins
 phase "cargo test --release"
