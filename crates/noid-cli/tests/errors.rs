@@ -196,8 +196,19 @@ fn version_hello_and_help() {
     let r = d.noid(&["help", "zz"]);
     assert_eq!(
         r.ok(),
-        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui standing\n \n\n"
+        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui standing\n\t serve replay prune-log\n \n\n"
     );
+    // Issue 41, item 11: the process modes have help topics too.
+    let r = d.noid(&["help", "serve"]);
+    assert!(
+        r.ok()
+            .starts_with("\n To serve populators' binders and minters over HTTP"),
+        "{}",
+        r.stdout
+    );
+    assert!(r
+        .stdout
+        .contains("\n    noid serve --http 127.0.0.1:8080 --config /etc/noid/api.toml\n"));
     let r = d.noid(&["help"]);
     assert!(r.ok().starts_with("Usage:\n               noid [-f Dbdir] [-v] [-h] Command Arguments\n \n Dbdir defaults to"), "{}", r.stdout);
     assert!(r.stdout.contains(
