@@ -109,10 +109,12 @@
 
 #![deny(missing_docs)]
 
+pub mod choices;
 mod deadline;
 pub mod front;
 mod html;
 pub mod layout;
+pub mod missing;
 mod modified;
 pub mod page;
 pub mod record;
