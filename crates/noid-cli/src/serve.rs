@@ -11,7 +11,9 @@ use clap::Parser;
 #[derive(Parser, Debug)]
 #[command(name = "noid serve")]
 struct Serve {
-    /// Where to listen: HOST:PORT, PORT (loopback), or unix:/path/to/socket.
+    /// Where to listen: HOST:PORT, PORT (loopback), or unix:/path/to/socket. Port 0
+    /// lets the system pick a free port; the address bound is logged to stderr once it
+    /// listens ("noid serve: HTTP API on ADDR", at the default log level, info).
     #[arg(long, value_name = "ADDR")]
     http: String,
     /// The configuration file (populators, binders, minters, password files).

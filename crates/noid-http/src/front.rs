@@ -20,18 +20,9 @@ pub fn page(fmt: Format, service: &ArkService) -> String {
         return crate::wellknown::page(fmt, service);
     }
     let mut s = layout::start("Resolve an identifier");
-    s.push_str(
-        "<h1>Resolve an identifier</h1>\n\
-         <form action=\"/\" method=\"get\" role=\"search\">\n\
-         <label for=\"id\">Identifier</label>\n\
-         <input type=\"text\" id=\"id\" name=\"id\" required autocapitalize=\"off\" \
-         spellcheck=\"false\" placeholder=\"ark:/12345/x6np1wh8k\">\n\
-         <button type=\"submit\" name=\"go\" value=\"resolve\">Resolve</button>\n\
-         <button type=\"submit\" name=\"go\" value=\"info\" class=\"second\">Show metadata</button>\n\
-         </form>\n\
-         <p>Resolve goes to the identifier's target; Show metadata shows what is bound to it.</p>\n\
-         <h2>NAANs served</h2>\n",
-    );
+    s.push_str("<h1>Resolve an identifier</h1>\n");
+    resolve_box(&mut s, "");
+    s.push_str("<h2>NAANs served</h2>\n");
     if service.naans.is_empty() {
         s.push_str("<p>None: this resolver serves its identifiers without a NAAN.</p>\n");
     } else {
@@ -51,6 +42,29 @@ pub fn page(fmt: Format, service: &ArkService) -> String {
     s.push_str(INFLECTIONS);
     layout::end(&mut s);
     s
+}
+
+/// The resolve box, holding `value` (nothing on the front page; the identifier asked
+/// for on the not-found page, to be corrected), and what its two buttons do.
+pub(crate) fn resolve_box(s: &mut String, value: &str) {
+    s.push_str(
+        "<form action=\"/\" method=\"get\" role=\"search\">\n\
+         <label for=\"id\">Identifier</label>\n\
+         <input type=\"text\" id=\"id\" name=\"id\" required autocapitalize=\"off\" \
+         spellcheck=\"false\" placeholder=\"ark:/12345/x6np1wh8k\"",
+    );
+    if !value.is_empty() {
+        s.push_str(" value=\"");
+        noid_core::html::escape_into(s, value);
+        s.push('"');
+    }
+    s.push_str(
+        ">\n\
+         <button type=\"submit\" name=\"go\" value=\"resolve\">Resolve</button>\n\
+         <button type=\"submit\" name=\"go\" value=\"info\" class=\"second\">Show metadata</button>\n\
+         </form>\n\
+         <p>Resolve goes to the identifier's target; Show metadata shows what is bound to it.</p>\n",
+    );
 }
 
 /// How inflections work: what each ending asks of an identifier.

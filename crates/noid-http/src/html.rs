@@ -95,9 +95,7 @@ fn page_with(
         .find(|(n, _)| n == "_t")
         .filter(|_| notice.is_empty());
     if let Some((_, t)) = target {
-        s.push_str("<h2>Target</h2>\n<p>");
-        link_or_text(&mut s, &String::from_utf8_lossy(t));
-        s.push_str("</p>\n");
+        crate::choices::targets(&mut s, &String::from_utf8_lossy(t));
     }
     standing(&mut s, &Standing::of(bindings));
     if let Some(t) = facts.modified {

@@ -9,7 +9,7 @@
 //!
 //! | request | hit | miss | used by |
 //! |---|---|---|---|
-//! | `GET /redirect/<id>` | the stored code (302 by default) + `Location` | `404` | nginx `proxy_pass`, Apache `ProxyPass` |
+//! | `GET /redirect/<id>` | the stored code (302 by default) + `Location` | `404` (a browser: the [`missing`] page) | nginx `proxy_pass`, Apache `ProxyPass` |
 //! | `GET /<id>` | same as `/redirect/<id>` | `404` | direct use, Apache `ProxyPass /ark: …/ark:` |
 //! | `GET /auth/<id>` | `204` + `X-Target` + `X-Status` | `403` | nginx `auth_request` (any status but 2xx/401/403 becomes 500 there) |
 //! | `GET /lookup/<id>` | `200`, body = target, `X-Status` | `404` | njs `r.subrequest` |
@@ -19,7 +19,8 @@
 //! | `GET /` | `200`, the front page ([`front`]); `/?id=ID` → `303` to `/ID`, `&go=info` to `/ID?info` | — | people, in a browser |
 //! | `GET /-/noid.css` | `200`, the pages' stylesheet ([`layout::STYLE_PATH`]) | — | the pages |
 //!
-//! Answers that are not a redirect (an inflection page, metadata, several targets, a
+//! Answers that are not a redirect (an inflection page, metadata, several targets (for
+//! a browser, the [`choices`] page), a
 //! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
 //! are served whole by `/redirect/` and `/<id>` (status, type and
 //! body from the resolver; `text/plain` ANVL, or JSON for `Accept: application/json`);
@@ -109,10 +110,12 @@
 
 #![deny(missing_docs)]
 
+pub mod choices;
 mod deadline;
 pub mod front;
 mod html;
 pub mod layout;
+pub mod missing;
 mod modified;
 pub mod page;
 pub mod record;

@@ -163,7 +163,8 @@ pub(crate) fn shown(bindings: &[(String, Vec<u8>)], full: bool) -> Vec<(&str, St
 /// The list of targets for a `300 Multiple Choices`.
 pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
     match fmt {
-        Format::Anvl | Format::Html => {
+        Format::Html => crate::choices::page(id, targets),
+        Format::Anvl => {
             let mut s = String::from("erc:\n");
             anvl::element_str(&mut s, "where", id);
             for t in targets {

@@ -7,7 +7,7 @@ use crate::page::{self, Format};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
-use crate::{front, html, layout, modified, tombstone, wellknown};
+use crate::{front, html, layout, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
@@ -62,19 +62,19 @@ pub(crate) fn handle(
     if let Some(r) = service(backend, route, req, deadline) {
         return r;
     }
-    let answer = match route::identifier(enc_id, req.query) {
-        Some(id) if !id.is_empty() => {
-            let rq = Request {
-                id: &id,
-                accept: req.accept,
-                proto: req.forwarded_proto,
-            };
-            match lookup(backend, &rq, req.method == "HEAD", deadline) {
-                Ok(answer) => answer,
-                Err(r) => return *r,
-            }
+    let id = route::identifier(enc_id, req.query).unwrap_or_default();
+    let answer = if id.is_empty() {
+        Answer::NotFound
+    } else {
+        let rq = Request {
+            id: &id,
+            accept: req.accept,
+            proto: req.forwarded_proto,
+        };
+        match lookup(backend, &rq, req.method == "HEAD", deadline) {
+            Ok(answer) => answer,
+            Err(r) => return *r,
         }
-        _ => Answer::NotFound,
     };
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
@@ -89,7 +89,7 @@ pub(crate) fn handle(
     if modified::not_modified(route, &reply, req.if_modified_since) {
         return modified::unchanged(&reply);
     }
-    render(route, reply)
+    render(route, reply, &id, req.accept)
 }
 
 /// The response to a request refused whatever it asks for: a request-target too long,
@@ -333,7 +333,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             }
         }
         Answer::Multi { id, targets } => {
-            let fmt = fmt();
+            let fmt = Format::for_inflection(accept);
             page(
                 status::MULTIPLE_CHOICES,
                 fmt,
@@ -367,14 +367,12 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
     }
 }
 
-/// What an answer becomes on each route.
-fn render(route: Route, reply: Reply) -> Response {
+/// What an answer becomes on each route; `id` and `accept` (which chooses between the
+/// plain line and the page) are asked for a miss only.
+fn render(route: Route, reply: Reply, id: &str, accept: Option<&str>) -> Response {
     match reply {
         Reply::Redirect { code, target } => redirect(route, code, target),
-        Reply::NotFound => match route {
-            Route::Auth => empty(status::FORBIDDEN),
-            _ => text(status::NOT_FOUND, "unknown identifier\n"),
-        },
+        Reply::NotFound => not_found(route, id, accept),
         Reply::Page {
             status: code,
             ctype,
@@ -402,6 +400,29 @@ fn render(route: Route, reply: Reply) -> Response {
             if let Some(link) = link {
                 r.set(Name::Link, Value::Text(link));
             }
+            r
+        }
+    }
+}
+
+/// A miss: `403` for `auth_request`, a plain `404` line for `/lookup/` (njs) and
+/// for clients other than browsers, and for a browser on `/ID` and `/redirect/ID`
+/// the not-found page ([`missing`]).
+fn not_found(route: Route, id: &str, accept: Option<&str>) -> Response {
+    match route {
+        Route::Auth => empty(status::FORBIDDEN),
+        Route::Lookup => text(status::NOT_FOUND, "unknown identifier\n"),
+        _ => {
+            let fmt = Format::for_inflection(accept);
+            let mut r = if fmt == Format::Html {
+                let mut r = text(status::NOT_FOUND, missing::page(id));
+                r.set(Name::ContentType, Value::Static(fmt.content_type()));
+                r
+            } else {
+                text(status::NOT_FOUND, "unknown identifier\n")
+            };
+            // the same URL gives the page or the line depending on Accept
+            r.set(Name::Vary, Value::Static("Accept"));
             r
         }
     }

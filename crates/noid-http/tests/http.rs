@@ -149,6 +149,17 @@ fn start_with(bind: &str, config: Config) -> Server {
         },
     );
     map.insert(
+        "ark:/13030/t2?".into(),
+        Answer::Inflection {
+            id: "ark:/13030/t2".into(),
+            suffix: "?".into(),
+            bindings: vec![(
+                "_t".to_owned(),
+                b"https://a.example/one\nhttps://b.example/two?x=1&y=2".to_vec(),
+            )],
+        },
+    );
+    map.insert(
         "ark:/99999".into(),
         Answer::Partial {
             key: "ark:/99999".into(),
@@ -850,4 +861,107 @@ fn bidi_overrides_and_nul_are_shown_by_code_point() {
         r.body()
     );
     assert!(!r.body().contains(['\u{202e}', '\0']), "{}", r.body());
+}
+
+/// Item 6 of issue 41: a browser gets pages, not `text/plain`, for a miss (with the
+/// resolve box holding what it asked for) and for several targets (one link each);
+/// every other client keeps the plain answers, and the web server's routes theirs.
+#[test]
+fn a_browser_gets_pages_for_a_miss_and_for_several_targets() {
+    let s = start();
+    let r = browse(&s.addr, "/ark:/13030/no%22pe");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.header("vary")),
+        (404, Some("text/html; charset=utf-8"), Some("Accept"))
+    );
+    assert!(
+        r.body()
+            .contains("<title>Not found — noid resolver</title>"),
+        "{}",
+        r.body()
+    );
+    assert_eq!(
+        main_of(r.body()),
+        "<h1>Not found</h1>\n<p>Nothing is bound under <code>ark:/13030/no&quot;pe</code> on \
+         this resolver. Check it for a typing mistake, or look up another identifier:</p>\n\
+         <form action=\"/\" method=\"get\" role=\"search\">\n\
+         <label for=\"id\">Identifier</label>\n\
+         <input type=\"text\" id=\"id\" name=\"id\" required autocapitalize=\"off\" \
+         spellcheck=\"false\" placeholder=\"ark:/12345/x6np1wh8k\" value=\"ark:/13030/no&quot;pe\">\n\
+         <button type=\"submit\" name=\"go\" value=\"resolve\">Resolve</button>\n\
+         <button type=\"submit\" name=\"go\" value=\"info\" class=\"second\">Show metadata</button>\n\
+         </form>\n\
+         <p>Resolve goes to the identifier's target; Show metadata shows what is bound to it.</p>\n"
+    );
+    assert_eq!(browse(&s.addr, "/redirect/ark:/13030/nope").status, 404);
+    let r = browse(&s.addr, "/redirect/ark:/13030/two");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.header("vary")),
+        (300, Some("text/html; charset=utf-8"), Some("Accept"))
+    );
+    assert_eq!(
+        main_of(r.body()),
+        "<h1>ark:/13030/two</h1>\n<p>This identifier has 2 targets. Choose one:</p>\n\
+         <ul class=\"targets\">\n<li><a href=\"https://a/\">https://a/</a></li>\n\
+         <li><a href=\"https://b/\">https://b/</a></li>\n</ul>\n"
+    );
+    for (what, r) in [
+        ("404 page", browse(&s.addr, "/ark:/13030/nope")),
+        ("300 page", browse(&s.addr, "/ark:/13030/two")),
+    ] {
+        for (name, value) in SECURITY {
+            assert_eq!(r.header(name), Some(value), "{what}: {name}");
+        }
+    }
+    // Other clients: the plain answers, byte for byte.
+    let r = get(&s.addr, "/ark:/13030/nope");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.body()),
+        (
+            404,
+            Some("text/plain; charset=utf-8"),
+            "unknown identifier\n"
+        )
+    );
+    let r = get(&s.addr, "/ark:/13030/two");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.body()),
+        (
+            300,
+            Some("text/plain; charset=utf-8"),
+            "erc:\nwhere: ark:/13030/two\ntarget: https://a/\ntarget: https://b/\n"
+        )
+    );
+    // The web server's routes answer a browser's miss as before: 403 to
+    // auth_request, a plain 404 to njs.
+    assert_eq!(browse(&s.addr, "/auth/ark:/13030/nope").status, 403);
+    let r = browse(&s.addr, "/lookup/ark:%2F13030%2Fnope");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.body()),
+        (
+            404,
+            Some("text/plain; charset=utf-8"),
+            "unknown identifier\n"
+        )
+    );
+}
+
+/// Item 6 of issue 41: a `_t` holding several targets is one link per target on the
+/// metadata page (it was one link whose `href` held them all, newline included).
+#[test]
+fn the_metadata_page_shows_several_targets_as_one_link_each() {
+    let s = start();
+    let r = browse(&s.addr, "/ark:/13030/t2?");
+    assert_eq!(r.status, 200);
+    assert!(
+        main_of(r.body()).contains(
+            "<h2>Targets</h2>\n<ul class=\"targets\">\n\
+             <li><a href=\"https://a.example/one\">https://a.example/one</a></li>\n\
+             <li><a href=\"https://b.example/two?x=1&amp;y=2\">https://b.example/two?x=1&amp;y=2</a></li>\n\
+             </ul>\n<h2>Standing</h2>\n"
+        ),
+        "{}",
+        r.body()
+    );
+    assert!(!r.body().contains("one\nhttps"), "{}", r.body());
 }

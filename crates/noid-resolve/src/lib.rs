@@ -67,7 +67,9 @@ pub use elem::{bindings, elem_value, read_id, ElemValue, Source};
 pub use idmap::{compile_pattern, IdmapError};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
-pub use resolve::{Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR};
+pub use resolve::{
+    split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR,
+};
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 
 #[cfg(test)]

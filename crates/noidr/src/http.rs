@@ -127,7 +127,11 @@ impl noid_http::Backend for Backend {
 
     fn ark_service(&self) -> Result<noid_http::ArkService, LookupError> {
         let resolver = self.current.resolver();
-        noid_resolve::wellknown::ark_service(&*self.follower.fresh()?, resolver.rules())
+        noid_resolve::wellknown::ark_service(
+            &*self.follower.fresh()?,
+            resolver.rules(),
+            resolver.registry(),
+        )
     }
 }
 

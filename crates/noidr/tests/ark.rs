@@ -85,6 +85,50 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
     );
 }
 
+/// Chromium's `Accept`, as a browser sends it for a page.
+const BROWSER: &str = "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n";
+
+/// Issue 41, item 7: a populator's binder (no minter, so no `:/naan`) whose registry
+/// has a record for `ark:/13030` serves NAAN 13030; the front page lists it (it said
+/// "None") and its header link to `/.well-known/ark` says what that is.
+#[test]
+fn a_populators_binder_serves_the_naans_of_its_registry_records() {
+    let m = Minter::new();
+    m.bind(&[("ark:/13030/f54x54g11", "_t", "https://e.org/a")]);
+    let dir = tempfile::tempdir().unwrap();
+    let registry = dir.path().join("registry");
+    std::fs::write(
+        &registry,
+        "prefix: ark:/13030\nname: California Digital Library\n\n\
+         prefix: ark:/99999/fk4\nname: test shoulder\n",
+    )
+    .unwrap();
+    let mut cmd = Command::new(noidr_bin());
+    cmd.arg("-f")
+        .arg(m.dbdir())
+        .arg("--registry")
+        .arg(&registry);
+    let s = Server(Http::start(cmd, "127.0.0.1:0"));
+    let (status, h, body) = s.get("/", BROWSER);
+    assert_eq!(
+        (status, header(&h, "content-type")),
+        (200, Some("text/html; charset=utf-8"))
+    );
+    assert!(
+        body.contains(
+            "<h2>NAANs served</h2>\n<ul>\n<li><a href=\"/ark:/13030\">ark:/13030</a></li>\n\
+             <li><a href=\"/ark:/99999\">ark:/99999</a></li>\n</ul>\n"
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains("<a href=\"/.well-known/ark\">ARK service description</a>"),
+        "{body}"
+    );
+    let (_, _, body) = s.get("/.well-known/ark", "");
+    assert_eq!(body, "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\n");
+}
+
 #[test]
 fn a_withdrawn_identifier_is_a_410_tombstone_naming_its_successor() {
     let m = Minter::new();

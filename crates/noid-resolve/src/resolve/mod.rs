@@ -39,7 +39,7 @@ mod target;
 mod tombstone;
 
 pub use answer::{Answer, ProviderTarget};
-pub use negotiate::{KERNEL, METADATA_TYPES};
+pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
 pub use tombstone::SUCCESSOR;
 
 use crate::elem::read_id;

@@ -22,6 +22,15 @@ pub const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
 /// Media types the resolver can answer itself with a metadata record when an `Accept`
 /// asks for them and no `_,eTm,` target is bound.
 pub const METADATA_TYPES: [&str; 3] = ["application/json", "text/plain", "text/x-anvl"];
+/// The targets a `_t` value holds, one per line (a CR before the LF dropped, blank
+/// lines skipped): more than one is a `300 Multiple Choices`. Pages that show a `_t`
+/// split it here too, so that they show the targets the resolver lists.
+pub fn split_targets(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n')
+        .map(|t| t.trim_end_matches('\r'))
+        .filter(|t| !t.is_empty())
+}
+
 /// Inflection suffixes answered with metadata when no inflection target is bound,
 /// longest first (`?info` is read as `??`).
 const INFLECTIONS: [&str; 9] = ["./??", "/??", "./?", "/?", "??", "./", "?", "/", "!"];
@@ -86,12 +95,7 @@ impl Resolver {
         let finish = |t: &str| finish_target(t, &suffix, p, proto, ext);
         // Several targets: one per line.
         if memchr::memchr(b'\n', text.as_bytes()).is_some() {
-            let targets: Vec<String> = text
-                .split('\n')
-                .map(|t| t.trim_end_matches('\r'))
-                .filter(|t| !t.is_empty())
-                .map(finish)
-                .collect();
+            let targets: Vec<String> = split_targets(text).map(finish).collect();
             if targets.len() > 1 {
                 return Ok(Answer::Multi {
                     id: root.into_owned(),
