@@ -577,6 +577,7 @@ addresses = ["127.0.0.1"]
 htpasswd = "$API/pwdfile_sam"
 binder = "$API/binders/sam"
 minters = "$API/minters/sam"
+any_identifier = true
 [populator.other]
 htpasswd = "$API/pwdfile_other"
 binder = "$API/binders/other"

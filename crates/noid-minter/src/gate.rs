@@ -303,12 +303,13 @@ impl Gate {
             });
         }
         if let Some(limit) = &self.limit {
-            let ark = if id.starts_with("ark:/") {
-                id.clone()
-            } else {
-                format!("ark:/{id}")
+            // A shoulder is `ark:/NAAN/PREFIX`, or a bare `PREFIX` for a minter without
+            // a NAAN; either is matched against the identifier without its label.
+            let under = |l: &String| match l.strip_prefix("ark:/") {
+                Some(shoulder) => bare.starts_with(shoulder),
+                None => id.starts_with(l.as_str()),
             };
-            if !limit.iter().any(|l| ark.starts_with(l.as_str())) {
+            if !limit.iter().any(under) {
                 return Err(Refusal::OutsideShoulders {
                     id,
                     shoulders: limit.clone(),
@@ -404,6 +405,39 @@ mod tests {
         assert_eq!(
             g.admit("ark:/99999/x").unwrap_err().to_string(),
             "error: ark:/99999/x: this populator writes only identifiers under ark:/13030/f5"
+        );
+        assert_eq!(g.admit("13030/f5x").unwrap(), "ark:/13030/f5x");
+        // A minter without a NAAN: its shoulder is its bare prefix.
+        let created = crate::create::dbcreate(&crate::create::CreateArgs {
+            template: Some("fk4.reedeedk"),
+            term: None,
+            naan: None,
+            naa: None,
+            subnaa: None,
+            contact: "test",
+            when: "20260101000000",
+            where_: "host:/d",
+            dbdir_display: "d",
+            samples: (0, 0),
+            atlast: None,
+            lui_key: [0; 16],
+        })
+        .expect("dbcreate");
+        let store = MemLookup::new();
+        for (k, v) in created.keys {
+            store.insert(noid_core::keys::admin(&k), v);
+        }
+        let g = Gate::of(&minter("")).admitting(&Admission {
+            shoulders: Shoulder::of(&Minter::load(&store).unwrap())
+                .into_iter()
+                .collect(),
+            limit: true,
+            targets: Targets::Any,
+        });
+        assert_eq!(g.admit("fk4x").unwrap(), "fk4x");
+        assert_eq!(
+            g.admit("gk4x").unwrap_err().to_string(),
+            "error: gk4x: this populator writes only identifiers under fk4"
         );
     }
 
