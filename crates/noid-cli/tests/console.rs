@@ -791,3 +791,87 @@ fn mint_result_survives_a_reload_and_unbound_ids_are_browsable() {
         .collect();
     assert_eq!(items, expected_items[1..]);
 }
+
+/// Recent writes filtered by identifier (any spelling), login or populator, and day
+/// (issue 41, item 8), on a write log of the documented layout with known days.
+#[test]
+fn recent_writes_filter_by_identifier_login_and_day() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    // EPOCH CLIENT POPULATOR AGENT COMMAND RECEIVED ACTING_FOR; days in UTC.
+    let records = [
+        // 2026-11-20 10:00:00
+        "1795168800\t127.0.0.1\tsam\tsam\t:hx ark^3a/99999/fk4aa.set _t https^3a//example.org/a\tx\t-",
+        // 2026-11-21 23:59:59
+        "1795305599\t127.0.0.1\tsam\talice\t:hx ark^3a/99999/fk4bb.set what B\tx\t-",
+        // 2026-11-22 00:00:00
+        "1795305600\t127.0.0.1\tteam\tbob\t:hx ark^3a/99999/fk4aa.set what A\tx\t-",
+        // 2026-11-23 12:00:00
+        "1795435200\t127.0.0.1\tsam\tsam\t:hx ark^3a/13030/f54x54g11.set _t https^3a//example.org/m\tx\t-",
+    ];
+    std::fs::write(
+        api.dir("binders/sam").join("write.log"),
+        records.join("\n") + "\n",
+    )
+    .unwrap();
+    let a1 = "2026-11-20 10:00:00|sam|ark:/99999/fk4aa|set _t";
+    let b2 = "2026-11-21 23:59:59|alice (sam)|ark:/99999/fk4bb|set what";
+    let c3 = "2026-11-22 00:00:00|bob (team)|ark:/99999/fk4aa|set what";
+    let d4 = "2026-11-23 12:00:00|sam|ark:/13030/f54x54g11|set _t";
+    let rows = |query: &str| -> Vec<String> {
+        let p = b.get(&format!("/console/p/sam/writes?{query}"));
+        assert_eq!(p.status, 200, "{query}: {}", p.body);
+        p.body
+            .lines()
+            .filter(|l| l.starts_with("<tr><td data-label=\"When (UTC)\">"))
+            .map(|l| {
+                let cells: Vec<&str> = l
+                    .split("<td data-label=\"")
+                    .skip(1)
+                    .map(|c| {
+                        let c = &c[c.find("\">").unwrap() + 2..c.find("</td>").unwrap()];
+                        // The identifier's cell is a link: its text.
+                        c.rsplit_once("\">")
+                            .map_or(c, |(_, t)| t)
+                            .trim_end_matches("</a>")
+                    })
+                    .collect();
+                cells[..4].join("|")
+            })
+            .collect()
+    };
+    assert_eq!(rows(""), [d4, c3, b2, a1]);
+    for spelling in [
+        "99999%2Ffk4aa",
+        "ark%3A%2F99999%2Ffk4aa",
+        "ARK%3A99999%2Ffk4aa",
+        "https%3A%2F%2Fn2t.net%2Fark%3A%2F99999%2Ffk4aa",
+    ] {
+        assert_eq!(rows(&format!("id={spelling}")), [c3, a1], "{spelling}");
+    }
+    assert_eq!(rows("id=ark%3A13030%2Ff54x54g11"), [d4]);
+    assert_eq!(rows("who=alice"), [b2]);
+    assert_eq!(rows("who=team"), [c3]);
+    assert_eq!(rows("who=sam"), [d4, b2, a1]);
+    // A day is whole and in UTC: 23:59:59 is in it, the next midnight is not.
+    assert_eq!(rows("from=2026-11-21&to=2026-11-21"), [b2]);
+    assert_eq!(rows("from=2026-11-22"), [d4, c3]);
+    assert_eq!(rows("to=2026-11-21"), [b2, a1]);
+    assert_eq!(rows("id=99999%2Ffk4aa&from=2026-11-21"), [c3]);
+    let p = b.get("/console/p/sam/writes?who=nobody");
+    assert!(p.body.contains("No writes here match the filter."));
+    // A day in another form is refused, saying how to write it.
+    let p = b.get("/console/p/sam/writes?from=21%2F11%2F2026");
+    assert_eq!(p.status, 400);
+    assert!(
+        p.body.contains(
+            "From: give a day as YYYY-MM-DD (such as 2026-11-28), not &quot;21/11/2026&quot;."
+        ),
+        "{}",
+        p.body
+    );
+    let p = b.get("/console/p/sam/writes?from=2026-11-22&to=2026-11-21");
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("To is before From"));
+}
