@@ -190,6 +190,39 @@ class Upload(unittest.TestCase):
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
         harness.check_axe(DRIVER)
         harness.assert_fits(DRIVER)
+    def test_4_recent_writes_on_a_phone(self):
+        """At 390 px each write is a block of labelled cells: Change and Value are within
+        the viewport (issue 41, item 8); the filter form too; axe clean."""
+        size = DRIVER.get_window_size()
+        DRIVER.set_window_size(390, size["height"])
+        try:
+            DRIVER.get(SERVE.url("/console/p/sam/writes"))
+            harness.check_axe(DRIVER)
+            harness.full_screenshot(DRIVER, "console-recent-writes-phone")
+            width = DRIVER.execute_script("return document.documentElement.clientWidth")
+            self.assertLessEqual(width, 390)
+            rows = DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")
+            self.assertEqual(len(rows), 50)
+            for label in ("Change", "Value"):
+                cells = DRIVER.find_elements(By.CSS_SELECTOR, f"main td[data-label={label}]")
+                self.assertEqual(len(cells), 50)
+                for cell in cells:
+                    r = DRIVER.execute_script(
+                        "const r = arguments[0].getBoundingClientRect();"
+                        "return [r.left, r.right, r.width];", cell)
+                    self.assertTrue(cell.is_displayed(), label)
+                    self.assertGreaterEqual(r[0], 0, label)
+                    self.assertLessEqual(r[1], width, f"{label} cell ends at {r[1]}px")
+                    self.assertGreater(r[2], 0, label)
+            # Each cell says what it is (the column heads are off-screen).
+            before = DRIVER.execute_script(
+                "return getComputedStyle(arguments[0], '::before').content;",
+                DRIVER.find_element(By.CSS_SELECTOR, "main td[data-label=Change]"))
+            self.assertEqual(before, '"Change: "')
+            harness.assert_fits(DRIVER, width=390)
+        finally:
+            DRIVER.set_window_size(size["width"], size["height"])
+
 
 if __name__ == "__main__":
     unittest.main()
