@@ -413,4 +413,38 @@ mod tests {
         assert!(!id_exists(&t, "foo").unwrap());
         assert_eq!(t.get(&keys::circ("foo")).unwrap().unwrap(), b"i|x");
     }
+
+    #[test]
+    fn a_listing_finds_bound_or_else_issued_identifiers() {
+        // A minter's directory: `a` issued only, `b` issued and bound, `c` bound only.
+        let m = MemLookup::new();
+        m.insert(":/oacounter", "2");
+        m.insert(keys::circ("99999/fk4a"), "i|x");
+        m.insert(keys::circ("99999/fk4b"), "i|x");
+        m.insert(keys::elem("99999/fk4b", "_t"), "https://example.org/b");
+        m.insert(keys::elem("99999/fk4b", "what"), "B");
+        m.insert(keys::elem("99999/fk4c", "_t"), "https://example.org/c");
+        let bound = Counted::default();
+        let issued = Counted {
+            circulated: true,
+            ..Counted::default()
+        };
+        let listed = |prefixes: &[&str], after, counted| {
+            let prefixes: Vec<String> = prefixes.iter().map(|p| p.to_string()).collect();
+            list(&m, &prefixes, after, Some(10), counted).unwrap()
+        };
+        let got = listed(&[], None, bound);
+        assert_eq!(
+            (got.ids, got.bindings),
+            (vec!["99999/fk4b".into(), "99999/fk4c".into()], 3)
+        );
+        let got = listed(&[], None, issued);
+        assert_eq!(
+            (got.ids, got.bindings),
+            (vec!["99999/fk4a".into(), "99999/fk4b".into()], 2)
+        );
+        assert_eq!(listed(&["99999/fk4b"], None, issued).ids, ["99999/fk4b"]);
+        assert_eq!(listed(&[], Some("99999/fk4a"), issued).ids, ["99999/fk4b"]);
+        assert!(listed(&["13030/"], None, issued).ids.is_empty());
+    }
 }
