@@ -161,11 +161,14 @@ class Upload(unittest.TestCase):
         harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-refused")
         # A row the binder refuses: reported with its line; the others written.
-        upload(write("reserved.csv", "id,_t,:/x\nok1,https://example.org/1,\nbad,https://example.org/2,v\n"))
+        upload(write("reserved.csv", "id,_t,:/x\nark:/99999/fk4ok1,https://example.org/1,\n"
+                             "ark:/99999/fk4bad,https://example.org/2,v\n"))
         wait_done()
         harness.assert_text(DRIVER, "main .notice", "Done: 2 rows, 1 written, 1 failed.")
         harness.assert_texts(DRIVER, "main table tbody tr",
-                             ['3 bad error: bad: element names beginning ":/" are reserved.'])
+                             ['3 ark:/99999/fk4bad error: ark:/99999/fk4bad: element names '
+                              'beginning ":/" are reserved.',
+                              '2 ark:/99999/fk4ok1 written'])
         harness.check_axe(DRIVER)
         harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-failed-row")
@@ -184,7 +187,7 @@ class Upload(unittest.TestCase):
         harness.screenshot(DRIVER, "console-recent-writes")
         cells = [e.text for e in DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr:first-child td")]
         # The newest write: the last cell written by the last upload (test 2's row 2, _t).
-        self.assertEqual(cells[1:], ["sam", "bad", "set _t", "https://example.org/2"])
+        self.assertEqual(cells[1:], ["sam", "ark:/99999/fk4bad", "set _t", "https://example.org/2"])
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
         DRIVER.find_element(By.LINK_TEXT, "Older writes").click()
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
