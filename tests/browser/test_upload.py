@@ -161,11 +161,14 @@ class Upload(unittest.TestCase):
         harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-refused")
         # A row the binder refuses: reported with its line; the others written.
-        upload(write("reserved.csv", "id,_t,:/x\nok1,https://example.org/1,\nbad,https://example.org/2,v\n"))
+        upload(write("reserved.csv", "id,_t,:/x\nark:/99999/fk4ok1,https://example.org/1,\n"
+                             "ark:/99999/fk4bad,https://example.org/2,v\n"))
         wait_done()
         harness.assert_text(DRIVER, "main .notice", "Done: 2 rows, 1 written, 1 failed.")
         harness.assert_texts(DRIVER, "main table tbody tr",
-                             ['3 bad error: bad: element names beginning ":/" are reserved.'])
+                             ['3 ark:/99999/fk4bad error: ark:/99999/fk4bad: element names '
+                              'beginning ":/" are reserved.',
+                              '2 ark:/99999/fk4ok1 written'])
         harness.check_axe(DRIVER)
         harness.assert_fits(DRIVER)
         harness.screenshot(DRIVER, "console-upload-failed-row")
@@ -184,12 +187,45 @@ class Upload(unittest.TestCase):
         harness.screenshot(DRIVER, "console-recent-writes")
         cells = [e.text for e in DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr:first-child td")]
         # The newest write: the last cell written by the last upload (test 2's row 2, _t).
-        self.assertEqual(cells[1:], ["sam", "bad", "set _t", "https://example.org/2"])
+        self.assertEqual(cells[1:], ["sam", "ark:/99999/fk4bad", "set _t", "https://example.org/2"])
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
         DRIVER.find_element(By.LINK_TEXT, "Older writes").click()
         self.assertEqual(len(DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")), 50)
         harness.check_axe(DRIVER)
         harness.assert_fits(DRIVER)
+    def test_4_recent_writes_on_a_phone(self):
+        """At 390 px each write is a block of labelled cells: Change and Value are within
+        the viewport (issue 41, item 8); the filter form too; axe clean."""
+        size = DRIVER.get_window_size()
+        DRIVER.set_window_size(390, size["height"])
+        try:
+            DRIVER.get(SERVE.url("/console/p/sam/writes"))
+            harness.check_axe(DRIVER)
+            harness.full_screenshot(DRIVER, "console-recent-writes-phone")
+            width = DRIVER.execute_script("return document.documentElement.clientWidth")
+            self.assertLessEqual(width, 390)
+            rows = DRIVER.find_elements(By.CSS_SELECTOR, "main tbody tr")
+            self.assertEqual(len(rows), 50)
+            for label in ("Change", "Value"):
+                cells = DRIVER.find_elements(By.CSS_SELECTOR, f"main td[data-label={label}]")
+                self.assertEqual(len(cells), 50)
+                for cell in cells:
+                    r = DRIVER.execute_script(
+                        "const r = arguments[0].getBoundingClientRect();"
+                        "return [r.left, r.right, r.width];", cell)
+                    self.assertTrue(cell.is_displayed(), label)
+                    self.assertGreaterEqual(r[0], 0, label)
+                    self.assertLessEqual(r[1], width, f"{label} cell ends at {r[1]}px")
+                    self.assertGreater(r[2], 0, label)
+            # Each cell says what it is (the column heads are off-screen).
+            before = DRIVER.execute_script(
+                "return getComputedStyle(arguments[0], '::before').content;",
+                DRIVER.find_element(By.CSS_SELECTOR, "main td[data-label=Change]"))
+            self.assertEqual(before, '"Change: "')
+            harness.assert_fits(DRIVER, width=390)
+        finally:
+            DRIVER.set_window_size(size["width"], size["height"])
+
 
 if __name__ == "__main__":
     unittest.main()

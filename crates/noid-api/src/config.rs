@@ -60,6 +60,11 @@ pub struct ConsoleConfig {
     /// Cookies are `Secure` even when no front server says the browser uses TLS.
     #[serde(default)]
     pub secure_cookies: bool,
+    /// The resolver the console links minted identifiers to
+    /// (`https://n2t.example.org/`: a link is this followed by the identifier). Without
+    /// one, no resolver link is shown.
+    #[serde(default)]
+    pub resolver: Option<String>,
 }
 
 impl Default for ConsoleConfig {
@@ -68,6 +73,7 @@ impl Default for ConsoleConfig {
             enabled: true,
             session_idle: default_session_idle(),
             secure_cookies: false,
+            resolver: None,
         }
     }
 }

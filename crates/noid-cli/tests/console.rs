@@ -223,12 +223,26 @@ fn login_mint_bind_edit_purge_logout() {
             ("target", "https://example.org/$id"),
         ],
     );
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/p/sam/minted?n=1")),
+        "{}",
+        p.body
+    );
+    let p = b.get("/console/p/sam/minted?n=1");
     assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p
+        .body
+        .contains("Minted 3 from ark/99999/fk4 and bound their targets."));
+    assert!(
+        !p.body.contains("at the resolver"),
+        "no resolver link without [console] resolver"
+    );
     let twin = Dir::minter(&["fk4.reedeedk", "long", "99999", "example.org", "test"]);
     let expected = twin.mint(3);
     for id in &expected {
         assert!(
-            p.body.contains(&format!(">{id}</a></li>")),
+            p.body.contains(&format!(">ark:/{id}</a></li>")),
             "{id} in {}",
             p.body
         );
@@ -664,4 +678,222 @@ fn withdraw_with_a_reason_and_purge_after_typing_the_identifier() {
     );
     assert!(p.body.contains(&format!("Purged {id}.")));
     assert_eq!(noid_get(&api, "binders/sam", id, "what"), "\n");
+}
+
+/// `:/oacounter` of minter directory `dir`, as `noid dbinfo` reports it: how many
+/// identifiers the minter has issued.
+fn issued(api: &Api, dir: &str) -> String {
+    let out = Command::new(noid_exe())
+        .arg("-f")
+        .arg(api.dir(dir))
+        .arg("dbinfo")
+        .output()
+        .unwrap();
+    let info = String::from_utf8(out.stdout).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("  :/oacounter: "))
+        .unwrap_or_else(|| panic!("no counter in {info}"))
+        .to_string()
+}
+
+/// The mint form answers with a redirect to its result, kept by the service: a reload
+/// mints nothing; each identifier is shown in full with its resolver link, all of them
+/// in a text area and a download; identifiers minted without a target are listed in
+/// Browse (issue 41, item 4).
+#[test]
+fn mint_result_survives_a_reload_and_unbound_ids_are_browsable() {
+    let api = Api::start_with("[console]\nresolver = \"https://n2t.example.org\"\n");
+    let b = Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    let token = b.get("/console/p/sam/mint").token();
+    let form = [
+        ("csrf", token.as_str()),
+        ("minter", "ark/99999/fk4"),
+        ("n", "2"),
+        ("target", ""),
+    ];
+    let p = b.post("/console/p/sam/mint", &form);
+    assert_eq!(
+        (p.status, p.header("location")),
+        (303, Some("/console/p/sam/minted?n=1")),
+        "{}",
+        p.body
+    );
+    let twin = Dir::minter(&["fk4.reedeedk", "long", "99999", "example.org", "test"]);
+    let expected = twin.mint(2);
+    let full: Vec<String> = expected.iter().map(|id| format!("ark:/{id}")).collect();
+    let shown = |p: &Page| {
+        assert_eq!(p.status, 200, "{}", p.body);
+        assert!(
+            p.body.contains("Minted 2 from ark/99999/fk4."),
+            "{}",
+            p.body
+        );
+        for ark in &full {
+            let link = format!(
+                "<li><a href=\"/console/p/sam/id?id={}\">{ark}</a> · \
+                 <a href=\"https://n2t.example.org/{ark}\">at the resolver</a></li>",
+                ark.replace(':', "%3A").replace('/', "%2F")
+            );
+            assert!(p.body.contains(&link), "{link} in {}", p.body);
+        }
+        let area = format!(
+            "<textarea id=\"all\" readonly rows=\"2\">{}</textarea>",
+            full.join("\n")
+        );
+        assert!(p.body.contains(&area), "{area} in {}", p.body);
+    };
+    shown(&b.get("/console/p/sam/minted?n=1"));
+    assert_eq!(issued(&api, "minters/sam/ark/99999/fk4"), "2");
+    // Reloading shows the same identifiers and mints nothing.
+    shown(&b.get("/console/p/sam/minted?n=1"));
+    assert_eq!(issued(&api, "minters/sam/ark/99999/fk4"), "2");
+    let text = b.get("/console/p/sam/minted.txt?n=1");
+    assert_eq!(text.status, 200);
+    assert_eq!(
+        text.header("content-disposition"),
+        Some("attachment; filename=\"minted-1.txt\"")
+    );
+    assert_eq!(text.body, format!("{}\n{}\n", full[0], full[1]));
+    // Another populator's login does not see it; an unknown result says so.
+    let olga = Browser::new(&api, "olga");
+    olga.login("other", "olga", "pw");
+    assert_eq!(olga.get("/console/p/other/minted?n=1").status, 404);
+    let gone = b.get("/console/p/sam/minted?n=2");
+    assert_eq!(gone.status, 404);
+    assert!(gone.body.contains("This mint result is not kept"));
+
+    // Nothing is bound to them, yet Browse lists them, marked, by any prefix spelling;
+    // an identifier minted with a target is listed unmarked among them.
+    assert_eq!(noid_get(&api, "binders/sam", &full[0], "_t"), "\n");
+    let token = b.get("/console/p/sam/mint").token();
+    let form = [
+        ("csrf", token.as_str()),
+        ("minter", "ark/99999/fk4"),
+        ("n", "1"),
+        ("target", "https://example.org/$id"),
+    ];
+    assert_eq!(b.post("/console/p/sam/mint", &form).status, 303);
+    let bound = format!("ark:/{}", twin.mint(1)[0]);
+    let mut all: Vec<(String, bool)> = full.iter().map(|a| (a.clone(), false)).collect();
+    all.push((bound, true));
+    all.sort();
+    let expected_items: Vec<String> = all
+        .iter()
+        .map(|(ark, bound)| {
+            format!(
+                "<li><a href=\"/console/p/sam/id?id={}\">{ark}</a>{}</li>",
+                ark.replace(':', "%3A").replace('/', "%2F"),
+                if *bound {
+                    ""
+                } else {
+                    " <span class=\"unbound\">(minted, nothing bound yet)</span>"
+                }
+            )
+        })
+        .collect();
+    for prefix in ["99999%2Ffk4", "ark%3A%2F99999%2Ffk4", ""] {
+        let p = b.get(&format!("/console/p/sam/browse?prefix={prefix}"));
+        let items: Vec<&str> = p
+            .body
+            .lines()
+            .filter(|l| l.starts_with("<li><a href=\"/console/p/sam/id?"))
+            .collect();
+        assert_eq!(items, expected_items, "prefix {prefix}");
+    }
+    // Paging goes on past a minted identifier.
+    let p = b.get(&format!(
+        "/console/p/sam/browse?prefix=&after={}",
+        all[0].0.replace(':', "%3A").replace('/', "%2F")
+    ));
+    let items: Vec<&str> = p
+        .body
+        .lines()
+        .filter(|l| l.starts_with("<li><a href=\"/console/p/sam/id?"))
+        .collect();
+    assert_eq!(items, expected_items[1..]);
+}
+
+/// Recent writes filtered by identifier (any spelling), login or populator, and day
+/// (issue 41, item 8), on a write log of the documented layout with known days.
+#[test]
+fn recent_writes_filter_by_identifier_login_and_day() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    // EPOCH CLIENT POPULATOR AGENT COMMAND RECEIVED ACTING_FOR; days in UTC.
+    let records = [
+        // 2026-11-20 10:00:00
+        "1795168800\t127.0.0.1\tsam\tsam\t:hx ark^3a/99999/fk4aa.set _t https^3a//example.org/a\tx\t-",
+        // 2026-11-21 23:59:59
+        "1795305599\t127.0.0.1\tsam\talice\t:hx ark^3a/99999/fk4bb.set what B\tx\t-",
+        // 2026-11-22 00:00:00
+        "1795305600\t127.0.0.1\tteam\tbob\t:hx ark^3a/99999/fk4aa.set what A\tx\t-",
+        // 2026-11-23 12:00:00
+        "1795435200\t127.0.0.1\tsam\tsam\t:hx ark^3a/13030/f54x54g11.set _t https^3a//example.org/m\tx\t-",
+    ];
+    std::fs::write(
+        api.dir("binders/sam").join("write.log"),
+        records.join("\n") + "\n",
+    )
+    .unwrap();
+    let a1 = "2026-11-20 10:00:00|sam|ark:/99999/fk4aa|set _t";
+    let b2 = "2026-11-21 23:59:59|alice (sam)|ark:/99999/fk4bb|set what";
+    let c3 = "2026-11-22 00:00:00|bob (team)|ark:/99999/fk4aa|set what";
+    let d4 = "2026-11-23 12:00:00|sam|ark:/13030/f54x54g11|set _t";
+    let rows = |query: &str| -> Vec<String> {
+        let p = b.get(&format!("/console/p/sam/writes?{query}"));
+        assert_eq!(p.status, 200, "{query}: {}", p.body);
+        p.body
+            .lines()
+            .filter(|l| l.starts_with("<tr><td data-label=\"When (UTC)\">"))
+            .map(|l| {
+                let cells: Vec<&str> = l
+                    .split("<td data-label=\"")
+                    .skip(1)
+                    .map(|c| {
+                        let c = &c[c.find("\">").unwrap() + 2..c.find("</td>").unwrap()];
+                        // The identifier's cell is a link: its text.
+                        c.rsplit_once("\">")
+                            .map_or(c, |(_, t)| t)
+                            .trim_end_matches("</a>")
+                    })
+                    .collect();
+                cells[..4].join("|")
+            })
+            .collect()
+    };
+    assert_eq!(rows(""), [d4, c3, b2, a1]);
+    for spelling in [
+        "99999%2Ffk4aa",
+        "ark%3A%2F99999%2Ffk4aa",
+        "ARK%3A99999%2Ffk4aa",
+        "https%3A%2F%2Fn2t.net%2Fark%3A%2F99999%2Ffk4aa",
+    ] {
+        assert_eq!(rows(&format!("id={spelling}")), [c3, a1], "{spelling}");
+    }
+    assert_eq!(rows("id=ark%3A13030%2Ff54x54g11"), [d4]);
+    assert_eq!(rows("who=alice"), [b2]);
+    assert_eq!(rows("who=team"), [c3]);
+    assert_eq!(rows("who=sam"), [d4, b2, a1]);
+    // A day is whole and in UTC: 23:59:59 is in it, the next midnight is not.
+    assert_eq!(rows("from=2026-11-21&to=2026-11-21"), [b2]);
+    assert_eq!(rows("from=2026-11-22"), [d4, c3]);
+    assert_eq!(rows("to=2026-11-21"), [b2, a1]);
+    assert_eq!(rows("id=99999%2Ffk4aa&from=2026-11-21"), [c3]);
+    let p = b.get("/console/p/sam/writes?who=nobody");
+    assert!(p.body.contains("No writes here match the filter."));
+    // A day in another form is refused, saying how to write it.
+    let p = b.get("/console/p/sam/writes?from=21%2F11%2F2026");
+    assert_eq!(p.status, 400);
+    assert!(
+        p.body.contains(
+            "From: give a day as YYYY-MM-DD (such as 2026-11-28), not &quot;21/11/2026&quot;."
+        ),
+        "{}",
+        p.body
+    );
+    let p = b.get("/console/p/sam/writes?from=2026-11-22&to=2026-11-21");
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("To is before From"));
 }

@@ -259,8 +259,9 @@ mod pages {
         let writes = b.get("/console/p/sam/writes");
         assert!(
             writes.body.contains(
-                "<td><a href=\"/console/p/sam/id?id=x9\">x9</a></td><td>set _t</td>\
-                 <td>https://example.org/9</td>"
+                "<td data-label=\"Identifier\"><a href=\"/console/p/sam/id?id=x9\">x9</a></td>\
+                 <td data-label=\"Change\">set _t</td>\
+                 <td data-label=\"Value\">https://example.org/9</td>"
             ),
             "{}",
             writes.body

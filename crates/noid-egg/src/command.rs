@@ -272,6 +272,10 @@ pub enum Command {
         prefixes: Vec<String>,
         /// Count the admin elements among the bindings (`--all`, `:all`).
         all: bool,
+        /// List the identifiers a minter issued (those with a circulation record,
+        /// `ID<TAB>:/c`, bound or not) instead of those with bindings: how a
+        /// minter's directory says what it minted. No egg line asks for it.
+        circulated: bool,
     },
     /// `norm` and `shadow`.
     Norm {

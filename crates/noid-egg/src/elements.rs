@@ -156,17 +156,29 @@ pub struct Listing {
 /// Keys read by the first scan of a listing; each further scan reads four times more.
 const LIST_SCAN: usize = 1024;
 
+/// Which identifiers a listing finds, and what it counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counted {
+    /// Count the admin elements among the bindings.
+    pub admin: bool,
+    /// Find the identifiers with a circulation record (`ID<TAB>:/c`: issued by the
+    /// minter whose directory this is), each counted once, instead of those with
+    /// bindings.
+    pub circulated: bool,
+}
+
 /// Up to `max` (all when `None`) identifiers with bindings, after `after` when given,
 /// starting with one of `prefixes` (any when empty), in key order without repeats.
 /// Noid's admin keys (`:/…`) name no identifier; an identifier with minter records
-/// only (minted, never bound) is not listed. The store is read by prefix scans from
-/// each prefix's start, so `next` costs the keys before `after` too.
+/// only (minted, never bound) is not listed unless `counted.circulated` asks for the
+/// minted identifiers. The store is read by prefix scans from each prefix's start, so
+/// `next` costs the keys before `after` too.
 pub fn list<L: Lookup + ?Sized>(
     l: &L,
     prefixes: &[String],
     after: Option<&str>,
     max: Option<usize>,
-    count_admin: bool,
+    counted: Counted,
 ) -> Result<Listing, LookupError> {
     let all = [String::new()];
     let prefixes = if prefixes.is_empty() {
@@ -180,7 +192,7 @@ pub fn list<L: Lookup + ?Sized>(
         if want == Some(0) {
             break;
         }
-        for (id, n) in ids_under(l, p, after, want, count_admin)? {
+        for (id, n) in ids_under(l, p, after, want, counted)? {
             if !found.iter().any(|(f, _)| *f == id) {
                 found.push((id, n));
             }
@@ -202,7 +214,7 @@ fn ids_under<L: Lookup + ?Sized>(
     prefix: &str,
     after: Option<&str>,
     want: Option<usize>,
-    count_admin: bool,
+    counted: Counted,
 ) -> Result<Vec<(String, usize)>, LookupError> {
     let mut limit = if want.is_some() {
         LIST_SCAN
@@ -218,14 +230,20 @@ fn ids_under<L: Lookup + ?Sized>(
                 continue;
             };
             let (id, elem) = (&k[..tab], &k[tab + 1..]);
-            if id.starts_with(b":/") || is_minter_record(elem) {
+            let wanted = if counted.circulated {
+                elem == keys::CIRC.as_bytes()
+            } else {
+                !is_minter_record(elem)
+            };
+            if id.starts_with(b":/") || !wanted {
                 continue;
             }
             let id = String::from_utf8_lossy(id);
             if after.is_some_and(|a| id.as_ref() <= a) {
                 continue;
             }
-            let counted = count_admin || !is_admin(&String::from_utf8_lossy(elem));
+            let counted =
+                counted.circulated || counted.admin || !is_admin(&String::from_utf8_lossy(elem));
             match ids.last_mut() {
                 Some((last, n, _)) if *last == id => *n += usize::from(counted),
                 _ => ids.push((id.into_owned(), usize::from(counted), true)),
@@ -394,5 +412,39 @@ mod tests {
         assert_eq!(purge(&mut t, "foo").unwrap(), 3);
         assert!(!id_exists(&t, "foo").unwrap());
         assert_eq!(t.get(&keys::circ("foo")).unwrap().unwrap(), b"i|x");
+    }
+
+    #[test]
+    fn a_listing_finds_bound_or_else_issued_identifiers() {
+        // A minter's directory: `a` issued only, `b` issued and bound, `c` bound only.
+        let m = MemLookup::new();
+        m.insert(":/oacounter", "2");
+        m.insert(keys::circ("99999/fk4a"), "i|x");
+        m.insert(keys::circ("99999/fk4b"), "i|x");
+        m.insert(keys::elem("99999/fk4b", "_t"), "https://example.org/b");
+        m.insert(keys::elem("99999/fk4b", "what"), "B");
+        m.insert(keys::elem("99999/fk4c", "_t"), "https://example.org/c");
+        let bound = Counted::default();
+        let issued = Counted {
+            circulated: true,
+            ..Counted::default()
+        };
+        let listed = |prefixes: &[&str], after, counted| {
+            let prefixes: Vec<String> = prefixes.iter().map(|p| p.to_string()).collect();
+            list(&m, &prefixes, after, Some(10), counted).unwrap()
+        };
+        let got = listed(&[], None, bound);
+        assert_eq!(
+            (got.ids, got.bindings),
+            (vec!["99999/fk4b".into(), "99999/fk4c".into()], 3)
+        );
+        let got = listed(&[], None, issued);
+        assert_eq!(
+            (got.ids, got.bindings),
+            (vec!["99999/fk4a".into(), "99999/fk4b".into()], 2)
+        );
+        assert_eq!(listed(&["99999/fk4b"], None, issued).ids, ["99999/fk4b"]);
+        assert_eq!(listed(&[], Some("99999/fk4a"), issued).ids, ["99999/fk4b"]);
+        assert!(listed(&["13030/"], None, issued).ids.is_empty());
     }
 }

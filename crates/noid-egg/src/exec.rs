@@ -177,6 +177,7 @@ fn run<L: Lookup + ?Sized>(
             after,
             prefixes,
             all,
+            circulated,
         } => {
             // A prefix in another spelling also finds the records stored in the
             // binder's own (`99999/fk4` finds `ark:/99999/fk4…` in a populator's binder).
@@ -189,7 +190,16 @@ fn run<L: Lookup + ?Sized>(
             Reply::Listing {
                 binder: binder.clone(),
                 max: *max,
-                found: elements::list(txn, &prefixes, after.as_deref(), *max, *all)?,
+                found: elements::list(
+                    txn,
+                    &prefixes,
+                    after.as_deref(),
+                    *max,
+                    elements::Counted {
+                        admin: *all,
+                        circulated: *circulated,
+                    },
+                )?,
             }
         }
         Command::Norm { id, shadow } => Reply::Id(if *shadow {

@@ -155,6 +155,7 @@ impl Operands<'_, '_, '_> {
             after,
             prefixes,
             all: line.all,
+            circulated: false,
         })
     }
 

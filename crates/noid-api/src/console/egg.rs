@@ -99,10 +99,49 @@ impl Binder {
                 vec![prefix.to_string()]
             },
             all: false,
+            circulated: false,
         };
         match self.run(vec![list]).await?.pop() {
             Some(Reply::Listing { found, .. }) => Ok(found.ids),
             _ => Err("the binder gave no listing".into()),
+        }
+    }
+
+    /// Up to `max` identifiers the minter at `path` issued, starting with `prefix` (any
+    /// spelling; all when empty), after `after` (in the minter's spelling), in key
+    /// order: read from the minter's circulation records, bound or not.
+    pub async fn minted(
+        &self,
+        path: &[String; 3],
+        prefix: &str,
+        after: Option<&str>,
+        max: usize,
+    ) -> Result<Vec<String>, String> {
+        let Some(dir) = crate::handler::minter_dir(&self.pop, path) else {
+            return Err("no such minter".into());
+        };
+        let list = Command::List {
+            binder: String::new(),
+            max: Some(max),
+            after: after.map(str::to_string),
+            prefixes: if prefix.is_empty() {
+                Vec::new()
+            } else {
+                vec![prefix.to_string()]
+            },
+            all: false,
+            circulated: true,
+        };
+        let answer = self
+            .service
+            .store(&dir, None)
+            .submit(Work::Commands(vec![list]), self.who.clone(), true)
+            .await;
+        let failed = answer.failed.then(|| errors(&answer));
+        match answer.replies.into_iter().next() {
+            Some(Reply::Listing { found, .. }) => Ok(found.ids),
+            Some(Reply::Error(e)) => Err(e.to_string()),
+            _ => Err(failed.unwrap_or_else(|| "the minter gave no listing".into())),
         }
     }
 

@@ -40,6 +40,7 @@ pub mod egg;
 pub mod form;
 pub mod html;
 mod login;
+pub mod minted;
 mod pages;
 mod retire;
 pub mod session;
@@ -82,6 +83,8 @@ pub const PAGES: &[(&str, Verb, Handler)] = &[
     ("", Verb::Get, pages::home),
     ("mint", Verb::Get, pages::mint_form),
     ("mint", Verb::Post, pages::mint),
+    ("minted", Verb::Get, pages::minted),
+    ("minted.txt", Verb::Get, pages::minted_text),
     ("browse", Verb::Get, pages::browse),
     ("id", Verb::Get, edit::show),
     ("id", Verb::Post, edit::save),
@@ -114,6 +117,10 @@ pub struct Console {
     pub secure_cookies: bool,
     /// `[console] enabled`.
     pub enabled: bool,
+    /// `[console] resolver`, ending in `/`: minted identifiers link to it.
+    pub resolver: Option<String>,
+    /// What the mint forms minted, for their result pages.
+    pub minted: minted::Kept,
 }
 
 impl Console {
@@ -123,6 +130,12 @@ impl Console {
             sessions: Sessions::new(Duration::from_secs(c.session_idle)),
             secure_cookies: c.secure_cookies,
             enabled: c.enabled,
+            resolver: c
+                .resolver
+                .as_deref()
+                .filter(|r| !r.is_empty())
+                .map(|r| format!("{}/", r.trim_end_matches('/'))),
+            minted: minted::Kept::default(),
         }
     }
 }

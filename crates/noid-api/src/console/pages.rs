@@ -1,10 +1,16 @@
 //! The populator's first page (its binder and minters), minting, and browsing the
-//! binder's identifiers by prefix.
+//! identifiers by prefix (the binder's and the minters').
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use hyper::header::{HeaderValue, CONTENT_DISPOSITION};
 use hyper::StatusCode;
 
 use super::html::{escape, notice, post_form, query_value};
+use super::minted::{full_id, Minted, KEPT};
 use super::{Ctx, Handled};
+use crate::handler::Resp;
 use noid_egg::{Command, Op};
 
 /// Most identifiers minted by one form.
@@ -92,7 +98,8 @@ pub fn mint_form(c: Ctx) -> Handled {
     })
 }
 
-/// `POST mint`: mint N, then bind the target to each (one bulk request).
+/// `POST mint`: mint N, then bind the target to each (one bulk request); the result
+/// is kept ([`super::minted`]) and the answer is a redirect to its page.
 pub fn mint(c: Ctx) -> Handled {
     Box::pin(async move {
         let f = &c.form;
@@ -136,33 +143,100 @@ pub fn mint(c: Ctx) -> Handled {
                 .collect();
             bound = Some(b.run(binds).await.err());
         }
+        let minted = c.service.console.minted.add(Minted {
+            number: 0,
+            populator: c.user.populator.clone(),
+            minter: path,
+            ids,
+            stopped: error,
+            bound,
+        });
+        super::see_other(&format!("{}minted?n={}", c.base(), minted.number))
+    })
+}
+
+/// The mint result `?n=` names, if it is kept and the populator's.
+fn kept(c: &Ctx) -> Option<Arc<Minted>> {
+    let n = c.query.text("n").parse().ok()?;
+    c.service.console.minted.get(n, &c.user.populator)
+}
+
+/// The page for a mint result that is not kept (or not the populator's).
+fn not_kept(c: &Ctx) -> Resp {
+    let body = notice(
+        "error",
+        &format!(
+            "This mint result is not kept: the service keeps the last {KEPT} and \
+             forgets them when it restarts. The identifiers are in Recent writes (when \
+             targets were bound) and in Browse."
+        ),
+    );
+    c.page(StatusCode::NOT_FOUND, "Minted", &body)
+}
+
+/// `GET minted?n=N`: what the mint form's POST minted (it answers with a redirect
+/// here, so that reloading shows the same identifiers and mints nothing).
+pub fn minted(c: Ctx) -> Handled {
+    Box::pin(async move {
+        let Some(m) = kept(&c) else {
+            return not_kept(&c);
+        };
+        let base = c.base();
         let mut body = String::new();
-        if let Some(e) = &error {
+        if let Some(e) = &m.stopped {
             body.push_str(&notice("error", &format!("Minting stopped: {e}")));
         }
-        match &bound {
+        let minter = m.minter.join("/");
+        match &m.bound {
             Some(Some(e)) => body.push_str(&notice(
                 "error",
                 &format!("Binding the targets failed: {e}"),
             )),
             Some(None) => body.push_str(&notice(
                 "ok",
-                &format!("Minted {} and bound their targets.", ids.len()),
+                &format!(
+                    "Minted {} from {minter} and bound their targets.",
+                    m.ids.len()
+                ),
             )),
-            None => body.push_str(&notice("ok", &format!("Minted {}.", ids.len()))),
+            None => body.push_str(&notice(
+                "ok",
+                &format!("Minted {} from {minter}.", m.ids.len()),
+            )),
         }
+        let resolver = c.service.console.resolver.as_deref();
         body.push_str("<ul class=\"minted\">\n");
-        for id in &ids {
+        for id in &m.ids {
+            let full = m.full(id);
             body.push_str(&format!(
-                "<li><a href=\"{}id?id={}\">{}</a></li>\n",
-                c.base(),
-                query_value(id),
-                escape(id)
+                "<li><a href=\"{base}id?id={}\">{}</a>",
+                query_value(&full),
+                escape(&full)
+            ));
+            if let Some(r) = resolver {
+                body.push_str(&format!(
+                    " · <a href=\"{}\">at the resolver</a>",
+                    escape(&format!("{r}{full}"))
+                ));
+            }
+            body.push_str("</li>\n");
+        }
+        body.push_str("</ul>\n");
+        if !m.ids.is_empty() {
+            let all: Vec<String> = m.ids.iter().map(|id| m.full(id)).collect();
+            body.push_str(&format!(
+                "<h2>Copy them</h2>\n<label for=\"all\">All {} identifiers, one a line</label>\n\
+                 <textarea id=\"all\" readonly rows=\"{}\">{}</textarea>\n\
+                 <p><a href=\"{base}minted.txt?n={}\" download>Download them as text</a></p>\n",
+                all.len(),
+                all.len().clamp(2, 12),
+                escape(&all.join("\n")),
+                m.number
             ));
         }
-        body.push_str("</ul>\n<h2>Mint more</h2>\n");
-        body.push_str(&mint_body(&c, &path.join("/"), "1", ""));
-        let status = if error.is_some() {
+        body.push_str("<h2>Mint more</h2>\n");
+        body.push_str(&mint_body(&c, &minter, "1", ""));
+        let status = if m.stopped.is_some() {
             StatusCode::INTERNAL_SERVER_ERROR
         } else {
             StatusCode::OK
@@ -171,8 +245,75 @@ pub fn mint(c: Ctx) -> Handled {
     })
 }
 
-/// `GET browse?prefix=P&after=ID`: the binder's identifiers starting with P, a page
-/// at a time (egg's `list` and `next`).
+/// `GET minted.txt?n=N`: a mint result's identifiers in full, one a line, as a
+/// download.
+pub fn minted_text(c: Ctx) -> Handled {
+    Box::pin(async move {
+        let Some(m) = kept(&c) else {
+            return not_kept(&c);
+        };
+        let text: String = m.ids.iter().map(|id| m.full(id) + "\n").collect();
+        let mut r = super::text(StatusCode::OK, &text);
+        let disposition = format!("attachment; filename=\"minted-{}.txt\"", m.number);
+        if let Ok(v) = HeaderValue::from_str(&disposition) {
+            r.headers_mut().insert(CONTENT_DISPOSITION, v);
+        }
+        r
+    })
+}
+
+/// One identifier Browse lists.
+struct Listed {
+    /// As the binder stores it; a minted one unbound in full (`ark:/NAAN/…`), the
+    /// spelling it gets when something is bound.
+    id: String,
+    /// Whether anything is bound to it (otherwise a minter of the populator issued it).
+    bound: bool,
+}
+
+/// Up to `max` identifiers starting with `prefix`, after `after`, in order: the
+/// binder's, and those the populator's minters issued that have nothing bound yet
+/// (read from each minter's circulation records), so that an identifier minted
+/// without a target is found here too.
+async fn listing(
+    c: &Ctx,
+    prefix: &str,
+    after: Option<&str>,
+    max: usize,
+) -> Result<Vec<Listed>, String> {
+    let b = c.binder();
+    let mut found = BTreeMap::new();
+    if b.has_binder() {
+        for id in b.list(prefix, after, max).await? {
+            found.insert(id, true);
+        }
+    }
+    for path in b.minters() {
+        // `after` in the minter's spelling: its identifiers all begin with `scheme`
+        // in full.
+        let scheme = full_id(&path[0], "");
+        let after_here = match after {
+            None => None,
+            Some(a) => match a.strip_prefix(scheme.as_str()) {
+                Some(rest) => Some(rest),
+                None if a < scheme.as_str() => None,
+                None => continue,
+            },
+        };
+        for id in b.minted(&path, prefix, after_here, max).await? {
+            found.entry(full_id(&path[0], &id)).or_insert(false);
+        }
+    }
+    // Each list is whole up to its last identifier, so the first `max` of both are.
+    Ok(found
+        .into_iter()
+        .take(max)
+        .map(|(id, bound)| Listed { id, bound })
+        .collect())
+}
+
+/// `GET browse?prefix=P&after=ID`: the identifiers starting with P ([`listing`]), a
+/// page at a time (egg's `list` and `next`).
 pub fn browse(c: Ctx) -> Handled {
     Box::pin(async move {
         let prefix = c.query.text("prefix");
@@ -185,8 +326,7 @@ pub fn browse(c: Ctx) -> Handled {
              <button type=\"submit\">Show</button>\n</form>\n",
             escape(prefix)
         );
-        let found = c.binder().list(prefix, after, PAGE + 1).await;
-        let ids = match found {
+        let ids = match listing(&c, prefix, after, PAGE + 1).await {
             Ok(ids) => ids,
             Err(e) => {
                 body.push_str(&notice("error", &e));
@@ -199,11 +339,16 @@ pub fn browse(c: Ctx) -> Handled {
             body.push_str("<p>No identifiers here.</p>\n");
         } else {
             body.push_str("<ul class=\"ids\">\n");
-            for id in shown {
+            for l in shown {
                 body.push_str(&format!(
-                    "<li><a href=\"{base}id?id={}\">{}</a></li>\n",
-                    query_value(id),
-                    escape(id)
+                    "<li><a href=\"{base}id?id={}\">{}</a>{}</li>\n",
+                    query_value(&l.id),
+                    escape(&l.id),
+                    if l.bound {
+                        ""
+                    } else {
+                        " <span class=\"unbound\">(minted, nothing bound yet)</span>"
+                    }
                 ));
             }
             body.push_str("</ul>\n");
@@ -219,7 +364,7 @@ pub fn browse(c: Ctx) -> Handled {
             body.push_str(&format!(
                 "<a href=\"{base}browse?prefix={}&amp;after={}\" rel=\"next\">Next page</a>",
                 query_value(prefix),
-                query_value(last)
+                query_value(&last.id)
             ));
         }
         body.push_str("</p></nav>\n");
