@@ -131,6 +131,9 @@ pub struct Tally {
     pub outcomes: Mutex<Vec<(usize, Option<String>)>>,
     /// Why the run stopped early or was not all committed or logged, if it was.
     pub stopped: Mutex<Option<String>>,
+    /// The commands (by index, `start..end` of `outcomes`) whose writes were committed
+    /// but not logged (the write log failed), so `noid replay` would miss them.
+    pub unlogged: Mutex<Vec<std::ops::Range<usize>>>,
 }
 
 impl Tally {
@@ -143,6 +146,12 @@ impl Tally {
     /// A commit of the first `run` commands returned, with its failure if it failed
     /// (a write log failure follows a commit that wrote).
     pub(crate) fn settled(&self, run: usize, failed: Option<&Failed>) {
+        if let Some(Failed::Log(_)) = failed {
+            let from = self.committed.load(Ordering::Relaxed);
+            if from < run {
+                self.unlogged.lock().expect("tally").push(from..run);
+            }
+        }
         if !matches!(failed, Some(Failed::Commit(..))) {
             self.committed.store(run, Ordering::Relaxed);
         }

@@ -36,12 +36,17 @@ struct Setup {
 
 impl Setup {
     fn new() -> Setup {
+        Setup::with("")
+    }
+
+    /// The set-up with `sam_extra` (TOML lines) in populator `sam`'s section.
+    fn with(sam_extra: &str) -> Setup {
         let root = tempfile::tempdir().unwrap();
         let r = root.path();
         noid(&r.join("binder"), &["dbcreate"]);
         noid(&r.join("minters/ark/99999/fk4"), &MINTER);
         let config = format!(
-            "[populator.sam]\nopen = true\nbinder = \"{r}/binder\"\nminters = \"{r}/minters\"\nany_identifier = true\n\n\
+            "[populator.sam]\nopen = true\nbinder = \"{r}/binder\"\nminters = \"{r}/minters\"\nany_identifier = true\n{sam_extra}\n\
              [populator.ro]\nopen = true\nbinder = \"{r}/binder\"\nwrite = false\n",
             r = r.display()
         );
@@ -291,4 +296,32 @@ mod pages {
         let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
         assert_eq!(log.lines().count(), 3, "{log}");
     }
+}
+
+/// Issue 42, item 8: when the write log cannot be written, the rows whose writes were
+/// applied are reported as written but not logged (before: "written", and the summary
+/// counted no failure while `noid replay` of the log would miss them).
+#[test]
+fn writes_that_the_log_missed_are_reported() {
+    let s = Setup::with("log = \"/nonexistent-noid-dir/write.log\"\n");
+    let job = s
+        .start(
+            "sam",
+            Kind::Csv,
+            "id,what\nark:/99999/x1,A\nark:/99999/x2,B\n",
+            None,
+        )
+        .unwrap();
+    let why = "the writes were applied but their write log failed: No such file or directory (os error 2)";
+    assert_eq!(
+        s.result(&job),
+        format!(
+            "row,id,outcome\n\
+             2,ark:/99999/x1,error: written but not logged: {why}\n\
+             3,ark:/99999/x2,error: written but not logged: {why}\n"
+        )
+    );
+    // They were written.
+    let binder = s.root.path().join("binder");
+    assert_eq!(noid(&binder, &["get", "ark:/99999/x2", "what"]), "B\n");
 }

@@ -18,6 +18,15 @@ pub struct Ran {
     pub committed: usize,
     /// Why the run stopped early or was not (all) committed, if it was not.
     pub error: Option<String>,
+    /// Commands (`start..end` of `outcomes`) written but not logged: the write log failed.
+    pub unlogged: Vec<std::ops::Range<usize>>,
+}
+
+impl Ran {
+    /// Whether command `k`'s write was committed but not logged.
+    fn unlogged(&self, k: usize) -> bool {
+        self.unlogged.iter().any(|r| r.contains(&k))
+    }
 }
 
 /// What happened to one row (or, for egg lines, one command).
@@ -39,6 +48,8 @@ pub enum Outcome {
     NotWritten(String),
     /// Not run: the run stopped before it.
     NotRun(String),
+    /// Written, but the write log failed: `noid replay` of the log would miss it.
+    Unlogged(String),
 }
 
 impl Outcome {
@@ -62,6 +73,7 @@ impl fmt::Display for Outcome {
             Outcome::NotMinted(e) => write!(f, "error: not minted: {e}"),
             Outcome::NotWritten(e) => write!(f, "error: not written: {e}"),
             Outcome::NotRun(e) => write!(f, "error: not run: {e}"),
+            Outcome::Unlogged(e) => write!(f, "error: written but not logged: {e}"),
         }
     }
 }
@@ -111,6 +123,8 @@ pub fn of_sheet(
                 Outcome::NotRun(why())
             } else if ks.iter().any(|&k| k >= ran.committed) {
                 Outcome::NotWritten(why())
+            } else if ks.iter().any(|&k| ran.unlogged(k)) {
+                Outcome::Unlogged(why())
             } else {
                 match (minted, ks.is_empty()) {
                     (true, true) => Outcome::Minted,
@@ -145,6 +159,7 @@ pub fn of_egg(text: &str, ran: &Ran) -> Vec<RowResult> {
             outcome: match (error, &ran.error) {
                 (Some(e), _) => Outcome::Failed(e.clone()),
                 (None, Some(why)) if k >= ran.committed => Outcome::NotWritten(why.clone()),
+                (None, Some(why)) if ran.unlogged(k) => Outcome::Unlogged(why.clone()),
                 (None, _) => Outcome::Written,
             },
         })
@@ -167,9 +182,23 @@ pub fn csv(results: &[RowResult]) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(["row", "id", "outcome"]);
     for r in results {
-        let _ = w.write_record([r.row.to_string(), r.id.clone(), r.outcome.to_string()]);
+        let _ = w.write_record([
+            r.row.to_string(),
+            inert(&r.id),
+            inert(&r.outcome.to_string()),
+        ]);
     }
     w.into_inner().unwrap_or_default()
+}
+
+/// A cell a spreadsheet will not read as a formula: one starting `=`, `+`, `-`, `@`,
+/// a tab or a carriage return gets a `'` before it (OWASP's advice on CSV injection),
+/// since identifiers and error texts come from the uploaded file.
+fn inert(cell: &str) -> String {
+    match cell.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{cell}"),
+        _ => cell.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -191,6 +220,7 @@ mod tests {
             outcomes: vec![(1, None), (2, None), (3, Some("bad value".into()))],
             committed: 3,
             error: None,
+            unlogged: Vec::new(),
         };
         let results = of_sheet(&sheet, &ids, Some("minter exhausted"), &script, &ran);
         assert_eq!(
@@ -213,6 +243,7 @@ mod tests {
             outcomes: vec![(1, None), (2, None), (3, None)],
             committed: 2,
             error: Some("disk full".into()),
+            unlogged: Vec::new(),
         };
         let outcomes: Vec<String> = of_sheet(&sheet, &ids, None, &script, &ran)
             .iter()
@@ -237,11 +268,49 @@ mod tests {
             outcomes: vec![(1, None), (4, Some("refused".into())), (5, None)],
             committed: 3,
             error: Some("the server is stopping".into()),
+            unlogged: Vec::new(),
         };
         assert_eq!(
             String::from_utf8(csv(&of_egg(text, &ran))).unwrap(),
             "row,id,outcome\n1,x,written\n4,y,error: refused\n5,z,written\n\
              6,,error: not run: the server is stopping\n"
         );
+    }
+
+    /// Issue 42, item 8: writes that were committed but not logged are reported as
+    /// such (the run's summary counted them written), and the result file cannot carry
+    /// a formula into a spreadsheet.
+    #[test]
+    fn unlogged_writes_and_formula_cells() {
+        let sheet = sheet();
+        let ids = row_ids(&sheet, &["m1".into(), "m2".into()]);
+        let script = Script::of(&sheet, &ids);
+        let why = "the writes were applied but their write log failed: No such file or directory (os error 2)";
+        let ran = Ran {
+            outcomes: vec![(1, None), (2, None), (3, None)],
+            committed: 3,
+            error: Some(why.into()),
+            unlogged: vec![0..3],
+        };
+        let results = of_sheet(&sheet, &ids, None, &script, &ran);
+        assert_eq!(results[0].outcome, Outcome::Unlogged(why.into()));
+        assert!(!results[0].outcome.ok());
+        assert_eq!(
+            results[2].outcome,
+            Outcome::Minted,
+            "nothing to write, nothing unlogged"
+        );
+        let file = csv(&[RowResult {
+            row: 2,
+            id: "=HYPERLINK(\"http://x\")".into(),
+            outcome: Outcome::Failed("@SUM(1)".into()),
+        }]);
+        assert_eq!(
+            String::from_utf8(file).unwrap(),
+            "row,id,outcome\n2,\"'=HYPERLINK(\"\"http://x\"\")\",error: @SUM(1)\n"
+        );
+        assert_eq!(inert("-1+1"), "'-1+1");
+        assert_eq!(inert("+1"), "'+1");
+        assert_eq!(inert("ark:/1/x"), "ark:/1/x");
     }
 }

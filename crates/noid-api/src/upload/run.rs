@@ -231,6 +231,7 @@ async fn bulk(job: &Job, w: &Writers, work: Work) -> Ran {
         committed: t.committed.load(Ordering::Relaxed),
         outcomes,
         error,
+        unlogged: std::mem::take(&mut *t.unlogged.lock().expect("tally")),
     }
 }
 

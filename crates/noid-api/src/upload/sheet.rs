@@ -68,6 +68,12 @@ impl Sheet {
     }
 
     fn read_utf8(bytes: &[u8]) -> Result<Sheet, UploadError> {
+        if let Some(line) = unclosed_quote(bytes) {
+            return Err(UploadError::at(
+                line,
+                "a quoted cell is never closed (its opening \" has no closing \"): the rest of the file would be read as one cell",
+            ));
+        }
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(false)
@@ -99,6 +105,37 @@ impl Sheet {
     pub fn mints(&self) -> usize {
         self.rows.iter().filter(|r| r.id.is_none()).count()
     }
+}
+
+/// The line where a quoted cell opens that the file never closes, if one does. The
+/// `csv` crate reads such a cell to the end of the file without a word; RFC 4180's
+/// rule is followed: a `"` opens a quoted cell only at a cell's start, `""` inside one
+/// is a quote, and any other `"` inside one closes it (a `"` in an unquoted cell, an
+/// inch mark, is text).
+fn unclosed_quote(bytes: &[u8]) -> Option<usize> {
+    let (mut line, mut opened_at) = (1, None);
+    let mut at_cell_start = true;
+    // A UTF-8 byte order mark before the first cell.
+    let mut i = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    while i < bytes.len() {
+        let b = bytes[i];
+        match (opened_at, b) {
+            (None, b'"') if at_cell_start => opened_at = Some(line),
+            (Some(_), b'"') if bytes.get(i + 1) == Some(&b'"') => i += 1,
+            (Some(_), b'"') => opened_at = None,
+            _ => {}
+        }
+        if b == b'\n' {
+            line += 1;
+        }
+        at_cell_start = opened_at.is_none() && matches!(b, b',' | b'\n');
+        i += 1;
+    }
+    opened_at
 }
 
 /// The `id` column's index and the element names of the others.
@@ -296,6 +333,20 @@ mod tests {
             refused(b"URL,Target\nx,a\n"),
             "line 1: column '_t' is named twice (headers such as 'URL' and 'Target' both name _t)"
         );
+    }
+
+    /// Issue 42, item 8: `x6,"abc` was read as a cell holding the rest of the file.
+    #[test]
+    fn an_unclosed_quote_is_refused_with_its_line() {
+        assert_eq!(
+            refused(b"id,_t\nx5,a\nx6,\"abc\nx7,b\n"),
+            "line 3: a quoted cell is never closed (its opening \" has no closing \"): the rest of the file would be read as one cell"
+        );
+        // Closed quotes, doubled quotes and a quote inside an unquoted cell are fine.
+        let ok =
+            Sheet::read(b"id,what\nx,\"a \"\"b\"\" c\"\ny,5\" floppy\nz,\"two\nlines\"\n").unwrap();
+        assert_eq!(ok.rows.len(), 3);
+        assert_eq!(ok.rows[1].values, ["5\" floppy"]);
     }
 
     fn refused(text: &[u8]) -> String {
