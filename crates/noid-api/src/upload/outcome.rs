@@ -290,7 +290,7 @@ mod tests {
             outcomes: vec![(1, None), (2, None), (3, None)],
             committed: 3,
             error: Some(why.into()),
-            unlogged: vec![0..3],
+            unlogged: std::iter::once(0..3).collect(),
         };
         let results = of_sheet(&sheet, &ids, None, &script, &ran);
         assert_eq!(results[0].outcome, Outcome::Unlogged(why.into()));
