@@ -6,7 +6,7 @@ complete -c noidr -l poll -d 'Seconds between looks at the --follow change log w
 complete -c noidr -l verify -d 'Seconds between checksum comparisons of the --follow copy with the minter (every key on both sides; a copy that differs is made anew). The copy is also compared whenever the server is on a new timeline (after a failover). 0: never' -r
 complete -c noidr -l protocol -d 'Line protocol: "noid" (`get ID ELEM` → value or NULL, as the noid manual\'s resolver) or "egg" (N2T/EggNog `ID.resolve [HEADERS]` → `redirNNN TARGET`)' -r -f -a "noid\t'Perl Noid\'s resolver mode: read-only noid commands, `get ID ELEM`'
 egg\t'EggNog\'s rrm protocol: `ID.resolve [HEADERS]`'"
-complete -c noidr -l http -d 'Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout line protocol; for nginx and Apache mod_proxy' -r
+complete -c noidr -l http -d 'Serve HTTP on ADDR (host:port, or a unix socket path) instead of the stdin/stdout line protocol; for nginx and Apache mod_proxy. Port 0 lets the system pick a free port; the address bound is logged once it listens ("noidr: HTTP on ADDR", with --log-level info)' -r
 complete -c noidr -l http-threads -d 'Worker threads of the HTTP server' -r
 complete -c noidr -l http-header-timeout -d 'Seconds an HTTP client has to send a whole request head, counted from the connection (or from the previous answer on a kept-alive one): slow or idle clients are dropped after it. Longer than nginx\'s upstream keep-alive (60 s), so nginx closes its idle connections first' -r
 complete -c noidr -l http-max-connections -d 'HTTP connections served at once; more wait in the kernel\'s accept queue' -r
