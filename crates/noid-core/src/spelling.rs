@@ -24,6 +24,7 @@
 //! as the tab that separates identifier and element in a key) or that a paste spoiled
 //! (white space at either end) is refused.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// How a binder spells the identifiers it stores.
@@ -84,7 +85,7 @@ impl std::error::Error for Unspellable {}
 ///     assert_eq!(canonical(raw, &ark).unwrap(), "ark:/13030/f54x54g11");
 /// }
 /// ```
-pub fn canonical(raw: &str, canon: &Canon) -> Result<String, Unspellable> {
+pub fn canonical<'a>(raw: &'a str, canon: &Canon) -> Result<Cow<'a, str>, Unspellable> {
     if let Some(at) = raw.find(|c: char| c.is_control()) {
         return Err(Unspellable::Control(at));
     }
@@ -97,22 +98,31 @@ pub fn canonical(raw: &str, canon: &Canon) -> Result<String, Unspellable> {
         if let Canon::Ark { naans } = canon {
             if let Some((first, rest)) = unlocated.split_once('/') {
                 if naans.iter().any(|n| n.eq_ignore_ascii_case(first)) {
-                    return Ok(format!("ark:/{}/{rest}", first.to_ascii_lowercase()));
+                    return Ok(format!("ark:/{}/{rest}", first.to_ascii_lowercase()).into());
                 }
             }
         }
-        return Ok(raw.to_string());
+        return Ok(Cow::Borrowed(raw));
     };
+    let own = match canon {
+        Canon::Bare { naan: own } => !own.is_empty() && own.eq_ignore_ascii_case(naan),
+        Canon::Ark { .. } => false,
+    };
+    // Already in its stored spelling (the common case of a bulk load): no new string.
+    let labelled = rest.map_or(naan.len() + 5, |r| naan.len() + r.len() + 6);
+    if !own
+        && raw.len() == labelled
+        && raw.starts_with("ark:/")
+        && !naan.bytes().any(|b| b.is_ascii_uppercase())
+    {
+        return Ok(Cow::Borrowed(raw));
+    }
     let naan = naan.to_ascii_lowercase();
-    Ok(match (canon, rest) {
-        (Canon::Bare { naan: own }, Some(rest))
-            if !own.is_empty() && own.eq_ignore_ascii_case(&naan) =>
-        {
-            format!("{naan}/{rest}")
-        }
-        (_, Some(rest)) => format!("ark:/{naan}/{rest}"),
-        (_, None) => format!("ark:/{naan}"),
-    })
+    Ok(Cow::Owned(match rest {
+        Some(rest) if own => format!("{naan}/{rest}"),
+        Some(rest) => format!("ark:/{naan}/{rest}"),
+        None => format!("ark:/{naan}"),
+    }))
 }
 
 /// Whether `raw` carries an ARK label (`ark:` in any case, alone or after a resolver's
@@ -285,6 +295,34 @@ mod tests {
             };
             assert_eq!(canonical(raw, &bare()).unwrap(), expected, "{raw}");
             assert_eq!(is_labelled(raw), raw.starts_with("http"), "{raw}");
+        }
+    }
+
+    /// A spelling already stored as given is not copied (a bulk load's common case).
+    #[test]
+    fn a_stored_spelling_is_borrowed() {
+        for (given, canon) in [
+            ("ark:/13030/x", ark()),
+            ("ark:/99999/x", bare()),
+            ("ark:/13030", ark()),
+            ("13030/x", bare()),
+            ("foo", ark()),
+        ] {
+            assert!(
+                matches!(canonical(given, &canon).unwrap(), Cow::Borrowed(_)),
+                "{given}"
+            );
+        }
+        for (given, canon) in [
+            ("ark:/13030/x", bare()),
+            ("ark://13030/x", ark()),
+            ("ark:/B5072/x", ark()),
+            ("ark:13030/x", ark()),
+        ] {
+            assert!(
+                matches!(canonical(given, &canon).unwrap(), Cow::Owned(_)),
+                "{given}"
+            );
         }
     }
 

@@ -303,7 +303,7 @@ pub enum Command {
 
 impl Command {
     /// The identifier a change names, for the commands that change one.
-    fn changed_id_mut(&mut self) -> Option<&mut String> {
+    fn changed_id(&self) -> Option<&str> {
         match self {
             Command::Bind { id, .. }
             | Command::Incr { id, .. }
@@ -314,23 +314,35 @@ impl Command {
     }
 
     /// The command with the identifier it changes in the spelling the binder stores
-    /// (the identifier gate, `noid_minter::gate`), or the gate's refusal. Executing it
-    /// and logging it then agree: a replayed write log names the record written.
+    /// (the identifier gate, `noid_minter::gate`), or the gate's refusal; the command
+    /// itself, not a copy, when the identifier is already so spelled. Executing it and
+    /// logging it then agree: a replayed write log names the record written.
     pub fn admitted(
         &self,
         gate: &noid_minter::gate::Gate,
-    ) -> Result<Command, noid_minter::Refusal> {
-        let mut cmd = self.clone();
-        if let Some(id) = cmd.changed_id_mut() {
-            *id = gate.admit(id)?;
+    ) -> Result<std::borrow::Cow<'_, Command>, noid_minter::Refusal> {
+        use std::borrow::Cow;
+        let Some(given) = self.changed_id() else {
+            return Ok(Cow::Borrowed(self));
+        };
+        let stored = gate.admit(given)?;
+        if let Command::Bind { elem, value, .. } = self {
+            gate.admit_value(&stored, elem, value)?;
         }
-        if let Command::Bind {
-            id, elem, value, ..
-        } = &cmd
-        {
-            gate.admit_value(id, elem, value)?;
-        }
-        Ok(cmd)
+        Ok(match stored {
+            Cow::Borrowed(_) => Cow::Borrowed(self),
+            Cow::Owned(id) => {
+                let mut cmd = self.clone();
+                match &mut cmd {
+                    Command::Bind { id: i, .. }
+                    | Command::Incr { id: i, .. }
+                    | Command::Remove { id: i, .. }
+                    | Command::Purge { id: i } => *i = id,
+                    _ => {}
+                }
+                Cow::Owned(cmd)
+            }
+        })
     }
 
     /// Whether executing the command may change the binder.

@@ -166,8 +166,7 @@ pub fn authorize_change<L: Lookup + ?Sized>(
     given: &str,
     elem: &str,
 ) -> Result<String, MinterError> {
-    let id = m.gate.admit(given)?;
-    let id = pepper::authorize(txn, m, &id)?;
+    let id = pepper::authorize(txn, m, &m.gate.admit(given)?)?;
     if m.genonly {
         let errs = validation_errors(m, std::slice::from_ref(&id));
         if let Some(e) = errs.into_iter().next() {

@@ -12,6 +12,8 @@
 //! template (a populator's binder) learns its populator's minters from `noid serve`
 //! ([`Gate::admit_shoulders`]).
 
+use std::borrow::Cow;
+
 use noid_core::spelling::{self, Canon};
 use noid_template::repertoire::Repertoire;
 use noid_template::validate::validate_ids;
@@ -269,8 +271,7 @@ impl Gate {
     /// read that found nothing under `given` looks there (records written before the
     /// gate keep their spelling, and are found as given).
     pub fn respelled(&self, given: &str) -> Option<String> {
-        let stored = spelling::canonical(given, &self.canon).ok()?;
-        if stored != given {
+        if let Cow::Owned(stored) = spelling::canonical(given, &self.canon).ok()? {
             return Some(stored);
         }
         // A bare `NAAN/…` in a binder that stores ARKs labelled (the CLI on a
@@ -286,7 +287,7 @@ impl Gate {
     }
 
     /// The spelling `given` is stored under here, or why it cannot be changed.
-    pub fn admit(&self, given: &str) -> Result<String, Refusal> {
+    pub fn admit<'a>(&self, given: &'a str) -> Result<Cow<'a, str>, Refusal> {
         let id = spelling::canonical(given, &self.canon).map_err(|why| Refusal::Unspellable {
             id: given.to_string(),
             why,
@@ -294,7 +295,7 @@ impl Gate {
         let bare = id.strip_prefix("ark:/").unwrap_or(&id);
         if let Some(s) = self.shoulders.iter().find(|s| s.mistyped(bare)) {
             return Err(Refusal::CheckCharacter {
-                id,
+                id: id.into_owned(),
                 template: if s.naan.is_empty() {
                     s.template.clone()
                 } else {
@@ -311,7 +312,7 @@ impl Gate {
             };
             if !limit.iter().any(under) {
                 return Err(Refusal::OutsideShoulders {
-                    id,
+                    id: id.into_owned(),
                     shoulders: limit.clone(),
                 });
             }

@@ -47,7 +47,8 @@ impl Filter {
             "" => None,
             given => Some(
                 spelling::canonical(given, &Canon::Ark { naans })
-                    .map_err(|e| format!("Identifier: {e}."))?,
+                    .map_err(|e| format!("Identifier: {e}."))?
+                    .into_owned(),
             ),
         };
         let day = |field: &str, text: &str| -> Result<Option<i64>, String> {
