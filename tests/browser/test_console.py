@@ -135,11 +135,48 @@ class Console(unittest.TestCase):
         self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "who"), "(:unkn)\n")
         self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "how"), "text article\n")
 
+    def test_3a_several_targets_and_a_title_survive_a_save(self):
+        """Issue 41, item 1, as a curator meets it: an identifier with two targets, a
+        title with quotes and commas and a two-line value; saving another field keeps
+        each of them byte for byte, and a target that is no URL is refused."""
+        ident = "ark:/99999/fk4multi"
+        targets = "https://example.org/a\nhttps://example.org/b"
+        title = "Migrant \"Mother\", Nipomo, 'Calif.', 1936"
+        who = "Lange, Dorothea\nU.S. Resettlement Administration"
+        for elem, value in (("_t", targets), ("what", title), ("who", who)):
+            subprocess.run([harness.NOID, "-f", self.sam, f"{ident}.set", elem, value],
+                           check=True, capture_output=True)
+        # Opened in the current ARK specification's spelling: the same record.
+        self.go("/console/p/sam/id?id=ark:99999/fk4multi")
+        self.assertEqual(self.driver.find_element(By.ID, "_t-0").get_property("value"),
+                         "https://example.org/a")
+        self.assertEqual(self.driver.find_element(By.ID, "_t-1").get_property("value"),
+                         "https://example.org/b")
+        self.assertEqual(self.driver.find_element(By.ID, "who").get_property("value"), who)
+        self.page("identifier-targets")
+        self.fill("when", "1936")
+        self.click("Save")
+        harness.assert_text(self.driver, ".notice", "Saved.")
+        self.assertEqual(noid_get(self.sam, ident, "_t"), targets + "\n")
+        self.assertEqual(noid_get(self.sam, ident, "what"), title + "\n")
+        self.assertEqual(noid_get(self.sam, ident, "who"), who + "\n")
+        self.assertEqual(noid_get(self.sam, ident, "when"), "1936\n")
+        # A third target without a scheme: refused with the reason, nothing written.
+        self.fill("_t-2", "www.example.edu/x")
+        self.click("Save")
+        harness.assert_text(
+            self.driver, ".notice.error",
+            f'Not saved: {ident}: "www.example.edu/x" cannot be a target: a target must be '
+            "an absolute URL (https://…) or a stored code (410 reason, 301 URL)")
+        self.assertEqual(noid_get(self.sam, ident, "_t"), targets + "\n")
+
     def test_4_browse(self):
         self.go("/console/p/sam/browse")
         self.fill("prefix", "99999/fk4")
         self.click("Show")
-        harness.assert_texts(self.driver, "ul.ids li", sorted(f"ark:/{i}" for i in self.expected))
+        # The minted three, and test_3a's identifier under the same shoulder.
+        harness.assert_texts(self.driver, "ul.ids li",
+                             sorted([f"ark:/{i}" for i in self.expected] + ["ark:/99999/fk4multi"]))
         self.page("browse")
 
     def test_5_forged_forms_refused(self):
