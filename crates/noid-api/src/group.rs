@@ -280,6 +280,18 @@ impl Feed<dyn Store> for Group<'_> {
 
 type Txn<'t, 'w> = &'t mut noid_minter::Txn<'w, dyn Store>;
 
+/// `run` with the minter's gate checking targets (`Targets::Checked`), as typed
+/// commands are run; the binder's own rule is back afterwards.
+fn checking_targets<T>(
+    minter: &mut noid_minter::Minter,
+    run: impl FnOnce(&mut noid_minter::Minter) -> T,
+) -> T {
+    let egg = std::mem::replace(&mut minter.gate.targets, Targets::Checked);
+    let out = run(minter);
+    minter.gate.targets = egg;
+    out
+}
+
 impl Running {
     fn start(mut job: Job) -> Running {
         let now = crate::store::now();
@@ -349,9 +361,7 @@ impl Running {
         }
         if let Work::Commands(commands) = &mut self.job.work {
             let commands = std::mem::take(commands);
-            let egg = std::mem::replace(&mut minter.gate.targets, Targets::Checked);
-            self.answer = self.commands(txn, minter, &commands, records);
-            minter.gate.targets = egg;
+            self.answer = checking_targets(minter, |m| self.commands(txn, m, &commands, records));
             return true;
         }
         match &self.job.work {
@@ -480,9 +490,8 @@ impl Running {
                 let Some((i, cmd)) = commands.next() else {
                     return true;
                 };
-                let egg = std::mem::replace(&mut minter.gate.targets, Targets::Checked);
-                let done = self.session.command(txn, minter, &self.agent, &cmd);
-                minter.gate.targets = egg;
+                let (session, agent) = (&mut self.session, &self.agent);
+                let done = checking_targets(minter, |m| session.command(txn, m, agent, &cmd));
                 let error = match &done.reply {
                     noid_egg::Reply::Error(e) => Some(e.to_string()),
                     _ => None,

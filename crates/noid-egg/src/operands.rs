@@ -278,12 +278,9 @@ impl Operands<'_, '_, '_> {
     }
 
     fn value(&mut self, tok: &str) -> Result<Vec<u8>, BinderError> {
-        let limit = self.session.max_value;
-        let v = self.unlimited_value(tok, limit)?;
-        match limit {
-            Some(most) if v.len() > most => Err(BinderError::TooLarge(most)),
-            _ => Ok(v),
-        }
+        let v = self.unlimited_value(tok, self.session.max_value)?;
+        self.session.fits(v.len())?;
+        Ok(v)
     }
 
     /// A token's value; an indirect one is read no further than `limit`.

@@ -316,6 +316,14 @@ impl Session<'_> {
         }
     }
 
+    /// Whether a value of `len` octets is within [`Session::max_value`].
+    pub(crate) fn fits(&self, len: usize) -> Result<(), BinderError> {
+        match self.max_value {
+            Some(most) if len > most => Err(BinderError::TooLarge(most)),
+            _ => Ok(()),
+        }
+    }
+
     /// Execute one typed command (the way in of callers that hold values, not lines:
     /// the console, the upload): refused when it writes and the session may not; the
     /// identifier it changes passed through the binder's gate first. Its typed reply,
@@ -341,9 +349,9 @@ impl Session<'_> {
             return refused(BinderError::ReadOnly);
         }
         // The longest value a line may give, a typed command may give too.
-        if let (Some(most), Command::Bind { value, .. }) = (self.max_value, cmd) {
-            if value.len() > most {
-                return refused(BinderError::TooLarge(most));
+        if let Command::Bind { value, .. } = cmd {
+            if let Err(e) = self.fits(value.len()) {
+                return refused(e);
             }
         }
         let cmd = match cmd.admitted(&minter.gate) {

@@ -330,12 +330,20 @@ mod tests {
     /// made by a plain `noid dbcreate` for an empty template), loaded from memory.
     fn minter(template: &str) -> Minter {
         let minter = !template.is_empty();
+        made(
+            minter.then_some(template),
+            minter.then_some(["long", "13030", "example.org", "x"]),
+        )
+    }
+
+    /// A minter made by `noid dbcreate TEMPLATE [TERM NAAN NAA SUBNAA]`, loaded.
+    fn made(template: Option<&str>, naa: Option<[&str; 4]>) -> Minter {
         let created = crate::create::dbcreate(&crate::create::CreateArgs {
-            template: minter.then_some(template),
-            term: minter.then_some("long"),
-            naan: minter.then_some("13030"),
-            naa: minter.then_some("example.org"),
-            subnaa: minter.then_some("x"),
+            template,
+            term: naa.map(|a| a[0]),
+            naan: naa.map(|a| a[1]),
+            naa: naa.map(|a| a[2]),
+            subnaa: naa.map(|a| a[3]),
             contact: "test",
             when: "20260101000000",
             where_: "host:/d",
@@ -409,27 +417,8 @@ mod tests {
         );
         assert_eq!(g.admit("13030/f5x").unwrap(), "ark:/13030/f5x");
         // A minter without a NAAN: its shoulder is its bare prefix.
-        let created = crate::create::dbcreate(&crate::create::CreateArgs {
-            template: Some("fk4.reedeedk"),
-            term: None,
-            naan: None,
-            naa: None,
-            subnaa: None,
-            contact: "test",
-            when: "20260101000000",
-            where_: "host:/d",
-            dbdir_display: "d",
-            samples: (0, 0),
-            atlast: None,
-            lui_key: [0; 16],
-        })
-        .expect("dbcreate");
-        let store = MemLookup::new();
-        for (k, v) in created.keys {
-            store.insert(noid_core::keys::admin(&k), v);
-        }
         let g = Gate::of(&minter("")).admitting(&Admission {
-            shoulders: Shoulder::of(&Minter::load(&store).unwrap())
+            shoulders: Shoulder::of(&made(Some("fk4.reedeedk"), None))
                 .into_iter()
                 .collect(),
             limit: true,

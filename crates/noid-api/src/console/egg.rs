@@ -54,16 +54,7 @@ impl Binder {
     /// Run typed `commands` on the binder as one change (none is kept if one fails):
     /// their replies, or the first error.
     pub async fn run(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
-        let answer = self.binder(Work::Commands(commands)).await;
-        let failed = answer.replies.iter().find_map(|r| match r {
-            Reply::Error(e) => Some(e.to_string()),
-            _ => None,
-        });
-        match failed {
-            Some(e) => Err(e),
-            None if answer.failed => Err(errors(&answer)),
-            None => Ok(answer.replies),
-        }
+        replies(self.binder(Work::Commands(commands)).await)
     }
 
     /// The bindings of `id` (admin elements left out), in binding order, values as
@@ -89,22 +80,7 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        let list = Command::List {
-            binder: String::new(),
-            max: Some(max),
-            after: after.map(str::to_string),
-            prefixes: if prefix.is_empty() {
-                Vec::new()
-            } else {
-                vec![prefix.to_string()]
-            },
-            all: false,
-            circulated: false,
-        };
-        match self.run(vec![list]).await?.pop() {
-            Some(Reply::Listing { found, .. }) => Ok(found.ids),
-            _ => Err("the binder gave no listing".into()),
-        }
+        listed(self.run(vec![listing(prefix, after, max, false)]).await?)
     }
 
     /// Up to `max` identifiers the minter at `path` issued, starting with `prefix` (any
@@ -120,29 +96,13 @@ impl Binder {
         let Some(dir) = crate::handler::minter_dir(&self.pop, path) else {
             return Err("no such minter".into());
         };
-        let list = Command::List {
-            binder: String::new(),
-            max: Some(max),
-            after: after.map(str::to_string),
-            prefixes: if prefix.is_empty() {
-                Vec::new()
-            } else {
-                vec![prefix.to_string()]
-            },
-            all: false,
-            circulated: true,
-        };
+        let list = listing(prefix, after, max, true);
         let answer = self
             .service
             .store(&dir, None)
             .submit(Work::Commands(vec![list]), self.who.clone(), true)
             .await;
-        let failed = answer.failed.then(|| errors(&answer));
-        match answer.replies.into_iter().next() {
-            Some(Reply::Listing { found, .. }) => Ok(found.ids),
-            Some(Reply::Error(e)) => Err(e.to_string()),
-            _ => Err(failed.unwrap_or_else(|| "the minter gave no listing".into())),
-        }
+        listed(replies(answer)?)
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.
@@ -169,6 +129,44 @@ impl Binder {
             .await;
         let error = answer.failed.then(|| errors(&answer));
         (answer.minted, error)
+    }
+}
+
+/// The replies of a [`Work::Commands`] answer, or its first error.
+fn replies(answer: WorkResult) -> Result<Vec<Reply>, String> {
+    let failed = answer.replies.iter().find_map(|r| match r {
+        Reply::Error(e) => Some(e.to_string()),
+        _ => None,
+    });
+    match failed {
+        Some(e) => Err(e),
+        None if answer.failed => Err(errors(&answer)),
+        None => Ok(answer.replies),
+    }
+}
+
+/// Egg's `list`/`next` of up to `max` identifiers starting with `prefix` (any when
+/// empty), after `after`: those with bindings, or (`circulated`) those a minter issued.
+fn listing(prefix: &str, after: Option<&str>, max: usize, circulated: bool) -> Command {
+    Command::List {
+        binder: String::new(),
+        max: Some(max),
+        after: after.map(str::to_string),
+        prefixes: if prefix.is_empty() {
+            Vec::new()
+        } else {
+            vec![prefix.to_string()]
+        },
+        all: false,
+        circulated,
+    }
+}
+
+/// The identifiers of a listing's replies.
+fn listed(replies: Vec<Reply>) -> Result<Vec<String>, String> {
+    match replies.into_iter().next() {
+        Some(Reply::Listing { found, .. }) => Ok(found.ids),
+        _ => Err("the store gave no listing".into()),
     }
 }
 
