@@ -22,6 +22,7 @@ Typical use, one browser session per test file:
 
 import atexit
 import base64
+import http.server
 import os
 import queue
 import re
@@ -395,3 +396,26 @@ def assert_fits(driver, width=360):
         driver.set_window_size(size["width"], size["height"])
     if over > 0:
         raise AssertionError(f"{driver.current_url} is {over}px too wide at {width}px")
+
+
+class Landing(http.server.BaseHTTPRequestHandler):
+    """A target site: every path answered with a small page naming it."""
+
+    def do_GET(self):
+        body = (f'<!DOCTYPE html><html lang="en"><head><title>landing</title></head>'
+                f'<body><main><h1>landed on {self.path}</h1></main></body></html>').encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def landing_site():
+    """Start a `Landing` site on 127.0.0.1 (for the rest of the process): its base URL."""
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Landing)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{site.server_address[1]}"

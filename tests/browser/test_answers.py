@@ -7,9 +7,7 @@ be wider than the phone, and is kept as a screenshot. A real bind-only store wri
 by the real `noid`, one real `noidr`, one browser session; the expected texts are
 docs/RESOLUTION.md's "Pages for people", not read back from the code."""
 
-import http.server
 import os
-import threading
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -24,27 +22,9 @@ TWO = "ark:/13030/f5154dn7k"
 LONG = "/objects/scans/1936/migrant-mother/nipomo-california/negative-number-8b29516/full.tif"
 
 
-class Landing(http.server.BaseHTTPRequestHandler):
-    """The targets: a local site answering every path with a small page naming it."""
-
-    def do_GET(self):
-        body = (f'<!DOCTYPE html><html lang="en"><head><title>landing</title></head>'
-                f'<body><main><h1>landed on {self.path}</h1></main></body></html>').encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 def setUpModule():
     global DRIVER, NOIDR, SITE
-    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Landing)
-    threading.Thread(target=site.serve_forever, daemon=True).start()
-    SITE = f"http://127.0.0.1:{site.server_address[1]}"
+    SITE = harness.landing_site()
     binder = harness.Minter()  # a populator's binder: no template, no NAAN recorded
     binder.bind(ID, "_t", f"{SITE}/objects/1")
     # Several targets: one per line of `_t` (docs/RESOLUTION.md).

@@ -6,9 +6,7 @@ as a screenshot. One real minter written by the real `noid`, one real `noidr`, o
 browser session; the texts expected are the noid manual's and N2T's words
 (docs/RESOLUTION.md), not read back from the code."""
 
-import http.server
 import os
-import threading
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -18,27 +16,9 @@ import harness
 ID = "ark:/13030/f54x54g11"  # the first id of f5.reedeedk under 13030 (the noid manual)
 
 
-class Landing(http.server.BaseHTTPRequestHandler):
-    """The targets: a local site answering every path with a small page naming it."""
-
-    def do_GET(self):
-        body = (f'<!DOCTYPE html><html lang="en"><head><title>landing</title></head>'
-                f'<body><main><h1>landed on {self.path}</h1></main></body></html>').encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 def setUpModule():
     global DRIVER, NOIDR, SITE
-    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Landing)
-    threading.Thread(target=site.serve_forever, daemon=True).start()
-    SITE = f"http://127.0.0.1:{site.server_address[1]}"
+    SITE = harness.landing_site()
     minter = harness.Minter("f5.reedeedk", "long", "13030", "example.org", "test")
     minted = minter.noid("mint", "2").split()
     assert minted == ["id:", "13030/f54x54g11", "id:", "13030/f5154dn7k"], minted
