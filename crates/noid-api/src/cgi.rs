@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use hyper::StatusCode;
 
-use crate::handler::{finish, plain, plan, verbose_note, Input, Plan, Reply, Service};
+use crate::handler::{finish, plain, Reply, Service};
+use crate::plan::{plan, verbose_note, Input, Plan};
 use crate::route;
 use crate::store::{self, Who};
 

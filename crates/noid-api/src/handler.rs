@@ -18,14 +18,14 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
-use noid_egg::{nog, BinderError, Format};
 
 use crate::auth::{self, Failures, NotNow, Passwords, Verdict};
 use crate::config::{Checked, Config};
+use crate::plan::{is_bulk, plan, verbose_note, Input, Plan};
 use crate::reply::{command_headers, status_line, too_many, unauthorized};
 pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
-use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
+use crate::store::{self, DirectoryWriter, Who, Work};
 
 /// Largest request body of a single command (its indirect tokens' values): a value
 /// at the limit ([`noid_egg::MAX_REMOTE_VALUE`]) and room for an element name and the
@@ -81,14 +81,6 @@ pub struct Service {
     pub(crate) uploads: crate::upload::run::Uploads,
     /// The populator console's sessions and settings.
     pub(crate) console: crate::console::Console,
-}
-
-/// A request body, whole or as it arrives.
-pub enum Input {
-    /// Read whole.
-    Whole(Vec<u8>),
-    /// Read as it arrives (a bulk POST's).
-    Stream(Box<dyn std::io::BufRead + Send>),
 }
 
 impl Service {
@@ -505,145 +497,4 @@ impl Service {
         };
         from_address || self.front_secret(req)
     }
-}
-
-/// `note: remote user: LOGIN [acting for URL]` when the query asks for `--verbose`.
-pub fn verbose_note(query: &str, login: &str, acting_for: Option<&str>) -> Option<String> {
-    let verbose = query
-        .split_whitespace()
-        .take_while(|t| t.starts_with('-') || t.starts_with(':'))
-        .any(|t| t == "--verbose");
-    if !verbose {
-        return None;
-    }
-    let acting = acting_for
-        .map(|a| {
-            let short = ["http://n2t.net/ark:/99166/", "https://n2t.net/ark:/99166/"]
-                .iter()
-                .find_map(|p| a.strip_prefix(p).map(|r| format!("&P/{r}")));
-            format!(" acting for {}", short.unwrap_or_else(|| a.to_string()))
-        })
-        .unwrap_or_default();
-    Some(format!("note: remote user: {login}{acting}\n"))
-}
-
-/// What a routed, authorised request does.
-pub enum Plan {
-    /// Answer at once.
-    Respond(Reply),
-    /// A command answered without a store (minter help, a refused minter command).
-    Answer(WorkResult, &'static str),
-    /// Run `work` on the directory `dir`.
-    Run {
-        /// The binder or minter directory.
-        dir: PathBuf,
-        /// The binder's write log.
-        log: Option<PathBuf>,
-        /// The work.
-        work: Work,
-        /// `egg` or `nog` (the status line's name).
-        tool: &'static str,
-    },
-}
-
-/// Whether a binder query asks for bulk mode (`?-`, commands in the body).
-pub fn is_bulk(query: &str) -> bool {
-    query.trim() == "-"
-}
-
-/// The plan for `route` of populator `pop` with this query and body.
-pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
-    match route {
-        Route::Help { populator } => Plan::Respond(plain(StatusCode::OK, &help(populator, pop))),
-        Route::Binder { .. } => {
-            let Some(dir) = &pop.populator.binder else {
-                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n"));
-            };
-            let work = match (is_bulk(&query), body) {
-                (true, Input::Stream(body)) => Work::Bulk {
-                    body,
-                    progress: None,
-                    tally: None,
-                },
-                (true, Input::Whole(body)) => Work::Bulk {
-                    body: Box::new(std::io::Cursor::new(body)),
-                    progress: None,
-                    tally: None,
-                },
-                (false, Input::Whole(body)) => Work::Egg { line: query, body },
-                (false, Input::Stream(mut r)) => {
-                    let mut body = Vec::new();
-                    let _ = std::io::Read::read_to_end(&mut r, &mut body);
-                    Work::Egg { line: query, body }
-                }
-            };
-            Plan::Run {
-                dir: dir.clone(),
-                log: pop.log_path(),
-                work,
-                tool: "egg",
-            }
-        }
-        Route::Minter { path, .. } => {
-            if pop.populator.minters.is_none() {
-                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));
-            }
-            let Some(dir) = minter_dir(pop, path) else {
-                return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no such minter\n"));
-            };
-            match nog::parse(&query, Format::Anvl) {
-                Ok((_, nog::NogCommand::Help)) => Plan::Answer(
-                    WorkResult {
-                        body: nog::NOG_HELP.as_bytes().to_vec(),
-                        ..WorkResult::default()
-                    },
-                    "nog",
-                ),
-                Ok((format, nog::NogCommand::Mint(n))) => Plan::Run {
-                    dir,
-                    log: None,
-                    work: Work::Mint { n, format },
-                    tool: "nog",
-                },
-                Err(e) => Plan::Answer(
-                    WorkResult {
-                        body: format!("error: {e}\n\n").into_bytes(),
-                        failed: true,
-                        refusal: matches!(e, BinderError::Unauthorized).then_some(e),
-                        ..WorkResult::default()
-                    },
-                    "nog",
-                ),
-            }
-        }
-    }
-}
-
-/// The directory of populator `pop`'s minter `SCHEME/NAAN/SHOULDER`, if it has that
-/// minter (each step a safe name, so no path leaves its minters' directory).
-pub fn minter_dir(pop: &Checked, path: &[String; 3]) -> Option<PathBuf> {
-    let root = pop.populator.minters.as_ref()?;
-    if !path.iter().all(|s| crate::config::is_safe_name(s)) {
-        return None;
-    }
-    let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);
-    noid_store::Layout::new(&dir).has_minter().then_some(dir)
-}
-
-fn help(name: &str, pop: &Checked) -> String {
-    let mut s = format!("# noid API for populator {name}\n");
-    if pop.populator.binder.is_some() {
-        s.push_str(&format!(
-            "# binder:  /a/{name}/b?ID.set ELEM VALUE   (GET: one command; ?- with a POST body: one per line)\n#          /a/{name}/b?help\n"
-        ));
-    }
-    if pop.populator.minters.is_some() {
-        s.push_str(&format!(
-            "# minters: /a/{name}/m/SCHEME/NAAN/SHOULDER?mint N\n"
-        ));
-    }
-    if !pop.populator.write {
-        s.push_str("# access: read only\n");
-    }
-    s
 }

@@ -36,6 +36,7 @@ mod group;
 pub mod handler;
 pub mod metrics;
 pub mod origin;
+pub mod plan;
 pub mod recent;
 pub mod reply;
 pub mod route;

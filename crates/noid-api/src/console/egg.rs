@@ -93,7 +93,7 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        let Some(dir) = crate::handler::minter_dir(&self.pop, path) else {
+        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
             return Err("no such minter".into());
         };
         let list = listing(prefix, after, max, true);
@@ -116,7 +116,7 @@ impl Binder {
     /// Mint `n` identifiers from the minter at `path` (`SCHEME/NAAN/SHOULDER`):
     /// the identifiers minted, and the error that stopped it, if any.
     pub async fn mint(&self, path: &[String; 3], n: u64) -> (Vec<String>, Option<String>) {
-        let Some(dir) = crate::handler::minter_dir(&self.pop, path) else {
+        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
             return (Vec::new(), Some("no such minter".into()));
         };
         let store = self.service.store(&dir, None);

@@ -157,7 +157,7 @@ fn minter_dir(pop: &Checked, path: &str) -> Result<PathBuf, UploadError> {
     let no = || UploadError::whole(format!("no minter {path} for this populator"));
     let steps: Vec<String> = path.split('/').map(str::to_string).collect();
     let steps: [String; 3] = steps.try_into().map_err(|_| no())?;
-    crate::handler::minter_dir(pop, &steps).ok_or_else(no)
+    crate::plan::minter_dir(pop, &steps).ok_or_else(no)
 }
 
 /// Where an upload's writes go.
