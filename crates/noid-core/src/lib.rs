@@ -40,7 +40,7 @@ pub mod spelling;
 pub mod unescape;
 pub mod verbs;
 
-pub use commit::{Commit, Writes};
+pub use commit::{Commit, PreviousFailed, Writes};
 pub use lookup::{
     is_truthy, Lookup, LookupError, LookupFailure, MemLookup, Memo, Pairs, PointLookups,
 };

@@ -2,7 +2,8 @@
 //! new identifiers as `s: ID` lines (bare in plain format).
 
 use noid_core::Lookup;
-use noid_minter::{mint, Context, Minter, Txn};
+use noid_minter::mint_engine::{self, Minted, Order};
+use noid_minter::{Context, Minter, Txn};
 
 use crate::error::BinderError;
 use crate::render::Format;
@@ -77,70 +78,22 @@ fn is_admin(word: &str) -> bool {
     )
 }
 
-/// Mint `n` identifiers in `txn` (the caller commits before printing them). When a
-/// mint fails (a `stopN` minter at its end), the identifiers minted before it stand, as
-/// `nog` prints them before its note, and come back with the error; the minter's exit
-/// status (`stopN`, `wrapN`) is left in `minter.exit_status`.
+/// Mint `n` identifiers in `txn` (the caller commits before printing them), with
+/// noid-minter's mint engine ([`mint_engine::mint_in_one`]). When a mint fails (a
+/// `stopN` minter at its end), the identifiers minted before it stand, as `nog` prints
+/// them before its note, and come back with the error; the minter's exit status
+/// (`stopN`, `wrapN`) is left in `minter.exit_status`.
 pub fn mint_n<L: Lookup + ?Sized>(
     txn: &mut Txn<'_, L>,
     minter: &mut Minter,
     ctx: &Context,
     n: u64,
 ) -> Result<Vec<String>, (Vec<String>, BinderError)> {
-    minter.flush(txn);
-    let start = txn.savepoint();
-    let mut ids = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        match mint::mint(txn, minter, ctx, None) {
-            Ok(id) => ids.push(id),
-            Err(e) => return Err(replay(txn, minter, ctx, start, ids, e.into())),
-        }
+    let ids = |minted: Vec<Minted>| minted.into_iter().map(|m| m.id).collect();
+    match mint_engine::mint_in_one(txn, minter, ctx, &Order::plain(n)) {
+        Ok(minted) => Ok(ids(minted)),
+        Err((minted, e)) => Err((ids(minted), e.into())),
     }
-    minter.flush(txn);
-    Ok(ids)
-}
-
-/// After a failed mint: undo everything since `start` (the failed attempt may have
-/// changed the minter half-way) and mint the `good` identifiers again from there, which
-/// gives the same ones (minting is deterministic), then keep the failure's exit status.
-fn replay<L: Lookup + ?Sized>(
-    txn: &mut Txn<'_, L>,
-    minter: &mut Minter,
-    ctx: &Context,
-    start: noid_minter::txn::Savepoint,
-    good: Vec<String>,
-    failure: BinderError,
-) -> (Vec<String>, BinderError) {
-    let status = minter.exit_status;
-    txn.rollback_to(start);
-    *minter = match Minter::load(&*txn) {
-        Ok(m) => m,
-        Err(e) => {
-            txn.rollback_to(start);
-            return (Vec::new(), e.into());
-        }
-    };
-    for (i, want) in good.iter().enumerate() {
-        match mint::mint(txn, minter, ctx, None) {
-            Ok(id) if id == *want => {}
-            other => {
-                // Never expected: give up the whole request rather than print ids
-                // that differ from what is stored.
-                txn.rollback_to(start);
-                if let Ok(m) = Minter::load(&*txn) {
-                    *minter = m;
-                }
-                let why = match other {
-                    Err(e) => e.to_string(),
-                    Ok(id) => format!("replay minted {id}, not {want} (#{i})"),
-                };
-                return (Vec::new(), BinderError::Store(why));
-            }
-        }
-    }
-    minter.flush(txn);
-    minter.exit_status = status;
-    (good, failure)
 }
 
 /// The lines that report minted identifiers, then the minter's notes (EggNog's

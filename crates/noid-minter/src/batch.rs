@@ -186,11 +186,27 @@ mod tests {
         }
     }
 
+    /// Why a commit of [`Mem`] failed.
+    #[derive(Debug, PartialEq)]
+    struct DiskFull;
+
+    impl From<noid_core::PreviousFailed> for DiskFull {
+        fn from(_: noid_core::PreviousFailed) -> DiskFull {
+            DiskFull
+        }
+    }
+
+    impl std::fmt::Display for DiskFull {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("disk full")
+        }
+    }
+
     impl Commit for Mem {
-        type Error = &'static str;
-        fn commit_writes(&self, writes: Writes) -> Result<(), &'static str> {
+        type Error = DiskFull;
+        fn commit_writes(&self, writes: Writes) -> Result<(), DiskFull> {
             if self.fail.take() {
-                return Err("disk full");
+                return Err(DiskFull);
             }
             for (k, v) in writes {
                 match v {
@@ -243,7 +259,7 @@ mod tests {
         let mut batch = Batch::open(&store).expect("open");
         assert_eq!(mint(&mut batch).unwrap(), "0");
         store.fail.set(true);
-        assert_eq!(batch.commit(), Err("disk full"));
+        assert_eq!(batch.commit(), Err(DiskFull));
         assert_eq!(batch.pending(), 0, "nothing of the failed batch is pending");
         assert_eq!(mint(&mut batch).unwrap(), "0");
         batch.commit().expect("commit");

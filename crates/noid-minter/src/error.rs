@@ -29,6 +29,17 @@ pub enum MinterError {
     BadLuiKey(String),
     /// The stored `:/atlast` setting cannot be read.
     BadAtLast(AtLastError),
+    /// After a failed mint, minting again from the stored state gave another
+    /// identifier than the first time (never expected: minting is deterministic); the
+    /// whole mint is given up rather than show identifiers that differ from the store.
+    ReplayDiffered {
+        /// The identifier minted again.
+        minted: String,
+        /// The identifier minted the first time.
+        expected: String,
+        /// Its place in the mint (0 for the first).
+        at: u64,
+    },
 }
 
 /// What was refused, with what it concerned. `Display` gives Perl's message.
@@ -242,6 +253,11 @@ impl fmt::Display for MinterError {
             MinterError::BadCounterList { key, error } => write!(f, "error: bad :/{key}: {error}"),
             MinterError::BadLuiKey(key) => write!(f, "error: bad :/{LUI_KEY} \"{key}\""),
             MinterError::BadAtLast(e) => write!(f, "error: bad :/{ATLAST}: {e}"),
+            MinterError::ReplayDiffered {
+                minted,
+                expected,
+                at,
+            } => write!(f, "error: replay minted {minted}, not {expected} (#{at})"),
         }
     }
 }

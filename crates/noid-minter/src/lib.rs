@@ -17,6 +17,7 @@ pub mod gate;
 pub mod hold;
 pub mod info;
 pub mod mint;
+pub mod mint_engine;
 pub mod modified;
 pub mod note;
 pub mod pepper;

@@ -89,9 +89,7 @@ pub(crate) fn after_previous(
     previous: Option<&(dyn Fn() -> bool + Sync)>,
 ) -> Result<(), StoreError> {
     match previous {
-        Some(previous) if !previous() => Err(StoreError::Backend(
-            "not committed: the commit before it failed".into(),
-        )),
+        Some(previous) if !previous() => Err(noid_core::PreviousFailed.into()),
         _ => Ok(()),
     }
 }
@@ -110,6 +108,31 @@ impl noid_core::Commit for dyn Store + '_ {
     /// A write batch's commit (`noid_minter::batch`).
     fn commit_writes(&self, writes: noid_core::Writes) -> Result<(), StoreError> {
         self.commit(writes.into_iter().map(Op::from))
+    }
+
+    fn mint_batch(&self) -> Option<u64> {
+        Store::mint_batch(self)
+    }
+
+    fn open_pipeline(&self) -> usize {
+        Store::open_pipeline(self)
+    }
+
+    /// [`Store::commit_all`] or, after a commit still in flight,
+    /// [`Store::commit_after`]; the operations come back as writes for the caller to
+    /// drop.
+    fn commit_after(
+        &self,
+        writes: &mut noid_core::Writes,
+        previous: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<(), StoreError> {
+        let mut ops: Vec<Op> = writes.drain(..).map(Op::from).collect();
+        let result = match previous {
+            None => self.commit_all(&mut ops),
+            Some(previous) => Store::commit_after(self, &mut ops, previous),
+        };
+        writes.extend(ops.into_iter().map(<(Vec<u8>, Option<Vec<u8>>)>::from));
+        result
     }
 }
 

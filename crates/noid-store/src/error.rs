@@ -50,6 +50,13 @@ pub enum StoreError {
     NotFollowed(PathBuf),
 }
 
+impl From<noid_core::PreviousFailed> for StoreError {
+    /// A commit of a large mint not applied because the one before it failed.
+    fn from(e: noid_core::PreviousFailed) -> Self {
+        StoreError::Backend(e.to_string())
+    }
+}
+
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -33,6 +33,16 @@ impl From<(Vec<u8>, Option<Vec<u8>>)> for Op {
     }
 }
 
+impl From<Op> for (Vec<u8>, Option<Vec<u8>>) {
+    /// Back to a transaction's write.
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Put(key, value) => (key, Some(value)),
+            Op::Delete(key) => (key, None),
+        }
+    }
+}
+
 impl Op {
     /// The key changed.
     pub fn key(&self) -> &[u8] {

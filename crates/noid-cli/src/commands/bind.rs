@@ -6,6 +6,7 @@ use std::io::Read;
 use noid_minter::bind::{bind, BindArgs};
 use noid_minter::MinterError;
 
+use super::minter_hooks::{check_idmap_pattern, new_pepper};
 use super::{Failed, Writing};
 use crate::complaint::Complaint;
 use crate::output::Out;
@@ -123,7 +124,7 @@ impl Bind {
         out: &mut Out,
     ) -> Result<(), Failed> {
         let ctx = w.session.context();
-        let pepper = (self.how == "peppermint").then(super::mint::new_pepper);
+        let pepper = (self.how == "peppermint").then(new_pepper);
         let args = BindArgs {
             how: &self.how,
             id: &self.id,
@@ -206,11 +207,4 @@ fn rest_pair(input: &str) -> Result<Vec<(String, String)>, String> {
     }
     value.push('\n');
     Ok(vec![(e.to_string(), value)])
-}
-
-/// An `:idmap` rule's pattern, checked as the resolver will compile it.
-pub fn check_idmap_pattern(pattern: &str) -> Result<(), String> {
-    noid_resolve::idmap::compile_pattern(pattern)
-        .map(drop)
-        .map_err(|e| e.to_string())
 }

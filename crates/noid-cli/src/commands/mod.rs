@@ -19,6 +19,7 @@ pub mod hold;
 pub mod import;
 pub mod lui;
 pub mod mint;
+pub mod minter_hooks;
 pub mod note;
 pub mod queue;
 pub mod standing;
