@@ -20,6 +20,7 @@
 //! same), keep them, then report the failure. Nothing half-written stays, and the next
 //! mint goes on from exactly the identifier after the last one kept.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -189,9 +190,14 @@ fn mint_one<L: Lookup + ?Sized>(
     let pepper = order.pepper.map(|new| new());
     let id = crate::mint::mint(txn, m, ctx, pepper.as_deref())?;
     if let Some(each) = &order.bind {
+        // A peppered identifier is changed only by its peppered form.
+        let quoted = match &pepper {
+            Some(p) => Cow::Owned(format!("{id}!{p}")),
+            None => Cow::Borrowed(id.as_str()),
+        };
         let args = BindArgs {
             how: "set",
-            id: &id,
+            id: &quoted,
             elem: each.elem,
             value: Some(each.value.as_bytes()),
             new_pepper: None,
