@@ -172,7 +172,7 @@ pub fn mint_in_one<L: Lookup + ?Sized>(
                         }
                         (Vec::new(), bad)
                     }
-                })
+                });
             }
         }
     }

@@ -52,15 +52,50 @@ fn each_how_changes_the_value_as_the_manual_says_and_reports_as_perl_did() {
     let store = binder();
     let mut b = Batch::open(&store).expect("open");
     let steps: [(&str, Option<&str>, &str, Option<&str>); 9] = [
-        ("set", Some("abc"), "3 bytes written, replacing 0 bytes", Some("abc")),
-        ("set", Some("wxyz"), "4 bytes written, replacing 3 bytes", Some("wxyz")),
-        ("add", Some("12"), "2 bytes written to the end of 4 bytes", Some("wxyz12")),
-        ("append", Some("!"), "1 bytes written to the end of 6 bytes", Some("wxyz12!")),
-        ("prepend", Some(">"), "1 bytes written to the beginning of 7 bytes", Some(">wxyz12!")),
-        ("replace", Some("r"), "1 bytes written, replacing 8 bytes", Some("r")),
+        (
+            "set",
+            Some("abc"),
+            "3 bytes written, replacing 0 bytes",
+            Some("abc"),
+        ),
+        (
+            "set",
+            Some("wxyz"),
+            "4 bytes written, replacing 3 bytes",
+            Some("wxyz"),
+        ),
+        (
+            "add",
+            Some("12"),
+            "2 bytes written to the end of 4 bytes",
+            Some("wxyz12"),
+        ),
+        (
+            "append",
+            Some("!"),
+            "1 bytes written to the end of 6 bytes",
+            Some("wxyz12!"),
+        ),
+        (
+            "prepend",
+            Some(">"),
+            "1 bytes written to the beginning of 7 bytes",
+            Some(">wxyz12!"),
+        ),
+        (
+            "replace",
+            Some("r"),
+            "1 bytes written, replacing 8 bytes",
+            Some("r"),
+        ),
         ("delete", None, "1 bytes removed", None),
         ("purge", None, "0 bytes removed", None),
-        ("insert", Some("i"), "1 bytes written to the beginning of 0 bytes", Some("i")),
+        (
+            "insert",
+            Some("i"),
+            "1 bytes written to the beginning of 0 bytes",
+            Some("i"),
+        ),
     ];
     for (how, given, status, after) in steps {
         let got = run(&mut b, how, "x1", "who", given).unwrap_or_else(|e| panic!("{how}: {e}"));
@@ -70,7 +105,10 @@ fn each_how_changes_the_value_as_the_manual_says_and_reports_as_perl_did() {
     }
     // `add` on nothing is `new`; `new` on something is refused.
     let got = run(&mut b, "add", "x2", "who", Some("a")).unwrap();
-    assert_eq!(got, report("x2", "who", "add", "1 bytes written to the end of 0 bytes"));
+    assert_eq!(
+        got,
+        report("x2", "who", "add", "1 bytes written to the end of 0 bytes")
+    );
     b.commit().expect("commit");
     assert_eq!(value(&store, "x2", "who").as_deref(), Some("a"));
 }
@@ -83,13 +121,48 @@ fn refused_binds_say_why_as_perl_did_and_change_nothing() {
     b.commit().expect("commit");
     let before = store.all_keys();
     let refusals: [(&str, &str, Option<&str>, &str); 7] = [
-        ("append", "x9", Some("v"), "error: for \"bind append\", \"x9 who\" must already be bound."),
-        ("replace", "x9", Some("v"), "error: for \"bind replace\", \"x9 who\" must already be bound."),
-        ("delete", "x9", None, "error: for \"bind delete\", \"x9 who\" must already be bound."),
-        ("new", "x1", Some("v"), "error: for \"bind new\", \"x1 who\"  cannot already be bound."),
-        ("set", "x1", None, "error: \"bind set who\" requires a value to bind."),
-        ("sett", "x1", Some("v"), "error: bind how?  What does sett mean?"),
-        ("set", "", Some("v"), "error: bind needs an identifier specified."),
+        (
+            "append",
+            "x9",
+            Some("v"),
+            "error: for \"bind append\", \"x9 who\" must already be bound.",
+        ),
+        (
+            "replace",
+            "x9",
+            Some("v"),
+            "error: for \"bind replace\", \"x9 who\" must already be bound.",
+        ),
+        (
+            "delete",
+            "x9",
+            None,
+            "error: for \"bind delete\", \"x9 who\" must already be bound.",
+        ),
+        (
+            "new",
+            "x1",
+            Some("v"),
+            "error: for \"bind new\", \"x1 who\"  cannot already be bound.",
+        ),
+        (
+            "set",
+            "x1",
+            None,
+            "error: \"bind set who\" requires a value to bind.",
+        ),
+        (
+            "sett",
+            "x1",
+            Some("v"),
+            "error: bind how?  What does sett mean?",
+        ),
+        (
+            "set",
+            "",
+            Some("v"),
+            "error: bind needs an identifier specified.",
+        ),
     ];
     for (how, id, given, message) in refusals {
         let e = run(&mut b, how, id, "who", given).expect_err(how);
@@ -118,11 +191,18 @@ fn a_refused_bind_undoes_itself_alone_and_a_failed_commit_keeps_nothing() {
     run(&mut b, "purge", "x1", "a", None).unwrap();
     store.fail_commit(1);
     assert_eq!(b.commit(), Err(MemError::DiskFull));
-    assert_eq!(store.all_keys(), before, "nothing of the failed commit was written");
+    assert_eq!(
+        store.all_keys(),
+        before,
+        "nothing of the failed commit was written"
+    );
     assert_eq!(b.pending(), 0);
     // The batch goes on from the store.
     let got = run(&mut b, "add", "x1", "a", Some("+")).unwrap();
-    assert_eq!(got, report("x1", "a", "add", "1 bytes written to the end of 1 bytes"));
+    assert_eq!(
+        got,
+        report("x1", "a", "add", "1 bytes written to the end of 1 bytes")
+    );
     b.commit().expect("commit");
     assert_eq!(value(&store, "x1", "a").as_deref(), Some("1+"));
 }

@@ -50,7 +50,9 @@ const PERL_MINTED: &str = "13030/f5057cr7b";
 
 #[test]
 fn the_spellings_of_one_identifier_reach_one_record() {
-    assert!(perl_issued("random-long").iter().any(|id| id == PERL_MINTED));
+    assert!(perl_issued("random-long")
+        .iter()
+        .any(|id| id == PERL_MINTED));
     let (store, admission) = populators_binder();
     let mut b = Batch::open(&store).expect("open");
     for (i, given) in [
@@ -65,7 +67,10 @@ fn the_spellings_of_one_identifier_reach_one_record() {
     {
         let target = format!("https://example.org/{i}");
         let report = set(&mut b, &admission, given, &target).unwrap_or_else(|e| panic!("{e}"));
-        assert!(report.starts_with("Id:      ark:/13030/f5057cr7b\n"), "{given}: {report}");
+        assert!(
+            report.starts_with("Id:      ark:/13030/f5057cr7b\n"),
+            "{given}: {report}"
+        );
         b.commit().expect("commit");
         let ids: Vec<String> = store
             .all_keys()
@@ -108,8 +113,16 @@ fn a_checked_gate_admits_urls_and_stored_codes_line_by_line_and_nothing_else() {
     let (store, admission) = populators_binder();
     let gate = Minter::load(&store).unwrap().gate.admitting(&admission);
     let id = "ark:/13030/f5057cr7b";
-    for good in ["https://example.org/a\nftp://example.org/b", "410 withdrawn", "301 https://example.org/"] {
-        assert_eq!(gate.admit_value(id, "_t", good.as_bytes()), Ok(()), "{good}");
+    for good in [
+        "https://example.org/a\nftp://example.org/b",
+        "410 withdrawn",
+        "301 https://example.org/",
+    ] {
+        assert_eq!(
+            gate.admit_value(id, "_t", good.as_bytes()),
+            Ok(()),
+            "{good}"
+        );
     }
     let e = gate
         .admit_value(id, "_t", b"https://example.org/a\nwww.example.edu/x")

@@ -146,7 +146,11 @@ fn a_failed_commit_leaves_what_was_committed_and_the_next_mint_goes_on_as_perl_d
         );
         assert_eq!(store.admin("oacounter"), "8");
         mint(&store, &Order::plain(17), &mut shown).expect("mint 17 more");
-        assert_eq!(shown.ids(), perl, "the failed batch's identifiers come next");
+        assert_eq!(
+            shown.ids(),
+            perl,
+            "the failed batch's identifiers come next"
+        );
         assert_eq!(store.admin("oacounter"), "25");
     }
 }
@@ -229,7 +233,10 @@ fn minting_in_one_transaction_keeps_what_came_before_and_stops_as_perl_did() {
     let first = mint_in_one(&mut txn, &mut m, &ctx, &Order::plain(3)).expect("mint 3");
     assert_eq!(ids(first), ["99999/tst300", "99999/tst301", "99999/tst302"]);
     let (rest, e) = mint_in_one(&mut txn, &mut m, &ctx, &Order::plain(105)).unwrap_err();
-    assert_eq!(e.to_string(), "error: identifiers exhausted (stopped at 100).");
+    assert_eq!(
+        e.to_string(),
+        "error: identifiers exhausted (stopped at 100)."
+    );
     let want: Vec<String> = (3..100).map(|i| format!("99999/tst3{i:02}")).collect();
     assert_eq!(ids(rest), want);
     m.flush(&mut txn);

@@ -81,7 +81,11 @@ impl MemStore {
 
     /// The committed value of admin key `name` (`:/NAME`).
     pub fn admin(&self, name: &str) -> String {
-        let v = self.keys.get(&keys::admin(name)).unwrap().unwrap_or_default();
+        let v = self
+            .keys
+            .get(&keys::admin(name))
+            .unwrap()
+            .unwrap_or_default();
         String::from_utf8(v).unwrap()
     }
 
