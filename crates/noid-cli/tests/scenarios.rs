@@ -255,6 +255,19 @@ fn peppermint() {
     assert_eq!(d.noid(&["get", "00", "a"]).ok(), "v\n");
 }
 
+/// `peppermint N ELEM VALUE` binds each new peppered identifier (it failed before
+/// printing any: the bind named the identifier without its pepper).
+#[test]
+fn peppermint_binds_each_new_identifier() {
+    let d = Dir::minter(&[".sdd"]);
+    let minted = ids(d.noid(&["peppermint", "2", "who", "Jane Doe"]).ok());
+    assert_eq!(minted.len(), 2);
+    for (id, base) in minted.iter().zip(["00", "01"]) {
+        assert_eq!(id.split_once('!').map(|(b, _)| b), Some(base), "{id}");
+        assert_eq!(d.noid(&["get", id, "who"]).ok(), "Jane Doe\n");
+    }
+}
+
 /// A short-term random minter that wraps inside one command and ends it with
 /// `:/oacounter` back at the value it had at the start must still store its
 /// re-initialised counters: minting in two commands gives the same identifiers as in
