@@ -14,27 +14,27 @@ use crate::console::Browser;
 const SAM: Option<&str> = Some("sam:secret");
 
 /// A response read off a socket: status, headers (lower-case names), body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// Read one response from `r` (its body by `Content-Length`, or chunked).
-fn read_answer(r: &mut impl BufRead) -> std::io::Result<Answer> {
+pub(crate) fn read_answer(r: &mut impl BufRead) -> std::io::Result<Answer> {
     let mut line = String::new();
     r.read_line(&mut line)?;
     let status = line
@@ -127,7 +127,7 @@ fn memory_kib(pid: u32) -> (u64, u64) {
 }
 
 /// The value of `Set-Cookie`'s cookie `name` in an answer.
-fn cookie(a: &Answer, name: &str) -> String {
+pub(crate) fn cookie(a: &Answer, name: &str) -> String {
     a.headers
         .iter()
         .filter(|(n, _)| n == "set-cookie")
@@ -138,7 +138,7 @@ fn cookie(a: &Answer, name: &str) -> String {
 }
 
 /// One GET on a kept-alive connection.
-fn get_on(s: &mut BufReader<TcpStream>, port: u16, path: &str, cookie: &str) -> Answer {
+pub(crate) fn get_on(s: &mut BufReader<TcpStream>, port: u16, path: &str, cookie: &str) -> Answer {
     let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
     if !cookie.is_empty() {
         req.push_str(&format!("Cookie: {cookie}\r\n"));
