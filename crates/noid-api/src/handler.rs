@@ -26,7 +26,7 @@ use crate::plan::{is_bulk, plan, verbose_note, Input, Plan};
 use crate::reply::{command_headers, status_line, too_many, unauthorized};
 pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
-use crate::store::{self, DirectoryWriter, Who, Work};
+use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 
 /// Largest request body of a single command (its indirect tokens' values): a value
 /// at the limit ([`noid_egg::MAX_REMOTE_VALUE`]) and room for an element name and the
@@ -44,6 +44,38 @@ pub fn body_too_large() -> Reply {
             noid_egg::MAX_REMOTE_VALUE
         ),
     )
+}
+
+/// `answer` with the directory `dir` named by its last component wherever its errors
+/// give its path (`error: lock timeout …; another noid process holds
+/// "sam/NOID/lock"`): a client learns which store, not where it is on the disk. The
+/// directory's thread logs the full text.
+fn name_store(mut answer: WorkResult, dir: &Path) -> WorkResult {
+    let (Some(name), Some(path)) = (dir.file_name(), dir.to_str()) else {
+        return answer;
+    };
+    if !answer.failed || path.is_empty() {
+        return answer;
+    }
+    let (path, name_bytes) = (path.as_bytes(), name.as_encoded_bytes());
+    let mut named = Vec::with_capacity(answer.body.len());
+    let mut rest = &answer.body[..];
+    while let Some(at) = rest.windows(path.len()).position(|w| w == path) {
+        named.extend_from_slice(&rest[..at]);
+        named.extend_from_slice(name_bytes);
+        rest = &rest[at + path.len()..];
+    }
+    named.extend_from_slice(rest);
+    if named != answer.body {
+        log::warn!(
+            "{}: answered, with the store named {}: {}",
+            dir.display(),
+            name.to_string_lossy(),
+            String::from_utf8_lossy(&answer.body).trim_end()
+        );
+    }
+    answer.body = named;
+    answer
 }
 
 /// Where a request comes from.
@@ -317,7 +349,7 @@ impl Service {
             }
             *progress = Some(tx.clone());
             tokio::spawn(async move {
-                let answer = store.submit(work, who, read_only).await;
+                let answer = name_store(store.submit(work, who, read_only).await, &dir);
                 let status = answer.status();
                 let mut b = answer.body;
                 b.extend(status_line(tool, status).bytes());
@@ -327,7 +359,7 @@ impl Service {
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }
-        let answer = store.submit(work, who, read_only).await;
+        let answer = name_store(store.submit(work, who, read_only).await, &dir);
         Err(finish(answer, note, tool))
     }
 

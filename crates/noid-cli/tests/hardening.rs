@@ -688,3 +688,20 @@ site's pages send; to change bindings in a browser, use the console (/console/).
         )
     );
 }
+
+/// Issue 42 item 11: an API error about a store names it by its directory's name, not
+/// by where it is on the disk (the service's log has the full path). Here the binder
+/// of `other` lost its database after the service started.
+#[test]
+fn store_errors_name_the_store_not_its_path() {
+    let api = Api::start();
+    std::fs::remove_dir_all(api.dir("binders/other/NOID")).unwrap();
+    let (code, body) = api.get(Some("olga:pw"), "/a/other/b", "x.set a 1");
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            200,
+            "error: no database (other/NOID/noid.rocksdb) -- use dbcreate?\n\negg-status: 1\n"
+        )
+    );
+}
