@@ -525,10 +525,37 @@ fn cookie_attributes_basic_login_and_expiry() {
         ..Browser::new(&api, "tls")
     };
     let p = tls.get("/console/login");
+    let set = p.header("set-cookie").unwrap();
+    let tls_id = set
+        .strip_prefix("__Host-noid_console_login=")
+        .and_then(|v| v.split_once(';'))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| panic!("{set}"));
+    assert_eq!(
+        set,
+        format!("__Host-noid_console_login={tls_id}; Path=/; HttpOnly; SameSite=Strict; Secure")
+    );
+    // Over TLS the prefixed cookie names the session (no new one is given), and a
+    // plain one, which a page over plain HTTP may have set, does not. (Each from a
+    // browser of its own: nothing in a cookie jar but the cookie given.)
+    let tls_browser = |jar: &str| Browser {
+        headers: tls.headers.clone(),
+        ..Browser::new(&api, jar)
+    };
+    let p = tls_browser("tls-prefixed").request(
+        "/console/login",
+        None,
+        &[&format!("Cookie: __Host-noid_console_login={tls_id}")],
+    );
+    assert_eq!(p.header("set-cookie"), None);
+    let p = tls_browser("tls-plain").request(
+        "/console/login",
+        None,
+        &[&format!("Cookie: noid_console_login={tls_id}")],
+    );
     assert!(p
         .header("set-cookie")
-        .unwrap()
-        .ends_with("; HttpOnly; SameSite=Strict; Secure"));
+        .is_some_and(|c| c.starts_with("__Host-noid_console_login=")));
     // Anyone else saying so is not believed.
     let p =
         Browser::new(&api, "liar").request("/console/login", None, &["X-Forwarded-Proto: https"]);

@@ -30,10 +30,11 @@
 //! **Cookies.** `noid_console` names a logged-in session, `noid_console_login` the
 //! login form's (so that a browser arriving from another site, which sends no cookie
 //! under `SameSite=Strict`, never has its logged-in cookie replaced). Both are
-//! `Path=/console/; HttpOnly; SameSite=Strict`, and `Secure` when the browser's
-//! connection is TLS: `noid serve` speaks plain HTTP, so that is when the trusted
-//! front server (`[front]`) says `X-Forwarded-Proto: https`, or always with
-//! `[console] secure_cookies = true`.
+//! `HttpOnly; SameSite=Strict`; when the browser's connection is TLS they are
+//! `__Host-noid_console…`, `Secure` and `Path=/` (the prefix's rules: no other host and
+//! no plain-HTTP page can set them), otherwise `Path=/console/`. `noid serve` speaks
+//! plain HTTP, so TLS is when the trusted front server (`[front]`) says
+//! `X-Forwarded-Proto: https`, or always with `[console] secure_cookies = true`.
 
 mod edit;
 pub mod egg;
@@ -208,7 +209,7 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
                 .get_all(hyper::header::COOKIE)
                 .iter()
                 .filter_map(|h| h.to_str().ok()),
-            name,
+            &session::cookie_name(name, secure),
         )
     };
     let sessions = &service.console.sessions;
