@@ -10,6 +10,7 @@ mod root_only;
 mod serve;
 
 mod abuse;
+mod clients;
 mod anvl;
 mod ark;
 mod failover;
