@@ -270,10 +270,14 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
     front_addresses(&config)?;
     let serve = &config.serve;
     if serve.max_connections == 0 || serve.max_connections_per_client == 0 {
-        return Err("serve: max_connections and max_connections_per_client must be at least 1".into());
+        return Err(
+            "serve: max_connections and max_connections_per_client must be at least 1".into(),
+        );
     }
     if serve.header_timeout == 0 || serve.body_timeout == 0 || serve.bulk_wait == 0 {
-        return Err("serve: header_timeout, body_timeout and bulk_wait must be at least 1 second".into());
+        return Err(
+            "serve: header_timeout, body_timeout and bulk_wait must be at least 1 second".into(),
+        );
     }
     let mut checked = BTreeMap::new();
     for (name, p) in &config.populators {

@@ -132,6 +132,9 @@ mod tests {
             })
             .collect();
         assert_eq!(kept.len(), 3);
-        assert!(c.total.clone().try_acquire_owned().is_err(), "the total is full");
+        assert!(
+            c.total.clone().try_acquire_owned().is_err(),
+            "the total is full"
+        );
     }
 }

@@ -90,10 +90,7 @@ pub async fn serve(
     let listener = AsyncListener::from_std(listener)?;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let builder = http1_builder(service.limits());
-    let caps = connections::Connections::new(
-        service.limits(),
-        service.front_networks(),
-    );
+    let caps = connections::Connections::new(service.limits(), service.front_networks());
     tokio::pin!(shutdown);
     loop {
         let place = tokio::select! {

@@ -705,3 +705,54 @@ fn store_errors_name_the_store_not_its_path() {
         )
     );
 }
+
+/// Issue 42 item 11: with `[serve] metrics_listen`, `/metrics` (which names the
+/// populators) is answered there and nowhere else: the API's address answers it `404`,
+/// the metrics address answers nothing else. A second `noid serve` on the same
+/// configuration is started here to read the address its log gives (port 0: the
+/// system picks one).
+#[test]
+fn metrics_are_served_on_their_own_address() {
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let api = Api::start_with("[serve]\nmetrics_listen = \"127.0.0.1:0\"\n");
+    let mut on_api = BufReader::new(TcpStream::connect(("127.0.0.1", api.port)).unwrap());
+    let a = get_on(&mut on_api, api.port, "/metrics", "");
+    assert_eq!((a.status, a.text().as_str()), (404, "error: not found\n"));
+    let mut child = Killed(
+        std::process::Command::new(crate::util::noid_exe())
+            .args(["serve", "--http", "127.0.0.1:0", "--config"])
+            .arg(api.dir("api.toml"))
+            .env("RUST_LOG", "info")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut log = BufReader::new(child.0.stderr.take().unwrap());
+    let port: u16 = loop {
+        let mut line = String::new();
+        assert_ne!(log.read_line(&mut line).unwrap(), 0, "noid serve exited");
+        if let Some((_, addr)) = line.split_once("metrics on 127.0.0.1:") {
+            break addr.trim().parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    let mut on_metrics = BufReader::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
+    let m = get_on(&mut on_metrics, port, "/metrics", "");
+    assert_eq!(m.status, 200);
+    assert!(
+        m.text().contains("\nnoid_console_sessions 0\n"),
+        "{}",
+        m.text()
+    );
+    let other = get_on(&mut on_metrics, port, "/a/sam/b", "");
+    assert_eq!(
+        (other.status, other.text().as_str()),
+        (404, "error: not found\n")
+    );
+}

@@ -119,8 +119,9 @@ fn a_trickled_console_form_is_cut_off_at_its_deadline() {
     assert_eq!(a.status, 408, "{}", a.text());
     assert_eq!(a.header("connection"), Some("close"));
     assert!(
-        a.text()
-            .contains("The form did not arrive within 2 seconds. Check your connection and send it again."),
+        a.text().contains(
+            "The form did not arrive within 2 seconds. Check your connection and send it again."
+        ),
         "{}",
         a.text()
     );
@@ -200,7 +201,12 @@ fn a_trickled_bulk_post_does_not_hold_the_binder() {
          the commands after line 1 were not run\n\n\
          # committed 1 commands, through line 1\negg-status: 1\n"
     );
-    for (id, want) in [("t1", "1\n"), ("t2", "\n"), ("w1", "cli\n"), ("w2", "api\n")] {
+    for (id, want) in [
+        ("t1", "1\n"),
+        ("t2", "\n"),
+        ("w1", "cli\n"),
+        ("w2", "api\n"),
+    ] {
         let got = Command::new(noid_exe())
             .arg("-f")
             .arg(api.dir("binders/sam"))

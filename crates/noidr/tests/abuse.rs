@@ -232,7 +232,10 @@ fn one_clients_slow_connections_leave_room_for_others() {
     other.get_mut().write_all(GOOD).unwrap();
     let (status, head) = read_response(&mut other);
     assert_eq!(status, 302, "{head}");
-    assert!(head.contains(&format!("\r\nlocation: {TARGET}\r\n")), "{head}");
+    assert!(
+        head.contains(&format!("\r\nlocation: {TARGET}\r\n")),
+        "{head}"
+    );
     for c in &mut slow {
         c.write_all(&GOOD[20..]).unwrap();
         let mut r = BufReader::new(&mut *c);

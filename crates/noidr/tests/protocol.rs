@@ -299,7 +299,12 @@ fn missing_store_answers_errors_then_recovers() {
     let mut n = Noidr::start(dir.path(), &["--protocol", "egg"]);
     let a = n.ask("X.resolve");
     // The store is named by its directory's name, not by its path (issue 42, item 11).
-    let name = dir.path().file_name().unwrap().to_string_lossy().into_owned();
+    let name = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         a,
         format!("error: cannot open minter {name}: no database ({name}/NOID/noid.rocksdb) -- use dbcreate?")

@@ -10,9 +10,9 @@ mod root_only;
 mod serve;
 
 mod abuse;
-mod clients;
 mod anvl;
 mod ark;
+mod clients;
 mod failover;
 mod faults;
 mod follow;

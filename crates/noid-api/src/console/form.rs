@@ -8,8 +8,8 @@
 //! memory a request may take. The number of fields is capped too
 //! ([`MAX_FIELDS`]): `a&a&a…` is a field per two octets, each one a pair of strings.
 
-use bytes::Bytes;
 use crate::body::{read_whole, WholeError};
+use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Request, StatusCode};
