@@ -320,3 +320,38 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
     }
     Ok((config, checked))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serve_limits_default_and_refuse_zero() {
+        let (c, _) = parse("").unwrap();
+        assert_eq!(
+            (
+                c.serve.max_connections,
+                c.serve.max_connections_per_client,
+                c.serve.header_timeout,
+                c.serve.body_timeout,
+                c.serve.bulk_wait,
+                c.serve.bulk_min_rate,
+                c.serve.metrics_listen
+            ),
+            (512, 64, 10, 30, 2, 16384, None)
+        );
+        let (c, _) = parse("[serve]\nbody_timeout = 5\n").unwrap();
+        assert_eq!((c.serve.body_timeout, c.serve.header_timeout), (5, 10));
+        assert_eq!(
+            parse("[serve]\nmax_connections_per_client = 0\n").unwrap_err(),
+            "serve: max_connections and max_connections_per_client must be at least 1"
+        );
+        assert_eq!(
+            parse("[serve]\nbulk_wait = 0\n").unwrap_err(),
+            "serve: header_timeout, body_timeout and bulk_wait must be at least 1 second"
+        );
+        assert!(parse("[serve]\nmax_conections = 5\n")
+            .unwrap_err()
+            .contains("unknown field `max_conections`"));
+    }
+}
