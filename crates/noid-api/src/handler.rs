@@ -49,8 +49,8 @@ pub fn body_too_large() -> Reply {
 /// `answer` with the directory `dir` named by its last component wherever its errors
 /// give its path (`error: lock timeout …; another noid process holds
 /// "sam/NOID/lock"`): a client learns which store, not where it is on the disk. The
-/// directory's thread logs the full text.
-fn name_store(mut answer: WorkResult, dir: &Path) -> WorkResult {
+/// full text is logged. (The API's answers and the console's pages alike.)
+pub(crate) fn name_store(mut answer: WorkResult, dir: &Path) -> WorkResult {
     let (Some(name), Some(path)) = (dir.file_name(), dir.to_str()) else {
         return answer;
     };
@@ -66,6 +66,9 @@ fn name_store(mut answer: WorkResult, dir: &Path) -> WorkResult {
         rest = &rest[at + path.len()..];
     }
     named.extend_from_slice(rest);
+    if let Some(e) = &mut answer.error {
+        *e = e.replace(&*String::from_utf8_lossy(path), &name.to_string_lossy());
+    }
     if named != answer.body {
         log::warn!(
             "{}: answered, with the store named {}: {}",

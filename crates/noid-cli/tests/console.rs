@@ -924,3 +924,23 @@ fn recent_writes_filter_by_identifier_login_and_day() {
     assert_eq!(p.status, 400);
     assert!(p.body.contains("To is before From"));
 }
+
+/// Issue 42 item 11: a console page that reports a store error names the store by its
+/// directory's name, not by where it is on the disk. Here sam's binder lost its
+/// database after the service started.
+#[test]
+fn store_errors_on_pages_name_the_store_not_its_path() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    assert_eq!(b.login("sam", "sam", "secret").status, 303);
+    std::fs::remove_dir_all(api.dir("binders/sam/NOID")).unwrap();
+    let p = b.get("/console/p/sam/id?id=ark%3A%2F99999%2Ffk4x");
+    assert!(
+        p.body
+            .contains("no database (sam/NOID/noid.rocksdb) -- use dbcreate?"),
+        "{}",
+        p.body
+    );
+    let root = api.dir("").display().to_string();
+    assert!(!p.body.contains(root.trim_end_matches('/')), "{}", p.body);
+}
