@@ -5,6 +5,12 @@
 //! A bulk request therefore never sits in memory whole, and a client whose body is cut
 //! off, or a server that is stopping, still gets the answers of the commands that ran
 //! and a line saying how far they got.
+//!
+//! Every other body (a single command's, a console form's) is read whole before
+//! anything is done with it, within its size limit and a deadline ([`read_whole`]).
+//! A bulk body has no total deadline (it may be large), but it must keep up while its
+//! run holds the binder ([`Pace`]): a client that trickles its body cannot keep other
+//! writers, the API's or `noid bind`'s, waiting for the binder's lock.
 
 use std::io::{self, BufRead, Read};
 use std::pin::Pin;
@@ -20,9 +26,10 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Request body chunks in flight between the connection and the directory's thread.
 const CHUNKS: usize = 16;
-/// How long a directory's thread waits for the next chunk before it treats the body as
-/// cut off (a client that stalls must not hold the binder for longer).
-pub const STALL: Duration = Duration::from_secs(30);
+/// Octets a declared `Content-Length` earns a body beyond its deadline: one second
+/// per 64 KiB (a 16 MiB upload gets 256 s more), so that a large body on a slow link
+/// is not cut off while a trickle is.
+pub const RATE_ALLOWANCE: u64 = 64 << 10;
 /// How often a wait for the body looks whether the server is stopping.
 const TICK: Duration = Duration::from_millis(100);
 /// The longest line of a bulk body: a command whose value is at the limit
@@ -36,8 +43,10 @@ pub const MAX_LINE: usize = 3 * noid_egg::MAX_REMOTE_VALUE + (64 << 10);
 pub enum Cut {
     /// The connection failed or closed before the body's end.
     Client(String),
-    /// No data for [`STALL`].
-    Stalled,
+    /// The body did not begin within the body deadline (seconds).
+    Stalled(u64),
+    /// Less than [`Pace::octets`] came while the run waited [`Pace::wait`] for it.
+    Slow(Pace),
     /// The server is stopping.
     Stopping,
     /// A line longer than [`MAX_LINE`].
@@ -48,7 +57,14 @@ impl std::fmt::Display for Cut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Cut::Client(e) => write!(f, "the request body was cut off ({e})"),
-            Cut::Stalled => write!(f, "the request body stalled for {} s", STALL.as_secs()),
+            Cut::Stalled(s) => write!(f, "the request body stalled for {s} s"),
+            Cut::Slow(p) => write!(
+                f,
+                "the request body came too slowly: less than {} octets in {} s while the \
+                 binder waited for it (send the body as fast as it is read, or in smaller requests)",
+                p.octets(),
+                p.wait.as_secs()
+            ),
             Cut::Stopping => f.write_str("the server is stopping"),
             Cut::LineTooLong => write!(
                 f,
@@ -117,10 +133,33 @@ pub async fn pump(
     }
 }
 
-/// A channel for [`pump`] and the reader at its other end.
+/// How fast a bulk body must come while its run holds the binder: whenever the run has
+/// waited `wait` in all for its body, at least `min_rate` octets a second of that wait
+/// must have come since it last looked; otherwise the run ends there ([`Cut::Slow`]),
+/// commits what ran and releases the binder. A body that arrives faster than the
+/// binder reads it is never waited for, whatever its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pace {
+    /// How long the run waits before it looks (`[serve] bulk_wait`).
+    pub wait: Duration,
+    /// Octets a second (`[serve] bulk_min_rate`).
+    pub min_rate: u64,
+}
+
+impl Pace {
+    /// The octets that must come while the run waits [`Pace::wait`].
+    pub fn octets(&self) -> u64 {
+        self.min_rate.saturating_mul(self.wait.as_secs().max(1))
+    }
+}
+
+/// A channel for [`pump`] and the reader at its other end: the body must begin within
+/// `begin` ([`BodyReader::started`]) and keep `pace` afterwards.
 pub fn channel(
     handle: tokio::runtime::Handle,
     stopping: Arc<AtomicBool>,
+    begin: Duration,
+    pace: Pace,
 ) -> (mpsc::Sender<Result<Bytes, String>>, BodyReader) {
     let (tx, rx) = mpsc::channel(CHUNKS);
     let reader = BodyReader {
@@ -131,6 +170,10 @@ pub fn channel(
         done: false,
         failed: None,
         line: 0,
+        begin,
+        pace,
+        waited: Duration::ZERO,
+        came: 0,
     };
     (tx, reader)
 }
@@ -147,12 +190,21 @@ pub struct BodyReader {
     failed: Option<Cut>,
     /// Octets consumed since the last newline.
     line: usize,
+    /// How long the body has to begin.
+    begin: Duration,
+    /// How fast it must come afterwards.
+    pace: Pace,
+    /// How long the run has waited for the body since it last looked at its pace.
+    waited: Duration,
+    /// The octets that came since then.
+    came: u64,
 }
 
 impl BodyReader {
-    /// Wait until [`pump`] has read from the body (`started`), for at most [`STALL`] and
-    /// only while the server is not stopping; a body that has not begun by then reads
-    /// as stalled (the directory's thread does not wait for it again).
+    /// Wait until [`pump`] has read from the body (`started`), for at most the body
+    /// deadline and only while the server is not stopping; a body that has not begun by
+    /// then reads as stalled (the directory's thread does not wait for it again). This
+    /// wait holds no binder: the run is queued for it only afterwards.
     ///
     /// A bulk POST's response head must not go out before that: a client that sent
     /// `Expect: 100-continue` (curl does for bodies over 1 MiB) sends its body only
@@ -167,8 +219,8 @@ impl BodyReader {
                 return;
             }
             waited += TICK;
-            if waited >= STALL {
-                self.failed = Some(Cut::Stalled);
+            if waited >= self.begin {
+                self.failed = Some(Cut::Stalled(self.begin.as_secs()));
                 return;
             }
         }
@@ -185,8 +237,9 @@ impl BodyReader {
         result
     }
 
+    /// The next chunk, waited for while it keeps [`Pace`] (the directory's thread holds
+    /// the binder meanwhile).
     fn wait_chunk(&mut self) -> io::Result<()> {
-        let mut waited = Duration::ZERO;
         loop {
             if self.stopping.load(Ordering::Relaxed) {
                 return Err(cut(Cut::Stopping));
@@ -198,6 +251,7 @@ impl BodyReader {
                 .block_on(async { tokio::time::timeout(TICK, rx.recv()).await });
             match got {
                 Ok(Some(Ok(data))) => {
+                    self.came += data.len() as u64;
                     self.chunk = data;
                     return Ok(());
                 }
@@ -207,9 +261,13 @@ impl BodyReader {
                     return Ok(());
                 }
                 Err(_) => {
-                    waited += TICK;
-                    if waited >= STALL {
-                        return Err(cut(Cut::Stalled));
+                    self.waited += TICK;
+                    if self.waited >= self.pace.wait {
+                        if self.came < self.pace.octets() {
+                            return Err(cut(Cut::Slow(self.pace)));
+                        }
+                        self.waited = Duration::ZERO;
+                        self.came = 0;
                     }
                 }
             }
@@ -279,4 +337,71 @@ impl Body for Streamed {
             .poll_recv(cx)
             .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
     }
+}
+
+/// Why [`read_whole`] has no body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WholeError {
+    /// Longer than the limit.
+    TooLarge,
+    /// Not all there by the deadline (which it says): answered `408`, and the
+    /// connection is closed.
+    Late(Duration),
+    /// The connection failed or closed first.
+    Failed(String),
+}
+
+/// The deadline of a body of `declared` octets (its `Content-Length`, if it gave one):
+/// `base` (`[serve] body_timeout`), one second more per [`RATE_ALLOWANCE`] octets.
+pub fn deadline(base: Duration, declared: Option<u64>) -> Duration {
+    base + Duration::from_secs(declared.unwrap_or(0) / RATE_ALLOWANCE)
+}
+
+/// A request's `Content-Length`, if it has a valid one.
+pub fn declared_length(headers: &hyper::HeaderMap) -> Option<u64> {
+    headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|l| l.parse().ok())
+}
+
+/// Read `body` whole: at most `limit` octets, all of it within `within`. A client that
+/// sends a body slowly holds a connection for `within` at most, and nothing else.
+pub async fn read_whole<B>(body: B, limit: usize, within: Duration) -> Result<Bytes, WholeError>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let read = http_body_util::Limited::new(body, limit).collect();
+    match tokio::time::timeout(within, read).await {
+        Err(_) => Err(WholeError::Late(within)),
+        Ok(Ok(b)) => Ok(b.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(WholeError::TooLarge),
+        Ok(Err(e)) => Err(WholeError::Failed(e.to_string())),
+    }
+}
+
+/// The `408` answer of a body not there by its deadline, for the API (the console
+/// answers with a page): the connection is closed after it.
+pub fn too_late(within: Duration) -> crate::reply::Resp {
+    let mut r = crate::reply::plain(
+        hyper::StatusCode::REQUEST_TIMEOUT,
+        &format!(
+            "error: 408 the request body did not arrive within {} s; send it at once after \
+             the request's head\n",
+            within.as_secs()
+        ),
+    )
+    .into_response();
+    close_after(&mut r);
+    r
+}
+
+/// Mark `r` as the connection's last answer (`Connection: close`): what is left of a
+/// body that came too slowly is not waited for.
+pub fn close_after<B>(r: &mut hyper::Response<B>) {
+    r.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
 }

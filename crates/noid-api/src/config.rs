@@ -21,6 +21,15 @@
 //! enabled = true                     # the default
 //! session_idle = 1800                # seconds; the default
 //! secure_cookies = false             # true: Secure cookies even without a TLS front
+//!
+//! [serve]                            # connections and deadlines (the defaults)
+//! max_connections = 512              # open at once, all clients together
+//! max_connections_per_client = 64    # from one client address
+//! header_timeout = 10                # seconds for a request head (and an idle keep-alive)
+//! body_timeout = 30                  # seconds for a body, + 1 s per 64 KiB it declares
+//! bulk_wait = 2                      # seconds a bulk run holding the binder waits for its body
+//! bulk_min_rate = 16384              # octets a second it must get meanwhile
+//! metrics_listen = "127.0.0.1:9464"  # /metrics there only (default: loopback clients only)
 //! ```
 
 use std::collections::BTreeMap;
@@ -45,6 +54,53 @@ pub struct Config {
     /// The populator console at `/console/`.
     #[serde(default)]
     pub console: ConsoleConfig,
+    /// Connections, deadlines and the metrics address.
+    #[serde(default)]
+    pub serve: ServeConfig,
+}
+
+/// `[serve]`: what one client may hold of the server, and for how long
+/// (docs/SECURITY.md, "Limits and timeouts").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeConfig {
+    /// Connections open at once, all clients together; more wait in the kernel's
+    /// accept queue (default 512: room for the stores' files under `ulimit -n 1024`).
+    pub max_connections: usize,
+    /// Connections open at once from one client address (default 64); more are closed
+    /// at once. The front server's addresses and the unix socket count only towards
+    /// `max_connections`.
+    pub max_connections_per_client: usize,
+    /// Seconds a client has to send a whole request head, from its connection or its
+    /// previous answer: also how long an idle keep-alive connection stays (default 10).
+    pub header_timeout: u64,
+    /// Seconds a form's or a single command's body has to arrive (default 30), one
+    /// more per 64 KiB its `Content-Length` declares; later, `408`.
+    pub body_timeout: u64,
+    /// Seconds a bulk run that holds the binder waits for its body before it looks
+    /// whether the body keeps up (default 2).
+    pub bulk_wait: u64,
+    /// Octets a second a bulk body must bring while its run waits for it (default
+    /// 16384); a slower body ends the run there, committed and reported.
+    pub bulk_min_rate: u64,
+    /// Where `/metrics` is served (`HOST:PORT`); then the API's address answers it
+    /// `404`. Without it, `/metrics` is answered on the API's address to clients on
+    /// loopback only.
+    pub metrics_listen: Option<String>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            max_connections: 512,
+            max_connections_per_client: 64,
+            header_timeout: 10,
+            body_timeout: 30,
+            bulk_wait: 2,
+            bulk_min_rate: 16 << 10,
+            metrics_listen: None,
+        }
+    }
 }
 
 /// `[console]`: the populator console (`crate::console`).
@@ -212,6 +268,17 @@ pub fn load(path: &Path) -> Result<(Config, BTreeMap<String, Checked>), String> 
 pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> {
     let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
     front_addresses(&config)?;
+    let serve = &config.serve;
+    if serve.max_connections == 0 || serve.max_connections_per_client == 0 {
+        return Err(
+            "serve: max_connections and max_connections_per_client must be at least 1".into(),
+        );
+    }
+    if serve.header_timeout == 0 || serve.body_timeout == 0 || serve.bulk_wait == 0 {
+        return Err(
+            "serve: header_timeout, body_timeout and bulk_wait must be at least 1 second".into(),
+        );
+    }
     let mut checked = BTreeMap::new();
     for (name, p) in &config.populators {
         if !is_safe_name(name) {
@@ -252,4 +319,39 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
         );
     }
     Ok((config, checked))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serve_limits_default_and_refuse_zero() {
+        let (c, _) = parse("").unwrap();
+        assert_eq!(
+            (
+                c.serve.max_connections,
+                c.serve.max_connections_per_client,
+                c.serve.header_timeout,
+                c.serve.body_timeout,
+                c.serve.bulk_wait,
+                c.serve.bulk_min_rate,
+                c.serve.metrics_listen
+            ),
+            (512, 64, 10, 30, 2, 16384, None)
+        );
+        let (c, _) = parse("[serve]\nbody_timeout = 5\n").unwrap();
+        assert_eq!((c.serve.body_timeout, c.serve.header_timeout), (5, 10));
+        assert_eq!(
+            parse("[serve]\nmax_connections_per_client = 0\n").unwrap_err(),
+            "serve: max_connections and max_connections_per_client must be at least 1"
+        );
+        assert_eq!(
+            parse("[serve]\nbulk_wait = 0\n").unwrap_err(),
+            "serve: header_timeout, body_timeout and bulk_wait must be at least 1 second"
+        );
+        assert!(parse("[serve]\nmax_conections = 5\n")
+            .unwrap_err()
+            .contains("unknown field `max_conections`"));
+    }
 }

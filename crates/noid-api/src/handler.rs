@@ -15,17 +15,18 @@ use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 
 use crate::auth::{self, Failures, NotNow, Passwords, Verdict};
+use crate::body::WholeError;
 use crate::config::{Checked, Config};
 use crate::plan::{is_bulk, plan, verbose_note, Input, Plan};
 use crate::reply::{command_headers, status_line, too_many, unauthorized};
 pub use crate::reply::{finish, plain, Reply, Resp};
 use crate::route::{self, Route};
-use crate::store::{self, DirectoryWriter, Who, Work};
+use crate::store::{self, DirectoryWriter, Who, Work, WorkResult};
 
 /// Largest request body of a single command (its indirect tokens' values): a value
 /// at the limit ([`noid_egg::MAX_REMOTE_VALUE`]) and room for an element name and the
@@ -43,6 +44,41 @@ pub fn body_too_large() -> Reply {
             noid_egg::MAX_REMOTE_VALUE
         ),
     )
+}
+
+/// `answer` with the directory `dir` named by its last component wherever its errors
+/// give its path (`error: lock timeout …; another noid process holds
+/// "sam/NOID/lock"`): a client learns which store, not where it is on the disk. The
+/// full text is logged. (The API's answers and the console's pages alike.)
+pub(crate) fn name_store(mut answer: WorkResult, dir: &Path) -> WorkResult {
+    let (Some(name), Some(path)) = (dir.file_name(), dir.to_str()) else {
+        return answer;
+    };
+    if !answer.failed || path.is_empty() {
+        return answer;
+    }
+    let (path, name_bytes) = (path.as_bytes(), name.as_encoded_bytes());
+    let mut named = Vec::with_capacity(answer.body.len());
+    let mut rest = &answer.body[..];
+    while let Some(at) = rest.windows(path.len()).position(|w| w == path) {
+        named.extend_from_slice(&rest[..at]);
+        named.extend_from_slice(name_bytes);
+        rest = &rest[at + path.len()..];
+    }
+    named.extend_from_slice(rest);
+    if let Some(e) = &mut answer.error {
+        *e = e.replace(&*String::from_utf8_lossy(path), &name.to_string_lossy());
+    }
+    if named != answer.body {
+        log::warn!(
+            "{}: answered, with the store named {}: {}",
+            dir.display(),
+            name.to_string_lossy(),
+            String::from_utf8_lossy(&answer.body).trim_end()
+        );
+    }
+    answer.body = named;
+    answer
 }
 
 /// Where a request comes from.
@@ -140,13 +176,42 @@ impl Service {
             .clone()
     }
 
-    /// Answer one request (`GET /metrics`: the service's metrics), counted in them.
+    /// `[serve]`: connection limits, deadlines, the metrics address.
+    pub fn limits(&self) -> &crate::config::ServeConfig {
+        &self.config.serve
+    }
+
+    /// The front server's addresses (`[front] addresses`).
+    pub fn front_networks(&self) -> Vec<ipnet::IpNet> {
+        self.front_addresses.clone()
+    }
+
+    /// The deadline of a form's or a single command's body (`[serve] body_timeout`,
+    /// [`crate::body::deadline`]).
+    pub fn body_deadline(&self, headers: &hyper::HeaderMap) -> std::time::Duration {
+        crate::body::deadline(
+            std::time::Duration::from_secs(self.config.serve.body_timeout),
+            crate::body::declared_length(headers),
+        )
+    }
+
+    /// `GET /metrics`: the service's metrics (`[serve] metrics_listen`'s one answer).
+    pub fn metrics(&self, req: &Request<Incoming>) -> Resp {
+        self.settings
+            .metrics
+            .reply(req, self.console.sessions.len())
+            .into_response()
+    }
+
+    /// Answer one request (`GET /metrics`: the service's metrics, to a client on
+    /// loopback when no `metrics_listen` is configured), counted in them.
     pub async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Peer) -> Resp {
         let metrics = self.settings.metrics.clone();
-        if req.uri().path() == "/metrics" {
-            return metrics
-                .reply(&req, self.console.sessions.len())
-                .into_response();
+        if req.uri().path() == "/metrics"
+            && self.config.serve.metrics_listen.is_none()
+            && peer.ip.is_some_and(|ip| ip.is_loopback())
+        {
+            return self.metrics(&req);
         }
         if self.console.enabled && crate::console::is_console(req.uri().path()) {
             return crate::console::handle(self, req, peer).await;
@@ -225,9 +290,15 @@ impl Service {
             .map(str::to_string);
         let note = verbose_note(&query, &login, acting_for.as_deref());
         let input = if matches!(route, Route::Binder { .. }) && is_bulk(&query) {
+            let serve = &self.config.serve;
             let (tx, mut reader) = crate::body::channel(
                 tokio::runtime::Handle::current(),
                 self.settings.stopping.clone(),
+                std::time::Duration::from_secs(serve.body_timeout),
+                crate::body::Pace {
+                    wait: std::time::Duration::from_secs(serve.bulk_wait),
+                    min_rate: serve.bulk_min_rate,
+                },
             );
             let (started_tx, started_rx) = tokio::sync::oneshot::channel();
             tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
@@ -236,12 +307,19 @@ impl Service {
             reader.started(started_rx).await;
             Input::Stream(Box::new(reader))
         } else {
-            match Limited::new(req.into_body(), MAX_BODY).collect().await {
-                Ok(b) => Input::Whole(b.to_bytes().to_vec()),
-                Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-                    return Err(body_too_large())
+            let within = self.body_deadline(req.headers());
+            match crate::body::read_whole(req.into_body(), MAX_BODY, within).await {
+                Ok(b) => Input::Whole(b.to_vec()),
+                Err(WholeError::TooLarge) => return Err(body_too_large()),
+                Err(WholeError::Late(within)) => {
+                    log::warn!(
+                        "populator {name}: request body not there within {} s (client {})",
+                        within.as_secs(),
+                        peer.shown()
+                    );
+                    return Ok(crate::body::too_late(within));
                 }
-                Err(e) => {
+                Err(WholeError::Failed(e)) => {
                     return Err(plain(
                         StatusCode::BAD_REQUEST,
                         &format!("error: cannot read the request body: {e}\n"),
@@ -274,7 +352,7 @@ impl Service {
             }
             *progress = Some(tx.clone());
             tokio::spawn(async move {
-                let answer = store.submit(work, who, read_only).await;
+                let answer = name_store(store.submit(work, who, read_only).await, &dir);
                 let status = answer.status();
                 let mut b = answer.body;
                 b.extend(status_line(tool, status).bytes());
@@ -284,7 +362,7 @@ impl Service {
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }
-        let answer = store.submit(work, who, read_only).await;
+        let answer = name_store(store.submit(work, who, read_only).await, &dir);
         Err(finish(answer, note, tool))
     }
 

@@ -31,6 +31,7 @@ pub mod auth;
 pub mod body;
 pub mod cgi;
 pub mod config;
+pub mod connections;
 pub mod console;
 mod group;
 pub mod handler;
@@ -64,8 +65,23 @@ pub fn service(path: &Path, temper: fn(i64) -> String) -> Result<Arc<Service>, S
     Ok(Arc::new(Service::new(config, populators, temper)))
 }
 
+/// The HTTP/1 connection settings of `[serve]`: a request head must arrive within
+/// `header_timeout` (which also ends idle keep-alive connections).
+fn http1_builder(serve: &config::ServeConfig) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(serve.header_timeout))
+        .keep_alive(true);
+    // A client may close its sending side and wait for the answer; a bulk POST whose
+    // body was cut off that way is still told how far it got.
+    builder.half_close(true);
+    builder
+}
+
 /// Serve `service` on `listener` until `shutdown` completes, then let requests in
-/// flight finish (5 s at most).
+/// flight finish (5 s at most). Connections are capped in all and per client
+/// ([`connections`]).
 pub async fn serve(
     listener: Listener,
     service: Arc<Service>,
@@ -73,16 +89,17 @@ pub async fn serve(
 ) -> io::Result<()> {
     let listener = AsyncListener::from_std(listener)?;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut builder = http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_secs(75))
-        .keep_alive(true);
-    // A client may close its sending side and wait for the answer; a bulk POST whose
-    // body was cut off that way is still told how far it got.
-    builder.half_close(true);
+    let builder = http1_builder(service.limits());
+    let caps = connections::Connections::new(service.limits(), service.front_networks());
     tokio::pin!(shutdown);
     loop {
+        let place = tokio::select! {
+            _ = &mut shutdown => {
+                service.stop();
+                break
+            }
+            p = caps.place() => p,
+        };
         let accepted = tokio::select! {
             _ = &mut shutdown => {
                 service.stop();
@@ -98,6 +115,10 @@ pub async fn serve(
                 continue;
             }
         };
+        let Some(admitted) = caps.admit(place, peer.ip) else {
+            refuse(io, caps.per_client());
+            continue;
+        };
         let svc = service.clone();
         let handler = service_fn(move |req| {
             let svc = svc.clone();
@@ -111,6 +132,7 @@ pub async fn serve(
                     if let Err(e) = w.await {
                         log::debug!("connection: {e}");
                     }
+                    drop(admitted);
                 });
             }
             Stream::Unix(s) => {
@@ -119,6 +141,7 @@ pub async fn serve(
                     if let Err(e) = w.await {
                         log::debug!("connection: {e}");
                     }
+                    drop(admitted);
                 });
             }
         }
@@ -134,6 +157,52 @@ pub async fn serve(
         log::warn!("shutdown: connections still open after 5 s");
     }
     Ok(())
+}
+
+/// Close a connection over its client's cap at once, with a `503` if the socket takes
+/// it without waiting (it is a new socket: its send buffer is empty).
+fn refuse(io: Stream, cap: usize) {
+    let Stream::Tcp(s) = io else {
+        return;
+    };
+    log::debug!("connection refused: its client has {cap} open");
+    let body = format!("error: 503 too many connections from your address (at most {cap})\n");
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=UTF-8\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = s.try_write(answer.as_bytes());
+}
+
+/// `[serve] metrics_listen`: answer `GET /metrics` there and nothing else (`404`),
+/// until the runtime ends.
+async fn serve_metrics(listener: TcpListener, service: Arc<Service>) {
+    let builder = http1_builder(service.limits());
+    loop {
+        let Ok((s, _)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        };
+        let svc = service.clone();
+        let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+            let svc = svc.clone();
+            async move {
+                Ok::<_, Infallible>(if req.uri().path() == "/metrics" {
+                    svc.metrics(&req)
+                } else {
+                    handler::plain(hyper::StatusCode::NOT_FOUND, "error: not found\n")
+                        .into_response()
+                })
+            }
+        });
+        let conn = builder.serve_connection(TokioIo::new(s), handler);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                log::debug!("metrics connection: {e}");
+            }
+        });
+    }
 }
 
 enum Stream {
@@ -196,6 +265,11 @@ pub fn run(addr: &str, config: &Path, temper: fn(i64) -> String) -> io::Result<(
     rt.block_on(async move {
         let listener = Listener::bind(addr)?;
         log::info!("noid serve: HTTP API on {}", listener.local_addr());
+        if let Some(at) = &service.limits().metrics_listen {
+            let metrics = TcpListener::bind(at).await?;
+            log::info!("noid serve: metrics on {}", metrics.local_addr()?);
+            tokio::spawn(serve_metrics(metrics, service.clone()));
+        }
         serve(listener, service, terminate_signal()).await
     })
 }

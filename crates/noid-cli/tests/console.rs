@@ -525,10 +525,37 @@ fn cookie_attributes_basic_login_and_expiry() {
         ..Browser::new(&api, "tls")
     };
     let p = tls.get("/console/login");
+    let set = p.header("set-cookie").unwrap();
+    let tls_id = set
+        .strip_prefix("__Host-noid_console_login=")
+        .and_then(|v| v.split_once(';'))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| panic!("{set}"));
+    assert_eq!(
+        set,
+        format!("__Host-noid_console_login={tls_id}; Path=/; HttpOnly; SameSite=Strict; Secure")
+    );
+    // Over TLS the prefixed cookie names the session (no new one is given), and a
+    // plain one, which a page over plain HTTP may have set, does not. (Each from a
+    // browser of its own: nothing in a cookie jar but the cookie given.)
+    let tls_browser = |jar: &str| Browser {
+        headers: tls.headers.clone(),
+        ..Browser::new(&api, jar)
+    };
+    let p = tls_browser("tls-prefixed").request(
+        "/console/login",
+        None,
+        &[&format!("Cookie: __Host-noid_console_login={tls_id}")],
+    );
+    assert_eq!(p.header("set-cookie"), None);
+    let p = tls_browser("tls-plain").request(
+        "/console/login",
+        None,
+        &[&format!("Cookie: noid_console_login={tls_id}")],
+    );
     assert!(p
         .header("set-cookie")
-        .unwrap()
-        .ends_with("; HttpOnly; SameSite=Strict; Secure"));
+        .is_some_and(|c| c.starts_with("__Host-noid_console_login=")));
     // Anyone else saying so is not believed.
     let p =
         Browser::new(&api, "liar").request("/console/login", None, &["X-Forwarded-Proto: https"]);
@@ -896,4 +923,24 @@ fn recent_writes_filter_by_identifier_login_and_day() {
     let p = b.get("/console/p/sam/writes?from=2026-11-22&to=2026-11-21");
     assert_eq!(p.status, 400);
     assert!(p.body.contains("To is before From"));
+}
+
+/// Issue 42 item 11: a console page that reports a store error names the store by its
+/// directory's name, not by where it is on the disk. Here sam's binder lost its
+/// database after the service started.
+#[test]
+fn store_errors_on_pages_name_the_store_not_its_path() {
+    let api = Api::start();
+    let b = Browser::new(&api, "sam");
+    assert_eq!(b.login("sam", "sam", "secret").status, 303);
+    std::fs::remove_dir_all(api.dir("binders/sam/NOID")).unwrap();
+    let p = b.get("/console/p/sam/id?id=ark%3A%2F99999%2Ffk4x");
+    assert!(
+        p.body
+            .contains("no database (sam/NOID/noid.rocksdb) -- use dbcreate?"),
+        "{}",
+        p.body
+    );
+    let root = api.dir("").display().to_string();
+    assert!(!p.body.contains(root.trim_end_matches('/')), "{}", p.body);
 }

@@ -14,27 +14,27 @@ use crate::console::Browser;
 const SAM: Option<&str> = Some("sam:secret");
 
 /// A response read off a socket: status, headers (lower-case names), body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// Read one response from `r` (its body by `Content-Length`, or chunked).
-fn read_answer(r: &mut impl BufRead) -> std::io::Result<Answer> {
+pub(crate) fn read_answer(r: &mut impl BufRead) -> std::io::Result<Answer> {
     let mut line = String::new();
     r.read_line(&mut line)?;
     let status = line
@@ -127,7 +127,7 @@ fn memory_kib(pid: u32) -> (u64, u64) {
 }
 
 /// The value of `Set-Cookie`'s cookie `name` in an answer.
-fn cookie(a: &Answer, name: &str) -> String {
+pub(crate) fn cookie(a: &Answer, name: &str) -> String {
     a.headers
         .iter()
         .filter(|(n, _)| n == "set-cookie")
@@ -138,7 +138,7 @@ fn cookie(a: &Answer, name: &str) -> String {
 }
 
 /// One GET on a kept-alive connection.
-fn get_on(s: &mut BufReader<TcpStream>, port: u16, path: &str, cookie: &str) -> Answer {
+pub(crate) fn get_on(s: &mut BufReader<TcpStream>, port: u16, path: &str, cookie: &str) -> Answer {
     let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
     if !cookie.is_empty() {
         req.push_str(&format!("Cookie: {cookie}\r\n"));
@@ -686,5 +686,73 @@ site's pages send; to change bindings in a browser, use the console (/console/).
              error: 413 request body larger than {} octets: a value may have at most {most} octets over the API\n",
             most + (64 << 10)
         )
+    );
+}
+
+/// Issue 42 item 11: an API error about a store names it by its directory's name, not
+/// by where it is on the disk (the service's log has the full path). Here the binder
+/// of `other` lost its database after the service started.
+#[test]
+fn store_errors_name_the_store_not_its_path() {
+    let api = Api::start();
+    std::fs::remove_dir_all(api.dir("binders/other/NOID")).unwrap();
+    let (code, body) = api.get(Some("olga:pw"), "/a/other/b", "x.set a 1");
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            200,
+            "error: no database (other/NOID/noid.rocksdb) -- use dbcreate?\n\negg-status: 1\n"
+        )
+    );
+}
+
+/// Issue 42 item 11: with `[serve] metrics_listen`, `/metrics` (which names the
+/// populators) is answered there and nowhere else: the API's address answers it `404`,
+/// the metrics address answers nothing else. A second `noid serve` on the same
+/// configuration is started here to read the address its log gives (port 0: the
+/// system picks one).
+#[test]
+fn metrics_are_served_on_their_own_address() {
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let api = Api::start_with("[serve]\nmetrics_listen = \"127.0.0.1:0\"\n");
+    let mut on_api = BufReader::new(TcpStream::connect(("127.0.0.1", api.port)).unwrap());
+    let a = get_on(&mut on_api, api.port, "/metrics", "");
+    assert_eq!((a.status, a.text().as_str()), (404, "error: not found\n"));
+    let mut child = Killed(
+        std::process::Command::new(crate::util::noid_exe())
+            .args(["serve", "--http", "127.0.0.1:0", "--config"])
+            .arg(api.dir("api.toml"))
+            .env("RUST_LOG", "info")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut log = BufReader::new(child.0.stderr.take().unwrap());
+    let port: u16 = loop {
+        let mut line = String::new();
+        assert_ne!(log.read_line(&mut line).unwrap(), 0, "noid serve exited");
+        if let Some((_, addr)) = line.split_once("metrics on 127.0.0.1:") {
+            break addr.trim().parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    let mut on_metrics = BufReader::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
+    let m = get_on(&mut on_metrics, port, "/metrics", "");
+    assert_eq!(m.status, 200);
+    assert!(
+        m.text().contains("\nnoid_console_sessions 0\n"),
+        "{}",
+        m.text()
+    );
+    let other = get_on(&mut on_metrics, port, "/a/sam/b", "");
+    assert_eq!(
+        (other.status, other.text().as_str()),
+        (404, "error: not found\n")
     );
 }

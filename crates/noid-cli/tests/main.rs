@@ -9,6 +9,10 @@ mod root_only;
 
 mod serve;
 
+/// Shared with noidr's tests: clients at loopback addresses of their own.
+#[path = "../../noidr/tests/clients.rs"]
+mod clients;
+
 mod api;
 mod beyond_perl;
 mod bind;
@@ -28,6 +32,7 @@ mod perl_minters;
 mod port;
 mod progress;
 mod scenarios;
+mod slow_clients;
 mod spelling;
 mod standing;
 mod table;

@@ -203,6 +203,10 @@ pub struct Config {
     pub max_header_bytes: usize,
     /// Connections served at once; others wait in the accept queue. Default 1024.
     pub max_connections: usize,
+    /// Connections served at once from one client address (TCP; the unix socket is
+    /// not counted); more are answered `503` and closed when accepted, so that one
+    /// client cannot take [`Config::max_connections`] from the others. Default 256.
+    pub max_connections_per_client: usize,
     /// How long [`serve_with`] and [`run_with`] wait for open connections to finish
     /// after shutdown was asked. Default 5 s.
     pub drain_timeout: Duration,
@@ -220,6 +224,7 @@ impl Default for Config {
             max_uri_len: 8190,
             max_header_bytes: 16 * 1024,
             max_connections: 1024,
+            max_connections_per_client: 256,
             drain_timeout: Duration::from_secs(5),
             lookup_deadline: None,
         }
@@ -312,6 +317,8 @@ struct Shared {
     watch: Option<Arc<deadline::Watch>>,
     /// Connections open, over all threads ([`Config::max_connections`]).
     open: AtomicUsize,
+    /// Connections open by client address ([`Config::max_connections_per_client`]).
+    clients: server::Clients,
     shutdown: Shutdown,
 }
 
@@ -347,6 +354,7 @@ fn serve_threads(
         .transpose()?;
     let shared = Arc::new(Shared {
         backend,
+        clients: server::Clients::new(config.max_connections_per_client),
         config,
         watch,
         open: AtomicUsize::new(0),

@@ -103,6 +103,13 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub http_max_connections: usize,
 
+    /// HTTP connections served at once from one client address; more are answered 503
+    /// and closed at once, so that one client cannot take every connection. Connections
+    /// over a unix socket are not counted; behind a front server on TCP, every
+    /// connection comes from its address: raise this to --http-max-connections there.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub http_max_per_client: usize,
+
     /// Seconds the store has to answer a request: a request it has not answered by then
     /// (a hung disk, a network file system gone away) is answered with the protocol's
     /// error line (HTTP: 503), and so is every request after it until the stalled
@@ -371,12 +378,16 @@ fn mode(args: &Args, deadline: Option<Duration>) -> anyhow::Result<Mode> {
             if args.http_max_connections == 0 {
                 bail!("--http-max-connections must be at least 1");
             }
+            if args.http_max_per_client == 0 {
+                bail!("--http-max-per-client must be at least 1");
+            }
             Ok(Mode::Http {
                 addr: addr.clone(),
                 threads: args.http_threads,
                 limits: noid_http::Config {
                     header_read_timeout: Duration::from_secs_f64(args.http_header_timeout),
                     max_connections: args.http_max_connections,
+                    max_connections_per_client: args.http_max_per_client,
                     lookup_deadline: deadline,
                     ..noid_http::Config::default()
                 },
@@ -469,12 +480,14 @@ mod tests {
             Mode::Http { limits, .. } => {
                 assert_eq!(limits.header_read_timeout, Duration::from_millis(2500));
                 assert_eq!(limits.max_connections, 1024);
+                assert_eq!(limits.max_connections_per_client, 256);
             }
             _ => panic!("--http is HTTP mode"),
         }
         assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "0"]).is_err());
         assert!(config(&["noidr", "--http", ":0", "--http-header-timeout", "NaN"]).is_err());
         assert!(config(&["noidr", "--http", ":0", "--http-max-connections", "0"]).is_err());
+        assert!(config(&["noidr", "--http", ":0", "--http-max-per-client", "0"]).is_err());
         assert!(config(&["noidr", "--protocol", "bogus"]).is_err());
         assert!(config(&["noidr", "--rules", "/nonexistent/rules"]).is_err());
         assert_eq!(config(&["noidr"]).unwrap().rules, Rules::builtin());

@@ -9,7 +9,7 @@ use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Outcome};
 
 use noid_resolve::lines::{self, LineProtocol};
-use noid_store::{Follower, View};
+use noid_store::{Follower, StoreError, View};
 
 use crate::args::Protocol;
 use crate::current::Current;
@@ -73,6 +73,21 @@ impl Answerer {
     }
 }
 
+/// What an answer says of a store error: its text with the minter's directory named
+/// by its last component (`cannot open minter sam: no database
+/// (sam/NOID/noid.rocksdb) -- use dbcreate?` for `/srv/noid/sam`), not where it is on
+/// the disk; the full text goes to the log.
+fn named_store(e: &StoreError) -> String {
+    let text = e.to_string();
+    let (StoreError::Unavailable { dbdir, .. } | StoreError::NotFollowed(dbdir)) = e else {
+        return text;
+    };
+    match dbdir.file_name() {
+        Some(name) => text.replace(&dbdir.display().to_string(), &name.to_string_lossy()),
+        None => text,
+    }
+}
+
 /// The error of a request the store did not answer in time.
 struct Late(Duration);
 
@@ -95,7 +110,7 @@ impl crate::lines::AnswerLines for Answerer {
             Ok(view) => self.answer_from(&view, line, out),
             Err(e) => {
                 log::debug!("store unavailable: {e}");
-                self.error_line(&e, out);
+                self.error_line(&named_store(&e), out);
                 Outcome::Error
             }
         };
@@ -109,5 +124,28 @@ impl crate::lines::AnswerLines for Answerer {
         let start = Instant::now();
         self.error_line(&Late(deadline), out);
         self.metrics.record_late(start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_store_error_names_the_directory_not_its_path() {
+        let dbdir = PathBuf::from("/srv/noid/binders/sam");
+        let e = StoreError::Unavailable {
+            dbdir: dbdir.clone(),
+            cause: Arc::new(StoreError::NoDatabase(dbdir.join("NOID/noid.rocksdb"))),
+        };
+        assert_eq!(
+            named_store(&e),
+            "cannot open minter sam: no database (sam/NOID/noid.rocksdb) -- use dbcreate?"
+        );
+        assert_eq!(
+            named_store(&StoreError::NotFollowed(dbdir)),
+            "minter sam was removed or replaced and is not followed (yet)"
+        );
     }
 }

@@ -135,7 +135,12 @@ fn idle_connections_are_bounded() {
     const IDLE: usize = 10_000;
     // Both this process and noidr hold one descriptor per idle connection.
     allow_open_files(IDLE as u64 + 1024);
-    let mut s = Server::start(&["--http-max-connections", "12000"]);
+    let mut s = Server::start(&[
+        "--http-max-connections",
+        "12000",
+        "--http-max-per-client",
+        "12000",
+    ]);
     s.assert_answers();
     let before = s.rss_kib();
     let idle: Vec<TcpStream> = (0..IDLE).map(|_| s.connect()).collect();
@@ -179,6 +184,64 @@ fn idle_connections_beyond_the_limit_time_out() {
             ),
             Err(e) => assert_eq!(e.kind(), ErrorKind::ConnectionReset, "{e}"),
         }
+    }
+}
+
+/// Issue 42 item 4: one client's slow connections cannot take the server from
+/// another. With `--http-max-connections 8 --http-max-per-client 4`, a client holding
+/// four connections with half a request head each gets `503` and a closed connection
+/// at once for every further one, while a client at another address (127.0.0.2) is
+/// answered; the slow connections are still served once their heads are whole.
+/// Before: the limit was shared by all clients, and one client's slow connections
+/// made everyone else wait in the accept queue. (One server thread: connections are
+/// admitted in the order they were made.)
+#[test]
+fn one_clients_slow_connections_leave_room_for_others() {
+    use crate::clients::{connect_from, read_until_closed};
+    use std::net::{Ipv4Addr, SocketAddr};
+    let s = Server::start(&[
+        "--http-threads",
+        "1",
+        "--http-max-connections",
+        "8",
+        "--http-max-per-client",
+        "4",
+        "--http-header-timeout",
+        "60",
+    ]);
+    let server: SocketAddr = s.http.addr.parse().unwrap();
+    let one = Ipv4Addr::new(127, 0, 0, 1);
+    let half = &GOOD[..20];
+    let mut slow: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut c = connect_from(one, server);
+            c.write_all(half).unwrap();
+            c
+        })
+        .collect();
+    for _ in 0..6 {
+        let mut extra = connect_from(one, server);
+        assert_eq!(
+            read_until_closed(&mut extra),
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Length: 51\r\nConnection: close\r\n\r\n\
+             too many connections from your address (at most 4)\n"
+        );
+    }
+    let mut other = BufReader::new(connect_from(Ipv4Addr::new(127, 0, 0, 2), server));
+    other.get_mut().write_all(GOOD).unwrap();
+    let (status, head) = read_response(&mut other);
+    assert_eq!(status, 302, "{head}");
+    assert!(
+        head.contains(&format!("\r\nlocation: {TARGET}\r\n")),
+        "{head}"
+    );
+    for c in &mut slow {
+        c.write_all(&GOOD[20..]).unwrap();
+        let mut r = BufReader::new(&mut *c);
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        assert_eq!(line, "HTTP/1.1 302 Found\r\n");
     }
 }
 

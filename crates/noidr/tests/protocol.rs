@@ -298,7 +298,17 @@ fn missing_store_answers_errors_then_recovers() {
     let dir = tempfile::tempdir().unwrap();
     let mut n = Noidr::start(dir.path(), &["--protocol", "egg"]);
     let a = n.ask("X.resolve");
-    assert!(a.starts_with("error: cannot open minter "), "{a}");
+    // The store is named by its directory's name, not by its path (issue 42, item 11).
+    let name = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(
+        a,
+        format!("error: cannot open minter {name}: no database ({name}/NOID/noid.rocksdb) -- use dbcreate?")
+    );
     // The store appears: noidr retries in the background (every second).
     let m = noid_store::Writer::create(dir.path(), std::time::Duration::from_secs(5)).unwrap();
     m.commit([noid_store::Op::Put(b"X\t_t".to_vec(), b"x".to_vec())])

@@ -12,6 +12,7 @@ mod serve;
 mod abuse;
 mod anvl;
 mod ark;
+mod clients;
 mod failover;
 mod faults;
 mod follow;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use noid_egg::{Command, Format, Reply};
 
 use crate::config::Checked;
-use crate::handler::Service;
+use crate::handler::{name_store, Service};
 use crate::store::{Who, Work, WorkResult};
 
 /// A populator's binder and minters, acted on by one login.
@@ -46,9 +46,10 @@ impl Binder {
             return crate::store::failure("this populator has no binder");
         };
         let store = self.service.store(&dir, self.pop.log_path());
-        store
+        let answer = store
             .submit(work, self.who.clone(), !self.pop.populator.write)
-            .await
+            .await;
+        name_store(answer, &dir)
     }
 
     /// Run typed `commands` on the binder as one change (none is kept if one fails):
@@ -102,7 +103,7 @@ impl Binder {
             .store(&dir, None)
             .submit(Work::Commands(vec![list]), self.who.clone(), true)
             .await;
-        listed(replies(answer)?)
+        listed(replies(name_store(answer, &dir))?)
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.
@@ -127,6 +128,7 @@ impl Binder {
         let answer = store
             .submit(work, self.who.clone(), !self.pop.populator.write)
             .await;
+        let answer = name_store(answer, &dir);
         let error = answer.failed.then(|| errors(&answer));
         (answer.minted, error)
     }

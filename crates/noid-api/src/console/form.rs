@@ -8,8 +8,8 @@
 //! memory a request may take. The number of fields is capped too
 //! ([`MAX_FIELDS`]): `a&a&a…` is a field per two octets, each one a pair of strings.
 
+use crate::body::{read_whole, WholeError};
 use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Request, StatusCode};
@@ -60,6 +60,8 @@ pub enum FormError {
     TooManyFields,
     /// Not a form's content type, or a body that does not parse as its type says.
     Malformed(String),
+    /// Not all there within its deadline (seconds).
+    Late(u64),
 }
 
 impl FormError {
@@ -68,6 +70,7 @@ impl FormError {
         match self {
             FormError::TooLarge(_) | FormError::TooManyFields => StatusCode::PAYLOAD_TOO_LARGE,
             FormError::Malformed(_) => StatusCode::BAD_REQUEST,
+            FormError::Late(_) => StatusCode::REQUEST_TIMEOUT,
         }
     }
 }
@@ -90,6 +93,10 @@ impl std::fmt::Display for FormError {
                 "The form has more than {MAX_FIELDS} fields, more than any console form has."
             ),
             FormError::Malformed(e) => f.write_str(e),
+            FormError::Late(s) => write!(
+                f,
+                "The form did not arrive within {s} seconds. Check your connection and send it again."
+            ),
         }
     }
 }
@@ -146,8 +153,13 @@ impl Form {
         }
     }
 
-    /// Read a POST's form, no more of it than `limit` allows for its type.
-    pub async fn read(req: Request<Incoming>, limit: Limit) -> Result<Form, FormError> {
+    /// Read a POST's form, no more of it than `limit` allows for its type, all of it
+    /// within `within` ([`crate::body::read_whole`]).
+    pub async fn read(
+        req: Request<Incoming>,
+        limit: Limit,
+        within: std::time::Duration,
+    ) -> Result<Form, FormError> {
         let ctype = req
             .headers()
             .get(CONTENT_TYPE)
@@ -170,14 +182,13 @@ impl Form {
         if declared.is_some_and(|n| n > most as u64) {
             return Err(FormError::TooLarge(most));
         }
-        let body = Limited::new(req.into_body(), most)
-            .collect()
+        let body = read_whole(req.into_body(), most, within)
             .await
-            .map_err(|e| match e.downcast_ref::<LengthLimitError>() {
-                Some(_) => FormError::TooLarge(most),
-                None => FormError::Malformed(format!("cannot read the form: {e}")),
-            })?
-            .to_bytes();
+            .map_err(|e| match e {
+                WholeError::TooLarge => FormError::TooLarge(most),
+                WholeError::Late(t) => FormError::Late(t.as_secs()),
+                WholeError::Failed(e) => FormError::Malformed(format!("cannot read the form: {e}")),
+            })?;
         if is_multipart {
             return multipart(&ctype, body).await;
         }

@@ -30,10 +30,11 @@
 //! **Cookies.** `noid_console` names a logged-in session, `noid_console_login` the
 //! login form's (so that a browser arriving from another site, which sends no cookie
 //! under `SameSite=Strict`, never has its logged-in cookie replaced). Both are
-//! `Path=/console/; HttpOnly; SameSite=Strict`, and `Secure` when the browser's
-//! connection is TLS: `noid serve` speaks plain HTTP, so that is when the trusted
-//! front server (`[front]`) says `X-Forwarded-Proto: https`, or always with
-//! `[console] secure_cookies = true`.
+//! `HttpOnly; SameSite=Strict`; when the browser's connection is TLS they are
+//! `__Host-noid_console…`, `Secure` and `Path=/` (the prefix's rules: no other host and
+//! no plain-HTTP page can set them), otherwise `Path=/console/`. `noid serve` speaks
+//! plain HTTP, so TLS is when the trusted front server (`[front]`) says
+//! `X-Forwarded-Proto: https`, or always with `[console] secure_cookies = true`.
 
 mod edit;
 pub mod egg;
@@ -208,7 +209,7 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
                 .get_all(hyper::header::COOKIE)
                 .iter()
                 .filter_map(|h| h.to_str().ok()),
-            name,
+            &session::cookie_name(name, secure),
         )
     };
     let sessions = &service.console.sessions;
@@ -273,10 +274,13 @@ async fn route(
     }
     let form = match verb {
         Verb::Get => Form::default(),
-        Verb::Post => match checked_form(req, &session).await {
-            Ok(f) => f,
-            Err(r) => return r,
-        },
+        Verb::Post => {
+            let within = service.body_deadline(req.headers());
+            match checked_form(req, &session, within).await {
+                Ok(f) => f,
+                Err(r) => return r,
+            }
+        }
     };
     match (path.as_str(), verb) {
         ("/console" | "/console/", Verb::Get) => match &session.user {
@@ -306,7 +310,11 @@ async fn route(
 /// checked first: without one, nothing of the body is read), and no more of it than
 /// the session's kind of form may have ([`form::Limit`]), so that a client that is
 /// not logged in can make the service hold 64 KiB of a form at most.
-async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form, Resp> {
+async fn checked_form(
+    req: Request<Incoming>,
+    session: &Session,
+    within: Duration,
+) -> Result<Form, Resp> {
     let forged = || {
         refusal(
             StatusCode::FORBIDDEN,
@@ -323,9 +331,13 @@ async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form,
         Some(_) => form::Limit::LoggedIn,
         None => form::Limit::Anonymous,
     };
-    let form = Form::read(req, limit).await.map_err(|e| {
+    let form = Form::read(req, limit, within).await.map_err(|e| {
         log::warn!("console: form refused: {e}");
-        refusal(e.status(), session, "Form refused", &e.to_string())
+        let mut r = refusal(e.status(), session, "Form refused", &e.to_string());
+        if matches!(e, form::FormError::Late(_)) {
+            crate::body::close_after(&mut r);
+        }
+        r
     })?;
     let given = form.get("csrf").unwrap_or("");
     if !session::token_matches(session, given) {

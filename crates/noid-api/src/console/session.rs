@@ -29,7 +29,8 @@ pub const COOKIE: &str = "noid_console";
 /// name of its own so that starting one never replaces a logged-in session's cookie:
 /// a browser arriving from another site sends no cookie (`SameSite=Strict`).
 pub const LOGIN_COOKIE: &str = "noid_console_login";
-/// The path the cookie is sent for.
+/// The path the cookies are sent for over plain HTTP (over TLS: `/`, as their
+/// `__Host-` prefix requires; [`set_cookie`]).
 pub const COOKIE_PATH: &str = "/console/";
 /// The longest a session lives, however busy.
 pub const MAX_AGE: Duration = Duration::from_secs(12 * 3600);
@@ -258,16 +259,30 @@ pub fn from_cookies<'a>(headers: impl Iterator<Item = &'a str>, name: &str) -> O
         .map(|(_, v)| v.trim_matches('"').to_string())
 }
 
+/// The name cookie `name` has for a browser that reached the console over TLS
+/// (`secure`, [`crate::console`] says when): `__Host-NAME`, which a browser keeps only
+/// from a TLS answer, `Secure`, with `Path=/` and no `Domain`, so that neither a page
+/// over plain HTTP nor another host (a sibling subdomain included) can set or replace
+/// it; over plain HTTP (loopback, tests), `NAME`.
+pub fn cookie_name(name: &str, secure: bool) -> String {
+    match secure {
+        true => format!("__Host-{name}"),
+        false => name.to_string(),
+    }
+}
+
 /// The `Set-Cookie` value setting cookie `name` to `id`: `HttpOnly`,
-/// `SameSite=Strict`, and `Secure` when the browser reached the console over TLS
-/// ([`crate::console`] says when). `None` for `id` ends the cookie.
+/// `SameSite=Strict`; over TLS (`secure`) named `__Host-NAME`, `Secure` and
+/// `Path=/` (as the prefix requires), otherwise `Path=/console/`. `None` for `id`
+/// ends the cookie.
 pub fn set_cookie(name: &str, id: Option<&str>, secure: bool) -> String {
+    let name = cookie_name(name, secure);
     let mut c = match id {
         Some(id) => format!("{name}={id}"),
         None => format!("{name}=; Max-Age=0"),
     };
     c.push_str("; Path=");
-    c.push_str(COOKIE_PATH);
+    c.push_str(if secure { "/" } else { COOKIE_PATH });
     c.push_str("; HttpOnly; SameSite=Strict");
     if secure {
         c.push_str("; Secure");
@@ -384,7 +399,26 @@ mod tests {
         assert_eq!(from_cookies(["noid_consolex=1"].into_iter(), COOKIE), None);
         assert_eq!(
             set_cookie(COOKIE, Some("abc"), true),
-            "noid_console=abc; Path=/console/; HttpOnly; SameSite=Strict; Secure"
+            "__Host-noid_console=abc; Path=/; HttpOnly; SameSite=Strict; Secure"
+        );
+        assert_eq!(
+            set_cookie(LOGIN_COOKIE, None, true),
+            "__Host-noid_console_login=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure"
+        );
+        assert_eq!(
+            set_cookie(COOKIE, Some("abc"), false),
+            "noid_console=abc; Path=/console/; HttpOnly; SameSite=Strict"
+        );
+        // Over TLS only the prefixed cookie counts: a plain one may have been set by a
+        // page over plain HTTP.
+        let both = ["noid_console=plain; __Host-noid_console=tls"];
+        assert_eq!(
+            from_cookies(both.into_iter(), &cookie_name(COOKIE, true)),
+            Some("tls".into())
+        );
+        assert_eq!(
+            from_cookies(both.into_iter(), &cookie_name(COOKIE, false)),
+            Some("plain".into())
         );
         assert_eq!(
             set_cookie(COOKIE, None, false),

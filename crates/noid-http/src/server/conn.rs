@@ -45,6 +45,8 @@ const LINGER_BYTES: usize = 1 << 20;
 /// One connection.
 pub(super) struct Conn {
     pub(super) io: Stream,
+    /// The client's address (TCP), counted in [`super::Clients`] while this is open.
+    pub(super) client: Option<std::net::IpAddr>,
     /// Bytes read: `input[start..end]` is not answered yet (the rest of `input` is room).
     /// Empty until the first read, so an idle connection holds no buffer.
     pub(super) input: Vec<u8>,

@@ -1,15 +1,18 @@
 //! The server's event loop: one per thread, on `mio` (epoll), each accepting on its own
 //! handle of the listening socket, so that a connection's requests are read, answered
 //! and written by the thread that accepted it, and never wake another. This module
-//! holds the loop (accepting, the connection limit, the sweep of connections past
+//! holds the loop (accepting, the connection limits, the sweep of connections past
 //! their deadline every eighth of the header timeout, 10 ms to 1 s, the drain at
 //! shutdown); [`conn`] what is done with one connection's
 //! socket, [`answer`] how its buffered requests become responses, [`stream`] the two
 //! kinds of socket.
 
 mod answer;
+mod clients;
 mod conn;
 mod stream;
+
+pub(crate) use clients::Clients;
 
 use std::io;
 use std::sync::atomic::Ordering;
@@ -98,8 +101,11 @@ pub(crate) fn serve(listener: &Listener, shared: &Shared) -> io::Result<()> {
     };
     let result = worker.run();
     // Whatever is left (a drain that ran out of time) is closed now.
-    for _ in worker.conns.iter_mut().filter_map(Option::take) {
+    for conn in worker.conns.iter_mut().filter_map(Option::take) {
         shared.open.fetch_sub(1, Ordering::AcqRel);
+        if let Some(ip) = conn.client {
+            shared.clients.release(ip);
+        }
     }
     result
 }
@@ -188,13 +194,13 @@ impl Worker<'_> {
                 return;
             }
             let accepted = match acceptor {
-                Acceptor::Tcp(l) => l.accept().and_then(|(s, _)| {
+                Acceptor::Tcp(l) => l.accept().and_then(|(s, addr)| {
                     s.set_nodelay(true)?;
-                    Ok(Stream::Tcp(s))
+                    Ok((Stream::Tcp(s), Some(addr.ip())))
                 }),
-                Acceptor::Unix(l) => l.accept().map(|(s, _)| Stream::Unix(s)),
+                Acceptor::Unix(l) => l.accept().map(|(s, _)| (Stream::Unix(s), None)),
             };
-            let io = match accepted {
+            let (io, client) = match accepted {
                 Ok(io) => io,
                 Err(e) => {
                     self.shared.open.fetch_sub(1, Ordering::AcqRel);
@@ -210,11 +216,24 @@ impl Worker<'_> {
                     return;
                 }
             };
-            self.add(io);
+            if client.is_some_and(|ip| !self.shared.clients.admit(ip)) {
+                self.refuse(io);
+                continue;
+            }
+            self.add(io, client);
         }
     }
 
-    fn add(&mut self, mut io: Stream) {
+    /// A connection over its client's cap: `503` if the new socket takes it at once,
+    /// then closed.
+    fn refuse(&mut self, mut io: Stream) {
+        log::debug!("connection refused: too many from its client");
+        let _ = io.write(self.shared.clients.refusal().as_bytes());
+        drop(io);
+        self.shared.open.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn add(&mut self, mut io: Stream, client: Option<std::net::IpAddr>) {
         let i = self.free.pop().unwrap_or_else(|| {
             self.conns.push(None);
             self.conns.len() - 1
@@ -227,11 +246,15 @@ impl Worker<'_> {
             log::warn!("connection: {e}");
             self.free.push(i);
             self.shared.open.fetch_sub(1, Ordering::AcqRel);
+            if let Some(ip) = client {
+                self.shared.clients.release(ip);
+            }
             return;
         }
         self.open += 1;
         self.conns[i] = Some(Conn {
             io,
+            client,
             input: Vec::new(),
             start: 0,
             end: 0,
@@ -250,7 +273,10 @@ impl Worker<'_> {
     }
 
     fn close(&mut self, i: usize) {
-        if self.conns[i].take().is_some() {
+        if let Some(conn) = self.conns[i].take() {
+            if let Some(ip) = conn.client {
+                self.shared.clients.release(ip);
+            }
             self.free.push(i);
             self.open -= 1;
             self.shared.open.fetch_sub(1, Ordering::AcqRel);
