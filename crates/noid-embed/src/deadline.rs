@@ -1,5 +1,5 @@
 //! The lookup deadline inside a web server's worker processes: noid-core's one
-//! watchdog ([`noid_core::deadline`], as noidr and `noid-http` use it), and the word of
+//! watchdog ([`noid_serving::deadline`], as noidr and `noid-http` use it), and the word of
 //! memory that tells the server's other processes of a stall.
 //!
 //! A request thread of Apache or nginx runs the lookup itself (handing every lookup to
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use noid_core::deadline::{look_every, Answer, Slot, Watchdog};
+use noid_serving::deadline::{look_every, Answer, Slot, Watchdog};
 use thread_local::ThreadLocal;
 
 /// A word of memory shared by the web server's processes (`MAP_SHARED`), which the

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_core::exposition::{self, family, label_value, seconds};
+use noid_serving::exposition::{self, family, label_value, seconds};
 use noid_resolve::{Outcome, Registry};
 use noid_store::FollowStatus;
 use thread_local::ThreadLocal;
