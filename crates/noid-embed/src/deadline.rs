@@ -1,4 +1,4 @@
-//! The lookup deadline inside a web server's worker processes: noid-core's one
+//! The lookup deadline inside a web server's worker processes: noid-serving's one
 //! watchdog ([`noid_serving::deadline`], as noidr and `noid-http` use it), and the word of
 //! memory that tells the server's other processes of a stall.
 //!
@@ -226,7 +226,7 @@ mod tests {
     }
 
     /// One thread's lookup stalls; the others run until it has been seen busy for 9/10
-    /// of the deadline (noid-core's rule: the watchdog looks every tenth of it), are
+    /// of the deadline (noid-serving's rule: the watchdog looks every tenth of it), are
     /// answered late from then on, and run again once it has returned, which still
     /// answers with its own result.
     #[test]
