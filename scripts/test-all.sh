@@ -53,6 +53,25 @@ if cargo tree -p noid-cli --no-default-features -e normal --prefix none | grep -
     echo "error: noid built without its server features still depends on tokio or hyper"
     exit 1
 fi
+phase "noidr and noid-embed without PostgreSQL (no postgres client, no tokio)"
+# Also before the build below, which puts the default noidr back; the same release
+# profile and target directory, so only noid-store and the programs are compiled again.
+cargo build --release -p noidr -p noid-embed --no-default-features
+for p in noidr noid-embed; do
+    if cargo tree -p "$p" --no-default-features -e normal --prefix none |
+        grep -E '^(postgres|tokio-postgres|tokio|hyper) '; then
+        echo "error: $p built without PostgreSQL still links the crates above"
+        exit 1
+    fi
+done
+# Such a noidr refuses a minter held by PostgreSQL, naming the feature it lacks.
+want='noidr: error: --follow: the minter fk4 is held by PostgreSQL (postgres://noid:***@127.0.0.1/noid), and this build has no PostgreSQL support (built without the cargo feature "postgres")'
+got=$("$NOID_BIN/noidr" --follow postgres://noid:pw@127.0.0.1/noid --minter fk4 --cache "$LOGS/copy" 2>&1) && {
+    echo "error: noidr without PostgreSQL accepted --follow"
+    exit 1
+}
+[ "$got" = "$want" ] || { echo "error: noidr without PostgreSQL said: $got"; exit 1; }
+echo "noidr without PostgreSQL refuses --follow: $got"
 phase "cargo build --release"
 cargo build --release --workspace --bins
 phase "cargo test --release"

@@ -1,5 +1,5 @@
 //! What `noid serve` has done, for operators: `GET /metrics` in the Prometheus text
-//! format (written by `noid_core::exposition`, as `noidr`'s). Per configured
+//! format (written by `noid_serving::exposition`, as `noidr`'s). Per configured
 //! populator: requests by HTTP status, identifiers minted and binder writes committed,
 //! and requests whose writes failed (the store could not be opened, a commit failed,
 //! the write log failed); and the time a command takes at its directory's thread
@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use noid_core::exposition::{self, family, label_value};
+use noid_serving::exposition::{self, family, label_value};
 
 use crate::reply::{plain, Reply};
 use crate::store::Work;

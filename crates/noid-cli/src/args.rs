@@ -89,12 +89,11 @@ mod tests {
             .get_after_help()
             .expect("noid --help has notes")
             .to_string();
-        for v in noid_core::verbs::VERBS.iter().filter(|v| v.served.cli) {
+        let commands = noid_core::verbs::commands().map(|v| v.word);
+        for word in commands.chain(crate::mode::words()) {
             assert!(
-                notes.contains(&format!("\n  {} ", v.word))
-                    || notes.contains(&format!("| {} ", v.word)),
-                "noid --help does not name {}",
-                v.word
+                notes.contains(&format!("\n  {word} ")) || notes.contains(&format!("| {word} ")),
+                "noid --help does not name {word}"
             );
         }
     }

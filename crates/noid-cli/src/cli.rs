@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
-use noid_core::verbs::{self, Name};
 
 use crate::args::Args;
 use crate::bulk;
+use crate::mode::Mode;
 use crate::output::Out;
 use crate::session::Session;
 use crate::usage::usage;
@@ -54,11 +54,11 @@ pub fn run() -> u8 {
         let _ = out.flush(false);
         return 2;
     }
-    // The process modes of the verb table; every other word is a command.
-    match verbs::find(&args.command[0]).map(|v| v.name) {
-        Some(Name::Serve) => crate::serve::serve(&args.command[1..]),
-        Some(Name::Replay) => crate::replay::replay(&session, &args.command[1..]),
-        Some(Name::PruneLog) => crate::prune::run(&session, &args.command[1..]),
+    // The process modes; every other word is a command.
+    match Mode::of(&args.command[0]) {
+        Some(Mode::Serve) => crate::serve::serve(&args.command[1..]),
+        Some(Mode::Replay) => crate::replay::replay(&session, &args.command[1..]),
+        Some(Mode::PruneLog) => crate::prune::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod complaint;
 mod env;
+mod mode;
 mod output;
 mod progress;
 #[cfg(feature = "postgres")]

@@ -11,12 +11,7 @@ fn topics() -> Vec<&'static str> {
     t.extend(noid_core::verbs::commands().map(|v| v.word));
     // The process modes (`noid serve`, `replay`, `prune-log`): run from the command
     // line only, but documented here too.
-    t.extend(
-        noid_core::verbs::VERBS
-            .iter()
-            .filter(|v| v.served.cli && !v.served.bulk)
-            .map(|v| v.word),
-    );
+    t.extend(crate::mode::words());
     t
 }
 

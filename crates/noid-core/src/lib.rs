@@ -1,6 +1,7 @@
-//! The foundation every noid crate shares: plain values and pure functions, no regex and
-//! no I/O, so that the minter, the stores, the resolver and the migration tools agree on
-//! one key layout and one way of reading an identifier without depending on each other.
+//! The foundation every noid crate shares: plain values and pure functions, no regex, no
+//! I/O and no threads, so that the minter, the stores, the resolver and the migration
+//! tools agree on one key layout and one way of reading an identifier without depending
+//! on each other.
 //!
 //! * [`keys`]: Perl Noid's key layout and the admin key names, for every crate that reads
 //!   or writes a minter's key space.
@@ -12,25 +13,21 @@
 //! * [`shadow`]: EZID's shadow ARKs of DOIs, both directions.
 //! * [`spelling`]: the one spelling a binder stores an identifier under, whatever
 //!   spelling it arrived in (the identifier gate's first half).
-//! * [`header`]: stored text made safe for an HTTP header field (no injection).
-//! * [`html`]: HTML escaping for every page served (the public pages and the console).
 //! * [`anvl`]: ANVL elements as every noid writer writes them (egg replies, the HTTP
 //!   pages, the registry file), and their decoding.
 //! * [`unescape`]: `%HH` decoding and EggNog's `^HH` flex escapes.
-//! * [`verbs`]: the verbs of the `noid` command, whether each writes and where it is
-//!   served, read by the CLI, its help, web mode and noidr.
+//! * [`verbs`]: the words of the `noid` command, whether each writes and which lines
+//!   serve it, read by the CLI, its help, web mode and noidr.
 //! * [`Commit`]: a store that makes a transaction's writes durable, beside [`Lookup`].
-//! * [`exposition`]: the Prometheus text format, for `noidr`'s and `noid serve`'s
-//!   `/metrics`.
+//!
+//! What servers share (the lookup-deadline watchdog, the `/metrics` text, HTML escaping,
+//! header cleaning) is in noid-serving; which words start a mode of the `noid` process
+//! (`serve`, `replay`, `prune-log`) is noid-cli's.
 
 #![deny(missing_docs)]
 
 pub mod anvl;
 mod commit;
-pub mod deadline;
-pub mod exposition;
-pub mod header;
-pub mod html;
 pub mod ident;
 pub mod keys;
 pub mod lookup;

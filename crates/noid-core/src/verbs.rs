@@ -1,10 +1,15 @@
-//! The verbs of the `noid` command, in one table: for each verb its word, whether it
-//! changes a minter, and where it is served. Every place that answers a verb reads it:
-//! the CLI's parser (`noid-cli`'s `Request::parse` and the process modes `cli::run`
-//! picks first), `noid help`'s topics and summary, web mode's refusals (`noidu…`), and
-//! noidr's line protocol (noid-resolve's `noid_line`), which answers a verb it does not serve
-//! with "use the noid command" (or "read-only" for a writing verb) instead of "no such
-//! command". A verb added here is known to all of them at once.
+//! The words of the `noid` command, in one table: for each its word, whether it changes
+//! a minter, and which lines serve it. Every place that answers a line reads it: the
+//! CLI's parser (`noid-cli`'s `Request::parse`), `noid help`'s topics and summary, web
+//! mode's refusals (`noidu…`), and noidr's line protocol (noid-resolve's `noid_line`),
+//! which answers a verb it does not serve with "use the noid command" (or "read-only"
+//! for a writing verb) instead of "no such command". A verb added here is known to all
+//! of them at once.
+//!
+//! The words that start a mode of the `noid` process instead of a command (`serve`,
+//! `replay`, `prune-log`) are here as words no line serves, so that noidr refuses them
+//! as writes; which mode each starts, and that the command line runs it, is noid-cli's
+//! (its `mode` module).
 
 /// A verb of the `noid` command; [`VERBS`] says what each one is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,24 +50,22 @@ pub enum Name {
     Lui,
     /// `standing [Id…]`.
     Standing,
-    /// `serve --http ADDR --config FILE`: the binder and minter HTTP API.
+    /// `serve`: a mode of the `noid` process (noid-cli), no line's command.
     Serve,
-    /// `replay LOG`: a binder's write log applied again.
+    /// `replay`: a mode of the `noid` process (noid-cli), no line's command.
     Replay,
-    /// `prune-log --keep N | --before SEQ`: a PostgreSQL minter's change log pruned.
+    /// `prune-log`: a mode of the `noid` process (noid-cli), no line's command.
     PruneLog,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
 
-/// Where a verb is served.
+/// Which lines serve a verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Served {
-    /// As the command of `noid … VERB ARGS` on the command line.
-    pub cli: bool,
-    /// As a line of `noid -` (bulk) or of a web POST body (`?-`); a verb served on the
-    /// command line but not here is a mode of the process (`serve`, `replay`,
-    /// `prune-log`), not a command: a bulk line naming it is "no such command".
+    /// As a command: on the command line (`noid … VERB ARGS`), as a line of `noid -`
+    /// (bulk) or of a web POST body (`?-`). A verb not served so is no command: a bulk
+    /// line naming it is "no such command".
     pub bulk: bool,
     /// In web mode (`noidu…` as a CGI); a bulk verb that is not is refused there with
     /// Perl's `command "VERB" not allowed in URL interface`.
@@ -86,7 +89,6 @@ pub struct Verb {
 
 /// Served everywhere the noid command runs, not by noidr.
 const NOID: Served = Served {
-    cli: true,
     bulk: true,
     web: true,
     noidr: false,
@@ -98,15 +100,12 @@ const EVERYWHERE: Served = Served {
 };
 /// A bulk verb that web mode refuses (Perl's `dbcreate`, and `import`).
 const NOT_WEB: Served = Served { web: false, ..NOID };
-/// A mode of the `noid` process, chosen on its command line only.
-const MODE: Served = Served {
-    cli: true,
+/// Served by no line: the process modes (noid-cli's) and `dbimport`.
+const NOWHERE: Served = Served {
     bulk: false,
     web: false,
     noidr: false,
 };
-/// Served nowhere.
-const NOWHERE: Served = Served { cli: false, ..MODE };
 
 const fn verb(name: Name, word: &'static str, writes: bool, served: Served) -> Verb {
     Verb {
@@ -118,7 +117,7 @@ const fn verb(name: Name, word: &'static str, writes: bool, served: Served) -> V
 }
 
 /// Every verb, in the order of Perl Noid's help (`noid help`'s summary and topics),
-/// then the process modes.
+/// then the words of the process modes (in the order of their help topics).
 pub const VERBS: &[Verb] = &[
     verb(Name::Bind, "bind", true, NOID),
     verb(Name::DbInfo, "dbinfo", false, NOID),
@@ -138,9 +137,9 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Check, "check", false, NOID),
     verb(Name::Lui, "lui", false, NOID),
     verb(Name::Standing, "standing", false, NOID),
-    verb(Name::Serve, "serve", true, MODE),
-    verb(Name::Replay, "replay", true, MODE),
-    verb(Name::PruneLog, "prune-log", true, MODE),
+    verb(Name::Serve, "serve", true, NOWHERE),
+    verb(Name::Replay, "replay", true, NOWHERE),
+    verb(Name::PruneLog, "prune-log", true, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

@@ -1,5 +1,5 @@
-//! The lookup deadline inside a web server's worker processes: noid-core's one
-//! watchdog ([`noid_core::deadline`], as noidr and `noid-http` use it), and the word of
+//! The lookup deadline inside a web server's worker processes: noid-serving's one
+//! watchdog ([`noid_serving::deadline`], as noidr and `noid-http` use it), and the word of
 //! memory that tells the server's other processes of a stall.
 //!
 //! A request thread of Apache or nginx runs the lookup itself (handing every lookup to
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use noid_core::deadline::{look_every, Answer, Slot, Watchdog};
+use noid_serving::deadline::{look_every, Answer, Slot, Watchdog};
 use thread_local::ThreadLocal;
 
 /// A word of memory shared by the web server's processes (`MAP_SHARED`), which the
@@ -226,7 +226,7 @@ mod tests {
     }
 
     /// One thread's lookup stalls; the others run until it has been seen busy for 9/10
-    /// of the deadline (noid-core's rule: the watchdog looks every tenth of it), are
+    /// of the deadline (noid-serving's rule: the watchdog looks every tenth of it), are
     /// answered late from then on, and run again once it has returned, which still
     /// answers with its own result.
     #[test]

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use noid_core::header;
+use noid_serving::header;
 use noid_store::AnswerRegion;
 
 use crate::deadline::SharedWord;

@@ -3,7 +3,7 @@
 //! closed), and so does every request while that lookup stays stalled; then the server
 //! resolves again.
 //!
-//! The claim protocol is `noid_core::deadline`'s (one watchdog for every server);
+//! The claim protocol is `noid_serving::deadline`'s (one watchdog for every server);
 //! what is HTTP's is here: what the watchdog does in a claimed lookup's place. Each
 //! server thread's lookup leaves the connection's socket as its note (and whether the
 //! request is a HEAD, and whether the watchdog may write on the socket): the watchdog
@@ -15,10 +15,10 @@
 use std::os::fd::RawFd;
 use std::time::Duration;
 
-pub(crate) use noid_core::deadline::{Outcome, Slot};
+pub(crate) use noid_serving::deadline::{Outcome, Slot};
 
 /// The server's watchdog.
-pub(crate) type Watch = noid_core::deadline::Watchdog<Answer503>;
+pub(crate) type Watch = noid_serving::deadline::Watchdog<Answer503>;
 
 /// Note bit: the request is a HEAD (the 503 then has no body).
 const HEAD: u64 = 1 << 32;
@@ -52,7 +52,7 @@ impl Answer503 {
     }
 }
 
-impl noid_core::deadline::Answer for Answer503 {
+impl noid_serving::deadline::Answer for Answer503 {
     fn answer(&self, note: u64) {
         answer_503(
             note as u32 as RawFd,

@@ -55,7 +55,7 @@ pub(crate) fn resolve_box(s: &mut String, value: &str) {
     );
     if !value.is_empty() {
         s.push_str(" value=\"");
-        noid_core::html::escape_into(s, value);
+        noid_serving::html::escape_into(s, value);
         s.push('"');
     }
     s.push_str(

@@ -57,7 +57,7 @@ pub(crate) fn is_web_url(v: &str) -> bool {
 /// `<a href="HREF">TEXT</a>`, both escaped (the text as [`escape`] shows it).
 pub(crate) fn link(s: &mut String, href: &str, text: &str) {
     s.push_str("<a href=\"");
-    noid_core::html::escape_into(s, href);
+    noid_serving::html::escape_into(s, href);
     s.push_str("\">");
     escape(s, text);
     s.push_str("</a>");
@@ -65,9 +65,9 @@ pub(crate) fn link(s: &mut String, href: &str, text: &str) {
 
 /// `v` as HTML text, appended to `s`: HTML's special characters escaped, NUL, other
 /// controls and bidirectional overrides shown as `[U+202E]` (the one rule:
-/// [`noid_core::html::escape_visible_into`]).
+/// [`noid_serving::html::escape_visible_into`]).
 pub(crate) fn escape(s: &mut String, v: &str) {
-    noid_core::html::escape_visible_into(s, v);
+    noid_serving::html::escape_visible_into(s, v);
 }
 
 #[cfg(test)]

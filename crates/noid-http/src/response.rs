@@ -219,7 +219,7 @@ impl Response {
             out.extend_from_slice(name.prefix());
             match value {
                 Value::Static(s) => out.extend_from_slice(s.as_bytes()),
-                Value::Text(s) => noid_core::header::clean_into(out, s.as_bytes()),
+                Value::Text(s) => noid_serving::header::clean_into(out, s.as_bytes()),
                 Value::Code(c) => out.extend_from_slice(number.format(*c).as_bytes()),
             }
         }

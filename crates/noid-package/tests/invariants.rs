@@ -122,29 +122,47 @@ fn only_the_storage_crate_depends_on_rocksdb_or_postgres() {
     assert_eq!(graph.direct_users(STORAGE_ENGINES), ["noid-store"]);
 }
 
+/// The storage engines' modules: the only sources that may name each client library.
+const ENGINE_MODULES: &[(&str, &str)] = &[
+    ("rocksdb", "crates/noid-store/src/rocks/"),
+    ("postgres", "crates/noid-store/src/pg/"),
+    ("tokio_postgres", "crates/noid-store/src/pg/"),
+];
+
 #[test]
-fn only_the_storage_crate_names_rocksdb_or_postgres_in_its_sources() {
+fn only_the_storage_engines_name_rocksdb_or_postgres_in_their_sources() {
     let mut named = Vec::new();
+    let mut engines_name = BTreeSet::new();
     for file in sources() {
-        if file.starts_with(root().join("crates/noid-store")) {
-            continue;
-        }
         let text = std::fs::read_to_string(&file).unwrap();
+        let relative = file
+            .strip_prefix(root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap();
-            if ["use rocksdb", "use postgres", "rocksdb::", "postgres::"]
-                .iter()
-                .any(|w| names_crate(code, w))
-            {
-                named.push(format!("{}:{}", file.display(), n + 1));
+            for (library, module) in ENGINE_MODULES {
+                let words = [format!("use {library}"), format!("{library}::")];
+                if !words.iter().any(|w| names_crate(code, w)) {
+                    continue;
+                }
+                if relative.starts_with(module) {
+                    engines_name.insert(*library);
+                } else {
+                    named.push(format!("{relative}:{}: {library}", n + 1));
+                }
             }
         }
     }
     assert!(
         named.is_empty(),
-        "outside noid-store:\n{}",
+        "outside the storage engines' modules:\n{}",
         named.join("\n")
     );
+    // The scan sees the engines themselves, so a renamed module fails here.
+    assert_eq!(engines_name, BTreeSet::from(["postgres", "rocksdb"]));
 }
 
 /// Whether `code` holds `word` as the start of a path (not `tokio_postgres::` nor
@@ -162,24 +180,141 @@ fn names_crate(code: &str, word: &str) -> bool {
 fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     let graph = Graph::load();
     assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api"]);
-    // Through the workspace's own crates: noid-api and the binary that links it.
+    // Through the workspace's own crates: noid-api and the binary that links it
+    // (noid-cli's serve.rs, behind its `server` feature).
     assert_eq!(graph.linking("hyper", &[]), ["noid-api", "noid-cli"]);
     assert_eq!(
         graph.linking("tokio", &["postgres", "tokio-postgres"]),
         ["noid-api", "noid-cli"]
     );
-    // Goal: PostgreSQL behind a feature of noid-store (issue 40, item 6). Today the
-    // synchronous `postgres` client, which runs tokio inside, reaches these as well.
+    // The synchronous `postgres` client runs tokio inside; it is reached only through
+    // the `postgres` features, which `cargo metadata` resolves as on for the whole
+    // workspace. `without_postgres_nothing_below_the_http_adapter_links_tokio` shows
+    // the builds with them off.
     assert_eq!(
         graph.linking("tokio", &[]),
         ["noid-api", "noid-cli", "noid-embed", "noid-store", "noidr"]
     );
 }
 
+/// The PostgreSQL client only through features: no member asks for noid-store's
+/// `postgres` (or `testing`) in its `[dependencies]`; the programs forward a `postgres`
+/// feature of their own, on by default.
+#[test]
+fn postgres_is_reached_only_through_features() {
+    let meta = metadata_no_deps();
+    let mut asked = Vec::new();
+    let mut forwarded = BTreeMap::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        for d in p["dependencies"].as_array().unwrap() {
+            let normal = d["kind"].is_null();
+            let features: Vec<&str> = d["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap())
+                .collect();
+            if normal && d["name"] == "noid-store" && !features.is_empty() {
+                asked.push(format!("{name} asks noid-store for {features:?}"));
+            }
+            if normal && ["postgres", "tokio-postgres"].contains(&d["name"].as_str().unwrap()) {
+                assert!(
+                    d["optional"].as_bool().unwrap(),
+                    "{name}'s postgres is optional"
+                );
+            }
+        }
+        if let Some(f) = p["features"]["postgres"].as_array() {
+            let default = p["features"]["default"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|f| f == "postgres"));
+            forwarded.insert(name.to_string(), (f.clone(), default));
+        }
+    }
+    assert_eq!(asked, Vec::<String>::new());
+    let to_store = serde_json::json!(["noid-store/postgres"]);
+    assert_eq!(
+        forwarded,
+        BTreeMap::from([
+            (
+                "noid-cli".to_string(),
+                (to_store.as_array().unwrap().clone(), true)
+            ),
+            (
+                "noidr".to_string(),
+                (to_store.as_array().unwrap().clone(), true)
+            ),
+            (
+                "noid-store".to_string(),
+                (
+                    serde_json::json!(["dep:postgres", "dep:md-5"])
+                        .as_array()
+                        .unwrap()
+                        .clone(),
+                    false
+                )
+            ),
+        ])
+    );
+}
+
+/// What `cargo tree` resolves for one package with the given feature flags: the names of
+/// the packages it links (normal dependencies only).
+fn tree(package: &str, flags: &[&str]) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "-p",
+            package,
+        ])
+        .args(flags)
+        .args(["--target", &host_triple()])
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"))
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn without_postgres_nothing_below_the_http_adapter_links_tokio() {
+    let forbidden = ["postgres", "tokio-postgres", "tokio", "hyper"];
+    for (package, flags) in [
+        ("noidr", &["--no-default-features"][..]),
+        ("noid-embed", &["--no-default-features"][..]),
+        ("noid-cli", &["--no-default-features"][..]),
+        ("noid-store", &[][..]),
+    ] {
+        let linked = tree(package, flags);
+        assert!(linked.contains("rocksdb"), "{package}: the tree is read");
+        for f in forbidden {
+            assert!(!linked.contains(f), "{package} {flags:?} links {f}");
+        }
+    }
+    // The default noidr still follows PostgreSQL minters.
+    assert!(tree("noidr", &[]).contains("postgres"));
+}
+
 #[test]
 fn the_foundation_has_no_regex_and_no_io_dependency() {
     let graph = Graph::load();
-    assert_eq!(graph.direct("noid-core"), set(&["log", "memchr"]));
+    assert_eq!(graph.direct("noid-core"), set(&["memchr"]));
     assert_eq!(graph.direct("noid-template"), set(&["siphasher"]));
     for foundation in ["noid-core", "noid-template"] {
         let linked = graph.reach(foundation, &[]);
@@ -221,20 +356,30 @@ fn the_domain_crates_do_no_io() {
 }
 
 #[test]
-fn the_foundation_starts_no_thread_but_the_watchdog() {
-    // Goal: the watchdog moves to a server-side crate (issue 40, item 5); then this
-    // list is empty.
-    let exceptions = ["deadline.rs"];
-    let mut starting = Vec::new();
+fn the_foundation_starts_no_thread_and_does_no_io() {
+    // The watchdog (a thread) and the other pieces only servers need are noid-serving's.
+    let mut found = Vec::new();
+    let mut files = 0;
     for file in sources() {
         if !file.starts_with(root().join("crates/noid-core/src")) {
             continue;
         }
-        if std::fs::read_to_string(&file).unwrap().contains("thread::") {
-            starting.push(file.file_name().unwrap().to_str().unwrap().to_string());
+        files += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        for word in [
+            "std::thread",
+            "thread::",
+            "std::fs",
+            "std::net",
+            "std::process",
+        ] {
+            if text.contains(word) {
+                found.push(format!("{} names {word}", file.display()));
+            }
         }
     }
-    assert_eq!(starting, exceptions);
+    assert!(files >= 10, "noid-core's sources are found");
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
 #[test]
@@ -258,6 +403,28 @@ fn clap_and_anyhow_only_in_the_programs() {
         ["noid-cli", "noid-package", "noidr"]
     );
     assert_eq!(graph.direct_users(&["anyhow"]), ["noidr"]);
+}
+
+/// `cargo metadata --no-deps`: the members' manifests as written.
+fn metadata_no_deps() -> serde_json::Value {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--offline",
+            "--no-deps",
+            "--format-version",
+            "1",
+        ])
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"))
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn set(names: &[&str]) -> BTreeSet<String> {

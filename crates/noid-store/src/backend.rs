@@ -1,8 +1,64 @@
 //! What noid's commands need of a minter's storage, whichever engine holds it: the
-//! embedded RocksDB store of this crate, or a database server (the `pg` module). The
-//! commands work with these traits and never learn which engine they have.
+//! embedded RocksDB store (the `rocks` module), or a database server (the `pg`
+//! module). The commands work with these traits and the [`Op`]s of a commit, and never
+//! learn which engine they have.
 
-use crate::{Op, Snapshot, StoreError, Writer};
+use crate::StoreError;
+
+/// One change in a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Set `key` to `value`.
+    Put(Vec<u8>, Vec<u8>),
+    /// Remove `key`.
+    Delete(Vec<u8>),
+}
+
+impl From<(Vec<u8>, Option<Vec<u8>>)> for Op {
+    /// A transaction's write: `Some(value)` puts, `None` deletes.
+    fn from((key, value): (Vec<u8>, Option<Vec<u8>>)) -> Op {
+        match value {
+            Some(v) => Op::Put(key, v),
+            None => Op::Delete(key),
+        }
+    }
+}
+
+impl From<Op> for (Vec<u8>, Option<Vec<u8>>) {
+    /// Back to a transaction's write.
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Put(key, value) => (key, Some(value)),
+            Op::Delete(key) => (key, None),
+        }
+    }
+}
+
+impl Op {
+    /// The key changed.
+    pub fn key(&self) -> &[u8] {
+        match self {
+            Op::Put(k, _) | Op::Delete(k) => k,
+        }
+    }
+
+    /// Put `ops` in key order (stable, so a key's operations keep their order) and keep
+    /// only the last operation of each key: what a commit applies.
+    pub fn last_per_key(ops: &mut Vec<Op>) {
+        if ops.windows(2).all(|w| w[0].key() < w[1].key()) {
+            return;
+        }
+        ops.sort_by(|a, b| a.key().cmp(b.key()));
+        ops.dedup_by(|later, earlier| {
+            if later.key() == earlier.key() {
+                std::mem::swap(later, earlier);
+                true
+            } else {
+                false
+            }
+        });
+    }
+}
 
 /// A read view that can also stream its whole key space (`export`, `check`,
 /// `standing` with no ids).
@@ -75,8 +131,8 @@ pub trait Store: Scan + Sync {
 
     /// Let long-lived readers of this machine catch up while this writer stays open,
     /// once its background work is over, waiting for that up to `wait` (the embedded
-    /// store's [`Writer::pause`]); whether they can. An engine whose readers never wait
-    /// for its writers has nothing to do.
+    /// store's [`crate::Writer::pause`]); whether they can. An engine whose readers
+    /// never wait for its writers has nothing to do.
     fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
         let _ = wait;
         Ok(true)
@@ -133,35 +189,5 @@ impl noid_core::Commit for dyn Store + '_ {
         };
         writes.extend(ops.into_iter().map(<(Vec<u8>, Option<Vec<u8>>)>::from));
         result
-    }
-}
-
-impl Scan for Writer {
-    fn scan_from(
-        &self,
-        start: &[u8],
-        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
-    ) -> Result<(), StoreError> {
-        Writer::scan_from(self, start, f)
-    }
-}
-
-impl Store for Writer {
-    fn commit_all(&self, ops: &mut Vec<Op>) -> Result<(), StoreError> {
-        Writer::commit_all(self, ops)
-    }
-
-    fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
-        Writer::pause(self, wait)
-    }
-}
-
-impl Scan for Snapshot {
-    fn scan_from(
-        &self,
-        start: &[u8],
-        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
-    ) -> Result<(), StoreError> {
-        Snapshot::scan_from(self, start, f)
     }
 }

@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::rocks::DbError;
+
 /// Why a store operation failed.
 #[derive(Debug)]
 pub enum StoreError {
@@ -109,25 +111,6 @@ impl std::error::Error for StoreError {
             StoreError::Unavailable { cause, .. } => Some(&**cause),
             _ => None,
         }
-    }
-}
-
-/// An error of the embedded database, opaque so that no public type of this crate
-/// names the engine (its message is RocksDB's).
-#[derive(Debug)]
-pub struct DbError(rocksdb::Error);
-
-impl fmt::Display for DbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for DbError {}
-
-impl From<rocksdb::Error> for StoreError {
-    fn from(e: rocksdb::Error) -> Self {
-        StoreError::Db(DbError(e))
     }
 }
 

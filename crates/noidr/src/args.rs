@@ -226,7 +226,9 @@ pub enum Mode {
 }
 
 /// A minter held by PostgreSQL, followed into the local copy in `Config::dbdir`.
+/// (Without the `postgres` feature only its location is read, to refuse it.)
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub struct Follow {
     /// The database and the minter's name.
     pub location: noid_store::pg::Location,

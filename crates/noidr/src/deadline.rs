@@ -8,7 +8,7 @@
 //! so is every request after it until the stalled lookup returns; then noidr resolves
 //! again.
 //!
-//! The claim protocol is `noid_core::deadline`'s (one watchdog for every server); what
+//! The claim protocol is `noid_serving::deadline`'s (one watchdog for every server); what
 //! is the line protocols' is here. Two threads take turns at two roles, besides the
 //! watchdog's own thread:
 //!
@@ -33,7 +33,7 @@ use std::io::{self, Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use noid_core::deadline::{Slot, Watchdog};
+use noid_serving::deadline::{Slot, Watchdog};
 
 use crate::lines::{AnswerLines, Batch, Io};
 
@@ -59,7 +59,7 @@ struct Handover {
     over: bool,
 }
 
-impl noid_core::deadline::Answer for Baton {
+impl noid_serving::deadline::Answer for Baton {
     /// The claimed lookup's note is its batch's size.
     fn answer(&self, note: u64) {
         lock(&self.state).owed = Some(note as usize);

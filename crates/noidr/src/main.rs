@@ -23,8 +23,13 @@ mod deadline;
 mod http;
 mod lines;
 mod metrics;
+mod position;
 mod probe;
 mod protocol;
+#[cfg(feature = "postgres")]
+mod replicate;
+#[cfg(not(feature = "postgres"))]
+#[path = "no_postgres.rs"]
 mod replicate;
 mod signals;
 

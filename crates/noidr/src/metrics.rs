@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_core::exposition::{self, family, label_value, seconds};
 use noid_resolve::{Outcome, Registry};
+use noid_serving::exposition::{self, family, label_value, seconds};
 use noid_store::FollowStatus;
 use thread_local::ThreadLocal;
 
-use crate::replicate::Position;
+use crate::position::Position;
 
 /// The latency histogram's bucket bounds, in nanoseconds, and as Prometheus writes
 /// them (`le`, in seconds). A request that takes longer than the last goes to `+Inf`.

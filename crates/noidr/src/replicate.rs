@@ -1,107 +1,21 @@
 //! `--follow`: keep the local copy of a minter held by PostgreSQL up to date
 //! (noid-store's `pg` `Replica`), while the rest of noidr answers from that copy as from any
 //! embedded minter (noid-store's follower sees each applied batch). Where the copy
-//! stands (`Position`) is shown in `/metrics` and the SIGUSR1 line.
+//! stands (`Position`) is shown in `/metrics` and the SIGUSR1 line. Built with the
+//! `postgres` feature; without it `no_postgres.rs` takes this module's place.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use noid_store::pg::{Progress, Replica};
 use noid_store::StoreError;
 
 use crate::args::Follow;
+use crate::position::Position;
 
 /// Never set: the follow thread ends with the process.
 static RUNNING_FOREVER: AtomicBool = AtomicBool::new(false);
-
-/// Where the copy stands, written by the follow thread after each sync and read by
-/// metrics scrapes.
-pub struct Position {
-    /// The last change applied to the copy (-1: not known yet).
-    applied: AtomicI64,
-    /// The minter's change-log head as last read (-1: not known yet).
-    head: AtomicI64,
-    /// When the copy was last known to hold every change of the head, in nanoseconds
-    /// since `epoch` (`u64::MAX`: never).
-    current_at: AtomicU64,
-    /// Copies made from a snapshot after the first (a gap, a pruned log, a minter
-    /// behind the copy, a checksum mismatch).
-    remade: AtomicU64,
-    /// Checksum comparisons that found the copy equal to the minter.
-    verified: AtomicU64,
-    epoch: Instant,
-}
-
-/// What `/metrics` shows of a [`Position`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seen {
-    /// The last change applied to the copy.
-    pub applied: Option<i64>,
-    /// The minter's change-log head as last read.
-    pub head: Option<i64>,
-    /// Seconds since the copy was last known to be current.
-    pub lag: Option<Duration>,
-    /// Copies made anew.
-    pub remade: u64,
-    /// Comparisons that found the copy equal.
-    pub verified: u64,
-}
-
-impl Position {
-    fn new() -> Position {
-        Position {
-            applied: AtomicI64::new(-1),
-            head: AtomicI64::new(-1),
-            current_at: AtomicU64::new(u64::MAX),
-            remade: AtomicU64::new(0),
-            verified: AtomicU64::new(0),
-            epoch: Instant::now(),
-        }
-    }
-
-    /// Take in one sync's or verification's outcome, with the head it read.
-    fn record(&self, progress: &Progress, head: Option<i64>) {
-        let applied = match *progress {
-            Progress::Bootstrapped { seq }
-            | Progress::Current { seq }
-            | Progress::Verified { seq } => seq,
-            Progress::Applied { to, .. } => to,
-            Progress::Remade { seq } => {
-                self.remade.fetch_add(1, Ordering::Relaxed);
-                seq
-            }
-        };
-        if matches!(progress, Progress::Verified { .. }) {
-            self.verified.fetch_add(1, Ordering::Relaxed);
-        }
-        let head = head.unwrap_or(applied).max(applied);
-        self.applied.store(applied, Ordering::Relaxed);
-        self.head.store(head, Ordering::Relaxed);
-        if applied == head {
-            let now = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
-            self.current_at.store(now, Ordering::Relaxed);
-        }
-    }
-
-    /// The values, now.
-    pub fn seen(&self) -> Seen {
-        let known = |v: i64| (v >= 0).then_some(v);
-        let at = self.current_at.load(Ordering::Relaxed);
-        Seen {
-            applied: known(self.applied.load(Ordering::Relaxed)),
-            head: known(self.head.load(Ordering::Relaxed)),
-            lag: (at != u64::MAX).then(|| {
-                self.epoch
-                    .elapsed()
-                    .saturating_sub(Duration::from_nanos(at))
-            }),
-            remade: self.remade.load(Ordering::Relaxed),
-            verified: self.verified.load(Ordering::Relaxed),
-        }
-    }
-}
 
 /// Bring the copy in `dir` up to date once (making it at the first start), then keep
 /// it so on a thread of its own. A copy that cannot be brought up to date now is
@@ -112,7 +26,7 @@ pub fn start(follow: &Follow, dir: &Path) -> anyhow::Result<Arc<Position>> {
     let replica = match first {
         Ok((r, p)) => {
             log::info!("{}: {}", dir.display(), describe(&p));
-            position.record(&p, r.head_seen());
+            record(&position, &p, r.head_seen());
             Some(r)
         }
         Err(e) if noid_store::Layout::new(dir).exists() => {
@@ -151,7 +65,7 @@ pub fn start(follow: &Follow, dir: &Path) -> anyhow::Result<Arc<Position>> {
 fn report(dir: &Path, seen: &Position, result: &Result<Progress, StoreError>, head: Option<i64>) {
     match result {
         Ok(p) => {
-            seen.record(p, head);
+            record(seen, p, head);
             match p {
                 Progress::Current { .. } => {}
                 Progress::Remade { .. } => log::warn!("{}: {}", dir.display(), describe(p)),
@@ -160,6 +74,24 @@ fn report(dir: &Path, seen: &Position, result: &Result<Progress, StoreError>, he
         }
         Err(e) => log::warn!("{}: {e}", dir.display()),
     }
+}
+
+/// Take in one sync's or verification's outcome, with the head it read.
+fn record(position: &Position, progress: &Progress, head: Option<i64>) {
+    let applied = match *progress {
+        Progress::Bootstrapped { seq } | Progress::Current { seq } | Progress::Verified { seq } => {
+            seq
+        }
+        Progress::Applied { to, .. } => to,
+        Progress::Remade { seq } => {
+            position.count_remade();
+            seq
+        }
+    };
+    if matches!(progress, Progress::Verified { .. }) {
+        position.count_verified();
+    }
+    position.stand_at(applied, head);
 }
 
 fn describe(p: &Progress) -> String {

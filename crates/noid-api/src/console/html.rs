@@ -10,7 +10,7 @@ use super::NAV;
 /// The stylesheet, served at `/console/style.css`.
 pub const STYLE: &str = include_str!("style.css");
 
-pub use noid_core::html::{escape, escape_into};
+pub use noid_serving::html::{escape, escape_into};
 
 /// `text` %-encoded for a URL's query value.
 pub fn query_value(text: &str) -> String {

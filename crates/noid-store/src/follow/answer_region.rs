@@ -85,7 +85,7 @@ impl AnswerRegion {
 /// Which view an answer was computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ViewId {
-    /// The store's identity ([`crate::generation`]).
+    /// The store's identity ([`crate::rocks::generation`]).
     pub store: u64,
     /// The view's sequence number.
     pub sequence: u64,

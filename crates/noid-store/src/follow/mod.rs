@@ -37,7 +37,7 @@ use std::time::Duration;
 use arc_swap::{ArcSwapOption, Guard};
 
 use crate::error::StoreError;
-use crate::secondary::{Freshness, Secondary, SecondaryDir};
+use crate::rocks::secondary::{Freshness, Secondary, SecondaryDir};
 use dirs::SecondaryDirs;
 pub use stats::FollowStatus;
 use stats::Stats;

@@ -9,7 +9,7 @@ use noid_core::{Lookup, LookupError, Memo, Pairs};
 use super::answer_region::{AnswerRegion, RegionCache, ViewId};
 use super::shared_cache::SharedCache;
 use super::view_cache::ViewCache;
-use crate::secondary::Secondary;
+use crate::rocks::secondary::Secondary;
 
 /// Most cached `:idmap` rule lists (one per element asked for).
 const IDMAP_CACHE_MAX: usize = 1024;

@@ -19,9 +19,10 @@
 //! [`crate::open`] opens any minter directory, whichever engine holds it.
 //!
 //! Everything but [`Location`] (the `NOID/backend` file, which a build without
-//! PostgreSQL still reads, to refuse such a minter clearly) needs the crate's
-//! `postgres` feature. With the `testing` feature, [`testing::TestServer`] starts a
-//! throw-away server for tests.
+//! PostgreSQL still reads) and [`without_postgres`] (the refusal of such a minter in
+//! that build) needs the crate's `postgres` feature: this module and the crate's
+//! manifest are the only places that feature is read. With the `testing` feature,
+//! [`testing::TestServer`] starts a throw-away server for tests.
 
 #[cfg(feature = "postgres")]
 mod ahead;
@@ -31,6 +32,12 @@ mod conn;
 mod copy;
 #[cfg(feature = "postgres")]
 pub mod digest;
+// What `crate::open` calls: the engine, or (without the feature) its refusal.
+#[cfg(feature = "postgres")]
+mod engine;
+#[cfg(not(feature = "postgres"))]
+#[path = "absent.rs"]
+mod engine;
 mod location;
 #[cfg(feature = "postgres")]
 mod packed;
@@ -60,3 +67,17 @@ pub use replica::{Progress, Replica, APPLIED};
 pub use snapshot::PgSnapshot;
 #[cfg(feature = "postgres")]
 pub use writer::PgWriter;
+
+pub(crate) use engine::{create, open_reader, open_writer};
+
+use crate::StoreError;
+
+/// The refusal of a minter held by PostgreSQL at `loc` in a build without the
+/// `postgres` feature; `what` names the minter (`the minter in /srv/noid/fk4`).
+pub fn without_postgres(what: &str, loc: &Location) -> StoreError {
+    StoreError::Backend(format!(
+        "{what} is held by PostgreSQL ({}), and this build has no PostgreSQL support \
+         (built without the cargo feature \"postgres\")",
+        loc.display_url()
+    ))
+}

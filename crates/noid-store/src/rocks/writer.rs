@@ -7,67 +7,13 @@ use std::time::{Duration, Instant};
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions, DB};
 
 use crate::error::{io, StoreError};
-use crate::generation::{self, Bumper};
 use crate::layout::Layout;
-use crate::options::writer_options;
+use crate::rocks::generation::{self, Bumper};
+use crate::rocks::options::writer_options;
+use crate::Op;
 
 mod load;
 pub use load::SortedLoad;
-
-/// One change in a commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Op {
-    /// Set `key` to `value`.
-    Put(Vec<u8>, Vec<u8>),
-    /// Remove `key`.
-    Delete(Vec<u8>),
-}
-
-impl From<(Vec<u8>, Option<Vec<u8>>)> for Op {
-    /// A transaction's write: `Some(value)` puts, `None` deletes.
-    fn from((key, value): (Vec<u8>, Option<Vec<u8>>)) -> Op {
-        match value {
-            Some(v) => Op::Put(key, v),
-            None => Op::Delete(key),
-        }
-    }
-}
-
-impl From<Op> for (Vec<u8>, Option<Vec<u8>>) {
-    /// Back to a transaction's write.
-    fn from(op: Op) -> Self {
-        match op {
-            Op::Put(key, value) => (key, Some(value)),
-            Op::Delete(key) => (key, None),
-        }
-    }
-}
-
-impl Op {
-    /// The key changed.
-    pub fn key(&self) -> &[u8] {
-        match self {
-            Op::Put(k, _) | Op::Delete(k) => k,
-        }
-    }
-
-    /// Put `ops` in key order (stable, so a key's operations keep their order) and keep
-    /// only the last operation of each key: what a commit applies.
-    pub fn last_per_key(ops: &mut Vec<Op>) {
-        if ops.windows(2).all(|w| w[0].key() < w[1].key()) {
-            return;
-        }
-        ops.sort_by(|a, b| a.key().cmp(b.key()));
-        ops.dedup_by(|later, earlier| {
-            if later.key() == earlier.key() {
-                std::mem::swap(later, earlier);
-                true
-            } else {
-                false
-            }
-        });
-    }
-}
 
 /// Batches of at least this many changes skip the write-ahead log and the memtable:
 /// they are written as one sorted table file and ingested (see [`Writer::commit`]).
@@ -229,7 +175,7 @@ impl Writer {
         start: &[u8],
         f: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), StoreError> {
-        crate::secondary::scan_from(&self.db, start, f)
+        crate::rocks::secondary::scan_from(&self.db, start, f)
     }
 
     /// Apply `ops` as one atomic batch, synced to disk before returning, then tell
@@ -377,7 +323,7 @@ impl noid_core::Lookup for Writer {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_core::LookupError> {
-        crate::secondary::scan_prefix(&self.db, prefix, limit)
+        crate::rocks::secondary::scan_prefix(&self.db, prefix, limit)
             .map_err(|e| noid_core::LookupError::read(prefix, e))
     }
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::error::StoreError;
-use crate::secondary::{Secondary, SecondaryDir};
+use crate::rocks::secondary::{Secondary, SecondaryDir};
 
 /// A read-only view of a minter that does not block writers.
 pub struct Snapshot {

@@ -8,11 +8,11 @@ use std::time::Duration;
 use noid_core::{Lookup, LookupError, Pairs};
 use rocksdb::{Direction, IteratorMode, ReadOptions, DB};
 
-use crate::cursor::CursorDb;
 use crate::error::{io, StoreError};
-use crate::generation::{self, Watcher};
 use crate::layout::Layout;
-use crate::options::reader_options;
+use crate::rocks::cursor::CursorDb;
+use crate::rocks::generation::{self, Watcher};
+use crate::rocks::options::reader_options;
 
 /// How long a long-lived reader waits, at open, for writers at work to finish.
 const OPEN_QUIET_WAIT: Duration = Duration::from_secs(1);

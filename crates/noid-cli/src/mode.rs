@@ -1,0 +1,64 @@
+//! The modes of the `noid` process: a first word of the command line that starts
+//! something other than commands (`noid serve`, `noid replay`, `noid prune-log`). Their
+//! words are in noid-core's verb table, served by no line (so that a bulk line naming
+//! one is "no such command" and noidr refuses it as a write); which mode each starts,
+//! and that only the command line starts them, is decided here.
+
+use noid_core::verbs::{self, Name, Verb};
+
+/// A mode of the process other than running commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `serve --http ADDR --config FILE`: the binder and minter HTTP API.
+    Serve,
+    /// `replay LOG`: a binder's write log applied again.
+    Replay,
+    /// `prune-log --keep N | --before SEQ`: a PostgreSQL minter's change log pruned.
+    PruneLog,
+}
+
+impl Mode {
+    /// The mode a command line's first word starts, if it starts one.
+    pub fn of(word: &str) -> Option<Mode> {
+        verbs::find(word).and_then(Mode::of_verb)
+    }
+
+    fn of_verb(v: &Verb) -> Option<Mode> {
+        match v.name {
+            Name::Serve => Some(Mode::Serve),
+            Name::Replay => Some(Mode::Replay),
+            Name::PruneLog => Some(Mode::PruneLog),
+            _ => None,
+        }
+    }
+}
+
+/// The words of the modes, in the verb table's order (that of their help topics).
+pub fn words() -> impl Iterator<Item = &'static str> {
+    verbs::VERBS
+        .iter()
+        .filter(|v| Mode::of_verb(v).is_some())
+        .map(|v| v.word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The three modes, by their words; no command is a mode, and no mode is a command.
+    #[test]
+    fn modes_are_these_words_and_no_command() {
+        assert_eq!(
+            words().collect::<Vec<_>>(),
+            ["serve", "replay", "prune-log"]
+        );
+        assert_eq!(Mode::of("serve"), Some(Mode::Serve));
+        assert_eq!(Mode::of("replay"), Some(Mode::Replay));
+        assert_eq!(Mode::of("prune-log"), Some(Mode::PruneLog));
+        for v in verbs::VERBS {
+            assert!(!(v.served.bulk && Mode::of(v.word).is_some()), "{}", v.word);
+        }
+        assert_eq!(Mode::of("dbimport"), None);
+        assert_eq!(Mode::of("Serve"), None);
+    }
+}
