@@ -38,10 +38,19 @@ fn apply(model: &mut Model, minter: &Minter, command: &Command) -> Option<String
             .into_owned()
     };
     match command {
-        Command::Bind { op, id, elem, value } => {
+        Command::Bind {
+            op,
+            id,
+            elem,
+            value,
+        } => {
             let id = stored(id);
             if !is_admin(elem) {
-                let values = model.entry(id.clone()).or_default().entry(elem.clone()).or_default();
+                let values = model
+                    .entry(id.clone())
+                    .or_default()
+                    .entry(elem.clone())
+                    .or_default();
                 match op {
                     Op::Set | Op::Let => *values = vec![value.clone()],
                     _ => values.push(value.clone()),
@@ -52,13 +61,26 @@ fn apply(model: &mut Model, minter: &Minter, command: &Command) -> Option<String
         Command::Incr { id, elem, by } => {
             let id = stored(id);
             if !is_admin(elem) {
-                let values = model.entry(id.clone()).or_default().entry(elem.clone()).or_default();
-                assert!(values.len() <= 1, "incr succeeded on {} values", values.len());
+                let values = model
+                    .entry(id.clone())
+                    .or_default()
+                    .entry(elem.clone())
+                    .or_default();
+                assert!(
+                    values.len() <= 1,
+                    "incr succeeded on {} values",
+                    values.len()
+                );
                 let current: i64 = match values.first() {
                     None => 0,
-                    Some(v) => String::from_utf8_lossy(v).trim().parse().expect("an integer"),
+                    Some(v) => String::from_utf8_lossy(v)
+                        .trim()
+                        .parse()
+                        .expect("an integer"),
                 };
-                let new = current.checked_add(*by).expect("no overflow: incr succeeded");
+                let new = current
+                    .checked_add(*by)
+                    .expect("no overflow: incr succeeded");
                 *values = vec![new.to_string().into_bytes()];
             }
             Some(id)

@@ -28,7 +28,11 @@ fn through_the_box(typed: &str, info: bool) -> Option<(Option<String>, String)> 
         Some((p, q)) => (p, Some(q)),
         None => (to.as_str(), None),
     };
-    assert_eq!(query, info.then_some("info"), "{typed:?} was sent to {to:?}");
+    assert_eq!(
+        query,
+        info.then_some("info"),
+        "{typed:?} was sent to {to:?}"
+    );
     let (route, encoded) =
         split(path).unwrap_or_else(|| panic!("{typed:?}: the box's {to:?} has no route"));
     assert!(

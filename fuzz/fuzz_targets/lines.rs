@@ -11,8 +11,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_resolve::egg::{self, Miss};
 use noid_core::MemLookup;
+use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Resolver, Rules};
 
 fn store() -> MemLookup {
