@@ -177,9 +177,17 @@ mod tests {
     fn the_box_sends_an_identifier_spelled_as_a_route_through_redirect() {
         for (query, to, id) in [
             ("id=health", "/redirect/health", "health"),
-            ("id=healthz&go=info", "/redirect/healthz?info", "healthz?info"),
+            (
+                "id=healthz&go=info",
+                "/redirect/healthz?info",
+                "healthz?info",
+            ),
             ("id=metrics", "/redirect/metrics", "metrics"),
-            ("id=.well-known%2Fark", "/redirect/.well-known/ark", ".well-known/ark"),
+            (
+                "id=.well-known%2Fark",
+                "/redirect/.well-known/ark",
+                ".well-known/ark",
+            ),
             ("id=-%2Fnoid.css", "/redirect/-/noid.css", "-/noid.css"),
             ("id=redirect%2Fx", "/redirect/redirect/x", "redirect/x"),
             ("id=lookup%2Fx", "/redirect/lookup/x", "lookup/x"),
