@@ -557,12 +557,12 @@ for d in $(seq 1 "$DRILLS"); do
     t0=$(now)
     case $kind in
     kill9)
-        pm=$(head -1 "$W/$old/data/postmaster.pid")
-        kill -9 "$pm" || { log "no postmaster $pm to kill on $old"; exit 2; } ;;
+        pm=$(head -1 "$W/$old/data/postmaster.pid" 2>/dev/null) || true
+        kill -9 "$pm" || { log "no postmaster ($pm) to kill on $old"; exit 2; } ;;
     stop)
         # Patroni shuts its postgres down (and gives up the leader key) before it exits.
-        pp=$(cat "$W/$old.patroni.pid")
-        kill -TERM "$pp" || { log "no Patroni $pp to stop on $old"; exit 2; }
+        pp=$(cat "$W/$old.patroni.pid" 2>/dev/null) || true
+        kill -TERM "$pp" || { log "no Patroni ($pp) to stop on $old"; exit 2; }
         if ! wait_for 60 "Patroni to stop" bash -c "! kill -0 $pp 2>/dev/null"; then
             BROKEN="$BROKEN patroni-did-not-stop-drill-$d"
             kill -9 "$pp" 2>/dev/null || true
@@ -601,7 +601,7 @@ for d in $(seq 1 "$DRILLS"); do
     fi
     last_counter=$c
     echo "$d $kind $old $new $down $lag_before $t0" >>"$W/drills"
-    echo "$d $kind $([ -z "$MISSING" ] && echo yes || echo "no:${MISSING# }") $CAUSED" >>"$W/effects"
+    echo "$d $kind $([ -z "$MISSING" ] && echo yes || echo "no:${MISSING# }" | tr ' ' ,) $CAUSED" >>"$W/effects"
     log "drill $d: $kind on $old, writes back after $down s, primary now $new; caused: $CAUSED${MISSING:+; MISSING:$MISSING}"
 done
 
