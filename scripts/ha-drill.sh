@@ -12,10 +12,23 @@
 #   * both followers at the minter's head within FOLLOW_BOUND seconds of the last drill;
 #   * `noid check` clean.
 #
-# Faults, in turn: kill9 (SIGKILL to the primary's postmaster; Patroni restarts it or a
-# standby takes over), stop (the primary's Patroni stopped, then started again),
-# partition (the primary's only link cut for PART_SECS, longer than Patroni's TTL, then
-# restored), writer (SIGKILL to a writer's noid process, at whatever moment it is in).
+# Faults, in turn: kill9 (SIGKILL to the primary's postmaster; with
+# primary_start_timeout 0 a standby takes over), stop (the primary's Patroni stopped,
+# then started again), partition (the primary's only link cut for PART_SECS, longer
+# than Patroni's TTL, then restored), writer (SIGKILL to a writer's own noid process,
+# chosen by its executable, at whatever moment it is in).
+#
+# Each drill must show that its fault took effect, or the run fails (fault-had-no-effect):
+#   * kill9, stop, partition: the leader moved to another node, the timeline went up
+#     (read from the primary's current WAL file before the fault and once the cluster
+#     is healthy again), and some writer reported a failed write after the fault;
+#     with --primary-start-timeout above 0, Patroni may recover a killed primary in
+#     place, so kill9 then needs the timeline to go up, not the leader to move;
+#   * cut: the timeline went up (the old primary was lost, someone was promoted) and
+#     some writer reported a failed write;
+#   * writer: the killed process was a noid process of that writer (its loop logged
+#     `exit 137`, SIGKILL's status), and that writer printed ids again after it.
+# The report lists what each drill caused.
 # `--faults cut` isolates both standbys for 12 seconds, then kills the primary's
 # Patroni and postgres and reconnects the standbys: under synchronous replication
 # nothing was acknowledged meanwhile; under `--async` (the broken configuration)
@@ -42,8 +55,9 @@
 # every acknowledged binding (noid - exit 0, or `egg-status: 0`) to acked-binds as
 # `TIME ID URL`. The checker reads both, whatever wrote them.
 #
-# --primary-start-timeout is Patroni's (300 by default; 0 fails over at once when the
-# primary's postgres crashes instead of recovering it in place). --trace logs Patroni
+# --primary-start-timeout is Patroni's (0 by default: a standby takes over at once
+# when the primary's postgres crashes; Patroni's own default, 300, recovers it in
+# place first). --trace logs Patroni
 # at INFO and samples every node twice a second into the run's `trace` file (recovery
 # or not, synchronous_standby_names, synchronous_commit, fsync, timeline and WAL
 # position, its standbys, the minter's change number); keep it with --keep.
@@ -66,7 +80,7 @@ API_CLIENTS=1
 BULK=25000
 BIN=""
 KEEP=0
-START_TIMEOUT=300
+START_TIMEOUT=0
 TRACE=0
 STOCK=0
 while [ $# -gt 0 ]; do
@@ -82,7 +96,7 @@ while [ $# -gt 0 ]; do
     --primary-start-timeout) START_TIMEOUT=$2; shift 2 ;;
     --trace) TRACE=1; shift ;;
     --stock-patroni) STOCK=1; shift ;;
-    *) sed -n '2,59p' "$0"; exit 2 ;;
+    *) sed -n '2,71p' "$0"; exit 2 ;;
     esac
 done
 [ "$(id -u)" = 0 ] || { echo "ha-drill: needs root (network namespaces)" >&2; exit 2; }
@@ -355,10 +369,11 @@ fi
 
 # --- load: each writer mints 4 ids, then binds them in one `noid -` bulk run -----------------
 writer() { # K
-    local k=$1 n=0 out ids id
+    local k=$1 n=0 out ids id rc
     while [ ! -e "$W/stop" ]; do
         n=$((n + 1))
-        out=$(in_ns c "$NOID" -f "$W/w$k" mint 4 2>"$W/w$k.last") || echo "$(now) mint: $(cat "$W/w$k.last")" >>"$W/w$k.err"
+        out=$(in_ns c "$NOID" -f "$W/w$k" mint 4 2>"$W/w$k.last") ||
+            { rc=$?; echo "$(now) mint: exit $rc: $(tr "\n" " " <"$W/w$k.last")" >>"$W/w$k.err"; }
         ids=$(printf '%s\n' "$out" | sed -n 's/^id: //p')
         for id in $ids; do echo "$(now) w$k $id" >>"$W/acked-ids"; done
         [ -n "$ids" ] || { sleep 0.2; continue; }
@@ -366,7 +381,8 @@ writer() { # K
             in_ns c "$NOID" -f "$W/w$k" - >/dev/null 2>"$W/w$k.last"; then
             for id in $ids; do echo "$(now) $id https://example.org/w$k/$n/$id" >>"$W/acked-binds"; done
         else
-            echo "$(now) bind: $(cat "$W/w$k.last")" >>"$W/w$k.err"
+            rc=$?
+            echo "$(now) bind: exit $rc: $(tr "\n" " " <"$W/w$k.last")" >>"$W/w$k.err"
         fi
     done
 }
@@ -379,9 +395,10 @@ done
 
 # --- load: large mints, on two connections ---------------------------------------------------
 bulk_minter() {
+    local rc
     while [ ! -e "$W/stop" ]; do
         in_ns c "$NOID" -f "$W/w1" mint "$BULK" 2>"$W/bulk.last" | sed -n "s/^id: /$(now) bulk /p" >>"$W/acked-ids" ||
-            echo "$(now) bulk mint: $(cat "$W/bulk.last")" >>"$W/bulk.err"
+            { rc=$?; echo "$(now) bulk mint: exit $rc: $(tr "\n" " " <"$W/bulk.last")" >>"$W/bulk.err"; }
         sleep 1
     done
 }
@@ -440,28 +457,118 @@ probe_write() {
     echo "$(now) probe $id" >>"$W/acked-ids"
 }
 
+# --- what a fault caused ----------------------------------------------------------------------
+# The primary's timeline: its current WAL file's first 8 hex digits (a promotion
+# switches to the new timeline at once; pg_control_checkpoint() only at the next
+# checkpoint).
+timeline_of() { # NODE
+    psql_on "$1" "SELECT ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int"
+}
+# Writes the writers' loops saw fail (their .err records) since time T.
+failed_writes_since() { # T
+    cat "$W"/w*.err "$W"/bulk.err 2>/dev/null | awk -v t="$1" '$1 + 0 >= t + 0 { n++ } END { print n + 0 }'
+}
+NOID_EXE=$(readlink -f "$NOID")
+# The noid process a writer's loop (its pid) runs now, by executable and name: never
+# the loop's `date`, `sed` or `sleep`, whose death would write a malformed record (a
+# false red). Sets VICTIM.
+VICTIM=""
+noid_process_of() { # LOOP_PID
+    local p
+    for p in $(descendants "$1"); do
+        if [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$NOID_EXE" ] &&
+            [ "$(cat "/proc/$p/comm" 2>/dev/null)" = noid ]; then
+            VICTIM=$p
+            return 0
+        fi
+    done
+    return 1
+}
+# The time SOURCE's loop logged a noid it ran as killed by SIGKILL (exit 137) at or
+# after T; nothing when it has not.
+killed_at() { # SOURCE T
+    awk -v t="$2" '$1 + 0 >= t + 0 && / exit 137: / { print $1; exit }' "$W/$1.err" 2>/dev/null
+}
+killed_since() { [ -n "$(killed_at "$1" "$2")" ]; }
+# Whether SOURCE printed an id that a noid started after time T printed.
+printed_since() { # SOURCE T
+    awk -v s="$1" -v t="$2" '$2 == s && $1 + 0 > t + 0 { f = 1; exit } END { exit !f }' "$W/acked-ids"
+}
+# The writer fault: SIGKILL to the noid process of one writer's loop (or the bulk
+# minter's), until a kill lands (a process that ended by itself a moment before the
+# signal is no kill: its loop then logs no exit 137). Prints SOURCE PID, or nothing.
+kill_a_writer() {
+    local i src try tk
+    i=$((RANDOM % ${#WPIDS[@]}))
+    src=$([ "$i" -lt "$WRITERS" ] && echo "w$((i + 1))" || echo bulk)
+    for try in 1 2 3 4 5; do
+        wait_for 30 "a noid process of $src" noid_process_of "${WPIDS[$i]}" || return 0
+        tk=$(now)
+        kill -9 "$VICTIM" 2>/dev/null || continue
+        if wait_for 10 "$src to log its noid killed" killed_since "$src" "$tk"; then
+            echo "$src $VICTIM $tk"
+            return 0
+        fi
+    done
+}
+# What drill KIND did, from the leader and timeline before and after it, the failed
+# writes since it began and (writer) the killed process: sets CAUSED (what it caused)
+# and MISSING (what it should have caused and did not; empty when it took effect).
+judge() { # KIND OLD TL_BEFORE LEAD TL_AFTER FAILED VICTIM
+    local kind=$1 old=$2 tl0=$3 lead=$4 tl1=$5 failed=$6 victim=$7
+    CAUSED="leader $old -> $lead, timeline $tl0 -> $tl1, $failed failed writes"
+    MISSING=""
+    case $kind in
+    kill9 | stop | partition | cut)
+        if [ "$kind" != cut ] && { [ "$kind" != kill9 ] || [ "$START_TIMEOUT" = 0 ]; }; then
+            [ "$lead" != "$old" ] || MISSING="$MISSING leader-stayed"
+        fi
+        [ -n "$tl0" ] && [ -n "$tl1" ] && [ "$tl1" -gt "$tl0" ] || MISSING="$MISSING timeline-not-up"
+        [ "$failed" -gt 0 ] || MISSING="$MISSING no-write-failed" ;;
+    writer)
+        if [ -z "$victim" ]; then
+            MISSING=" no-noid-killed"
+            CAUSED="no noid process killed"
+        else
+            set -- $victim
+            CAUSED="$1's noid (pid $2) killed, exit 137"
+            if wait_for "$WAIT_BOUND" "$1 to print again" printed_since "$1" "$(killed_at "$1" "$3")"; then
+                CAUSED="$CAUSED, then $1 printed ids again"
+            else
+                MISSING=" $1-printed-nothing-after"
+            fi
+        fi ;;
+    esac
+}
+
 # --- the drills -----------------------------------------------------------------------------
 IFS=, read -r -a KINDS <<<"$FAULTS"
 : >"$W/drills"
+: >"$W/effects"
 BROKEN=""
 last_counter=$(counter)
 sleep 3
 for d in $(seq 1 "$DRILLS"); do
     kind=${KINDS[$(((d - 1) % ${#KINDS[@]}))]}
     old=$(primary) || { log "no primary before drill $d"; exit 2; }
+    tl_before=$(timeline_of "$old") || { log "no timeline of $old before drill $d"; exit 2; }
     lag_before=$(metric 1 noidr_follow_lag_seconds)
+    victim=""
     t0=$(now)
     case $kind in
-    kill9) kill -9 "$(head -1 "$W/$old/data/postmaster.pid")" ;;
+    kill9)
+        pm=$(head -1 "$W/$old/data/postmaster.pid" 2>/dev/null) || true
+        kill -9 "$pm" || { log "no postmaster ($pm) to kill on $old"; exit 2; } ;;
     stop)
         # Patroni shuts its postgres down (and gives up the leader key) before it exits.
-        kill -TERM "$(cat "$W/$old.patroni.pid")"
-        wait_for 60 "Patroni to stop" bash -c "! kill -0 $(cat "$W/$old.patroni.pid") 2>/dev/null" || true ;;
+        pp=$(cat "$W/$old.patroni.pid" 2>/dev/null) || true
+        kill -TERM "$pp" || { log "no Patroni ($pp) to stop on $old"; exit 2; }
+        if ! wait_for 60 "Patroni to stop" bash -c "! kill -0 $pp 2>/dev/null"; then
+            BROKEN="$BROKEN patroni-did-not-stop-drill-$d"
+            kill -9 "$pp" 2>/dev/null || true
+        fi ;;
     partition) cut_link "$old" ;;
-    writer)
-        # One of the writers' loops, or the bulk minter's.
-        victims=$(descendants "${WPIDS[$((RANDOM % ${#WPIDS[@]}))]}")
-        [ -n "$victims" ] && kill -9 $victims 2>/dev/null || true ;;
+    writer) victim=$(kill_a_writer) ;;
     cut)
         # Long enough for writers to get through: a connection tries the cut hosts
         # first, connect_timeout (3 s) each.
@@ -484,13 +591,18 @@ for d in $(seq 1 "$DRILLS"); do
     partition) sleep $((PART_SECS > ${down%.*} ? PART_SECS - ${down%.*} : 0)); heal_link "$old" ;;
     esac
     wait_for "$WAIT_BOUND" "healthy cluster after drill $d" healthy || BROKEN="$BROKEN unhealthy-after-drill-$d"
+    lead=$(primary || echo none)
+    tl_after=$(timeline_of "$lead" 2>/dev/null || true)
+    judge "$kind" "$old" "$tl_before" "$lead" "$tl_after" "$(failed_writes_since "$t0")" "$victim"
+    [ -z "$MISSING" ] || BROKEN="$BROKEN fault-had-no-effect-drill-$d(${MISSING# })"
     c=$(counter)
     if [ -n "$last_counter" ] && [ -n "$c" ] && [ "$c" -lt "$last_counter" ]; then
         BROKEN="$BROKEN counter-went-back-drill-$d($last_counter>$c)"
     fi
     last_counter=$c
     echo "$d $kind $old $new $down $lag_before $t0" >>"$W/drills"
-    log "drill $d: $kind on $old, writes back after $down s, primary now $new"
+    echo "$d $kind $([ -z "$MISSING" ] && echo yes || echo "no:${MISSING# }" | tr ' ' ,) $CAUSED" >>"$W/effects"
+    log "drill $d: $kind on $old, writes back after $down s, primary now $new; caused: $CAUSED${MISSING:+; MISSING:$MISSING}"
 done
 
 # --- stop the load, let the followers converge, check --------------------------------------------
@@ -534,16 +646,23 @@ CHECK=$(in_ns c "$NOID" -f "$W/w1" check 2>&1) || BROKEN="$BROKEN noid-check"
 # --- report ---------------------------------------------------------------------------------------
 stats() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f / %.1f", v[int((NR + 1) / 2)], v[NR]; else printf "-" }'; }
 MODE=$([ "$ASYNC" = 1 ] && echo "asynchronous (broken on purpose)" || echo "synchronous_mode strict")
-echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); Patroni $(patroni --version | cut -d' ' -f2), etcd $(etcd --version | head -1 | awk '{ print $3 }'), PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }'), $MODE, TTL $TTL s, $([ "$STOCK" = 1 ] && echo "Debian's Patroni as is" || echo "Patroni through scripts/ha-patroni.py"); \`scripts/ha-drill.sh --drills $DRILLS --faults $FAULTS$([ "$ASYNC" = 1 ] && echo " --async")$([ "$STOCK" = 1 ] && echo " --stock-patroni")\`."
+echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); Patroni $(patroni --version | cut -d' ' -f2), etcd $(etcd --version | head -1 | awk '{ print $3 }'), PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }'), $MODE, TTL $TTL s, primary_start_timeout $START_TIMEOUT s, $([ "$STOCK" = 1 ] && echo "Debian's Patroni as is" || echo "Patroni through scripts/ha-patroni.py"); \`scripts/ha-drill.sh --drills $DRILLS --faults $FAULTS$([ "$ASYNC" = 1 ] && echo " --async")$([ "$STOCK" = 1 ] && echo " --stock-patroni")\`."
 echo
-echo "| fault | drills | write unavailability, s (median / max) | follower lag before the fault, s (max) |"
-echo "|---|---:|---:|---:|"
+echo "| fault | drills | write unavailability, s (median / max) | follower lag before the fault, s (max) | took effect |"
+echo "|---|---:|---:|---:|---:|"
+took() { awk -v k="$1" '(k == "" || $2 == k) && $3 == "yes" { n++ } END { print n + 0 }' "$W/effects"; }
 for kind in "${KINDS[@]}"; do
     n=$(awk -v k="$kind" '$2 == k' "$W/drills" | wc -l)
     [ "$n" -gt 0 ] || continue
-    echo "| $kind | $n | $(awk -v k="$kind" '$2 == k { print $5 }' "$W/drills" | stats) | $(awk -v k="$kind" '$2 == k && $6 != "" { if ($6 > m) m = $6 } END { printf "%.2f", m }' "$W/drills") |"
+    echo "| $kind | $n | $(awk -v k="$kind" '$2 == k { print $5 }' "$W/drills" | stats) | $(awk -v k="$kind" '$2 == k && $6 != "" { if ($6 > m) m = $6 } END { printf "%.2f", m }' "$W/drills") | $(took "$kind") of $n |"
 done
-echo "| all | $DRILLS | $(awk '{ print $5 }' "$W/drills" | stats) | $MAXLAG |"
+echo "| all | $DRILLS | $(awk '{ print $5 }' "$W/drills" | stats) | $MAXLAG | $(took "") of $DRILLS |"
+echo
+echo "What each fault caused (it took effect: kill9, stop and partition moved the leader$([ "$START_TIMEOUT" = 0 ] || echo " (kill9: or recovered it in place)"), raised the timeline and failed writes; cut raised the timeline and failed writes; writer killed a noid process of a writer, which then printed ids again):"
+echo
+echo "| drill | fault | took effect | what it caused |"
+echo "|---:|---|---|---|"
+awk '{ c = ""; for (i = 4; i <= NF; i++) c = c (i > 4 ? " " : "") $i; printf "| %s | %s | %s | %s |\n", $1, $2, $3, c }' "$W/effects"
 echo
 echo "| invariant | result |"
 echo "|---|---|"

@@ -13,6 +13,7 @@ use noid_resolve::wellknown::ArkService;
 
 use crate::layout::{self, link, link_or_text};
 use crate::page::Format;
+use crate::route::{split, Route};
 
 /// The page in `fmt`.
 pub fn page(fmt: Format, service: &ArkService) -> String {
@@ -81,7 +82,9 @@ the longest bound part (suffix passthrough).</dd>\n\
 <code>text/plain</code> or <code>application/json</code>.</p>\n";
 
 /// Where the box sends a query `/?QUERY`: `/ID` or `/ID?info`; `None` when it names no
-/// identifier (the front page is shown).
+/// identifier (the front page is shown). An identifier spelled as a route of its own
+/// (`health`, `metrics`, `redirect/x`, …) goes to `/redirect/ID`, which takes any
+/// identifier ([`crate::route::split`]): `/health` would be the health check.
 pub fn target(query: &str) -> Option<String> {
     let (mut id, mut info) = (None, false);
     for pair in query.split('&') {
@@ -97,9 +100,12 @@ pub fn target(query: &str) -> Option<String> {
     if id.is_empty() {
         return None;
     }
-    let mut to = String::with_capacity(id.len() + 8);
+    let mut to = String::with_capacity(id.len() + 17);
     to.push('/');
     encode_path(&mut to, id);
+    if split(&to) != Some((Route::Direct, &to[1..])) {
+        to.insert_str(0, "/redirect");
+    }
     if info {
         to.push_str("?info");
     }
@@ -162,6 +168,44 @@ mod tests {
         assert_eq!(target("go=info"), None);
         assert_eq!(target(""), None);
         assert_eq!(target("id=%2Fark:/1/x").as_deref(), Some("/ark:/1/x"));
+    }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/http_path.rs): `health` typed in the box was
+    /// sent to `/health`, the health check, and `lookup/x` to the lookup route, which
+    /// resolves `x`.
+    #[test]
+    fn the_box_sends_an_identifier_spelled_as_a_route_through_redirect() {
+        for (query, to, id) in [
+            ("id=health", "/redirect/health", "health"),
+            (
+                "id=healthz&go=info",
+                "/redirect/healthz?info",
+                "healthz?info",
+            ),
+            ("id=metrics", "/redirect/metrics", "metrics"),
+            (
+                "id=.well-known%2Fark",
+                "/redirect/.well-known/ark",
+                ".well-known/ark",
+            ),
+            ("id=-%2Fnoid.css", "/redirect/-/noid.css", "-/noid.css"),
+            ("id=redirect%2Fx", "/redirect/redirect/x", "redirect/x"),
+            ("id=lookup%2Fx", "/redirect/lookup/x", "lookup/x"),
+            ("id=auth%2F", "/redirect/auth/", "auth/"),
+        ] {
+            let sent = target(query).unwrap();
+            assert_eq!(sent, to, "{query}");
+            let (path, q) = match sent.split_once('?') {
+                Some((p, q)) => (p, Some(q)),
+                None => (sent.as_str(), None),
+            };
+            let (route, rest) = split(path).unwrap();
+            assert_eq!(route, Route::Redirect, "{query}");
+            assert_eq!(crate::route::identifier(rest, q).unwrap(), id, "{query}");
+        }
+        // `healthy` and `redirects/x` are no routes: sent as they are.
+        assert_eq!(target("id=healthy").as_deref(), Some("/healthy"));
+        assert_eq!(target("id=redirects%2Fx").as_deref(), Some("/redirects/x"));
     }
 
     #[test]
