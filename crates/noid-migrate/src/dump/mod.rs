@@ -11,10 +11,9 @@ mod write;
 mod tests;
 
 use std::fmt;
-use std::io::BufRead;
 
-pub use read::Reader;
-pub use write::Writer;
+pub use read::{read_all, Reader};
+pub use write::{write_all, Writer};
 
 /// The first line of noid's export format.
 pub const EXPORT_HEADER: &str = "# noid export v1";
@@ -124,24 +123,3 @@ pub fn sniff(head: &[u8]) -> Sniff {
     Sniff::Unknown
 }
 
-/// Read every record of `input` (for tests and small inputs).
-pub fn read_all(input: impl BufRead) -> Result<(Format, Vec<Record>), DumpError> {
-    let mut r = Reader::new(input)?;
-    let mut v = Vec::new();
-    while let Some(rec) = r.next_record()? {
-        v.push(rec);
-    }
-    Ok((r.format(), v))
-}
-
-/// Write `records` (key, value) as a complete dump into a byte vector.
-pub fn write_all<'a>(
-    format: Format,
-    records: impl IntoIterator<Item = (&'a [u8], &'a [u8])>,
-) -> Vec<u8> {
-    let mut w = Writer::new(Vec::new(), format).expect("writing to memory");
-    for (k, v) in records {
-        w.record(k, v).expect("writing to memory");
-    }
-    w.finish().expect("writing to memory").0
-}

@@ -348,3 +348,13 @@ fn snippet(b: &[u8]) -> String {
         .replace("\\'", "'")
         .replace("\\\"", "\"")
 }
+
+/// Read every record of `input` (for tests and small inputs).
+pub fn read_all(input: impl BufRead) -> Result<(Format, Vec<Record>), DumpError> {
+    let mut r = Reader::new(input)?;
+    let mut v = Vec::new();
+    while let Some(rec) = r.next_record()? {
+        v.push(rec);
+    }
+    Ok((r.format(), v))
+}

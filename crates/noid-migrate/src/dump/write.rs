@@ -65,3 +65,15 @@ impl<W: Write> Writer<W> {
         Ok((self.out, self.records))
     }
 }
+
+/// Write `records` (key, value) as a complete dump into a byte vector.
+pub fn write_all<'a>(
+    format: Format,
+    records: impl IntoIterator<Item = (&'a [u8], &'a [u8])>,
+) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new(), format).expect("writing to memory");
+    for (k, v) in records {
+        w.record(k, v).expect("writing to memory");
+    }
+    w.finish().expect("writing to memory").0
+}

@@ -28,7 +28,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use noid_core::ident::Parsed;
+
 pub use read::RegistryError;
+pub use write::record_text;
 
 /// Which kind of prefix a record describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -170,11 +173,6 @@ impl Registry {
         Registry::default()
     }
 
-    /// Parse a registry file's text ([`read`]).
-    pub fn parse(text: &str) -> Result<Registry, RegistryError> {
-        read::parse(text)
-    }
-
     /// Build from parsed records (any order; keys unique).
     pub(crate) fn from_records(mut records: Vec<Record>) -> Registry {
         records.sort_by(|a, b| a.prefix.cmp(&b.prefix));
@@ -192,7 +190,7 @@ impl Registry {
             .collect();
         let mut below = vec![Vec::new(); records.len()];
         for (i, r) in records.iter().enumerate() {
-            if let Some(parent) = read::parent_key(&r.prefix, r.level) {
+            if let Some(parent) = parent_key(&r.prefix, r.level) {
                 if let Some(&p) = index.get(&parent) {
                     below[p].push(i);
                 }
@@ -291,11 +289,6 @@ impl Registry {
             .collect()
     }
 
-    /// The canonical text of the registry file ([`write`]).
-    pub fn to_text(&self) -> String {
-        write::registry(self)
-    }
-
     /// How many records of each level, and providers: `(schemes, naans, shoulders,
     /// providers)`.
     pub fn counts(&self) -> (usize, usize, usize, usize) {
@@ -310,7 +303,12 @@ impl Registry {
     }
 }
 
-/// Render one record as registry-file ANVL (what a record page shows).
-pub fn record_text(record: &Record, out: &mut String) {
-    write::record(record, out)
+/// The key of the record a record is directly below, if any.
+fn parent_key(prefix: &str, level: Level) -> Option<String> {
+    let p = Parsed::new(prefix);
+    match level {
+        Level::Scheme => None,
+        Level::Naan => Some(p.scheme_key().to_string()),
+        Level::Shoulder => Some(p.naan_key().unwrap_or_else(|| p.scheme_key()).to_string()),
+    }
 }

@@ -58,8 +58,15 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, RegistryError> {
     })
 }
 
+impl Registry {
+    /// Parse a registry file's text.
+    pub fn parse(text: &str) -> Result<Registry, RegistryError> {
+        parse(text)
+    }
+}
+
 /// Parse the whole file.
-pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
+fn parse(text: &str) -> Result<Registry, RegistryError> {
     let mut records: Vec<Record> = Vec::new();
     let mut current: Vec<Element> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -327,15 +334,6 @@ fn key_once(value: &str) -> Result<(String, Level), String> {
     ))
 }
 
-/// The key of the record a record is directly below, if any.
-pub(super) fn parent_key(prefix: &str, level: Level) -> Option<String> {
-    let p = Parsed::new(prefix);
-    match level {
-        Level::Scheme => None,
-        Level::Naan => Some(p.scheme_key().to_string()),
-        Level::Shoulder => Some(p.naan_key().unwrap_or_else(|| p.scheme_key()).to_string()),
-    }
-}
 
 /// A pattern with `$NAME` and `{$NAME}` written `${NAME}` (identifiers.org writes
 /// `{$id}`, N2T `$id`), so that the resolver's one expansion serves them all.

@@ -10,16 +10,24 @@ use super::{Record, Registry};
 const HEADER: &str = "# noid prefix registry: ANVL records separated by blank lines \
                       (docs/RESOLUTION.md, \"The prefix registry\").\n";
 
-pub(super) fn registry(r: &Registry) -> String {
+impl Registry {
+    /// The canonical text of the registry file.
+    pub fn to_text(&self) -> String {
+        registry(self)
+    }
+}
+
+fn registry(r: &Registry) -> String {
     let mut out = String::from(HEADER);
     for rec in r.records() {
         out.push('\n');
-        record(rec, &mut out);
+        record_text(rec, &mut out);
     }
     out
 }
 
-pub(super) fn record(r: &Record, out: &mut String) {
+/// Render one record as registry-file ANVL (what a record page shows).
+pub fn record_text(r: &Record, out: &mut String) {
     for (name, value) in r.anvl() {
         noid_core::anvl::element_str(out, name, &value);
     }
