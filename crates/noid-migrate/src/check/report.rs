@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::analysis::{Analysis, Finding, Summary, Upcoming};
+use super::findings::{Analysis, Finding, Summary, Upcoming};
 use super::candidate::Use;
 use super::repair::Repair;
 

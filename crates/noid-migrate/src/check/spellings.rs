@@ -21,7 +21,7 @@ use noid_core::keys;
 use noid_core::Lookup;
 use noid_egg::elements::{element_of, CREATED};
 
-use super::analysis::{Finding, Problem};
+use super::findings::{Finding, Problem};
 use super::census::Census;
 use super::repair::{Plan, Repair};
 use super::CheckError;
