@@ -8,7 +8,7 @@ use noid_minter::batch::{self, Batch, Feed, Step};
 use noid_minter::Txn;
 use noid_store::{Store, StoreError};
 
-use crate::bulk::{Input, Source};
+use crate::source::{Input, Source};
 use crate::commands::{self, Failed, Plain, Read, Verb, Write, Writing};
 use crate::complaint::store_error;
 use crate::output::Out;

@@ -24,6 +24,7 @@ mod serve;
 #[path = "no_server.rs"]
 mod serve;
 mod session;
+mod source;
 mod store;
 mod usage;
 
