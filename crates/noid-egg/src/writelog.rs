@@ -16,7 +16,7 @@
 
 use crate::command::Command;
 use crate::error::BinderError;
-use crate::exec::Agent;
+use crate::command::Agent;
 
 /// One write log record.
 #[derive(Debug, Clone, PartialEq, Eq)]
