@@ -3,6 +3,7 @@
 //! well-known behaviour is decided here, once.
 
 use crate::deadline::{self, Outcome, Slot, Watch};
+use crate::decision::Decision;
 use crate::page::{self, Format};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
@@ -82,14 +83,14 @@ pub(crate) fn handle(
         modified,
         providers: &providers,
     };
-    let mut reply = decide(answer, req.accept, facts);
-    if let Reply::Page { modified: m, .. } = &mut reply {
+    let mut decision = decide(answer, req.accept, facts);
+    if let Decision::Page { modified: m, .. } = &mut decision {
         *m = modified;
     }
-    if modified::not_modified(route, &reply, req.if_modified_since) {
-        return modified::unchanged(&reply);
+    if modified::not_modified(route, &decision, req.if_modified_since) {
+        return modified::unchanged(&decision);
     }
-    render(route, reply, &id, req.accept)
+    render(route, decision, &id, req.accept)
 }
 
 /// The response to a request refused whatever it asks for: a request-target too long,
@@ -219,23 +220,6 @@ fn lookup(
     })
 }
 
-/// An answer reduced to what HTTP can say.
-pub(crate) enum Reply {
-    Redirect {
-        code: u16,
-        target: String,
-    },
-    Page {
-        status: u16,
-        ctype: &'static str,
-        body: String,
-        /// The identifier's last write (seconds since the epoch): `Last-Modified`.
-        modified: Option<i64>,
-        /// A `Link` header (a tombstone's successor).
-        link: Option<String>,
-    },
-    NotFound,
-}
 
 /// The providers of an identifier's prefix (its `*/ID` answer), shown on its HTML
 /// metadata or withdrawn page; nothing for any other answer or format, so that no
@@ -265,10 +249,10 @@ fn alternates(
     }
 }
 
-/// The reply for an answer; only a page reads `Accept` (for its format). `facts` are
+/// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
-fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply {
-    let page = |status, fmt: Format, body| Reply::Page {
+fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decision {
+    let page = |status, fmt: Format, body| Decision::Page {
         status,
         ctype: fmt.content_type(),
         body,
@@ -277,8 +261,8 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
     };
     let fmt = || Format::from_accept(accept);
     match answer {
-        Answer::Redirect { code, target } => Reply::Redirect { code, target },
-        Answer::NotFound => Reply::NotFound,
+        Answer::Redirect { code, target } => Decision::Redirect { code, target },
+        Answer::NotFound => Decision::NotFound,
         Answer::Inflection {
             id,
             suffix,
@@ -309,7 +293,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             } else {
                 "text/plain; charset=utf-8"
             };
-            Reply::Page {
+            Decision::Page {
                 status: status::OK,
                 ctype,
                 body: page::identifier(fmt, &id, None, &bindings, true),
@@ -324,7 +308,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             bindings,
         } => {
             let fmt = Format::for_inflection(accept);
-            Reply::Page {
+            Decision::Page {
                 status: status::GONE,
                 ctype: fmt.content_type(),
                 body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings, facts),
@@ -358,7 +342,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             let body = crate::record::providers(fmt, &id, &prefix, &targets);
             page(status::OK, fmt, body)
         }
-        Answer::Partial { bindings, .. } if bindings.is_empty() => Reply::NotFound,
+        Answer::Partial { bindings, .. } if bindings.is_empty() => Decision::NotFound,
         Answer::Partial { key, bindings } => {
             let fmt = fmt();
             let body = page::metadata(fmt, "partial", &key, None, &bindings, true);
@@ -369,11 +353,11 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
 
 /// What an answer becomes on each route; `id` and `accept` (which chooses between the
 /// plain line and the page) are asked for a miss only.
-fn render(route: Route, reply: Reply, id: &str, accept: Option<&str>) -> Response {
-    match reply {
-        Reply::Redirect { code, target } => redirect(route, code, target),
-        Reply::NotFound => not_found(route, id, accept),
-        Reply::Page {
+fn render(route: Route, decision: Decision, id: &str, accept: Option<&str>) -> Response {
+    match decision {
+        Decision::Redirect { code, target } => redirect(route, code, target),
+        Decision::NotFound => not_found(route, id, accept),
+        Decision::Page {
             status: code,
             ctype,
             body,
@@ -395,7 +379,7 @@ fn render(route: Route, reply: Reply, id: &str, accept: Option<&str>) -> Respons
             // the same URL gives JSON or ANVL depending on Accept
             r.set(Name::Vary, Value::Static("Accept"));
             if let Some(t) = modified {
-                r.set(Name::LastModified, Value::Text(modified::http_date(t)));
+                r.set(Name::LastModified, Value::Text(crate::response::http_date(t)));
             }
             if let Some(link) = link {
                 r.set(Name::Link, Value::Text(link));

@@ -7,6 +7,7 @@
 //! `{"id":…,"withdrawn":TEXT,"successor":S or null,"erc":{…}}`. HTML: the browser's
 //! metadata page with both after the heading, the successor as a link.
 
+use crate::layout::successor_href;
 use crate::page::{self, Format};
 
 /// The page in `fmt`.
@@ -43,26 +44,6 @@ pub fn page(
     }
 }
 
-/// Where a successor is found: an `http(s)` URL as it is, an identifier (`scheme:…`) at
-/// this resolver (`/ark:/…`); `None` for anything else, and for text that cannot be a
-/// URL reference (spaces, `<`, `>`, `"`).
-pub fn successor_href(successor: &str) -> Option<String> {
-    if successor.is_empty() || successor.contains([' ', '<', '>', '"', '\t']) {
-        return None;
-    }
-    if successor.starts_with("https://") || successor.starts_with("http://") {
-        return Some(successor.to_string());
-    }
-    let scheme = successor.split_once(':')?.0;
-    let is_scheme = scheme
-        .as_bytes()
-        .first()
-        .is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'));
-    is_scheme.then(|| format!("/{}", successor.trim_start_matches('/')))
-}
 
 /// The `Link` header naming the successor, if it has an address.
 pub fn link(successor: &str) -> Option<String> {

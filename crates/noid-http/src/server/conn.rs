@@ -28,7 +28,7 @@ use super::answer::{answer, head_limit};
 use super::stream::Stream;
 use crate::deadline::Slot;
 use crate::response::Clock;
-use crate::Shared;
+use super::shared::Shared;
 
 /// A connection whose unsent output reaches this is no longer read from.
 pub(crate) const OUTPUT_HIGH: usize = 64 * 1024;

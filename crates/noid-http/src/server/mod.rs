@@ -9,7 +9,10 @@
 
 mod answer;
 mod conn;
+mod shared;
 mod stream;
+
+pub(crate) use shared::Shared;
 
 use std::io;
 use std::sync::atomic::Ordering;
@@ -23,7 +26,6 @@ use crate::deadline::Slot;
 use crate::response::Clock;
 use noid_listen::Listener;
 
-use crate::Shared;
 use conn::{drive, Conn, Context, Next};
 use stream::{Acceptor, Stream};
 
