@@ -110,24 +110,24 @@
 
 #![deny(missing_docs)]
 
-pub mod choices;
+mod choices;
 mod deadline;
 mod decision;
-pub mod front;
+mod front;
 mod html;
-pub mod layout;
-pub mod missing;
+mod layout;
+mod missing;
 mod modified;
-pub mod page;
-pub mod record;
+mod page;
+mod record;
 mod request;
 mod respond;
 mod response;
 pub mod route;
 mod server;
 mod start;
-pub mod tombstone;
-pub mod wellknown;
+mod tombstone;
+mod wellknown;
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};

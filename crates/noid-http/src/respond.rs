@@ -4,7 +4,7 @@
 
 use crate::deadline::{self, Outcome, Slot, Watch};
 use crate::decision::Decision;
-use crate::page::{self, Format};
+use crate::page::{self, PageFormat};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
@@ -164,8 +164,8 @@ fn service(
         Route::WellKnown | Route::Front => match backend.ark_service() {
             Ok(service) => {
                 let fmt = match route {
-                    Route::Front => Format::for_inflection(accept),
-                    _ => Format::from_accept(accept),
+                    Route::Front => PageFormat::for_inflection(accept),
+                    _ => PageFormat::from_accept(accept),
                 };
                 let body = match route {
                     Route::Front => front::page(fmt, &service),
@@ -234,7 +234,7 @@ fn alternates(
         Answer::Inflection { id, .. } | Answer::Tombstone { id, .. } => id,
         _ => return Vec::new(),
     };
-    if Format::for_inflection(req.accept) != Format::Html {
+    if PageFormat::for_inflection(req.accept) != PageFormat::Html {
         return Vec::new();
     }
     let star = format!("*/{id}");
@@ -252,14 +252,14 @@ fn alternates(
 /// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
 fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decision {
-    let page = |status, fmt: Format, body| Decision::Page {
+    let page = |status, fmt: PageFormat, body| Decision::Page {
         status,
         ctype: fmt.content_type(),
         body,
         modified: None,
         link: None,
     };
-    let fmt = || Format::from_accept(accept);
+    let fmt = || PageFormat::from_accept(accept);
     match answer {
         Answer::Redirect { code, target } => Decision::Redirect { code, target },
         Answer::NotFound => Decision::NotFound,
@@ -268,8 +268,8 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             suffix,
             bindings,
         } => {
-            let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
-            let body = if fmt == Format::Html {
+            let (fmt, full) = (PageFormat::for_inflection(accept), page::is_full(&suffix));
+            let body = if fmt == PageFormat::Html {
                 html::page(&id, &page::shown(&bindings, full), &bindings, facts)
             } else {
                 page::identifier(fmt, &id, Some(&suffix), &bindings, full)
@@ -282,11 +282,11 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             bindings,
         } => {
             let fmt = if media_type.eq_ignore_ascii_case("application/json") {
-                Format::Json
+                PageFormat::Json
             } else {
-                Format::Anvl
+                PageFormat::Anvl
             };
-            let ctype = if fmt == Format::Json {
+            let ctype = if fmt == PageFormat::Json {
                 "application/json"
             } else if media_type.eq_ignore_ascii_case("text/x-anvl") {
                 "text/x-anvl; charset=utf-8"
@@ -307,7 +307,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             successor,
             bindings,
         } => {
-            let fmt = Format::for_inflection(accept);
+            let fmt = PageFormat::for_inflection(accept);
             Decision::Page {
                 status: status::GONE,
                 ctype: fmt.content_type(),
@@ -317,7 +317,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             }
         }
         Answer::Multi { id, targets } => {
-            let fmt = Format::for_inflection(accept);
+            let fmt = PageFormat::for_inflection(accept);
             page(
                 status::MULTIPLE_CHOICES,
                 fmt,
@@ -329,7 +329,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             records,
             bindings,
         } => {
-            let fmt = Format::for_inflection(accept);
+            let fmt = PageFormat::for_inflection(accept);
             let body = crate::record::records(fmt, &key, &records, &bindings);
             page(status::OK, fmt, body)
         }
@@ -338,7 +338,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             prefix,
             targets,
         } => {
-            let fmt = Format::for_inflection(accept);
+            let fmt = PageFormat::for_inflection(accept);
             let body = crate::record::providers(fmt, &id, &prefix, &targets);
             page(status::OK, fmt, body)
         }
@@ -397,8 +397,8 @@ fn not_found(route: Route, id: &str, accept: Option<&str>) -> Response {
         Route::Auth => empty(status::FORBIDDEN),
         Route::Lookup => text(status::NOT_FOUND, "unknown identifier\n"),
         _ => {
-            let fmt = Format::for_inflection(accept);
-            let mut r = if fmt == Format::Html {
+            let fmt = PageFormat::for_inflection(accept);
+            let mut r = if fmt == PageFormat::Html {
                 let mut r = text(status::NOT_FOUND, missing::page(id));
                 r.set(Name::ContentType, Value::Static(fmt.content_type()));
                 r

@@ -8,11 +8,11 @@
 //! metadata page with both after the heading, the successor as a link.
 
 use crate::layout::successor_href;
-use crate::page::{self, Format};
+use crate::page::{self, PageFormat};
 
 /// The page in `fmt`.
 pub fn page(
-    fmt: Format,
+    fmt: PageFormat,
     id: &str,
     text: &str,
     successor: Option<&str>,
@@ -20,7 +20,7 @@ pub fn page(
     facts: crate::html::Facts<'_>,
 ) -> String {
     match fmt {
-        Format::Anvl => {
+        PageFormat::Anvl => {
             let mut s = page::metadata(fmt, "id", id, None, bindings, false);
             noid_core::anvl::element_str(&mut s, "withdrawn", text);
             if let Some(next) = successor {
@@ -28,7 +28,7 @@ pub fn page(
             }
             s
         }
-        Format::Json => {
+        PageFormat::Json => {
             let shown = page::shown(bindings, false);
             let mut json = page::MetadataJson::new("id", id, None, &shown);
             json.withdrawn = Some(page::Withdrawn {
@@ -37,7 +37,7 @@ pub fn page(
             });
             page::json_line(&json)
         }
-        Format::Html => {
+        PageFormat::Html => {
             let shown = page::shown(bindings, false);
             crate::html::tombstone(id, text, successor, &shown, bindings, facts)
         }
@@ -67,7 +67,7 @@ mod tests {
         ];
         assert_eq!(
             page(
-                Format::Anvl,
+                PageFormat::Anvl,
                 "ark:/1/x",
                 "gone",
                 Some("ark:/1/y"),
@@ -78,7 +78,7 @@ mod tests {
         );
         assert_eq!(
             page(
-                Format::Json,
+                PageFormat::Json,
                 "ark:/1/x",
                 "",
                 None,
@@ -88,7 +88,7 @@ mod tests {
             "{\"id\":\"ark:/1/x\",\"withdrawn\":\"\",\"successor\":null,\"erc\":{\"who\":\"A\"}}\n"
         );
         let html = page(
-            Format::Html,
+            PageFormat::Html,
             "ark:/1/x",
             "a <b>",
             Some("ark:/1/y"),
