@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use noid_core::anvl;
-use noid_resolve::registry::{self, Record};
+use noid_resolve::registry::{self, PrefixRecord};
 use noid_resolve::ProviderTarget;
 
 use crate::layout::{self, escape, link, link_or_text};
@@ -36,7 +36,7 @@ use crate::page::{json_line, Fields, PageFormat};
 pub fn records(
     fmt: PageFormat,
     key: &str,
-    records: &[Arc<Record>],
+    records: &[Arc<PrefixRecord>],
     bindings: &[(String, Vec<u8>)],
 ) -> String {
     let bindings: Vec<(&str, String)> = bindings
@@ -72,7 +72,7 @@ pub fn records(
 
 /// The HTML record page: the record, its providers, the store's bindings, and the
 /// records below as links.
-fn record_html(key: &str, records: &[Arc<Record>], bindings: &[(&str, String)]) -> String {
+fn record_html(key: &str, records: &[Arc<PrefixRecord>], bindings: &[(&str, String)]) -> String {
     let mut s = layout::start(key);
     let (first, below) = records.split_first().expect("a record page has its record");
     s.push_str("<h1>");
@@ -238,7 +238,7 @@ struct ProviderJson<'a> {
 }
 
 impl<'a> RecordJson<'a> {
-    fn of(r: &'a Record) -> Self {
+    fn of(r: &'a PrefixRecord) -> Self {
         RecordJson {
             prefix: &r.prefix,
             level: r.level.name(),

@@ -21,4 +21,4 @@ pub mod dump;
 mod escape;
 pub mod validate;
 
-pub use dump::{DumpError, Format, Reader, Record, Writer};
+pub use dump::{DumpError, DumpFormat, Reader, DumpRecord, Writer};

@@ -73,7 +73,7 @@ pub struct Provider {
 
 /// One record of the registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+pub struct PrefixRecord {
     /// The canonical key (`pdb:`, `ark:/99999`, `doi:10.5072/FK2`).
     pub prefix: String,
     /// Scheme, NAAN or shoulder.
@@ -92,7 +92,7 @@ pub struct Record {
     pub line: usize,
 }
 
-impl Record {
+impl PrefixRecord {
     /// The record's elements in their canonical order, as the file and pages write
     /// them: `prefix`, `name`, `who`, each `provider` (`CODE PATTERN`) as listed,
     /// `primary` when there are several providers, each `probe` (`CODE URL`), then the
@@ -156,7 +156,7 @@ pub struct Probe {
 #[derive(Debug, Default)]
 pub struct Registry {
     /// Sorted by key (so scheme, then its NAANs, then their shoulders).
-    records: Vec<Arc<Record>>,
+    records: Vec<Arc<PrefixRecord>>,
     index: HashMap<String, usize>,
     /// Keys of the records directly below each record (NAANs of a scheme, shoulders of
     /// a NAAN), by record index.
@@ -174,7 +174,7 @@ impl Registry {
     }
 
     /// Build from parsed records (any order; keys unique).
-    pub(crate) fn from_records(mut records: Vec<Record>) -> Registry {
+    pub(crate) fn from_records(mut records: Vec<PrefixRecord>) -> Registry {
         records.sort_by(|a, b| a.prefix.cmp(&b.prefix));
         let mut slots = 0;
         for r in &mut records {
@@ -211,12 +211,12 @@ impl Registry {
     }
 
     /// Every record, sorted by key.
-    pub fn records(&self) -> &[Arc<Record>] {
+    pub fn records(&self) -> &[Arc<PrefixRecord>] {
         &self.records
     }
 
     /// The record of a canonical key.
-    pub fn get(&self, key: &str) -> Option<&Arc<Record>> {
+    pub fn get(&self, key: &str) -> Option<&Arc<PrefixRecord>> {
         // (An empty map would still hash the key: misses without a registry pay nothing.)
         if self.records.is_empty() {
             return None;
@@ -226,7 +226,7 @@ impl Registry {
 
     /// The record of `key` followed by the records directly below it (a scheme's NAANs,
     /// a NAAN's shoulders): what a truncated identifier answers.
-    pub fn with_below(&self, key: &str) -> Option<Vec<Arc<Record>>> {
+    pub fn with_below(&self, key: &str) -> Option<Vec<Arc<PrefixRecord>>> {
         if self.records.is_empty() {
             return None;
         }
@@ -238,8 +238,8 @@ impl Registry {
     }
 
     /// The provider a redirect goes to: the first healthy one in failover order
-    /// ([`Record::in_order`]), else (all down) the primary; `None` without providers.
-    pub fn choose<'r>(&self, record: &'r Record) -> Option<&'r Provider> {
+    /// ([`PrefixRecord::in_order`]), else (all down) the primary; `None` without providers.
+    pub fn choose<'r>(&self, record: &'r PrefixRecord) -> Option<&'r Provider> {
         record
             .in_order()
             .find(|p| self.is_healthy(p))
@@ -253,7 +253,7 @@ impl Registry {
             .is_none_or(|h| h.load(Ordering::Relaxed))
     }
 
-    /// Record a probe's outcome; true when it changed the provider's state (counted in
+    /// PrefixRecord a probe's outcome; true when it changed the provider's state (counted in
     /// [`Registry::health_changes`] after the flag is set).
     pub fn set_healthy(&self, slot: usize, healthy: bool) -> bool {
         let changed = self

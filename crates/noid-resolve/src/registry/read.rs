@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use super::{Level, Provider, Record, Registry};
+use super::{Level, Provider, PrefixRecord, Registry};
 use noid_core::anvl;
 use noid_core::ident::{Family, Parsed};
 
@@ -67,7 +67,7 @@ impl Registry {
 
 /// Parse the whole file.
 fn parse(text: &str) -> Result<Registry, RegistryError> {
-    let mut records: Vec<Record> = Vec::new();
+    let mut records: Vec<PrefixRecord> = Vec::new();
     let mut current: Vec<Element> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -118,7 +118,7 @@ fn parse(text: &str) -> Result<Registry, RegistryError> {
 }
 
 /// One record from its elements; `done` are the records before it (for duplicates).
-fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryError> {
+fn record(elements: Vec<Element>, done: &[PrefixRecord]) -> Result<PrefixRecord, RegistryError> {
     let first = &elements[0];
     if first.name != "prefix" {
         return err(
@@ -137,7 +137,7 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
         );
     }
     let mut b = Building {
-        r: Record {
+        r: PrefixRecord {
             prefix,
             level,
             name: None,
@@ -159,7 +159,7 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
 /// A record being read: `primary:` and `probe:` name providers, which may come later
 /// in the record, so they are checked at its end.
 struct Building {
-    r: Record,
+    r: PrefixRecord,
     /// `primary:`'s line and code.
     primary: Option<(usize, String)>,
     /// Each `probe:`'s line, code and URL.
@@ -228,7 +228,7 @@ impl Building {
     }
 
     /// The record, its `primary:` and `probe:`s matched to its providers.
-    fn finish(mut self) -> Result<Record, RegistryError> {
+    fn finish(mut self) -> Result<PrefixRecord, RegistryError> {
         let r = &mut self.r;
         if let Some((line, code)) = self.primary {
             match r.providers.iter().position(|p| p.code == code) {

@@ -4,7 +4,7 @@
 //! element written by [`noid_core::anvl`] (a value's newlines as `%0a`, its `%` as `%25`).
 //! Reading it back gives the same registry; comments are not kept.
 
-use super::{Record, Registry};
+use super::{PrefixRecord, Registry};
 
 /// The first line of a written file.
 const HEADER: &str = "# noid prefix registry: ANVL records separated by blank lines \
@@ -27,7 +27,7 @@ fn registry(r: &Registry) -> String {
 }
 
 /// Render one record as registry-file ANVL (what a record page shows).
-pub fn record_text(r: &Record, out: &mut String) {
+pub fn record_text(r: &PrefixRecord, out: &mut String) {
     for (name, value) in r.anvl() {
         noid_core::anvl::element_str(out, name, &value);
     }
