@@ -9,7 +9,7 @@ use noid_minter::Txn;
 use noid_store::{Store, StoreError};
 
 use crate::source::{Input, Source};
-use crate::commands::{self, Failed, Plain, Read, Verb, Write, Writing};
+use crate::commands::{self, Failed, Plain, Read, Action, Write, Writing};
 use crate::complaint::store_error;
 use crate::output::Out;
 use crate::request::Request;
@@ -32,7 +32,7 @@ pub fn write_batch(
     source: &mut dyn Source,
     first: Write,
     mut out: Out,
-) -> (bool, Option<Verb>) {
+) -> (bool, Option<Action>) {
     let writer = match crate::store::open_writer(session) {
         Ok(w) => w,
         Err(e) => {
@@ -80,7 +80,7 @@ struct Commands<'a> {
     /// the lock.
     drained: bool,
     /// A command that must run outside the batch, which ended the batch.
-    carried: Option<Verb>,
+    carried: Option<Action>,
 }
 
 impl Commands<'_> {
@@ -97,12 +97,12 @@ impl Commands<'_> {
         let request = Request::parse(words, self.session.web);
         Ok(match request.admit(self.session, true, &mut self.out) {
             None => None,
-            Some(Verb::Plain(p)) => Some(InBatch::Plain(p)),
-            Some(Verb::Read(r)) => Some(InBatch::Read(r)),
-            Some(Verb::Write(w)) => Some(InBatch::Write(w)),
+            Some(Action::Plain(p)) => Some(InBatch::Plain(p)),
+            Some(Action::Read(r)) => Some(InBatch::Read(r)),
+            Some(Action::Write(w)) => Some(InBatch::Write(w)),
             // These open the store in their own way, after the batch is committed and
             // its lock released.
-            Some(v @ (Verb::Create(_) | Verb::Port(_))) => {
+            Some(v @ (Action::Create(_) | Action::Port(_))) => {
                 self.carried = Some(v);
                 return Err(Step::End);
             }

@@ -8,7 +8,7 @@ use std::io::BufRead;
 use indicatif::ProgressBar;
 
 use crate::batch::{emit, write_batch};
-use crate::commands::Verb;
+use crate::commands::Action;
 use crate::complaint::store_error;
 use crate::output::Out;
 use crate::progress;
@@ -214,7 +214,7 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
 /// Run every command from `source`; returns whether all succeeded.
 pub fn run(session: &Session, source: &mut dyn Source) -> bool {
     let mut ok = true;
-    let mut carried: Option<Verb> = None;
+    let mut carried: Option<Action> = None;
     loop {
         let mut out = Out::default();
         let verb = match carried.take() {
@@ -238,10 +238,10 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
             },
         };
         match verb {
-            Verb::Plain(p) => p.run(&mut out),
-            Verb::Create(c) => c.run(session, &mut out),
-            Verb::Port(p) => p.run(session, &mut out),
-            Verb::Read(r) => match crate::store::open_reader(session) {
+            Action::Plain(p) => p.run(&mut out),
+            Action::Create(c) => c.run(session, &mut out),
+            Action::Port(p) => p.run(session, &mut out),
+            Action::Read(r) => match crate::store::open_reader(session) {
                 Ok(snap) => {
                     if let Err(e) = r.run(&*snap, &mut out) {
                         out.fail(format!("{e}\n"));
@@ -249,7 +249,7 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
                 }
                 Err(e) => store_error(session, e, &mut out),
             },
-            Verb::Write(w) => {
+            Action::Write(w) => {
                 let (batch_ok, next) = write_batch(session, source, w, out);
                 ok &= batch_ok;
                 carried = next;

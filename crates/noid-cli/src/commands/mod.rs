@@ -36,7 +36,7 @@ pub use writing::{Failed, Writing};
 
 /// A verb with its arguments, by how it touches the minter.
 #[derive(Debug)]
-pub enum Verb {
+pub enum Action {
     /// Needs no minter.
     Plain(Plain),
     /// Creates a minter.
@@ -49,10 +49,10 @@ pub enum Verb {
     Port(Port),
 }
 
-impl Verb {
+impl Action {
     /// Whether Perl's "no database" complaint comes before anything the verb says.
     pub fn needs_minter(&self) -> bool {
-        matches!(self, Verb::Read(_) | Verb::Write(_))
+        matches!(self, Action::Read(_) | Action::Write(_))
     }
 }
 
