@@ -13,7 +13,7 @@ use crate::commands::{self, Failed, Plain, Read, Action, Write, Writing};
 use crate::complaint::store_error;
 use crate::output::Out;
 use crate::request::Request;
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// Pending key writes after which a batch is committed even if more input waits.
 const BATCH_WRITES: usize = 200_000;
@@ -28,7 +28,7 @@ enum InBatch {
 /// Open the store and run `first` and the commands after it until input runs dry;
 /// returns success and a command that must run outside the batch.
 pub fn write_batch(
-    session: &Session,
+    session: &Invocation,
     source: &mut dyn Source,
     first: Write,
     mut out: Out,
@@ -65,7 +65,7 @@ pub fn write_batch(
 /// The commands of a bulk run (or the one of a command line) as a write batch's feed:
 /// each command's output is printed after the commit that makes it true.
 struct Commands<'a> {
-    session: &'a Session,
+    session: &'a Invocation,
     /// The store's read-ahead of the identifiers the buffered lines bind.
     ahead: ReadAhead,
     store: &'a dyn Store,
@@ -232,7 +232,7 @@ fn nothing_written(e: &StoreError, out: &mut Out) {
 /// How `mint` makes its batches durable and prints them, within a bulk run: an earlier
 /// command's failure stays recorded for the exit status and does not stop the mint.
 struct MintBatches<'s> {
-    session: &'s Session,
+    session: &'s Invocation,
 }
 
 impl commands::mint::Batches for MintBatches<'_> {
@@ -261,7 +261,7 @@ impl commands::mint::Batches for MintBatches<'_> {
 }
 
 /// Print `out`; returns false when a command failed.
-pub fn emit(session: &Session, out: &mut Out) -> bool {
+pub fn emit(session: &Invocation, out: &mut Out) -> bool {
     let failed = out.failed;
     if let Err(e) = out.flush(session.web) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

@@ -13,7 +13,7 @@ use crate::complaint::store_error;
 use crate::output::Out;
 use crate::progress;
 use crate::request::Request;
-use crate::session::Session;
+use crate::invocation::Invocation;
 use crate::source::{Input, Source, Upcoming};
 
 /// A single command from the command line.
@@ -183,7 +183,7 @@ impl<S: Source> Source for Counted<S> {
 /// Run the words of a command line or query string: a lone `-` reads one command per
 /// line from standard input (bulk mode), anything else is one command. Exit status 1
 /// when any command failed, or the status a minter's `atlast` setting asked for.
-pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
+pub fn run_words(session: &Invocation, words: Vec<String>) -> u8 {
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();
         let mut src = Counted {
@@ -212,7 +212,7 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
 }
 
 /// Run every command from `source`; returns whether all succeeded.
-pub fn run(session: &Session, source: &mut dyn Source) -> bool {
+pub fn run(session: &Invocation, source: &mut dyn Source) -> bool {
     let mut ok = true;
     let mut carried: Option<Action> = None;
     loop {

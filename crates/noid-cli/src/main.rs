@@ -23,7 +23,7 @@ mod serve;
 #[cfg(not(feature = "server"))]
 #[path = "no_server.rs"]
 mod serve;
-mod session;
+mod invocation;
 mod source;
 mod store;
 mod usage;

@@ -9,7 +9,7 @@ use noid_core::verbs::{self, Name};
 use crate::commands::Action;
 use crate::complaint::no_database;
 use crate::output::Out;
-use crate::session::Session;
+use crate::invocation::Invocation;
 use crate::usage::usage;
 
 /// A parsed request.
@@ -97,7 +97,7 @@ impl Request {
 
     /// The verb to run, or None after printing Perl's complaint about the request.
     /// `db_open` when a minter is already open (within a write batch).
-    pub fn admit(self, session: &Session, db_open: bool, out: &mut Out) -> Option<Action> {
+    pub fn admit(self, session: &Invocation, db_open: bool, out: &mut Out) -> Option<Action> {
         let needs_minter = match &self {
             Request::Blank => {
                 usage(out, true, true, "intro");

@@ -7,7 +7,7 @@ use noid_store::Layout;
 use crate::complaint::{no_database, store_error, Complaint};
 use crate::output::Out;
 use crate::progress;
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// `export [noid|dbdump]`.
 #[derive(Debug)]
@@ -36,13 +36,13 @@ impl Export {
     }
 
     /// Run it: stream every key to standard output.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         stream(session, self.format, out)
     }
 }
 
 /// Write every key of the session's minter to standard output in `format`.
-fn stream(session: &Session, format: DumpFormat, out: &mut Out) {
+fn stream(session: &Invocation, format: DumpFormat, out: &mut Out) {
     if !Layout::new(&session.dbdir).has_minter() {
         no_database(session, out);
         return;

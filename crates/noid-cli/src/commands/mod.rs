@@ -29,7 +29,7 @@ use noid_minter::MinterError;
 
 use crate::complaint::Complaint;
 use crate::output::Out;
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 mod writing;
 pub use writing::{Failed, Writing};
@@ -167,7 +167,7 @@ pub enum Port {
 
 impl Port {
     /// Run it.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         match self {
             Port::Import(i) => i.run(session, out),
             Port::Export(e) => e.run(session, out),

@@ -8,12 +8,12 @@ use noid_minter::{Minter, MinterError, Txn};
 use noid_store::Store;
 
 use super::mint;
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// What a write verb works with: the open write batch and its surroundings.
 pub struct Writing<'a, 'w> {
     /// Where and as whom.
-    pub session: &'a Session,
+    pub session: &'a Invocation,
     /// The batch's transaction.
     pub txn: &'a mut Txn<'w, dyn Store>,
     /// The minter's state, kept across the batch.
