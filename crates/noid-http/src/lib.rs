@@ -21,7 +21,7 @@
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets (for
 //! a browser, the [`choices`] page), a
-//! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
+//! partial identifier, a prefix registry record, a `*/ID` provider list ([`registry_page`]) …)
 //! are served whole by `/redirect/` and `/<id>` (status, type and
 //! body from the resolver; `text/plain` ANVL, or JSON for `Accept: application/json`);
 //! `/lookup/` serves them too, with `X-Status: 200`; `/auth/` answers `401` + `X-Status`,
@@ -114,12 +114,12 @@ mod choices;
 mod deadline;
 mod decision;
 mod front;
-mod html;
 mod layout;
+mod metadata_html;
 mod missing;
 mod modified;
 mod page;
-mod record;
+mod registry_page;
 mod request;
 mod respond;
 mod response;
@@ -134,7 +134,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub use html::Facts;
+pub use metadata_html::Facts;
 pub use noid_core::LookupError;
 pub use noid_resolve::wellknown::ArkService;
 pub use noid_resolve::{Answer, Request};

@@ -30,10 +30,13 @@ pub(crate) fn of(backend: &dyn Backend, answer: &Answer) -> Option<i64> {
     })
 }
 
-
 /// Whether `decision` (a 200 page on a route that serves whole pages) has not changed
 /// since the request's `If-Modified-Since` (its value, if sent).
-pub(crate) fn not_modified(route: Route, decision: &Decision, if_modified_since: Option<&str>) -> bool {
+pub(crate) fn not_modified(
+    route: Route,
+    decision: &Decision,
+    if_modified_since: Option<&str>,
+) -> bool {
     if !matches!(route, Route::Direct | Route::Redirect) {
         return false;
     }

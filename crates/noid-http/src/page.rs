@@ -1,6 +1,6 @@
 //! Metadata pages: what `?`, `??`, content negotiation and partial identifiers show in
 //! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it, and for
-//! an inflection HTML when the client prefers it (a browser; [`crate::html`]).
+//! an inflection HTML when the client prefers it (a browser; [`crate::metadata_html`]).
 //!
 //! ANVL (`name: value` lines, a record opened by `erc:`; each element written by
 //! `noid_core::anvl`, so a value's newline is `%0a` and its `%` is `%25`, as the egg
@@ -40,7 +40,7 @@ pub enum PageFormat {
     /// `application/json`.
     Json,
     /// `text/html`, for browsers asking for an identifier's metadata (`?`, `??`):
-    /// see [`crate::html`].
+    /// see [`crate::metadata_html`].
     Html,
 }
 
@@ -91,7 +91,7 @@ pub fn is_full(suffix: &str) -> bool {
 /// page. ANVL ends the record with `standing: good` or `standing: not good` and one
 /// `missing: ELEM` or `malformed: ELEM: WHY` line per shortfall, as `noid standing`
 /// words them; JSON adds `"standing":{"good":…,"missing":[…],"malformed":[{"element":…,
-/// "why":…}]}` after `"erc"`. The HTML page shows the same facts (see [`crate::html`]).
+/// "why":…}]}` after `"erc"`. The HTML page shows the same facts (see [`crate::metadata_html`]).
 pub fn identifier(
     fmt: PageFormat,
     id: &str,
@@ -147,7 +147,7 @@ pub fn metadata(
             s
         }
         PageFormat::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
-        PageFormat::Html => crate::html::page(id, &shown, bindings, Default::default()),
+        PageFormat::Html => crate::metadata_html::page(id, &shown, bindings, Default::default()),
     }
 }
 
@@ -298,7 +298,10 @@ mod tests {
     #[test]
     fn accept() {
         assert_eq!(PageFormat::from_accept(None), PageFormat::Anvl);
-        assert_eq!(PageFormat::from_accept(Some("application/json")), PageFormat::Json);
+        assert_eq!(
+            PageFormat::from_accept(Some("application/json")),
+            PageFormat::Json
+        );
         assert_eq!(
             PageFormat::from_accept(Some("text/html, application/json;q=0.9")),
             PageFormat::Json
@@ -336,7 +339,8 @@ mod tests {
             "erc:\nwho: Smith, J.\nwhat: two%0alines\nwhere: ark:/1/x\n"
         );
         assert!(
-            metadata(PageFormat::Anvl, "id", "ark:/1/x", Some("??"), &bs, true).ends_with("note: x\n")
+            metadata(PageFormat::Anvl, "id", "ark:/1/x", Some("??"), &bs, true)
+                .ends_with("note: x\n")
         );
         assert_eq!(
             metadata(

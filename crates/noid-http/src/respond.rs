@@ -8,7 +8,7 @@ use crate::page::{self, PageFormat};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
-use crate::{front, html, layout, missing, modified, tombstone, wellknown};
+use crate::{front, layout, metadata_html, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
@@ -79,7 +79,7 @@ pub(crate) fn handle(
     };
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
-    let facts = html::Facts {
+    let facts = metadata_html::Facts {
         modified,
         providers: &providers,
     };
@@ -220,7 +220,6 @@ fn lookup(
     })
 }
 
-
 /// The providers of an identifier's prefix (its `*/ID` answer), shown on its HTML
 /// metadata or withdrawn page; nothing for any other answer or format, so that no
 /// other request makes a second lookup.
@@ -251,7 +250,7 @@ fn alternates(
 
 /// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
-fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decision {
+fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>) -> Decision {
     let page = |status, fmt: PageFormat, body| Decision::Page {
         status,
         ctype: fmt.content_type(),
@@ -270,7 +269,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
         } => {
             let (fmt, full) = (PageFormat::for_inflection(accept), page::is_full(&suffix));
             let body = if fmt == PageFormat::Html {
-                html::page(&id, &page::shown(&bindings, full), &bindings, facts)
+                metadata_html::page(&id, &page::shown(&bindings, full), &bindings, facts)
             } else {
                 page::identifier(fmt, &id, Some(&suffix), &bindings, full)
             };
@@ -330,7 +329,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             bindings,
         } => {
             let fmt = PageFormat::for_inflection(accept);
-            let body = crate::record::records(fmt, &key, &records, &bindings);
+            let body = crate::registry_page::records(fmt, &key, &records, &bindings);
             page(status::OK, fmt, body)
         }
         Answer::Providers {
@@ -339,7 +338,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Decis
             targets,
         } => {
             let fmt = PageFormat::for_inflection(accept);
-            let body = crate::record::providers(fmt, &id, &prefix, &targets);
+            let body = crate::registry_page::providers(fmt, &id, &prefix, &targets);
             page(status::OK, fmt, body)
         }
         Answer::Partial { bindings, .. } if bindings.is_empty() => Decision::NotFound,
@@ -379,7 +378,10 @@ fn render(route: Route, decision: Decision, id: &str, accept: Option<&str>) -> R
             // the same URL gives JSON or ANVL depending on Accept
             r.set(Name::Vary, Value::Static("Accept"));
             if let Some(t) = modified {
-                r.set(Name::LastModified, Value::Text(crate::response::http_date(t)));
+                r.set(
+                    Name::LastModified,
+                    Value::Text(crate::response::http_date(t)),
+                );
             }
             if let Some(link) = link {
                 r.set(Name::Link, Value::Text(link));

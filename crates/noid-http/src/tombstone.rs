@@ -17,7 +17,7 @@ pub fn page(
     text: &str,
     successor: Option<&str>,
     bindings: &[(String, Vec<u8>)],
-    facts: crate::html::Facts<'_>,
+    facts: crate::metadata_html::Facts<'_>,
 ) -> String {
     match fmt {
         PageFormat::Anvl => {
@@ -39,11 +39,10 @@ pub fn page(
         }
         PageFormat::Html => {
             let shown = page::shown(bindings, false);
-            crate::html::tombstone(id, text, successor, &shown, bindings, facts)
+            crate::metadata_html::tombstone(id, text, successor, &shown, bindings, facts)
         }
     }
 }
-
 
 /// The `Link` header naming the successor, if it has an address.
 pub fn link(successor: &str) -> Option<String> {

@@ -196,7 +196,7 @@ pub fn providers(fmt: PageFormat, id: &str, prefix: &str, targets: &[ProviderTar
             s.push_str("</h1>\n<p>Its target at every provider of ");
             link(&mut s, &format!("/{prefix}"), prefix);
             s.push_str(", in failover order.</p>\n");
-            crate::html::providers(&mut s, targets);
+            crate::metadata_html::providers(&mut s, targets);
             layout::end(&mut s);
             s
         }
