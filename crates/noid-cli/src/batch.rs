@@ -8,12 +8,12 @@ use noid_minter::batch::{self, Batch, Feed, Step};
 use noid_minter::Txn;
 use noid_store::{Store, StoreError};
 
-use crate::source::{Input, Source};
-use crate::commands::{self, Failed, Plain, Read, Action, Write, Writing};
+use crate::commands::{self, Action, Failed, Plain, Read, Write, Writing};
 use crate::complaint::store_error;
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::request::Request;
-use crate::invocation::Invocation;
+use crate::source::{Input, Source};
 
 /// Pending key writes after which a batch is committed even if more input waits.
 const BATCH_WRITES: usize = 200_000;

@@ -10,10 +10,10 @@ use indicatif::ProgressBar;
 use crate::batch::{emit, write_batch};
 use crate::commands::Action;
 use crate::complaint::store_error;
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
 use crate::request::Request;
-use crate::invocation::Invocation;
 use crate::source::{Input, Source, Upcoming};
 
 /// A single command from the command line.

@@ -8,8 +8,8 @@ use noid_core::verbs::{self, Name};
 
 use crate::args::Args;
 use crate::bulk;
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 use crate::usage::usage;
 
 /// Run the `noid` command.

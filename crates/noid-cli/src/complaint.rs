@@ -3,8 +3,8 @@
 
 use noid_store::StoreError;
 
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 use crate::usage::usage;
 
 /// Arguments a verb refuses before it touches the minter. The complaint is rendered

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod complaint;
 mod env;
+mod invocation;
 mod output;
 mod progress;
 #[cfg(feature = "postgres")]
@@ -23,7 +24,6 @@ mod serve;
 #[cfg(not(feature = "server"))]
 #[path = "no_server.rs"]
 mod serve;
-mod invocation;
 mod source;
 mod store;
 mod usage;

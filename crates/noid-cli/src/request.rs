@@ -8,8 +8,8 @@ use noid_core::verbs::{self, Name};
 
 use crate::commands::Action;
 use crate::complaint::no_database;
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 use crate::usage::usage;
 
 /// A parsed request.
@@ -64,12 +64,12 @@ impl Request {
                 j => Action::Port(Port::Standing(j)),
             },
             Name::Validate => Action::Read(Read::Validate(validate::Validate::parse(args))),
-            Name::Mint => {
-                Action::Write(mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint))
-            }
-            Name::Peppermint => {
-                Action::Write(mint::Mint::parse(true, args).map_or_else(Write::Refused, Write::Mint))
-            }
+            Name::Mint => Action::Write(
+                mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint),
+            ),
+            Name::Peppermint => Action::Write(
+                mint::Mint::parse(true, args).map_or_else(Write::Refused, Write::Mint),
+            ),
             Name::Bind => {
                 Action::Write(bind::Bind::parse(args).map_or_else(Write::Refused, Write::Bind))
             }
@@ -253,7 +253,8 @@ mod tests {
                 assert!(
                     !matches!(
                         request,
-                        Request::Action(Action::Create(_)) | Request::Action(Action::Port(Port::Import(_)))
+                        Request::Action(Action::Create(_))
+                            | Request::Action(Action::Port(Port::Import(_)))
                     ),
                     "{words:?} reached a verb the web interface refuses"
                 );

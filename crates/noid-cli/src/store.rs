@@ -1,4 +1,4 @@
-//! The session's minter, opened through noid-store's `pg` `open`, the one place that picks the
+//! The invocation's minter, opened through noid-store's `pg` `open`, the one place that picks the
 //! engine from the Dbdir (the embedded RocksDB store, or PostgreSQL when `NOID/backend`
 //! names a database; docs/SCALING.md). Every command works with the [`Store`] or
 //! [`Scan`] it gets here and does not know which engine it has.
@@ -21,6 +21,9 @@ pub fn open_reader(session: &Invocation) -> Result<Box<dyn Scan>, StoreError> {
 
 /// Create the session's minter, embedded or (`backend`) on PostgreSQL, and open it for
 /// writing.
-pub fn create(session: &Invocation, backend: Option<&Location>) -> Result<Box<dyn Store>, StoreError> {
+pub fn create(
+    session: &Invocation,
+    backend: Option<&Location>,
+) -> Result<Box<dyn Store>, StoreError> {
     noid_store::open::create(&session.dbdir, backend, session.lock_timeout)
 }

@@ -64,10 +64,10 @@ pub mod xml;
 /// is built for. Spec case 40 (a value of a million octets) fits.
 pub const MAX_REMOTE_VALUE: usize = 1 << 20;
 
-pub use error::BinderError;
 pub use command::{Agent, Command, Op};
+pub use error::BinderError;
 pub use exec::execute;
-pub use reply::Reply;
 pub use lines::Lines;
 pub use render::{render, Format, Settings};
+pub use reply::Reply;
 pub use session::{is_egg, named_id, CommandResult, LineResult, Parsed, Session};

@@ -56,7 +56,6 @@ impl Format {
     }
 }
 
-
 /// The bytes `reply` prints under `settings`.
 pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {
     let mut out = Vec::new();

@@ -434,7 +434,10 @@ mod tests {
         assert_eq!(done.write.as_deref(), Some(":hx ark^3a/13030/x.set what T"));
         session.read_only = true;
         let done = session.command(&mut txn, &mut minter, &agent, &set("y", b"T"));
-        assert_eq!(done.reply, crate::reply::Reply::Error(BinderError::ReadOnly));
+        assert_eq!(
+            done.reply,
+            crate::reply::Reply::Error(BinderError::ReadOnly)
+        );
     }
 
     #[test]

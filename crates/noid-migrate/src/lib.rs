@@ -21,4 +21,4 @@ pub mod dump;
 mod escape;
 pub mod validate;
 
-pub use dump::{DumpError, DumpFormat, Reader, DumpRecord, Writer};
+pub use dump::{DumpError, DumpFormat, DumpRecord, Reader, Writer};

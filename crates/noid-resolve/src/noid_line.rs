@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use crate::fetch::{self, Stream, ReadVerb};
+use crate::fetch::{self, ReadVerb, Stream};
 use crate::outcome::Outcome;
 use noid_core::lookup::{Lookup, LookupError};
 use noid_core::verbs::{self, Name};
@@ -405,7 +405,10 @@ mod tests {
             elems: elems.iter().map(|e| e.to_string()).collect(),
         };
         for (line, command) in [
-            (&b"get x a 'b c'"[..], read(ReadVerb::Get, "x", &["a", "b c"])),
+            (
+                &b"get x a 'b c'"[..],
+                read(ReadVerb::Get, "x", &["a", "b c"]),
+            ),
             (b"fetch x!pep", read(ReadVerb::Fetch, "x!pep", &[])),
             (b" \t", Command::Blank),
             (b"hello", Command::Hello),

@@ -8,9 +8,9 @@ use noid_migrate::check::{analyze, Analysis, Census, CheckError, Options};
 use noid_store::{Layout, Op, StoreError};
 
 use crate::complaint::{no_database, store_error, Complaint};
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
-use crate::invocation::Invocation;
 
 /// `check [--repair] [N]`.
 #[derive(Debug)]

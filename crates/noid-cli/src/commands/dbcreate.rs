@@ -11,8 +11,8 @@ use noid_store::StoreError;
 use noid_template::growth::AtLast;
 use rand::Rng;
 
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 
 /// `dbcreate`, with the arguments Perl takes in order.
 #[derive(Debug)]

@@ -5,9 +5,9 @@ use noid_migrate::dump::{DumpFormat, Writer as DumpWriter};
 use noid_store::Layout;
 
 use crate::complaint::{no_database, store_error, Complaint};
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
-use crate::invocation::Invocation;
 
 /// `export [noid|dbdump]`.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 
 use noid_core::Lookup;
 use noid_minter::MinterError;
-use noid_resolve::fetch::{Stream, ReadVerb};
+use noid_resolve::fetch::{ReadVerb, Stream};
 
 use crate::output::Out;
 

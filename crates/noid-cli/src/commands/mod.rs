@@ -28,8 +28,8 @@ use noid_core::Lookup;
 use noid_minter::MinterError;
 
 use crate::complaint::Complaint;
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 
 mod writing;
 pub use writing::{Failed, Writing};

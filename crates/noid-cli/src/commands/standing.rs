@@ -11,8 +11,8 @@ use noid_resolve::kernel::{self, Census, Standing};
 use noid_resolve::read_id;
 
 use crate::complaint::store_error;
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 
 /// `standing ID…` (ids given) or `standing` (every identifier).
 #[derive(Debug)]

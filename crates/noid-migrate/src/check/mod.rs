@@ -31,9 +31,9 @@ use noid_core::LookupError;
 use noid_minter::MinterError;
 
 pub use analysis::analyze;
-pub use findings::{Analysis, Finding, Options, Problem, Summary, Upcoming};
 pub use candidate::{classify, Use};
 pub use census::{Census, Respelled};
+pub use findings::{Analysis, Finding, Options, Problem, Summary, Upcoming};
 pub use repair::Repair;
 
 /// A failure to read the store (not a finding about it).

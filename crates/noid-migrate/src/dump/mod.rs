@@ -122,4 +122,3 @@ pub fn sniff(head: &[u8]) -> Sniff {
     }
     Sniff::Unknown
 }
-

@@ -164,7 +164,10 @@ fn errors_name_the_line() {
 #[test]
 fn sniffing() {
     assert_eq!(sniff(b"VERSION=3\n"), Sniff::Text(DumpFormat::DbDump));
-    assert_eq!(sniff(b"# noid export v1\n"), Sniff::Text(DumpFormat::Export));
+    assert_eq!(
+        sniff(b"# noid export v1\n"),
+        Sniff::Text(DumpFormat::Export)
+    );
     let mut bdb = vec![0u8; 16];
     bdb[12..16].copy_from_slice(&[0x62, 0x31, 0x05, 0x00]);
     assert_eq!(sniff(&bdb), Sniff::BerkeleyDb);

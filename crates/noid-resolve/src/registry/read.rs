@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use super::{Level, Provider, PrefixRecord, Registry};
+use super::{Level, PrefixRecord, Provider, Registry};
 use noid_core::anvl;
 use noid_core::ident::{Family, Parsed};
 
@@ -333,7 +333,6 @@ fn key_once(value: &str) -> Result<(String, Level), String> {
         "prefix {value:?} is not {what}; a shoulder is letters and one digit after the NAAN"
     ))
 }
-
 
 /// A pattern with `$NAME` and `{$NAME}` written `${NAME}` (identifiers.org writes
 /// `{$id}`, N2T `$id`), so that the resolver's one expansion serves them all.

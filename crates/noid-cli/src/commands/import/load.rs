@@ -13,8 +13,8 @@ use super::db_dump::DbDump;
 use super::error::ImportError;
 use super::old::{Old, Source};
 use super::staging::Staging;
-use crate::progress;
 use crate::invocation::Invocation;
+use crate::progress;
 
 /// Keys per synced write while importing.
 const KEYS_PER_WRITE: usize = 100_000;
@@ -93,7 +93,11 @@ impl<'p> Records<'p> {
     }
 
     /// Write every record into `writer`, checking them as a minter on the way.
-    fn copy_into(&mut self, session: &Invocation, writer: &Writer) -> Result<Validator, ImportError> {
+    fn copy_into(
+        &mut self,
+        session: &Invocation,
+        writer: &Writer,
+    ) -> Result<Validator, ImportError> {
         let pb = progress::bytes(session, "importing", self.size);
         let mut validator = Validator::new();
         let mut batch: Vec<Op> = Vec::with_capacity(KEYS_PER_WRITE);

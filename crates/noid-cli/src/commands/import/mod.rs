@@ -19,8 +19,8 @@ use noid_store::pg::Location;
 use noid_store::{Layout, Op, Snapshot};
 
 use crate::complaint::Complaint;
-use crate::output::Out;
 use crate::invocation::Invocation;
+use crate::output::Out;
 
 /// `import [--backend URL [--minter NAME]] PATH`.
 #[derive(Debug)]
