@@ -402,6 +402,8 @@ fn log_level(args: &Args) -> log::LevelFilter {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use clap::CommandFactory;
 
     use super::*;
