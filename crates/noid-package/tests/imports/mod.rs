@@ -262,7 +262,8 @@ impl Reader {
             first => {
                 let mut child = module.clone();
                 child.push(first.to_string());
-                if self.modules.contains_key(&child) {
+                // One word alone is no module (`write!` beside a child `write`).
+                if path.len() > 1 && self.modules.contains_key(&child) {
                     // A child module named from its parent.
                 } else if let Some(target) = self.modules[module].aliases.get(first) {
                     let mut whole = target.clone();
@@ -448,8 +449,10 @@ fn the_rule_of_an_import() {
         ),
         (
             "p/mod.rs",
-            "mod q; mod r; pub use q::Q; pub(crate) use r::R;",
+            "mod q; mod r; mod write; pub use q::Q; pub(crate) use r::R; \
+             fn w(f: &mut std::fmt::Formatter) -> std::fmt::Result { write!(f, \"\") }",
         ),
+        ("p/write.rs", "pub struct W;"),
         ("p/q.rs", "pub struct Q;"),
         (
             "p/r.rs",
