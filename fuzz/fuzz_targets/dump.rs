@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_migrate::dump::{DumpError, Format, Reader, Writer};
+use noid_migrate::dump::{DumpError, DumpFormat, Reader, Writer};
 
 /// The key/value pairs of a whole dump, or its first error.
-fn pairs(input: &[u8]) -> Result<(Format, Vec<(Vec<u8>, Vec<u8>)>), DumpError> {
+fn pairs(input: &[u8]) -> Result<(DumpFormat, Vec<(Vec<u8>, Vec<u8>)>), DumpError> {
     let reader = Reader::new(input)?;
     let format = reader.format();
     let mut out = Vec::new();

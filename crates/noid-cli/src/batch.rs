@@ -8,12 +8,12 @@ use noid_minter::batch::{self, Batch, Feed, Step};
 use noid_minter::Txn;
 use noid_store::{Store, StoreError};
 
-use crate::bulk::{Input, Source};
-use crate::commands::{self, Failed, Plain, Read, Verb, Write, Writing};
+use crate::commands::{self, Action, Failed, Plain, Read, Write, Writing};
 use crate::complaint::store_error;
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::request::Request;
-use crate::session::Session;
+use crate::source::{Input, Source};
 
 /// Pending key writes after which a batch is committed even if more input waits.
 const BATCH_WRITES: usize = 200_000;
@@ -28,11 +28,11 @@ enum InBatch {
 /// Open the store and run `first` and the commands after it until input runs dry;
 /// returns success and a command that must run outside the batch.
 pub fn write_batch(
-    session: &Session,
+    session: &Invocation,
     source: &mut dyn Source,
     first: Write,
     mut out: Out,
-) -> (bool, Option<Verb>) {
+) -> (bool, Option<Action>) {
     let writer = match crate::store::open_writer(session) {
         Ok(w) => w,
         Err(e) => {
@@ -65,7 +65,7 @@ pub fn write_batch(
 /// The commands of a bulk run (or the one of a command line) as a write batch's feed:
 /// each command's output is printed after the commit that makes it true.
 struct Commands<'a> {
-    session: &'a Session,
+    session: &'a Invocation,
     /// The store's read-ahead of the identifiers the buffered lines bind.
     ahead: ReadAhead,
     store: &'a dyn Store,
@@ -80,7 +80,7 @@ struct Commands<'a> {
     /// the lock.
     drained: bool,
     /// A command that must run outside the batch, which ended the batch.
-    carried: Option<Verb>,
+    carried: Option<Action>,
 }
 
 impl Commands<'_> {
@@ -97,12 +97,12 @@ impl Commands<'_> {
         let request = Request::parse(words, self.session.web);
         Ok(match request.admit(self.session, true, &mut self.out) {
             None => None,
-            Some(Verb::Plain(p)) => Some(InBatch::Plain(p)),
-            Some(Verb::Read(r)) => Some(InBatch::Read(r)),
-            Some(Verb::Write(w)) => Some(InBatch::Write(w)),
+            Some(Action::Plain(p)) => Some(InBatch::Plain(p)),
+            Some(Action::Read(r)) => Some(InBatch::Read(r)),
+            Some(Action::Write(w)) => Some(InBatch::Write(w)),
             // These open the store in their own way, after the batch is committed and
             // its lock released.
-            Some(v @ (Verb::Create(_) | Verb::Port(_))) => {
+            Some(v @ (Action::Create(_) | Action::Port(_))) => {
                 self.carried = Some(v);
                 return Err(Step::End);
             }
@@ -232,7 +232,7 @@ fn nothing_written(e: &StoreError, out: &mut Out) {
 /// How `mint` makes its batches durable and prints them, within a bulk run: an earlier
 /// command's failure stays recorded for the exit status and does not stop the mint.
 struct MintBatches<'s> {
-    session: &'s Session,
+    session: &'s Invocation,
 }
 
 impl commands::mint::Batches for MintBatches<'_> {
@@ -261,7 +261,7 @@ impl commands::mint::Batches for MintBatches<'_> {
 }
 
 /// Print `out`; returns false when a command failed.
-pub fn emit(session: &Session, out: &mut Out) -> bool {
+pub fn emit(session: &Invocation, out: &mut Out) -> bool {
     let failed = out.failed;
     if let Err(e) = out.flush(session.web) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

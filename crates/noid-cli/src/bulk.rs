@@ -3,52 +3,18 @@
 //! [`Request`]; write verbs are handed to [`crate::batch`], which keeps one store
 //! open for consecutive ones.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 
 use indicatif::ProgressBar;
 
 use crate::batch::{emit, write_batch};
-use crate::commands::Verb;
+use crate::commands::Action;
 use crate::complaint::store_error;
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
 use crate::request::Request;
-use crate::session::Session;
-
-/// Where commands come from.
-pub trait Source {
-    /// The next command's words; `Err` for a line that does not split into words.
-    fn next_command(&mut self) -> Option<Result<Vec<String>, String>>;
-    /// Whether another command is already available without waiting.
-    fn more_buffered(&self) -> bool;
-    /// Where a command reads its input: standard input for `bind … :`/`:-` and egg's
-    /// indirect tokens when it is not the command stream, else the command stream
-    /// itself (egg's indirect tokens read the lines after their command, as in
-    /// `egg -`).
-    fn input(&mut self) -> Input<'_>;
-    /// The identifiers that the commands already buffered bind, for a store that reads
-    /// ahead ([`noid_store::Store::read_ahead`]); nothing by default.
-    fn upcoming(&self) -> Upcoming {
-        Upcoming::default()
-    }
-}
-
-/// What the buffered commands will read: the identifiers of their `bind` lines.
-#[derive(Default)]
-pub struct Upcoming {
-    /// The identifiers, in input order, as given (a peppered one also without its pepper).
-    pub ids: Vec<String>,
-    /// The complete lines they were taken from.
-    pub lines: usize,
-}
-
-/// What a command may read besides its words.
-pub enum Input<'a> {
-    /// The process's standard input (one command from the command line).
-    Stdin(&'a mut dyn Read),
-    /// The lines after the command in the command stream (bulk mode).
-    Commands(&'a mut dyn BufRead),
-}
+use crate::source::{Input, Source, Upcoming};
 
 /// A single command from the command line.
 pub struct OneCommand {
@@ -217,7 +183,7 @@ impl<S: Source> Source for Counted<S> {
 /// Run the words of a command line or query string: a lone `-` reads one command per
 /// line from standard input (bulk mode), anything else is one command. Exit status 1
 /// when any command failed, or the status a minter's `atlast` setting asked for.
-pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
+pub fn run_words(session: &Invocation, words: Vec<String>) -> u8 {
     let ok = if words.len() == 1 && words[0] == "-" {
         let stdin = std::io::stdin();
         let mut src = Counted {
@@ -246,9 +212,9 @@ pub fn run_words(session: &Session, words: Vec<String>) -> u8 {
 }
 
 /// Run every command from `source`; returns whether all succeeded.
-pub fn run(session: &Session, source: &mut dyn Source) -> bool {
+pub fn run(session: &Invocation, source: &mut dyn Source) -> bool {
     let mut ok = true;
-    let mut carried: Option<Verb> = None;
+    let mut carried: Option<Action> = None;
     loop {
         let mut out = Out::default();
         let verb = match carried.take() {
@@ -272,10 +238,10 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
             },
         };
         match verb {
-            Verb::Plain(p) => p.run(&mut out),
-            Verb::Create(c) => c.run(session, &mut out),
-            Verb::Port(p) => p.run(session, &mut out),
-            Verb::Read(r) => match crate::store::open_reader(session) {
+            Action::Plain(p) => p.run(&mut out),
+            Action::Create(c) => c.run(session, &mut out),
+            Action::Port(p) => p.run(session, &mut out),
+            Action::Read(r) => match crate::store::open_reader(session) {
                 Ok(snap) => {
                     if let Err(e) = r.run(&*snap, &mut out) {
                         out.fail(format!("{e}\n"));
@@ -283,7 +249,7 @@ pub fn run(session: &Session, source: &mut dyn Source) -> bool {
                 }
                 Err(e) => store_error(session, e, &mut out),
             },
-            Verb::Write(w) => {
+            Action::Write(w) => {
                 let (batch_ok, next) = write_batch(session, source, w, out);
                 ok &= batch_ok;
                 carried = next;

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use crate::bulk;
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// Run in web mode.
 pub fn run(argv0: &str) -> u8 {
@@ -39,7 +39,7 @@ pub fn run(argv0: &str) -> u8 {
         }
     };
     let dbdir = crate::env::dbdir(None, argv0);
-    let session = Session {
+    let session = Invocation {
         dbdir_display: dbdir.display().to_string(),
         dbdir,
         web: true,

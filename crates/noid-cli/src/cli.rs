@@ -1,5 +1,5 @@
 //! From process arguments to an exit status: choose the mode (one command, bulk,
-//! web), build the [`Session`], and run.
+//! web), build the [`Invocation`], and run.
 
 use std::time::Duration;
 
@@ -7,9 +7,9 @@ use clap::{CommandFactory, Parser};
 
 use crate::args::Args;
 use crate::bulk;
+use crate::invocation::Invocation;
 use crate::mode::Mode;
 use crate::output::Out;
-use crate::session::Session;
 use crate::usage::usage;
 
 /// Run the `noid` command.
@@ -31,7 +31,7 @@ pub fn run() -> u8 {
         println!("This is \"noid\" version 0.424.");
         return 0;
     }
-    let session = Session {
+    let session = Invocation {
         dbdir: crate::env::dbdir(args.dbdir.as_deref(), &argv0),
         dbdir_display: crate::env::dbdir(args.dbdir.as_deref(), &argv0)
             .display()

@@ -3,8 +3,8 @@
 
 use noid_store::StoreError;
 
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
 use crate::usage::usage;
 
 /// Arguments a verb refuses before it touches the minter. The complaint is rendered
@@ -44,7 +44,7 @@ impl Complaint {
 }
 
 /// Perl's complaint for a command that needs a minter where there is none.
-pub fn no_database(session: &Session, out: &mut Out) {
+pub fn no_database(session: &Invocation, out: &mut Out) {
     out.bprint_err(&format!(
         "error: no database ({}) -- use dbcreate?\n\n",
         session.dbname()
@@ -54,7 +54,7 @@ pub fn no_database(session: &Session, out: &mut Out) {
 }
 
 /// A store that cannot be opened: Perl's "no database" complaint when there is none.
-pub fn store_error(session: &Session, e: StoreError, out: &mut Out) {
+pub fn store_error(session: &Invocation, e: StoreError, out: &mut Out) {
     match e {
         StoreError::NoDatabase(_) => no_database(session, out),
         e => out.fail(format!("error: {e}\n")),

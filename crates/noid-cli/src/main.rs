@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod complaint;
 mod env;
+mod invocation;
 mod mode;
 mod output;
 mod progress;
@@ -24,7 +25,7 @@ mod serve;
 #[cfg(not(feature = "server"))]
 #[path = "no_server.rs"]
 mod serve;
-mod session;
+mod source;
 mod store;
 mod usage;
 

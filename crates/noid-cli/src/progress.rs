@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// Whether progress may be drawn: standard error is a terminal, `--quiet` was not
 /// given, and (for work whose output goes to standard output) that output is not on
 /// the terminal too, where the bar would be drawn across it.
-fn shown(session: &Session, writes_stdout: bool) -> bool {
+fn shown(session: &Invocation, writes_stdout: bool) -> bool {
     session.progress
         && std::io::stderr().is_terminal()
         && !(writes_stdout && std::io::stdout().is_terminal())
@@ -19,7 +19,7 @@ fn shown(session: &Session, writes_stdout: bool) -> bool {
 
 /// A bar over `total` bytes of input (`verb` says what is done with them), or a
 /// spinner when the size is unknown.
-pub fn bytes(session: &Session, verb: &str, total: Option<u64>) -> ProgressBar {
+pub fn bytes(session: &Invocation, verb: &str, total: Option<u64>) -> ProgressBar {
     if !shown(session, false) {
         return ProgressBar::hidden();
     }
@@ -37,7 +37,7 @@ pub fn bytes(session: &Session, verb: &str, total: Option<u64>) -> ProgressBar {
 }
 
 /// A counter of `unit`s (keys, commands) for work that writes to standard output.
-pub fn count(session: &Session, verb: &str, unit: &str) -> ProgressBar {
+pub fn count(session: &Invocation, verb: &str, unit: &str) -> ProgressBar {
     if !shown(session, true) {
         return ProgressBar::hidden();
     }
@@ -48,7 +48,7 @@ pub fn count(session: &Session, verb: &str, unit: &str) -> ProgressBar {
 /// A counter of `unit`s for work that prints nothing until it is done (`check` reads
 /// every record, then reports): drawn whatever standard output is, since the caller
 /// clears it (`finish_and_clear`) before printing.
-pub fn tally(session: &Session, verb: &str, unit: &str) -> ProgressBar {
+pub fn tally(session: &Invocation, verb: &str, unit: &str) -> ProgressBar {
     if !shown(session, false) {
         return ProgressBar::hidden();
     }

@@ -8,7 +8,7 @@ use noid_store::pg::prune::{prune, Followers, Keep};
 use noid_store::pg::Location;
 use noid_store::Layout;
 
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// noid prune-log: drop old rows of a PostgreSQL minter's change log.
 ///
@@ -46,7 +46,7 @@ pub fn command() -> clap::Command {
 }
 
 /// Run `prune-log ARGS` on the session's minter.
-pub fn run(session: &Session, args: &[String]) -> u8 {
+pub fn run(session: &Invocation, args: &[String]) -> u8 {
     let parsed = match PruneLog::try_parse_from(
         std::iter::once("noid prune-log".to_string()).chain(args.iter().cloned()),
     ) {

@@ -4,18 +4,18 @@
 use std::io::BufRead;
 
 use noid_egg::writelog::Record;
-use noid_egg::Session as EggSession;
+use noid_egg::Session;
 use noid_minter::batch::{self, Batch, Feed, Step};
 use noid_store::{Store, StoreError};
 
-use crate::session::Session;
+use crate::invocation::Invocation;
 
 /// Writes applied per commit while replaying.
 const REPLAY_BATCH: usize = 100_000;
 
 /// `noid -f DIR replay LOG`: apply a write log's commands, as their agents at their
 /// times, to the binder in DIR.
-pub fn replay(session: &Session, args: &[String]) -> u8 {
+pub fn replay(session: &Invocation, args: &[String]) -> u8 {
     let [log] = args else {
         eprintln!("usage: noid -f Dbdir replay LOG");
         return 2;
@@ -44,7 +44,7 @@ pub fn replay(session: &Session, args: &[String]) -> u8 {
     let mut feed = Replay {
         log,
         lines: std::io::BufReader::new(file).lines().enumerate(),
-        egg: EggSession::new(false),
+        egg: Session::new(false),
         applied: 0,
         failed: 0,
         ok: true,
@@ -61,7 +61,7 @@ pub fn replay(session: &Session, args: &[String]) -> u8 {
 struct Replay<'a, L> {
     log: &'a str,
     lines: std::iter::Enumerate<L>,
-    egg: EggSession<'static>,
+    egg: Session<'static>,
     applied: usize,
     failed: usize,
     /// The log was read and every batch written.

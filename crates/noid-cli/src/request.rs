@@ -1,15 +1,15 @@
 //! One request to the `noid` command, parsed once from the words of a command line,
-//! a bulk input line or a web query: a known verb with its arguments ([`Verb`]), or
+//! a bulk input line or a web query: a known verb with its arguments ([`Action`]), or
 //! one of the lines Perl Noid answered with a complaint instead. Which words are verbs,
 //! and which of them web mode refuses, is noid-resolve's verb table
 //! ([`noid_core::verbs`]).
 
 use noid_core::verbs::{self, Name};
 
-use crate::commands::Verb;
+use crate::commands::Action;
 use crate::complaint::no_database;
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
 use crate::usage::usage;
 
 /// A parsed request.
@@ -18,7 +18,7 @@ pub enum Request {
     /// No words at all (an empty bulk line).
     Blank,
     /// A verb of the noid command.
-    Verb(Verb),
+    Action(Action),
     /// A verb the URL interface does not offer (`dbcreate`, `import`).
     Forbidden(&'static str),
     /// A word that names no verb, and the words after it.
@@ -35,7 +35,7 @@ impl Request {
     pub fn parse(words: Vec<String>, web: bool) -> Request {
         use crate::commands::*;
         if noid_egg::is_egg(&words) {
-            return Request::Verb(Verb::Write(Write::Egg(egg::Egg::parse(words, web))));
+            return Request::Action(Action::Write(Write::Egg(egg::Egg::parse(words, web))));
         }
         let mut words = words.into_iter();
         let Some(word) = words.next() else {
@@ -50,61 +50,61 @@ impl Request {
             return Request::Forbidden(known.word);
         }
         let verb = match known.name {
-            Name::Hello => Verb::Plain(Plain::Hello),
-            Name::Help => Verb::Plain(Plain::Help(help::Help::parse(args))),
-            Name::Lui => Verb::Plain(Plain::Lui(lui::Lui::parse(args))),
-            Name::DbCreate => Verb::Create(dbcreate::DbCreate::parse(args)),
-            Name::Fetch => Verb::Read(Read::Fetch(fetch::Fetch::parse(true, args))),
-            Name::Get => Verb::Read(Read::Fetch(fetch::Fetch::parse(false, args))),
+            Name::Hello => Action::Plain(Plain::Hello),
+            Name::Help => Action::Plain(Plain::Help(help::Help::parse(args))),
+            Name::Lui => Action::Plain(Plain::Lui(lui::Lui::parse(args))),
+            Name::DbCreate => Action::Create(dbcreate::DbCreate::parse(args)),
+            Name::Fetch => Action::Read(Read::Fetch(fetch::Fetch::parse(true, args))),
+            Name::Get => Action::Read(Read::Fetch(fetch::Fetch::parse(false, args))),
             Name::DbInfo => {
-                Verb::Read(dbinfo::DbInfo::parse(args).map_or_else(Read::Refused, Read::DbInfo))
+                Action::Read(dbinfo::DbInfo::parse(args).map_or_else(Read::Refused, Read::DbInfo))
             }
             Name::Standing => match standing::Judge::parse(args) {
-                j if j.names_ids() => Verb::Read(Read::Standing(j)),
-                j => Verb::Port(Port::Standing(j)),
+                j if j.names_ids() => Action::Read(Read::Standing(j)),
+                j => Action::Port(Port::Standing(j)),
             },
-            Name::Validate => Verb::Read(Read::Validate(validate::Validate::parse(args))),
-            Name::Mint => {
-                Verb::Write(mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint))
-            }
-            Name::Peppermint => {
-                Verb::Write(mint::Mint::parse(true, args).map_or_else(Write::Refused, Write::Mint))
-            }
+            Name::Validate => Action::Read(Read::Validate(validate::Validate::parse(args))),
+            Name::Mint => Action::Write(
+                mint::Mint::parse(false, args).map_or_else(Write::Refused, Write::Mint),
+            ),
+            Name::Peppermint => Action::Write(
+                mint::Mint::parse(true, args).map_or_else(Write::Refused, Write::Mint),
+            ),
             Name::Bind => {
-                Verb::Write(bind::Bind::parse(args).map_or_else(Write::Refused, Write::Bind))
+                Action::Write(bind::Bind::parse(args).map_or_else(Write::Refused, Write::Bind))
             }
-            Name::Hold => Verb::Write(Write::Hold(hold::Hold::parse(args))),
-            Name::Queue => Verb::Write(Write::Queue(queue::Queue::parse(args))),
+            Name::Hold => Action::Write(Write::Hold(hold::Hold::parse(args))),
+            Name::Queue => Action::Write(Write::Queue(queue::Queue::parse(args))),
             Name::Note => {
-                Verb::Write(note::Note::parse(args).map_or_else(Write::Refused, Write::Note))
+                Action::Write(note::Note::parse(args).map_or_else(Write::Refused, Write::Note))
             }
             Name::Import => {
-                Verb::Port(import::Import::parse(args).map_or_else(Port::Refused, Port::Import))
+                Action::Port(import::Import::parse(args).map_or_else(Port::Refused, Port::Import))
             }
             Name::Export => {
-                Verb::Port(export::Export::parse(args).map_or_else(Port::Refused, Port::Export))
+                Action::Port(export::Export::parse(args).map_or_else(Port::Refused, Port::Export))
             }
             Name::Check => {
-                Verb::Port(check::Check::parse(args).map_or_else(Port::Refused, Port::Check))
+                Action::Port(check::Check::parse(args).map_or_else(Port::Refused, Port::Check))
             }
             // Modes of the process (cli::run), not commands: the filter above.
             Name::Serve | Name::Replay | Name::PruneLog | Name::DbImport => {
                 return Request::Unknown { verb: word, args }
             }
         };
-        Request::Verb(verb)
+        Request::Action(verb)
     }
 
     /// The verb to run, or None after printing Perl's complaint about the request.
     /// `db_open` when a minter is already open (within a write batch).
-    pub fn admit(self, session: &Session, db_open: bool, out: &mut Out) -> Option<Verb> {
+    pub fn admit(self, session: &Invocation, db_open: bool, out: &mut Out) -> Option<Action> {
         let needs_minter = match &self {
             Request::Blank => {
                 usage(out, true, true, "intro");
                 out.failed = true;
                 return None;
             }
-            Request::Verb(v) => v.needs_minter(),
+            Request::Action(v) => v.needs_minter(),
             Request::Forbidden(_) => false,
             Request::Unknown { .. } => true,
         };
@@ -113,7 +113,7 @@ impl Request {
             return None;
         }
         match self {
-            Request::Verb(v) => Some(v),
+            Request::Action(v) => Some(v),
             Request::Unknown { verb, args } => {
                 out.out(format!(
                     "error: no such command: {verb} ({})\n",
@@ -157,7 +157,7 @@ mod tests {
                 let got = match request {
                     Request::Unknown { .. } => "unknown",
                     Request::Forbidden(w) if w == v.word => "forbidden",
-                    Request::Verb(_) => "verb",
+                    Request::Action(_) => "verb",
                     _ => "other",
                 };
                 assert_eq!(got, expected, "{} (web: {web})", v.word);
@@ -253,7 +253,8 @@ mod tests {
                 assert!(
                     !matches!(
                         request,
-                        Request::Verb(Verb::Create(_)) | Request::Verb(Verb::Port(Port::Import(_)))
+                        Request::Action(Action::Create(_))
+                            | Request::Action(Action::Port(Port::Import(_)))
                     ),
                     "{words:?} reached a verb the web interface refuses"
                 );

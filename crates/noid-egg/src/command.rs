@@ -356,3 +356,12 @@ impl Command {
         )
     }
 }
+
+/// Who acts, and when: recorded in a new identifier's admin elements.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The populator or login.
+    pub who: String,
+    /// Seconds since the epoch.
+    pub now: i64,
+}

@@ -6,92 +6,10 @@ use noid_core::keys;
 use noid_core::Lookup;
 use noid_minter::{bind::authorize_change, modified, Minter, Txn};
 
-use crate::command::{Command, Op};
+use crate::command::{Agent, Command, Op};
 use crate::elements;
 use crate::error::BinderError;
-
-/// Who acts, and when: recorded in a new identifier's admin elements.
-#[derive(Debug, Clone)]
-pub struct Agent {
-    /// The populator or login.
-    pub who: String,
-    /// Seconds since the epoch.
-    pub now: i64,
-}
-
-/// What a command produced, before rendering.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// A write; `oxum` is (octets, values) written or removed, shown with `--ack`.
-    Done {
-        /// Octets and number of values the write stored or removed.
-        oxum: Option<(usize, usize)>,
-    },
-    /// Values read by `get`/`fetch`.
-    Values {
-        /// The identifier.
-        id: String,
-        /// All of the identifier's elements (with the `# id:` comments around them).
-        whole: bool,
-        /// Names shown even in plain format (`fetch`).
-        labelled: bool,
-        /// (element, value) in order.
-        elems: Vec<(String, Vec<u8>)>,
-    },
-    /// `exists`.
-    Exists(bool),
-    /// `purge`: how many elements went.
-    Purged {
-        /// The identifier.
-        id: String,
-        /// Elements removed, admin elements included.
-        count: usize,
-    },
-    /// `delete`: what went.
-    Removed {
-        /// The identifier.
-        id: String,
-        /// The element.
-        elem: String,
-        /// Values removed.
-        count: usize,
-        /// Their octets.
-        octets: usize,
-    },
-    /// `incr`/`decr`: the element's new value.
-    Number {
-        /// The element.
-        elem: String,
-        /// Its value now.
-        value: i64,
-    },
-    /// `norm`, `shadow`: an identifier.
-    Id(String),
-    /// `list`, `next`.
-    Listing {
-        /// The binder's name.
-        binder: String,
-        /// The limit asked for (`None`: none).
-        max: Option<usize>,
-        /// What was found.
-        found: elements::Listing,
-    },
-    /// `resolve`: the resolver's answer line (without its newline).
-    Resolved(Vec<u8>),
-    /// Text printed as it is (`pr`, `help`, `version`).
-    Text(Vec<u8>),
-    /// Nothing to print (`var`, `logmark`).
-    Nothing,
-    /// The command failed; the transaction is as it was before it.
-    Error(BinderError),
-}
-
-impl Reply {
-    /// Whether the command failed (exit status 1, `egg-status: 1`).
-    pub fn failed(&self) -> bool {
-        matches!(self, Reply::Error(_))
-    }
-}
+use crate::reply::Reply;
 
 /// Run `cmd`. A failed command leaves `txn` as it found it; the caller commits.
 pub fn execute<L: Lookup + ?Sized>(
@@ -210,7 +128,7 @@ fn run<L: Lookup + ?Sized>(
         Command::Resolve { id, headers } => Reply::Resolved(resolve(txn, id, headers.as_deref())),
         Command::Print(text) => Reply::Text(text.clone()),
         Command::Nothing => Reply::Nothing,
-        Command::Help => Reply::Text(crate::render::HELP.as_bytes().to_vec()),
+        Command::Help => Reply::Text(HELP.as_bytes().to_vec()),
         Command::Version => Reply::Text(
             format!(
                 "version: This is the noid binder (egg commands), version {}\n",
@@ -365,3 +283,17 @@ fn resolve<L: Lookup + ?Sized>(txn: &mut Txn<'_, L>, id: &str, headers: Option<&
     }
     out
 }
+
+/// What `help` prints.
+pub const HELP: &str = "\
+# noid binder commands (egg syntax): [options] [modifiers] ID.OP [ELEM [VALUE]]
+#   or ID|ELEM.OP [VALUE]
+# ops: set let add insert incr decr get fetch rm delete purge exists
+#      norm shadow resolve [HEADERS]   list MAX [PREFIX...]   next MAX ID [PREFIX...]
+#      var pr logmark help version
+# modifiers: :hx (decode ^hh), :hxC (decode Chh), :all, :allnot
+# options: --ack, --all, --verbose, -m plain|anvl|json|xml
+# indirect values: @ (a line), @- (to a blank line), @-- (to the end), @-N (N octets),
+#   @-XYZ (to a line XYZ), &NAME (session variable)
+# bulk: '-' as the command, then one command per line of input
+";

@@ -51,6 +51,7 @@ pub mod nog;
 pub mod norm;
 mod operands;
 pub mod render;
+pub mod reply;
 pub mod session;
 pub mod token;
 pub mod words;
@@ -63,9 +64,10 @@ pub mod xml;
 /// is built for. Spec case 40 (a value of a million octets) fits.
 pub const MAX_REMOTE_VALUE: usize = 1 << 20;
 
-pub use command::{Command, Op};
+pub use command::{Agent, Command, Op};
 pub use error::BinderError;
-pub use exec::{execute, Agent, Reply};
+pub use exec::execute;
 pub use lines::Lines;
-pub use render::{render, Format};
-pub use session::{is_egg, named_id, CommandResult, LineResult, Parsed, Session, Settings};
+pub use render::{render, Format, Settings};
+pub use reply::Reply;
+pub use session::{is_egg, named_id, CommandResult, LineResult, Parsed, Session};

@@ -13,8 +13,20 @@ use noid_core::anvl;
 use serde_json::{json, Value};
 
 use crate::error::BinderError;
-use crate::exec::Reply;
-use crate::session::Settings;
+use crate::reply::Reply;
+
+/// How a command's reply is rendered (options given before the command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// `-m FORMAT` / `--format FORMAT`.
+    pub format: Format,
+    /// `--ack`: writes print an `oxum` (octets.count) acknowledgement.
+    pub ack: bool,
+    /// `--all` or `:all`: reads show the admin elements `_,ep` and `_,ec` too.
+    pub all: bool,
+    /// `--verbose`.
+    pub verbose: bool,
+}
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,20 +55,6 @@ impl Format {
         }
     }
 }
-
-/// What `help` prints.
-pub const HELP: &str = "\
-# noid binder commands (egg syntax): [options] [modifiers] ID.OP [ELEM [VALUE]]
-#   or ID|ELEM.OP [VALUE]
-# ops: set let add insert incr decr get fetch rm delete purge exists
-#      norm shadow resolve [HEADERS]   list MAX [PREFIX...]   next MAX ID [PREFIX...]
-#      var pr logmark help version
-# modifiers: :hx (decode ^hh), :hxC (decode Chh), :all, :allnot
-# options: --ack, --all, --verbose, -m plain|anvl|json|xml
-# indirect values: @ (a line), @- (to a blank line), @-- (to the end), @-N (N octets),
-#   @-XYZ (to a line XYZ), &NAME (session variable)
-# bulk: '-' as the command, then one command per line of input
-";
 
 /// The bytes `reply` prints under `settings`.
 pub fn render(reply: &Reply, settings: &Settings) -> Vec<u8> {

@@ -9,21 +9,8 @@ use crate::command::{Command, Op, Shape, WordOp};
 use crate::error::BinderError;
 use crate::indirect::FileReader;
 use crate::operands::{command_word, Line, Operands};
-use crate::render::Format;
+use crate::render::{Format, Settings};
 use crate::token;
-
-/// How a command's reply is rendered (options given before the command).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// `-m FORMAT` / `--format FORMAT`.
-    pub format: Format,
-    /// `--ack`: writes print an `oxum` (octets.count) acknowledgement.
-    pub ack: bool,
-    /// `--all` or `:all`: reads show the admin elements `_,ep` and `_,ec` too.
-    pub all: bool,
-    /// `--verbose`.
-    pub verbose: bool,
-}
 
 /// One parsed line: the settings in force for it and its command (or why it has none).
 #[derive(Debug)]
@@ -260,7 +247,7 @@ impl Session<'_> {
         &mut self,
         txn: &mut noid_minter::Txn<'_, L>,
         minter: &mut noid_minter::Minter,
-        agent: &crate::exec::Agent,
+        agent: &crate::command::Agent,
         line: &str,
         line_no: Option<usize>,
         input: &mut dyn BufRead,
@@ -274,7 +261,7 @@ impl Session<'_> {
         &mut self,
         txn: &mut noid_minter::Txn<'_, L>,
         minter: &mut noid_minter::Minter,
-        agent: &crate::exec::Agent,
+        agent: &crate::command::Agent,
         tokens: &[String],
         input: &mut dyn BufRead,
     ) -> LineResult {
@@ -287,20 +274,20 @@ impl Session<'_> {
         &mut self,
         txn: &mut noid_minter::Txn<'_, L>,
         minter: &mut noid_minter::Minter,
-        agent: &crate::exec::Agent,
+        agent: &crate::command::Agent,
         parsed: Parsed,
         line_no: Option<usize>,
     ) -> LineResult {
         let CommandResult { reply, write } = match &parsed.command {
             Ok(cmd) => self.command(txn, minter, agent, cmd),
             Err(e) => CommandResult {
-                reply: crate::exec::Reply::Error(e.clone()),
+                reply: crate::reply::Reply::Error(e.clone()),
                 write: None,
             },
         };
         let mut output = crate::render::render(&reply, &parsed.settings);
         let error = match reply {
-            crate::exec::Reply::Error(e) => Some(e),
+            crate::reply::Reply::Error(e) => Some(e),
             _ => None,
         };
         if let (Some(_), Some(n)) = (&error, line_no) {
@@ -332,11 +319,11 @@ impl Session<'_> {
         &mut self,
         txn: &mut noid_minter::Txn<'_, L>,
         minter: &mut noid_minter::Minter,
-        agent: &crate::exec::Agent,
+        agent: &crate::command::Agent,
         cmd: &Command,
     ) -> CommandResult {
         let refused = |e: BinderError| CommandResult {
-            reply: crate::exec::Reply::Error(e),
+            reply: crate::reply::Reply::Error(e),
             write: None,
         };
         if !cmd.writes() {
@@ -370,7 +357,7 @@ impl Session<'_> {
 #[derive(Debug)]
 pub struct CommandResult {
     /// The command's reply (an error when it failed; nothing was changed then).
-    pub reply: crate::exec::Reply,
+    pub reply: crate::reply::Reply,
     /// A write that succeeded, in the write log's replayable form
     /// ([`crate::writelog::canonical`]).
     pub write: Option<String>,
@@ -424,7 +411,7 @@ mod tests {
         store.insert(":/template", "");
         let mut txn = noid_minter::Txn::new(&store);
         let mut minter = noid_minter::Minter::load(&txn).unwrap();
-        let agent = crate::exec::Agent {
+        let agent = crate::command::Agent {
             who: "sam".into(),
             now: 1_700_000_000,
         };
@@ -439,7 +426,7 @@ mod tests {
         let done = session.command(&mut txn, &mut minter, &agent, &set("x", b"12345"));
         assert_eq!(
             done.reply,
-            crate::exec::Reply::Error(BinderError::TooLarge(4))
+            crate::reply::Reply::Error(BinderError::TooLarge(4))
         );
         assert_eq!(done.write, None);
         let done = session.command(&mut txn, &mut minter, &agent, &set("ARK:13030/x", b"T"));
@@ -447,7 +434,10 @@ mod tests {
         assert_eq!(done.write.as_deref(), Some(":hx ark^3a/13030/x.set what T"));
         session.read_only = true;
         let done = session.command(&mut txn, &mut minter, &agent, &set("y", b"T"));
-        assert_eq!(done.reply, crate::exec::Reply::Error(BinderError::ReadOnly));
+        assert_eq!(
+            done.reply,
+            crate::reply::Reply::Error(BinderError::ReadOnly)
+        );
     }
 
     #[test]

@@ -14,9 +14,9 @@
 //! exactly. Fields never hold a tab or a newline (`^hh` again). Records of six fields
 //! (written before `ACTING_FOR` was logged) are read as having none.
 
+use crate::command::Agent;
 use crate::command::Command;
 use crate::error::BinderError;
-use crate::exec::Agent;
 
 /// One write log record.
 #[derive(Debug, Clone, PartialEq, Eq)]

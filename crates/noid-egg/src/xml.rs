@@ -22,7 +22,7 @@
 //! one line, other control characters (which XML 1.0 cannot carry) and bytes that are
 //! not UTF-8 become U+FFFD.
 
-use crate::exec::Reply;
+use crate::reply::Reply;
 
 /// Append `reply` as one XML element and a newline (nothing for a silent reply).
 pub fn reply(out: &mut Vec<u8>, reply: &Reply, ack: bool) {

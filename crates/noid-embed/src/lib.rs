@@ -26,12 +26,12 @@
 
 #![deny(missing_docs)]
 
-pub mod deadline;
+mod deadline;
 pub mod ffi;
 mod logger;
-pub mod map;
-pub mod options;
-pub mod request;
+mod map;
+mod options;
+mod request;
 
 pub use map::{Found, Map};
 pub use options::{Config, ConfigError, Protocol};

@@ -12,12 +12,12 @@
 use noid_resolve::wellknown::ArkService;
 
 use crate::layout::{self, link, link_or_text};
-use crate::page::Format;
+use crate::page::PageFormat;
 use crate::route::{split, Route};
 
 /// The page in `fmt`.
-pub fn page(fmt: Format, service: &ArkService) -> String {
-    if fmt != Format::Html {
+pub fn page(fmt: PageFormat, service: &ArkService) -> String {
+    if fmt != PageFormat::Html {
         return crate::wellknown::page(fmt, service);
     }
     let mut s = layout::start("Resolve an identifier");
@@ -214,7 +214,7 @@ mod tests {
             naans: vec!["13030".into()],
             global_resolver: Some("https://n2t.net/".into()),
         };
-        let html = page(Format::Html, &service);
+        let html = page(PageFormat::Html, &service);
         assert_eq!(heading(&html), "<h1>Resolve an identifier</h1>");
         assert!(
             html.contains(
@@ -225,14 +225,14 @@ mod tests {
             "{html}"
         );
         assert_eq!(
-            page(Format::Anvl, &service),
+            page(PageFormat::Anvl, &service),
             "erc:\nresolver: /\nnaan: 13030\nglobal-resolver: https://n2t.net/\n"
         );
         assert_eq!(
-            page(Format::Json, &ArkService::default()),
+            page(PageFormat::Json, &ArkService::default()),
             "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
         );
-        let none = page(Format::Html, &ArkService::default());
+        let none = page(PageFormat::Html, &ArkService::default());
         assert!(none.contains("<h2>NAANs served</h2>\n<p>None: "), "{none}");
     }
 }

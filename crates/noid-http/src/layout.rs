@@ -70,6 +70,27 @@ pub(crate) fn escape(s: &mut String, v: &str) {
     noid_serving::html::escape_visible_into(s, v);
 }
 
+/// Where a successor is found: an `http(s)` URL as it is, an identifier (`scheme:…`) at
+/// this resolver (`/ark:/…`); `None` for anything else, and for text that cannot be a
+/// URL reference (spaces, `<`, `>`, `"`).
+pub(crate) fn successor_href(successor: &str) -> Option<String> {
+    if successor.is_empty() || successor.contains([' ', '<', '>', '"', '\t']) {
+        return None;
+    }
+    if successor.starts_with("https://") || successor.starts_with("http://") {
+        return Some(successor.to_string());
+    }
+    let scheme = successor.split_once(':')?.0;
+    let is_scheme = scheme
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'));
+    is_scheme.then(|| format!("/{}", successor.trim_start_matches('/')))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 //!
 //! Answers that are not a redirect (an inflection page, metadata, several targets (for
 //! a browser, the [`choices`] page), a
-//! partial identifier, a prefix registry record, a `*/ID` provider list ([`record`]) …)
+//! partial identifier, a prefix registry record, a `*/ID` provider list ([`registry_page`]) …)
 //! are served whole by `/redirect/` and `/<id>` (status, type and
 //! body from the resolver; `text/plain` ANVL, or JSON for `Accept: application/json`);
 //! `/lookup/` serves them too, with `X-Status: 200`; `/auth/` answers `401` + `X-Status`,
@@ -110,33 +110,35 @@
 
 #![deny(missing_docs)]
 
-pub mod choices;
+mod choices;
 mod deadline;
-pub mod front;
-mod html;
-pub mod layout;
-pub mod missing;
+mod decision;
+mod front;
+mod layout;
+mod metadata_html;
+mod missing;
 mod modified;
-pub mod page;
-pub mod record;
+mod page;
+mod registry_page;
 mod request;
 mod respond;
 mod response;
 pub mod route;
 mod server;
-pub mod tombstone;
-pub mod wellknown;
+mod start;
+mod tombstone;
+mod wellknown;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub use html::Facts;
+pub use metadata_html::Facts;
 pub use noid_core::LookupError;
-use noid_listen::Listener;
 pub use noid_resolve::wellknown::ArkService;
 pub use noid_resolve::{Answer, Request};
+pub use start::{run, run_with, serve, serve_with};
 
 /// What the server asks for each identifier. `noidr` implements it on its store
 /// reader; tests implement it on a map.
@@ -305,144 +307,4 @@ impl Shutdown {
             })?;
         Ok(shutdown)
     }
-}
-
-/// What every server thread shares.
-struct Shared {
-    backend: Arc<dyn Backend>,
-    config: Config,
-    /// The lookup deadline's watch: one for all threads, so that once a
-    /// lookup is claimed every thread answers 503 at once instead of stalling on the
-    /// store too.
-    watch: Option<Arc<deadline::Watch>>,
-    /// Connections open, over all threads ([`Config::max_connections`]).
-    open: AtomicUsize,
-    /// Connections open by client address ([`Config::max_connections_per_client`]).
-    clients: server::Clients,
-    shutdown: Shutdown,
-}
-
-/// Serves with [`Config::default`] until `shutdown`. See [`serve_with`].
-pub fn serve(listener: Listener, backend: Arc<dyn Backend>, shutdown: Shutdown) -> io::Result<()> {
-    serve_with(listener, backend, Config::default(), shutdown)
-}
-
-/// Accepts connections on `listener` and answers them on the calling thread until
-/// `shutdown` is asked for; then stops accepting, lets the requests in flight finish
-/// (keep-alive connections are closed after their current response) for at most
-/// [`Config::drain_timeout`], removes a unix socket file, and returns.
-pub fn serve_with(
-    listener: Listener,
-    backend: Arc<dyn Backend>,
-    config: Config,
-    shutdown: Shutdown,
-) -> io::Result<()> {
-    serve_threads(listener, backend, 1, config, shutdown)
-}
-
-/// [`serve_with`] on `threads` threads (the calling one among them).
-fn serve_threads(
-    listener: Listener,
-    backend: Arc<dyn Backend>,
-    threads: usize,
-    config: Config,
-    shutdown: Shutdown,
-) -> io::Result<()> {
-    let watch = config
-        .lookup_deadline
-        .map(|d| deadline::Watch::start(d, deadline::Answer503::new(d)))
-        .transpose()?;
-    let shared = Arc::new(Shared {
-        backend,
-        clients: server::Clients::new(config.max_connections_per_client),
-        config,
-        watch,
-        open: AtomicUsize::new(0),
-        shutdown,
-    });
-    let mut helpers = Vec::new();
-    let mut result = Ok(());
-    for _ in 1..threads.max(1) {
-        let mine = match listener.try_clone() {
-            Ok(l) => l,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let shared = shared.clone();
-        let helper = std::thread::Builder::new()
-            .name("noidr-http".into())
-            .spawn(move || server::serve(&mine, &shared));
-        match helper {
-            Ok(h) => helpers.push(h),
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    if result.is_ok() {
-        result = server::serve(&listener, &shared);
-    }
-    if result.is_err() {
-        // Do not leave the other threads serving.
-        shared.shutdown.shut_down();
-    }
-    for helper in helpers {
-        match helper.join() {
-            Ok(r) => {
-                if result.is_ok() {
-                    result = r;
-                }
-            }
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    }
-    if let Some(watch) = &shared.watch {
-        watch.stop();
-    }
-    listener.remove_socket_file();
-    drop(listener);
-    result
-}
-
-/// Blocking entry point for `noidr --http ADDR`: binds `addr` (see [`noid_listen::parse_addr`]),
-/// logs the bound address at `info`, and serves on `threads` threads (0 = one per
-/// core) until SIGTERM or SIGINT.
-///
-/// Each thread runs an event loop of its own and accepts on its own handle of the
-/// listening socket; a connection stays on the thread that accepted it, so a request
-/// is read, answered and written by one thread, and never wakes another.
-pub fn run(addr: &str, backend: Arc<dyn Backend>, threads: usize) -> io::Result<()> {
-    run_with(
-        addr,
-        backend,
-        threads,
-        Config::default(),
-        Shutdown::on_terminate_signals()?,
-    )
-}
-
-/// Like [`run`], with explicit limits and an explicit [`Shutdown`].
-pub fn run_with(
-    addr: &str,
-    backend: Arc<dyn Backend>,
-    threads: usize,
-    config: Config,
-    shutdown: Shutdown,
-) -> io::Result<()> {
-    let threads = if threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    } else {
-        threads
-    };
-    let listener = Listener::bind(addr)?;
-    log::info!(
-        "noidr: HTTP on {} ({threads} threads)",
-        listener.local_addr()
-    );
-    serve_threads(listener, backend, threads, config, shutdown)
 }

@@ -8,10 +8,10 @@
 //! page answer 304: `auth_request` accepts nothing but 2xx, 401 and 403, and njs reads
 //! `/lookup/`'s body.
 
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
-use crate::respond::Reply;
-use crate::response::{status, Name, Response, Value};
+use crate::decision::Decision;
+use crate::response::{http_date, status, Name, Response, Value};
 use crate::route::Route;
 use crate::{Answer, Backend};
 
@@ -30,23 +30,21 @@ pub(crate) fn of(backend: &dyn Backend, answer: &Answer) -> Option<i64> {
     })
 }
 
-/// Seconds since the epoch as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
-pub(crate) fn http_date(t: i64) -> String {
-    let when = UNIX_EPOCH + Duration::from_secs(t.max(0) as u64);
-    httpdate::fmt_http_date(when)
-}
-
-/// Whether `reply` (a 200 page on a route that serves whole pages) has not changed
+/// Whether `decision` (a 200 page on a route that serves whole pages) has not changed
 /// since the request's `If-Modified-Since` (its value, if sent).
-pub(crate) fn not_modified(route: Route, reply: &Reply, if_modified_since: Option<&str>) -> bool {
+pub(crate) fn not_modified(
+    route: Route,
+    decision: &Decision,
+    if_modified_since: Option<&str>,
+) -> bool {
     if !matches!(route, Route::Direct | Route::Redirect) {
         return false;
     }
-    let Reply::Page {
+    let Decision::Page {
         status: status::OK,
         modified: Some(t),
         ..
-    } = reply
+    } = decision
     else {
         return false;
     };
@@ -58,11 +56,11 @@ pub(crate) fn not_modified(route: Route, reply: &Reply, if_modified_since: Optio
 }
 
 /// The 304 for a page that has not changed.
-pub(crate) fn unchanged(reply: &Reply) -> Response {
+pub(crate) fn unchanged(decision: &Decision) -> Response {
     let mut r = Response::empty(status::NOT_MODIFIED);
-    if let Reply::Page {
+    if let Decision::Page {
         modified: Some(t), ..
-    } = reply
+    } = decision
     {
         r.set(Name::LastModified, Value::Text(http_date(*t)));
     }
@@ -82,7 +80,7 @@ mod tests {
 
     #[test]
     fn conditional_requests() {
-        let page = |status, modified| Reply::Page {
+        let page = |status, modified| Decision::Page {
             status,
             ctype: "text/plain",
             body: String::new(),

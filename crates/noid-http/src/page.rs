@@ -1,6 +1,6 @@
 //! Metadata pages: what `?`, `??`, content negotiation and partial identifiers show in
 //! HTTP mode. ANVL `text/plain` by default, JSON for clients that ask for it, and for
-//! an inflection HTML when the client prefers it (a browser; [`crate::html`]).
+//! an inflection HTML when the client prefers it (a browser; [`crate::metadata_html`]).
 //!
 //! ANVL (`name: value` lines, a record opened by `erc:`; each element written by
 //! `noid_core::anvl`, so a value's newline is `%0a` and its `%` is `%25`, as the egg
@@ -34,30 +34,30 @@ use noid_resolve::{Accept, KERNEL, METADATA_TYPES};
 
 /// Output format of a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum PageFormat {
     /// `text/plain` ANVL.
     Anvl,
     /// `application/json`.
     Json,
     /// `text/html`, for browsers asking for an identifier's metadata (`?`, `??`):
-    /// see [`crate::html`].
+    /// see [`crate::metadata_html`].
     Html,
 }
 
-impl Format {
+impl PageFormat {
     /// JSON when the client prefers `application/json` to `text/plain` and
     /// `text/x-anvl` ([`noid_resolve::Accept`]'s weights and order); ANVL otherwise.
-    pub fn from_accept(accept: Option<&str>) -> Format {
+    pub fn from_accept(accept: Option<&str>) -> PageFormat {
         let preferred = accept.and_then(|a| Accept::parse(a).preferred(&METADATA_TYPES));
         match preferred {
-            Some("application/json") => Format::Json,
-            _ => Format::Anvl,
+            Some("application/json") => PageFormat::Json,
+            _ => PageFormat::Anvl,
         }
     }
 
     /// For an inflection page (`?`, `??`): HTML when the client prefers `text/html`
-    /// to the metadata types, else as [`Format::from_accept`].
-    pub fn for_inflection(accept: Option<&str>) -> Format {
+    /// to the metadata types, else as [`PageFormat::from_accept`].
+    pub fn for_inflection(accept: Option<&str>) -> PageFormat {
         const CHOICES: [&str; 4] = [
             METADATA_TYPES[0],
             METADATA_TYPES[1],
@@ -65,17 +65,17 @@ impl Format {
             "text/html",
         ];
         match accept.and_then(|a| Accept::parse(a).preferred(&CHOICES)) {
-            Some("text/html") => Format::Html,
-            _ => Format::from_accept(accept),
+            Some("text/html") => PageFormat::Html,
+            _ => PageFormat::from_accept(accept),
         }
     }
 
     /// The `Content-Type`.
     pub fn content_type(self) -> &'static str {
         match self {
-            Format::Anvl => "text/plain; charset=utf-8",
-            Format::Json => "application/json",
-            Format::Html => "text/html; charset=utf-8",
+            PageFormat::Anvl => "text/plain; charset=utf-8",
+            PageFormat::Json => "application/json",
+            PageFormat::Html => "text/html; charset=utf-8",
         }
     }
 }
@@ -91,23 +91,23 @@ pub fn is_full(suffix: &str) -> bool {
 /// page. ANVL ends the record with `standing: good` or `standing: not good` and one
 /// `missing: ELEM` or `malformed: ELEM: WHY` line per shortfall, as `noid standing`
 /// words them; JSON adds `"standing":{"good":…,"missing":[…],"malformed":[{"element":…,
-/// "why":…}]}` after `"erc"`. The HTML page shows the same facts (see [`crate::html`]).
+/// "why":…}]}` after `"erc"`. The HTML page shows the same facts (see [`crate::metadata_html`]).
 pub fn identifier(
-    fmt: Format,
+    fmt: PageFormat,
     id: &str,
     inflection: Option<&str>,
     bindings: &[(String, Vec<u8>)],
     full: bool,
 ) -> String {
     let standing = Standing::of(bindings);
-    if fmt == Format::Json {
+    if fmt == PageFormat::Json {
         let shown = shown(bindings, full);
         let mut page = MetadataJson::new("id", id, inflection, &shown);
         page.standing = Some(StandingJson::of(&standing));
         return json_line(&page);
     }
     let mut page = metadata(fmt, "id", id, inflection, bindings, full);
-    if fmt == Format::Anvl {
+    if fmt == PageFormat::Anvl {
         let verdict = if standing.is_good() {
             "good"
         } else {
@@ -126,7 +126,7 @@ pub fn identifier(
 
 /// A metadata page for `id` (or a partial key), with an optional inflection suffix.
 pub fn metadata(
-    fmt: Format,
+    fmt: PageFormat,
     id_label: &str,
     id: &str,
     inflection: Option<&str>,
@@ -135,7 +135,7 @@ pub fn metadata(
 ) -> String {
     let shown = shown(bindings, full);
     match fmt {
-        Format::Anvl => {
+        PageFormat::Anvl => {
             let mut s = String::from("erc:\n");
             if !shown.iter().any(|(n, _)| *n == "where") && id_label != "id" {
                 // partial ids have no `where`; say what was asked for
@@ -146,8 +146,8 @@ pub fn metadata(
             }
             s
         }
-        Format::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
-        Format::Html => crate::html::page(id, &shown, bindings, Default::default()),
+        PageFormat::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
+        PageFormat::Html => crate::metadata_html::page(id, &shown, bindings, Default::default()),
     }
 }
 
@@ -161,10 +161,10 @@ pub(crate) fn shown(bindings: &[(String, Vec<u8>)], full: bool) -> Vec<(&str, St
 }
 
 /// The list of targets for a `300 Multiple Choices`.
-pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
+pub fn multi(fmt: PageFormat, id: &str, targets: &[String]) -> String {
     match fmt {
-        Format::Html => crate::choices::page(id, targets),
-        Format::Anvl => {
+        PageFormat::Html => crate::choices::page(id, targets),
+        PageFormat::Anvl => {
             let mut s = String::from("erc:\n");
             anvl::element_str(&mut s, "where", id);
             for t in targets {
@@ -172,7 +172,7 @@ pub fn multi(fmt: Format, id: &str, targets: &[String]) -> String {
             }
             s
         }
-        Format::Json => {
+        PageFormat::Json => {
             #[derive(serde::Serialize)]
             struct Multi<'a> {
                 id: &'a str,
@@ -297,29 +297,32 @@ mod tests {
 
     #[test]
     fn accept() {
-        assert_eq!(Format::from_accept(None), Format::Anvl);
-        assert_eq!(Format::from_accept(Some("application/json")), Format::Json);
+        assert_eq!(PageFormat::from_accept(None), PageFormat::Anvl);
         assert_eq!(
-            Format::from_accept(Some("text/html, application/json;q=0.9")),
-            Format::Json
+            PageFormat::from_accept(Some("application/json")),
+            PageFormat::Json
         );
         assert_eq!(
-            Format::from_accept(Some("text/plain, application/json")),
-            Format::Anvl
+            PageFormat::from_accept(Some("text/html, application/json;q=0.9")),
+            PageFormat::Json
         );
         assert_eq!(
-            Format::from_accept(Some("application/json;q=0, text/html")),
-            Format::Anvl
+            PageFormat::from_accept(Some("text/plain, application/json")),
+            PageFormat::Anvl
         );
-        assert_eq!(Format::from_accept(Some("*/*")), Format::Anvl);
+        assert_eq!(
+            PageFormat::from_accept(Some("application/json;q=0, text/html")),
+            PageFormat::Anvl
+        );
+        assert_eq!(PageFormat::from_accept(Some("*/*")), PageFormat::Anvl);
         // Weights decide, not the order of the list.
         assert_eq!(
-            Format::from_accept(Some("text/plain;q=0.5, application/json")),
-            Format::Json
+            PageFormat::from_accept(Some("text/plain;q=0.5, application/json")),
+            PageFormat::Json
         );
         assert_eq!(
-            Format::from_accept(Some("application/json;q=0.4, text/x-anvl;q=0.6")),
-            Format::Anvl
+            PageFormat::from_accept(Some("application/json;q=0.4, text/x-anvl;q=0.6")),
+            PageFormat::Anvl
         );
     }
 
@@ -332,15 +335,16 @@ mod tests {
             b("note", "x"),
         ];
         assert_eq!(
-            metadata(Format::Anvl, "id", "ark:/1/x", Some("?"), &bs, false),
+            metadata(PageFormat::Anvl, "id", "ark:/1/x", Some("?"), &bs, false),
             "erc:\nwho: Smith, J.\nwhat: two%0alines\nwhere: ark:/1/x\n"
         );
         assert!(
-            metadata(Format::Anvl, "id", "ark:/1/x", Some("??"), &bs, true).ends_with("note: x\n")
+            metadata(PageFormat::Anvl, "id", "ark:/1/x", Some("??"), &bs, true)
+                .ends_with("note: x\n")
         );
         assert_eq!(
             metadata(
-                Format::Anvl,
+                PageFormat::Anvl,
                 "partial",
                 "ark:/99999",
                 None,
@@ -361,25 +365,25 @@ mod tests {
             b("who", "(:unkn) Anonymous"),
         ];
         assert_eq!(
-            identifier(Format::Anvl, "ark:/1/x", Some("?"), &good, false),
+            identifier(PageFormat::Anvl, "ark:/1/x", Some("?"), &good, false),
             "erc:\nhow: (:mtype text) thesis\nwhat: W\nwhen: 2026\nwho: (:unkn) Anonymous\n\
              standing: good\n"
         );
         let bad = [b("how", "rock"), b("what", ""), b("who", "(:soon)")];
         assert_eq!(
-            identifier(Format::Anvl, "ark:/1/x", Some("??"), &bad, true),
+            identifier(PageFormat::Anvl, "ark:/1/x", Some("??"), &bad, true),
             "erc:\nhow: rock\nwhat: \nwho: (:soon)\nstanding: not good\nmissing: when\n\
              malformed: how: no metatype\n\
              malformed: what: empty value (a reserved code such as (:null) says why)\n\
              malformed: who: unknown reserved code (:soon)\n"
         );
         assert_eq!(
-            identifier(Format::Json, "ark:/1/x", None, &bad[..1], true),
+            identifier(PageFormat::Json, "ark:/1/x", None, &bad[..1], true),
             "{\"id\":\"ark:/1/x\",\"erc\":{\"how\":\"rock\"},\"standing\":{\"good\":false,\
              \"missing\":[\"who\",\"what\",\"when\"],\
              \"malformed\":[{\"element\":\"how\",\"why\":\"no metatype\"}]}}\n"
         );
-        assert!(identifier(Format::Json, "x", None, &good, true)
+        assert!(identifier(PageFormat::Json, "x", None, &good, true)
             .ends_with(",\"standing\":{\"good\":true,\"missing\":[],\"malformed\":[]}}\n"));
     }
 
@@ -388,7 +392,7 @@ mod tests {
         // A partial identifier's label, a name bound twice kept twice and in order.
         assert_eq!(
             metadata(
-                Format::Json,
+                PageFormat::Json,
                 "partial",
                 "ark:/9",
                 None,
@@ -399,15 +403,15 @@ mod tests {
         );
         let bs = [b("who", "A \"q\"\\"), b("what", "t\u{1}"), b("x", "y")];
         assert_eq!(
-            metadata(Format::Json, "id", "ark:/1/x", Some("?"), &bs, false),
+            metadata(PageFormat::Json, "id", "ark:/1/x", Some("?"), &bs, false),
             "{\"id\":\"ark:/1/x\",\"inflection\":\"?\",\"erc\":{\"who\":\"A \\\"q\\\"\\\\\",\"what\":\"t\\u0001\"}}\n"
         );
         assert_eq!(
-            multi(Format::Json, "i", &["a".into(), "b".into()]),
+            multi(PageFormat::Json, "i", &["a".into(), "b".into()]),
             "{\"id\":\"i\",\"targets\":[\"a\",\"b\"]}\n"
         );
         assert_eq!(
-            multi(Format::Anvl, "i", &["a".into()]),
+            multi(PageFormat::Anvl, "i", &["a".into()]),
             "erc:\nwhere: i\ntarget: a\n"
         );
     }

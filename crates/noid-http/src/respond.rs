@@ -3,11 +3,12 @@
 //! well-known behaviour is decided here, once.
 
 use crate::deadline::{self, Outcome, Slot, Watch};
-use crate::page::{self, Format};
+use crate::decision::Decision;
+use crate::page::{self, PageFormat};
 use crate::request::Head;
 use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
-use crate::{front, html, layout, missing, modified, tombstone, wellknown};
+use crate::{front, layout, metadata_html, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
@@ -78,18 +79,18 @@ pub(crate) fn handle(
     };
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
-    let facts = html::Facts {
+    let facts = metadata_html::Facts {
         modified,
         providers: &providers,
     };
-    let mut reply = decide(answer, req.accept, facts);
-    if let Reply::Page { modified: m, .. } = &mut reply {
+    let mut decision = decide(answer, req.accept, facts);
+    if let Decision::Page { modified: m, .. } = &mut decision {
         *m = modified;
     }
-    if modified::not_modified(route, &reply, req.if_modified_since) {
-        return modified::unchanged(&reply);
+    if modified::not_modified(route, &decision, req.if_modified_since) {
+        return modified::unchanged(&decision);
     }
-    render(route, reply, &id, req.accept)
+    render(route, decision, &id, req.accept)
 }
 
 /// The response to a request refused whatever it asks for: a request-target too long,
@@ -163,8 +164,8 @@ fn service(
         Route::WellKnown | Route::Front => match backend.ark_service() {
             Ok(service) => {
                 let fmt = match route {
-                    Route::Front => Format::for_inflection(accept),
-                    _ => Format::from_accept(accept),
+                    Route::Front => PageFormat::for_inflection(accept),
+                    _ => PageFormat::from_accept(accept),
                 };
                 let body = match route {
                     Route::Front => front::page(fmt, &service),
@@ -219,24 +220,6 @@ fn lookup(
     })
 }
 
-/// An answer reduced to what HTTP can say.
-pub(crate) enum Reply {
-    Redirect {
-        code: u16,
-        target: String,
-    },
-    Page {
-        status: u16,
-        ctype: &'static str,
-        body: String,
-        /// The identifier's last write (seconds since the epoch): `Last-Modified`.
-        modified: Option<i64>,
-        /// A `Link` header (a tombstone's successor).
-        link: Option<String>,
-    },
-    NotFound,
-}
-
 /// The providers of an identifier's prefix (its `*/ID` answer), shown on its HTML
 /// metadata or withdrawn page; nothing for any other answer or format, so that no
 /// other request makes a second lookup.
@@ -250,7 +233,7 @@ fn alternates(
         Answer::Inflection { id, .. } | Answer::Tombstone { id, .. } => id,
         _ => return Vec::new(),
     };
-    if Format::for_inflection(req.accept) != Format::Html {
+    if PageFormat::for_inflection(req.accept) != PageFormat::Html {
         return Vec::new();
     }
     let star = format!("*/{id}");
@@ -265,28 +248,28 @@ fn alternates(
     }
 }
 
-/// The reply for an answer; only a page reads `Accept` (for its format). `facts` are
+/// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
-fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply {
-    let page = |status, fmt: Format, body| Reply::Page {
+fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>) -> Decision {
+    let page = |status, fmt: PageFormat, body| Decision::Page {
         status,
         ctype: fmt.content_type(),
         body,
         modified: None,
         link: None,
     };
-    let fmt = || Format::from_accept(accept);
+    let fmt = || PageFormat::from_accept(accept);
     match answer {
-        Answer::Redirect { code, target } => Reply::Redirect { code, target },
-        Answer::NotFound => Reply::NotFound,
+        Answer::Redirect { code, target } => Decision::Redirect { code, target },
+        Answer::NotFound => Decision::NotFound,
         Answer::Inflection {
             id,
             suffix,
             bindings,
         } => {
-            let (fmt, full) = (Format::for_inflection(accept), page::is_full(&suffix));
-            let body = if fmt == Format::Html {
-                html::page(&id, &page::shown(&bindings, full), &bindings, facts)
+            let (fmt, full) = (PageFormat::for_inflection(accept), page::is_full(&suffix));
+            let body = if fmt == PageFormat::Html {
+                metadata_html::page(&id, &page::shown(&bindings, full), &bindings, facts)
             } else {
                 page::identifier(fmt, &id, Some(&suffix), &bindings, full)
             };
@@ -298,18 +281,18 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             bindings,
         } => {
             let fmt = if media_type.eq_ignore_ascii_case("application/json") {
-                Format::Json
+                PageFormat::Json
             } else {
-                Format::Anvl
+                PageFormat::Anvl
             };
-            let ctype = if fmt == Format::Json {
+            let ctype = if fmt == PageFormat::Json {
                 "application/json"
             } else if media_type.eq_ignore_ascii_case("text/x-anvl") {
                 "text/x-anvl; charset=utf-8"
             } else {
                 "text/plain; charset=utf-8"
             };
-            Reply::Page {
+            Decision::Page {
                 status: status::OK,
                 ctype,
                 body: page::identifier(fmt, &id, None, &bindings, true),
@@ -323,8 +306,8 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             successor,
             bindings,
         } => {
-            let fmt = Format::for_inflection(accept);
-            Reply::Page {
+            let fmt = PageFormat::for_inflection(accept);
+            Decision::Page {
                 status: status::GONE,
                 ctype: fmt.content_type(),
                 body: tombstone::page(fmt, &id, &text, successor.as_deref(), &bindings, facts),
@@ -333,7 +316,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             }
         }
         Answer::Multi { id, targets } => {
-            let fmt = Format::for_inflection(accept);
+            let fmt = PageFormat::for_inflection(accept);
             page(
                 status::MULTIPLE_CHOICES,
                 fmt,
@@ -345,8 +328,8 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             records,
             bindings,
         } => {
-            let fmt = Format::for_inflection(accept);
-            let body = crate::record::records(fmt, &key, &records, &bindings);
+            let fmt = PageFormat::for_inflection(accept);
+            let body = crate::registry_page::records(fmt, &key, &records, &bindings);
             page(status::OK, fmt, body)
         }
         Answer::Providers {
@@ -354,11 +337,11 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
             prefix,
             targets,
         } => {
-            let fmt = Format::for_inflection(accept);
-            let body = crate::record::providers(fmt, &id, &prefix, &targets);
+            let fmt = PageFormat::for_inflection(accept);
+            let body = crate::registry_page::providers(fmt, &id, &prefix, &targets);
             page(status::OK, fmt, body)
         }
-        Answer::Partial { bindings, .. } if bindings.is_empty() => Reply::NotFound,
+        Answer::Partial { bindings, .. } if bindings.is_empty() => Decision::NotFound,
         Answer::Partial { key, bindings } => {
             let fmt = fmt();
             let body = page::metadata(fmt, "partial", &key, None, &bindings, true);
@@ -369,11 +352,11 @@ fn decide(answer: Answer, accept: Option<&str>, facts: html::Facts<'_>) -> Reply
 
 /// What an answer becomes on each route; `id` and `accept` (which chooses between the
 /// plain line and the page) are asked for a miss only.
-fn render(route: Route, reply: Reply, id: &str, accept: Option<&str>) -> Response {
-    match reply {
-        Reply::Redirect { code, target } => redirect(route, code, target),
-        Reply::NotFound => not_found(route, id, accept),
-        Reply::Page {
+fn render(route: Route, decision: Decision, id: &str, accept: Option<&str>) -> Response {
+    match decision {
+        Decision::Redirect { code, target } => redirect(route, code, target),
+        Decision::NotFound => not_found(route, id, accept),
+        Decision::Page {
             status: code,
             ctype,
             body,
@@ -395,7 +378,10 @@ fn render(route: Route, reply: Reply, id: &str, accept: Option<&str>) -> Respons
             // the same URL gives JSON or ANVL depending on Accept
             r.set(Name::Vary, Value::Static("Accept"));
             if let Some(t) = modified {
-                r.set(Name::LastModified, Value::Text(modified::http_date(t)));
+                r.set(
+                    Name::LastModified,
+                    Value::Text(crate::response::http_date(t)),
+                );
             }
             if let Some(link) = link {
                 r.set(Name::Link, Value::Text(link));
@@ -413,8 +399,8 @@ fn not_found(route: Route, id: &str, accept: Option<&str>) -> Response {
         Route::Auth => empty(status::FORBIDDEN),
         Route::Lookup => text(status::NOT_FOUND, "unknown identifier\n"),
         _ => {
-            let fmt = Format::for_inflection(accept);
-            let mut r = if fmt == Format::Html {
+            let fmt = PageFormat::for_inflection(accept);
+            let mut r = if fmt == PageFormat::Html {
                 let mut r = text(status::NOT_FOUND, missing::page(id));
                 r.set(Name::ContentType, Value::Static(fmt.content_type()));
                 r

@@ -325,6 +325,12 @@ impl Clock {
     }
 }
 
+/// Seconds since the epoch as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+pub(crate) fn http_date(t: i64) -> String {
+    let when = UNIX_EPOCH + Duration::from_secs(t.max(0) as u64);
+    httpdate::fmt_http_date(when)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,19 +7,20 @@
 //! `{"id":…,"withdrawn":TEXT,"successor":S or null,"erc":{…}}`. HTML: the browser's
 //! metadata page with both after the heading, the successor as a link.
 
-use crate::page::{self, Format};
+use crate::layout::successor_href;
+use crate::page::{self, PageFormat};
 
 /// The page in `fmt`.
 pub fn page(
-    fmt: Format,
+    fmt: PageFormat,
     id: &str,
     text: &str,
     successor: Option<&str>,
     bindings: &[(String, Vec<u8>)],
-    facts: crate::html::Facts<'_>,
+    facts: crate::metadata_html::Facts<'_>,
 ) -> String {
     match fmt {
-        Format::Anvl => {
+        PageFormat::Anvl => {
             let mut s = page::metadata(fmt, "id", id, None, bindings, false);
             noid_core::anvl::element_str(&mut s, "withdrawn", text);
             if let Some(next) = successor {
@@ -27,7 +28,7 @@ pub fn page(
             }
             s
         }
-        Format::Json => {
+        PageFormat::Json => {
             let shown = page::shown(bindings, false);
             let mut json = page::MetadataJson::new("id", id, None, &shown);
             json.withdrawn = Some(page::Withdrawn {
@@ -36,32 +37,11 @@ pub fn page(
             });
             page::json_line(&json)
         }
-        Format::Html => {
+        PageFormat::Html => {
             let shown = page::shown(bindings, false);
-            crate::html::tombstone(id, text, successor, &shown, bindings, facts)
+            crate::metadata_html::tombstone(id, text, successor, &shown, bindings, facts)
         }
     }
-}
-
-/// Where a successor is found: an `http(s)` URL as it is, an identifier (`scheme:…`) at
-/// this resolver (`/ark:/…`); `None` for anything else, and for text that cannot be a
-/// URL reference (spaces, `<`, `>`, `"`).
-pub fn successor_href(successor: &str) -> Option<String> {
-    if successor.is_empty() || successor.contains([' ', '<', '>', '"', '\t']) {
-        return None;
-    }
-    if successor.starts_with("https://") || successor.starts_with("http://") {
-        return Some(successor.to_string());
-    }
-    let scheme = successor.split_once(':')?.0;
-    let is_scheme = scheme
-        .as_bytes()
-        .first()
-        .is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'));
-    is_scheme.then(|| format!("/{}", successor.trim_start_matches('/')))
 }
 
 /// The `Link` header naming the successor, if it has an address.
@@ -86,7 +66,7 @@ mod tests {
         ];
         assert_eq!(
             page(
-                Format::Anvl,
+                PageFormat::Anvl,
                 "ark:/1/x",
                 "gone",
                 Some("ark:/1/y"),
@@ -97,7 +77,7 @@ mod tests {
         );
         assert_eq!(
             page(
-                Format::Json,
+                PageFormat::Json,
                 "ark:/1/x",
                 "",
                 None,
@@ -107,7 +87,7 @@ mod tests {
             "{\"id\":\"ark:/1/x\",\"withdrawn\":\"\",\"successor\":null,\"erc\":{\"who\":\"A\"}}\n"
         );
         let html = page(
-            Format::Html,
+            PageFormat::Html,
             "ark:/1/x",
             "a <b>",
             Some("ark:/1/y"),

@@ -19,15 +19,15 @@
 
 use noid_resolve::wellknown::{ArkService, ROOT};
 
-use crate::page::{self, Format};
+use crate::page::{self, PageFormat};
 
 /// The path served.
 pub const PATH: &str = "/.well-known/ark";
 
 /// The page in `fmt` (HTML clients get ANVL).
-pub fn page(fmt: Format, service: &ArkService) -> String {
+pub fn page(fmt: PageFormat, service: &ArkService) -> String {
     match fmt {
-        Format::Json => {
+        PageFormat::Json => {
             #[derive(serde::Serialize)]
             struct WellKnown<'a> {
                 resolver: &'a str,
@@ -40,7 +40,7 @@ pub fn page(fmt: Format, service: &ArkService) -> String {
                 global_resolver: service.global_resolver.as_deref(),
             })
         }
-        Format::Anvl | Format::Html => {
+        PageFormat::Anvl | PageFormat::Html => {
             let mut s = String::from("erc:\n");
             noid_core::anvl::element_str(&mut s, "resolver", ROOT);
             for n in &service.naans {
@@ -65,19 +65,19 @@ mod tests {
             global_resolver: Some("https://n2t.net/".into()),
         };
         assert_eq!(
-            page(Format::Anvl, &s),
+            page(PageFormat::Anvl, &s),
             "erc:\nresolver: /\nnaan: 12345\nnaan: 13030\nglobal-resolver: https://n2t.net/\n"
         );
         assert_eq!(
-            page(Format::Json, &s),
+            page(PageFormat::Json, &s),
             "{\"resolver\":\"/\",\"naans\":[\"12345\",\"13030\"],\"global_resolver\":\"https://n2t.net/\"}\n"
         );
         assert_eq!(
-            page(Format::Json, &ArkService::default()),
+            page(PageFormat::Json, &ArkService::default()),
             "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
         );
         assert_eq!(
-            page(Format::Anvl, &ArkService::default()),
+            page(PageFormat::Anvl, &ArkService::default()),
             "erc:\nresolver: /\n"
         );
     }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use noid_core::keys;
 use noid_core::MemLookup;
-use noid_migrate::dump::{write_all, Format};
+use noid_migrate::dump::{write_all, DumpFormat};
 use noid_minter::create::{dbcreate, CreateArgs};
 use noid_minter::Minter;
 use noid_template::generator::{assemble, CompiledMask, GeneratorState};
@@ -328,7 +328,7 @@ impl Perl {
 
     fn dump(&self) -> Vec<u8> {
         write_all(
-            Format::DbDump,
+            DumpFormat::DbDump,
             self.db.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
         )
     }

@@ -18,7 +18,7 @@
 
 pub mod check;
 pub mod dump;
-pub mod escape;
+mod escape;
 pub mod validate;
 
-pub use dump::{DumpError, Format, Reader, Record, Writer};
+pub use dump::{DumpError, DumpFormat, DumpRecord, Reader, Writer};

@@ -7,9 +7,9 @@ use crate::error::{MinterError, Refusal};
 use crate::txn::Txn;
 use noid_core::keys;
 
-/// The admin key set once a minter has issued its first peppered identifier. Until
-/// then no identifier can be peppered, and changes skip the pepper look-up.
-pub const PEPPERED: &str = "peppered";
+/// The admin key set once a minter has issued its first peppered identifier; kept with
+/// the rest of the minter's state, which reads it.
+pub use crate::state::PEPPERED;
 
 /// The base identifier that a change may act on: `given` itself when it is not
 /// peppered, or the part before `!` when the pepper after it is the stored one.

@@ -135,6 +135,11 @@ struct Persisted {
     gseqnum_date: u64,
 }
 
+/// The admin key set once a minter has issued its first peppered identifier
+/// (`crate::pepper`). Until then no identifier can be peppered, and changes skip the
+/// pepper look-up.
+pub const PEPPERED: &str = "peppered";
+
 fn truthy(s: &str) -> bool {
     !(s.is_empty() || s == "0")
 }
@@ -257,7 +262,7 @@ impl Minter {
             longterm: truthy(&s("longterm")?),
             wrap: truthy(&s("wrap")?),
             genonly: truthy(&s("genonly")?),
-            peppered: truthy(&s(crate::pepper::PEPPERED)?),
+            peppered: truthy(&s(PEPPERED)?),
             fresh: truthy(&s(FRESH)?),
             gen_type: GenType::from_stored(&s("generator_type")?),
             padwidth: num(&s("padwidth")?),

@@ -13,19 +13,19 @@ use noid_core::lookup::{Lookup, LookupError};
 
 /// Which read command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
+pub enum ReadVerb {
     /// `fetch`: a header (`id:`, `Circ:`), then `ELEM: VALUE` lines and notes.
     Fetch,
     /// `get`: bare values, an empty line for an element that is not bound.
     Get,
 }
 
-impl Verb {
+impl ReadVerb {
     /// The command's name.
     pub fn name(self) -> &'static str {
         match self {
-            Verb::Fetch => "fetch",
-            Verb::Get => "get",
+            ReadVerb::Fetch => "fetch",
+            ReadVerb::Get => "get",
         }
     }
 
@@ -58,7 +58,7 @@ pub struct Fetched {
 /// its line end. The identifier may be given in its peppered form `ID!PEPPER`.
 pub fn fetch<L, S>(
     l: &L,
-    verb: Verb,
+    verb: ReadVerb,
     given: &str,
     elems: &[S],
     limit: usize,
@@ -69,7 +69,7 @@ where
     S: AsRef<str>,
 {
     let id = read_id(l, given)?;
-    let labelled = verb == Verb::Fetch;
+    let labelled = verb == ReadVerb::Fetch;
     if elems.is_empty() {
         let bound = bindings(l, id, limit)?;
         let stream = if bound.is_empty() {
@@ -162,7 +162,7 @@ mod tests {
 
     /// The lines as the CLI prints them: `>` for standard output, `!` for error.
     #[track_caller]
-    fn check(l: &MemLookup, verb: Verb, id: &str, elems: &[&str], expect: &str) {
+    fn check(l: &MemLookup, verb: ReadVerb, id: &str, elems: &[&str], expect: &str) {
         let mut got = String::new();
         let found = fetch(l, verb, id, elems, usize::MAX, |stream, pieces| {
             got.push(if stream == Stream::Out { '>' } else { '!' });
@@ -191,7 +191,7 @@ mod tests {
         let l = store();
         check(
             &l,
-            Verb::Fetch,
+            ReadVerb::Fetch,
             "x",
             &["who", "nope"],
             ">id:    x hold\n>Circ:  i|20261122011757|root/root|1\n>who: W\n\
@@ -199,7 +199,7 @@ mod tests {
         );
         check(
             &l,
-            Verb::Fetch,
+            ReadVerb::Fetch,
             "ft1",
             &["redirect"],
             ">id:    ft1\n>Circ:  uncirculated\n>redirect: g7h1\n\
@@ -207,7 +207,7 @@ mod tests {
         );
         check(
             &l,
-            Verb::Fetch,
+            ReadVerb::Fetch,
             "y",
             &[],
             "!id:    y\n!Circ:  uncirculated\n!note: no elements bound under y.\n\
@@ -220,14 +220,14 @@ mod tests {
         let l = store();
         check(
             &l,
-            Verb::Get,
+            ReadVerb::Get,
             "x",
             &["nope", "who"],
             ">\n>W\nFetched { any: true, complete: false }",
         );
         check(
             &l,
-            Verb::Get,
+            ReadVerb::Get,
             "x",
             &[],
             ">W\nFetched { any: true, complete: true }",
@@ -241,14 +241,14 @@ mod tests {
         let l = store();
         check(
             &l,
-            Verb::Get,
+            ReadVerb::Get,
             "x!pep",
             &["who"],
             ">W\nFetched { any: true, complete: true }",
         );
         check(
             &l,
-            Verb::Get,
+            ReadVerb::Get,
             "x!nope",
             &["who"],
             ">\nFetched { any: false, complete: false }",

@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use crate::fetch::{self, Stream, Verb};
+use crate::fetch::{self, ReadVerb, Stream};
 use crate::outcome::Outcome;
 use noid_core::lookup::{Lookup, LookupError};
 use noid_core::verbs::{self, Name};
@@ -55,7 +55,7 @@ pub enum Command {
     /// `get ID [ELEM…]` or `fetch ID [ELEM…]`.
     Read {
         /// Which of the two.
-        verb: Verb,
+        verb: ReadVerb,
         /// The identifier, plain or peppered (`ID!PEPPER`).
         id: String,
         /// The elements asked for; none asks for every binding.
@@ -86,8 +86,8 @@ impl Command {
         };
         let read = match verbs::find(verb) {
             Some(v) => match v.name {
-                Name::Get => Verb::Get,
-                Name::Fetch => Verb::Fetch,
+                Name::Get => ReadVerb::Get,
+                Name::Fetch => ReadVerb::Fetch,
                 Name::Hello => return Ok(Command::Hello),
                 Name::Help => return Ok(Command::Help),
                 _ if v.writes => return Ok(Command::Write(v.word)),
@@ -152,7 +152,7 @@ pub enum LineError {
     /// The line does not split into shell words (an unbalanced quote).
     Split(shell_words::ParseError),
     /// `get` or `fetch` without an identifier.
-    MissingId(Verb),
+    MissingId(ReadVerb),
     /// A command that changes the minter.
     ReadOnly(&'static str),
     /// A command noidr does not offer.
@@ -247,7 +247,7 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 /// resolution finds it.
 fn read<L: Lookup + ?Sized>(
     l: &L,
-    verb: Verb,
+    verb: ReadVerb,
     id: &str,
     elems: &[String],
     out: &mut Vec<u8>,
@@ -279,7 +279,7 @@ fn read<L: Lookup + ?Sized>(
 /// [`read`] for one spelling of the id; false when nothing asked for was found.
 fn read_id<L: Lookup + ?Sized>(
     l: &L,
-    verb: Verb,
+    verb: ReadVerb,
     id: &str,
     elems: &[String],
     out: &mut Vec<u8>,
@@ -298,7 +298,7 @@ fn read_id<L: Lookup + ?Sized>(
             push_field(piece, out);
         }
     })?;
-    if !found.any && (verb == Verb::Get || elems.is_empty()) {
+    if !found.any && (verb == ReadVerb::Get || elems.is_empty()) {
         out.truncate(start);
         out.extend_from_slice(b"NULL");
     }
@@ -405,8 +405,11 @@ mod tests {
             elems: elems.iter().map(|e| e.to_string()).collect(),
         };
         for (line, command) in [
-            (&b"get x a 'b c'"[..], read(Verb::Get, "x", &["a", "b c"])),
-            (b"fetch x!pep", read(Verb::Fetch, "x!pep", &[])),
+            (
+                &b"get x a 'b c'"[..],
+                read(ReadVerb::Get, "x", &["a", "b c"]),
+            ),
+            (b"fetch x!pep", read(ReadVerb::Fetch, "x!pep", &[])),
             (b" \t", Command::Blank),
             (b"hello", Command::Hello),
             (b"help me", Command::Help),
@@ -422,7 +425,7 @@ mod tests {
         }
         assert_eq!(
             Command::parse(b"fetch"),
-            Err(LineError::MissingId(Verb::Fetch))
+            Err(LineError::MissingId(ReadVerb::Fetch))
         );
         assert_eq!(Command::parse(b"get \xff"), Err(LineError::NotUtf8));
         assert!(matches!(

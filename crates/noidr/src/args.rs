@@ -4,15 +4,17 @@
 //! directory as cwd, so every setting comes from argv (or the rules file it names), and
 //! the Dbdir can come from the executable's name (`noidr_fk9` → `fk9`) as in the manual.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::{Parser, ValueEnum, ValueHint};
 use noid_resolve::egg::Miss;
 use noid_resolve::{Registry, Rules};
 use noid_store::Layout;
+
+use crate::current::{read_registry, read_rules};
 
 /// the noid identifier resolver, for Apache's RewriteMap prg: and for HTTP
 ///
@@ -411,28 +413,10 @@ fn log_level(args: &Args) -> log::LevelFilter {
     }
 }
 
-/// The rules table of `path`, or the built-in one; errors name the file (and the line).
-pub fn read_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
-    let Some(path) = path else {
-        return Ok(Rules::builtin());
-    };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read rules file {}", path.display()))?;
-    Rules::parse(&text).with_context(|| format!("bad rules file {}", path.display()))
-}
-
-/// The prefix registry of `path`, or none; errors name the file (and the line).
-pub fn read_registry(path: Option<&Path>) -> anyhow::Result<Registry> {
-    let Some(path) = path else {
-        return Ok(Registry::empty());
-    };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read registry file {}", path.display()))?;
-    Registry::parse(&text).with_context(|| format!("bad registry file {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use clap::CommandFactory;
 
     use super::*;

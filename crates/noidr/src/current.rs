@@ -3,14 +3,13 @@
 //! requests take the resolver current when they start. A file that no longer reads is
 //! logged and the resolver in force kept.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use anyhow::Context;
 use arc_swap::{ArcSwap, Guard};
-use noid_resolve::Resolver;
-
-use crate::args;
+use noid_resolve::{Registry, Resolver, Rules};
 
 /// The current resolver and the files it was made from.
 pub struct Current {
@@ -51,8 +50,8 @@ impl Current {
 
     /// Re-read both files and put the new resolver in force; on error, keep the old.
     pub fn reload(&self) -> anyhow::Result<()> {
-        let rules = args::read_rules(self.rules_file.as_deref())?;
-        let registry = args::read_registry(self.registry_file.as_deref())?;
+        let rules = read_rules(self.rules_file.as_deref())?;
+        let registry = read_registry(self.registry_file.as_deref())?;
         let records = registry.records().len();
         self.resolver
             .store(Arc::new(Resolver::with_registry(rules, Arc::new(registry))));
@@ -60,4 +59,24 @@ impl Current {
         log::info!("rules and registry re-read ({records} registry records)");
         Ok(())
     }
+}
+
+/// The rules table of `path`, or the built-in one; errors name the file (and the line).
+pub fn read_rules(path: Option<&Path>) -> anyhow::Result<Rules> {
+    let Some(path) = path else {
+        return Ok(Rules::builtin());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read rules file {}", path.display()))?;
+    Rules::parse(&text).with_context(|| format!("bad rules file {}", path.display()))
+}
+
+/// The prefix registry of `path`, or none; errors name the file (and the line).
+pub fn read_registry(path: Option<&Path>) -> anyhow::Result<Registry> {
+    let Some(path) = path else {
+        return Ok(Registry::empty());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read registry file {}", path.display()))?;
+    Registry::parse(&text).with_context(|| format!("bad registry file {}", path.display()))
 }

@@ -8,9 +8,9 @@ use noid_migrate::check::{analyze, Analysis, Census, CheckError, Options};
 use noid_store::{Layout, Op, StoreError};
 
 use crate::complaint::{no_database, store_error, Complaint};
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
-use crate::session::Session;
 
 /// `check [--repair] [N]`.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ impl Check {
     }
 
     /// Run it.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         if !Layout::new(&session.dbdir).has_minter() {
             return no_database(session, out);
         }
@@ -57,7 +57,7 @@ impl Check {
     }
 
     /// `check`: the report, from a snapshot.
-    fn report(&self, session: &Session, out: &mut Out) {
+    fn report(&self, session: &Invocation, out: &mut Out) {
         let snap = match crate::store::open_reader(session) {
             Ok(s) => s,
             Err(e) => return store_error(session, e, out),
@@ -82,7 +82,7 @@ impl Check {
 
     /// `check --repair`: the report, the repairs as one batch under the writers' lock,
     /// and a second look at the result.
-    fn repair(&self, session: &Session, out: &mut Out) {
+    fn repair(&self, session: &Invocation, out: &mut Out) {
         let writer = match crate::store::open_writer(session) {
             Ok(w) => w,
             Err(e) => return store_error(session, e, out),
@@ -146,7 +146,7 @@ impl fmt::Display for SurveyError {
 /// Count every record, then analyse, showing the progress on a terminal (cleared
 /// before anything is printed).
 fn survey<L: noid_core::Lookup + ?Sized>(
-    session: &Session,
+    session: &Invocation,
     l: &L,
     scan: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), StoreError>,
     opts: Options,

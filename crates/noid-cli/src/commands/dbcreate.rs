@@ -11,8 +11,8 @@ use noid_store::StoreError;
 use noid_template::growth::AtLast;
 use rand::Rng;
 
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
 
 /// `dbcreate`, with the arguments Perl takes in order.
 #[derive(Debug)]
@@ -40,7 +40,7 @@ impl DbCreate {
     }
 
     /// Run it.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         create(session, &self.opts, &self.args, out)
     }
 }
@@ -59,7 +59,7 @@ struct Options {
 /// Create the minter and print its report, or print why not (nothing is created
 /// when the arguments are bad).
 fn create(
-    session: &Session,
+    session: &Invocation,
     opts: &Result<Options, String>,
     args: &[Option<String>; 5],
     out: &mut Out,
@@ -76,7 +76,7 @@ fn create(
 /// The new minter's report, or the message (with its blank line) saying why none was
 /// made.
 fn created(
-    session: &Session,
+    session: &Invocation,
     opts: &Result<Options, String>,
     args: &[Option<String>; 5],
 ) -> Result<String, String> {
@@ -124,7 +124,7 @@ fn created(
 /// The options checked: what happens at the namespace's end, and where the minter is
 /// held (PostgreSQL, or None for the embedded store).
 fn checked(
-    session: &Session,
+    session: &Invocation,
     opts: &Result<Options, String>,
 ) -> Result<(Option<AtLast>, Option<Location>), String> {
     let o = opts.as_ref().map_err(String::clone)?;
@@ -143,7 +143,7 @@ fn checked(
 }
 
 /// The Dbdir as an absolute path, as Perl Noid recorded it (`$PWD/DIR`).
-fn absolute(session: &Session) -> String {
+fn absolute(session: &Invocation) -> String {
     if session.dbdir.is_absolute() {
         return session.dbdir.display().to_string();
     }
@@ -211,7 +211,7 @@ fn options(args: &[String]) -> Result<(Options, &[String]), String> {
     Ok((opts, rest))
 }
 
-fn already_exists(session: &Session) -> String {
+fn already_exists(session: &Invocation) -> String {
     let where_ = if session.dbdir_display == "." {
         "the current directory".to_string()
     } else {

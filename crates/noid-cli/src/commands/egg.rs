@@ -5,7 +5,7 @@
 
 use std::io::BufReader;
 
-use noid_egg::{Agent, Session as EggSession};
+use noid_egg::{Agent, Session};
 
 use super::{Failed, Writing};
 use crate::output::Out;
@@ -29,7 +29,7 @@ impl Egg {
     /// web mode).
     pub fn run(&self, w: &mut Writing<'_, '_>, out: &mut Out) -> Result<(), Failed> {
         let files = |p: &str| std::fs::read(p);
-        let mut session = EggSession::new(self.web);
+        let mut session = Session::new(self.web);
         if !self.web {
             session.files = Some(&files);
         }

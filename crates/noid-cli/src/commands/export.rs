@@ -1,26 +1,26 @@
 //! `export [noid|dbdump]`: every key of the minter, streamed to standard output in
 //! noid's own lossless format or as BerkeleyDB `db_dump -p` text.
 
-use noid_migrate::dump::{Format, Writer as DumpWriter};
+use noid_migrate::dump::{DumpFormat, Writer as DumpWriter};
 use noid_store::Layout;
 
 use crate::complaint::{no_database, store_error, Complaint};
+use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::progress;
-use crate::session::Session;
 
 /// `export [noid|dbdump]`.
 #[derive(Debug)]
 pub struct Export {
-    format: Format,
+    format: DumpFormat,
 }
 
 impl Export {
     /// Parse the arguments after `export`: the format, `noid` when none is given.
     pub fn parse(args: Vec<String>) -> Result<Export, Complaint> {
         let format = match args.first().map(String::as_str) {
-            None | Some("noid") => Format::Export,
-            Some("dbdump") => Format::DbDump,
+            None | Some("noid") => DumpFormat::Export,
+            Some("dbdump") => DumpFormat::DbDump,
             Some(other) => {
                 return Err(Complaint::new(format!(
                     "error: export format must be \"noid\" or \"dbdump\" (got \"{other}\")"
@@ -36,13 +36,13 @@ impl Export {
     }
 
     /// Run it: stream every key to standard output.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         stream(session, self.format, out)
     }
 }
 
 /// Write every key of the session's minter to standard output in `format`.
-fn stream(session: &Session, format: Format, out: &mut Out) {
+fn stream(session: &Invocation, format: DumpFormat, out: &mut Out) {
     if !Layout::new(&session.dbdir).has_minter() {
         no_database(session, out);
         return;

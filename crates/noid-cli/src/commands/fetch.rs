@@ -3,7 +3,7 @@
 
 use noid_core::Lookup;
 use noid_minter::MinterError;
-use noid_resolve::fetch::{Stream, Verb};
+use noid_resolve::fetch::{ReadVerb, Stream};
 
 use crate::output::Out;
 
@@ -30,9 +30,9 @@ impl Fetch {
     /// Run it against `l`.
     pub fn run(&self, l: &dyn Lookup, out: &mut Out) -> Result<(), MinterError> {
         let verb = if self.labelled {
-            Verb::Fetch
+            ReadVerb::Fetch
         } else {
-            Verb::Get
+            ReadVerb::Get
         };
         let Some(given) = self.id.as_deref() else {
             out.err(format!("error: {}\n", verb.missing_id()));

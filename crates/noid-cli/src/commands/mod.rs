@@ -25,19 +25,19 @@ pub mod queue;
 pub mod standing;
 pub mod validate;
 
-use std::io;
-
 use noid_core::Lookup;
-use noid_minter::{Minter, MinterError, Txn};
-use noid_store::Store;
+use noid_minter::MinterError;
 
 use crate::complaint::Complaint;
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
+
+mod writing;
+pub use writing::{Failed, Writing};
 
 /// A verb with its arguments, by how it touches the minter.
 #[derive(Debug)]
-pub enum Verb {
+pub enum Action {
     /// Needs no minter.
     Plain(Plain),
     /// Creates a minter.
@@ -50,10 +50,10 @@ pub enum Verb {
     Port(Port),
 }
 
-impl Verb {
+impl Action {
     /// Whether Perl's "no database" complaint comes before anything the verb says.
     pub fn needs_minter(&self) -> bool {
-        matches!(self, Verb::Read(_) | Verb::Write(_))
+        matches!(self, Action::Read(_) | Action::Write(_))
     }
 }
 
@@ -168,7 +168,7 @@ pub enum Port {
 
 impl Port {
     /// Run it.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         match self {
             Port::Import(i) => i.run(session, out),
             Port::Export(e) => e.run(session, out),
@@ -176,38 +176,5 @@ impl Port {
             Port::Standing(j) => j.run_all(session, out),
             Port::Refused(c) => c.render(out),
         }
-    }
-}
-
-/// What a write verb works with: the open write batch and its surroundings.
-pub struct Writing<'a, 'w> {
-    /// Where and as whom.
-    pub session: &'a Session,
-    /// The batch's transaction.
-    pub txn: &'a mut Txn<'w, dyn Store>,
-    /// The minter's state, kept across the batch.
-    pub minter: &'a mut Minter,
-    /// Standard input for `bind … :`/`:-`; None in bulk mode, where it carries the
-    /// commands.
-    pub stdin: Option<&'a mut dyn io::Read>,
-    /// In bulk mode, the command stream after the current command (egg's indirect
-    /// tokens read their values from it).
-    pub commands: Option<&'a mut dyn io::BufRead>,
-    /// How `mint` commits and prints its batches.
-    pub batches: &'a mut dyn mint::Batches,
-}
-
-/// Why a write verb stopped; the runner undoes its writes.
-#[derive(Debug)]
-pub enum Failed {
-    /// The verb has said why in its output.
-    Reported,
-    /// The minter or its store failed; the runner says so.
-    Minter(MinterError),
-}
-
-impl From<MinterError> for Failed {
-    fn from(e: MinterError) -> Failed {
-        Failed::Minter(e)
     }
 }

@@ -11,8 +11,8 @@ use noid_resolve::kernel::{self, Census, Standing};
 use noid_resolve::read_id;
 
 use crate::complaint::store_error;
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
 
 /// `standing ID…` (ids given) or `standing` (every identifier).
 #[derive(Debug)]
@@ -42,7 +42,7 @@ impl Judge {
     }
 
     /// `standing`: every identifier with a binding, from a snapshot, and a count.
-    pub fn run_all(&self, session: &Session, out: &mut Out) {
+    pub fn run_all(&self, session: &Invocation, out: &mut Out) {
         let snap = match crate::store::open_reader(session) {
             Ok(s) => s,
             Err(e) => return store_error(session, e, out),

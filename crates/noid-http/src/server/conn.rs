@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 use mio::{Interest, Registry, Token};
 
 use super::answer::{answer, head_limit};
+use super::shared::Shared;
 use super::stream::Stream;
 use crate::deadline::Slot;
 use crate::response::Clock;
-use crate::Shared;
 
 /// A connection whose unsent output reaches this is no longer read from.
 pub(crate) const OUTPUT_HIGH: usize = 64 * 1024;

@@ -10,9 +10,11 @@
 mod answer;
 mod clients;
 mod conn;
+mod shared;
 mod stream;
 
 pub(crate) use clients::Clients;
+pub(crate) use shared::Shared;
 
 use std::io;
 use std::sync::atomic::Ordering;
@@ -26,7 +28,6 @@ use crate::deadline::Slot;
 use crate::response::Clock;
 use noid_listen::Listener;
 
-use crate::Shared;
 use conn::{drive, Conn, Context, Next};
 use stream::{Acceptor, Stream};
 

@@ -2,7 +2,7 @@
 
 use noid_template::generator::{init_counters, GeneratorState};
 
-use super::analysis::{Finding, Problem};
+use super::findings::{Finding, Problem};
 use super::repair::{set, Plan, Repair};
 
 /// Check the random generator's counters and lists, planning the repairs in `plan`.

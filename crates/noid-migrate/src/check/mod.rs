@@ -13,13 +13,14 @@
 //! writes into one batch for the caller to commit atomically under the writers'
 //! lock). The [`report`] module renders all of it as text.
 
-pub mod analysis;
-pub mod candidate;
-pub mod census;
-pub mod counters;
-pub mod repair;
-pub mod report;
-pub mod spellings;
+mod analysis;
+mod candidate;
+mod census;
+mod counters;
+mod findings;
+mod repair;
+mod report;
+mod spellings;
 
 #[cfg(test)]
 mod tests;
@@ -29,9 +30,10 @@ use std::fmt;
 use noid_core::LookupError;
 use noid_minter::MinterError;
 
-pub use analysis::{analyze, Analysis, Finding, Options, Problem, Summary, Upcoming};
+pub use analysis::analyze;
 pub use candidate::{classify, Use};
 pub use census::{Census, Respelled};
+pub use findings::{Analysis, Finding, Options, Problem, Summary, Upcoming};
 pub use repair::Repair;
 
 /// A failure to read the store (not a finding about it).

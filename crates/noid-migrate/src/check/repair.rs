@@ -9,8 +9,8 @@ use noid_core::{Lookup, Writes};
 use noid_minter::Minter;
 use noid_template::generator::GeneratorState;
 
-use super::analysis::{Analysis, Options};
 use super::candidate::classify;
+use super::findings::{Analysis, Options};
 use super::CheckError;
 
 /// What `--repair` does about a problem.

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::analysis::{Analysis, Finding, Summary, Upcoming};
 use super::candidate::Use;
+use super::findings::{Analysis, Finding, Summary, Upcoming};
 use super::repair::Repair;
 
 impl Analysis {

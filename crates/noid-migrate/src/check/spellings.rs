@@ -21,8 +21,8 @@ use noid_core::keys;
 use noid_core::Lookup;
 use noid_egg::elements::{element_of, CREATED};
 
-use super::analysis::{Finding, Problem};
 use super::census::Census;
+use super::findings::{Finding, Problem};
 use super::repair::{Plan, Repair};
 use super::CheckError;
 

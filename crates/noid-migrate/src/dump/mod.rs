@@ -1,6 +1,6 @@
 //! Whole-minter text streams: BerkeleyDB's `db_dump` text and noid's export format.
 //!
-//! [`Reader`] yields one [`Record`] at a time, so a minter of millions of keys is never
+//! [`Reader`] yields one [`DumpRecord`] at a time, so a minter of millions of keys is never
 //! held in memory; every error names the line it was found on. [`Writer`] produces
 //! either form from records given in key order.
 
@@ -11,10 +11,9 @@ mod write;
 mod tests;
 
 use std::fmt;
-use std::io::BufRead;
 
-pub use read::Reader;
-pub use write::Writer;
+pub use read::{read_all, Reader};
+pub use write::{write_all, Writer};
 
 /// The first line of noid's export format.
 pub const EXPORT_HEADER: &str = "# noid export v1";
@@ -24,26 +23,26 @@ const EXPORT_FAMILY: &str = "# noid export v";
 
 /// The two text forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum DumpFormat {
     /// BerkeleyDB `db_dump` text (`-p` printable, or the default hex "bytevalue").
     DbDump,
     /// noid's own line format, `# noid export v1`.
     Export,
 }
 
-impl Format {
+impl DumpFormat {
     /// The name used on the command line (`noid export noid|dbdump`).
     pub fn name(self) -> &'static str {
         match self {
-            Format::DbDump => "dbdump",
-            Format::Export => "noid",
+            DumpFormat::DbDump => "dbdump",
+            DumpFormat::Export => "noid",
         }
     }
 }
 
 /// One key/value pair and the line its key was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+pub struct DumpRecord {
     /// The key, raw bytes.
     pub key: Vec<u8>,
     /// The value, raw bytes.
@@ -96,8 +95,8 @@ impl From<std::io::Error> for DumpError {
 /// What the first bytes of a file look like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sniff {
-    /// Text in one of the two [`Format`]s.
-    Text(Format),
+    /// Text in one of the two [`DumpFormat`]s.
+    Text(DumpFormat),
     /// A BerkeleyDB database file (btree or hash magic number), to be read with `db_dump`.
     BerkeleyDb,
     /// Something else.
@@ -107,10 +106,10 @@ pub enum Sniff {
 /// Recognise a file from its first bytes (at least 16 are needed for BerkeleyDB).
 pub fn sniff(head: &[u8]) -> Sniff {
     if head.starts_with(b"VERSION=") {
-        return Sniff::Text(Format::DbDump);
+        return Sniff::Text(DumpFormat::DbDump);
     }
     if head.starts_with(EXPORT_FAMILY.as_bytes()) {
-        return Sniff::Text(Format::Export);
+        return Sniff::Text(DumpFormat::Export);
     }
     if let Some(m) = head.get(12..16) {
         let m: [u8; 4] = m.try_into().expect("four bytes");
@@ -122,26 +121,4 @@ pub fn sniff(head: &[u8]) -> Sniff {
         }
     }
     Sniff::Unknown
-}
-
-/// Read every record of `input` (for tests and small inputs).
-pub fn read_all(input: impl BufRead) -> Result<(Format, Vec<Record>), DumpError> {
-    let mut r = Reader::new(input)?;
-    let mut v = Vec::new();
-    while let Some(rec) = r.next_record()? {
-        v.push(rec);
-    }
-    Ok((r.format(), v))
-}
-
-/// Write `records` (key, value) as a complete dump into a byte vector.
-pub fn write_all<'a>(
-    format: Format,
-    records: impl IntoIterator<Item = (&'a [u8], &'a [u8])>,
-) -> Vec<u8> {
-    let mut w = Writer::new(Vec::new(), format).expect("writing to memory");
-    for (k, v) in records {
-        w.record(k, v).expect("writing to memory");
-    }
-    w.finish().expect("writing to memory").0
 }

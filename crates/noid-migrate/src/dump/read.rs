@@ -2,7 +2,7 @@
 
 use std::io::BufRead;
 
-use super::{DumpError, Format, Record, EXPORT_FAMILY, EXPORT_HEADER};
+use super::{DumpError, DumpFormat, DumpRecord, EXPORT_FAMILY, EXPORT_HEADER};
 use crate::escape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,7 +14,7 @@ enum Encoding {
 /// Reads records from either text form, recognised by the first line.
 pub struct Reader<R> {
     input: R,
-    format: Format,
+    format: DumpFormat,
     encoding: Encoding,
     /// Lines read so far (the number of the last line read).
     line: u64,
@@ -29,7 +29,7 @@ impl<R: BufRead> Reader<R> {
     pub fn new(input: R) -> Result<Reader<R>, DumpError> {
         let mut r = Reader {
             input,
-            format: Format::DbDump,
+            format: DumpFormat::DbDump,
             encoding: Encoding::Print,
             line: 0,
             bytes: 0,
@@ -45,10 +45,10 @@ impl<R: BufRead> Reader<R> {
         }
         let first = r.buf.clone();
         if first.starts_with(b"VERSION=") {
-            r.format = Format::DbDump;
+            r.format = DumpFormat::DbDump;
             r.dbdump_header(&first)?;
         } else if first.starts_with(EXPORT_FAMILY.as_bytes()) {
-            r.format = Format::Export;
+            r.format = DumpFormat::Export;
             if first != EXPORT_HEADER.as_bytes() {
                 return Err(DumpError::at(
                     1,
@@ -71,7 +71,7 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Which form the input is in.
-    pub fn format(&self) -> Format {
+    pub fn format(&self) -> DumpFormat {
         self.format
     }
 
@@ -176,13 +176,13 @@ impl<R: BufRead> Reader<R> {
 
     /// The next record, or `None` after the last one (the end marker was seen and
     /// nothing follows it).
-    pub fn next_record(&mut self) -> Result<Option<Record>, DumpError> {
+    pub fn next_record(&mut self) -> Result<Option<DumpRecord>, DumpError> {
         if self.done {
             return Ok(None);
         }
         let rec = match self.format {
-            Format::DbDump => self.next_dbdump()?,
-            Format::Export => self.next_export()?,
+            DumpFormat::DbDump => self.next_dbdump()?,
+            DumpFormat::Export => self.next_export()?,
         };
         if rec.is_some() {
             self.records += 1;
@@ -199,7 +199,7 @@ impl<R: BufRead> Reader<R> {
         .map_err(|m| DumpError::at(self.line, m))
     }
 
-    fn next_dbdump(&mut self) -> Result<Option<Record>, DumpError> {
+    fn next_dbdump(&mut self) -> Result<Option<DumpRecord>, DumpError> {
         if !self.read_line()? {
             return Err(DumpError::at(
                 self.line + 1,
@@ -237,7 +237,7 @@ impl<R: BufRead> Reader<R> {
             ));
         }
         let value = self.decode_dbdump(&self.buf)?;
-        Ok(Some(Record { key, value, line }))
+        Ok(Some(DumpRecord { key, value, line }))
     }
 
     fn finish_dbdump(&mut self) -> Result<(), DumpError> {
@@ -256,7 +256,7 @@ impl<R: BufRead> Reader<R> {
         Ok(())
     }
 
-    fn next_export(&mut self) -> Result<Option<Record>, DumpError> {
+    fn next_export(&mut self) -> Result<Option<DumpRecord>, DumpError> {
         if !self.read_line()? {
             return Err(DumpError::at(
                 self.line + 1,
@@ -313,7 +313,7 @@ impl<R: BufRead> Reader<R> {
             .map_err(|m| DumpError::at(self.line, format!("key: {m}")))?;
         let value = escape::export_unescape(&self.buf[tab + 1..])
             .map_err(|m| DumpError::at(self.line, format!("value: {m}")))?;
-        Ok(Some(Record {
+        Ok(Some(DumpRecord {
             key,
             value,
             line: self.line,
@@ -322,7 +322,7 @@ impl<R: BufRead> Reader<R> {
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
-    type Item = Result<Record, DumpError>;
+    type Item = Result<DumpRecord, DumpError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.next_record() {
@@ -347,4 +347,14 @@ fn snippet(b: &[u8]) -> String {
         .to_string()
         .replace("\\'", "'")
         .replace("\\\"", "\"")
+}
+
+/// Read every record of `input` (for tests and small inputs).
+pub fn read_all(input: impl BufRead) -> Result<(DumpFormat, Vec<DumpRecord>), DumpError> {
+    let mut r = Reader::new(input)?;
+    let mut v = Vec::new();
+    while let Some(rec) = r.next_record()? {
+        v.push(rec);
+    }
+    Ok((r.format(), v))
 }

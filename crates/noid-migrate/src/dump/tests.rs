@@ -9,7 +9,7 @@ fn err(text: &str) -> String {
     }
 }
 
-fn pairs(records: &[Record]) -> Vec<(&[u8], &[u8])> {
+fn pairs(records: &[DumpRecord]) -> Vec<(&[u8], &[u8])> {
     records
         .iter()
         .map(|r| (r.key.as_slice(), r.value.as_slice()))
@@ -21,7 +21,7 @@ const BDB: &str = "VERSION=3\nformat=print\ntype=btree\ndb_pagesize=4096\nHEADER
 #[test]
 fn reads_what_db_dump_prints() {
     let (f, recs) = read_all(BDB.as_bytes()).unwrap();
-    assert_eq!(f, Format::DbDump);
+    assert_eq!(f, DumpFormat::DbDump);
     assert_eq!(
         pairs(&recs),
         vec![
@@ -49,18 +49,18 @@ fn reads_bytevalue_dumps() {
 #[test]
 fn both_formats_round_trip() {
     let (_, recs) = read_all(BDB.as_bytes()).unwrap();
-    for format in [Format::DbDump, Format::Export] {
+    for format in [DumpFormat::DbDump, DumpFormat::Export] {
         let text = write_all(format, pairs(&recs));
         let (f, again) = read_all(&text[..]).unwrap();
         assert_eq!(f, format);
         assert_eq!(pairs(&again), pairs(&recs));
     }
-    let text = write_all(Format::DbDump, pairs(&recs));
+    let text = write_all(DumpFormat::DbDump, pairs(&recs));
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n \n empty key\n :/a\n 1\n x\\09y\n multi\\0aline\\\\\\ff\nDATA=END\n"
     );
-    let text = write_all(Format::Export, pairs(&recs));
+    let text = write_all(DumpFormat::Export, pairs(&recs));
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "# noid export v1\n\tempty key\n:/a\t1\nx\\ty\tmulti\\nline\\\\\\xff\n# end 3\n"
@@ -69,7 +69,7 @@ fn both_formats_round_trip() {
 
 #[test]
 fn empty_minter_dumps() {
-    for format in [Format::DbDump, Format::Export] {
+    for format in [DumpFormat::DbDump, DumpFormat::Export] {
         let text = write_all(format, Vec::<(&[u8], &[u8])>::new());
         assert!(read_all(&text[..]).unwrap().1.is_empty());
     }
@@ -78,7 +78,7 @@ fn empty_minter_dumps() {
 #[test]
 fn truncation_is_detected_everywhere() {
     let full = write_all(
-        Format::DbDump,
+        DumpFormat::DbDump,
         vec![(&b"k1"[..], &b"v1"[..]), (b"k2", b"v2")],
     );
     for cut in 0..full.len() - 1 {
@@ -86,7 +86,7 @@ fn truncation_is_detected_everywhere() {
         assert!(read_all(&full[..cut]).is_err(), "cut at {cut}");
     }
     let full = write_all(
-        Format::Export,
+        DumpFormat::Export,
         vec![(&b"k1"[..], &b"v1"[..]), (b"k2", b"v2")],
     );
     for cut in 0..full.len() - 1 {
@@ -163,8 +163,11 @@ fn errors_name_the_line() {
 
 #[test]
 fn sniffing() {
-    assert_eq!(sniff(b"VERSION=3\n"), Sniff::Text(Format::DbDump));
-    assert_eq!(sniff(b"# noid export v1\n"), Sniff::Text(Format::Export));
+    assert_eq!(sniff(b"VERSION=3\n"), Sniff::Text(DumpFormat::DbDump));
+    assert_eq!(
+        sniff(b"# noid export v1\n"),
+        Sniff::Text(DumpFormat::Export)
+    );
     let mut bdb = vec![0u8; 16];
     bdb[12..16].copy_from_slice(&[0x62, 0x31, 0x05, 0x00]);
     assert_eq!(sniff(&bdb), Sniff::BerkeleyDb);

@@ -28,7 +28,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use noid_core::ident::Parsed;
+
 pub use read::RegistryError;
+pub use write::record_text;
 
 /// Which kind of prefix a record describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -70,7 +73,7 @@ pub struct Provider {
 
 /// One record of the registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+pub struct PrefixRecord {
     /// The canonical key (`pdb:`, `ark:/99999`, `doi:10.5072/FK2`).
     pub prefix: String,
     /// Scheme, NAAN or shoulder.
@@ -89,7 +92,7 @@ pub struct Record {
     pub line: usize,
 }
 
-impl Record {
+impl PrefixRecord {
     /// The record's elements in their canonical order, as the file and pages write
     /// them: `prefix`, `name`, `who`, each `provider` (`CODE PATTERN`) as listed,
     /// `primary` when there are several providers, each `probe` (`CODE URL`), then the
@@ -153,7 +156,7 @@ pub struct Probe {
 #[derive(Debug, Default)]
 pub struct Registry {
     /// Sorted by key (so scheme, then its NAANs, then their shoulders).
-    records: Vec<Arc<Record>>,
+    records: Vec<Arc<PrefixRecord>>,
     index: HashMap<String, usize>,
     /// Keys of the records directly below each record (NAANs of a scheme, shoulders of
     /// a NAAN), by record index.
@@ -170,13 +173,8 @@ impl Registry {
         Registry::default()
     }
 
-    /// Parse a registry file's text ([`read`]).
-    pub fn parse(text: &str) -> Result<Registry, RegistryError> {
-        read::parse(text)
-    }
-
     /// Build from parsed records (any order; keys unique).
-    pub(crate) fn from_records(mut records: Vec<Record>) -> Registry {
+    pub(crate) fn from_records(mut records: Vec<PrefixRecord>) -> Registry {
         records.sort_by(|a, b| a.prefix.cmp(&b.prefix));
         let mut slots = 0;
         for r in &mut records {
@@ -192,7 +190,7 @@ impl Registry {
             .collect();
         let mut below = vec![Vec::new(); records.len()];
         for (i, r) in records.iter().enumerate() {
-            if let Some(parent) = read::parent_key(&r.prefix, r.level) {
+            if let Some(parent) = parent_key(&r.prefix, r.level) {
                 if let Some(&p) = index.get(&parent) {
                     below[p].push(i);
                 }
@@ -213,12 +211,12 @@ impl Registry {
     }
 
     /// Every record, sorted by key.
-    pub fn records(&self) -> &[Arc<Record>] {
+    pub fn records(&self) -> &[Arc<PrefixRecord>] {
         &self.records
     }
 
     /// The record of a canonical key.
-    pub fn get(&self, key: &str) -> Option<&Arc<Record>> {
+    pub fn get(&self, key: &str) -> Option<&Arc<PrefixRecord>> {
         // (An empty map would still hash the key: misses without a registry pay nothing.)
         if self.records.is_empty() {
             return None;
@@ -228,7 +226,7 @@ impl Registry {
 
     /// The record of `key` followed by the records directly below it (a scheme's NAANs,
     /// a NAAN's shoulders): what a truncated identifier answers.
-    pub fn with_below(&self, key: &str) -> Option<Vec<Arc<Record>>> {
+    pub fn with_below(&self, key: &str) -> Option<Vec<Arc<PrefixRecord>>> {
         if self.records.is_empty() {
             return None;
         }
@@ -240,8 +238,8 @@ impl Registry {
     }
 
     /// The provider a redirect goes to: the first healthy one in failover order
-    /// ([`Record::in_order`]), else (all down) the primary; `None` without providers.
-    pub fn choose<'r>(&self, record: &'r Record) -> Option<&'r Provider> {
+    /// ([`PrefixRecord::in_order`]), else (all down) the primary; `None` without providers.
+    pub fn choose<'r>(&self, record: &'r PrefixRecord) -> Option<&'r Provider> {
         record
             .in_order()
             .find(|p| self.is_healthy(p))
@@ -255,7 +253,7 @@ impl Registry {
             .is_none_or(|h| h.load(Ordering::Relaxed))
     }
 
-    /// Record a probe's outcome; true when it changed the provider's state (counted in
+    /// PrefixRecord a probe's outcome; true when it changed the provider's state (counted in
     /// [`Registry::health_changes`] after the flag is set).
     pub fn set_healthy(&self, slot: usize, healthy: bool) -> bool {
         let changed = self
@@ -291,11 +289,6 @@ impl Registry {
             .collect()
     }
 
-    /// The canonical text of the registry file ([`write`]).
-    pub fn to_text(&self) -> String {
-        write::registry(self)
-    }
-
     /// How many records of each level, and providers: `(schemes, naans, shoulders,
     /// providers)`.
     pub fn counts(&self) -> (usize, usize, usize, usize) {
@@ -310,7 +303,12 @@ impl Registry {
     }
 }
 
-/// Render one record as registry-file ANVL (what a record page shows).
-pub fn record_text(record: &Record, out: &mut String) {
-    write::record(record, out)
+/// The key of the record a record is directly below, if any.
+fn parent_key(prefix: &str, level: Level) -> Option<String> {
+    let p = Parsed::new(prefix);
+    match level {
+        Level::Scheme => None,
+        Level::Naan => Some(p.scheme_key().to_string()),
+        Level::Shoulder => Some(p.naan_key().unwrap_or_else(|| p.scheme_key()).to_string()),
+    }
 }

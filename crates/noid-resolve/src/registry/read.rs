@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use super::{Level, Provider, Record, Registry};
+use super::{Level, PrefixRecord, Provider, Registry};
 use noid_core::anvl;
 use noid_core::ident::{Family, Parsed};
 
@@ -58,9 +58,16 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, RegistryError> {
     })
 }
 
+impl Registry {
+    /// Parse a registry file's text.
+    pub fn parse(text: &str) -> Result<Registry, RegistryError> {
+        parse(text)
+    }
+}
+
 /// Parse the whole file.
-pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
-    let mut records: Vec<Record> = Vec::new();
+fn parse(text: &str) -> Result<Registry, RegistryError> {
+    let mut records: Vec<PrefixRecord> = Vec::new();
     let mut current: Vec<Element> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -111,7 +118,7 @@ pub(super) fn parse(text: &str) -> Result<Registry, RegistryError> {
 }
 
 /// One record from its elements; `done` are the records before it (for duplicates).
-fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryError> {
+fn record(elements: Vec<Element>, done: &[PrefixRecord]) -> Result<PrefixRecord, RegistryError> {
     let first = &elements[0];
     if first.name != "prefix" {
         return err(
@@ -130,7 +137,7 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
         );
     }
     let mut b = Building {
-        r: Record {
+        r: PrefixRecord {
             prefix,
             level,
             name: None,
@@ -152,7 +159,7 @@ fn record(elements: Vec<Element>, done: &[Record]) -> Result<Record, RegistryErr
 /// A record being read: `primary:` and `probe:` name providers, which may come later
 /// in the record, so they are checked at its end.
 struct Building {
-    r: Record,
+    r: PrefixRecord,
     /// `primary:`'s line and code.
     primary: Option<(usize, String)>,
     /// Each `probe:`'s line, code and URL.
@@ -221,7 +228,7 @@ impl Building {
     }
 
     /// The record, its `primary:` and `probe:`s matched to its providers.
-    fn finish(mut self) -> Result<Record, RegistryError> {
+    fn finish(mut self) -> Result<PrefixRecord, RegistryError> {
         let r = &mut self.r;
         if let Some((line, code)) = self.primary {
             match r.providers.iter().position(|p| p.code == code) {
@@ -325,16 +332,6 @@ fn key_once(value: &str) -> Result<(String, Level), String> {
     Err(format!(
         "prefix {value:?} is not {what}; a shoulder is letters and one digit after the NAAN"
     ))
-}
-
-/// The key of the record a record is directly below, if any.
-pub(super) fn parent_key(prefix: &str, level: Level) -> Option<String> {
-    let p = Parsed::new(prefix);
-    match level {
-        Level::Scheme => None,
-        Level::Naan => Some(p.scheme_key().to_string()),
-        Level::Shoulder => Some(p.naan_key().unwrap_or_else(|| p.scheme_key()).to_string()),
-    }
 }
 
 /// A pattern with `$NAME` and `{$NAME}` written `${NAME}` (identifiers.org writes

@@ -4,22 +4,30 @@
 //! element written by [`noid_core::anvl`] (a value's newlines as `%0a`, its `%` as `%25`).
 //! Reading it back gives the same registry; comments are not kept.
 
-use super::{Record, Registry};
+use super::{PrefixRecord, Registry};
 
 /// The first line of a written file.
 const HEADER: &str = "# noid prefix registry: ANVL records separated by blank lines \
                       (docs/RESOLUTION.md, \"The prefix registry\").\n";
 
-pub(super) fn registry(r: &Registry) -> String {
+impl Registry {
+    /// The canonical text of the registry file.
+    pub fn to_text(&self) -> String {
+        registry(self)
+    }
+}
+
+fn registry(r: &Registry) -> String {
     let mut out = String::from(HEADER);
     for rec in r.records() {
         out.push('\n');
-        record(rec, &mut out);
+        record_text(rec, &mut out);
     }
     out
 }
 
-pub(super) fn record(r: &Record, out: &mut String) {
+/// Render one record as registry-file ANVL (what a record page shows).
+pub fn record_text(r: &PrefixRecord, out: &mut String) {
     for (name, value) in r.anvl() {
         noid_core::anvl::element_str(out, name, &value);
     }

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::registry::Record;
+use crate::registry::PrefixRecord;
 
 use crate::outcome::Outcome;
 use noid_core::ident::is_word;
@@ -67,7 +67,7 @@ pub enum Answer {
         key: String,
         /// Its record, then the records directly below it (a NAAN's shoulders, a
         /// scheme's NAANs).
-        records: Vec<Arc<Record>>,
+        records: Vec<Arc<PrefixRecord>>,
         /// Bindings under the key in the store (other than `_t`), possibly empty.
         bindings: Vec<(String, Vec<u8>)>,
     },

@@ -13,8 +13,8 @@ use super::db_dump::DbDump;
 use super::error::ImportError;
 use super::old::{Old, Source};
 use super::staging::Staging;
+use crate::invocation::Invocation;
 use crate::progress;
-use crate::session::Session;
 
 /// Keys per synced write while importing.
 const KEYS_PER_WRITE: usize = 100_000;
@@ -22,7 +22,7 @@ const KEYS_PER_WRITE: usize = 100_000;
 /// Import `old` (named `path`) into the Dbdir `dbdir` (the session's, or a staging
 /// one on the way to PostgreSQL).
 pub fn load(
-    session: &Session,
+    session: &Invocation,
     dbdir: &Path,
     path: &str,
     old: &Old,
@@ -93,7 +93,11 @@ impl<'p> Records<'p> {
     }
 
     /// Write every record into `writer`, checking them as a minter on the way.
-    fn copy_into(&mut self, session: &Session, writer: &Writer) -> Result<Validator, ImportError> {
+    fn copy_into(
+        &mut self,
+        session: &Invocation,
+        writer: &Writer,
+    ) -> Result<Validator, ImportError> {
         let pb = progress::bytes(session, "importing", self.size);
         let mut validator = Validator::new();
         let mut batch: Vec<Op> = Vec::with_capacity(KEYS_PER_WRITE);
@@ -156,7 +160,7 @@ fn unreadable(path: &str, dbdump: &mut Option<DbDump>, error: DumpError) -> Impo
 /// The README (the old one, else the creation record kept in `:/erc`) and the log
 /// (the old one, and a line for this import).
 fn write_files(
-    session: &Session,
+    session: &Invocation,
     path: &str,
     old: &Old,
     staged: &Layout,

@@ -19,8 +19,8 @@ use noid_store::pg::Location;
 use noid_store::{Layout, Op, Snapshot};
 
 use crate::complaint::Complaint;
+use crate::invocation::Invocation;
 use crate::output::Out;
-use crate::session::Session;
 
 /// `import [--backend URL [--minter NAME]] PATH`.
 #[derive(Debug)]
@@ -63,7 +63,7 @@ impl Import {
     }
 
     /// Run it.
-    pub fn run(&self, session: &Session, out: &mut Out) {
+    pub fn run(&self, session: &Invocation, out: &mut Out) {
         if Layout::new(&session.dbdir).has_minter() {
             out.fail(format!(
                 "error: a NOID database already exists in \"{}\".\n\tTo import into it, rename or remove the entire NOID subdirectory, or choose another Dbdir with -f.\n",
@@ -106,7 +106,7 @@ impl Import {
 /// written to the database in one transaction, with the README and log beside the
 /// backend file. The staging Dbdir is removed whatever happens.
 fn into_postgres(
-    session: &Session,
+    session: &Invocation,
     path: &str,
     loc: &Location,
 ) -> Result<noid_migrate::validate::Summary, error::ImportError> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use noid_minter::Context;
 
 /// Where and as whom commands run.
-pub struct Session {
+pub struct Invocation {
     /// The Dbdir.
     pub dbdir: PathBuf,
     /// The Dbdir as named (for messages, as Perl printed it).
@@ -30,7 +30,7 @@ pub struct Session {
     pub egg_vars: std::cell::RefCell<std::collections::HashMap<String, Vec<u8>>>,
 }
 
-impl Session {
+impl Invocation {
     /// The domain context for an operation starting now.
     pub fn context(&self) -> Context {
         let now = crate::env::now();

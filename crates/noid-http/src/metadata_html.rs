@@ -51,7 +51,7 @@ pub fn tombstone(
     notice.push_str("</p>\n");
     if let Some(next) = successor {
         notice.push_str("<p>Successor: ");
-        match crate::tombstone::successor_href(next) {
+        match layout::successor_href(next) {
             Some(href) => link(&mut notice, &href, next),
             None => escape(&mut notice, next),
         }
@@ -100,7 +100,7 @@ fn page_with(
     standing(&mut s, &Standing::of(bindings));
     if let Some(t) = facts.modified {
         s.push_str("<p>Last modified: ");
-        s.push_str(&crate::modified::http_date(t));
+        s.push_str(&crate::response::http_date(t));
         s.push_str("</p>\n");
     }
     providers(&mut s, facts.providers);

@@ -1,6 +1,6 @@
 //! Pages of the prefix registry: a truncated identifier's record (`ark:/99999`,
 //! `doi:10.5072`, `pdb:`) and a `*/ID` provider list, in ANVL, JSON or HTML like the
-//! other metadata pages ([`crate::page::Format`]).
+//! other metadata pages ([`crate::page::PageFormat`]).
 //!
 //! ANVL is the registry file's own syntax (`noid_resolve::registry`): the record, then
 //! after a blank line each record below it (a NAAN's shoulders, a scheme's NAANs), so a
@@ -24,19 +24,19 @@
 use std::sync::Arc;
 
 use noid_core::anvl;
-use noid_resolve::registry::{self, Record};
+use noid_resolve::registry::{self, PrefixRecord};
 use noid_resolve::ProviderTarget;
 
 use crate::layout::{self, escape, link, link_or_text};
-use crate::page::{json_line, Fields, Format};
+use crate::page::{json_line, Fields, PageFormat};
 
 /// The page of a truncated identifier `key`: its record, the records below it, and the
 /// store's bindings on the key. The HTML page links each provider (to its site) and
 /// each record below (to its own page).
 pub fn records(
-    fmt: Format,
+    fmt: PageFormat,
     key: &str,
-    records: &[Arc<Record>],
+    records: &[Arc<PrefixRecord>],
     bindings: &[(String, Vec<u8>)],
 ) -> String {
     let bindings: Vec<(&str, String)> = bindings
@@ -44,7 +44,7 @@ pub fn records(
         .map(|(n, v)| (n.as_str(), String::from_utf8_lossy(v).into_owned()))
         .collect();
     match fmt {
-        Format::Anvl => {
+        PageFormat::Anvl => {
             let mut s = String::new();
             for (i, r) in records.iter().enumerate() {
                 if i > 0 {
@@ -59,20 +59,20 @@ pub fn records(
             }
             s
         }
-        Format::Json => {
+        PageFormat::Json => {
             let (first, below) = records.split_first().expect("a record page has its record");
             let mut page = RecordJson::of(first);
             page.bindings = Some(Fields(&bindings));
             page.below = Some(below.iter().map(|r| RecordJson::of(r)).collect());
             json_line(&page)
         }
-        Format::Html => record_html(key, records, &bindings),
+        PageFormat::Html => record_html(key, records, &bindings),
     }
 }
 
 /// The HTML record page: the record, its providers, the store's bindings, and the
 /// records below as links.
-fn record_html(key: &str, records: &[Arc<Record>], bindings: &[(&str, String)]) -> String {
+fn record_html(key: &str, records: &[Arc<PrefixRecord>], bindings: &[(&str, String)]) -> String {
     let mut s = layout::start(key);
     let (first, below) = records.split_first().expect("a record page has its record");
     s.push_str("<h1>");
@@ -142,9 +142,9 @@ fn site(pattern: &str) -> Option<&str> {
 }
 
 /// The `*/ID` page: ID's target at every provider of `prefix`.
-pub fn providers(fmt: Format, id: &str, prefix: &str, targets: &[ProviderTarget]) -> String {
+pub fn providers(fmt: PageFormat, id: &str, prefix: &str, targets: &[ProviderTarget]) -> String {
     match fmt {
-        Format::Anvl => {
+        PageFormat::Anvl => {
             let mut s = String::new();
             anvl::element_str(&mut s, "id", id);
             anvl::element_str(&mut s, "prefix", prefix);
@@ -161,7 +161,7 @@ pub fn providers(fmt: Format, id: &str, prefix: &str, targets: &[ProviderTarget]
             }
             s
         }
-        Format::Json => {
+        PageFormat::Json => {
             #[derive(serde::Serialize)]
             struct Target<'a> {
                 code: &'a str,
@@ -189,14 +189,14 @@ pub fn providers(fmt: Format, id: &str, prefix: &str, targets: &[ProviderTarget]
                     .collect(),
             })
         }
-        Format::Html => {
+        PageFormat::Html => {
             let mut s = layout::start(id);
             s.push_str("<h1>");
             escape(&mut s, id);
             s.push_str("</h1>\n<p>Its target at every provider of ");
             link(&mut s, &format!("/{prefix}"), prefix);
             s.push_str(", in failover order.</p>\n");
-            crate::html::providers(&mut s, targets);
+            crate::metadata_html::providers(&mut s, targets);
             layout::end(&mut s);
             s
         }
@@ -238,7 +238,7 @@ struct ProviderJson<'a> {
 }
 
 impl<'a> RecordJson<'a> {
-    fn of(r: &'a Record) -> Self {
+    fn of(r: &'a PrefixRecord) -> Self {
         RecordJson {
             prefix: &r.prefix,
             level: r.level.name(),
@@ -276,12 +276,12 @@ mod tests {
         let recs = reg.with_below("pdb:").unwrap();
         let bindings = [("what".to_string(), b"W".to_vec())];
         assert_eq!(
-            records(Format::Anvl, "pdb:", &recs, &bindings),
+            records(PageFormat::Anvl, "pdb:", &recs, &bindings),
             "prefix: pdb:\nname: P & Q\nprovider: a https://a.org/$id\nprovider: b http://b.org/{$id}\n\
              primary: b\nprobe: b http://h/\nnote: x\"y\nwhat: W\n"
         );
         assert_eq!(
-            records(Format::Json, "pdb:", &recs, &bindings),
+            records(PageFormat::Json, "pdb:", &recs, &bindings),
             "{\"prefix\":\"pdb:\",\"level\":\"scheme\",\"name\":\"P & Q\",\"providers\":[\
              {\"code\":\"a\",\"pattern\":\"https://a.org/$id\",\"primary\":false},\
              {\"code\":\"b\",\"pattern\":\"http://b.org/{$id}\",\"primary\":true,\"probe\":\"http://h/\"}],\
@@ -291,7 +291,7 @@ mod tests {
         let reg2 = Registry::parse(&REG.replace("https://a.org/$id", "ftp://a.org/$id")).unwrap();
         assert_eq!(
             main_of(&records(
-                Format::Html,
+                PageFormat::Html,
                 "pdb:",
                 &reg2.with_below("pdb:").unwrap(),
                 &[]
@@ -312,7 +312,7 @@ mod tests {
         .unwrap();
         let recs = reg.with_below("ark:/13030").unwrap();
         assert_eq!(
-            main_of(&records(Format::Html, "ark:/13030", &recs, &bindings)),
+            main_of(&records(PageFormat::Html, "ark:/13030", &recs, &bindings)),
             "<h1>ark:/13030</h1>\n<table>\n<tr><th scope=\"row\">level</th><td>naan</td></tr>\n\
              <tr><th scope=\"row\">name</th><td>N</td></tr>\n\
              <tr><th scope=\"row\">who</th><td>W</td></tr>\n\
@@ -347,14 +347,14 @@ mod tests {
             },
         ];
         assert_eq!(
-            main_of(&providers(Format::Html, "pdb:1", "pdb:", &targets)),
+            main_of(&providers(PageFormat::Html, "pdb:1", "pdb:", &targets)),
             "<h1>pdb:1</h1>\n<p>Its target at every provider of <a href=\"/pdb:\">pdb:</a>, \
              in failover order.</p>\n<h2>Providers</h2>\n<ul>\n\
              <li>b: <a href=\"http://b.org/1\">http://b.org/1</a> — <span class=\"bad\">down</span>, primary</li>\n\
              <li>a: <a href=\"https://a.org/1\">https://a.org/1</a> — up</li>\n</ul>\n"
         );
         assert_eq!(
-            providers(Format::Anvl, "pdb:1", "pdb:", &targets[1..]),
+            providers(PageFormat::Anvl, "pdb:1", "pdb:", &targets[1..]),
             "id: pdb:1\nprefix: pdb:\nprovider: a https://a.org/1\n"
         );
     }

@@ -1,0 +1,91 @@
+//! [`Resolver::resolve`]: the steps of the module's doc in order, each handed to the
+//! module of its kind, and the output decision for what a step found.
+
+use noid_core::ident::Parsed;
+use noid_core::lookup::{Lookup, LookupError, Ranged};
+
+use super::answer::{Answer, Found};
+use super::find::Finding;
+use super::{chop, target, target_of, Request, Resolver};
+use crate::elem::read_id;
+use crate::noid_keys::NoidKeys;
+use crate::outcome::Outcome;
+
+impl Resolver {
+    /// Resolve one request. Only storage failures are errors; every request, however
+    /// malformed, gets an [`Answer`]. The steps in order; see the module's doc.
+    pub fn resolve<L: Lookup + ?Sized>(
+        &self,
+        store: &L,
+        req: &Request<'_>,
+    ) -> Result<Answer, LookupError> {
+        self.resolve_counted(store, req).map(|(answer, _)| answer)
+    }
+
+    /// [`Resolver::resolve`], and the kind of answer it is (for `noidr`'s metrics).
+    pub fn resolve_counted<L: Lookup + ?Sized>(
+        &self,
+        store: &L,
+        req: &Request<'_>,
+    ) -> Result<(Answer, Outcome), LookupError> {
+        let id = req.id.trim_start_matches('/');
+        if id.is_empty() {
+            return Ok((Answer::NotFound, Outcome::Miss));
+        }
+        // Minters store ARKs without `ark:/` (`13030/x`); see `noid_keys`.
+        let l = &NoidKeys(store);
+        let mut key = Vec::with_capacity(id.len() + 8);
+        let (ahead, read) = chop::read_ahead(l, id)?;
+        let l = &Ranged { l, read };
+        // 1. The id as requested: the hot path, one lookup.
+        if let Some(value) = target_of(l, &mut key, id)? {
+            let found = Found::exact(id.into(), value, "");
+            return self.finish_counted(l, req, found, None);
+        }
+        // A peppered id (`ID!PEPPER`) is read as the id itself.
+        let base = read_id(l, id)?;
+        if base.len() < id.len() {
+            return self.resolve_counted(store, &Request { id: base, ..*req });
+        }
+        // `*/ID`: every provider's target (meta-resolution).
+        if let Some(inner) = id.strip_prefix("*/") {
+            let answer = self.providers(l, &mut key, req, inner)?;
+            let outcome = Outcome::of(&answer, Outcome::Hit);
+            return Ok((answer, outcome));
+        }
+        let (p, candidates) = match ahead {
+            Some(a) => (a.parsed, Some(a.candidates)),
+            None => (Parsed::new(id), None),
+        };
+        // 2–7: the first binding or rule that applies; else 6, 8, 9.
+        match self.find(l, &mut key, id, &p, candidates)? {
+            Finding::Found(found) => self.finish_counted(l, req, found, Some(&p)),
+            Finding::Missed { truncated } => {
+                let answer = self.fallback(l, &mut key, &p, truncated)?;
+                let outcome = Outcome::of(&answer, Outcome::Hit);
+                Ok((answer, outcome))
+            }
+        }
+    }
+
+    /// The output decision for what a step found, and the kind of answer it is.
+    fn finish_counted<L: Lookup + ?Sized>(
+        &self,
+        l: &L,
+        req: &Request<'_>,
+        found: Found,
+        parsed: Option<&Parsed>,
+    ) -> Result<(Answer, Outcome), LookupError> {
+        let kind = found.outcome();
+        let mut answer = self.finish(l, req, found, parsed)?;
+        // A redirect to a target a browser would run as a script is no target: not
+        // found. (A 4xx code's text is a body, never a `Location`.)
+        if matches!(&answer, Answer::Redirect { code, target }
+            if *code < 400 && target::is_script_url(target))
+        {
+            answer = Answer::NotFound;
+        }
+        let outcome = Outcome::of(&answer, kind);
+        Ok((answer, outcome))
+    }
+}
