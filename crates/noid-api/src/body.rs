@@ -16,69 +16,13 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming};
+use noid_binder::{cut_of, Cut, Progress, MAX_LINE, STALL};
 use tokio::sync::{mpsc, oneshot};
 
 /// Request body chunks in flight between the connection and the directory's thread.
 const CHUNKS: usize = 16;
-/// How long a directory's thread waits for the next chunk before it treats the body as
-/// cut off (a client that stalls must not hold the binder for longer).
-pub const STALL: Duration = Duration::from_secs(30);
 /// How often a wait for the body looks whether the server is stopping.
 const TICK: Duration = Duration::from_millis(100);
-/// The longest line of a bulk body: a command whose value is at the limit
-/// ([`noid_egg::MAX_REMOTE_VALUE`]) written as `:hx` escapes (three octets each), and
-/// room for the rest of the command. A longer line ends the run where it starts, so
-/// that no line is ever held whole whatever its length.
-pub const MAX_LINE: usize = 3 * noid_egg::MAX_REMOTE_VALUE + (64 << 10);
-
-/// Why a body ended early; the bulk run says so in its answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cut {
-    /// The connection failed or closed before the body's end.
-    Client(String),
-    /// No data for [`STALL`].
-    Stalled,
-    /// The server is stopping.
-    Stopping,
-    /// A line longer than [`MAX_LINE`].
-    LineTooLong,
-}
-
-impl std::fmt::Display for Cut {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Cut::Client(e) => write!(f, "the request body was cut off ({e})"),
-            Cut::Stalled => write!(f, "the request body stalled for {} s", STALL.as_secs()),
-            Cut::Stopping => f.write_str("the server is stopping"),
-            Cut::LineTooLong => write!(
-                f,
-                "413 a line of the request body is longer than {MAX_LINE} octets \
-                 (a value may have {} octets at most)",
-                noid_egg::MAX_REMOTE_VALUE
-            ),
-        }
-    }
-}
-
-/// The error a [`BodyReader`] returns when the body ended early; [`cut_of`] gets the
-/// reason back.
-#[derive(Debug)]
-struct CutError(Cut);
-
-impl std::fmt::Display for CutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for CutError {}
-
-/// Why a read failed, if it was a body that ended early.
-pub fn cut_of(e: &io::Error) -> Option<Cut> {
-    e.get_ref()
-        .and_then(|inner| inner.downcast_ref::<CutError>())
-        .map(|c| c.0.clone())
-}
 
 /// Copy `body`'s data frames into `tx` until its end (or an error, sent as the last
 /// item), or until the reader is gone (a run that stopped reading: the body is then
@@ -218,7 +162,7 @@ impl BodyReader {
 }
 
 fn cut(c: Cut) -> io::Error {
-    io::Error::other(CutError(c))
+    c.into_io()
 }
 
 impl Read for BodyReader {
@@ -278,5 +222,19 @@ impl Body for Streamed {
         self.rx
             .poll_recv(cx)
             .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+/// A bulk run's committed output sent to its [`Streamed`] response body (noid-binder's
+/// [`Progress`]): never waits for the client; output a full channel cannot take now
+/// stays in the run's answer, and a client that went away still has its commands run.
+pub struct SentProgress(pub mpsc::Sender<Bytes>);
+
+impl Progress for SentProgress {
+    fn committed(&mut self, output: Vec<u8>) -> Result<(), Vec<u8>> {
+        match self.0.try_send(Bytes::from(output)) {
+            Err(mpsc::error::TrySendError::Full(kept)) => Err(kept.to_vec()),
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
+        }
     }
 }

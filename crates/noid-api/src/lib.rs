@@ -20,27 +20,23 @@
 //! are refused. docs/SECURITY.md states what the service promises.
 //!
 //! Writes queue on the store's lock like `noid` processes do, are committed as one
-//! synced batch and logged (synced) before they are acknowledged ([`store`]).
+//! synced batch and logged (synced) before they are acknowledged (noid-binder's
+//! `DirectoryWriter`). What a request does is decided by noid-binder's `api`, as for
+//! the CGI; this crate is the HTTP adapter ([`handler`], [`body`]), the console and
+//! the upload.
 //! TLS is the front server's job (Apache or nginx, `apache-conf/`, `nginx-conf/`);
 //! bind the service to loopback or a unix socket.
 
 #![deny(missing_docs)]
 
-pub mod admission;
-pub mod auth;
+mod awaited;
 pub mod body;
-pub mod cgi;
-pub mod config;
 pub mod console;
-mod group;
+pub mod failures;
 pub mod handler;
 pub mod metrics;
-pub mod origin;
-pub mod plan;
-pub mod recent;
 pub mod reply;
-pub mod route;
-pub mod store;
+pub mod service;
 pub mod upload;
 
 use std::convert::Infallible;
@@ -56,11 +52,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use noid_listen::Listener;
 use tokio::net::{TcpListener, UnixListener};
 
-pub use handler::{Peer, Service};
+pub use service::{Peer, Service};
 
 /// Load the configuration at `path` and build the service.
 pub fn service(path: &Path, temper: fn(i64) -> String) -> Result<Arc<Service>, String> {
-    let (config, populators) = config::load(path)?;
+    let (config, populators) = noid_binder::api::load(path)?;
     Ok(Arc::new(Service::new(config, populators, temper)))
 }
 

@@ -65,7 +65,7 @@ impl Setup {
         minter: Option<&str>,
     ) -> Result<Arc<Job>, String> {
         let upload = Upload::read(kind, text.as_bytes()).map_err(|e| e.to_string())?;
-        let who = noid_api::store::Who {
+        let who = noid_binder::Who {
             populator: pop.into(),
             login: pop.into(),
             client: "127.0.0.1".into(),

@@ -172,7 +172,14 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     // synchronous `postgres` client, which runs tokio inside, reaches these as well.
     assert_eq!(
         graph.linking("tokio", &[]),
-        ["noid-api", "noid-cli", "noid-embed", "noid-store", "noidr"]
+        [
+            "noid-api",
+            "noid-binder",
+            "noid-cli",
+            "noid-embed",
+            "noid-store",
+            "noidr"
+        ]
     );
 }
 

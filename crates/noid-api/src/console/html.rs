@@ -5,7 +5,6 @@
 //! Every text a page shows from the store or the request goes through [`escape`].
 
 use super::session::Session;
-use super::NAV;
 
 /// The stylesheet, served at `/console/style.css`.
 pub const STYLE: &str = include_str!("style.css");
@@ -84,6 +83,16 @@ pub fn page(title: &str, session: &Session, body: &str) -> String {
     s.push_str("</main>\n</body>\n</html>\n");
     s
 }
+
+/// The layout's navigation: path under `/console/p/POP/`, label.
+pub const NAV: &[(&str, &str)] = &[
+    ("", "Binders and minters"),
+    ("mint", "Mint"),
+    ("browse", "Browse"),
+    ("id", "Identifier"),
+    ("upload", "Upload"),
+    ("writes", "Recent writes"),
+];
 
 #[cfg(test)]
 mod tests {

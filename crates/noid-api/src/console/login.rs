@@ -8,12 +8,13 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Request, StatusCode};
 
+use super::ctx::{html_response, refusal, see_other, text, NEW_SESSION};
 use super::form::Form;
 use super::html::{escape, notice, page, post_form};
 use super::session::{Session, User};
-use super::{html_response, refusal, see_other, text, NEW_SESSION};
-use crate::auth::Basic;
-use crate::handler::{Peer, Resp, Service};
+use crate::reply::Resp;
+use crate::service::{Peer, Service};
+use noid_binder::api::Basic;
 
 /// The login form, with `error` above it.
 pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp {
@@ -99,7 +100,7 @@ fn locked_out(login: &str, seconds: u64) -> String {
         .map_or_else(String::new, |t| t.format("%H:%M:%S").to_string());
     format!(
         "Too many failed logins for {login} from your address. Try again in {}, at {until} UTC.",
-        crate::auth::said(std::time::Duration::from_secs(seconds)),
+        crate::failures::said(std::time::Duration::from_secs(seconds)),
     )
 }
 
@@ -147,7 +148,7 @@ pub async fn basic(
             if r.realm.is_some() {
                 r.realm = Some(console_realm(name));
             }
-            r.into_response()
+            crate::reply::response(r)
         }
     }
 }

@@ -35,8 +35,9 @@
 //! front server (`[front]`) says `X-Forwarded-Proto: https`, or always with
 //! `[console] secure_cookies = true`.
 
+pub mod binder;
+pub mod ctx;
 mod edit;
-pub mod egg;
 pub mod form;
 pub mod html;
 mod login;
@@ -44,39 +45,23 @@ pub mod minted;
 mod pages;
 mod retire;
 pub mod session;
+pub mod state;
 mod upload;
 mod writes;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, SET_COOKIE};
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, SET_COOKIE};
 use hyper::{Method, Request, Response, StatusCode};
 
-use crate::config::Checked;
-use crate::handler::{Peer, Resp, Service};
-use crate::store::Who;
+use crate::reply::Resp;
+use crate::service::{Peer, Service};
+use ctx::{refusal, see_other, text, Ctx, Handler, Verb, NEW_SESSION};
 use form::Form;
-use session::{Session, Sessions, User};
-
-/// A page handler's answer, to be awaited.
-pub type Handled = Pin<Box<dyn Future<Output = Resp> + Send>>;
-/// A page handler.
-pub type Handler = fn(Ctx) -> Handled;
-
-/// The method a page answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
-    /// Shows something; never writes.
-    Get,
-    /// A form's submission (its token checked before the handler runs).
-    Post,
-}
+use session::Session;
 
 /// A populator's pages: the path under `/console/p/POP/`, the method, the handler.
 pub const PAGES: &[(&str, Verb, Handler)] = &[
@@ -98,95 +83,6 @@ pub const PAGES: &[(&str, Verb, Handler)] = &[
     ("uploads/result.csv", Verb::Get, upload::download),
     ("writes", Verb::Get, writes::page),
 ];
-
-/// The layout's navigation: path under `/console/p/POP/`, label.
-pub const NAV: &[(&str, &str)] = &[
-    ("", "Binders and minters"),
-    ("mint", "Mint"),
-    ("browse", "Browse"),
-    ("id", "Identifier"),
-    ("upload", "Upload"),
-    ("writes", "Recent writes"),
-];
-
-/// The console's state in the service.
-pub struct Console {
-    /// The sessions.
-    pub sessions: Sessions,
-    /// `[console] secure_cookies`: cookies are `Secure` whatever the request says.
-    pub secure_cookies: bool,
-    /// `[console] enabled`.
-    pub enabled: bool,
-    /// `[console] resolver`, ending in `/`: minted identifiers link to it.
-    pub resolver: Option<String>,
-    /// What the mint forms minted, for their result pages.
-    pub minted: minted::Kept,
-}
-
-impl Console {
-    /// The console as configured.
-    pub fn new(c: &crate::config::ConsoleConfig) -> Console {
-        Console {
-            sessions: Sessions::new(Duration::from_secs(c.session_idle)),
-            secure_cookies: c.secure_cookies,
-            enabled: c.enabled,
-            resolver: c
-                .resolver
-                .as_deref()
-                .filter(|r| !r.is_empty())
-                .map(|r| format!("{}/", r.trim_end_matches('/'))),
-            minted: minted::Kept::default(),
-        }
-    }
-}
-
-/// A request to a populator's page, checked: what its handler gets.
-pub struct Ctx {
-    /// The service (for [`Ctx::binder`]).
-    pub service: Arc<Service>,
-    /// The session, logged in for [`Ctx::user`]'s populator.
-    pub session: Session,
-    /// Who is logged in.
-    pub user: User,
-    /// The populator, as configured.
-    pub pop: Checked,
-    /// The client.
-    pub peer: Peer,
-    /// The query's fields.
-    pub query: Form,
-    /// A POST's form (its token checked); empty for a GET.
-    pub form: Form,
-}
-
-impl Ctx {
-    /// The populator's binder and minters, acted on by the session's login.
-    pub fn binder(&self) -> egg::Binder {
-        egg::Binder::new(self.service.clone(), self.pop.clone(), self.who())
-    }
-
-    /// Who acts: the session's login for its populator, from the client's address.
-    pub fn who(&self) -> Who {
-        Who {
-            populator: self.user.populator.clone(),
-            login: self.user.login.clone(),
-            client: self
-                .peer
-                .ip
-                .map_or_else(|| "unix".into(), |ip| ip.to_string()),
-            acting_for: None,
-        }
-    }
-
-    /// `/console/p/POP/`, where the populator's pages are.
-    pub fn base(&self) -> String {
-        format!("/console/p/{}/", self.user.populator)
-    }
-
-    /// A page in the layout.
-    pub fn page(&self, status: StatusCode, title: &str, body: &str) -> Resp {
-        html_response(status, html::page(title, &self.session, body))
-    }
-}
 
 /// Whether `path` is the console's.
 pub fn is_console(path: &str) -> bool {
@@ -241,10 +137,6 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
     hardened(&mut resp);
     resp
 }
-
-/// The header a handler sets to the id of the session that replaces the request's
-/// (empty: none does); [`handle`] turns it into the cookie, with its attributes.
-pub(crate) const NEW_SESSION: &str = "x-noid-console-session";
 
 /// The routes, after the session is known.
 async fn route(
@@ -400,46 +292,6 @@ async fn populator_page(
         form,
     })
     .await
-}
-
-/// An HTML response.
-pub fn html_response(status: StatusCode, body: String) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    r
-}
-
-/// A refusal: a page in the layout saying why.
-pub fn refusal(status: StatusCode, session: &Session, title: &str, why: &str) -> Resp {
-    html_response(
-        status,
-        html::page(title, session, &html::notice("error", why)),
-    )
-}
-
-/// A plain-text response.
-pub fn text(status: StatusCode, body: &str) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
-
-/// `303 See Other` to `location` (after a form's write, so that reloading does not
-/// repeat it).
-pub fn see_other(location: &str) -> Resp {
-    let mut r = text(StatusCode::SEE_OTHER, "");
-    if let Ok(v) = HeaderValue::from_str(location) {
-        r.headers_mut().insert(LOCATION, v);
-    }
-    r
 }
 
 /// Set cookie `name` to a session's id (`None`: end it).

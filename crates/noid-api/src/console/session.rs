@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use hmac::{KeyInit, Mac};
 use rand::RngCore;
 
-use crate::auth::same_secret;
+use noid_binder::api::same_secret;
 
 /// The cookie naming a logged-in session.
 pub const COOKIE: &str = "noid_console";

@@ -6,9 +6,9 @@
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use hyper::StatusCode;
 
+use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, token_field};
-use super::{Ctx, Handled};
-use crate::handler::Resp;
+use crate::reply::Resp;
 use crate::upload::outcome::{self, RowResult};
 use crate::upload::run::{self, Job, Stage};
 use crate::upload::{Kind, Upload, UploadError, MAX_UPLOAD};
@@ -62,7 +62,7 @@ pub fn submit(c: Ctx) -> Handled {
         let name = file.file_name.clone().unwrap_or_default();
         let minter = Some(f.text("minter")).filter(|m| !m.is_empty());
         match run::start(&c.service, &c.pop, c.who(), name, upload, minter) {
-            Ok(job) => super::see_other(&format!("{}uploads?n={}", c.base(), job.number)),
+            Ok(job) => super::ctx::see_other(&format!("{}uploads?n={}", c.base(), job.number)),
             Err(e) => again(StatusCode::BAD_REQUEST, &e),
         }
     })
@@ -269,10 +269,10 @@ pub fn download(c: Ctx) -> Handled {
             return no_job(&c);
         };
         let Stage::Done(rows) = job.stage() else {
-            return super::see_other(&format!("{}uploads?n={}", c.base(), job.number));
+            return super::ctx::see_other(&format!("{}uploads?n={}", c.base(), job.number));
         };
         let csv = outcome::csv(&rows);
-        let mut r = super::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
+        let mut r = super::ctx::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
         let h = r.headers_mut();
         h.insert(
             CONTENT_TYPE,

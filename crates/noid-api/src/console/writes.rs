@@ -6,9 +6,9 @@ use chrono::NaiveDate;
 use hyper::StatusCode;
 use noid_core::spelling::{self, Canon};
 
+use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, query_value};
-use super::{Ctx, Handled};
-use crate::recent::{self, Write, PAGE};
+use noid_binder::recent::{self, Write, PAGE};
 
 /// Characters of a value shown (the identifier's page has it whole).
 const SHOWN: usize = 120;

@@ -1,9 +1,9 @@
 //! The console's batch upload (docs/CONSOLE.md): a CSV sheet ([`sheet`]) or a file
 //! of egg lines, run as one bulk run of the binder, the same write path as a bulk
-//! POST (`Work::Bulk` through [`crate::store`]'s directory thread and noid-minter's
+//! POST (`Work::Bulk` through noid-binder's directory thread and noid-minter's
 //! write batch engine), its writes in the write log like any API write. `mint` rows
 //! get their identifiers from one mint of the chosen minter first. The run's
-//! [`Tally`](crate::store::Tally) gives the progress page its count and each row its
+//! [`Tally`](noid_binder::Tally) gives the progress page its count and each row its
 //! [`outcome`].
 
 pub mod outcome;

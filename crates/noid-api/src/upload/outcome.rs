@@ -2,7 +2,7 @@
 //! identifier minted or written, or the row's error with its line, and the result
 //! file (`row,id,outcome`) the console offers for download.
 //!
-//! [`Tally`]: crate::store::Tally
+//! [`Tally`]: noid_binder::Tally
 
 use std::fmt;
 

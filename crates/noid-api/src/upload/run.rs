@@ -15,9 +15,11 @@ use noid_egg::Format;
 use super::outcome::{self, Ran, RowResult};
 use super::script::{self, Script};
 use super::{Upload, UploadError};
-use crate::config::Checked;
-use crate::store::{DirectoryWriter, Tally, Who, Work, WorkResult};
-use crate::Service;
+use noid_binder::api::Checked;
+use noid_binder::{DirectoryWriter, Tally, Who, Work, WorkResult};
+
+use crate::awaited::submit;
+use crate::service::Service;
 
 /// Finished or running uploads kept for their pages, per service.
 pub const KEPT: usize = 64;
@@ -157,7 +159,7 @@ fn minter_dir(pop: &Checked, path: &str) -> Result<PathBuf, UploadError> {
     let no = || UploadError::whole(format!("no minter {path} for this populator"));
     let steps: Vec<String> = path.split('/').map(str::to_string).collect();
     let steps: [String; 3] = steps.try_into().map_err(|_| no())?;
-    crate::plan::minter_dir(pop, &steps).ok_or_else(no)
+    noid_binder::api::minter_dir(pop, &steps).ok_or_else(no)
 }
 
 /// Where an upload's writes go.
@@ -209,7 +211,7 @@ async fn mint(m: &DirectoryWriter, who: &Who, n: usize) -> (Vec<String>, Option<
         n: n as u64,
         format: Format::Anvl,
     };
-    let answer = m.submit(work, who.clone(), false).await;
+    let answer = submit(m, work, who.clone(), false).await;
     let error = (answer.minted.len() < n).then(|| last_error(&answer));
     (answer.minted, error)
 }
@@ -219,7 +221,7 @@ async fn bulk(job: &Job, w: &Writers, work: Work) -> Ran {
     if matches!(&work, Work::Sheet { commands, .. } if commands.is_empty()) {
         return Ran::default();
     }
-    let answer = w.binder.submit(work, w.who.clone(), false).await;
+    let answer = submit(&w.binder, work, w.who.clone(), false).await;
     let t = &job.tally;
     let outcomes = std::mem::take(&mut *t.outcomes.lock().expect("tally"));
     let mut error = t.stopped.lock().expect("tally").clone();

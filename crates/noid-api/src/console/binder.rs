@@ -1,7 +1,7 @@
 //! What the console asks of a populator's binder and minters, as typed binder commands
 //! ([`noid_egg::Command`]) run through the API's own write path: the directory's
-//! thread ([`crate::store::DirectoryWriter`]), noid-minter's write batch
-//! (`crate::group`), the identifier gate, the populator's rights (read-only populators
+//! thread (noid-binder's [`DirectoryWriter`](noid_binder::DirectoryWriter)), noid-minter's
+//! write batch, the identifier gate, the populator's rights (read-only populators
 //! are refused there) and the write log, with the session's login as the agent. The
 //! console has no store access of its own, and it formats no command line: values go
 //! in as values and replies come back typed, so no value can add a word or lose a byte.
@@ -10,9 +10,11 @@ use std::sync::Arc;
 
 use noid_egg::{Command, Format, Reply};
 
-use crate::config::Checked;
-use crate::handler::Service;
-use crate::store::{Who, Work, WorkResult};
+use noid_binder::api::{minter_dir, Checked};
+use noid_binder::{failure, minter_paths, Who, Work, WorkResult};
+
+use crate::awaited::submit;
+use crate::service::Service;
 
 /// A populator's binder and minters, acted on by one login.
 pub struct Binder {
@@ -43,12 +45,10 @@ impl Binder {
     /// Run `work` on the binder.
     pub async fn binder(&self, work: Work) -> WorkResult {
         let Some(dir) = self.pop.populator.binder.clone() else {
-            return crate::store::failure("this populator has no binder");
+            return failure("this populator has no binder");
         };
         let store = self.service.store(&dir, self.pop.log_path());
-        store
-            .submit(work, self.who.clone(), !self.pop.populator.write)
-            .await
+        submit(&store, work, self.who.clone(), !self.pop.populator.write).await
     }
 
     /// Run typed `commands` on the binder as one change (none is kept if one fails):
@@ -93,22 +93,19 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
+        let Some(dir) = minter_dir(&self.pop, path) else {
             return Err("no such minter".into());
         };
         let list = listing(prefix, after, max, true);
-        let answer = self
-            .service
-            .store(&dir, None)
-            .submit(Work::Commands(vec![list]), self.who.clone(), true)
-            .await;
+        let store = self.service.store(&dir, None);
+        let answer = submit(&store, Work::Commands(vec![list]), self.who.clone(), true).await;
         listed(replies(answer)?)
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.
     pub fn minters(&self) -> Vec<[String; 3]> {
         match &self.pop.populator.minters {
-            Some(root) => crate::admission::minter_paths(root),
+            Some(root) => minter_paths(root),
             None => Vec::new(),
         }
     }
@@ -116,7 +113,7 @@ impl Binder {
     /// Mint `n` identifiers from the minter at `path` (`SCHEME/NAAN/SHOULDER`):
     /// the identifiers minted, and the error that stopped it, if any.
     pub async fn mint(&self, path: &[String; 3], n: u64) -> (Vec<String>, Option<String>) {
-        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
+        let Some(dir) = minter_dir(&self.pop, path) else {
             return (Vec::new(), Some("no such minter".into()));
         };
         let store = self.service.store(&dir, None);
@@ -124,9 +121,7 @@ impl Binder {
             n,
             format: Format::Anvl,
         };
-        let answer = store
-            .submit(work, self.who.clone(), !self.pop.populator.write)
-            .await;
+        let answer = submit(&store, work, self.who.clone(), !self.pop.populator.write).await;
         let error = answer.failed.then(|| errors(&answer));
         (answer.minted, error)
     }
