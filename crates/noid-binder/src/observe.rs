@@ -5,8 +5,6 @@
 
 use std::time::Duration;
 
-use crate::writer::Work;
-
 /// What a request asked of its directory's thread (the metrics' `work` label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -21,15 +19,6 @@ pub enum Kind {
 impl Kind {
     /// Every kind, in label order.
     pub const ALL: [Kind; 3] = [Kind::Egg, Kind::Bulk, Kind::Mint];
-
-    /// The kind of `work`.
-    pub fn of(work: &Work) -> Kind {
-        match work {
-            Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
-            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
-            Work::Mint { .. } => Kind::Mint,
-        }
-    }
 
     /// The label value.
     pub fn name(self) -> &'static str {

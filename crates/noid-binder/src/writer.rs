@@ -103,6 +103,17 @@ pub enum Work {
     },
 }
 
+impl Work {
+    /// What kind of work it is (the metrics' `work` label).
+    pub fn kind(&self) -> Kind {
+        match self {
+            Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
+            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
+            Work::Mint { .. } => Kind::Mint,
+        }
+    }
+}
+
 /// What a directory's thread answers.
 #[derive(Debug, Default)]
 pub struct WorkResult {
@@ -282,7 +293,7 @@ impl DirectoryWriter {
         read_only: bool,
         reply: impl FnOnce(WorkResult) + Send + 'static,
     ) {
-        let (kind, queued) = (Kind::of(&work), Instant::now());
+        let (kind, queued) = (work.kind(), Instant::now());
         let observer = self.observer.clone();
         let job = Job {
             work,

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_api::upload::run::{start, Job, Stage};
-use noid_api::upload::{outcome, Kind, Upload};
+use noid_api::upload::run::{start, Job, UploadStage as Stage};
+use noid_api::upload::{outcome, Upload, UploadKind as Kind};
 use noid_api::Service;
 
 use crate::util::{ids, noid_exe, run};

@@ -17,7 +17,7 @@ use noid_binder::Who;
 use super::binder::Binder;
 use super::form::Form;
 use super::html;
-use super::session::{Session, User};
+use super::session::{LoginSession, User};
 use crate::reply::Resp;
 use crate::service::{Peer, Service};
 
@@ -28,7 +28,7 @@ pub type Handler = fn(Ctx) -> Handled;
 
 /// The method a page answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
+pub enum PageMethod {
     /// Shows something; never writes.
     Get,
     /// A form's submission (its token checked before the handler runs).
@@ -40,7 +40,7 @@ pub struct Ctx {
     /// The service (for [`Ctx::binder`]).
     pub service: Arc<Service>,
     /// The session, logged in for [`Ctx::user`]'s populator.
-    pub session: Session,
+    pub session: LoginSession,
     /// Who is logged in.
     pub user: User,
     /// The populator, as configured.
@@ -99,7 +99,7 @@ pub fn html_response(status: StatusCode, body: String) -> Resp {
 }
 
 /// A refusal: a page in the layout saying why.
-pub fn refusal(status: StatusCode, session: &Session, title: &str, why: &str) -> Resp {
+pub fn refusal(status: StatusCode, session: &LoginSession, title: &str, why: &str) -> Resp {
     html_response(
         status,
         html::page(title, session, &html::notice("error", why)),

@@ -11,13 +11,13 @@ use hyper::{Request, StatusCode};
 use super::ctx::{html_response, refusal, see_other, text, NEW_SESSION};
 use super::form::Form;
 use super::html::{escape, notice, page, post_form};
-use super::session::{Session, User};
+use super::session::{LoginSession, User};
 use crate::reply::Resp;
 use crate::service::{Peer, Service};
 use noid_binder::api::Basic;
 
 /// The login form, with `error` above it.
-pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp {
+pub fn form(session: &LoginSession, error: Option<&str>, status: StatusCode) -> Resp {
     let mut body = String::new();
     if let Some(e) = error {
         body.push_str(&notice("error", e));
@@ -47,7 +47,7 @@ pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp 
 /// The login form's submission (its token already checked). An unknown populator
 /// is checked like a known one whose logins all fail ([`Service::verify`]), so the
 /// answer and its time are the same.
-pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: Form) -> Resp {
+pub async fn submit(service: &Arc<Service>, session: &LoginSession, peer: &Peer, f: Form) -> Resp {
     let name = f.text("populator");
     let cred = Basic {
         user: f.text("login").to_string(),
@@ -125,7 +125,7 @@ pub async fn basic(
     service: &Arc<Service>,
     req: &Request<Incoming>,
     peer: &Peer,
-    session: &Session,
+    session: &LoginSession,
     name: &str,
 ) -> Resp {
     let pop = service.populator(name).cloned();
@@ -155,7 +155,7 @@ pub async fn basic(
 
 /// Replace `old` by a session logged in as `login` for `populator`, and go to the
 /// populator's first page.
-fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -> Resp {
+fn logged_in(service: &Service, old: &LoginSession, populator: &str, login: String) -> Resp {
     service.console.sessions.end(&old.id);
     let new = service.console.sessions.start(User {
         populator: populator.to_string(),
@@ -173,12 +173,12 @@ fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -
     r
 }
 
-fn new_login(s: &Session) -> &str {
+fn new_login(s: &LoginSession) -> &str {
     s.user.as_ref().map_or("", |u| u.login.as_str())
 }
 
 /// End the session (its token already checked) and its cookie.
-pub fn logout(service: &Service, session: &Session) -> Resp {
+pub fn logout(service: &Service, session: &LoginSession) -> Resp {
     service.console.sessions.end(&session.id);
     let mut r = see_other("/console/login");
     r.headers_mut()

@@ -20,7 +20,7 @@
 //! limited alike. Pages act only through [`egg::Binder`], the API's write path.
 //!
 //! **Adding a page.** Write a handler `fn(Ctx) -> Handled` in its own module, add a
-//! row to [`PAGES`] (path under `/console/p/POP/`, [`Verb::Get`] or [`Verb::Post`]),
+//! row to [`PAGES`] (path under `/console/p/POP/`, [`PageMethod::Get`] or [`PageMethod::Post`]),
 //! and, for a page people go to, a row to [`NAV`]. The handler gets a [`Ctx`]: the
 //! checked session and populator, the query, and for a POST the form already read
 //! and its token already checked (forms are [`html::post_form`], which adds the
@@ -59,29 +59,29 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use crate::reply::Resp;
 use crate::service::{Peer, Service};
-use ctx::{refusal, see_other, text, Ctx, Handler, Verb, NEW_SESSION};
+use ctx::{refusal, see_other, text, Ctx, Handler, PageMethod, NEW_SESSION};
 use form::Form;
-use session::Session;
+use session::LoginSession;
 
 /// A populator's pages: the path under `/console/p/POP/`, the method, the handler.
-pub const PAGES: &[(&str, Verb, Handler)] = &[
-    ("", Verb::Get, pages::home),
-    ("mint", Verb::Get, pages::mint_form),
-    ("mint", Verb::Post, pages::mint),
-    ("minted", Verb::Get, pages::minted),
-    ("minted.txt", Verb::Get, pages::minted_text),
-    ("browse", Verb::Get, pages::browse),
-    ("id", Verb::Get, edit::show),
-    ("id", Verb::Post, edit::save),
-    ("withdraw", Verb::Get, retire::withdraw_form),
-    ("withdraw", Verb::Post, retire::withdraw),
-    ("purge", Verb::Get, retire::purge_form),
-    ("purge", Verb::Post, retire::purge),
-    ("upload", Verb::Get, upload::form),
-    ("upload", Verb::Post, upload::submit),
-    ("uploads", Verb::Get, upload::progress),
-    ("uploads/result.csv", Verb::Get, upload::download),
-    ("writes", Verb::Get, writes::page),
+pub const PAGES: &[(&str, PageMethod, Handler)] = &[
+    ("", PageMethod::Get, pages::home),
+    ("mint", PageMethod::Get, pages::mint_form),
+    ("mint", PageMethod::Post, pages::mint),
+    ("minted", PageMethod::Get, pages::minted),
+    ("minted.txt", PageMethod::Get, pages::minted_text),
+    ("browse", PageMethod::Get, pages::browse),
+    ("id", PageMethod::Get, edit::show),
+    ("id", PageMethod::Post, edit::save),
+    ("withdraw", PageMethod::Get, retire::withdraw_form),
+    ("withdraw", PageMethod::Post, retire::withdraw),
+    ("purge", PageMethod::Get, retire::purge_form),
+    ("purge", PageMethod::Post, retire::purge),
+    ("upload", PageMethod::Get, upload::form),
+    ("upload", PageMethod::Post, upload::submit),
+    ("uploads", PageMethod::Get, upload::progress),
+    ("uploads/result.csv", PageMethod::Get, upload::download),
+    ("writes", PageMethod::Get, writes::page),
 ];
 
 /// Whether `path` is the console's.
@@ -120,7 +120,7 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
     let session = match known {
         Some(s) => s,
         None if start => sessions.login_form(),
-        None => Session::none(),
+        None => LoginSession::none(),
     };
     let mut resp = route(service.clone(), req, peer, session.clone()).await;
     if let Some(v) = resp.headers_mut().remove(NEW_SESSION) {
@@ -143,11 +143,11 @@ async fn route(
     service: Arc<Service>,
     req: Request<Incoming>,
     peer: Peer,
-    session: Session,
+    session: LoginSession,
 ) -> Resp {
     let verb = match *req.method() {
-        Method::GET | Method::HEAD => Verb::Get,
-        Method::POST => Verb::Post,
+        Method::GET | Method::HEAD => PageMethod::Get,
+        Method::POST => PageMethod::Post,
         _ => return text(StatusCode::METHOD_NOT_ALLOWED, "GET or POST only\n"),
     };
     let path = req.uri().path().to_string();
@@ -160,24 +160,26 @@ async fn route(
         );
         return r;
     }
-    if let (Some(name), Verb::Get) = (path.strip_prefix("/console/basic/"), verb) {
+    if let (Some(name), PageMethod::Get) = (path.strip_prefix("/console/basic/"), verb) {
         return login::basic(&service, &req, &peer, &session, name).await;
     }
     let form = match verb {
-        Verb::Get => Form::default(),
-        Verb::Post => match checked_form(req, &session).await {
+        PageMethod::Get => Form::default(),
+        PageMethod::Post => match checked_form(req, &session).await {
             Ok(f) => f,
             Err(r) => return r,
         },
     };
     match (path.as_str(), verb) {
-        ("/console" | "/console/", Verb::Get) => match &session.user {
+        ("/console" | "/console/", PageMethod::Get) => match &session.user {
             Some(u) => see_other(&format!("/console/p/{}/", u.populator)),
             None => see_other("/console/login"),
         },
-        ("/console/login", Verb::Get) => login::form(&session, None, StatusCode::OK),
-        ("/console/login", Verb::Post) => login::submit(&service, &session, &peer, form).await,
-        ("/console/logout", Verb::Post) => login::logout(&service, &session),
+        ("/console/login", PageMethod::Get) => login::form(&session, None, StatusCode::OK),
+        ("/console/login", PageMethod::Post) => {
+            login::submit(&service, &session, &peer, form).await
+        }
+        ("/console/logout", PageMethod::Post) => login::logout(&service, &session),
         (p, _) => match p.strip_prefix("/console/p/") {
             Some(rest) => populator_page(service, rest, verb, session, peer, query, form).await,
             None => refusal(
@@ -198,7 +200,7 @@ async fn route(
 /// checked first: without one, nothing of the body is read), and no more of it than
 /// the session's kind of form may have ([`form::Limit`]), so that a client that is
 /// not logged in can make the service hold 64 KiB of a form at most.
-async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form, Resp> {
+async fn checked_form(req: Request<Incoming>, session: &LoginSession) -> Result<Form, Resp> {
     let forged = || {
         refusal(
             StatusCode::FORBIDDEN,
@@ -231,8 +233,8 @@ async fn checked_form(req: Request<Incoming>, session: &Session) -> Result<Form,
 async fn populator_page(
     service: Arc<Service>,
     rest: &str,
-    verb: Verb,
-    session: Session,
+    verb: PageMethod,
+    session: LoginSession,
     peer: Peer,
     query: Form,
     form: Form,

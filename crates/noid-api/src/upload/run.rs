@@ -40,12 +40,12 @@ pub struct Job {
     pub tally: Arc<Tally>,
     /// The encoding the file was converted from, when it was not UTF-8.
     pub converted: Option<&'static str>,
-    stage: Mutex<Stage>,
+    stage: Mutex<UploadStage>,
 }
 
 /// Where an upload is.
 #[derive(Debug, Clone)]
-pub enum Stage {
+pub enum UploadStage {
     /// Minting identifiers for its `mint` rows.
     Minting,
     /// Running its commands (so many in all: a sheet's; `None` for egg lines).
@@ -56,11 +56,11 @@ pub enum Stage {
 
 impl Job {
     /// Where it is now.
-    pub fn stage(&self) -> Stage {
+    pub fn stage(&self) -> UploadStage {
         self.stage.lock().expect("job").clone()
     }
 
-    fn set(&self, stage: Stage) {
+    fn set(&self, stage: UploadStage) {
         *self.stage.lock().expect("job") = stage;
     }
 }
@@ -144,12 +144,12 @@ pub fn start(
         },
         file,
         tally: Arc::default(),
-        stage: Mutex::new(Stage::Minting),
+        stage: Mutex::new(UploadStage::Minting),
     });
     let running = job.clone();
     tokio::spawn(async move {
         let results = execute(&running, writers, upload).await;
-        running.set(Stage::Done(Arc::new(results)));
+        running.set(UploadStage::Done(Arc::new(results)));
     });
     Ok(job)
 }
@@ -180,7 +180,7 @@ async fn execute(job: &Job, w: Writers, upload: Upload) -> Vec<RowResult> {
             };
             let ids = script::row_ids(&sheet, &minted);
             let script = Script::of(&sheet, &ids);
-            job.set(Stage::Running(Some(script.row_of.len())));
+            job.set(UploadStage::Running(Some(script.row_of.len())));
             let ran = bulk(
                 job,
                 &w,
@@ -193,7 +193,7 @@ async fn execute(job: &Job, w: Writers, upload: Upload) -> Vec<RowResult> {
             outcome::of_sheet(&sheet, &ids, mint_error.as_deref(), &script, &ran)
         }
         Upload::Egg(text) => {
-            job.set(Stage::Running(None));
+            job.set(UploadStage::Running(None));
             let work = Work::Bulk {
                 body: Box::new(Cursor::new(text.clone().into_bytes())),
                 progress: None,
