@@ -16,7 +16,7 @@ use noid_binder::api::{
     body_too_large, command_headers, decode_query, finish, is_bulk, parse_route, plain, plan,
     same_site, status_line, unauthorized, verbose_note, ApiReply, Input, Plan, Route, MAX_BODY,
 };
-use noid_binder::{Who, Work};
+use noid_binder::{read_line, Who, Work};
 
 use crate::awaited::submit;
 use crate::body::SentProgress;
@@ -98,7 +98,7 @@ impl Service {
             acting_for,
         };
         let read_only = !pop.populator.write;
-        let (dir, log, mut work, tool) = match plan(&route, pop, query, input) {
+        let (dir, log, work, tool) = match plan(&route, pop, query, input) {
             Plan::Respond(r) => return Err(r),
             Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
             Plan::Run {
@@ -107,6 +107,30 @@ impl Service {
                 work,
                 tool,
             } => (dir, log, work, tool),
+        };
+        // A line that only reads is answered through a snapshot, never queued behind
+        // the directory's writes.
+        let mut work = match work {
+            Work::Egg { line, body } => {
+                let (d, w) = (dir.clone(), who.clone());
+                let admission = self.site().admitted(&dir);
+                let read = tokio::task::spawn_blocking(move || {
+                    let answer = read_line(&d, &admission, &w, read_only, &line, &body);
+                    (answer, line, body)
+                })
+                .await;
+                match read {
+                    Ok((Some(answer), ..)) => return Err(finish(answer, note, tool)),
+                    Ok((None, line, body)) => Work::Egg { line, body },
+                    Err(e) => {
+                        return Err(plain(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            &format!("error: the read failed: {e}\n"),
+                        ))
+                    }
+                }
+            }
+            other => other,
         };
         let store = self.store(&dir, log);
         if let Work::Bulk { progress, .. } = &mut work {

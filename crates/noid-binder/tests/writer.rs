@@ -336,3 +336,101 @@ fn typed_targets_are_checked_egg_lines_are_not() {
         [("_t".to_string(), b"v1".to_vec())]
     );
 }
+
+/// A bulk body that hands out its lines only when told, and says when the run first
+/// asked for one (the writer's thread is then held by the run).
+struct Held {
+    lines: mpsc::Receiver<Vec<u8>>,
+    asked: Option<mpsc::Sender<()>>,
+    buf: Vec<u8>,
+}
+
+impl std::io::Read for Held {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = std::io::BufRead::fill_buf(self)?.len().min(out.len());
+        out[..n].copy_from_slice(&self.buf[..n]);
+        std::io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Held {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.buf.is_empty() {
+            if let Some(asked) = self.asked.take() {
+                asked.send(()).unwrap();
+            }
+            self.buf = self.lines.recv().unwrap_or_default();
+        }
+        Ok(&self.buf)
+    }
+    fn consume(&mut self, n: usize) {
+        self.buf.drain(..n);
+    }
+}
+
+/// Reads go through a snapshot: while a bulk run holds the directory's thread (its
+/// body stalled), a read of a committed value and a read-only egg line are answered;
+/// a write queued behind the run waits for it.
+#[test]
+fn reads_proceed_while_the_writer_is_held() {
+    let s = setup();
+    let url = b"https://example.org/r";
+    let wrote = s
+        .writer()
+        .run(Work::Commands(vec![set("r1", "_t", url)]), who(), false);
+    assert!(!wrote.failed);
+    let (lines_tx, lines) = mpsc::channel();
+    let (asked_tx, asked) = mpsc::channel();
+    let body = Held {
+        lines,
+        asked: Some(asked_tx),
+        buf: Vec::new(),
+    };
+    let (done_tx, done) = mpsc::channel();
+    let work = Work::Bulk {
+        body: Box::new(body),
+        progress: None,
+        tally: None,
+    };
+    s.writer().submit(work, who(), false, move |a| {
+        done_tx.send(a).unwrap();
+    });
+    asked.recv().unwrap();
+    // The run holds the thread now: a queued write waits behind it.
+    let (write_tx, write_done) = mpsc::channel();
+    let queued = Work::Commands(vec![set("r2", "_t", b"https://example.org/q")]);
+    s.writer().submit(queued, who(), false, move |a| {
+        write_tx.send(a).unwrap();
+    });
+    let admission = noid_minter::gate::Admission::default();
+    let replies = noid_binder::read(&s.dir, &admission, &who(), &[read("r1")]).unwrap();
+    match replies.as_slice() {
+        [Reply::Values { elems, .. }] => {
+            assert_eq!(*elems, [("_t".to_string(), url.to_vec())])
+        }
+        other => panic!("{other:?}"),
+    }
+    let line = noid_binder::read_line(&s.dir, &admission, &who(), false, "r1.get _t", b"")
+        .expect("a read-only line");
+    // As egg answers `get` (noid-cli's API tests: `i.get moo` gives `moo: cow`).
+    assert_eq!(
+        String::from_utf8_lossy(&line.body),
+        "_t: https://example.org/r\n\n"
+    );
+    // A line that writes is left to the writer.
+    assert!(
+        noid_binder::read_line(&s.dir, &admission, &who(), false, "r3.set _t x", b"").is_none()
+    );
+    assert!(
+        write_done.try_recv().is_err(),
+        "the queued write waited behind the run"
+    );
+    lines_tx
+        .send(b"r4.set _t https://example.org/4\n".to_vec())
+        .unwrap();
+    drop(lines_tx);
+    let bulk = done.recv().unwrap();
+    assert!(!bulk.failed, "{}", String::from_utf8_lossy(&bulk.body));
+    assert!(!write_done.recv().unwrap().failed);
+}

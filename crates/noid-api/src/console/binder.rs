@@ -2,16 +2,19 @@
 //! ([`noid_egg::Command`]) run through the API's own write path: the directory's
 //! thread (noid-binder's [`DirectoryWriter`](noid_binder::DirectoryWriter)), noid-minter's
 //! write batch, the identifier gate, the populator's rights (read-only populators
-//! are refused there) and the write log, with the session's login as the agent. The
-//! console has no store access of its own, and it formats no command line: values go
-//! in as values and replies come back typed, so no value can add a word or lose a byte.
+//! are refused there) and the write log, with the session's login as the agent. Reads
+//! (current values, listings) go through a snapshot (noid-binder's [`read`]) on a
+//! blocking thread, never through the writer thread, so a page shows while a bulk run
+//! holds the binder. The console formats no command line: values go in as values and
+//! replies come back typed, so no value can add a word or lose a byte.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use noid_egg::{Command, Format, Reply};
 
 use noid_binder::api::{minter_dir, Checked};
-use noid_binder::{failure, minter_paths, Who, Work, WorkResult};
+use noid_binder::{failure, minter_paths, read, Who, Work, WorkResult};
 
 use crate::awaited::submit;
 use crate::service::Service;
@@ -57,8 +60,33 @@ impl Binder {
         replies(self.binder(Work::Commands(commands)).await)
     }
 
+    /// Run the read-only `commands` on the store in `dir` through a snapshot, on a
+    /// blocking thread: their replies, or the first error.
+    async fn read(&self, dir: PathBuf, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
+        let who = self.who.clone();
+        let admission = self.service.site().admitted(&dir);
+        let replies = tokio::task::spawn_blocking(move || read(&dir, &admission, &who, &commands))
+            .await
+            .map_err(|e| e.to_string())??;
+        match replies.iter().find_map(|r| match r {
+            Reply::Error(e) => Some(e.to_string()),
+            _ => None,
+        }) {
+            Some(e) => Err(e),
+            None => Ok(replies),
+        }
+    }
+
+    /// Read-only `commands` on the binder, through a snapshot.
+    async fn read_binder(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
+        let Some(dir) = self.pop.populator.binder.clone() else {
+            return Err("this populator has no binder".into());
+        };
+        self.read(dir, commands).await
+    }
+
     /// The bindings of `id` (admin elements left out), in binding order, values as
-    /// stored (bytes).
+    /// stored (bytes), read through a snapshot.
     pub async fn fetch(&self, id: &str) -> Result<Vec<Binding>, String> {
         let read = Command::Read {
             id: id.to_string(),
@@ -66,7 +94,7 @@ impl Binder {
             labelled: true,
             all: false,
         };
-        match self.run(vec![read]).await?.pop() {
+        match self.read_binder(vec![read]).await?.pop() {
             Some(Reply::Values { elems, .. }) => Ok(elems),
             _ => Err("the binder gave no values".into()),
         }
@@ -80,7 +108,10 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        listed(self.run(vec![listing(prefix, after, max, false)]).await?)
+        listed(
+            self.read_binder(vec![listing(prefix, after, max, false)])
+                .await?,
+        )
     }
 
     /// Up to `max` identifiers the minter at `path` issued, starting with `prefix` (any
@@ -97,9 +128,7 @@ impl Binder {
             return Err("no such minter".into());
         };
         let list = listing(prefix, after, max, true);
-        let store = self.service.store(&dir, None);
-        let answer = submit(&store, Work::Commands(vec![list]), self.who.clone(), true).await;
-        listed(replies(answer)?)
+        listed(self.read(dir, vec![list]).await?)
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.

@@ -16,7 +16,8 @@ use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
 use super::route;
 use super::site::Site;
-use crate::writer::{self, Who};
+use crate::reads::read_line;
+use crate::writer::{self, Who, Work};
 
 /// One CGI request, from the environment Apache sets.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +92,14 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             work,
             tool,
         } => {
+            let read_only = !pop.populator.write;
+            // A line that only reads is answered through a snapshot, without the lock.
+            if let Work::Egg { line, body } = &work {
+                let admitted = service.admitted(&dir);
+                if let Some(answer) = read_line(&dir, &admitted, &who, read_only, line, body) {
+                    return Ok(finish(answer, note, tool));
+                }
+            }
             let admission = service.admission(&dir);
             let answer = writer::run_once(
                 dir,
@@ -99,7 +108,7 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
                 service.settings().clone(),
                 work,
                 who,
-                !pop.populator.write,
+                read_only,
             );
             finish(answer, note, tool)
         }

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::StatusCode;
+use noid_minter::gate::Admission;
 
 use super::config::{self, Checked, Config};
 use super::passwords::Passwords;
@@ -31,6 +32,8 @@ pub struct Site {
     populators: BTreeMap<String, Checked>,
     passwords: Passwords,
     writers: Mutex<HashMap<PathBuf, DirectoryWriter>>,
+    /// What each directory read through a snapshot admits (as its writer does).
+    admissions: Mutex<HashMap<PathBuf, AdmissionSource>>,
     settings: Settings,
 }
 
@@ -54,6 +57,7 @@ impl Site {
             populators,
             passwords: Passwords::default(),
             writers: Mutex::new(HashMap::new()),
+            admissions: Mutex::new(HashMap::new()),
             settings,
         }
     }
@@ -110,6 +114,17 @@ impl Site {
             .collect();
         let limit = !owners.iter().any(|p| p.populator.any_identifier);
         AdmissionSource::new(roots, limit)
+    }
+
+    /// What directory `dir` admits now, for a read through a snapshot (the same its
+    /// writer thread applies); the minters' templates are read again only when their
+    /// directories change.
+    pub fn admitted(&self, dir: &Path) -> Arc<Admission> {
+        let mut sources = self.admissions.lock().expect("admissions");
+        sources
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| self.admission(dir))
+            .admission()
     }
 
     /// The writer thread of directory `dir` (binder writes logged to `log`), started
