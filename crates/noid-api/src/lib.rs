@@ -11,18 +11,19 @@
 //! The query is %-decoded once, then split like a command line. Command results,
 //! errors included, are `200` with an ANVL body ending `egg-status: 0|1` (minters:
 //! `nog-status:`), as N2T answers. Before any command runs: `403` for a request a
-//! page of another site made a browser send ([`origin`]), `404` for a path that is
-//! no populator's binder or minter route, `403` for a client outside the populator's
-//! allow-list or credentials of another populator, `401` without valid credentials
-//! (also for a populator that is not configured), `429` after too many failed
-//! attempts of one login from one address, `413` for a body or value over the limits.
+//! page of another site made a browser send (noid-binder's `api::Sent`), `404` for a
+//! path that is no populator's binder or minter route, `403` for a client outside the
+//! populator's allow-list or credentials of another populator, `401` without valid
+//! credentials (also for a populator that is not configured), `429` after too many
+//! failed attempts of one login from one address, `413` for a body or value over the
+//! limits.
 //! Commands that remote callers may never run (binder administration, `@FILE`, `-d`)
 //! are refused. docs/SECURITY.md states what the service promises.
 //!
 //! Writes queue on the store's lock like `noid` processes do, are committed as one
 //! synced batch and logged (synced) before they are acknowledged (noid-binder's
 //! `DirectoryWriter`). What a request does is decided by noid-binder's `api`, as for
-//! the CGI; this crate is the HTTP adapter ([`handler`], [`body`]), the console and
+//! the CGI; this crate is the HTTP adapter (`handler`, `body`), the console and
 //! the upload.
 //! TLS is the front server's job (Apache or nginx, `apache-conf/`, `nginx-conf/`);
 //! bind the service to loopback or a unix socket.
@@ -30,13 +31,13 @@
 #![deny(missing_docs)]
 
 mod awaited;
-pub mod body;
-pub mod console;
-pub mod failures;
-pub mod handler;
-pub mod metrics;
-pub mod reply;
-pub mod service;
+mod body;
+mod console;
+mod failures;
+mod handler;
+mod metrics;
+mod reply;
+mod service;
 pub mod upload;
 
 use std::convert::Infallible;

@@ -133,7 +133,7 @@ impl Service {
     /// counted) for anything else, a populator that is not configured (`None`)
     /// included.
     ///
-    /// The attempt is counted before the password is checked ([`Failures::attempt`]),
+    /// The attempt is counted before the password is checked (`Failures::attempt`),
     /// and every password file is checked, each by one bcrypt (on a dummy hash for a
     /// login it lacks), so that the time taken tells nothing of which logins exist
     /// where.

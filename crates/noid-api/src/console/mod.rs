@@ -17,11 +17,11 @@
 //! (another populator's pages are refused with `403`) from an address its allow-list
 //! admits. Logins are
 //! checked as the API checks them ([`Service::verify`]), failed attempts counted and
-//! limited alike. Pages act only through [`egg::Binder`], the API's write path.
+//! limited alike. Pages act only through [`binder::Binder`], the API's write path.
 //!
 //! **Adding a page.** Write a handler `fn(Ctx) -> Handled` in its own module, add a
 //! row to [`PAGES`] (path under `/console/p/POP/`, [`PageMethod::Get`] or [`PageMethod::Post`]),
-//! and, for a page people go to, a row to [`NAV`]. The handler gets a [`Ctx`]: the
+//! and, for a page people go to, a row to [`html::NAV`]. The handler gets a [`Ctx`]: the
 //! checked session and populator, the query, and for a POST the form already read
 //! and its token already checked (forms are [`html::post_form`], which adds the
 //! token). Answer with [`Ctx::page`] (the layout), [`see_other`] after a write, or

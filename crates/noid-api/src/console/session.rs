@@ -188,11 +188,6 @@ impl Sessions {
         self.table.lock().expect("sessions").by_id.len()
     }
 
-    /// Whether no session is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// A new login form's session, kept nowhere: its id is the time it was issued
     /// (milliseconds since the service started) and a random nonce, its token the
     /// id's MAC ([`Sessions::login_session`] checks both).

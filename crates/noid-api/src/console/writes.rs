@@ -1,4 +1,4 @@
-//! The binder's recent writes, newest first, from its write log ([`crate::recent`]),
+//! The binder's recent writes, newest first, from its write log (noid-binder's `recent`),
 //! a page of [`PAGE`] at a time: every write the API, `noid serve`'s bulk POSTs and the
 //! console made, with who made it and when.
 
