@@ -16,7 +16,7 @@ use noid_binder::api::{
     body_too_large, command_headers, decode_query, finish, is_bulk, parse_route, plain, plan,
     same_site, status_line, unauthorized, verbose_note, ApiReply, Input, Plan, Route, MAX_BODY,
 };
-use noid_binder::{read_line, Who, Work};
+use noid_binder::{only_reads, read_line, Who, Work};
 
 use crate::awaited::submit;
 use crate::body::SentProgress;
@@ -108,15 +108,19 @@ impl Service {
                 tool,
             } => (dir, log, work, tool),
         };
-        // A line that only reads is answered through a snapshot, never queued behind
-        // the directory's writes.
+        // A line that only reads is answered through a read-only view, never queued
+        // behind the directory's writes (the writer thread answers it if the view
+        // cannot be had).
         let mut work = match work {
-            Work::Egg { line, body } => {
-                let (d, w) = (dir.clone(), who.clone());
-                let admission = self.site().admitted(&dir);
+            Work::Egg { line, body } if only_reads(&who, &line, &body) => {
+                let (service, d, w) = (self.clone(), dir.clone(), who.clone());
                 let read = tokio::task::spawn_blocking(move || {
-                    let answer = read_line(&d, &admission, &w, read_only, &line, &body);
-                    (answer, line, body)
+                    let site = service.site();
+                    let admission = site.admitted(&d);
+                    let answer = site.reading(&d, |store| {
+                        read_line(store, &admission, &w, read_only, &line, &body)
+                    });
+                    (answer.ok().flatten(), line, body)
                 })
                 .await;
                 match read {

@@ -10,7 +10,7 @@
 //! | [`Progress`] | where a bulk request's committed output goes as it goes (a trait, not one runtime's channel) |
 //! | [`Tally`] | a bulk run's counts, read by another thread while it runs |
 //! | [`AdmissionSource`] | what a populator's binder admits beyond its own gate (its minters' shoulders) |
-//! | [`read`] | read-only commands run on a snapshot, never through the writer thread |
+//! | [`read`] | read-only commands run on a read-only view, never through the writer thread |
 //! | [`recent`] | a binder's recent writes, read back from its write log |
 //! | [`Observer`] | what the writer tells whoever counts its work (`noid serve`'s metrics) |
 //! | [`api`] | the N2T API's requests without transport: configuration, routes, plans, replies, the CGI |
@@ -35,7 +35,7 @@ pub use admission::{minter_paths, AdmissionSource};
 pub use cut::{cut_of, Cut, MAX_LINE, STALL};
 pub use group::BULK_BATCH;
 pub use observe::{Kind, Observer, Stage, Unobserved};
-pub use reads::{read, read_line};
+pub use reads::{only_reads, read, read_line, snapshot};
 pub use safe_name::is_safe_name;
 pub use writer::{
     committed_line, failure, run_once, DirectoryWriter, Progress, Reached, Settings, Tally, Who,

@@ -404,24 +404,30 @@ fn reads_proceed_while_the_writer_is_held() {
         write_tx.send(a).unwrap();
     });
     let admission = noid_minter::gate::Admission::default();
-    let replies = noid_binder::read(&s.dir, &admission, &who(), &[read("r1")]).unwrap();
+    let replies = noid_binder::snapshot(&s.dir, |store| {
+        noid_binder::read(store, &admission, &who(), &[read("r1")])
+    })
+    .unwrap()
+    .unwrap();
     match replies.as_slice() {
         [Reply::Values { elems, .. }] => {
             assert_eq!(*elems, [("_t".to_string(), url.to_vec())])
         }
         other => panic!("{other:?}"),
     }
-    let line = noid_binder::read_line(&s.dir, &admission, &who(), false, "r1.get _t", b"")
-        .expect("a read-only line");
+    assert!(noid_binder::only_reads(&who(), "r1.get _t", b""));
+    let line = noid_binder::snapshot(&s.dir, |store| {
+        noid_binder::read_line(store, &admission, &who(), false, "r1.get _t", b"")
+    })
+    .unwrap()
+    .expect("the minter's state read");
     // As egg answers `get` (noid-cli's API tests: `i.get moo` gives `moo: cow`).
     assert_eq!(
         String::from_utf8_lossy(&line.body),
         "_t: https://example.org/r\n\n"
     );
     // A line that writes is left to the writer.
-    assert!(
-        noid_binder::read_line(&s.dir, &admission, &who(), false, "r3.set _t x", b"").is_none()
-    );
+    assert!(!noid_binder::only_reads(&who(), "r3.set _t x", b""));
     assert!(
         write_done.try_recv().is_err(),
         "the queued write waited behind the run"
@@ -433,4 +439,48 @@ fn reads_proceed_while_the_writer_is_held() {
     let bulk = done.recv().unwrap();
     assert!(!bulk.failed, "{}", String::from_utf8_lossy(&bulk.body));
     assert!(!write_done.recv().unwrap().failed);
+}
+
+/// `noid serve`'s reads: a follower kept per directory sees each write committed
+/// through the writer thread by the very next read.
+#[test]
+fn the_site_reads_every_committed_write_through_its_follower() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("binder");
+    binder(&dir);
+    let text = format!(
+        "[populator.sam]\nopen = true\nbinder = \"{}\"\n",
+        dir.display()
+    );
+    let (config, populators) = noid_binder::api::parse(&text).unwrap();
+    let site = noid_binder::api::Site::new(
+        config,
+        populators,
+        |_| "20260101000000".into(),
+        Arc::new(noid_binder::Unobserved),
+    );
+    let admission = site.admitted(&dir);
+    let current = || {
+        let replies = site
+            .reading(&dir, |store| {
+                noid_binder::read(store, &admission, &who(), &[read("f1")])
+            })
+            .unwrap()
+            .unwrap();
+        match replies.as_slice() {
+            [Reply::Values { elems, .. }] => elems.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(current(), []);
+    for n in 1..=3 {
+        let url = format!("https://example.org/{n}");
+        let set = Work::Commands(vec![set("f1", "_t", url.as_bytes())]);
+        assert!(!site.writer(&dir, None).run(set, who(), false).failed);
+        assert_eq!(current(), [("_t".to_string(), url.into_bytes())]);
+    }
+    site.stop();
+    drop(site);
+    // The writer's thread closes its store once its handles are gone.
+    noid_store::open::writer(&dir, Duration::from_secs(10)).unwrap();
 }

@@ -3,7 +3,7 @@
 //! thread (noid-binder's [`DirectoryWriter`](noid_binder::DirectoryWriter)), noid-minter's
 //! write batch, the identifier gate, the populator's rights (read-only populators
 //! are refused there) and the write log, with the session's login as the agent. Reads
-//! (current values, listings) go through a snapshot (noid-binder's [`read`]) on a
+//! (current values, listings) go through a read-only view (noid-binder's [`read`]) on a
 //! blocking thread, never through the writer thread, so a page shows while a bulk run
 //! holds the binder. The console formats no command line: values go in as values and
 //! replies come back typed, so no value can add a word or lose a byte.
@@ -60,14 +60,18 @@ impl Binder {
         replies(self.binder(Work::Commands(commands)).await)
     }
 
-    /// Run the read-only `commands` on the store in `dir` through a snapshot, on a
-    /// blocking thread: their replies, or the first error.
+    /// Run the read-only `commands` on the store in `dir` through its read-only view
+    /// (noid-binder's `Site::reading`), on a blocking thread: their replies, or the
+    /// first error.
     async fn read(&self, dir: PathBuf, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
-        let who = self.who.clone();
-        let admission = self.service.site().admitted(&dir);
-        let replies = tokio::task::spawn_blocking(move || read(&dir, &admission, &who, &commands))
-            .await
-            .map_err(|e| e.to_string())??;
+        let (service, who) = (self.service.clone(), self.who.clone());
+        let replies = tokio::task::spawn_blocking(move || {
+            let site = service.site();
+            let admission = site.admitted(&dir);
+            site.reading(&dir, |store| read(store, &admission, &who, &commands))
+        })
+        .await
+        .map_err(|e| e.to_string())???;
         match replies.iter().find_map(|r| match r {
             Reply::Error(e) => Some(e.to_string()),
             _ => None,
@@ -77,7 +81,7 @@ impl Binder {
         }
     }
 
-    /// Read-only `commands` on the binder, through a snapshot.
+    /// Read-only `commands` on the binder, through its read-only view.
     async fn read_binder(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
         let Some(dir) = self.pop.populator.binder.clone() else {
             return Err("this populator has no binder".into());
@@ -86,7 +90,7 @@ impl Binder {
     }
 
     /// The bindings of `id` (admin elements left out), in binding order, values as
-    /// stored (bytes), read through a snapshot.
+    /// stored (bytes), read through the binder's read-only view.
     pub async fn fetch(&self, id: &str) -> Result<Vec<Binding>, String> {
         let read = Command::Read {
             id: id.to_string(),

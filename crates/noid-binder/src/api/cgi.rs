@@ -16,7 +16,7 @@ use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
 use super::route;
 use super::site::Site;
-use crate::reads::read_line;
+use crate::reads::{only_reads, read_line, snapshot};
 use crate::writer::{self, Who, Work};
 
 /// One CGI request, from the environment Apache sets.
@@ -95,9 +95,14 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             let read_only = !pop.populator.write;
             // A line that only reads is answered through a snapshot, without the lock.
             if let Work::Egg { line, body } = &work {
-                let admitted = service.admitted(&dir);
-                if let Some(answer) = read_line(&dir, &admitted, &who, read_only, line, body) {
-                    return Ok(finish(answer, note, tool));
+                if only_reads(&who, line, body) {
+                    let admitted = service.admitted(&dir);
+                    let read = snapshot(&dir, |store| {
+                        read_line(store, &admitted, &who, read_only, line, body)
+                    });
+                    if let Ok(Some(answer)) = read {
+                        return Ok(finish(answer, note, tool));
+                    }
                 }
             }
             let admission = service.admission(&dir);

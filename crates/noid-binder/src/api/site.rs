@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::StatusCode;
+use noid_core::Lookup;
 use noid_minter::gate::Admission;
+use noid_store::{Follower, Freshness};
 
 use super::config::{self, Checked, Config};
 use super::passwords::Passwords;
@@ -24,7 +26,11 @@ use super::reply::{plain, ApiReply};
 use super::route::{self, Route};
 use crate::admission::AdmissionSource;
 use crate::observe::{Observer, Unobserved};
+use crate::reads::snapshot;
 use crate::writer::{DirectoryWriter, Settings};
+
+/// The block cache of each directory's read-only view.
+const READ_CACHE: usize = 8 << 20;
 
 /// The API's configuration, password files and directory writers.
 pub struct Site {
@@ -32,8 +38,10 @@ pub struct Site {
     populators: BTreeMap<String, Checked>,
     passwords: Passwords,
     writers: Mutex<HashMap<PathBuf, DirectoryWriter>>,
-    /// What each directory read through a snapshot admits (as its writer does).
+    /// What each directory read through a view admits (as its writer does).
     admissions: Mutex<HashMap<PathBuf, AdmissionSource>>,
+    /// The read-only view of each directory read, following its writers.
+    followers: Mutex<HashMap<PathBuf, Arc<Follower>>>,
     settings: Settings,
 }
 
@@ -58,6 +66,7 @@ impl Site {
             passwords: Passwords::default(),
             writers: Mutex::new(HashMap::new()),
             admissions: Mutex::new(HashMap::new()),
+            followers: Mutex::new(HashMap::new()),
             settings,
         }
     }
@@ -98,6 +107,32 @@ impl Site {
     /// stopping); each says how far it got.
     pub fn stop(&self) {
         self.settings.stopping.store(true, Ordering::Relaxed);
+        for f in self.followers.lock().expect("followers").values() {
+            f.stop();
+        }
+    }
+
+    /// `f` on a read-only view of the store in `dir` that has every write committed so
+    /// far, never through the writer thread: a follower kept per directory, as the
+    /// resolver reads (caught up only when a writer committed), when it has caught up
+    /// with the last commit; otherwise a snapshot opened for this read (a writer still
+    /// holds the store busy, so the follower may not catch up yet; or a minter held by
+    /// PostgreSQL, which has no follower). A write acknowledged is in every later read.
+    pub fn reading<T>(&self, dir: &Path, f: impl FnOnce(&dyn Lookup) -> T) -> Result<T, String> {
+        let follower = self
+            .followers
+            .lock()
+            .expect("followers")
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| Follower::new(dir, None, READ_CACHE))
+            .clone();
+        if let Ok(view) = follower.fresh() {
+            let current = view.secondary().freshen();
+            if matches!(current, Ok(Freshness::Current | Freshness::CaughtUp)) {
+                return Ok(f(&*view));
+            }
+        }
+        snapshot(dir, f)
     }
 
     /// Where what binder `dir` admits comes from: the minters of the populators whose
