@@ -53,6 +53,24 @@ if cargo tree -p noid-cli --no-default-features -e normal --prefix none | grep -
     echo "error: noid built without its server features still depends on tokio or hyper"
     exit 1
 fi
+# The API's CGI is in that build too (noid-binder, no server): a write and a read
+# through it, as Apache runs it (`noidu-api`, NOID_API_CONFIG, PATH_INFO, QUERY_STRING).
+cgi_dir="$LOGS/cgi"
+mkdir -p "$cgi_dir"
+"$NOID_BIN/noid" -f "$cgi_dir/binder" dbcreate >/dev/null
+printf '[populator.sam]\nopen = true\nbinder = "%s/binder"\n' "$cgi_dir" >"$cgi_dir/api.toml"
+cp "$NOID_BIN/noid" "$cgi_dir/noidu-api"
+cgi() {
+    env -i NOID_API_CONFIG="$cgi_dir/api.toml" PATH_INFO=/sam/b QUERY_STRING="$1" \
+        REMOTE_ADDR=127.0.0.1 "$cgi_dir/noidu-api" </dev/null
+}
+cgi 'i.set%20moo%20cow' >/dev/null
+head=$'Status: 200 OK\r\ncontent-type: text/plain; charset=UTF-8\r\negg-version: noid 0.1.0\r\n\r\n'
+if [ "$(cgi 'i.get%20moo'; echo .)" != "${head}moo: cow"$'\n\n'"egg-status: 0"$'\n.' ]; then
+    echo "error: the API's CGI in noid built without its server did not answer as expected"
+    exit 1
+fi
+
 phase "noidr and noid-embed without PostgreSQL (no postgres client, no tokio)"
 # Also before the build below, which puts the default noidr back; the same release
 # profile and target directory, so only noid-store and the programs are compiled again.

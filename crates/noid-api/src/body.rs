@@ -22,6 +22,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming};
+use noid_binder::{cut_of, Cut, Pace, Progress, MAX_LINE};
 use tokio::sync::{mpsc, oneshot};
 
 /// Request body chunks in flight between the connection and the directory's thread.
@@ -32,69 +33,6 @@ const CHUNKS: usize = 16;
 pub const RATE_ALLOWANCE: u64 = 64 << 10;
 /// How often a wait for the body looks whether the server is stopping.
 const TICK: Duration = Duration::from_millis(100);
-/// The longest line of a bulk body: a command whose value is at the limit
-/// ([`noid_egg::MAX_REMOTE_VALUE`]) written as `:hx` escapes (three octets each), and
-/// room for the rest of the command. A longer line ends the run where it starts, so
-/// that no line is ever held whole whatever its length.
-pub const MAX_LINE: usize = 3 * noid_egg::MAX_REMOTE_VALUE + (64 << 10);
-
-/// Why a body ended early; the bulk run says so in its answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cut {
-    /// The connection failed or closed before the body's end.
-    Client(String),
-    /// The body did not begin within the body deadline (seconds).
-    Stalled(u64),
-    /// Less than [`Pace::octets`] came while the run waited [`Pace::wait`] for it.
-    Slow(Pace),
-    /// The server is stopping.
-    Stopping,
-    /// A line longer than [`MAX_LINE`].
-    LineTooLong,
-}
-
-impl std::fmt::Display for Cut {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Cut::Client(e) => write!(f, "the request body was cut off ({e})"),
-            Cut::Stalled(s) => write!(f, "the request body stalled for {s} s"),
-            Cut::Slow(p) => write!(
-                f,
-                "the request body came too slowly: less than {} octets in {} s while the \
-                 binder waited for it (send the body as fast as it is read, or in smaller requests)",
-                p.octets(),
-                p.wait.as_secs()
-            ),
-            Cut::Stopping => f.write_str("the server is stopping"),
-            Cut::LineTooLong => write!(
-                f,
-                "413 a line of the request body is longer than {MAX_LINE} octets \
-                 (a value may have {} octets at most)",
-                noid_egg::MAX_REMOTE_VALUE
-            ),
-        }
-    }
-}
-
-/// The error a [`BodyReader`] returns when the body ended early; [`cut_of`] gets the
-/// reason back.
-#[derive(Debug)]
-struct CutError(Cut);
-
-impl std::fmt::Display for CutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for CutError {}
-
-/// Why a read failed, if it was a body that ended early.
-pub fn cut_of(e: &io::Error) -> Option<Cut> {
-    e.get_ref()
-        .and_then(|inner| inner.downcast_ref::<CutError>())
-        .map(|c| c.0.clone())
-}
 
 /// Copy `body`'s data frames into `tx` until its end (or an error, sent as the last
 /// item), or until the reader is gone (a run that stopped reading: the body is then
@@ -130,26 +68,6 @@ pub async fn pump(
                 return;
             }
         }
-    }
-}
-
-/// How fast a bulk body must come while its run holds the binder: whenever the run has
-/// waited `wait` in all for its body, at least `min_rate` octets a second of that wait
-/// must have come since it last looked; otherwise the run ends there ([`Cut::Slow`]),
-/// commits what ran and releases the binder. A body that arrives faster than the
-/// binder reads it is never waited for, whatever its length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pace {
-    /// How long the run waits before it looks (`[serve] bulk_wait`).
-    pub wait: Duration,
-    /// Octets a second (`[serve] bulk_min_rate`).
-    pub min_rate: u64,
-}
-
-impl Pace {
-    /// The octets that must come while the run waits [`Pace::wait`].
-    pub fn octets(&self) -> u64 {
-        self.min_rate.saturating_mul(self.wait.as_secs().max(1))
     }
 }
 
@@ -276,7 +194,7 @@ impl BodyReader {
 }
 
 fn cut(c: Cut) -> io::Error {
-    io::Error::other(CutError(c))
+    c.into_io()
 }
 
 impl Read for BodyReader {
@@ -384,15 +302,14 @@ where
 /// The `408` answer of a body not there by its deadline, for the API (the console
 /// answers with a page): the connection is closed after it.
 pub fn too_late(within: Duration) -> crate::reply::Resp {
-    let mut r = crate::reply::plain(
+    let mut r = crate::reply::response(noid_binder::api::plain(
         hyper::StatusCode::REQUEST_TIMEOUT,
         &format!(
             "error: 408 the request body did not arrive within {} s; send it at once after \
              the request's head\n",
             within.as_secs()
         ),
-    )
-    .into_response();
+    ));
     close_after(&mut r);
     r
 }
@@ -404,4 +321,18 @@ pub fn close_after<B>(r: &mut hyper::Response<B>) {
         hyper::header::CONNECTION,
         hyper::header::HeaderValue::from_static("close"),
     );
+}
+
+/// A bulk run's committed output sent to its [`Streamed`] response body (noid-binder's
+/// [`Progress`]): never waits for the client; output a full channel cannot take now
+/// stays in the run's answer, and a client that went away still has its commands run.
+pub struct SentProgress(pub mpsc::Sender<Bytes>);
+
+impl Progress for SentProgress {
+    fn committed(&mut self, output: Vec<u8>) -> Result<(), Vec<u8>> {
+        match self.0.try_send(Bytes::from(output)) {
+            Err(mpsc::error::TrySendError::Full(kept)) => Err(kept.to_vec()),
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
+        }
+    }
 }

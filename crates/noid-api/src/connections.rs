@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use ipnet::IpNet;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::config::ServeConfig;
+use noid_binder::api::ServeConfig;
 
 /// The connections open, in all and by client address.
 pub struct Connections {

@@ -11,37 +11,34 @@
 //! The query is %-decoded once, then split like a command line. Command results,
 //! errors included, are `200` with an ANVL body ending `egg-status: 0|1` (minters:
 //! `nog-status:`), as N2T answers. Before any command runs: `403` for a request a
-//! page of another site made a browser send ([`origin`]), `404` for a path that is
-//! no populator's binder or minter route, `403` for a client outside the populator's
-//! allow-list or credentials of another populator, `401` without valid credentials
-//! (also for a populator that is not configured), `429` after too many failed
-//! attempts of one login from one address, `413` for a body or value over the limits.
+//! page of another site made a browser send (noid-binder's `api::Sent`), `404` for a
+//! path that is no populator's binder or minter route, `403` for a client outside the
+//! populator's allow-list or credentials of another populator, `401` without valid
+//! credentials (also for a populator that is not configured), `429` after too many
+//! failed attempts of one login from one address, `413` for a body or value over the
+//! limits.
 //! Commands that remote callers may never run (binder administration, `@FILE`, `-d`)
 //! are refused. docs/SECURITY.md states what the service promises.
 //!
 //! Writes queue on the store's lock like `noid` processes do, are committed as one
-//! synced batch and logged (synced) before they are acknowledged ([`store`]).
+//! synced batch and logged (synced) before they are acknowledged (noid-binder's
+//! `DirectoryWriter`). What a request does is decided by noid-binder's `api`, as for
+//! the CGI; this crate is the HTTP adapter (`handler`, `body`), the console and
+//! the upload.
 //! TLS is the front server's job (Apache or nginx, `apache-conf/`, `nginx-conf/`);
 //! bind the service to loopback or a unix socket.
 
 #![deny(missing_docs)]
 
-pub mod admission;
-pub mod auth;
-pub mod body;
-pub mod cgi;
-pub mod config;
-pub mod connections;
-pub mod console;
-mod group;
-pub mod handler;
-pub mod metrics;
-pub mod origin;
-pub mod plan;
-pub mod recent;
-pub mod reply;
-pub mod route;
-pub mod store;
+mod awaited;
+mod body;
+mod connections;
+mod console;
+mod failures;
+mod handler;
+mod metrics;
+mod reply;
+mod service;
 pub mod upload;
 
 use std::convert::Infallible;
@@ -57,17 +54,17 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use noid_listen::Listener;
 use tokio::net::{TcpListener, UnixListener};
 
-pub use handler::{Peer, Service};
+pub use service::{Peer, Service};
 
 /// Load the configuration at `path` and build the service.
 pub fn service(path: &Path, temper: fn(i64) -> String) -> Result<Arc<Service>, String> {
-    let (config, populators) = config::load(path)?;
+    let (config, populators) = noid_binder::api::load(path)?;
     Ok(Arc::new(Service::new(config, populators, temper)))
 }
 
 /// The HTTP/1 connection settings of `[serve]`: a request head must arrive within
 /// `header_timeout` (which also ends idle keep-alive connections).
-fn http1_builder(serve: &config::ServeConfig) -> http1::Builder {
+fn http1_builder(serve: &noid_binder::api::ServeConfig) -> http1::Builder {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -191,8 +188,10 @@ async fn serve_metrics(listener: TcpListener, service: Arc<Service>) {
                 Ok::<_, Infallible>(if req.uri().path() == "/metrics" {
                     svc.metrics(&req)
                 } else {
-                    handler::plain(hyper::StatusCode::NOT_FOUND, "error: not found\n")
-                        .into_response()
+                    reply::response(noid_binder::api::plain(
+                        hyper::StatusCode::NOT_FOUND,
+                        "error: not found\n",
+                    ))
                 })
             }
         });

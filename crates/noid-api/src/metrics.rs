@@ -21,11 +21,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use noid_serving::exposition::{self, family, label_value};
-
-use crate::reply::{plain, Reply};
-use crate::store::Work;
 use hyper::StatusCode;
+use noid_binder::api::{plain, ApiReply};
+use noid_binder::{Kind, Observer, Stage};
+use noid_serving::exposition::{self, family, label_value};
 
 /// The label of requests that name no configured populator.
 const NO_POPULATOR: &str = "-";
@@ -50,62 +49,6 @@ const BUCKETS: [(u64, &str); 12] = [
     (30_000_000_000, "30"),
     (300_000_000_000, "300"),
 ];
-
-/// What a request asked of its directory's thread (the `work` label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// One binder command.
-    Egg,
-    /// A bulk POST's commands.
-    Bulk,
-    /// A mint.
-    Mint,
-}
-
-impl Kind {
-    const ALL: [Kind; 3] = [Kind::Egg, Kind::Bulk, Kind::Mint];
-
-    /// The kind of `work`.
-    pub fn of(work: &Work) -> Kind {
-        match work {
-            Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
-            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
-            Work::Mint { .. } => Kind::Mint,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Egg => "egg",
-            Kind::Bulk => "bulk",
-            Kind::Mint => "mint",
-        }
-    }
-}
-
-/// Where a request's writes failed (the `stage` label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// The store could not be opened (its lock not had within `lock_timeout`, the
-    /// directory missing or unreadable) or its minter state not read.
-    Open,
-    /// The commit failed: nothing of it was written.
-    Commit,
-    /// The writes were committed, their write log records were not written.
-    Log,
-}
-
-impl Stage {
-    const ALL: [Stage; 3] = [Stage::Open, Stage::Commit, Stage::Log];
-
-    fn name(self) -> &'static str {
-        match self {
-            Stage::Open => "open",
-            Stage::Commit => "commit",
-            Stage::Log => "log",
-        }
-    }
-}
 
 /// One populator's counts.
 #[derive(Debug, Default, Clone)]
@@ -140,6 +83,22 @@ struct State {
 #[derive(Debug, Default)]
 pub struct Metrics {
     state: Mutex<State>,
+}
+
+/// What the directory writers tell (noid-binder's [`Observer`]), counted.
+impl Observer for Metrics {
+    fn minted(&self, populator: &str, n: u64) {
+        Metrics::minted(self, populator, n);
+    }
+    fn bound(&self, populators: &mut dyn Iterator<Item = &str>) {
+        Metrics::bound(self, populators);
+    }
+    fn failed(&self, populator: &str, stage: Stage) {
+        Metrics::failed(self, populator, stage);
+    }
+    fn took(&self, kind: Kind, took: Duration) {
+        Metrics::took(self, kind, took);
+    }
 }
 
 impl Metrics {
@@ -226,7 +185,7 @@ impl Metrics {
         &self,
         req: &hyper::Request<hyper::body::Incoming>,
         console_sessions: usize,
-    ) -> Reply {
+    ) -> ApiReply {
         let forwarded = req.headers().contains_key("x-forwarded-for");
         if req.method() != hyper::Method::GET || forwarded {
             return plain(StatusCode::NOT_FOUND, "error: not found\n");
@@ -239,7 +198,7 @@ impl Metrics {
             "The console's logged-in sessions kept (login forms keep none).",
         );
         text.push_str(&format!("noid_console_sessions {console_sessions}\n"));
-        Reply {
+        ApiReply {
             body: text.into_bytes(),
             ..plain(StatusCode::OK, "")
         }

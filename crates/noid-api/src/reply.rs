@@ -1,140 +1,38 @@
-//! A response as the API decides it, before a transport carries it: hyper's response
-//! for `noid serve` ([`Reply::into_response`]), or a CGI's standard output
-//! ([`crate::cgi::write`], which needs no async runtime: the body is complete).
+//! noid-binder's [`ApiReply`] (a complete response as the API decides it) carried by
+//! hyper ([`response`]), and the one reply only the HTTP service gives: `429` after
+//! too many failed logins ([`too_many`]; the CGI's logins are Apache's).
+
+use std::convert::Infallible;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
-use noid_egg::BinderError;
+use noid_binder::api::{plain, ApiReply};
 
-use crate::store::WorkResult;
+use crate::failures::{said, seconds};
 
 /// A response of `noid serve`.
-pub type Resp = Response<BoxBody<Bytes, std::convert::Infallible>>;
+pub type Resp = Response<BoxBody<Bytes, Infallible>>;
 
-/// A complete response: status, body, and what its headers say (all are plain text).
-#[derive(Debug)]
-pub struct Reply {
-    /// The status.
-    pub status: StatusCode,
-    /// `egg` or `nog` for a command's answer (the version header it carries).
-    pub tool: Option<&'static str>,
-    /// The realm a `401` asks credentials for (`WWW-Authenticate`).
-    pub realm: Option<String>,
-    /// Seconds a `429` asks the client to wait (`Retry-After`).
-    pub retry_after: Option<u64>,
-    /// The body.
-    pub body: Vec<u8>,
-}
-
-impl Reply {
-    /// The response `noid serve` sends.
-    pub fn into_response(self) -> Resp {
-        let headers = self.headers();
-        let mut r = Response::new(Full::new(Bytes::from(self.body)).boxed());
-        *r.status_mut() = self.status;
-        *r.headers_mut() = headers;
-        r
-    }
-
-    /// The headers.
-    pub fn headers(&self) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        match self.tool {
-            Some(tool) => command_headers(&mut h, tool),
-            None => {
-                h.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=UTF-8"),
-                );
-            }
-        }
-        let realm = self.realm.as_ref();
-        if let Some(v) =
-            realm.and_then(|r| HeaderValue::from_str(&format!("Basic realm=\"{r}\"")).ok())
-        {
-            h.insert(WWW_AUTHENTICATE, v);
-        }
-        if let Some(s) = self.retry_after {
-            h.insert(RETRY_AFTER, HeaderValue::from(s));
-        }
-        h
-    }
-}
-
-/// A plain-text response.
-pub fn plain(status: StatusCode, text: &str) -> Reply {
-    Reply {
-        status,
-        tool: None,
-        realm: None,
-        retry_after: None,
-        body: text.as_bytes().to_vec(),
-    }
+/// The response `noid serve` sends for `reply`.
+pub fn response(reply: ApiReply) -> Resp {
+    let headers = reply.headers();
+    let mut r = Response::new(Full::new(Bytes::from(reply.body)).boxed());
+    *r.status_mut() = reply.status;
+    *r.headers_mut() = headers;
+    r
 }
 
 /// `429`: too many failed logins of `login` from the client's address; try again
 /// after `wait` (said in the body and in `Retry-After`).
-pub fn too_many(login: &str, wait: std::time::Duration) -> Reply {
+pub fn too_many(login: &str, wait: std::time::Duration) -> ApiReply {
     let text = format!(
         "error: 429 too many failed logins for {login} from your address; try again in {}\n",
-        crate::auth::said(wait)
+        said(wait)
     );
-    Reply {
-        retry_after: Some(crate::auth::seconds(wait)),
+    ApiReply {
+        retry_after: Some(seconds(wait)),
         ..plain(StatusCode::TOO_MANY_REQUESTS, &text)
     }
-}
-
-/// `401` asking for Basic credentials of the populator `realm`.
-pub fn unauthorized(realm: &str) -> Reply {
-    Reply {
-        realm: Some(realm.to_string()),
-        ..plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")
-    }
-}
-
-/// The response to a command: its output, then `egg-status:` (or `nog-status:`).
-pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> Reply {
-    let status = match answer.refusal {
-        Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
-        Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
-        Some(BinderError::TooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
-        _ => StatusCode::OK,
-    };
-    let mut body = note.map(String::into_bytes).unwrap_or_default();
-    let code = answer.status();
-    body.extend(answer.body);
-    body.extend(status_line(tool, code).bytes());
-    Reply {
-        status,
-        tool: Some(tool),
-        realm: None,
-        retry_after: None,
-        body,
-    }
-}
-
-/// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
-/// stopped or wrapped), the answer's last line.
-pub fn status_line(tool: &str, status: u8) -> String {
-    format!("{tool}-status: {status}\n")
-}
-
-/// A command response's headers: plain text, and the version header of `tool`.
-pub fn command_headers(h: &mut HeaderMap, tool: &str) {
-    h.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
-    h.insert(
-        if tool == "egg" {
-            "egg-version"
-        } else {
-            "nog-version"
-        },
-        HeaderValue::from_static(concat!("noid ", env!("CARGO_PKG_VERSION"))),
-    );
 }

@@ -2,18 +2,21 @@
 //! script), the command comes from `QUERY_STRING` (`+` for spaces, `%`-escapes
 //! decoded), `?-` runs the commands in the POST body, output is `text/plain` with
 //! errors on the same stream, and `-f` and `dbcreate` are refused. With
-//! `NOID_API_CONFIG` set, it is the binder and minter API instead (`noid_api::cgi`).
+//! `NOID_API_CONFIG` set, it is the binder and minter API instead (noid-binder's
+//! `api::cgi`, in every build: it needs no HTTP server or async runtime).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use crate::bulk;
+use noid_binder::api::{self, cgi, Site};
+
 use crate::invocation::Invocation;
 
 /// Run in web mode.
 pub fn run(argv0: &str) -> u8 {
     if let Some(config) = std::env::var_os("NOID_API_CONFIG").filter(|c| !c.is_empty()) {
-        return crate::serve::cgi(std::path::Path::new(&config));
+        return api(std::path::Path::new(&config));
     }
     let mut so = std::io::stdout();
     let _ = so.write_all(b"Content-Type: text/plain\n\n");
@@ -51,4 +54,44 @@ pub fn run(argv0: &str) -> u8 {
         egg_vars: Default::default(),
     };
     bulk::run_words(&session, words)
+}
+
+/// The API as a CGI (`noidu…` with `NOID_API_CONFIG` naming the configuration): Apache
+/// authenticated the user (`REMOTE_USER`); `ScriptAlias /a …` gives the rest of the
+/// path in `PATH_INFO`.
+fn api(config: &std::path::Path) -> u8 {
+    let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+    let mut out = std::io::stdout().lock();
+    let site = match Site::load(config, crate::env::temper) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("noid API CGI: {e}");
+            let _ = out.write_all(b"Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\nerror: the API is not configured\n");
+            return 1;
+        }
+    };
+    let mut body = Vec::new();
+    if let Some(len) = var("CONTENT_LENGTH").and_then(|l| l.parse::<u64>().ok()) {
+        if len > api::MAX_BODY as u64 {
+            let _ = cgi::write(api::body_too_large(), &mut out);
+            return 0;
+        }
+        let _ = std::io::stdin().take(len).read_to_end(&mut body);
+    }
+    let req = cgi::CgiRequest {
+        path: format!("/a{}", var("PATH_INFO").unwrap_or_default()),
+        query: var("QUERY_STRING").unwrap_or_default(),
+        remote_user: var("REMOTE_USER"),
+        remote_addr: var("REMOTE_ADDR").and_then(|a| a.parse().ok()),
+        acting_for: var("HTTP_ACTING_FOR"),
+        sec_fetch_site: var("HTTP_SEC_FETCH_SITE"),
+        origin: var("HTTP_ORIGIN"),
+        host: var("HTTP_HOST"),
+        body,
+    };
+    let resp = cgi::respond(&site, req);
+    match cgi::write(resp, &mut out) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
 }

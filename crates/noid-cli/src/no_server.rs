@@ -1,5 +1,5 @@
-//! `noid serve` and the API's CGI in a `noid` built without the cargo feature `server`:
-//! each says that this build has no server.
+//! `noid serve` in a `noid` built without the cargo feature `server`: it says that this
+//! build has no server. (The API's CGI is in every build: `crate::cgi`.)
 
 /// The one answer of this build to `noid serve`.
 const NO_SERVER: &str =
@@ -8,14 +8,5 @@ const NO_SERVER: &str =
 /// `noid serve …`: refused.
 pub fn serve(_: &[String]) -> u8 {
     eprintln!("noid serve: {NO_SERVER}");
-    1
-}
-
-/// The API as a CGI: a 500 that says why.
-pub fn cgi(_: &std::path::Path) -> u8 {
-    eprintln!("noid API CGI: {NO_SERVER}");
-    print!(
-        "Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\nerror: {NO_SERVER}\n"
-    );
     1
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use noid_api::upload::run::{start, Job, Stage};
-use noid_api::upload::{outcome, Kind, Upload};
+use noid_api::upload::run::{start, Job, UploadStage as Stage};
+use noid_api::upload::{outcome, Upload, UploadKind as Kind};
 use noid_api::Service;
 
 use crate::util::{ids, noid_exe, run};
@@ -65,7 +65,7 @@ impl Setup {
         minter: Option<&str>,
     ) -> Result<Arc<Job>, String> {
         let upload = Upload::read(kind, text.as_bytes()).map_err(|e| e.to_string())?;
-        let who = noid_api::store::Who {
+        let who = noid_binder::Who {
             populator: pop.into(),
             login: pop.into(),
             client: "127.0.0.1".into(),

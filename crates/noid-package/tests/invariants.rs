@@ -195,7 +195,14 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     // the builds with them off.
     assert_eq!(
         graph.linking("tokio", &[]),
-        ["noid-api", "noid-cli", "noid-embed", "noid-store", "noidr"]
+        [
+            "noid-api",
+            "noid-binder",
+            "noid-cli",
+            "noid-embed",
+            "noid-store",
+            "noidr"
+        ]
     );
 }
 
@@ -429,36 +436,17 @@ fn metadata_no_deps() -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Circles being broken on other branches of issue 40, not failed on yet: a crate's
-/// name (none of its files checked), or one circle exactly as the test prints it.
-/// noid-api is being split into the binder crate; in noid-cli, `bind.rs` takes
-/// `new_pepper` from `mint.rs`, which the merged mint engine moves out. Goal: empty
-/// (remove each entry once its branch is merged: the test fails while an entry
-/// names a circle that no longer exists).
-const CIRCLES_BROKEN_ELSEWHERE: &[&str] = &[
-    "noid-api",
-];
-
 #[test]
 fn no_circle_of_three_or_more_files_inside_a_crate() {
     // What counts as an import is in `imports/mod.rs`: `use` and paths, through
     // re-exports; a parent's `mod x;` and `pub use x::Y` are declarations, not imports.
     let mut checked = Vec::new();
     let mut circles = Vec::new();
-    let mut tolerated = Vec::new();
     for krate in workspace_crates() {
-        if CIRCLES_BROKEN_ELSEWHERE.contains(&krate.as_str()) {
-            continue;
-        }
         let src = root().join("crates").join(&krate).join("src");
         let graph = imports::FileGraph::of_crate(&src);
         assert!(!graph.imports.is_empty(), "{krate}'s files are read");
         for circle in graph.circles(3) {
-            let named = format!("{krate}: {}", circle.join(" "));
-            if CIRCLES_BROKEN_ELSEWHERE.contains(&named.as_str()) {
-                tolerated.push(named);
-                continue;
-            }
             let edges: Vec<String> = circle
                 .iter()
                 .flat_map(|from| {
@@ -468,13 +456,19 @@ fn no_circle_of_three_or_more_files_inside_a_crate() {
                         .map(move |to| format!("{from} -> {to}"))
                 })
                 .collect();
-            circles.push(format!("{named}\n  ({})", edges.join(", ")));
+            circles.push(format!(
+                "{krate}: {}\n  ({})",
+                circle.join(" "),
+                edges.join(", ")
+            ));
         }
         checked.push(krate);
     }
-    // Every crate but those skipped above is read; a new crate is checked as it comes.
+    // Every crate is read; a new crate is checked as it comes.
     println!("checked: {}", checked.join(" "));
     for krate in [
+        "noid-api",
+        "noid-binder",
         "noid-cli",
         "noid-egg",
         "noid-http",
@@ -489,11 +483,6 @@ fn no_circle_of_three_or_more_files_inside_a_crate() {
         "files importing each other in a circle:\n{}",
         circles.join("\n")
     );
-    let gone: Vec<&&str> = CIRCLES_BROKEN_ELSEWHERE
-        .iter()
-        .filter(|c| c.contains(':') && !tolerated.iter().any(|t| t == *c))
-        .collect();
-    assert!(gone.is_empty(), "no longer a circle, remove: {gone:?}");
 }
 
 /// The names of the directories under `crates/`, sorted.

@@ -5,7 +5,7 @@
 //!
 //! "Check standing" re-renders the form with the standing of the values entered,
 //! writing nothing; "Save" writes back only the elements the curator changed, as typed
-//! binder commands run as one change ([`super::egg::Binder::run`]).
+//! binder commands run as one change ([`super::binder::Binder::run`]).
 //!
 //! A save must write back exactly what the person changed, so each element is compared
 //! with what the form showed of its stored value ([`Shown`]), not with what a browser
@@ -18,10 +18,10 @@ use hyper::StatusCode;
 use noid_egg::{Command, Op};
 use noid_resolve::kernel::{self, Base, Reserved, Standing, Value};
 
-use super::egg::Binding;
+use super::binder::Binding;
+use super::ctx::{see_other, Ctx, Handled};
 use super::form::Form;
 use super::html::{escape, notice, post_form, query_value};
-use super::{see_other, Ctx, Handled};
 
 /// Every element the form edits.
 const EDITED: [&str; 5] = ["_t", "who", "what", "when", "how"];

@@ -4,8 +4,7 @@
 //!
 //! Every text a page shows from the store or the request goes through [`escape`].
 
-use super::session::Session;
-use super::NAV;
+use super::session::LoginSession;
 
 /// The stylesheet, served at `/console/style.css`.
 pub const STYLE: &str = include_str!("style.css");
@@ -19,7 +18,7 @@ pub fn query_value(text: &str) -> String {
 
 /// The hidden field carrying the session's form token; every `<form method="post">`
 /// starts with it ([`post_form`]).
-pub fn token_field(session: &Session) -> String {
+pub fn token_field(session: &LoginSession) -> String {
     format!(
         "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
         escape(&session.csrf)
@@ -28,7 +27,7 @@ pub fn token_field(session: &Session) -> String {
 
 /// `<form method="post" action="ACTION">` with the form token; the caller adds the
 /// fields and `</form>`.
-pub fn post_form(session: &Session, action: &str) -> String {
+pub fn post_form(session: &LoginSession, action: &str) -> String {
     format!(
         "<form method=\"post\" action=\"{}\">{}\n",
         escape(action),
@@ -46,7 +45,7 @@ pub fn notice(kind: &str, text: &str) -> String {
 }
 
 /// A whole page: the layout around `body` (HTML), titled `title`.
-pub fn page(title: &str, session: &Session, body: &str) -> String {
+pub fn page(title: &str, session: &LoginSession, body: &str) -> String {
     let mut s = String::with_capacity(body.len() + 2048);
     s.push_str(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -84,6 +83,16 @@ pub fn page(title: &str, session: &Session, body: &str) -> String {
     s.push_str("</main>\n</body>\n</html>\n");
     s
 }
+
+/// The layout's navigation: path under `/console/p/POP/`, label.
+pub const NAV: &[(&str, &str)] = &[
+    ("", "Binders and minters"),
+    ("mint", "Mint"),
+    ("browse", "Browse"),
+    ("id", "Identifier"),
+    ("upload", "Upload"),
+    ("writes", "Recent writes"),
+];
 
 #[cfg(test)]
 mod tests {

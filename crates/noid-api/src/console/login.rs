@@ -8,15 +8,16 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Request, StatusCode};
 
+use super::ctx::{html_response, refusal, see_other, text, NEW_SESSION};
 use super::form::Form;
 use super::html::{escape, notice, page, post_form};
-use super::session::{Session, User};
-use super::{html_response, refusal, see_other, text, NEW_SESSION};
-use crate::auth::Basic;
-use crate::handler::{Peer, Resp, Service};
+use super::session::{LoginSession, User};
+use crate::reply::Resp;
+use crate::service::{Peer, Service};
+use noid_binder::api::Basic;
 
 /// The login form, with `error` above it.
-pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp {
+pub fn form(session: &LoginSession, error: Option<&str>, status: StatusCode) -> Resp {
     let mut body = String::new();
     if let Some(e) = error {
         body.push_str(&notice("error", e));
@@ -46,7 +47,7 @@ pub fn form(session: &Session, error: Option<&str>, status: StatusCode) -> Resp 
 /// The login form's submission (its token already checked). An unknown populator
 /// is checked like a known one whose logins all fail ([`Service::verify`]), so the
 /// answer and its time are the same.
-pub async fn submit(service: &Arc<Service>, session: &Session, peer: &Peer, f: Form) -> Resp {
+pub async fn submit(service: &Arc<Service>, session: &LoginSession, peer: &Peer, f: Form) -> Resp {
     let name = f.text("populator");
     let cred = Basic {
         user: f.text("login").to_string(),
@@ -99,7 +100,7 @@ fn locked_out(login: &str, seconds: u64) -> String {
         .map_or_else(String::new, |t| t.format("%H:%M:%S").to_string());
     format!(
         "Too many failed logins for {login} from your address. Try again in {}, at {until} UTC.",
-        crate::auth::said(std::time::Duration::from_secs(seconds)),
+        crate::failures::said(std::time::Duration::from_secs(seconds)),
     )
 }
 
@@ -124,7 +125,7 @@ pub async fn basic(
     service: &Arc<Service>,
     req: &Request<Incoming>,
     peer: &Peer,
-    session: &Session,
+    session: &LoginSession,
     name: &str,
 ) -> Resp {
     let pop = service.populator(name).cloned();
@@ -147,14 +148,14 @@ pub async fn basic(
             if r.realm.is_some() {
                 r.realm = Some(console_realm(name));
             }
-            r.into_response()
+            crate::reply::response(r)
         }
     }
 }
 
 /// Replace `old` by a session logged in as `login` for `populator`, and go to the
 /// populator's first page.
-fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -> Resp {
+fn logged_in(service: &Service, old: &LoginSession, populator: &str, login: String) -> Resp {
     service.console.sessions.end(&old.id);
     let new = service.console.sessions.start(User {
         populator: populator.to_string(),
@@ -172,12 +173,12 @@ fn logged_in(service: &Service, old: &Session, populator: &str, login: String) -
     r
 }
 
-fn new_login(s: &Session) -> &str {
+fn new_login(s: &LoginSession) -> &str {
     s.user.as_ref().map_or("", |u| u.login.as_str())
 }
 
 /// End the session (its token already checked) and its cookie.
-pub fn logout(service: &Service, session: &Session) -> Resp {
+pub fn logout(service: &Service, session: &LoginSession) -> Resp {
     service.console.sessions.end(&session.id);
     let mut r = see_other("/console/login");
     r.headers_mut()

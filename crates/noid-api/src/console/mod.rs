@@ -17,11 +17,11 @@
 //! (another populator's pages are refused with `403`) from an address its allow-list
 //! admits. Logins are
 //! checked as the API checks them ([`Service::verify`]), failed attempts counted and
-//! limited alike. Pages act only through [`egg::Binder`], the API's write path.
+//! limited alike. Pages act only through [`binder::Binder`], the API's write path.
 //!
 //! **Adding a page.** Write a handler `fn(Ctx) -> Handled` in its own module, add a
-//! row to [`PAGES`] (path under `/console/p/POP/`, [`Verb::Get`] or [`Verb::Post`]),
-//! and, for a page people go to, a row to [`NAV`]. The handler gets a [`Ctx`]: the
+//! row to [`PAGES`] (path under `/console/p/POP/`, [`PageMethod::Get`] or [`PageMethod::Post`]),
+//! and, for a page people go to, a row to [`html::NAV`]. The handler gets a [`Ctx`]: the
 //! checked session and populator, the query, and for a POST the form already read
 //! and its token already checked (forms are [`html::post_form`], which adds the
 //! token). Answer with [`Ctx::page`] (the layout), [`see_other`] after a write, or
@@ -36,8 +36,9 @@
 //! plain HTTP, so TLS is when the trusted front server (`[front]`) says
 //! `X-Forwarded-Proto: https`, or always with `[console] secure_cookies = true`.
 
+pub mod binder;
+pub mod ctx;
 mod edit;
-pub mod egg;
 pub mod form;
 pub mod html;
 mod login;
@@ -45,149 +46,45 @@ pub mod minted;
 mod pages;
 mod retire;
 pub mod session;
+pub mod state;
 mod upload;
 mod writes;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, SET_COOKIE};
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, SET_COOKIE};
 use hyper::{Method, Request, Response, StatusCode};
 
-use crate::config::Checked;
-use crate::handler::{Peer, Resp, Service};
-use crate::store::Who;
+use crate::reply::Resp;
+use crate::service::{Peer, Service};
+use ctx::{refusal, see_other, text, Ctx, Handler, PageMethod, NEW_SESSION};
 use form::Form;
-use session::{Session, Sessions, User};
-
-/// A page handler's answer, to be awaited.
-pub type Handled = Pin<Box<dyn Future<Output = Resp> + Send>>;
-/// A page handler.
-pub type Handler = fn(Ctx) -> Handled;
-
-/// The method a page answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
-    /// Shows something; never writes.
-    Get,
-    /// A form's submission (its token checked before the handler runs).
-    Post,
-}
+use session::LoginSession;
 
 /// A populator's pages: the path under `/console/p/POP/`, the method, the handler.
-pub const PAGES: &[(&str, Verb, Handler)] = &[
-    ("", Verb::Get, pages::home),
-    ("mint", Verb::Get, pages::mint_form),
-    ("mint", Verb::Post, pages::mint),
-    ("minted", Verb::Get, pages::minted),
-    ("minted.txt", Verb::Get, pages::minted_text),
-    ("browse", Verb::Get, pages::browse),
-    ("id", Verb::Get, edit::show),
-    ("id", Verb::Post, edit::save),
-    ("withdraw", Verb::Get, retire::withdraw_form),
-    ("withdraw", Verb::Post, retire::withdraw),
-    ("purge", Verb::Get, retire::purge_form),
-    ("purge", Verb::Post, retire::purge),
-    ("upload", Verb::Get, upload::form),
-    ("upload", Verb::Post, upload::submit),
-    ("uploads", Verb::Get, upload::progress),
-    ("uploads/result.csv", Verb::Get, upload::download),
-    ("writes", Verb::Get, writes::page),
+pub const PAGES: &[(&str, PageMethod, Handler)] = &[
+    ("", PageMethod::Get, pages::home),
+    ("mint", PageMethod::Get, pages::mint_form),
+    ("mint", PageMethod::Post, pages::mint),
+    ("minted", PageMethod::Get, pages::minted),
+    ("minted.txt", PageMethod::Get, pages::minted_text),
+    ("browse", PageMethod::Get, pages::browse),
+    ("id", PageMethod::Get, edit::show),
+    ("id", PageMethod::Post, edit::save),
+    ("withdraw", PageMethod::Get, retire::withdraw_form),
+    ("withdraw", PageMethod::Post, retire::withdraw),
+    ("purge", PageMethod::Get, retire::purge_form),
+    ("purge", PageMethod::Post, retire::purge),
+    ("upload", PageMethod::Get, upload::form),
+    ("upload", PageMethod::Post, upload::submit),
+    ("uploads", PageMethod::Get, upload::progress),
+    ("uploads/result.csv", PageMethod::Get, upload::download),
+    ("writes", PageMethod::Get, writes::page),
 ];
-
-/// The layout's navigation: path under `/console/p/POP/`, label.
-pub const NAV: &[(&str, &str)] = &[
-    ("", "Binders and minters"),
-    ("mint", "Mint"),
-    ("browse", "Browse"),
-    ("id", "Identifier"),
-    ("upload", "Upload"),
-    ("writes", "Recent writes"),
-];
-
-/// The console's state in the service.
-pub struct Console {
-    /// The sessions.
-    pub sessions: Sessions,
-    /// `[console] secure_cookies`: cookies are `Secure` whatever the request says.
-    pub secure_cookies: bool,
-    /// `[console] enabled`.
-    pub enabled: bool,
-    /// `[console] resolver`, ending in `/`: minted identifiers link to it.
-    pub resolver: Option<String>,
-    /// What the mint forms minted, for their result pages.
-    pub minted: minted::Kept,
-}
-
-impl Console {
-    /// The console as configured.
-    pub fn new(c: &crate::config::ConsoleConfig) -> Console {
-        Console {
-            sessions: Sessions::new(Duration::from_secs(c.session_idle)),
-            secure_cookies: c.secure_cookies,
-            enabled: c.enabled,
-            resolver: c
-                .resolver
-                .as_deref()
-                .filter(|r| !r.is_empty())
-                .map(|r| format!("{}/", r.trim_end_matches('/'))),
-            minted: minted::Kept::default(),
-        }
-    }
-}
-
-/// A request to a populator's page, checked: what its handler gets.
-pub struct Ctx {
-    /// The service (for [`Ctx::binder`]).
-    pub service: Arc<Service>,
-    /// The session, logged in for [`Ctx::user`]'s populator.
-    pub session: Session,
-    /// Who is logged in.
-    pub user: User,
-    /// The populator, as configured.
-    pub pop: Checked,
-    /// The client.
-    pub peer: Peer,
-    /// The query's fields.
-    pub query: Form,
-    /// A POST's form (its token checked); empty for a GET.
-    pub form: Form,
-}
-
-impl Ctx {
-    /// The populator's binder and minters, acted on by the session's login.
-    pub fn binder(&self) -> egg::Binder {
-        egg::Binder::new(self.service.clone(), self.pop.clone(), self.who())
-    }
-
-    /// Who acts: the session's login for its populator, from the client's address.
-    pub fn who(&self) -> Who {
-        Who {
-            populator: self.user.populator.clone(),
-            login: self.user.login.clone(),
-            client: self
-                .peer
-                .ip
-                .map_or_else(|| "unix".into(), |ip| ip.to_string()),
-            acting_for: None,
-        }
-    }
-
-    /// `/console/p/POP/`, where the populator's pages are.
-    pub fn base(&self) -> String {
-        format!("/console/p/{}/", self.user.populator)
-    }
-
-    /// A page in the layout.
-    pub fn page(&self, status: StatusCode, title: &str, body: &str) -> Resp {
-        html_response(status, html::page(title, &self.session, body))
-    }
-}
 
 /// Whether `path` is the console's.
 pub fn is_console(path: &str) -> bool {
@@ -225,7 +122,7 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
     let session = match known {
         Some(s) => s,
         None if start => sessions.login_form(),
-        None => Session::none(),
+        None => LoginSession::none(),
     };
     let mut resp = route(service.clone(), req, peer, session.clone()).await;
     if let Some(v) = resp.headers_mut().remove(NEW_SESSION) {
@@ -243,20 +140,16 @@ pub async fn handle(service: Arc<Service>, req: Request<Incoming>, peer: Peer) -
     resp
 }
 
-/// The header a handler sets to the id of the session that replaces the request's
-/// (empty: none does); [`handle`] turns it into the cookie, with its attributes.
-pub(crate) const NEW_SESSION: &str = "x-noid-console-session";
-
 /// The routes, after the session is known.
 async fn route(
     service: Arc<Service>,
     req: Request<Incoming>,
     peer: Peer,
-    session: Session,
+    session: LoginSession,
 ) -> Resp {
     let verb = match *req.method() {
-        Method::GET | Method::HEAD => Verb::Get,
-        Method::POST => Verb::Post,
+        Method::GET | Method::HEAD => PageMethod::Get,
+        Method::POST => PageMethod::Post,
         _ => return text(StatusCode::METHOD_NOT_ALLOWED, "GET or POST only\n"),
     };
     let path = req.uri().path().to_string();
@@ -269,12 +162,12 @@ async fn route(
         );
         return r;
     }
-    if let (Some(name), Verb::Get) = (path.strip_prefix("/console/basic/"), verb) {
+    if let (Some(name), PageMethod::Get) = (path.strip_prefix("/console/basic/"), verb) {
         return login::basic(&service, &req, &peer, &session, name).await;
     }
     let form = match verb {
-        Verb::Get => Form::default(),
-        Verb::Post => {
+        PageMethod::Get => Form::default(),
+        PageMethod::Post => {
             let within = service.body_deadline(req.headers());
             match checked_form(req, &session, within).await {
                 Ok(f) => f,
@@ -283,13 +176,15 @@ async fn route(
         }
     };
     match (path.as_str(), verb) {
-        ("/console" | "/console/", Verb::Get) => match &session.user {
+        ("/console" | "/console/", PageMethod::Get) => match &session.user {
             Some(u) => see_other(&format!("/console/p/{}/", u.populator)),
             None => see_other("/console/login"),
         },
-        ("/console/login", Verb::Get) => login::form(&session, None, StatusCode::OK),
-        ("/console/login", Verb::Post) => login::submit(&service, &session, &peer, form).await,
-        ("/console/logout", Verb::Post) => login::logout(&service, &session),
+        ("/console/login", PageMethod::Get) => login::form(&session, None, StatusCode::OK),
+        ("/console/login", PageMethod::Post) => {
+            login::submit(&service, &session, &peer, form).await
+        }
+        ("/console/logout", PageMethod::Post) => login::logout(&service, &session),
         (p, _) => match p.strip_prefix("/console/p/") {
             Some(rest) => populator_page(service, rest, verb, session, peer, query, form).await,
             None => refusal(
@@ -312,7 +207,7 @@ async fn route(
 /// not logged in can make the service hold 64 KiB of a form at most.
 async fn checked_form(
     req: Request<Incoming>,
-    session: &Session,
+    session: &LoginSession,
     within: Duration,
 ) -> Result<Form, Resp> {
     let forged = || {
@@ -351,8 +246,8 @@ async fn checked_form(
 async fn populator_page(
     service: Arc<Service>,
     rest: &str,
-    verb: Verb,
-    session: Session,
+    verb: PageMethod,
+    session: LoginSession,
     peer: Peer,
     query: Form,
     form: Form,
@@ -412,46 +307,6 @@ async fn populator_page(
         form,
     })
     .await
-}
-
-/// An HTML response.
-pub fn html_response(status: StatusCode, body: String) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    r
-}
-
-/// A refusal: a page in the layout saying why.
-pub fn refusal(status: StatusCode, session: &Session, title: &str, why: &str) -> Resp {
-    html_response(
-        status,
-        html::page(title, session, &html::notice("error", why)),
-    )
-}
-
-/// A plain-text response.
-pub fn text(status: StatusCode, body: &str) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
-
-/// `303 See Other` to `location` (after a form's write, so that reloading does not
-/// repeat it).
-pub fn see_other(location: &str) -> Resp {
-    let mut r = text(StatusCode::SEE_OTHER, "");
-    if let Ok(v) = HeaderValue::from_str(location) {
-        r.headers_mut().insert(LOCATION, v);
-    }
-    r
 }
 
 /// Set cookie `name` to a session's id (`None`: end it).

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use hyper::header::{HeaderValue, CONTENT_DISPOSITION};
 use hyper::StatusCode;
 
+use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, post_form, query_value};
 use super::minted::{full_id, Minted, KEPT};
-use super::{Ctx, Handled};
-use crate::handler::Resp;
+use crate::reply::Resp;
 use noid_egg::{Command, Op};
 
 /// Most identifiers minted by one form.
@@ -151,7 +151,7 @@ pub fn mint(c: Ctx) -> Handled {
             stopped: error,
             bound,
         });
-        super::see_other(&format!("{}minted?n={}", c.base(), minted.number))
+        super::ctx::see_other(&format!("{}minted?n={}", c.base(), minted.number))
     })
 }
 
@@ -253,7 +253,7 @@ pub fn minted_text(c: Ctx) -> Handled {
             return not_kept(&c);
         };
         let text: String = m.ids.iter().map(|id| m.full(id) + "\n").collect();
-        let mut r = super::text(StatusCode::OK, &text);
+        let mut r = super::ctx::text(StatusCode::OK, &text);
         let disposition = format!("attachment; filename=\"minted-{}.txt\"", m.number);
         if let Ok(v) = HeaderValue::from_str(&disposition) {
             r.headers_mut().insert(CONTENT_DISPOSITION, v);

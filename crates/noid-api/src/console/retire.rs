@@ -3,14 +3,14 @@
 //! tombstone page, and a `successor` may name what replaces it: docs/RESOLUTION.md,
 //! "Withdrawn identifiers"), and **purging** it (every element removed, after the
 //! curator types the identifier to confirm). Both run as one typed change through
-//! [`super::egg::Binder::run`]; the write log keeps what they replaced.
+//! [`super::binder::Binder::run`]; the write log keeps what they replaced.
 
 use hyper::StatusCode;
 use noid_egg::{Command, Op};
 
-use super::egg::Binding;
+use super::binder::Binding;
+use super::ctx::{see_other, Ctx, Handled};
 use super::html::{escape, notice, post_form, query_value};
-use super::{see_other, Ctx, Handled};
 
 /// The reason of a withdrawn identifier (`_t` = `410 REASON`), if it is withdrawn.
 fn withdrawn(bindings: &[Binding]) -> Option<String> {

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use hmac::{KeyInit, Mac};
 use rand::RngCore;
 
-use crate::auth::same_secret;
+use noid_binder::api::same_secret;
 
 /// The cookie naming a logged-in session.
 pub const COOKIE: &str = "noid_console";
@@ -48,7 +48,7 @@ pub struct User {
 
 /// One session, as a request sees it.
 #[derive(Debug, Clone)]
-pub struct Session {
+pub struct LoginSession {
     /// The id the cookie carries.
     pub id: String,
     /// The token every form of the session carries.
@@ -57,10 +57,10 @@ pub struct Session {
     pub user: Option<User>,
 }
 
-impl Session {
+impl LoginSession {
     /// No session: the request named none that is live. No form token matches it.
-    pub fn none() -> Session {
-        Session {
+    pub fn none() -> LoginSession {
+        LoginSession {
             id: String::new(),
             csrf: String::new(),
             user: None,
@@ -69,7 +69,7 @@ impl Session {
 }
 
 struct Kept {
-    session: Session,
+    session: LoginSession,
     created: Instant,
     seen: Instant,
 }
@@ -110,12 +110,12 @@ impl Sessions {
 
     /// The live logged-in session `id` names (its idle time starts again); `None`
     /// when unknown or expired (and then forgotten).
-    pub fn get(&self, id: &str) -> Option<Session> {
+    pub fn get(&self, id: &str) -> Option<LoginSession> {
         self.get_at(id, Instant::now())
     }
 
     /// [`Sessions::get`] at time `now` (the tests give the time).
-    fn get_at(&self, id: &str, now: Instant) -> Option<Session> {
+    fn get_at(&self, id: &str, now: Instant) -> Option<LoginSession> {
         let mut t = self.table.lock().expect("sessions");
         let live = t.by_id.get(id).is_some_and(|k| self.live(k, now));
         if !live {
@@ -137,13 +137,13 @@ impl Sessions {
     /// front of the creation order that have ended or expired are dropped, and the
     /// oldest one too if the table is full: each step O(1), never a sweep of the
     /// whole table.
-    pub fn start(&self, user: User) -> Session {
+    pub fn start(&self, user: User) -> LoginSession {
         self.start_at(user, Instant::now())
     }
 
     /// [`Sessions::start`] at time `now` (the tests give the time).
-    fn start_at(&self, user: User, now: Instant) -> Session {
-        let session = Session {
+    fn start_at(&self, user: User, now: Instant) -> LoginSession {
+        let session = LoginSession {
             id: token(),
             csrf: token(),
             user: Some(user),
@@ -189,19 +189,14 @@ impl Sessions {
         self.table.lock().expect("sessions").by_id.len()
     }
 
-    /// Whether no session is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// A new login form's session, kept nowhere: its id is the time it was issued
     /// (milliseconds since the service started) and a random nonce, its token the
     /// id's MAC ([`Sessions::login_session`] checks both).
-    pub fn login_form(&self) -> Session {
+    pub fn login_form(&self) -> LoginSession {
         let mut nonce = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut nonce);
         let id = format!("{}.{}", self.epoch.elapsed().as_millis(), hex(&nonce));
-        Session {
+        LoginSession {
             csrf: self.login_token(&id),
             id,
             user: None,
@@ -210,7 +205,7 @@ impl Sessions {
 
     /// The login form's session that `id` names, if this service issued it less than
     /// [`Sessions::idle`] ago.
-    pub fn login_session(&self, id: &str) -> Option<Session> {
+    pub fn login_session(&self, id: &str) -> Option<LoginSession> {
         let (issued, nonce) = id.split_once('.')?;
         let issued = Duration::from_millis(issued.parse().ok()?);
         let now = self.epoch.elapsed();
@@ -218,7 +213,7 @@ impl Sessions {
         if !fresh || nonce.len() != 32 || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        Some(Session {
+        Some(LoginSession {
             csrf: self.login_token(id),
             id: id.to_string(),
             user: None,
@@ -234,8 +229,8 @@ impl Sessions {
 }
 
 /// Whether `given` is the session's form token (in constant time); never for
-/// [`Session::none`].
-pub fn token_matches(session: &Session, given: &str) -> bool {
+/// [`LoginSession::none`].
+pub fn token_matches(session: &LoginSession, given: &str) -> bool {
     !session.csrf.is_empty() && same_secret(given.as_bytes(), session.csrf.as_bytes())
 }
 
@@ -339,7 +334,7 @@ mod tests {
     #[test]
     fn login_forms_are_kept_nowhere() {
         let s = Sessions::new(Duration::from_secs(1800));
-        let forms: Vec<Session> = (0..20_000).map(|_| s.login_form()).collect();
+        let forms: Vec<LoginSession> = (0..20_000).map(|_| s.login_form()).collect();
         assert_eq!(s.len(), 0);
         let first = &forms[0];
         let back = s
@@ -424,6 +419,6 @@ mod tests {
             set_cookie(COOKIE, None, false),
             "noid_console=; Max-Age=0; Path=/console/; HttpOnly; SameSite=Strict"
         );
-        assert!(!token_matches(&Session::none(), ""));
+        assert!(!token_matches(&LoginSession::none(), ""));
     }
 }

@@ -6,12 +6,12 @@
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use hyper::StatusCode;
 
+use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, token_field};
-use super::{Ctx, Handled};
-use crate::handler::Resp;
+use crate::reply::Resp;
 use crate::upload::outcome::{self, RowResult};
-use crate::upload::run::{self, Job, Stage};
-use crate::upload::{Kind, Upload, UploadError, MAX_UPLOAD};
+use crate::upload::run::{self, Job, UploadStage};
+use crate::upload::{Upload, UploadError, UploadKind, MAX_UPLOAD};
 
 /// Seconds between the progress page's reloads.
 const REFRESH: u32 = 1;
@@ -35,7 +35,7 @@ pub fn submit(c: Ctx) -> Handled {
                 + &form_body(&c, f.text("format"), f.text("minter"));
             c.page(status, "Upload", &body)
         };
-        let Some(kind) = Kind::parse(f.text("format")) else {
+        let Some(kind) = UploadKind::parse(f.text("format")) else {
             return again(
                 StatusCode::BAD_REQUEST,
                 &UploadError::whole("Choose CSV or egg lines."),
@@ -62,7 +62,7 @@ pub fn submit(c: Ctx) -> Handled {
         let name = file.file_name.clone().unwrap_or_default();
         let minter = Some(f.text("minter")).filter(|m| !m.is_empty());
         match run::start(&c.service, &c.pop, c.who(), name, upload, minter) {
-            Ok(job) => super::see_other(&format!("{}uploads?n={}", c.base(), job.number)),
+            Ok(job) => super::ctx::see_other(&format!("{}uploads?n={}", c.base(), job.number)),
             Err(e) => again(StatusCode::BAD_REQUEST, &e),
         }
     })
@@ -147,15 +147,15 @@ pub fn progress(c: Ctx) -> Handled {
             escape(&job.login)
         );
         let (done, total) = match job.stage() {
-            Stage::Done(rows) => {
+            UploadStage::Done(rows) => {
                 return c.page(
                     StatusCode::OK,
                     &title,
                     &(head + &result_body(&c, &job, &rows)),
                 )
             }
-            Stage::Minting => (0, None),
-            Stage::Running(total) => (
+            UploadStage::Minting => (0, None),
+            UploadStage::Running(total) => (
                 job.tally.run.load(std::sync::atomic::Ordering::Relaxed),
                 total,
             ),
@@ -167,7 +167,7 @@ pub fn progress(c: Ctx) -> Handled {
                 ),
                 format!("Running: {done} of {t} commands run."),
             ),
-            None if matches!(job.stage(), Stage::Minting) => (
+            None if matches!(job.stage(), UploadStage::Minting) => (
                 String::new(),
                 "Minting identifiers for the mint rows.".into(),
             ),
@@ -216,7 +216,7 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
     if !failed.is_empty() {
         s.push_str(
             "<table>\n<caption>Rows that failed</caption>\n<thead><tr><th scope=\"col\">Line</th>\
-             <th scope=\"col\">Identifier</th><th scope=\"col\">Outcome</th></tr></thead>\n<tbody>\n",
+             <th scope=\"col\">Identifier</th><th scope=\"col\">RowOutcome</th></tr></thead>\n<tbody>\n",
         );
         for r in failed.iter().take(LISTED) {
             s.push_str(&format!(
@@ -240,7 +240,7 @@ fn result_body(c: &Ctx, job: &Job, rows: &[RowResult]) -> String {
     if !written.is_empty() {
         s.push_str(
             "<table>\n<caption>Identifiers written</caption>\n<thead><tr><th scope=\"col\">Line</th>\
-             <th scope=\"col\">Identifier</th><th scope=\"col\">Outcome</th></tr></thead>\n<tbody>\n",
+             <th scope=\"col\">Identifier</th><th scope=\"col\">RowOutcome</th></tr></thead>\n<tbody>\n",
         );
         for r in written.iter().take(LISTED) {
             s.push_str(&format!(
@@ -268,11 +268,11 @@ pub fn download(c: Ctx) -> Handled {
         let Some(job) = job(&c) else {
             return no_job(&c);
         };
-        let Stage::Done(rows) = job.stage() else {
-            return super::see_other(&format!("{}uploads?n={}", c.base(), job.number));
+        let UploadStage::Done(rows) = job.stage() else {
+            return super::ctx::see_other(&format!("{}uploads?n={}", c.base(), job.number));
         };
         let csv = outcome::csv(&rows);
-        let mut r = super::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
+        let mut r = super::ctx::text(StatusCode::OK, &String::from_utf8_lossy(&csv));
         let h = r.headers_mut();
         h.insert(
             CONTENT_TYPE,

@@ -1,4 +1,4 @@
-//! The binder's recent writes, newest first, from its write log ([`crate::recent`]),
+//! The binder's recent writes, newest first, from its write log (noid-binder's `recent`),
 //! a page of [`PAGE`] at a time: every write the API, `noid serve`'s bulk POSTs and the
 //! console made, with who made it and when.
 
@@ -6,9 +6,9 @@ use chrono::NaiveDate;
 use hyper::StatusCode;
 use noid_core::spelling::{self, Canon};
 
+use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, query_value};
-use super::{Ctx, Handled};
-use crate::recent::{self, Write, PAGE};
+use noid_binder::recent::{self, Write, PAGE};
 
 /// Characters of a value shown (the identifier's page has it whole).
 const SHOWN: usize = 120;

@@ -1,9 +1,9 @@
 //! The console's batch upload (docs/CONSOLE.md): a CSV sheet ([`sheet`]) or a file
 //! of egg lines, run as one bulk run of the binder, the same write path as a bulk
-//! POST (`Work::Bulk` through [`crate::store`]'s directory thread and noid-minter's
+//! POST (`Work::Bulk` through noid-binder's directory thread and noid-minter's
 //! write batch engine), its writes in the write log like any API write. `mint` rows
 //! get their identifiers from one mint of the chosen minter first. The run's
-//! [`Tally`](crate::store::Tally) gives the progress page its count and each row its
+//! [`Tally`](noid_binder::Tally) gives the progress page its count and each row its
 //! [`outcome`].
 
 pub mod outcome;
@@ -32,19 +32,19 @@ pub enum Upload {
 
 /// The two forms an upload may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum UploadKind {
     /// CSV with a header row.
     Csv,
     /// Egg lines, one command a line.
     Egg,
 }
 
-impl Kind {
+impl UploadKind {
     /// The form's name for it (`csv`, `egg`).
-    pub fn parse(name: &str) -> Option<Kind> {
+    pub fn parse(name: &str) -> Option<UploadKind> {
         match name {
-            "csv" => Some(Kind::Csv),
-            "egg" => Some(Kind::Egg),
+            "csv" => Some(UploadKind::Csv),
+            "egg" => Some(UploadKind::Egg),
             _ => None,
         }
     }
@@ -52,10 +52,10 @@ impl Kind {
 
 impl Upload {
     /// The upload in `bytes`, read as `kind`.
-    pub fn read(kind: Kind, bytes: &[u8]) -> Result<Upload, UploadError> {
+    pub fn read(kind: UploadKind, bytes: &[u8]) -> Result<Upload, UploadError> {
         match kind {
-            Kind::Csv => Sheet::read(bytes).map(Upload::Sheet),
-            Kind::Egg => egg_lines(bytes).map(Upload::Egg),
+            UploadKind::Csv => Sheet::read(bytes).map(Upload::Sheet),
+            UploadKind::Egg => egg_lines(bytes).map(Upload::Egg),
         }
     }
 
@@ -134,22 +134,22 @@ mod tests {
     #[test]
     fn egg_uploads() {
         assert_eq!(
-            Upload::read(Kind::Egg, b"\xef\xbb\xbfx.set _t u\r\n").unwrap(),
+            Upload::read(UploadKind::Egg, b"\xef\xbb\xbfx.set _t u\r\n").unwrap(),
             Upload::Egg("x.set _t u\r\n".into())
         );
         assert_eq!(
-            Upload::read(Kind::Egg, b"# only\n\n  \n")
+            Upload::read(UploadKind::Egg, b"# only\n\n  \n")
                 .unwrap_err()
                 .to_string(),
             "the file has no commands"
         );
         assert_eq!(
-            Upload::read(Kind::Egg, b"x.set a b\ny.set a \xc3\n")
+            Upload::read(UploadKind::Egg, b"x.set a b\ny.set a \xc3\n")
                 .unwrap_err()
                 .to_string(),
             "line 2: not UTF-8 text"
         );
-        assert_eq!(Kind::parse("csv"), Some(Kind::Csv));
-        assert_eq!(Kind::parse("xls"), None);
+        assert_eq!(UploadKind::parse("csv"), Some(UploadKind::Csv));
+        assert_eq!(UploadKind::parse("xls"), None);
     }
 }

@@ -2,7 +2,7 @@
 //! identifier minted or written, or the row's error with its line, and the result
 //! file (`row,id,outcome`) the console offers for download.
 //!
-//! [`Tally`]: crate::store::Tally
+//! [`Tally`]: noid_binder::Tally
 
 use std::fmt;
 
@@ -31,7 +31,7 @@ impl Ran {
 
 /// What happened to one row (or, for egg lines, one command).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum RowOutcome {
     /// A `mint` row with nothing to set: minted.
     Minted,
     /// A `mint` row: minted and its cells set.
@@ -52,28 +52,31 @@ pub enum Outcome {
     Unlogged(String),
 }
 
-impl Outcome {
+impl RowOutcome {
     /// Whether the row did what it asked.
     pub fn ok(&self) -> bool {
         matches!(
             self,
-            Outcome::Minted | Outcome::MintedWritten | Outcome::Written | Outcome::Nothing
+            RowOutcome::Minted
+                | RowOutcome::MintedWritten
+                | RowOutcome::Written
+                | RowOutcome::Nothing
         )
     }
 }
 
-impl fmt::Display for Outcome {
+impl fmt::Display for RowOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Minted => f.write_str("minted"),
-            Outcome::MintedWritten => f.write_str("minted and written"),
-            Outcome::Written => f.write_str("written"),
-            Outcome::Nothing => f.write_str("nothing to write"),
-            Outcome::Failed(e) => write!(f, "error: {e}"),
-            Outcome::NotMinted(e) => write!(f, "error: not minted: {e}"),
-            Outcome::NotWritten(e) => write!(f, "error: not written: {e}"),
-            Outcome::NotRun(e) => write!(f, "error: not run: {e}"),
-            Outcome::Unlogged(e) => write!(f, "error: written but not logged: {e}"),
+            RowOutcome::Minted => f.write_str("minted"),
+            RowOutcome::MintedWritten => f.write_str("minted and written"),
+            RowOutcome::Written => f.write_str("written"),
+            RowOutcome::Nothing => f.write_str("nothing to write"),
+            RowOutcome::Failed(e) => write!(f, "error: {e}"),
+            RowOutcome::NotMinted(e) => write!(f, "error: not minted: {e}"),
+            RowOutcome::NotWritten(e) => write!(f, "error: not written: {e}"),
+            RowOutcome::NotRun(e) => write!(f, "error: not run: {e}"),
+            RowOutcome::Unlogged(e) => write!(f, "error: written but not logged: {e}"),
         }
     }
 }
@@ -86,7 +89,7 @@ pub struct RowResult {
     /// The identifier (minted, or as given; empty if none).
     pub id: String,
     /// What happened.
-    pub outcome: Outcome,
+    pub outcome: RowOutcome,
 }
 
 /// The result of each row of `sheet`, given each row's identifier (`ids`, from
@@ -113,24 +116,24 @@ pub fn of_sheet(
         .map(|((row, id), ks)| {
             let minted = row.id.is_none();
             let outcome = if id.is_none() {
-                Outcome::NotMinted(mint_error.unwrap_or("the minter gave too few").into())
+                RowOutcome::NotMinted(mint_error.unwrap_or("the minter gave too few").into())
             } else if let Some(e) = ks
                 .iter()
                 .find_map(|&k| ran.outcomes.get(k).and_then(|o| o.1.clone()))
             {
-                Outcome::Failed(e)
+                RowOutcome::Failed(e)
             } else if ks.iter().any(|&k| k >= ran.outcomes.len()) {
-                Outcome::NotRun(why())
+                RowOutcome::NotRun(why())
             } else if ks.iter().any(|&k| k >= ran.committed) {
-                Outcome::NotWritten(why())
+                RowOutcome::NotWritten(why())
             } else if ks.iter().any(|&k| ran.unlogged(k)) {
-                Outcome::Unlogged(why())
+                RowOutcome::Unlogged(why())
             } else {
                 match (minted, ks.is_empty()) {
-                    (true, true) => Outcome::Minted,
-                    (true, false) => Outcome::MintedWritten,
-                    (false, true) => Outcome::Nothing,
-                    (false, false) => Outcome::Written,
+                    (true, true) => RowOutcome::Minted,
+                    (true, false) => RowOutcome::MintedWritten,
+                    (false, true) => RowOutcome::Nothing,
+                    (false, false) => RowOutcome::Written,
                 }
             };
             RowResult {
@@ -157,10 +160,10 @@ pub fn of_egg(text: &str, ran: &Ran) -> Vec<RowResult> {
                 .and_then(|l| noid_egg::named_id(l))
                 .unwrap_or_default(),
             outcome: match (error, &ran.error) {
-                (Some(e), _) => Outcome::Failed(e.clone()),
-                (None, Some(why)) if k >= ran.committed => Outcome::NotWritten(why.clone()),
-                (None, Some(why)) if ran.unlogged(k) => Outcome::Unlogged(why.clone()),
-                (None, _) => Outcome::Written,
+                (Some(e), _) => RowOutcome::Failed(e.clone()),
+                (None, Some(why)) if k >= ran.committed => RowOutcome::NotWritten(why.clone()),
+                (None, Some(why)) if ran.unlogged(k) => RowOutcome::Unlogged(why.clone()),
+                (None, _) => RowOutcome::Written,
             },
         })
         .collect();
@@ -170,7 +173,7 @@ pub fn of_egg(text: &str, ran: &Ran) -> Vec<RowResult> {
             results.push(RowResult {
                 row: after,
                 id: String::new(),
-                outcome: Outcome::NotRun(why.clone()),
+                outcome: RowOutcome::NotRun(why.clone()),
             });
         }
     }
@@ -293,17 +296,17 @@ mod tests {
             unlogged: std::iter::once(0..3).collect(),
         };
         let results = of_sheet(&sheet, &ids, None, &script, &ran);
-        assert_eq!(results[0].outcome, Outcome::Unlogged(why.into()));
+        assert_eq!(results[0].outcome, RowOutcome::Unlogged(why.into()));
         assert!(!results[0].outcome.ok());
         assert_eq!(
             results[2].outcome,
-            Outcome::Minted,
+            RowOutcome::Minted,
             "nothing to write, nothing unlogged"
         );
         let file = csv(&[RowResult {
             row: 2,
             id: "=HYPERLINK(\"http://x\")".into(),
-            outcome: Outcome::Failed("@SUM(1)".into()),
+            outcome: RowOutcome::Failed("@SUM(1)".into()),
         }]);
         assert_eq!(
             String::from_utf8(file).unwrap(),

@@ -15,9 +15,11 @@ use noid_egg::Format;
 use super::outcome::{self, Ran, RowResult};
 use super::script::{self, Script};
 use super::{Upload, UploadError};
-use crate::config::Checked;
-use crate::store::{DirectoryWriter, Tally, Who, Work, WorkResult};
-use crate::Service;
+use noid_binder::api::Checked;
+use noid_binder::{DirectoryWriter, Tally, Who, Work, WorkResult};
+
+use crate::awaited::submit;
+use crate::service::Service;
 
 /// Finished or running uploads kept for their pages, per service.
 pub const KEPT: usize = 64;
@@ -38,12 +40,12 @@ pub struct Job {
     pub tally: Arc<Tally>,
     /// The encoding the file was converted from, when it was not UTF-8.
     pub converted: Option<&'static str>,
-    stage: Mutex<Stage>,
+    stage: Mutex<UploadStage>,
 }
 
 /// Where an upload is.
 #[derive(Debug, Clone)]
-pub enum Stage {
+pub enum UploadStage {
     /// Minting identifiers for its `mint` rows.
     Minting,
     /// Running its commands (so many in all: a sheet's; `None` for egg lines).
@@ -54,11 +56,11 @@ pub enum Stage {
 
 impl Job {
     /// Where it is now.
-    pub fn stage(&self) -> Stage {
+    pub fn stage(&self) -> UploadStage {
         self.stage.lock().expect("job").clone()
     }
 
-    fn set(&self, stage: Stage) {
+    fn set(&self, stage: UploadStage) {
         *self.stage.lock().expect("job") = stage;
     }
 }
@@ -142,12 +144,12 @@ pub fn start(
         },
         file,
         tally: Arc::default(),
-        stage: Mutex::new(Stage::Minting),
+        stage: Mutex::new(UploadStage::Minting),
     });
     let running = job.clone();
     tokio::spawn(async move {
         let results = execute(&running, writers, upload).await;
-        running.set(Stage::Done(Arc::new(results)));
+        running.set(UploadStage::Done(Arc::new(results)));
     });
     Ok(job)
 }
@@ -157,7 +159,7 @@ fn minter_dir(pop: &Checked, path: &str) -> Result<PathBuf, UploadError> {
     let no = || UploadError::whole(format!("no minter {path} for this populator"));
     let steps: Vec<String> = path.split('/').map(str::to_string).collect();
     let steps: [String; 3] = steps.try_into().map_err(|_| no())?;
-    crate::plan::minter_dir(pop, &steps).ok_or_else(no)
+    noid_binder::api::minter_dir(pop, &steps).ok_or_else(no)
 }
 
 /// Where an upload's writes go.
@@ -178,7 +180,7 @@ async fn execute(job: &Job, w: Writers, upload: Upload) -> Vec<RowResult> {
             };
             let ids = script::row_ids(&sheet, &minted);
             let script = Script::of(&sheet, &ids);
-            job.set(Stage::Running(Some(script.row_of.len())));
+            job.set(UploadStage::Running(Some(script.row_of.len())));
             let ran = bulk(
                 job,
                 &w,
@@ -191,7 +193,7 @@ async fn execute(job: &Job, w: Writers, upload: Upload) -> Vec<RowResult> {
             outcome::of_sheet(&sheet, &ids, mint_error.as_deref(), &script, &ran)
         }
         Upload::Egg(text) => {
-            job.set(Stage::Running(None));
+            job.set(UploadStage::Running(None));
             let work = Work::Bulk {
                 body: Box::new(Cursor::new(text.clone().into_bytes())),
                 progress: None,
@@ -209,7 +211,7 @@ async fn mint(m: &DirectoryWriter, who: &Who, n: usize) -> (Vec<String>, Option<
         n: n as u64,
         format: Format::Anvl,
     };
-    let answer = m.submit(work, who.clone(), false).await;
+    let answer = submit(m, work, who.clone(), false).await;
     let error = (answer.minted.len() < n).then(|| last_error(&answer));
     (answer.minted, error)
 }
@@ -219,7 +221,7 @@ async fn bulk(job: &Job, w: &Writers, work: Work) -> Ran {
     if matches!(&work, Work::Sheet { commands, .. } if commands.is_empty()) {
         return Ran::default();
     }
-    let answer = w.binder.submit(work, w.who.clone(), false).await;
+    let answer = submit(&w.binder, work, w.who.clone(), false).await;
     let t = &job.tally;
     let outcomes = std::mem::take(&mut *t.outcomes.lock().expect("tally"));
     let mut error = t.stopped.lock().expect("tally").clone();

@@ -11,38 +11,19 @@
 //! * `options`: RocksDB's tuning for writers and readers.
 
 pub(crate) mod cursor;
+mod db_error;
 pub(crate) mod generation;
 pub(crate) mod options;
 pub(crate) mod secondary;
 pub(crate) mod snapshot;
 pub(crate) mod writer;
 
-use std::fmt;
-
+pub use db_error::DbError;
 pub use secondary::{Freshness, Secondary};
 pub use snapshot::Snapshot;
 pub use writer::{SortedLoad, Writer, SETTLE};
 
 use crate::{Op, Scan, Store, StoreError};
-
-/// An error of the embedded database, opaque so that no public type of this crate
-/// names the engine (its message is RocksDB's).
-#[derive(Debug)]
-pub struct DbError(rocksdb::Error);
-
-impl fmt::Display for DbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for DbError {}
-
-impl From<rocksdb::Error> for StoreError {
-    fn from(e: rocksdb::Error) -> Self {
-        StoreError::Db(DbError(e))
-    }
-}
 
 impl Scan for Writer {
     fn scan_from(

@@ -1,4 +1,4 @@
-//! The requests a directory's thread takes together ([`crate::store`]), run as one
+//! The requests a directory's thread takes together ([`crate::writer`]), run as one
 //! write batch of noid-minter's engine (`noid_minter::batch`): this module is only
 //! where their commands come from (a request's command line, a bulk body's lines, a
 //! mint) and where the answers go (each request's [`WorkResult`], a bulk request's stream).
@@ -25,9 +25,10 @@ use noid_minter::gate::Targets;
 use noid_minter::Context;
 use noid_store::{Store, StoreError, SETTLE};
 
-use crate::metrics::Stage;
-use crate::store::{
-    committed_line, failure, not_committed, Failed, Job, Progress, Work, WorkResult, Worker,
+use crate::observe::Stage;
+use crate::writer::{
+    committed_line, failure, not_committed, Failed, Job, Progress, Reached, Tally, Work,
+    WorkResult, Worker,
 };
 
 /// Pending key writes after which a bulk request commits a batch (25,000 egg `set`s
@@ -71,9 +72,9 @@ enum Source {
 /// A bulk request's commands and how far it got.
 struct Bulk {
     source: Source,
-    progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
-    tally: Option<std::sync::Arc<crate::store::Tally>>,
-    p: Progress,
+    progress: Option<Box<dyn Progress>>,
+    tally: Option<std::sync::Arc<Tally>>,
+    p: Reached,
 }
 
 impl Bulk {
@@ -112,8 +113,8 @@ impl<'a> Group<'a> {
             self.records.clear();
             return Err(Failed::Commit(e.to_string(), e.after_failed_commit()));
         }
-        let populators = self.records.iter().map(|r| r.populator.as_str());
-        self.worker.metrics().bound(populators);
+        let mut populators = self.records.iter().map(|r| r.populator.as_str());
+        self.worker.observer().bound(&mut populators);
         let logged = self.worker.log_records(&mut self.records);
         let readers_in = self.worker.pause(store, settle);
         logged.map(|()| readers_in)
@@ -140,15 +141,13 @@ impl<'a> Group<'a> {
                     .body
                     .extend(committed_line(p.run, p.line).into_bytes());
                 p.held = answer.body.len();
-                if let Some(tx) = bulk.progress.as_ref().filter(|_| readers_in) {
+                if let Some(progress) = bulk.progress.as_mut().filter(|_| readers_in) {
                     // Never waits for the client: a client that reads nothing until it
                     // has sent its whole body must not stop the run. Output it has not
                     // taken yet stays in the answer, and a client that went away still
                     // has its commands run.
-                    let chunk = bytes::Bytes::from(std::mem::take(&mut answer.body));
-                    if let Err(tokio::sync::mpsc::error::TrySendError::Full(c)) = tx.try_send(chunk)
-                    {
-                        answer.body = c.to_vec();
+                    if let Err(kept) = progress.committed(std::mem::take(&mut answer.body)) {
+                        answer.body = kept;
                     }
                     p.held = answer.body.len();
                 }
@@ -187,7 +186,7 @@ impl<'a> Group<'a> {
             } else {
                 result.clone()
             };
-            let metrics = self.worker.metrics();
+            let metrics = self.worker.observer();
             match &result {
                 Ok(_) | Err(Failed::Log(_)) => metrics.minted(&run.job.who.populator, run.minted),
                 Err(Failed::Commit(..)) => {}
@@ -294,7 +293,7 @@ fn checking_targets<T>(
 
 impl Running {
     fn start(mut job: Job) -> Running {
-        let now = crate::store::now();
+        let now = crate::writer::now();
         let mut session = Session::new(true);
         session.read_only = job.read_only;
         session.binder = job.who.populator.clone();
@@ -314,13 +313,13 @@ impl Running {
                 ))),
                 progress: progress.take(),
                 tally: tally.take(),
-                p: Progress::default(),
+                p: Reached::default(),
             }),
             Work::Sheet { commands, tally } => Some(Bulk {
                 source: Source::Commands(std::mem::take(commands).into_iter().enumerate()),
                 progress: None,
                 tally: tally.take(),
-                p: Progress::default(),
+                p: Reached::default(),
             }),
             _ => None,
         };
@@ -471,7 +470,7 @@ impl Running {
         records: &mut Vec<Record>,
     ) -> bool {
         let bulk = self.bulk.as_mut().expect("a bulk request");
-        let stopped = |why: String, p: &Progress| {
+        let stopped = |why: String, p: &Reached| {
             format!(
                 "error: {why}; the commands after line {} were not run\n\n",
                 p.line
@@ -513,7 +512,7 @@ impl Running {
             Ok(Some(c)) => c,
             Ok(None) => return true,
             Err(e) => {
-                let why = crate::body::cut_of(&e).map_or_else(
+                let why = crate::cut::cut_of(&e).map_or_else(
                     || format!("reading the request body: {e}"),
                     |c| c.to_string(),
                 );

@@ -13,6 +13,12 @@
 //! The requests taken together run as one write batch of noid-minter's engine
 //! (`noid_minter::batch`), fed by `group`, which also says how a bulk request
 //! (`?-`) commits and reports as it goes.
+//!
+//! No async runtime: a request is queued with a callback that gets its answer
+//! ([`DirectoryWriter::submit`]), or waited for ([`DirectoryWriter::run`]); a bulk
+//! request's committed output goes to a [`Progress`] as it is made durable. The HTTP
+//! service wraps both for its tasks; the CGI runs one request in its own thread
+//! ([`run_once`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -27,11 +33,10 @@ use noid_egg::writelog::Record;
 use noid_egg::{BinderError, Format};
 use noid_minter::batch::{self, Batch};
 use noid_store::Store;
-use tokio::sync::oneshot;
 
+use crate::admission::AdmissionSource;
 use crate::group::Group;
-pub use crate::group::BULK_BATCH;
-use crate::metrics::{Kind, Metrics, Stage};
+use crate::observe::{Kind, Observer, Stage};
 
 /// Idle time after which the store is closed and its lock released.
 pub const IDLE: Duration = Duration::from_millis(50);
@@ -71,7 +76,7 @@ pub enum Work {
         body: Box<dyn std::io::BufRead + Send>,
         /// Where each committed batch's output goes at once (a streamed response);
         /// without one it stays in the answer.
-        progress: Option<tokio::sync::mpsc::Sender<bytes::Bytes>>,
+        progress: Option<Box<dyn Progress>>,
         /// Where the run counts its commands as it goes, for a caller that shows
         /// progress and each command's outcome (the console's upload).
         tally: Option<std::sync::Arc<Tally>>,
@@ -96,6 +101,17 @@ pub enum Work {
         /// How to print them.
         format: Format,
     },
+}
+
+impl Work {
+    /// What kind of work it is (the metrics' `work` label).
+    pub fn kind(&self) -> Kind {
+        match self {
+            Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
+            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
+            Work::Mint { .. } => Kind::Mint,
+        }
+    }
 }
 
 /// What a directory's thread answers.
@@ -176,9 +192,21 @@ impl WorkResult {
     }
 }
 
+/// Where a bulk request's output goes as its batches are committed (a streamed
+/// response), in place of a channel of one runtime: the HTTP service's sends to its
+/// response body without waiting.
+pub trait Progress: Send {
+    /// The output of the batches committed since the last call (readers let in: it
+    /// is durable and visible). `Err` gives it back when it cannot be taken now (the
+    /// client is slow): it stays in the answer, ahead of what comes next. Never
+    /// blocks: a client that reads nothing until it has sent its whole body must not
+    /// stop the run.
+    fn committed(&mut self, output: Vec<u8>) -> Result<(), Vec<u8>>;
+}
+
 /// How far a bulk run got.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
+pub struct Reached {
     /// Commands run (failed ones included: they changed nothing).
     pub run: usize,
     /// The input line of the last command run.
@@ -198,7 +226,7 @@ pub fn committed_line(commands: usize, line: usize) -> String {
 }
 
 /// A failed bulk commit's last lines: what failed, and how far the run got before.
-pub(crate) fn not_committed(e: &Failed, p: &Progress) -> String {
+pub(crate) fn not_committed(e: &Failed, p: &Reached) -> String {
     format!(
         "error: {e}; the commands after line {} were not committed\n\n{}",
         p.committed_line,
@@ -220,7 +248,7 @@ pub(crate) struct Job {
 pub struct DirectoryWriter {
     tx: Sender<Job>,
     /// Where the time each request's work took is counted.
-    metrics: std::sync::Arc<Metrics>,
+    observer: std::sync::Arc<dyn Observer>,
 }
 
 /// How a directory's thread opens stores and stamps circulation records.
@@ -232,8 +260,8 @@ pub struct Settings {
     pub temper: fn(i64) -> String,
     /// Set when the server is stopping: bulk runs stop at their next command.
     pub stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// What the service counts (`GET /metrics`).
-    pub metrics: std::sync::Arc<Metrics>,
+    /// What is told of the work done (`noid serve`'s `GET /metrics`).
+    pub observer: std::sync::Arc<dyn Observer>,
 }
 
 impl DirectoryWriter {
@@ -243,38 +271,52 @@ impl DirectoryWriter {
         dir: PathBuf,
         log: Option<PathBuf>,
         settings: Settings,
-        admission: crate::admission::Source,
+        admission: AdmissionSource,
     ) -> DirectoryWriter {
         let (tx, rx) = mpsc::channel();
         let name = format!("noid-store {}", dir.display());
-        let metrics = settings.metrics.clone();
+        let observer = settings.observer.clone();
         std::thread::Builder::new()
             .name(name)
             .spawn(move || Worker::new(dir, log, settings, admission).run(rx))
             .expect("spawn store thread");
-        DirectoryWriter { tx, metrics }
+        DirectoryWriter { tx, observer }
     }
 
-    /// Queue `work` and wait for its answer.
-    pub async fn submit(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
-        let (kind, queued) = (Kind::of(&work), Instant::now());
-        let (tx, rx) = oneshot::channel();
+    /// Queue `work`; `reply` gets its answer, on the directory's thread (keep it
+    /// quick: hand the answer over, as a channel's send does). The way of callers
+    /// that must not block, such as an async task.
+    pub fn submit(
+        &self,
+        work: Work,
+        who: Who,
+        read_only: bool,
+        reply: impl FnOnce(WorkResult) + Send + 'static,
+    ) {
+        let (kind, queued) = (work.kind(), Instant::now());
+        let observer = self.observer.clone();
         let job = Job {
             work,
             who,
             read_only,
             reply: Box::new(move |a| {
-                let _ = tx.send(a);
+                observer.took(kind, queued.elapsed());
+                reply(a)
             }),
         };
-        if self.tx.send(job).is_err() {
-            return failure("the store's thread has stopped");
+        if let Err(mpsc::SendError(job)) = self.tx.send(job) {
+            (job.reply)(failure("the store's thread has stopped"));
         }
-        let answer = rx
-            .await
-            .unwrap_or_else(|_| failure("the store's thread dropped the request"));
-        self.metrics.took(kind, queued.elapsed());
-        answer
+    }
+
+    /// Queue `work` and wait (blocking this thread) for its answer.
+    pub fn run(&self, work: Work, who: Who, read_only: bool) -> WorkResult {
+        let (tx, rx) = mpsc::channel();
+        self.submit(work, who, read_only, move |a| {
+            let _ = tx.send(a);
+        });
+        rx.recv()
+            .unwrap_or_else(|_| failure("the store's thread dropped the request"))
     }
 }
 
@@ -283,7 +325,7 @@ impl DirectoryWriter {
 pub fn run_once(
     dir: PathBuf,
     log: Option<PathBuf>,
-    admission: crate::admission::Source,
+    admission: AdmissionSource,
     settings: Settings,
     work: Work,
     who: Who,
@@ -311,7 +353,7 @@ pub fn run_once(
 }
 
 /// An answer that is only an error.
-pub(crate) fn failure(msg: &str) -> WorkResult {
+pub fn failure(msg: &str) -> WorkResult {
     WorkResult {
         body: format!("error: {msg}\n\n").into_bytes(),
         failed: true,
@@ -328,7 +370,7 @@ pub(crate) struct Worker {
     log: Option<(File, u64)>,
     settings: Settings,
     /// What the directory admits beyond its own gate.
-    admission: crate::admission::Source,
+    admission: AdmissionSource,
 }
 
 /// The open store and since when its lock is held.
@@ -342,7 +384,7 @@ impl Worker {
         dir: PathBuf,
         log_path: Option<PathBuf>,
         settings: Settings,
-        admission: crate::admission::Source,
+        admission: AdmissionSource,
     ) -> Worker {
         Worker {
             dir,
@@ -457,12 +499,12 @@ impl Worker {
 
     /// Count a request of `who` whose writes failed at `stage`.
     pub(crate) fn failed(&self, who: &Who, stage: Stage) {
-        self.settings.metrics.failed(&who.populator, stage);
+        self.settings.observer.failed(&who.populator, stage);
     }
 
-    /// What the service counts.
-    pub(crate) fn metrics(&self) -> &Metrics {
-        &self.settings.metrics
+    /// What is told of the work done.
+    pub(crate) fn observer(&self) -> &dyn Observer {
+        &*self.settings.observer
     }
 
     /// Whether the server is stopping (bulk runs stop at their next command).

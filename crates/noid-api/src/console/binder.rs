@@ -1,18 +1,23 @@
 //! What the console asks of a populator's binder and minters, as typed binder commands
 //! ([`noid_egg::Command`]) run through the API's own write path: the directory's
-//! thread ([`crate::store::DirectoryWriter`]), noid-minter's write batch
-//! (`crate::group`), the identifier gate, the populator's rights (read-only populators
-//! are refused there) and the write log, with the session's login as the agent. The
-//! console has no store access of its own, and it formats no command line: values go
-//! in as values and replies come back typed, so no value can add a word or lose a byte.
+//! thread (noid-binder's [`DirectoryWriter`](noid_binder::DirectoryWriter)), noid-minter's
+//! write batch, the identifier gate, the populator's rights (read-only populators
+//! are refused there) and the write log, with the session's login as the agent. Reads
+//! (current values, listings) go through a read-only view (noid-binder's [`read`]) on a
+//! blocking thread, never through the writer thread, so a page shows while a bulk run
+//! holds the binder. The console formats no command line: values go in as values and
+//! replies come back typed, so no value can add a word or lose a byte.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use noid_egg::{Command, Format, Reply};
 
-use crate::config::Checked;
-use crate::handler::{name_store, Service};
-use crate::store::{Who, Work, WorkResult};
+use noid_binder::api::{minter_dir, Checked};
+use noid_binder::{failure, minter_paths, name_store, name_store_in, read, Who, Work, WorkResult};
+
+use crate::awaited::submit;
+use crate::service::Service;
 
 /// A populator's binder and minters, acted on by one login.
 pub struct Binder {
@@ -43,13 +48,13 @@ impl Binder {
     /// Run `work` on the binder.
     pub async fn binder(&self, work: Work) -> WorkResult {
         let Some(dir) = self.pop.populator.binder.clone() else {
-            return crate::store::failure("this populator has no binder");
+            return failure("this populator has no binder");
         };
         let store = self.service.store(&dir, self.pop.log_path());
-        let answer = store
-            .submit(work, self.who.clone(), !self.pop.populator.write)
-            .await;
-        name_store(answer, &dir)
+        name_store(
+            submit(&store, work, self.who.clone(), !self.pop.populator.write).await,
+            &dir,
+        )
     }
 
     /// Run typed `commands` on the binder as one change (none is kept if one fails):
@@ -58,8 +63,38 @@ impl Binder {
         replies(self.binder(Work::Commands(commands)).await)
     }
 
+    /// Run the read-only `commands` on the store in `dir` through its read-only view
+    /// (noid-binder's `Site::reading`), on a blocking thread: their replies, or the
+    /// first error.
+    async fn read(&self, dir: PathBuf, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
+        let (service, who, named) = (self.service.clone(), self.who.clone(), dir.clone());
+        let replies = tokio::task::spawn_blocking(move || {
+            let site = service.site();
+            let admission = site.admitted(&dir);
+            site.reading(&dir, |store| read(store, &admission, &who, &commands))
+        })
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| name_store_in(&e, &named))??;
+        match replies.iter().find_map(|r| match r {
+            Reply::Error(e) => Some(name_store_in(&e.to_string(), &named)),
+            _ => None,
+        }) {
+            Some(e) => Err(e),
+            None => Ok(replies),
+        }
+    }
+
+    /// Read-only `commands` on the binder, through its read-only view.
+    async fn read_binder(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
+        let Some(dir) = self.pop.populator.binder.clone() else {
+            return Err("this populator has no binder".into());
+        };
+        self.read(dir, commands).await
+    }
+
     /// The bindings of `id` (admin elements left out), in binding order, values as
-    /// stored (bytes).
+    /// stored (bytes), read through the binder's read-only view.
     pub async fn fetch(&self, id: &str) -> Result<Vec<Binding>, String> {
         let read = Command::Read {
             id: id.to_string(),
@@ -67,7 +102,7 @@ impl Binder {
             labelled: true,
             all: false,
         };
-        match self.run(vec![read]).await?.pop() {
+        match self.read_binder(vec![read]).await?.pop() {
             Some(Reply::Values { elems, .. }) => Ok(elems),
             _ => Err("the binder gave no values".into()),
         }
@@ -81,7 +116,10 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        listed(self.run(vec![listing(prefix, after, max, false)]).await?)
+        listed(
+            self.read_binder(vec![listing(prefix, after, max, false)])
+                .await?,
+        )
     }
 
     /// Up to `max` identifiers the minter at `path` issued, starting with `prefix` (any
@@ -94,22 +132,17 @@ impl Binder {
         after: Option<&str>,
         max: usize,
     ) -> Result<Vec<String>, String> {
-        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
+        let Some(dir) = minter_dir(&self.pop, path) else {
             return Err("no such minter".into());
         };
         let list = listing(prefix, after, max, true);
-        let answer = self
-            .service
-            .store(&dir, None)
-            .submit(Work::Commands(vec![list]), self.who.clone(), true)
-            .await;
-        listed(replies(name_store(answer, &dir))?)
+        listed(self.read(dir, vec![list]).await?)
     }
 
     /// The populator's minters, as `SCHEME/NAAN/SHOULDER` steps.
     pub fn minters(&self) -> Vec<[String; 3]> {
         match &self.pop.populator.minters {
-            Some(root) => crate::admission::minter_paths(root),
+            Some(root) => minter_paths(root),
             None => Vec::new(),
         }
     }
@@ -117,7 +150,7 @@ impl Binder {
     /// Mint `n` identifiers from the minter at `path` (`SCHEME/NAAN/SHOULDER`):
     /// the identifiers minted, and the error that stopped it, if any.
     pub async fn mint(&self, path: &[String; 3], n: u64) -> (Vec<String>, Option<String>) {
-        let Some(dir) = crate::plan::minter_dir(&self.pop, path) else {
+        let Some(dir) = minter_dir(&self.pop, path) else {
             return (Vec::new(), Some("no such minter".into()));
         };
         let store = self.service.store(&dir, None);
@@ -125,9 +158,7 @@ impl Binder {
             n,
             format: Format::Anvl,
         };
-        let answer = store
-            .submit(work, self.who.clone(), !self.pop.populator.write)
-            .await;
+        let answer = submit(&store, work, self.who.clone(), !self.pop.populator.write).await;
         let answer = name_store(answer, &dir);
         let error = answer.failed.then(|| errors(&answer));
         (answer.minted, error)

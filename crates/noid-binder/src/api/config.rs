@@ -39,6 +39,8 @@ use std::path::{Path, PathBuf};
 use ipnet::IpNet;
 use serde::Deserialize;
 
+use crate::safe_name::is_safe_name;
+
 /// The whole configuration.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,7 +105,7 @@ impl Default for ServeConfig {
     }
 }
 
-/// `[console]`: the populator console (`crate::console`).
+/// `[console]`: the populator console (noid-api's `console`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConsoleConfig {
@@ -225,18 +227,6 @@ impl Checked {
                 .unwrap_or_else(|| binder.join("write.log")),
         )
     }
-}
-
-/// Whether `name` may name a populator or a path step (`SCHEME`, `NAAN`, `SHOULDER`):
-/// letters, digits, `_`, `-` and `.`, not starting with `.` or `-`, so no path can
-/// leave the configured directories.
-pub fn is_safe_name(name: &str) -> bool {
-    name.bytes()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-        && name
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"_-.".contains(&c))
 }
 
 /// An address or network (`10.0.0.0/8`, `127.0.0.1`).

@@ -2,19 +2,22 @@
 //! authenticates (its `AuthUserFile` is the populator's `htpasswd -B` file) and passes
 //! the login as `REMOTE_USER`; each request is one process that takes the store lock,
 //! runs, commits, logs and answers, exactly as the service's store threads do. No
-//! async runtime: the body is read whole from standard input before, and the answer
-//! is written whole.
+//! async runtime and no HTTP server: the body is read whole from standard input
+//! before, and the answer is written whole, so a `noid` built without its server has
+//! the CGI all the same.
 
 use std::io::Write;
 use std::net::IpAddr;
-use std::sync::Arc;
 
-use hyper::StatusCode;
+use http::StatusCode;
 
-use crate::handler::{finish, plain, Reply, Service};
-use crate::plan::{plan, verbose_note, Input, Plan};
-use crate::route;
-use crate::store::{self, Who};
+use super::origin::Sent;
+use super::plan::{plan, verbose_note, Input, Plan};
+use super::reply::{finish, plain, ApiReply};
+use super::route;
+use super::site::Site;
+use crate::reads::{only_reads, read_line, snapshot};
+use crate::writer::{self, Who, Work};
 
 /// One CGI request, from the environment Apache sets.
 #[derive(Debug, Clone, Default)]
@@ -30,7 +33,7 @@ pub struct CgiRequest {
     /// `HTTP_ACTING_FOR`.
     pub acting_for: Option<String>,
     /// `HTTP_SEC_FETCH_SITE`, `HTTP_ORIGIN`, `HTTP_HOST`: for the cross-site rule
-    /// ([`crate::origin`]).
+    /// ([`Sent`]).
     pub sec_fetch_site: Option<String>,
     /// `HTTP_ORIGIN`.
     pub origin: Option<String>,
@@ -40,18 +43,18 @@ pub struct CgiRequest {
     pub body: Vec<u8>,
 }
 
-/// Answer one CGI request: the cross-site rule ([`crate::origin`]), the checks of
-/// [`Service::admit`], the login Apache
-/// authenticated (as a front server's, [`Service::front_login`]), then the command,
-/// run in this process ([`store::run_once`]).
-pub fn respond(service: &Arc<Service>, req: CgiRequest) -> Reply {
+/// Answer one CGI request: the cross-site rule ([`Sent`]), the checks of
+/// [`Site::admit`], the login Apache
+/// authenticated (as a front server's, [`Site::front_login`]), then the command,
+/// run in this process ([`writer::run_once`]).
+pub fn respond(service: &Site, req: CgiRequest) -> ApiReply {
     match answer(service, req) {
         Ok(r) | Err(r) => r,
     }
 }
 
-fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
-    let sent = crate::origin::Sent {
+fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
+    let sent = Sent {
         site: req.sec_fetch_site.as_deref(),
         origin: req.origin.as_deref(),
         host: req.host.as_deref(),
@@ -89,23 +92,36 @@ fn answer(service: &Arc<Service>, req: CgiRequest) -> Result<Reply, Reply> {
             work,
             tool,
         } => {
+            let read_only = !pop.populator.write;
+            // A line that only reads is answered through a snapshot, without the lock.
+            if let Work::Egg { line, body } = &work {
+                if only_reads(&who, line, body) {
+                    let admitted = service.admitted(&dir);
+                    let read = snapshot(&dir, |store| {
+                        read_line(store, &admitted, &who, read_only, line, body)
+                    });
+                    if let Ok(Some(answer)) = read {
+                        return Ok(finish(crate::name_store(answer, &dir), note, tool));
+                    }
+                }
+            }
             let admission = service.admission(&dir);
-            let answer = store::run_once(
-                dir,
+            let answer = writer::run_once(
+                dir.clone(),
                 log,
                 admission,
                 service.settings().clone(),
                 work,
                 who,
-                !pop.populator.write,
+                read_only,
             );
-            finish(answer, note, tool)
+            finish(crate::name_store(answer, &dir), note, tool)
         }
     })
 }
 
 /// Write `reply` as a CGI response (`Status:` and headers, a blank line, the body).
-pub fn write(reply: Reply, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write(reply: ApiReply, out: &mut dyn Write) -> std::io::Result<()> {
     write!(
         out,
         "Status: {} {}\r\n",

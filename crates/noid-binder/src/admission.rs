@@ -15,11 +15,11 @@ use std::sync::Arc;
 use noid_minter::gate::{Admission, Shoulder, Targets};
 use noid_minter::Minter;
 
-use crate::config::is_safe_name;
+use crate::safe_name::is_safe_name;
 
 /// Where a binder's admission comes from: its populators' minter directories.
 #[derive(Debug, Clone, Default)]
-pub struct Source {
+pub struct AdmissionSource {
     /// The `minters` directories of the populators whose binder this is.
     roots: Vec<PathBuf>,
     /// Writes limited to the shoulders (no populator said `any_identifier`).
@@ -28,11 +28,11 @@ pub struct Source {
     cached: Option<(Vec<PathBuf>, Arc<Admission>)>,
 }
 
-impl Source {
+impl AdmissionSource {
     /// The admission of a binder whose populators have minters under `roots`; `limit`
     /// unless one of them may write any identifier.
-    pub fn new(roots: Vec<PathBuf>, limit: bool) -> Source {
-        Source {
+    pub fn new(roots: Vec<PathBuf>, limit: bool) -> AdmissionSource {
+        AdmissionSource {
             roots,
             limit,
             cached: None,

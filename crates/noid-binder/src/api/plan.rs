@@ -4,13 +4,32 @@
 
 use std::path::PathBuf;
 
-use hyper::StatusCode;
+use http::StatusCode;
 use noid_egg::{nog, BinderError, Format};
 
-use crate::config::Checked;
-use crate::reply::{plain, Reply};
-use crate::route::Route;
-use crate::store::{Work, WorkResult};
+use super::config::Checked;
+use super::reply::{plain, ApiReply};
+use super::route::Route;
+use crate::safe_name::is_safe_name;
+use crate::writer::{Work, WorkResult};
+
+/// Largest request body of a single command (its indirect tokens' values): a value
+/// at the limit ([`noid_egg::MAX_REMOTE_VALUE`]) and room for an element name and the
+/// tokens' trailers. A bulk POST's body is streamed: its values are limited one by
+/// one, as they are read.
+pub const MAX_BODY: usize = noid_egg::MAX_REMOTE_VALUE + (64 << 10);
+
+/// `413` for a single command's body longer than [`MAX_BODY`].
+pub fn body_too_large() -> ApiReply {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!(
+            "error: 413 request body larger than {MAX_BODY} octets: a value may have at most {} \
+             octets over the API\n",
+            noid_egg::MAX_REMOTE_VALUE
+        ),
+    )
+}
 
 /// A request body, whole or as it arrives.
 pub enum Input {
@@ -43,7 +62,7 @@ pub fn verbose_note(query: &str, login: &str, acting_for: Option<&str>) -> Optio
 /// What a routed, authorised request does.
 pub enum Plan {
     /// Answer at once.
-    Respond(Reply),
+    Respond(ApiReply),
     /// A command answered without a store (minter help, a refused minter command).
     Answer(WorkResult, &'static str),
     /// Run `work` on the directory `dir`.
@@ -136,7 +155,7 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
 /// minter (each step a safe name, so no path leaves its minters' directory).
 pub fn minter_dir(pop: &Checked, path: &[String; 3]) -> Option<PathBuf> {
     let root = pop.populator.minters.as_ref()?;
-    if !path.iter().all(|s| crate::config::is_safe_name(s)) {
+    if !path.iter().all(|s| is_safe_name(s)) {
         return None;
     }
     let dir = root.join(&path[0]).join(&path[1]).join(&path[2]);

@@ -1,8 +1,8 @@
 //! URL layout, as N2T's: `/a/POPULATOR/b` (the binder), `/a/POPULATOR/m/SCHEME/NAAN/SHOULDER`
 //! (a minter), `/a/POPULATOR` (help). Anything else, and any step that is not a safe
-//! name ([`crate::config::is_safe_name`]: no `..`, no `/`), matches nothing.
+//! name ([`is_safe_name`]: no `..`, no `/`), matches nothing.
 
-use crate::config::is_safe_name;
+use crate::safe_name::is_safe_name;
 
 /// Where a request goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,10 +16,10 @@
 //! Programs (curl, scripts, the `noid` CLI) send neither header, and are served as
 //! before. docs/SECURITY.md states the rule.
 
-use hyper::header::{HeaderValue, HOST, ORIGIN};
-use hyper::{Request, StatusCode};
+use http::header::{HeaderValue, HOST, ORIGIN};
+use http::{Request, StatusCode};
 
-use crate::reply::{plain, Reply};
+use super::reply::{plain, ApiReply};
 
 /// The refusal's text.
 pub const REFUSED: &str = "error: 403 cross-site request refused: a page of another site \
@@ -28,7 +28,7 @@ made your browser send this request. The API acts only on requests that programs
 console (/console/).\n";
 
 /// `Err(403)` for a request a page of another site made a browser send.
-pub fn same_site<B>(req: &Request<B>) -> Result<(), Reply> {
+pub fn same_site<B>(req: &Request<B>) -> Result<(), ApiReply> {
     let h = req.headers();
     fn text(v: Option<&HeaderValue>) -> Option<&str> {
         v.map(|v| v.to_str().unwrap_or("null"))
@@ -56,7 +56,7 @@ pub struct Sent<'a> {
 
 impl Sent<'_> {
     /// `Err(403)` (logged, with `path`) when the request came from another site.
-    pub fn check(&self, path: &str) -> Result<(), Reply> {
+    pub fn check(&self, path: &str) -> Result<(), ApiReply> {
         match self.cross_site() {
             Some(why) => {
                 log::warn!("cross-site request refused ({why}): {path}");

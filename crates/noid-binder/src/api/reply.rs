@@ -1,0 +1,114 @@
+//! A response as the API decides it, before a transport carries it: `noid serve`'s
+//! hyper response (noid-api), or a CGI's standard output ([`super::cgi::write`]). Plain
+//! values (the `http` crate's status and header types, no runtime): the body is
+//! complete.
+
+use http::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::StatusCode;
+use noid_egg::BinderError;
+
+use crate::writer::WorkResult;
+
+/// A complete response of the API: status, body, and what its headers say (all are
+/// plain text).
+#[derive(Debug)]
+pub struct ApiReply {
+    /// The status.
+    pub status: StatusCode,
+    /// `egg` or `nog` for a command's answer (the version header it carries).
+    pub tool: Option<&'static str>,
+    /// The realm a `401` asks credentials for (`WWW-Authenticate`).
+    pub realm: Option<String>,
+    /// Seconds a `429` asks the client to wait (`Retry-After`).
+    pub retry_after: Option<u64>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl ApiReply {
+    /// The headers.
+    pub fn headers(&self) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        match self.tool {
+            Some(tool) => command_headers(&mut h, tool),
+            None => {
+                h.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=UTF-8"),
+                );
+            }
+        }
+        let realm = self.realm.as_ref();
+        if let Some(v) =
+            realm.and_then(|r| HeaderValue::from_str(&format!("Basic realm=\"{r}\"")).ok())
+        {
+            h.insert(WWW_AUTHENTICATE, v);
+        }
+        if let Some(s) = self.retry_after {
+            h.insert(RETRY_AFTER, HeaderValue::from(s));
+        }
+        h
+    }
+}
+
+/// A plain-text response.
+pub fn plain(status: StatusCode, text: &str) -> ApiReply {
+    ApiReply {
+        status,
+        tool: None,
+        realm: None,
+        retry_after: None,
+        body: text.as_bytes().to_vec(),
+    }
+}
+
+/// `401` asking for Basic credentials of the populator `realm`.
+pub fn unauthorized(realm: &str) -> ApiReply {
+    ApiReply {
+        realm: Some(realm.to_string()),
+        ..plain(StatusCode::UNAUTHORIZED, "error: 401 unauthorized\n")
+    }
+}
+
+/// The response to a command: its output, then `egg-status:` (or `nog-status:`).
+pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> ApiReply {
+    let status = match answer.refusal {
+        Some(BinderError::Unauthorized) => StatusCode::UNAUTHORIZED,
+        Some(BinderError::ReadOnly) => StatusCode::FORBIDDEN,
+        Some(BinderError::TooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
+        _ => StatusCode::OK,
+    };
+    let mut body = note.map(String::into_bytes).unwrap_or_default();
+    let code = answer.status();
+    body.extend(answer.body);
+    body.extend(status_line(tool, code).bytes());
+    ApiReply {
+        status,
+        tool: Some(tool),
+        realm: None,
+        retry_after: None,
+        body,
+    }
+}
+
+/// `egg-status: 0|1` (`nog-status:` for minters, a `stopN`/`wrapN` minter's N when it
+/// stopped or wrapped), the answer's last line.
+pub fn status_line(tool: &str, status: u8) -> String {
+    format!("{tool}-status: {status}\n")
+}
+
+/// A command response's headers: plain text, and the version header of `tool`.
+pub fn command_headers(h: &mut HeaderMap, tool: &str) {
+    h.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    h.insert(
+        if tool == "egg" {
+            "egg-version"
+        } else {
+            "nog-version"
+        },
+        HeaderValue::from_static(concat!("noid ", env!("CARGO_PKG_VERSION"))),
+    );
+}

@@ -1,0 +1,25 @@
+//! [`DbError`]: RocksDB's error behind a type of this crate, in a file of its own so
+//! that the facade's `error` module names it without importing the engine's module.
+
+use std::fmt;
+
+use crate::StoreError;
+
+/// An error of the embedded database, opaque so that no public type of this crate
+/// names the engine (its message is RocksDB's).
+#[derive(Debug)]
+pub struct DbError(rocksdb::Error);
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DbError {}
+
+impl From<rocksdb::Error> for StoreError {
+    fn from(e: rocksdb::Error) -> Self {
+        StoreError::Db(DbError(e))
+    }
+}
