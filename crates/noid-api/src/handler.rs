@@ -136,7 +136,7 @@ impl Service {
                     let answer = site.reading(&d, |store| {
                         read_line(store, &admission, &w, read_only, &line, &body)
                     });
-                    (answer.ok().flatten(), line, body)
+                    (answer.ok().flatten().flatten(), line, body)
                 })
                 .await;
                 match read {

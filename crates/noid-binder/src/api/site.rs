@@ -115,10 +115,17 @@ impl Site {
     /// `f` on a read-only view of the store in `dir` that has every write committed so
     /// far, never through the writer thread: a follower kept per directory, as the
     /// resolver reads (caught up only when a writer committed), when it has caught up
-    /// with the last commit; otherwise a snapshot opened for this read (a writer still
-    /// holds the store busy, so the follower may not catch up yet; or a minter held by
-    /// PostgreSQL, which has no follower). A write acknowledged is in every later read.
-    pub fn reading<T>(&self, dir: &Path, f: impl FnOnce(&dyn Lookup) -> T) -> Result<T, String> {
+    /// with the last commit; a snapshot opened for this read where there is no follower
+    /// (a minter held by PostgreSQL, whose read-only transaction sees every commit).
+    /// `Ok(None)` while a writer still holds a RocksDB store busy: neither the follower
+    /// nor a snapshot is sure to see its last write then (a secondary that catches up
+    /// while the primary flushes can miss it), so the caller asks the writer thread,
+    /// which holds the primary. A write acknowledged is in every later read.
+    pub fn reading<T>(
+        &self,
+        dir: &Path,
+        f: impl FnOnce(&dyn Lookup) -> T,
+    ) -> Result<Option<T>, String> {
         let follower = self
             .followers
             .lock()
@@ -126,13 +133,13 @@ impl Site {
             .entry(dir.to_path_buf())
             .or_insert_with(|| Follower::new(dir, None, READ_CACHE))
             .clone();
-        if let Ok(view) = follower.fresh() {
-            let current = view.secondary().freshen();
-            if matches!(current, Ok(Freshness::Current | Freshness::CaughtUp)) {
-                return Ok(f(&*view));
-            }
+        match follower.fresh() {
+            Ok(view) => match view.secondary().freshen() {
+                Ok(Freshness::Current | Freshness::CaughtUp) => Ok(Some(f(&*view))),
+                _ => Ok(None),
+            },
+            Err(_) => snapshot(dir, f).map(Some),
         }
-        snapshot(dir, f)
     }
 
     /// Where what binder `dir` admits comes from: the minters of the populators whose
