@@ -12,6 +12,7 @@
 //! | [`AdmissionSource`] | what a populator's binder admits beyond its own gate (its minters' shoulders) |
 //! | [`read`] | read-only commands run on a read-only view, never through the writer thread |
 //! | [`recent`] | a binder's recent writes, read back from its write log |
+//! | [`replay`] | a write log applied again (`noid replay`) |
 //! | [`Observer`] | what the writer tells whoever counts its work (`noid serve`'s metrics) |
 //! | [`api`] | the N2T API's requests without transport: configuration, routes, plans, replies, the CGI |
 //!
@@ -28,6 +29,7 @@ mod group;
 mod observe;
 mod reads;
 pub mod recent;
+pub mod replay;
 mod safe_name;
 mod store_name;
 mod writer;
@@ -37,6 +39,7 @@ pub use cut::{cut_of, Cut, Pace, MAX_LINE};
 pub use group::BULK_BATCH;
 pub use observe::{Kind, Observer, Stage, Unobserved};
 pub use reads::{only_reads, read, read_line, snapshot};
+pub use replay::{ReplayProblem, Replayed};
 pub use safe_name::is_safe_name;
 pub use store_name::{name_store, name_store_in};
 pub use writer::{

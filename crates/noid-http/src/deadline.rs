@@ -15,7 +15,7 @@
 use std::os::fd::RawFd;
 use std::time::Duration;
 
-pub(crate) use noid_serving::deadline::{Outcome, Slot};
+pub(crate) use noid_serving::deadline::{Slot, Watched};
 
 /// The server's watchdog.
 pub(crate) type Watch = noid_serving::deadline::Watchdog<Answer503>;

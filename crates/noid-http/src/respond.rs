@@ -2,7 +2,7 @@
 //! rendering answers. Every route, page, negotiation, 304/410, metrics, health and
 //! well-known behaviour is decided here, once.
 
-use crate::deadline::{self, Outcome, Slot, Watch};
+use crate::deadline::{self, Slot, Watch, Watched};
 use crate::decision::Decision;
 use crate::page::{self, PageFormat};
 use crate::request::Head;
@@ -199,12 +199,12 @@ fn lookup(
         Some(d) => {
             let note = deadline::note(d.fd, head, d.may_write);
             match d.watch.run(d.slot, note, || backend.resolve(rq)) {
-                Outcome::Answered(r) => r,
-                Outcome::Stalled => {
+                Watched::Answered(r) => r,
+                Watched::Stalled => {
                     backend.late();
                     return Err(Box::new(unavailable(d.watch)));
                 }
-                Outcome::Claimed => {
+                Watched::Claimed => {
                     // The watchdog answered and shut the socket down.
                     backend.late();
                     let mut r = unavailable(d.watch);

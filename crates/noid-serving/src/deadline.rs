@@ -93,7 +93,7 @@ pub struct Turn(u64);
 
 /// What came of a lookup under a deadline ([`Watchdog::run`]).
 #[derive(Debug, PartialEq, Eq)]
-pub enum Outcome<T> {
+pub enum Watched<T> {
     /// The lookup's own result.
     Answered(T),
     /// Another lookup is stalled: answer without looking up.
@@ -230,15 +230,15 @@ impl<A: Answer> Watchdog<A> {
     /// Run `lookup` on `slot` under the deadline ([`Watchdog::begin`], then
     /// [`Watchdog::end`]).
     #[inline]
-    pub fn run<T>(&self, slot: &Slot, note: u64, lookup: impl FnOnce() -> T) -> Outcome<T> {
+    pub fn run<T>(&self, slot: &Slot, note: u64, lookup: impl FnOnce() -> T) -> Watched<T> {
         let Some(turn) = self.begin(slot, note) else {
-            return Outcome::Stalled;
+            return Watched::Stalled;
         };
         let result = lookup();
         if self.end(slot, turn) {
-            Outcome::Answered(result)
+            Watched::Answered(result)
         } else {
-            Outcome::Claimed
+            Watched::Claimed
         }
     }
 
@@ -369,13 +369,13 @@ mod tests {
         // While it stays stalled, no lookup begins, on any slot; a later look claims
         // nothing more.
         assert!(w.begin(&w.slot(), 7).is_none());
-        assert_eq!(w.run(&slot, 7, || 1), Outcome::Stalled);
+        assert_eq!(w.run(&slot, 7, || 1), Watched::Stalled);
         w.look(t0 + D * 5);
         assert!(notes.try_recv().is_err());
         // The stalled lookup returns: its answer is dropped, and lookups run again.
         assert!(!w.end(&slot, turn));
         assert!(!w.stalled());
-        assert_eq!(w.run(&slot, 8, || 2), Outcome::Answered(2));
+        assert_eq!(w.run(&slot, 8, || 2), Watched::Answered(2));
     }
 
     #[test]
@@ -432,7 +432,7 @@ mod tests {
         assert_eq!(notes.recv(), Ok(5));
         assert!(w.stalled());
         release.send(()).unwrap();
-        assert_eq!(server.join().unwrap(), Outcome::Claimed);
+        assert_eq!(server.join().unwrap(), Watched::Claimed);
         assert!(!w.stalled());
         w.stop();
     }
@@ -467,7 +467,7 @@ mod tests {
         assert!(!b.stalled(), "b learnt before its look");
         b.look(t0 + D);
         assert!(b.stalled());
-        assert_eq!(b.run(&sb, 2, || 1), Outcome::Stalled);
+        assert_eq!(b.run(&sb, 2, || 1), Watched::Stalled);
         // b's own lookups never began: nothing of b's is claimed, its stall is a's.
         b.look(t0 + D * 3);
         assert!(b.stalled());
@@ -479,6 +479,6 @@ mod tests {
         a.look(t0 + D * 4);
         b.look(t0 + D * 4);
         assert!(!b.stalled());
-        assert_eq!(b.run(&sb, 3, || 4), Outcome::Answered(4));
+        assert_eq!(b.run(&sb, 3, || 4), Watched::Answered(4));
     }
 }
