@@ -10,7 +10,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use noid_http::front;
 use noid_http::route::{identifier, split, Route};
 
 /// A form value as a browser may send it: every byte `%HH` (a `+` too, which a form
@@ -23,7 +22,7 @@ fn form_encoded(value: &str) -> String {
 /// and the path's encoded identifier; `None` when the box names no identifier.
 fn through_the_box(typed: &str, info: bool) -> Option<(Option<String>, String)> {
     let go = if info { "info" } else { "resolve" };
-    let to = front::target(&format!("id={}&go={go}", form_encoded(typed)))?;
+    let to = noid_http::front_page_target(&format!("id={}&go={go}", form_encoded(typed)))?;
     let (path, query) = match to.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (to.as_str(), None),

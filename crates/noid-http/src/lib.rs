@@ -134,6 +134,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Where the front page's box sends what was typed (`/?id=…`); the fuzz target
+/// `http_path` checks that it comes back as the very identifier.
+pub use front::target as front_page_target;
 pub use metadata_html::Facts;
 pub use noid_core::LookupError;
 pub use noid_resolve::wellknown::ArkService;
