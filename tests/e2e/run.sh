@@ -713,8 +713,9 @@ fi
 # straight to noid serve over plain HTTP it is not.
 cookie=$(curl -sk -m 20 -D - -o /dev/null "https://127.0.0.1:$NA/console/login" | tr -d '\r' | grep -i '^set-cookie:')
 # The login form's id: when it was issued (ms) and a 128-bit nonce (docs/CONSOLE.md).
-if [[ "$cookie" =~ ^[Ss]et-[Cc]ookie:\ noid_console_login=[0-9]+\.[0-9a-f]{32}\;\ Path=/console/\;\ HttpOnly\;\ SameSite=Strict\;\ Secure$ ]]; then
-    ok "console behind nginx (TLS): Secure, HttpOnly, SameSite=Strict cookie"
+# Over TLS the cookie has the __Host- prefix, so Path=/ (docs/SECURITY.md).
+if [[ "$cookie" =~ ^[Ss]et-[Cc]ookie:\ __Host-noid_console_login=[0-9]+\.[0-9a-f]{32}\;\ Path=/\;\ HttpOnly\;\ SameSite=Strict\;\ Secure$ ]]; then
+    ok "console behind nginx (TLS): __Host-, Secure, HttpOnly, SameSite=Strict cookie"
 else
     bad "console behind nginx: cookie: $cookie"
 fi
