@@ -2,7 +2,7 @@
 //! as the web API parses it (remote: no files) and executed on an in-memory minter,
 //! parses into commands or errors and executes without a panic; every reply renders.
 //!
-//! Beyond "no panic": every write that parses renders back (`writelog::canonical`, the
+//! Beyond "no panic": every write that parses renders back (`canonical::canonical`, the
 //! self-contained `:hx` line the write log keeps and `noid replay` runs) to a line that
 //! parses, in a fresh session, into the same command; a replayed log would otherwise
 //! write something else than what was acknowledged.
@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use libfuzzer_sys::fuzz_target;
 use noid_core::MemLookup;
 use noid_egg::elements::{self, is_admin};
-use noid_egg::writelog::canonical;
+use noid_egg::canonical::canonical;
 use noid_egg::{execute, render, Agent, Command, Op, Reply, Session};
 use noid_minter::{Minter, Txn};
 

@@ -18,7 +18,7 @@
 use std::io::Cursor;
 use std::time::Duration;
 
-use noid_egg::writelog::Record;
+use crate::write_log::Record;
 use noid_egg::{nog, Agent, BinderError, Lines, Session};
 use noid_minter::batch::{Batch, Feed, Step};
 use noid_minter::gate::Targets;

@@ -12,6 +12,7 @@
 //! | [`AdmissionSource`] | what a populator's binder admits beyond its own gate (its minters' shoulders) |
 //! | [`read`] | read-only commands run on a read-only view, never through the writer thread |
 //! | [`recent`] | a binder's recent writes, read back from its write log |
+//! | [`Record`] | one write log record, written before a write is acknowledged |
 //! | [`replay`] | a write log applied again (`noid replay`) |
 //! | [`Observer`] | what the writer tells whoever counts its work (`noid serve`'s metrics) |
 //! | [`api`] | the N2T API's requests without transport: configuration, routes, plans, replies, the CGI |
@@ -32,6 +33,7 @@ pub mod recent;
 pub mod replay;
 mod safe_name;
 mod store_name;
+mod write_log;
 mod writer;
 
 pub use admission::{minter_paths, AdmissionSource};
@@ -42,6 +44,7 @@ pub use reads::{only_reads, read, read_line, snapshot};
 pub use replay::{ReplayProblem, Replayed};
 pub use safe_name::is_safe_name;
 pub use store_name::{name_store, name_store_in};
+pub use write_log::Record;
 pub use writer::{
     committed_line, failure, run_once, DirectoryWriter, Progress, Reached, Settings, Tally, Who,
     Work, WorkResult, IDLE, MAX_HOLD, YIELD,

@@ -1,5 +1,5 @@
 //! A binder's recent writes, newest first, read from the end of its write log
-//! (noid-egg's `writelog`) a page at a time, for the console's recent-writes page.
+//! (its records, `write_log`) a page at a time, for the console's recent-writes page.
 //! A page is found by the byte offset where the newer page's oldest record starts,
 //! so that paging back costs one page's reading however long the log is. Only the
 //! current log file is read: writes before a rotation are in the rotated files.
@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use noid_egg::writelog::Record;
+use crate::write_log::Record;
 use noid_egg::{Command, Session};
 
 /// Writes shown on a page.
@@ -137,7 +137,7 @@ fn described(c: Command) -> (String, String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use noid_egg::writelog::canonical;
+    use noid_egg::canonical::canonical;
     use noid_egg::Op;
 
     fn record(i: usize) -> Record {

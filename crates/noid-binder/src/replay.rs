@@ -2,7 +2,7 @@
 //! the egg language, as its agent at its time, in write batches of noid-minter's
 //! engine; what `noid replay` does, with the output left to its caller.
 
-use noid_egg::writelog::Record;
+use crate::write_log::Record;
 use noid_egg::Session;
 use noid_minter::batch::{self, Batch, Feed, Step};
 use noid_store::{Store, StoreError};

@@ -29,7 +29,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use noid_egg::writelog::Record;
+use crate::write_log::Record;
 use noid_egg::{BinderError, Format};
 use noid_minter::batch::{self, Batch};
 use noid_store::Store;

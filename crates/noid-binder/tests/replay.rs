@@ -1,6 +1,6 @@
 //! A write log replayed directly (noid-binder's `replay`), on a real RocksDB binder made
 //! in a temporary directory. The log is written here by hand in the format docs/API.md
-//! ("The write log") and noid-egg's `writelog` describe: seven tab-separated fields,
+//! ("The write log") and noid-binder's `write_log` describe: seven tab-separated fields,
 //! the command in `:hx` form with `^hh` escapes.
 
 use std::path::Path;

@@ -1318,7 +1318,7 @@ fn clear(api: &Api) {
                 [] => unreachable!(),
             };
         }
-        let esc = noid_egg::writelog::escape(&id);
+        let esc = noid_egg::canonical::escape(&id);
         let (code, out) = api.get(SAM, "/a/sam/b", &format!(":hx {esc}.purge"));
         assert_eq!(code, 200, "{out}");
     }

@@ -41,6 +41,7 @@
 
 #![deny(missing_docs)]
 
+pub mod canonical;
 pub mod command;
 pub mod elements;
 pub mod error;
@@ -55,7 +56,6 @@ pub mod reply;
 pub mod session;
 pub mod token;
 pub mod words;
-pub mod writelog;
 pub mod xml;
 
 /// The longest value remote (web) callers may give, in octets: 1 MiB. A binding's

@@ -236,7 +236,7 @@ pub struct LineResult {
     /// Why the command failed, if it did.
     pub error: Option<BinderError>,
     /// A write that succeeded, in the write log's replayable form
-    /// ([`crate::writelog::canonical`]).
+    /// ([`crate::canonical::canonical`]).
     pub write: Option<String>,
 }
 
@@ -347,7 +347,7 @@ impl Session<'_> {
         };
         let reply = crate::exec::execute(txn, minter, agent, &cmd);
         let write = (!reply.failed())
-            .then(|| crate::writelog::canonical(&cmd))
+            .then(|| crate::canonical::canonical(&cmd))
             .flatten();
         CommandResult { reply, write }
     }
@@ -359,7 +359,7 @@ pub struct CommandResult {
     /// The command's reply (an error when it failed; nothing was changed then).
     pub reply: crate::reply::Reply,
     /// A write that succeeded, in the write log's replayable form
-    /// ([`crate::writelog::canonical`]).
+    /// ([`crate::canonical::canonical`]).
     pub write: Option<String>,
 }
 
