@@ -1,11 +1,11 @@
-//! Reads through a read-only view of the store, never through the writer thread: the
+//! Reads through a read-only view of the store instead of the writer thread: the
 //! console's current values, its listings, and the API's read-only egg lines. A view
 //! neither takes the store's lock nor waits behind the writes queued for the directory
-//! (a bulk run may hold its thread for minutes), and it sees every write committed
-//! before the read. `noid serve` reads through a follower per directory, as the
-//! resolver does (noid-store's `Follower`: caught up only when a writer committed, so
-//! a read costs about what it cost through the writer thread); the CGI, one request
-//! per process, through a snapshot ([`snapshot`], as `noid fetch` reads).
+//! (a bulk run may hold its thread for minutes). `noid serve` reads through a follower
+//! per directory, as the resolver does (noid-store's `Follower`: caught up only when a
+//! writer committed), and only when it has every write committed before the read
+//! (`Site::reading`; otherwise the writer thread answers); a minter held by PostgreSQL
+//! through a snapshot ([`snapshot`]).
 
 use std::io::Cursor;
 use std::path::Path;

@@ -16,8 +16,7 @@ use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
 use super::route;
 use super::site::Site;
-use crate::reads::{only_reads, read_line, snapshot};
-use crate::writer::{self, Who, Work};
+use crate::writer::{self, Who};
 
 /// One CGI request, from the environment Apache sets.
 #[derive(Debug, Clone, Default)]
@@ -93,18 +92,9 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             tool,
         } => {
             let read_only = !pop.populator.write;
-            // A line that only reads is answered through a snapshot, without the lock.
-            if let Work::Egg { line, body } = &work {
-                if only_reads(&who, line, body) {
-                    let admitted = service.admitted(&dir);
-                    let read = snapshot(&dir, |store| {
-                        read_line(store, &admitted, &who, read_only, line, body)
-                    });
-                    if let Ok(Some(answer)) = read {
-                        return Ok(finish(crate::name_store(answer, &dir), note, tool));
-                    }
-                }
-            }
+            // Reads too take the lock, as every request of a CGI is its own process: a
+            // snapshot opened without it could miss a write another process (a CGI, a
+            // `noid` command) has acknowledged but is still flushing.
             let admission = service.admission(&dir);
             let answer = writer::run_once(
                 dir.clone(),
