@@ -21,19 +21,15 @@ struct Graph {
 impl Graph {
     fn load() -> Graph {
         let host = host_triple();
-        let out = Command::new(env!("CARGO"))
-            .args(["metadata", "--offline", "--format-version", "1"])
-            .args(["--filter-platform", &host])
-            .arg("--manifest-path")
-            .arg(root().join("Cargo.toml"))
-            .output()
-            .expect("run cargo metadata");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = cargo(&[
+            "metadata",
+            "--offline",
+            "--format-version",
+            "1",
+            "--filter-platform",
+            &host,
+        ]);
+        let meta: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let name_of: BTreeMap<&str, &str> = meta["packages"]
             .as_array()
             .unwrap()
@@ -271,29 +267,20 @@ fn postgres_is_reached_only_through_features() {
 /// What `cargo tree` resolves for one package with the given feature flags: the names of
 /// the packages it links (normal dependencies only).
 fn tree(package: &str, flags: &[&str]) -> BTreeSet<String> {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "-p",
-            package,
-        ])
-        .args(flags)
-        .args(["--target", &host_triple()])
-        .arg("--manifest-path")
-        .arg(root().join("Cargo.toml"))
-        .output()
-        .expect("run cargo tree");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
+    let host = host_triple();
+    let mut args = vec![
+        "tree",
+        "--offline",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "-p",
+        package,
+    ];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--target", &host]);
+    String::from_utf8(cargo(&args))
         .unwrap()
         .lines()
         .filter_map(|l| l.split_whitespace().next())
@@ -416,24 +403,32 @@ fn clap_and_anyhow_only_in_the_programs() {
 
 /// `cargo metadata --no-deps`: the members' manifests as written.
 fn metadata_no_deps() -> serde_json::Value {
+    let out = cargo(&[
+        "metadata",
+        "--offline",
+        "--no-deps",
+        "--format-version",
+        "1",
+    ]);
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// `cargo ARGS --manifest-path` the workspace's: its standard output, the command having
+/// succeeded (its standard error is the failure message otherwise).
+fn cargo(args: &[&str]) -> Vec<u8> {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--offline",
-            "--no-deps",
-            "--format-version",
-            "1",
-        ])
+        .args(args)
         .arg("--manifest-path")
         .arg(root().join("Cargo.toml"))
         .output()
-        .expect("run cargo metadata");
+        .expect("run cargo");
     assert!(
         out.status.success(),
-        "{}",
+        "cargo {}: {}",
+        args.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
 }
 
 #[test]
