@@ -3,36 +3,10 @@
 //! ("The write log") and noid-binder's `write_log` describe: seven tab-separated fields,
 //! the command in `:hx` form with `^hh` escapes.
 
-use std::path::Path;
-use std::time::Duration;
-
 use noid_binder::{replay, ReplayProblem, Replayed};
 
-/// A bind-only minter (no template) made in `dir`, as `noid -f DIR dbcreate` makes it.
-fn binder(dir: &Path) -> Box<dyn noid_store::Store> {
-    let created = noid_minter::create::dbcreate(&noid_minter::create::CreateArgs {
-        template: None,
-        term: None,
-        naan: None,
-        naa: None,
-        subnaa: None,
-        contact: "test",
-        when: "20260101000000",
-        where_: "host:/binder",
-        dbdir_display: "binder",
-        samples: (1, 2),
-        atlast: None,
-        lui_key: [7; 16],
-    })
-    .unwrap();
-    let writer = noid_store::open::create(dir, None, Duration::from_secs(5)).unwrap();
-    let ops = created
-        .keys
-        .iter()
-        .map(|(k, v)| noid_store::Op::Put(noid_core::keys::admin(k), v.clone().into_bytes()));
-    writer.commit(ops).unwrap();
-    writer
-}
+mod support;
+use support::binder;
 
 fn record(command: &str) -> String {
     format!("1767225600\t127.0.0.1\tsam\tsam\t{command}\t{command}\t-")

@@ -4,7 +4,7 @@
 //! whole, a store that cannot be opened). Expected values come from the inputs and
 //! from the documented arithmetic of a bulk batch, not from the code under test.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,30 +15,8 @@ use noid_binder::{
 };
 use noid_egg::{Command, Op, Reply};
 
-/// A bind-only minter (no template) made in `dir`, as `noid -f DIR dbcreate` makes it.
-fn binder(dir: &Path) {
-    let created = noid_minter::create::dbcreate(&noid_minter::create::CreateArgs {
-        template: None,
-        term: None,
-        naan: None,
-        naa: None,
-        subnaa: None,
-        contact: "test",
-        when: "20260101000000",
-        where_: "host:/binder",
-        dbdir_display: "binder",
-        samples: (1, 2),
-        atlast: None,
-        lui_key: [7; 16],
-    })
-    .unwrap();
-    let writer = noid_store::open::create(dir, None, Duration::from_secs(5)).unwrap();
-    let ops = created
-        .keys
-        .iter()
-        .map(|(k, v)| noid_store::Op::Put(noid_core::keys::admin(k), v.clone().into_bytes()));
-    writer.commit(ops).unwrap();
-}
+mod support;
+use support::binder;
 
 /// What the writer told its observer.
 #[derive(Default)]
