@@ -6,6 +6,7 @@
 //! it over HTTP: reading the body (streamed for a bulk POST), awaiting the directory's
 //! thread, streaming a bulk answer as its batches commit.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -16,12 +17,20 @@ use noid_binder::api::{
     body_too_large, command_headers, decode_query, finish, is_bulk, parse_route, plain, plan,
     same_site, status_line, unauthorized, verbose_note, ApiReply, Input, Plan, Route, MAX_BODY,
 };
-use noid_binder::{name_store, only_reads, read_line, Who, Work};
+use noid_binder::{name_store, only_reads, read_line, Who, Work, WorkResult};
 
 use crate::awaited::submit;
 use crate::body::{SentProgress, WholeError};
 use crate::reply::{response, Resp};
 use crate::service::{Peer, Service};
+
+/// Where a planned request's work is answered.
+enum Served {
+    /// Through a read-only view: a line that only reads.
+    Read(WorkResult),
+    /// By the directory's writer thread: a write, or a read the view could not answer.
+    ToWriter(Work),
+}
 
 impl Service {
     /// Answer one request (`GET /metrics`: the service's metrics, to a client on
@@ -70,22 +79,7 @@ impl Service {
             .map(str::to_string);
         let note = verbose_note(&query, &login, acting_for.as_deref());
         let input = if matches!(route, Route::Binder { .. }) && is_bulk(&query) {
-            let serve = self.limits();
-            let (tx, mut reader) = crate::body::channel(
-                tokio::runtime::Handle::current(),
-                self.site().settings().stopping.clone(),
-                std::time::Duration::from_secs(serve.body_timeout),
-                noid_binder::Pace {
-                    wait: std::time::Duration::from_secs(serve.bulk_wait),
-                    min_rate: serve.bulk_min_rate,
-                },
-            );
-            let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-            tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
-            // The response head goes out only once the body has begun to arrive, so
-            // that a client waiting for `100 Continue` gets it.
-            reader.started(started_rx).await;
-            Input::Stream(Box::new(reader))
+            self.streamed_body(req).await
         } else {
             let within = self.body_deadline(req.headers());
             match crate::body::read_whole(req.into_body(), MAX_BODY, within).await {
@@ -124,33 +118,13 @@ impl Service {
                 tool,
             } => (dir, log, work, tool),
         };
-        // A line that only reads is answered through a read-only view, never queued
-        // behind the directory's writes (the writer thread answers it if the view
-        // cannot be had).
-        let mut work = match work {
-            Work::Egg { line, body } if only_reads(&who, &line, &body) => {
-                let (service, d, w) = (self.clone(), dir.clone(), who.clone());
-                let read = tokio::task::spawn_blocking(move || {
-                    let site = service.site();
-                    let admission = site.admitted(&d);
-                    let answer = site.reading(&d, |store| {
-                        read_line(store, &admission, &w, read_only, &line, &body)
-                    });
-                    (answer.ok().flatten().flatten(), line, body)
-                })
-                .await;
-                match read {
-                    Ok((Some(answer), ..)) => return Err(finish(answer, note, tool)),
-                    Ok((None, line, body)) => Work::Egg { line, body },
-                    Err(e) => {
-                        return Err(plain(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            &format!("error: the read failed: {e}\n"),
-                        ))
-                    }
-                }
-            }
-            other => other,
+        let mut work = match self
+            .clone()
+            .read_if_only_reading(&dir, &who, read_only, work)
+            .await?
+        {
+            Served::Read(answer) => return Err(finish(answer, note, tool)),
+            Served::ToWriter(work) => work,
         };
         let store = self.store(&dir, log);
         if let Work::Bulk { progress, .. } = &mut work {
@@ -172,5 +146,62 @@ impl Service {
         }
         let answer = name_store(submit(&store, work, who, read_only).await, &dir);
         Err(finish(answer, note, tool))
+    }
+
+    /// A bulk POST's body, read as it arrives by the run that holds the binder, at the
+    /// pace `[serve]` asks (`bulk_wait`, `bulk_min_rate`) once it has begun within
+    /// `body_timeout`. The response head goes out only once the body has begun to
+    /// arrive, so that a client waiting for `100 Continue` gets it.
+    async fn streamed_body(&self, req: Request<Incoming>) -> Input {
+        let serve = self.limits();
+        let (tx, mut reader) = crate::body::channel(
+            tokio::runtime::Handle::current(),
+            self.site().settings().stopping.clone(),
+            std::time::Duration::from_secs(serve.body_timeout),
+            noid_binder::Pace {
+                wait: std::time::Duration::from_secs(serve.bulk_wait),
+                min_rate: serve.bulk_min_rate,
+            },
+        );
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
+        reader.started(started_rx).await;
+        Input::Stream(Box::new(reader))
+    }
+
+    /// A line that only reads is answered through a read-only view (noid-binder's
+    /// `Site::reading`), never queued behind the directory's writes; the writer thread
+    /// answers it when the view cannot be had, and answers everything else.
+    async fn read_if_only_reading(
+        self: Arc<Self>,
+        dir: &Path,
+        who: &Who,
+        read_only: bool,
+        work: Work,
+    ) -> Result<Served, ApiReply> {
+        let Work::Egg { line, body } = work else {
+            return Ok(Served::ToWriter(work));
+        };
+        if !only_reads(who, &line, &body) {
+            return Ok(Served::ToWriter(Work::Egg { line, body }));
+        }
+        let (d, w) = (dir.to_path_buf(), who.clone());
+        let read = tokio::task::spawn_blocking(move || {
+            let site = self.site();
+            let admission = site.admitted(&d);
+            let answer = site.reading(&d, |store| {
+                read_line(store, &admission, &w, read_only, &line, &body)
+            });
+            (answer.ok().flatten().flatten(), line, body)
+        })
+        .await;
+        match read {
+            Ok((Some(answer), ..)) => Ok(Served::Read(answer)),
+            Ok((None, line, body)) => Ok(Served::ToWriter(Work::Egg { line, body })),
+            Err(e) => Err(plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("error: the read failed: {e}\n"),
+            )),
+        }
     }
 }
