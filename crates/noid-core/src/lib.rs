@@ -5,6 +5,8 @@
 //!
 //! * [`keys`]: Perl Noid's key layout and the admin key names, for every crate that reads
 //!   or writes a minter's key space.
+//! * [`links`]: what the link checker keeps of each target (status, history, archived
+//!   copy), under `:/links/` admin keys, and how those records are written.
 //! * [`lookup`]: [`Lookup`], the only storage interface ([`Pairs`], [`LookupError`]), and
 //!   [`MemLookup`], an in-memory store for tests and examples.
 //! * [`ident`]: identifier decomposition (scheme, NAAN, shoulder, blade) and the forms a
@@ -30,6 +32,7 @@ pub mod anvl;
 mod commit;
 pub mod ident;
 pub mod keys;
+pub mod links;
 pub mod lookup;
 pub mod normalize;
 pub mod shadow;
