@@ -171,7 +171,8 @@ impl Service {
 
     /// A line that only reads is answered through a read-only view (noid-binder's
     /// `Site::reading`), never queued behind the directory's writes; the writer thread
-    /// answers it when the view cannot be had, and answers everything else.
+    /// answers everything else, and a read whose minter state cannot be read at all
+    /// (it reports why, as for any line).
     async fn read_if_only_reading(
         self: Arc<Self>,
         dir: &Path,
@@ -192,7 +193,7 @@ impl Service {
             let answer = site.reading(&d, |store| {
                 read_line(store, &admission, &w, read_only, &line, &body)
             });
-            (answer.ok().flatten().flatten(), line, body)
+            (answer.ok().flatten(), line, body)
         })
         .await;
         match read {

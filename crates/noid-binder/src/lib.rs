@@ -40,7 +40,7 @@ pub use admission::{minter_paths, AdmissionSource};
 pub use cut::{cut_of, Cut, Pace, MAX_LINE};
 pub use group::BULK_BATCH;
 pub use observe::{Kind, Observer, Stage, Unobserved};
-pub use reads::{only_reads, read, read_line, snapshot};
+pub use reads::{only_reads, read, read_line, snapshot, snapshot_between_writers};
 pub use replay::{ReplayProblem, Replayed};
 pub use safe_name::is_safe_name;
 pub use store_name::{name_store, name_store_in};

@@ -3,9 +3,10 @@
 //! neither takes the store's lock nor waits behind the writes queued for the directory
 //! (a bulk run may hold its thread for minutes). `noid serve` reads through a follower
 //! per directory, as the resolver does (noid-store's `Follower`: caught up only when a
-//! writer committed), and only when it has every write committed before the read
-//! (`Site::reading`; otherwise the writer thread answers); a minter held by PostgreSQL
-//! through a snapshot ([`snapshot`]).
+//! writer committed), brought up to date with every write acknowledged before the read
+//! (`Site::reading`), or, when a writer keeps the store busy, through a snapshot opened
+//! between writers ([`snapshot_between_writers`]), as the CGI reads; a minter held by
+//! PostgreSQL through a read-only transaction ([`snapshot`]).
 
 use std::io::Cursor;
 use std::path::Path;
@@ -21,6 +22,19 @@ use crate::writer::{now, Who, WorkResult};
 /// secondary, or a PostgreSQL read-only transaction), opened for this read alone.
 pub fn snapshot<T>(dir: &Path, f: impl FnOnce(&dyn Lookup) -> T) -> Result<T, String> {
     let store = noid_store::open::reader(dir).map_err(|e| e.to_string())?;
+    Ok(f(&*store))
+}
+
+/// [`snapshot`], opened between writers (waiting up to `wait` for one at work), so
+/// that it shows every write acknowledged before it (noid-store's
+/// `open::reader_between_writers`): `noid serve`'s reads when its follower cannot catch
+/// up at once, and the CGI's.
+pub fn snapshot_between_writers<T>(
+    dir: &Path,
+    wait: std::time::Duration,
+    f: impl FnOnce(&dyn Lookup) -> T,
+) -> Result<T, String> {
+    let store = noid_store::open::reader_between_writers(dir, wait).map_err(|e| e.to_string())?;
     Ok(f(&*store))
 }
 

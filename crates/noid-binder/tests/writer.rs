@@ -13,6 +13,7 @@ use noid_binder::{
     AdmissionSource, DirectoryWriter, Kind, Observer, Progress, Settings, Stage, Who, Work,
     WorkResult, BULK_BATCH,
 };
+use noid_core::Commit;
 use noid_egg::{Command, Op, Reply};
 
 mod support;
@@ -438,25 +439,14 @@ fn the_site_reads_every_committed_write_through_its_follower() {
         Arc::new(noid_binder::Unobserved),
     );
     let admission = site.admitted(&dir);
-    // A read the follower cannot answer yet (a writer still holds the store busy) is
-    // the writer thread's, as noid serve's callers do.
-    let mut followed = 0;
-    let mut current = || {
-        let through = site
+    // Every read goes through the view, never the writer thread.
+    let current = || {
+        let replies = site
             .reading(&dir, |store| {
                 noid_binder::read(store, &admission, &who(), &[read("f1")])
             })
+            .unwrap()
             .unwrap();
-        let replies = match through {
-            Some(replies) => {
-                followed += 1;
-                replies.unwrap()
-            }
-            None => {
-                let work = Work::Commands(vec![read("f1")]);
-                site.writer(&dir, None).run(work, who(), true).replies
-            }
-        };
         match replies.as_slice() {
             [Reply::Values { elems, .. }] => elems.clone(),
             other => panic!("{other:?}"),
@@ -469,10 +459,58 @@ fn the_site_reads_every_committed_write_through_its_follower() {
         assert!(!site.writer(&dir, None).run(set, who(), false).failed);
         assert_eq!(current(), [("_t".to_string(), url.into_bytes())]);
     }
-    // The first read opened the follower, on a store no writer held.
-    assert!(followed >= 1, "no read went through the follower");
     site.stop();
     drop(site);
     // The writer's thread closes its store once its handles are gone.
     noid_store::open::writer(&dir, Duration::from_secs(10)).unwrap();
+}
+
+/// A read while another writer (a `noid` process) holds the store, and has committed,
+/// is answered without waiting for it to close, and shows what it committed: the
+/// follower waits a moment for the store to be released, then reads a snapshot.
+#[test]
+fn the_site_reads_while_a_noid_process_holds_the_store() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("binder");
+    binder(&dir);
+    let text = format!(
+        "[populator.sam]\nopen = true\nbinder = \"{}\"\n",
+        dir.display()
+    );
+    let (config, populators) = noid_binder::api::parse(&text).unwrap();
+    let site = noid_binder::api::Site::new(
+        config,
+        populators,
+        |_| "20260101000000".into(),
+        Arc::new(noid_binder::Unobserved),
+    );
+    let admission = site.admitted(&dir);
+    let values = || {
+        let replies = site
+            .reading(&dir, |store| {
+                noid_binder::read(store, &admission, &who(), &[read("h1")])
+            })
+            .unwrap()
+            .unwrap();
+        match replies.as_slice() {
+            [Reply::Values { elems, .. }] => elems.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    // The follower opens on a quiet store.
+    assert_eq!(values(), []);
+    let held = noid_store::open::writer(&dir, Duration::from_secs(10)).unwrap();
+    held.commit_writes(vec![(
+        b"h1\t_t".to_vec(),
+        Some(b"https://example.org/held".to_vec()),
+    )])
+    .unwrap();
+    // The store is still held (busy) by that writer while the site reads.
+    assert!(noid_store::open::writer(&dir, Duration::from_millis(10)).is_err());
+    assert_eq!(
+        values(),
+        [("_t".to_string(), b"https://example.org/held".to_vec())]
+    );
+    drop(held);
+    site.stop();
 }

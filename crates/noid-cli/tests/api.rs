@@ -680,6 +680,21 @@ fn the_api_as_a_cgi() {
     );
     let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
+    // A read takes no lock: while a writer holds the binder between its commits (as
+    // `noid serve`'s writer thread does, its store open and paused), the CGI's read
+    // answers from a snapshot, with every write acknowledged.
+    let binder = api.dir("binders/sam");
+    let held = noid_store::open::writer(&binder, Duration::from_secs(10)).unwrap();
+    assert!(held.pause(Duration::from_secs(5)).unwrap(), "busy released");
+    assert!(
+        noid_store::open::writer(&binder, Duration::from_millis(10)).is_err(),
+        "the writers' lock is held"
+    );
+    assert_eq!(
+        run("/sam/b", "i.get%20moo", Some("sam"), ""),
+        format!("Status: 200 OK\r\n{head}moo: cow\nmoo: calf\n\negg-status: 0\n")
+    );
+    drop(held);
 }
 
 /// A running `noidr` on a binder, speaking the noid line protocol.

@@ -29,6 +29,16 @@ pub fn reader(dbdir: &Path) -> Result<Box<dyn Scan>, StoreError> {
     }
 }
 
+/// [`reader`], opened between writers (waiting up to `wait` for one at work): sure to
+/// show every write acknowledged before it, even one still being flushed (RocksDB's
+/// [`Snapshot::open_between_writers`]; a PostgreSQL transaction always is).
+pub fn reader_between_writers(dbdir: &Path, wait: Duration) -> Result<Box<dyn Scan>, StoreError> {
+    match Location::read(&Layout::new(dbdir))? {
+        Some(loc) => pg::open_reader(dbdir, &loc),
+        None => Ok(Box::new(Snapshot::open_between_writers(dbdir, wait)?)),
+    }
+}
+
 /// Create a minter in `dbdir`, embedded or (`backend`) on PostgreSQL, and open it for
 /// writing.
 pub fn create(

@@ -98,6 +98,30 @@ fn reader_waits_for_a_writer_at_work_then_catches_up() {
     assert_eq!(r.freshen().unwrap(), Freshness::Current);
 }
 
+/// `freshen_within` waits for a commit under way rather than answering at once, and
+/// gives up (still `WriterAtWork`) when the writer keeps the store busy; a snapshot
+/// opened between writers waits the same way.
+#[test]
+fn a_reader_that_must_see_every_write_waits_for_the_writer_to_pause() {
+    let d = tempfile::tempdir().unwrap();
+    let w = Writer::create(d.path(), T).unwrap();
+    w.commit([put("k", "one")]).unwrap();
+    assert!(w.pause(Duration::from_secs(5)).unwrap());
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
+    assert_eq!(r.get(b"k").unwrap().as_deref(), Some(&b"one"[..]));
+    w.commit([put("k", "two")]).unwrap();
+    // Busy: the commit holds it until the writer pauses.
+    let wait = Duration::from_millis(50);
+    assert_eq!(r.freshen_within(wait).unwrap(), Freshness::WriterAtWork);
+    assert!(Snapshot::open_between_writers(d.path(), wait).is_err());
+    assert!(w.pause(Duration::from_secs(5)).unwrap());
+    // Paused: the writer still holds the store, and the reader catches up.
+    assert_eq!(r.freshen_within(wait).unwrap(), Freshness::CaughtUp);
+    assert_eq!(r.get(b"k").unwrap().as_deref(), Some(&b"two"[..]));
+    let s = Snapshot::open_between_writers(d.path(), wait).unwrap();
+    assert_eq!(s.get(b"k").unwrap().as_deref(), Some(&b"two"[..]));
+}
+
 #[test]
 fn replaced_store_is_detected() {
     let d = tempfile::tempdir().unwrap();

@@ -67,25 +67,17 @@ impl Binder {
     /// (noid-binder's `Site::reading`), on a blocking thread: their replies, or the
     /// first error.
     async fn read(&self, dir: PathBuf, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
-        let (service, who, asked) = (self.service.clone(), self.who.clone(), commands.clone());
+        let (service, who) = (self.service.clone(), self.who.clone());
         let at = dir.clone();
-        let read = tokio::task::spawn_blocking(move || {
+        let replies = tokio::task::spawn_blocking(move || {
             let site = service.site();
             let admission = site.admitted(&at);
             site.reading(&at, |store| read(store, &admission, &who, &commands))
         })
         .await
         .map_err(|e| e.to_string())?
-        .map_err(|e| name_store_in(&e, &dir))?;
-        let replies = match read {
-            Some(replies) => replies.map_err(|e| name_store_in(&e.to_string(), &dir))?,
-            // A writer is at work: its thread, which holds the store, answers.
-            None => {
-                let store = self.service.store(&dir, None);
-                let answer = submit(&store, Work::Commands(asked), self.who.clone(), true).await;
-                return replies(name_store(answer, &dir));
-            }
-        };
+        .map_err(|e| name_store_in(&e, &dir))?
+        .map_err(|e| name_store_in(&e.to_string(), &dir))?;
         match replies.iter().find_map(|r| match r {
             Reply::Error(e) => Some(name_store_in(&e.to_string(), &dir)),
             _ => None,

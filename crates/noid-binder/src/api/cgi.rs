@@ -1,7 +1,9 @@
 //! The API as a CGI program under Apache (`noidu…` with `NOID_API_CONFIG` set): Apache
 //! authenticates (its `AuthUserFile` is the populator's `htpasswd -B` file) and passes
 //! the login as `REMOTE_USER`; each request is one process that takes the store lock,
-//! runs, commits, logs and answers, exactly as the service's store threads do. No
+//! runs, commits, logs and answers, exactly as the service's store threads do (a line
+//! that only reads opens a snapshot between writers instead, as the service's reads
+//! do, and takes no lock). No
 //! async runtime and no HTTP server: the body is read whole from standard input
 //! before, and the answer is written whole, so a `noid` built without its server has
 //! the CGI all the same.
@@ -16,7 +18,7 @@ use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
 use super::route;
 use super::site::Site;
-use crate::writer::{self, Who};
+use crate::writer::{self, Who, Work, WorkResult};
 
 /// One CGI request, from the environment Apache sets.
 #[derive(Debug, Clone, Default)]
@@ -92,9 +94,9 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             tool,
         } => {
             let read_only = !pop.populator.write;
-            // Reads too take the lock, as every request of a CGI is its own process: a
-            // snapshot opened without it could miss a write another process (a CGI, a
-            // `noid` command) has acknowledged but is still flushing.
+            if let Some(answer) = read_between_writers(service, &dir, &who, read_only, &work) {
+                return Ok(finish(crate::name_store(answer, &dir), note, tool));
+            }
             let admission = service.admission(&dir);
             let answer = writer::run_once(
                 dir.clone(),
@@ -108,6 +110,33 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             finish(crate::name_store(answer, &dir), note, tool)
         }
     })
+}
+
+/// A line that only reads, answered through a snapshot opened between writers (every
+/// request of a CGI is its own process: a snapshot opened while another process, a CGI
+/// or a `noid` command, is still flushing a write it acknowledged could miss it), never
+/// taking the writers' lock; `None` for everything else, and for a read whose minter
+/// state cannot be read (the writer's run reports why, as for any line).
+fn read_between_writers(
+    service: &Site,
+    dir: &std::path::Path,
+    who: &Who,
+    read_only: bool,
+    work: &Work,
+) -> Option<WorkResult> {
+    let Work::Egg { line, body } = work else {
+        return None;
+    };
+    if !crate::only_reads(who, line, body) {
+        return None;
+    }
+    let admission = service.admitted(dir);
+    let wait = service.settings().lock_timeout;
+    crate::snapshot_between_writers(dir, wait, |store| {
+        crate::read_line(store, &admission, who, read_only, line, body)
+    })
+    .ok()
+    .flatten()
 }
 
 /// Write `reply` as a CGI response (`Status:` and headers, a blank line, the body).

@@ -26,11 +26,14 @@ use super::reply::{plain, ApiReply};
 use super::route::{self, Route};
 use crate::admission::AdmissionSource;
 use crate::observe::{Observer, Unobserved};
-use crate::reads::snapshot;
+use crate::reads::snapshot_between_writers;
 use crate::writer::{DirectoryWriter, Settings};
 
 /// The block cache of each directory's read-only view.
 const READ_CACHE: usize = 8 << 20;
+/// How long a read waits for a commit under way before it opens a snapshot of its own
+/// (a commit takes milliseconds; a snapshot costs about seven follower reads).
+const READ_WAIT: Duration = Duration::from_millis(500);
 
 /// The API's configuration, password files and directory writers.
 pub struct Site {
@@ -112,20 +115,14 @@ impl Site {
         }
     }
 
-    /// `f` on a read-only view of the store in `dir` that has every write committed so
-    /// far, never through the writer thread: a follower kept per directory, as the
-    /// resolver reads (caught up only when a writer committed), when it has caught up
-    /// with the last commit; a snapshot opened for this read where there is no follower
-    /// (a minter held by PostgreSQL, whose read-only transaction sees every commit).
-    /// `Ok(None)` while a writer still holds a RocksDB store busy: neither the follower
-    /// nor a snapshot is sure to see its last write then (a secondary that catches up
-    /// while the primary flushes can miss it), so the caller asks the writer thread,
-    /// which holds the primary. A write acknowledged is in every later read.
-    pub fn reading<T>(
-        &self,
-        dir: &Path,
-        f: impl FnOnce(&dyn Lookup) -> T,
-    ) -> Result<Option<T>, String> {
+    /// `f` on a read-only view of the store in `dir`, never through its writer thread:
+    /// the directory's follower, brought up to date with every write acknowledged so
+    /// far (waiting up to [`READ_WAIT`] for a commit under way to finish); when a writer
+    /// keeps the store busy for longer (a `noid` process holds it from open to close) or
+    /// the follower cannot be had, a snapshot opened for this read alone between writers
+    /// (waiting as a writer would, up to the lock timeout); on PostgreSQL, a read-only
+    /// transaction. Either way a write acknowledged before the read is in it.
+    pub fn reading<T>(&self, dir: &Path, f: impl FnOnce(&dyn Lookup) -> T) -> Result<T, String> {
         let follower = self
             .followers
             .lock()
@@ -133,12 +130,15 @@ impl Site {
             .entry(dir.to_path_buf())
             .or_insert_with(|| Follower::new(dir, None, READ_CACHE))
             .clone();
+        let between_writers = |f| snapshot_between_writers(dir, self.settings.lock_timeout, f);
         match follower.fresh() {
-            Ok(view) => match view.secondary().freshen() {
-                Ok(Freshness::Current | Freshness::CaughtUp) => Ok(Some(f(&*view))),
-                _ => Ok(None),
+            Ok(view) => match view.secondary().freshen_within(READ_WAIT) {
+                Ok(Freshness::Current | Freshness::CaughtUp) => Ok(f(&*view)),
+                _ => between_writers(f),
             },
-            Err(_) => snapshot(dir, f).map(Some),
+            // No follower: a minter held by PostgreSQL, or one that cannot be opened (the
+            // snapshot says why).
+            Err(_) => between_writers(f),
         }
     }
 

@@ -181,6 +181,33 @@ impl Secondary {
         Ok(Freshness::CaughtUp)
     }
 
+    /// [`Secondary::freshen`], waiting up to `wait` for a writer at work to finish
+    /// rather than answering [`Freshness::WriterAtWork`] at once: for a reader that
+    /// must see every write acknowledged before it asked (`noid serve`'s console and
+    /// API reads), where a writer's commit lasts milliseconds. Still
+    /// [`Freshness::WriterAtWork`] when a writer keeps the store busy for longer (a
+    /// `noid` process holds it from open to close).
+    pub fn freshen_within(&self, wait: Duration) -> Result<Freshness, StoreError> {
+        match self.freshen()? {
+            Freshness::WriterAtWork => {}
+            other => return Ok(other),
+        }
+        let Some(lock) = &self.lock else {
+            return Ok(Freshness::WriterAtWork);
+        };
+        if !lock_shared_within(lock, wait) {
+            return Ok(Freshness::WriterAtWork);
+        }
+        // Read the generation while holding the gate: no writer can bump it meanwhile.
+        let generation = self.watcher.current();
+        let caught = self.db.catch_up();
+        let _ = lock.unlock();
+        caught?;
+        self.db.drop_stale();
+        self.seen.store(generation, Ordering::Release);
+        Ok(Freshness::CaughtUp)
+    }
+
     /// Catch up with the writers, unless one is at work right now (then `Ok(false)`),
     /// whether or not the generation moved (for a writer that did not bump it).
     ///
@@ -309,14 +336,14 @@ impl Lookup for Secondary {
 /// files: `NOID/busy`, which writers make; on a store no writer of this version has
 /// opened yet, `NOID/lock`, which every writer holds for longer (from open to close).
 /// A reader never makes files in `NOID/` (it may run as another user).
-fn gate(layout: &Layout) -> Option<std::fs::File> {
+pub(crate) fn gate(layout: &Layout) -> Option<std::fs::File> {
     std::fs::File::open(&layout.busy)
         .or_else(|_| std::fs::File::open(&layout.lock))
         .ok()
 }
 
 /// Take `lock` shared, trying for up to `wait`; whether it was taken.
-fn lock_shared_within(lock: &std::fs::File, wait: Duration) -> bool {
+pub(crate) fn lock_shared_within(lock: &std::fs::File, wait: Duration) -> bool {
     const PAUSE: Duration = Duration::from_millis(5);
     let tries = wait.as_millis() / PAUSE.as_millis();
     for _ in 0..tries.max(1) {

@@ -6,9 +6,11 @@
 //! or filter until a lookup needs it.
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::error::StoreError;
-use crate::rocks::secondary::{Secondary, SecondaryDir};
+use crate::layout::Layout;
+use crate::rocks::secondary::{gate, lock_shared_within, Secondary, SecondaryDir};
 
 /// A read-only view of a minter that does not block writers.
 pub struct Snapshot {
@@ -21,6 +23,30 @@ impl Snapshot {
         Ok(Snapshot {
             secondary: Secondary::open_in(dbdir, SecondaryDir::temporary(), 8 << 20, false)?,
         })
+    }
+
+    /// Open the minter in `dbdir` for reading between writers: with the writers' gate
+    /// (`NOID/busy`) held shared while it opens, waiting up to `wait` for a writer at
+    /// work, so that no commit or flush is under way as it reads the store's files.
+    /// [`Snapshot::open`] does not wait, and can then miss a write another process
+    /// acknowledged and is still flushing; a reader that answers for writes it must see
+    /// (`noid serve`'s and the CGI's reads) opens this way.
+    pub fn open_between_writers(dbdir: &Path, wait: Duration) -> Result<Snapshot, StoreError> {
+        let layout = Layout::new(dbdir);
+        let gate = gate(&layout);
+        if let Some(f) = &gate {
+            if !lock_shared_within(f, wait) {
+                return Err(StoreError::LockTimeout {
+                    path: layout.busy.clone(),
+                    seconds: wait.as_secs(),
+                });
+            }
+        }
+        let opened = Snapshot::open(dbdir);
+        if let Some(f) = &gate {
+            let _ = f.unlock();
+        }
+        opened
     }
 
     /// The value under `key`.
