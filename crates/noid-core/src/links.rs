@@ -12,6 +12,9 @@
 //! * `:/links/h/ID<TAB>TARGET<TAB>SECONDS` → [`Change`], one per change of status, the
 //!   time as 20 decimal digits so that a target's history scans in time order;
 //! * `:/links/a/ID` → [`Archived`], the archived copy the resolver may fall back on;
+//! * `:/links/m/ID` → a curator's mark: treat `ID`'s target as broken (the time marked);
+//! * `:/links/v/ID<TAB>TARGET` → a request to an archive to save `TARGET` (noid-archive's
+//!   save-on-bind queue: attempts, when to try next, the outcome);
 //! * `:/links/d/POPULATOR` → the time (seconds) its last digest covered;
 //! * `:/links/cursor` → where a scheduled round stopped (an identifier), to resume.
 //!
@@ -30,6 +33,10 @@ pub const HISTORY_PREFIX: &[u8] = b":/links/h/";
 pub const ARCHIVED_PREFIX: &[u8] = b":/links/a/";
 /// What every digest key starts with.
 pub const DIGEST_PREFIX: &[u8] = b":/links/d/";
+/// What every curator's mark starts with.
+pub const MARK_PREFIX: &[u8] = b":/links/m/";
+/// What every queued save request starts with.
+pub const SAVE_PREFIX: &[u8] = b":/links/v/";
 /// The scheduled round's resume point.
 pub const CURSOR: &[u8] = b":/links/cursor";
 
@@ -71,6 +78,16 @@ pub fn history_of(id: &str, target: &str) -> Vec<u8> {
 /// The key of `id`'s archived copy.
 pub fn archived_key(id: &str) -> Vec<u8> {
     key(ARCHIVED_PREFIX, &[id.as_bytes()])
+}
+
+/// The key of a curator's mark on `id`: its target is treated as broken.
+pub fn mark_key(id: &str) -> Vec<u8> {
+    key(MARK_PREFIX, &[id.as_bytes()])
+}
+
+/// The key of the request to save `target`, a target of `id`, in an archive.
+pub fn save_key(id: &str, target: &str) -> Vec<u8> {
+    key(SAVE_PREFIX, &[id.as_bytes(), target.as_bytes()])
 }
 
 /// The key of `populator`'s last digest.
@@ -353,6 +370,11 @@ mod tests {
         );
         assert_eq!(archived_key("ark:/1/x"), b":/links/a/ark:/1/x");
         assert_eq!(digest_key("sam"), b":/links/d/sam");
+        assert_eq!(mark_key("ark:/1/x"), b":/links/m/ark:/1/x");
+        assert_eq!(
+            save_key("ark:/1/x", "https://e.org/"),
+            b":/links/v/ark:/1/x\thttps://e.org/"
+        );
         assert_eq!(
             parse_state_key(b":/links/s/ark:/1/x\thttps://e.org/a\tb"),
             Some(("ark:/1/x", "https://e.org/a\tb"))
