@@ -167,14 +167,9 @@ impl Rules {
         if self.archived_copies.is_empty() {
             return None;
         }
-        let applies = |p: &str| {
-            id.starts_with(p)
-                || (!id.starts_with("ark:")
-                    && p.strip_prefix("ark:/").is_some_and(|b| id.starts_with(b)))
-        };
         self.archived_copies
             .iter()
-            .filter(|(p, _)| applies(p))
+            .filter(|(p, _)| noid_core::links::covers(p, id))
             .max_by_key(|(p, _)| p.len())
             .map(|(_, how)| *how)
     }

@@ -12,7 +12,7 @@
 //! resolution reads nothing more than before. Where one applies, a hit costs one more
 //! read when the identifier has no copy (most of them), and at most three when it has.
 
-use noid_core::links::{self, Archived, LinkState, Status};
+use noid_core::links::{self, Archived};
 use noid_core::lookup::{Lookup, LookupError};
 
 use super::answer::Answer;
@@ -34,7 +34,7 @@ pub(super) fn fall_back<L: Lookup + ?Sized>(
     let Some((stored_id, copy)) = copy_of(l, id)? else {
         return Ok(answer);
     };
-    if copy.original != *target || !is_gone(l, stored_id, target)? {
+    if copy.original != *target || !links::is_gone(l, stored_id, target)? {
         return Ok(answer);
     }
     Ok(match how {
@@ -66,16 +66,4 @@ fn copy_of<'a, L: Lookup + ?Sized>(
         }
     }
     Ok(None)
-}
-
-/// Whether `target`, `id`'s target, is to be treated as gone: a curator marked it, or
-/// the checker found it broken.
-fn is_gone<L: Lookup + ?Sized>(l: &L, id: &str, target: &str) -> Result<bool, LookupError> {
-    if l.get(&links::mark_key(id))?.is_some() {
-        return Ok(true);
-    }
-    let state = l.get(&links::state_key(id, target))?;
-    Ok(state
-        .and_then(|s| LinkState::decode(&s))
-        .is_some_and(|s| s.status == Status::Broken))
 }
