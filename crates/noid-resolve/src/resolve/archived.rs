@@ -34,7 +34,10 @@ pub(super) fn fall_back<L: Lookup + ?Sized>(
     let Some((stored_id, copy)) = copy_of(l, id)? else {
         return Ok(answer);
     };
-    if copy.original != *target || !links::is_gone(l, stored_id, target)? {
+    // A copy is a web page: anything else (a `javascript:` URL written into the record)
+    // is no copy, so that neither a redirect nor a line leads a browser to run it.
+    let web = copy.url.starts_with("https://") || copy.url.starts_with("http://");
+    if !web || copy.original != *target || !links::is_gone(l, stored_id, target)? {
         return Ok(answer);
     }
     Ok(match how {

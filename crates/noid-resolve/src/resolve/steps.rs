@@ -87,15 +87,15 @@ impl Resolver {
             _ => None,
         };
         let mut answer = self.finish(l, req, found, parsed)?;
+        if let Some((how, id)) = archived {
+            answer = archived::fall_back(l, how, &id, answer)?;
+        }
         // A redirect to a target a browser would run as a script is no target: not
         // found. (A 4xx code's text is a body, never a `Location`.)
         if matches!(&answer, Answer::Redirect { code, target }
             if *code < 400 && target::is_script_url(target))
         {
             answer = Answer::NotFound;
-        }
-        if let Some((how, id)) = archived {
-            answer = archived::fall_back(l, how, &id, answer)?;
         }
         let outcome = Outcome::of(&answer, kind);
         Ok((answer, outcome))

@@ -158,6 +158,25 @@ fn only_a_broken_target_with_a_copy_of_itself_falls_back() {
             "{why}"
         );
     }
+    // A copy that is no web page is no copy.
+    let l = broken("ark:/12345/x", Some(Status::Broken), Some(TARGET));
+    for url in ["javascript:alert(1)", "data:text/html,x"] {
+        let record = Archived {
+            url: url.into(),
+            datetime: DATE.into(),
+            original: TARGET.into(),
+            found: 1,
+        };
+        l.insert(links::archived_key("ark:/12345/x"), record.encode());
+        for how in ["redirect", "page"] {
+            let rules = format!("archived-copy {how}");
+            assert_eq!(
+                resolve(&rules, &l, "ark:/12345/x"),
+                redirect(TARGET),
+                "{url}"
+            );
+        }
+    }
     let l = broken("ark:/12345/x", Some(Status::Broken), Some(TARGET));
     // Under another prefix than the directive's.
     assert_eq!(
