@@ -139,3 +139,18 @@ fn a_timegate_that_does_not_answer_is_an_error_naming_it() {
         other => panic!("{other:?}"),
     }
 }
+
+/// One Config asked from one runtime after another ([`noid_archive::block_on`] makes
+/// one per call, as `noid links archive` does per target), against a server that keeps
+/// connections open: a connection pooled by a runtime that has ended is not reused
+/// (reqwest#1148 reports panics and timeouts where it was), so every call is answered.
+#[test]
+fn one_config_serves_one_runtime_after_another() {
+    let gate = Server::keep_alive(|_, _| "404 Not Found".to_string());
+    let config = config(&format!("{}/web/", gate.base));
+    for _ in 0..3 {
+        let found = noid_archive::block_on(find(&config, ORIGINAL)).unwrap();
+        assert_eq!(found, Ok(None));
+    }
+    assert_eq!(gate.seen().len(), 3);
+}
