@@ -151,3 +151,67 @@ fn a_save_is_queued_retried_and_recorded() {
     let agent = seen[0].header("user-agent").unwrap();
     assert!(agent.starts_with("noid/"), "{agent}");
 }
+
+#[test]
+fn under_a_prefix_only_broken_or_marked_targets_are_archived() {
+    let d = Dir::minter(&[]);
+    for id in ["13030/fk4a", "13030/fk4b", "13030/fk4c", "13030/x"] {
+        d.noid(&["bind", "set", id, "_t", &format!("{TARGET}/{id}")])
+            .ok();
+    }
+    // The checker's states: fk4a broken, fk4b failing, x (outside the prefix) broken.
+    let state = |status| {
+        links::LinkState {
+            status,
+            http: None,
+            checked: 1_800_000_000,
+            since: 1_800_000_000,
+            failures: 3,
+            failing_since: Some(1_790_000_000),
+            detail: "connection refused".into(),
+            location: None,
+            fingerprint: None,
+            cert_expires: None,
+        }
+        .encode()
+    };
+    let w = noid_store::Writer::open(d.path(), Duration::from_secs(5)).unwrap();
+    w.commit([
+        noid_store::Op::Put(
+            links::state_key("13030/fk4a", &format!("{TARGET}/13030/fk4a")),
+            state(links::Status::Broken),
+        ),
+        noid_store::Op::Put(
+            links::state_key("13030/fk4b", &format!("{TARGET}/13030/fk4b")),
+            state(links::Status::Failing),
+        ),
+        noid_store::Op::Put(
+            links::state_key("13030/x", &format!("{TARGET}/13030/x")),
+            state(links::Status::Broken),
+        ),
+    ])
+    .unwrap();
+    drop(w);
+    d.noid(&["links", "mark", "13030/fk4c"]).ok();
+    let (gate, mementos) = archive();
+    let timegate = format!("{}/web/", gate.base);
+    let out = d.noid(&[
+        "links",
+        "archive",
+        "--under",
+        "13030/fk4",
+        "--timegate",
+        &timegate,
+    ]);
+    let m = &mementos.base;
+    assert_eq!(
+        out.ok(),
+        format!(
+            "13030/fk4a: {TARGET}/13030/fk4a archived at {m}/web/20000620180259/{TARGET}/13030/fk4a ({DATE})\n\
+             13030/fk4c: {TARGET}/13030/fk4c archived at {m}/web/20000620180259/{TARGET}/13030/fk4c ({DATE})\n"
+        )
+    );
+    assert_eq!(read(&d, &links::archived_key("13030/fk4b")), None);
+    assert_eq!(read(&d, &links::archived_key("13030/x")), None);
+    assert_eq!(gate.seen().len(), 2);
+}
