@@ -158,6 +158,19 @@ fn over_http_a_broken_target_is_answered_with_its_archived_copy() {
         html.body
     );
 
+    // nginx's routes: auth_request gets 401 and the page's status, njs the page.
+    let auth = get(&s, "/auth/ark:/13030/p", "");
+    assert_eq!(
+        (auth.status.as_str(), auth.header("x-status")),
+        ("HTTP/1.1 401 Unauthorized", Some("200"))
+    );
+    let lookup = get(&s, "/lookup/ark:/13030/p", "");
+    assert_eq!(
+        (lookup.status.as_str(), lookup.header("x-status")),
+        ("HTTP/1.1 200 OK", Some("200"))
+    );
+    assert_eq!(lookup.body, page.body);
+
     let redirect = get(&s, "/ark:/13030/r", "");
     assert_eq!(
         (redirect.status.as_str(), redirect.header("location")),
