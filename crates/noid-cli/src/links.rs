@@ -134,22 +134,21 @@ fn config(timegate: &str, save: &str) -> Result<Config, noid_archive::ArchiveErr
     Config::with(timegate, save, agent, Duration::from_secs(30))
 }
 
-/// The target of `id` (its `_t`, a leading redirect code dropped), if it has one.
+/// The target `id` redirects to, as the resolver reads its `_t` (a redirect code
+/// dropped, placeholders filled in): the URL an archived copy must be a copy of for
+/// the resolver to fall back on it. `None` when it has none (unbound, several
+/// targets, a `410`).
 fn target_of(l: &dyn Store, id: &str) -> Result<Option<String>, noid_archive::ArchiveError> {
-    let value = l
-        .get(&noid_core::keys::elem(id, "_t"))
+    let resolver = noid_resolve::Resolver::new(noid_resolve::Rules::empty());
+    let answer = resolver
+        .resolve(l, &noid_resolve::Request::new(id))
         .map_err(|e| noid_archive::ArchiveError::Store(e.to_string()))?;
-    Ok(value.map(|v| {
-        let text = String::from_utf8_lossy(&v).trim().to_string();
-        let coded = text.len() > 4
-            && text.as_bytes()[..3].iter().all(u8::is_ascii_digit)
-            && text.as_bytes()[3] == b' ';
-        if coded {
-            text[4..].trim_start().to_string()
-        } else {
-            text
+    Ok(match answer {
+        noid_resolve::Answer::Redirect { code, target } if (300..400).contains(&code) => {
+            Some(target)
         }
-    }))
+        _ => None,
+    })
 }
 
 /// `archive`: the copies found now; false when any Id failed.
@@ -165,7 +164,7 @@ fn archive(
         match target_of(s, id)? {
             Some(t) => wanted.push((id.clone(), t)),
             None => {
-                println!("{id}: error: no target (_t) bound");
+                println!("{id}: error: no target (_t) to archive");
                 ok = false;
             }
         }
@@ -278,7 +277,7 @@ fn saves(
                 println!("{id}: {target} queued");
             }
             None => {
-                println!("{id}: error: no target (_t) bound");
+                println!("{id}: error: no target (_t) to save");
                 ok = false;
             }
         }

@@ -80,10 +80,28 @@ fn a_curator_archives_marks_and_unmarks_a_target() {
     );
     assert_eq!(read(&d, &links::mark_key("13030/x")), None);
 
-    // An id with no target is an error, and the others still run.
-    let out = d.noid(&["links", "archive", "--timegate", &timegate, "13030/none"]);
+    // An id with no target to archive (none, or withdrawn) is an error, and the
+    // others still run.
+    d.noid(&["bind", "set", "13030/w", "_t", "410 withdrawn"])
+        .ok();
+    let out = d.noid(&[
+        "links",
+        "archive",
+        "--timegate",
+        &timegate,
+        "13030/none",
+        "13030/w",
+        "13030/x",
+    ]);
     out.failed();
-    assert_eq!(out.stdout, "13030/none: error: no target (_t) bound\n");
+    assert_eq!(
+        out.stdout,
+        format!(
+            "13030/none: error: no target (_t) to archive\n\
+             13030/w: error: no target (_t) to archive\n\
+             13030/x: {TARGET} archived at {copy} ({DATE})\n"
+        )
+    );
 }
 
 #[test]
