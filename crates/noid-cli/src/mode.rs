@@ -15,6 +15,8 @@ pub enum Mode {
     Replay,
     /// `prune-log --keep N | --before SEQ`: a PostgreSQL minter's change log pruned.
     PruneLog,
+    /// `links archive|mark|unmark|policy|save …`: archived copies of targets.
+    Links,
 }
 
 impl Mode {
@@ -28,6 +30,7 @@ impl Mode {
             Name::Serve => Some(Mode::Serve),
             Name::Replay => Some(Mode::Replay),
             Name::PruneLog => Some(Mode::PruneLog),
+            Name::Links => Some(Mode::Links),
             _ => None,
         }
     }
@@ -50,11 +53,12 @@ mod tests {
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log"]
+            ["serve", "replay", "prune-log", "links"]
         );
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));
         assert_eq!(Mode::of("prune-log"), Some(Mode::PruneLog));
+        assert_eq!(Mode::of("links"), Some(Mode::Links));
         for v in verbs::VERBS {
             assert!(!(v.served.bulk && Mode::of(v.word).is_some()), "{}", v.word);
         }

@@ -26,6 +26,10 @@ mod errors;
 mod faults;
 mod hardening;
 mod hostile;
+mod links_archive;
+/// Shared with noid-archive's tests: a small HTTP server on loopback.
+#[path = "../../noid-archive/tests/loopback/mod.rs"]
+mod loopback;
 mod modified;
 mod old_minters;
 mod perl_minters;

@@ -12,6 +12,11 @@
 //! * `:/links/h/ID<TAB>TARGET<TAB>SECONDS` → [`Change`], one per change of status, the
 //!   time as 20 decimal digits so that a target's history scans in time order;
 //! * `:/links/a/ID` → [`Archived`], the archived copy the resolver may fall back on;
+//! * `:/links/m/ID` → a curator's mark: treat `ID`'s target as broken (the time marked);
+//! * `:/links/f/PREFIX` → `on`: copies are fetched for broken targets of identifiers
+//!   under PREFIX (empty: the whole minter);
+//! * `:/links/v/ID<TAB>TARGET` → a request to an archive to save `TARGET` (noid-archive's
+//!   save-on-bind queue: attempts, when to try next, the outcome);
 //! * `:/links/d/POPULATOR` → the time (seconds) its last digest covered;
 //! * `:/links/cursor` → where a scheduled round stopped (an identifier), to resume.
 //!
@@ -19,6 +24,7 @@
 //! is skipped by an older reader.
 
 use crate::anvl;
+use crate::lookup::{Lookup, LookupError};
 
 /// What every link-health key starts with.
 pub const PREFIX: &[u8] = b":/links/";
@@ -30,6 +36,12 @@ pub const HISTORY_PREFIX: &[u8] = b":/links/h/";
 pub const ARCHIVED_PREFIX: &[u8] = b":/links/a/";
 /// What every digest key starts with.
 pub const DIGEST_PREFIX: &[u8] = b":/links/d/";
+/// What every curator's mark starts with.
+pub const MARK_PREFIX: &[u8] = b":/links/m/";
+/// What every archived-copy policy key starts with.
+pub const POLICY_PREFIX: &[u8] = b":/links/f/";
+/// What every queued save request starts with.
+pub const SAVE_PREFIX: &[u8] = b":/links/v/";
 /// The scheduled round's resume point.
 pub const CURSOR: &[u8] = b":/links/cursor";
 
@@ -73,6 +85,21 @@ pub fn archived_key(id: &str) -> Vec<u8> {
     key(ARCHIVED_PREFIX, &[id.as_bytes()])
 }
 
+/// The key of a curator's mark on `id`: its target is treated as broken.
+pub fn mark_key(id: &str) -> Vec<u8> {
+    key(MARK_PREFIX, &[id.as_bytes()])
+}
+
+/// The key of the policy that fetches archived copies for identifiers under `prefix`.
+pub fn policy_key(prefix: &str) -> Vec<u8> {
+    key(POLICY_PREFIX, &[prefix.as_bytes()])
+}
+
+/// The key of the request to save `target`, a target of `id`, in an archive.
+pub fn save_key(id: &str, target: &str) -> Vec<u8> {
+    key(SAVE_PREFIX, &[id.as_bytes(), target.as_bytes()])
+}
+
 /// The key of `populator`'s last digest.
 pub fn digest_key(populator: &str) -> Vec<u8> {
     key(DIGEST_PREFIX, &[populator.as_bytes()])
@@ -82,6 +109,30 @@ pub fn digest_key(populator: &str) -> Vec<u8> {
 pub fn parse_state_key(k: &[u8]) -> Option<(&str, &str)> {
     let rest = std::str::from_utf8(k.strip_prefix(STATE_PREFIX)?).ok()?;
     rest.split_once('\t')
+}
+
+/// Whether `id` is under `prefix`, a prefix of an archived-copy policy (the minter's,
+/// or the resolver's rules file): it begins `id`, and an ARK prefix's also begins an
+/// ARK stored without `ark:/`, as minters store them. `""` covers every identifier.
+pub fn covers(prefix: &str, id: &str) -> bool {
+    id.starts_with(prefix)
+        || (!id.starts_with("ark:")
+            && prefix
+                .strip_prefix("ark:/")
+                .is_some_and(|bare| id.starts_with(bare)))
+}
+
+/// Whether `target`, a target of `id`, is to be treated as gone: a curator marked it
+/// (`:/links/m/ID`), or the checker found it broken. Where an archived copy may stand
+/// in for it (the resolver's fallback, the copies fetched) this is the one test.
+pub fn is_gone<L: Lookup + ?Sized>(l: &L, id: &str, target: &str) -> Result<bool, LookupError> {
+    if l.get(&mark_key(id))?.is_some() {
+        return Ok(true);
+    }
+    let state = l.get(&state_key(id, target))?;
+    Ok(state
+        .and_then(|s| LinkState::decode(&s))
+        .is_some_and(|s| s.status == Status::Broken))
 }
 
 /// A target's status, spelled as the reports and the console spell it.
@@ -353,12 +404,27 @@ mod tests {
         );
         assert_eq!(archived_key("ark:/1/x"), b":/links/a/ark:/1/x");
         assert_eq!(digest_key("sam"), b":/links/d/sam");
+        assert_eq!(mark_key("ark:/1/x"), b":/links/m/ark:/1/x");
+        assert_eq!(policy_key("ark:/1/fk4"), b":/links/f/ark:/1/fk4");
+        assert_eq!(
+            save_key("ark:/1/x", "https://e.org/"),
+            b":/links/v/ark:/1/x\thttps://e.org/"
+        );
         assert_eq!(
             parse_state_key(b":/links/s/ark:/1/x\thttps://e.org/a\tb"),
             Some(("ark:/1/x", "https://e.org/a\tb"))
         );
         assert!(states_of("ark:/1/x").starts_with(STATE_PREFIX));
         assert!(history_of("a", "t").ends_with(b"a\tt\t"));
+    }
+
+    #[test]
+    fn a_policy_prefix_covers_an_ark_in_both_spellings() {
+        assert!(covers("", "ark:/1/x"));
+        assert!(covers("ark:/12345/fk4", "ark:/12345/fk4x"));
+        assert!(covers("ark:/12345/fk4", "12345/fk4x"));
+        assert!(!covers("ark:/12345/fk4", "ark:/12345/x"));
+        assert!(!covers("ark:/12345", "ark:12345/x"));
     }
 
     #[test]

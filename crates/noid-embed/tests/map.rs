@@ -427,3 +427,61 @@ fn a_panic_is_answered_as_an_error() {
     assert_eq!(answered, -1);
     assert_eq!(boundary("a test", -1, || 7), 7);
 }
+
+/// Issue 43, item 6, in the web-server modules: with `rules=` naming a file that says
+/// `archived-copy`, a broken target with an archived copy stored is answered with a
+/// redirect to the copy, as a line and as an HTTP request; without it, as bound.
+#[test]
+fn a_broken_target_falls_back_on_its_archived_copy_where_the_rules_say() {
+    use noid_core::links::{self, Archived, LinkState, Status};
+    let d = minter();
+    let copy = "https://web.archive.org/web/2020/https://example.org/xt1";
+    let state = LinkState {
+        status: Status::Broken,
+        http: Some(404),
+        checked: 1_800_000_000,
+        since: 1_799_000_000,
+        failures: 3,
+        failing_since: Some(1_790_000_000),
+        detail: "404".into(),
+        location: None,
+        fingerprint: None,
+        cert_expires: None,
+    };
+    let record = Archived {
+        url: copy.into(),
+        datetime: "Wed, 01 Jan 2020 00:00:00 GMT".into(),
+        original: "https://example.org/xt1".into(),
+        found: 1_800_000_001,
+    };
+    let w = Writer::open(d.path(), T).unwrap();
+    w.commit([
+        Op::Put(
+            links::state_key("ark:/13030/xt1", "https://example.org/xt1"),
+            state.encode(),
+        ),
+        Op::Put(links::archived_key("ark:/13030/xt1"), record.encode()),
+    ])
+    .unwrap();
+    drop(w);
+    let rules = d.path().join("rules");
+    std::fs::write(&rules, "archived-copy page ark:/13030/\n").unwrap();
+    let rules_opt = format!("rules={}", rules.display());
+    let map = open("egg", d.path(), &[&rules_opt]);
+    assert_eq!(
+        ask(&map, "ark:/13030/xt1.resolve"),
+        value(&format!("redir302 {copy}"))
+    );
+    let mut out = Vec::new();
+    let found = map.answer_request(b"/ark:/13030/xt1", b"http", b"", &mut out);
+    assert_eq!(
+        (found, String::from_utf8(out).unwrap()),
+        value(&format!("redir302 {copy}"))
+    );
+    // The same store, the built-in rules: as bound.
+    let plain = open("egg", d.path(), &[]);
+    assert_eq!(
+        ask(&plain, "ark:/13030/xt1.resolve"),
+        value("redir302 https://example.org/xt1")
+    );
+}

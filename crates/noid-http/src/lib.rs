@@ -29,7 +29,9 @@
 //! `/redirect/`. A stored code that is not a redirect (`410 …`) is that status with the
 //! rest as a `text/plain` body (`X-Status` 410 from `/auth/` and `/lookup/`), except
 //! for a withdrawn identifier's tombstone ([`Answer::Tombstone`]), which is a page
-//! ([`tombstone`]) served with 410. An identifier's metadata pages and tombstone carry
+//! ([`tombstone`]) served with 410, and for an identifier whose broken target stands
+//! in an archive where the rules file asks for a page ([`Answer::Archived`]), a page
+//! ([`archived`]) served with 200 and a `Link` to the copy. An identifier's metadata pages and tombstone carry
 //! `Last-Modified` when [`Backend::last_modified`] knows the time of its last write, and
 //! a page that has not changed since `If-Modified-Since` is answered `304`.
 //!
@@ -110,6 +112,7 @@
 
 #![deny(missing_docs)]
 
+mod archived;
 mod choices;
 mod deadline;
 mod decision;

@@ -315,6 +315,21 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
                 link: successor.as_deref().and_then(tombstone::link),
             }
         }
+        Answer::Archived {
+            id,
+            original,
+            url,
+            datetime,
+        } => {
+            let fmt = PageFormat::for_inflection(accept);
+            Decision::Page {
+                status: status::OK,
+                ctype: fmt.content_type(),
+                body: crate::archived::page(fmt, &id, &original, &url, &datetime),
+                modified: None,
+                link: crate::archived::link(&original, &url, &datetime),
+            }
+        }
         Answer::Multi { id, targets } => {
             let fmt = PageFormat::for_inflection(accept);
             page(

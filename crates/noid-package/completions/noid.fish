@@ -48,6 +48,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "check"
 complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
+complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: archived copies of identifiers\' targets, to fall back on'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -71,3 +72,18 @@ complete -c noid -n "__fish_noid_using_subcommand prune-log" -l before -d 'Drop 
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l forget-after -d 'Followers not heard of for SECS seconds (stopped, or taken away) no longer hold changes back' -r
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l ignore-followers -d 'Drop what --keep or --before says even where a follower has not applied it yet (that follower copies the minter anew)'
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "archive" -d 'Find the most recent archived copy of each Id\'s target through a Memento TimeGate now and keep it (:/links/a/ID), where the resolver\'s archived-copy rule finds it. With --under, every Id under PREFIX whose target is broken or marked'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "mark" -d 'Mark each Id\'s target as gone: the resolver falls back on its archived copy (where its rules file says archived-copy), whatever the checker says'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "unmark" -d 'Lift the mark of each Id'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "policy" -d 'Whether copies are fetched when the checker finds a target broken, for the Ids under PREFIX (none: the whole minter); off by default. Without on|off, list the prefixes where it is on'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "save" -d 'Queue each Id\'s target for an archive to save; with --run, try every request that is due (failures are tried again later, with a backoff), and say how each stands'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -l under -d 'Every Id under PREFIX whose target is broken (per the link checker) or marked' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -l timegate -d 'The TimeGate, the target\'s URL appended to it' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from mark" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from unmark" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from policy" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l endpoint -d 'Where saves are asked for, the target\'s URL appended to it' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l run -d 'Try the requests that are due now'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -s h -l help -d 'Print help'

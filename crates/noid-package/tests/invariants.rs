@@ -177,13 +177,17 @@ fn names_crate(code: &str, word: &str) -> bool {
 #[test]
 fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     let graph = Graph::load();
-    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api"]);
-    // Through the workspace's own crates: noid-api and the binary that links it
-    // (noid-cli's serve.rs, behind its `server` feature).
-    assert_eq!(graph.linking("hyper", &[]), ["noid-api", "noid-cli"]);
+    // And noid-archive's HTTP client (reqwest, on tokio and hyper), which asks archives.
+    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api", "noid-archive"]);
+    // Through the workspace's own crates: noid-api, noid-archive and the binary that
+    // links them (noid-cli's serve.rs and `links`, behind its `server` feature).
+    assert_eq!(
+        graph.linking("hyper", &[]),
+        ["noid-api", "noid-archive", "noid-cli"]
+    );
     assert_eq!(
         graph.linking("tokio", &["postgres", "tokio-postgres"]),
-        ["noid-api", "noid-cli"]
+        ["noid-api", "noid-archive", "noid-cli"]
     );
     // The synchronous `postgres` client runs tokio inside; it is reached only through
     // the `postgres` features, which `cargo metadata` resolves as on for the whole
@@ -193,6 +197,7 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
         graph.linking("tokio", &[]),
         [
             "noid-api",
+            "noid-archive",
             "noid-binder",
             "noid-cli",
             "noid-embed",

@@ -288,6 +288,11 @@ pub fn render(answer: &Answer, miss: Miss, out: &mut Vec<u8>) {
             out.extend_from_slice(b"redir410 ");
             push_clean(text.as_bytes(), out);
         }
+        // A line can only redirect: to the archived copy the page would link to.
+        Answer::Archived { url, .. } => {
+            out.extend_from_slice(b"redir302 ");
+            push_clean(url.as_bytes(), out);
+        }
         Answer::NotFound => match miss {
             Miss::Null => out.extend_from_slice(b"NULL"),
             Miss::Eggnog => out.extend_from_slice(b"redir302 "),

@@ -70,7 +70,7 @@ pub use registry::{Registry, RegistryError};
 pub use resolve::{
     split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR,
 };
-pub use rules::{Rules, RulesError, DEFAULT_RULES};
+pub use rules::{ArchivedCopy, Rules, RulesError, DEFAULT_RULES};
 
 #[cfg(test)]
 mod tests;

@@ -38,6 +38,22 @@ pub struct Rules {
     pub global_resolver: Option<String>,
     /// NAANs this resolver answers for; their ARKs are never forwarded (loop protection).
     pub local_naans: Vec<String>,
+    /// Where a broken target's archived copy stands in for it (`archived-copy` lines):
+    /// each identifier prefix (`""`: every identifier) with how. Empty by default, and
+    /// then resolution reads nothing for it.
+    pub archived_copies: Vec<(String, ArchivedCopy)>,
+}
+
+/// How the resolver answers an identifier whose target is broken (or marked so by a
+/// curator) and has an archived copy (`:/links/a/ID`), where the rules file's
+/// `archived-copy` directive applies to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchivedCopy {
+    /// Redirect (302) to the archived copy.
+    Redirect,
+    /// Show a page saying the original is gone, with a link to the copy and its date
+    /// (the line protocols, which can only redirect, redirect).
+    Page,
 }
 
 impl Rules {
@@ -90,10 +106,30 @@ impl Rules {
                 "local-naans" => rules
                     .local_naans
                     .extend(value.split_whitespace().map(str::to_ascii_lowercase)),
+                "archived-copy" => {
+                    let mut words = value.split_whitespace();
+                    let how = match words.next() {
+                        Some("redirect") => ArchivedCopy::Redirect,
+                        Some("page") => ArchivedCopy::Page,
+                        _ => {
+                            return Err(err("archived-copy needs \"redirect\" or \"page\", then \
+                                 the identifier prefixes it applies to (none: all)"
+                                .into()))
+                        }
+                    };
+                    let prefixes: Vec<&str> = words.collect();
+                    if prefixes.is_empty() {
+                        rules.archived_copies.push((String::new(), how));
+                    }
+                    for prefix in prefixes {
+                        rules.archived_copies.push((prefix.to_string(), how));
+                    }
+                }
                 _ => {
                     return Err(err(format!(
                         "unknown directive {key:?} (a rule's key must contain a colon, \
-                         e.g. \"doi:\"; directives are global-resolver and local-naans)"
+                         e.g. \"doi:\"; directives are global-resolver, local-naans \
+                         and archived-copy)"
                     )))
                 }
             }
@@ -120,6 +156,22 @@ impl Rules {
     /// The target template of `key` (any spelling), if a rule exists.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.get_canonical(&Rules::canonical_key(key))
+    }
+
+    /// How an archived copy stands in for `id`'s broken target: the `archived-copy`
+    /// line with the longest prefix of `id` (an ARK's prefix matches it with or without
+    /// `ark:/`, as minters store ARKs without it); `None` when none applies. With no
+    /// such line (the default), one length check.
+    #[inline]
+    pub fn archived_copy(&self, id: &str) -> Option<ArchivedCopy> {
+        if self.archived_copies.is_empty() {
+            return None;
+        }
+        self.archived_copies
+            .iter()
+            .filter(|(p, _)| noid_core::links::covers(p, id))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(_, how)| *how)
     }
 
     /// Number of redirect rules.
@@ -166,6 +218,34 @@ mod tests {
         assert_eq!(r.global_resolver.as_deref(), Some("https://n2t.net/"));
         assert_eq!(r.local_naans, vec!["12345", "b5072", "99999"]);
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn archived_copies_apply_to_their_prefixes_the_longest_first() {
+        let r = Rules::parse(
+            "archived-copy page ark:/12345 ark:/99999\narchived-copy redirect ark:/12345/fk4\n",
+        )
+        .unwrap();
+        assert_eq!(r.archived_copy("ark:/12345/x1"), Some(ArchivedCopy::Page));
+        assert_eq!(
+            r.archived_copy("ark:/12345/fk4x"),
+            Some(ArchivedCopy::Redirect)
+        );
+        assert_eq!(r.archived_copy("12345/fk4x"), Some(ArchivedCopy::Redirect));
+        assert_eq!(r.archived_copy("ark:/99999/x"), Some(ArchivedCopy::Page));
+        assert_eq!(r.archived_copy("ark:/13030/x"), None);
+        assert_eq!(r.archived_copy("doi:10.5072/X"), None);
+        let every = Rules::parse("archived-copy redirect\n").unwrap();
+        assert_eq!(
+            every.archived_copy("doi:10.5072/X"),
+            Some(ArchivedCopy::Redirect)
+        );
+        assert_eq!(Rules::builtin().archived_copy("ark:/12345/x"), None);
+        let e = Rules::parse("archived-copy always\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with("line 1: archived-copy needs"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod serve;
 
 mod abuse;
 mod anvl;
+mod archived;
 mod ark;
 mod clients;
 mod failover;

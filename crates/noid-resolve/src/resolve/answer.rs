@@ -94,6 +94,20 @@ pub enum Answer {
         /// As for [`Answer::Inflection`].
         bindings: Vec<(String, Vec<u8>)>,
     },
+    /// The identifier's target is broken (or a curator marked it so) and the rules
+    /// file's `archived-copy page` applies to it (see `resolve/archived.rs`): a page
+    /// saying the original is gone, linking to the archived copy with its date. The
+    /// egg protocol redirects to the copy (302).
+    Archived {
+        /// The identifier.
+        id: String,
+        /// Its target, which no longer answers.
+        original: String,
+        /// The archived copy's URL (a Memento, RFC 7089).
+        url: String,
+        /// When the archive made it (`Memento-Datetime`, as the archive wrote it).
+        datetime: String,
+    },
     /// Nothing bound, no ancestor, rule or forwarding applies: 404.
     NotFound,
 }

@@ -27,9 +27,11 @@
 //! then `target`: `${…}` placeholders and suffix, redirect code, prefix
 //! extension, with `passthrough` keeping text from the request out of a target's
 //! scheme and authority. `answer` holds what a step found and what resolution
-//! answers.
+//! answers. Last, `archived` puts an archived copy in place of a broken target where
+//! the rules file asks for it.
 
 mod answer;
+mod archived;
 mod chop;
 mod find;
 mod meta;

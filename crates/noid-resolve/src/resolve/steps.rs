@@ -4,9 +4,9 @@
 use noid_core::ident::Parsed;
 use noid_core::lookup::{Lookup, LookupError, Ranged};
 
-use super::answer::{Answer, Found};
+use super::answer::{Answer, Found, Via};
 use super::find::Finding;
-use super::{chop, target, target_of, Request, Resolver};
+use super::{archived, chop, target, target_of, Request, Resolver};
 use crate::elem::read_id;
 use crate::noid_keys::NoidKeys;
 use crate::outcome::Outcome;
@@ -77,7 +77,19 @@ impl Resolver {
         parsed: Option<&Parsed>,
     ) -> Result<(Answer, Outcome), LookupError> {
         let kind = found.outcome();
+        // Where the rules file asks for archived copies (off by default: then this is
+        // one length check), the id whose own target this is.
+        let archived = match found.via {
+            Via::Exact if found.suffix.is_empty() => self
+                .rules
+                .archived_copy(&found.root)
+                .map(|how| (how, found.root.to_string())),
+            _ => None,
+        };
         let mut answer = self.finish(l, req, found, parsed)?;
+        if let Some((how, id)) = archived {
+            answer = archived::fall_back(l, how, &id, answer)?;
+        }
         // A redirect to a target a browser would run as a script is no target: not
         // found. (A 4xx code's text is a body, never a `Location`.)
         if matches!(&answer, Answer::Redirect { code, target }
