@@ -26,6 +26,8 @@ pub struct Request {
     pub user_agent: String,
     /// How many requests for this path the server had before this one.
     pub nth: usize,
+    /// When it came.
+    pub at: std::time::Instant,
 }
 
 /// What the server answers.
@@ -102,7 +104,16 @@ pub struct Server {
 impl Server {
     /// An HTTP server answering with `handler`.
     pub fn http(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Server {
-        Server::start(Arc::new(handler), None)
+        Server::start([127, 0, 0, 1].into(), Arc::new(handler), None)
+    }
+
+    /// An HTTP server on another loopback address (`127.0.0.2` …).
+    pub fn http_at(
+        ip: std::net::Ipv4Addr,
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Server {
+        assert!(ip.is_loopback(), "test servers listen on loopback only");
+        Server::start(ip, Arc::new(handler), None)
     }
 
     /// An HTTPS server with a certificate from `ca` for `names`.
@@ -111,16 +122,24 @@ impl Server {
         names: &[&str],
         handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
     ) -> Server {
-        Server::start(Arc::new(handler), Some(ca.server_config(names)))
+        Server::start(
+            [127, 0, 0, 1].into(),
+            Arc::new(handler),
+            Some(ca.server_config(names)),
+        )
     }
 
-    fn start(handler: Arc<Handler>, tls: Option<Arc<rustls::ServerConfig>>) -> Server {
+    fn start(
+        ip: std::net::Ipv4Addr,
+        handler: Arc<Handler>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> Server {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .expect("a runtime");
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let listener = std::net::TcpListener::bind((ip, 0)).expect("a loopback port");
         listener.set_nonblocking(true).expect("non-blocking");
         let addr = listener.local_addr().expect("its address");
         let seen = Arc::new(Seen::default());
@@ -229,6 +248,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
             host: header("host"),
             user_agent: header("user-agent"),
             nth,
+            at: std::time::Instant::now(),
         };
         seen.requests.fetch_add(1, Ordering::SeqCst);
         let now = seen.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
