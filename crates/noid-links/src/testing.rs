@@ -91,6 +91,7 @@ struct Seen {
     most_in_flight: AtomicUsize,
     per_path: Mutex<HashMap<String, usize>>,
     log: Mutex<Vec<Request>>,
+    unlogged: std::sync::atomic::AtomicBool,
 }
 
 /// A server on 127.0.0.1, running on a runtime of its own until dropped.
@@ -98,7 +99,7 @@ pub struct Server {
     /// Where it listens.
     pub addr: SocketAddr,
     seen: Arc<Seen>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Option<Arc<tokio::runtime::Runtime>>,
 }
 
 impl Server {
@@ -129,16 +130,34 @@ impl Server {
         )
     }
 
+    /// `n` HTTP servers (virtual hosts on as many ports) answering with `handler`,
+    /// sharing one runtime of `threads` threads, each counting its own requests.
+    pub fn http_hosts(
+        n: usize,
+        threads: usize,
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Vec<Server> {
+        let runtime = Arc::new(runtime(threads));
+        let handler: Arc<Handler> = Arc::new(handler);
+        (0..n)
+            .map(|_| Server::listen(&runtime, [127, 0, 0, 1].into(), handler.clone(), None))
+            .collect()
+    }
+
     fn start(
         ip: std::net::Ipv4Addr,
         handler: Arc<Handler>,
         tls: Option<Arc<rustls::ServerConfig>>,
     ) -> Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime");
+        Server::listen(&Arc::new(runtime(1)), ip, handler, tls)
+    }
+
+    fn listen(
+        runtime: &Arc<tokio::runtime::Runtime>,
+        ip: std::net::Ipv4Addr,
+        handler: Arc<Handler>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> Server {
         let listener = std::net::TcpListener::bind((ip, 0)).expect("a loopback port");
         listener.set_nonblocking(true).expect("non-blocking");
         let addr = listener.local_addr().expect("its address");
@@ -167,7 +186,7 @@ impl Server {
         Server {
             addr,
             seen,
-            runtime: Some(runtime),
+            runtime: Some(runtime.clone()),
         }
     }
 
@@ -190,11 +209,33 @@ impl Server {
     pub fn log(&self) -> Vec<Request> {
         self.seen.log.lock().unwrap().clone()
     }
+
+    /// Forget what was seen: the counts and the log start again.
+    pub fn reset(&self) {
+        self.seen.requests.store(0, Ordering::SeqCst);
+        self.seen.most_in_flight.store(0, Ordering::SeqCst);
+        self.seen.per_path.lock().unwrap().clear();
+        self.seen.log.lock().unwrap().clear();
+    }
+
+    /// Keep no log of requests (counts only): for benchmarks' long runs.
+    pub fn unlogged(self) -> Server {
+        self.seen.unlogged.store(true, Ordering::SeqCst);
+        self
+    }
+}
+
+fn runtime(threads: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(rt) = self.runtime.take() {
+        if let Some(rt) = self.runtime.take().and_then(|rt| Arc::try_unwrap(rt).ok()) {
             rt.shutdown_background();
         }
     }
@@ -236,7 +277,10 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
                 .map(|(_, v)| v.trim().to_string())
                 .unwrap_or_default()
         };
-        let nth = {
+        let unlogged = seen.unlogged.load(Ordering::Relaxed);
+        let nth = if unlogged {
+            0
+        } else {
             let mut per_path = seen.per_path.lock().unwrap();
             let n = per_path.entry(path.clone()).or_insert(0);
             *n += 1;
@@ -253,7 +297,9 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
         seen.requests.fetch_add(1, Ordering::SeqCst);
         let now = seen.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         seen.most_in_flight.fetch_max(now, Ordering::SeqCst);
-        seen.log.lock().unwrap().push(request.clone());
+        if !unlogged {
+            seen.log.lock().unwrap().push(request.clone());
+        }
         let reply = handler(&request);
         if !reply.delay.is_zero() {
             tokio::time::sleep(reply.delay).await;
