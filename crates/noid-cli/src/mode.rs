@@ -1,5 +1,6 @@
 //! The modes of the `noid` process: a first word of the command line that starts
-//! something other than commands (`noid serve`, `noid replay`, `noid prune-log`). Their
+//! something other than commands (`noid serve`, `noid replay`, `noid prune-log`,
+//! `noid links`). Their
 //! words are in noid-core's verb table, served by no line (so that a bulk line naming
 //! one is "no such command" and noidr refuses it as a write); which mode each starts,
 //! and that only the command line starts them, is decided here.
@@ -15,7 +16,8 @@ pub enum Mode {
     Replay,
     /// `prune-log --keep N | --before SEQ`: a PostgreSQL minter's change log pruned.
     PruneLog,
-    /// `links archive|mark|unmark|policy|save …`: archived copies of targets.
+    /// `links check|report|archive|mark|unmark|policy|save …`: the targets' health
+    /// checked or reported, and their archived copies.
     Links,
 }
 
@@ -48,13 +50,14 @@ pub fn words() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
-    /// The three modes, by their words; no command is a mode, and no mode is a command.
+    /// The four modes, by their words; no command is a mode, and no mode is a command.
     #[test]
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
             ["serve", "replay", "prune-log", "links"]
         );
+        assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));
         assert_eq!(Mode::of("prune-log"), Some(Mode::PruneLog));

@@ -233,3 +233,63 @@ fn under_a_prefix_only_broken_or_marked_targets_are_archived() {
     assert_eq!(read(&d, &links::archived_key("13030/x")), None);
     assert_eq!(gate.seen().len(), 2);
 }
+
+/// `noid links check` keeps the archived copy of a target that turns broken, in the same
+/// commit as its status, only where the fetch policy covers the identifier: 13030/x
+/// (under the policy) gets one, 13030/z (outside it) is broken without one.
+#[test]
+fn a_target_the_checker_finds_broken_gets_its_archived_copy_where_the_policy_says() {
+    let d = Dir::minter(&[]);
+    // A server that answers 404 to everything: both targets are broken at once.
+    let dead = Server::start(|_, _| "404 Not Found".to_string());
+    let gone = format!("{}/paper", dead.base);
+    d.noid(&["bind", "set", "13030/x", "_t", &gone]).ok();
+    d.noid(&[
+        "bind",
+        "set",
+        "13030/z",
+        "_t",
+        &format!("{}/other", dead.base),
+    ])
+    .ok();
+    d.noid(&["links", "policy", "on", "13030/x"]).ok();
+    let mementos = Server::start(|_, _| format!("200 OK\r\nMemento-Datetime: {DATE}"));
+    let base = mementos.base.clone();
+    let gate = Server::start(move |r, _| match r.path.strip_prefix("/web/") {
+        Some(url) if url.ends_with("/paper") => {
+            format!("302 Found\r\nLocation: {base}/web/20000620180259/{url}")
+        }
+        _ => "404 Not Found".to_string(),
+    });
+    let timegate = format!("{}/web/", gate.base);
+    let out = d.noid(&[
+        "links",
+        "check",
+        "--allow-net",
+        "127.0.0.0/8",
+        "--contact",
+        "https://ids.example.org/links",
+        "--interval",
+        "0s",
+        "--failures",
+        "1",
+        "--span",
+        "0s",
+        "--timegate",
+        &timegate,
+    ]);
+    assert!(out.ok().contains("broken: 2\n"), "{}", out.stdout);
+    let stored = Archived::decode(&read(&d, &links::archived_key("13030/x")).unwrap()).unwrap();
+    assert_eq!(
+        (stored.url, stored.datetime, stored.original),
+        (
+            format!("{}/web/20000620180259/{gone}", mementos.base),
+            DATE.to_string(),
+            gone.clone()
+        )
+    );
+    assert_eq!(read(&d, &links::archived_key("13030/z")), None);
+    // The TimeGate was asked about 13030/x's target only.
+    let asked: Vec<String> = gate.seen().iter().map(|s| s.path.clone()).collect();
+    assert_eq!(asked, [format!("/web/{gone}")]);
+}

@@ -26,6 +26,7 @@ mod errors;
 mod faults;
 mod hardening;
 mod hostile;
+mod links;
 mod links_archive;
 /// Shared with noid-archive's tests: a small HTTP server on loopback.
 #[path = "../../noid-archive/tests/loopback/mod.rs"]

@@ -7,7 +7,7 @@
 //! of them at once.
 //!
 //! The words that start a mode of the `noid` process instead of a command (`serve`,
-//! `replay`, `prune-log`) are here as words no line serves, so that noidr refuses them
+//! `replay`, `prune-log`, `links`) are here as words no line serves, so that noidr refuses them
 //! as writes; which mode each starts, and that the command line runs it, is noid-cli's
 //! (its `mode` module).
 

@@ -48,7 +48,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "check"
 complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
-complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: archived copies of identifiers\' targets, to fall back on'
+complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, report their health, and keep archived copies to fall back on'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -72,12 +72,36 @@ complete -c noid -n "__fish_noid_using_subcommand prune-log" -l before -d 'Drop 
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l forget-after -d 'Followers not heard of for SECS seconds (stopped, or taken away) no longer hold changes back' -r
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l ignore-followers -d 'Drop what --keep or --before says even where a follower has not applied it yet (that follower copies the minter anew)'
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -s h -l help -d 'Print help'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "archive" -d 'Find the most recent archived copy of each Id\'s target through a Memento TimeGate now and keep it (:/links/a/ID), where the resolver\'s archived-copy rule finds it. With --under, every Id under PREFIX whose target is broken or marked'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "mark" -d 'Mark each Id\'s target as gone: the resolver falls back on its archived copy (where its rules file says archived-copy), whatever the checker says'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "unmark" -d 'Lift the mark of each Id'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "policy" -d 'Whether copies are fetched when the checker finds a target broken, for the Ids under PREFIX (none: the whole minter); off by default. Without on|off, list the prefixes where it is on'
-complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from archive mark unmark policy save" -f -a "save" -d 'Queue each Id\'s target for an archive to save; with --run, try every request that is due (failures are tried again later, with a backoff), and say how each stands'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "check" -d 'Ask every target (or those under a prefix, or of the identifiers listed), record what was found, and print how many targets have each status. Where the archived-copy policy covers an identifier whose target turns broken, its most recent archived copy is looked up and kept'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "report" -d 'Write one row per checked target: id,target,status,http,checked,since,detail, location,failures (times in UTC, RFC 3339)'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "archive" -d 'Find the most recent archived copy of each Id\'s target through a Memento TimeGate now and keep it (:/links/a/ID), where the resolver\'s archived-copy rule finds it. With --under, every Id under PREFIX whose target is broken or marked'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "mark" -d 'Mark each Id\'s target as gone: the resolver falls back on its archived copy (where its rules file says archived-copy), whatever the checker says'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "unmark" -d 'Lift the mark of each Id'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "policy" -d 'Whether copies are fetched when the checker finds a target broken, for the Ids under PREFIX (none: the whole minter); off by default. Without on|off, list the prefixes where it is on'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report archive mark unmark policy save" -f -a "save" -d 'Queue each Id\'s target for an archive to save; with --run, try every request that is due (failures are tried again later, with a backoff), and say how each stands'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l under -d 'Only the identifiers that start with PREFIX (a shoulder, or any prefix)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l ids -d 'Only the identifiers listed in FILE, one a line ("-": standard input)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l failures -d 'Failures in a row before a target is broken' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l span -d 'The least time from a target\'s first failure in a row to the one that makes it broken (e.g. 0s, 36h, 3days)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l drift-bits -d 'Differing bits (of 64) of a page\'s text hash beyond which it has drifted' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l allow-net -d 'Let the checker reach a special-purpose address range (loopback, private, link-local …), refused by default: for targets on an intranet. Repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l contact -d 'A URL (or mailto:) where the operators of the sites checked can reach you; sent in the User-Agent. Defaults to $NOID_LINKS_CONTACT' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l ca-file -d 'A PEM file of CA certificates to trust beside the system\'s (a private CA)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l concurrency -d 'Requests in flight at once, over every host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l per-host -d 'Requests in flight at once to one host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l interval -d 'The least time between two requests to one host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l timeout -d 'How long one request may take' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l max-redirects -d 'Redirects followed before a target fails' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l resolve -d 'Answer NAME with ADDR instead of asking DNS (the address guard still judges ADDR). Repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l timegate -d 'The Memento TimeGate asked for the archived copy of a target that turns broken, where the archived-copy policy covers its identifier (noid links policy)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l no-pages -d 'Send HEAD (or GET where HEAD is refused) only, never reading pages: soft404, parked pages and drift are then not told'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l status -d 'Only the targets with this status (ok redirected failing broken blocked soft404 parked drifted)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l under -d 'Only the identifiers that start with PREFIX' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l format -d 'csv (a header line first) or json (an array of objects)' -r -f -a "csv\t''
+json\t''"
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -l under -d 'Every Id under PREFIX whose target is broken (per the link checker) or marked' -r
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -l timegate -d 'The TimeGate, the target\'s URL appended to it' -r
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from archive" -s h -l help -d 'Print help'

@@ -177,17 +177,21 @@ fn names_crate(code: &str, word: &str) -> bool {
 #[test]
 fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     let graph = Graph::load();
-    // And noid-archive's HTTP client (reqwest, on tokio and hyper), which asks archives.
-    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api", "noid-archive"]);
-    // Through the workspace's own crates: noid-api, noid-archive and the binary that
-    // links them (noid-cli's serve.rs and `links`, behind its `server` feature).
+    // The API's server, the link checker's client beside it, and noid-archive's HTTP
+    // client (reqwest, on tokio and hyper), which asks archives.
+    assert_eq!(
+        graph.direct_users(ASYNC_HTTP),
+        ["noid-api", "noid-archive", "noid-links"]
+    );
+    // Through the workspace's own crates: those and the binary that links them
+    // (noid-cli's serve.rs and links/, behind its `server` and `links` features).
     assert_eq!(
         graph.linking("hyper", &[]),
-        ["noid-api", "noid-archive", "noid-cli"]
+        ["noid-api", "noid-archive", "noid-cli", "noid-links"]
     );
     assert_eq!(
         graph.linking("tokio", &["postgres", "tokio-postgres"]),
-        ["noid-api", "noid-archive", "noid-cli"]
+        ["noid-api", "noid-archive", "noid-cli", "noid-links"]
     );
     // The synchronous `postgres` client runs tokio inside; it is reached only through
     // the `postgres` features, which `cargo metadata` resolves as on for the whole
@@ -201,6 +205,7 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
             "noid-binder",
             "noid-cli",
             "noid-embed",
+            "noid-links",
             "noid-store",
             "noidr"
         ]

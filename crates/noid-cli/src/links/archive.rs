@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::Subcommand;
 use noid_archive::{copies, save, Config};
 use noid_core::links;
 use noid_store::Store;
@@ -19,16 +19,9 @@ use crate::invocation::Invocation;
 /// Most link records one command reads.
 const MAX_RECORDS: usize = 10_000_000;
 
-/// noid links: archived copies of identifiers' targets, to fall back on.
-#[derive(Parser, Debug)]
-#[command(name = "noid links")]
-struct Links {
-    #[command(subcommand)]
-    what: What,
-}
-
+/// The archived-copy commands of `noid links`.
 #[derive(Subcommand, Debug)]
-enum What {
+pub(super) enum What {
     /// Find the most recent archived copy of each Id's target through a Memento
     /// TimeGate now and keep it (:/links/a/ID), where the resolver's archived-copy
     /// rule finds it. With --under, every Id under PREFIX whose target is broken or
@@ -81,25 +74,8 @@ enum What {
     },
 }
 
-/// The command's definition, named as a subcommand of noid's, for noid(1) and the
-/// shell completions.
-#[cfg(test)]
-pub fn command() -> clap::Command {
-    <Links as clap::CommandFactory>::command().name("links")
-}
-
-/// Run `links ARGS` on the session's minter.
-pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    let parsed = match Links::try_parse_from(
-        std::iter::once("noid links".to_string()).chain(args.iter().cloned()),
-    ) {
-        Ok(p) => p,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
-    };
+/// Run one archived-copy command on the session's minter.
+pub(super) fn run(session: &Invocation, what: What) -> u8 {
     let store = match crate::store::open_writer(session) {
         Ok(s) => s,
         Err(e) => {
@@ -107,7 +83,7 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let result = match parsed.what {
+    let result = match what {
         What::Archive {
             ids,
             under,
@@ -129,7 +105,7 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
 }
 
 /// The archive's client: its User-Agent names noid; 30 seconds a request.
-fn config(timegate: &str, save: &str) -> Result<Config, noid_archive::ArchiveError> {
+pub(super) fn config(timegate: &str, save: &str) -> Result<Config, noid_archive::ArchiveError> {
     let agent = concat!("noid/", env!("CARGO_PKG_VERSION"), " (archived copies)");
     Config::with(timegate, save, agent, Duration::from_secs(30))
 }
