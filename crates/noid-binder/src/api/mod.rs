@@ -8,6 +8,7 @@
 
 pub mod cgi;
 mod config;
+pub mod link_report;
 mod links;
 mod origin;
 mod passwords;
