@@ -180,25 +180,11 @@ impl Service {
             Ok(ask) => ask,
             Err(refused) => return refused,
         };
-        let read = tokio::task::spawn_blocking(move || {
-            let answer = |store: &dyn noid_core::Lookup| ask.answer(store);
-            match self.site().reading(&dir, answer) {
-                Ok(Some(reply)) => Ok(reply),
-                Ok(None) => noid_binder::snapshot(&dir, |store| ask.answer(store)),
-                Err(e) => Err(e),
-            }
-            .map_err(|e| noid_binder::name_store_in(&e, &dir))
-        })
-        .await;
-        match read {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(e)) => plain(
+        match self.view(&dir, move |store| ask.answer(store)).await {
+            Ok(reply) => reply,
+            Err(e) => plain(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &format!("error: the binder cannot be read now: {e}\n"),
-            ),
-            Err(e) => plain(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &format!("error: the read failed: {e}\n"),
             ),
         }
     }

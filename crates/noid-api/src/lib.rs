@@ -36,6 +36,7 @@ mod connections;
 mod console;
 mod failures;
 mod handler;
+pub mod links;
 mod metrics;
 mod reply;
 mod service;

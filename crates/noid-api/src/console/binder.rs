@@ -95,9 +95,7 @@ impl Binder {
         }
     }
 
-    /// `f` on the binder's read-only view (noid-binder's `Site::reading`), on a blocking
-    /// thread; a snapshot while a writer holds the binder busy (the link checker's
-    /// records read this way: a check being written then shows at the next request).
+    /// `f` on the binder's read-only view ([`Service::view`]).
     pub async fn view<T: Send + 'static>(
         &self,
         f: impl Fn(&dyn noid_core::Lookup) -> T + Send + 'static,
@@ -105,14 +103,7 @@ impl Binder {
         let Some(dir) = self.pop.populator.binder.clone() else {
             return Err("this populator has no binder".into());
         };
-        let (service, at) = (self.service.clone(), dir.clone());
-        tokio::task::spawn_blocking(move || match service.site().reading(&at, &f)? {
-            Some(read) => Ok(read),
-            None => noid_binder::snapshot(&at, &f),
-        })
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| name_store_in(&e, &dir))
+        self.service.view(&dir, f).await
     }
 
     /// Read-only `commands` on the binder, through its read-only view.
