@@ -32,7 +32,7 @@ pub struct LinksConfig {
     #[serde(default = "default_span", deserialize_with = "duration")]
     pub span: Duration,
     /// The URL the checker's User-Agent names, where a site owner learns who checks
-    /// and how to ask for less.
+    /// and how to ask for less (required).
     pub contact: Option<String>,
     /// Networks (CIDR) the checker may connect to although they are loopback, private
     /// or otherwise special-purpose (an intranet's targets).
@@ -119,8 +119,15 @@ impl LinksConfig {
         if self.failures == 0 {
             return Err("links: failures must be at least 1".into());
         }
-        if let Some(c) = &self.contact {
-            web_url("links: contact", c)?;
+        match &self.contact {
+            Some(c) => web_url("links: contact", c)?,
+            None => {
+                return Err(
+                    "links: give contact, the URL the checker's User-Agent names \
+                     (where a site's operator learns who checks and how to ask for less)"
+                        .into(),
+                )
+            }
         }
         for n in &self.allow_net {
             cidr(n)?;
@@ -238,7 +245,7 @@ mod tests {
 
     #[test]
     fn links_defaults_and_clear_errors() {
-        let (c, _) = parse("[links]\n").unwrap();
+        let (c, _) = parse("[links]\ncontact = \"https://n.org/c\"\n").unwrap();
         let l = c.links.unwrap();
         assert_eq!(
             (
@@ -252,7 +259,7 @@ mod tests {
         );
         assert!(parse("").unwrap().0.links.is_none());
         let (c, _) = parse(
-            "[links]\ninterval = \"90s\"\nspan = \"0s\"\nfailures = 1\nallow_net = [\"127.0.0.0/8\"]\n",
+            "[links]\ncontact = \"https://n.org/c\"\ninterval = \"90s\"\nspan = \"0s\"\nfailures = 1\nallow_net = [\"127.0.0.0/8\"]\n",
         )
         .unwrap();
         let l = c.links.unwrap();
@@ -260,37 +267,43 @@ mod tests {
         assert_eq!(l.allowed_nets(), vec!["127.0.0.0/8".parse().unwrap()]);
         for (text, error) in [
             (
-                "[links]\ninterval = \"0s\"\n",
+                "[links]\ncontact = \"https://n.org/c\"\ninterval = \"0s\"\n",
                 "links: interval must be at least 1s (such as \"30d\")",
             ),
             (
-                "[links]\nper_host = 4\nconcurrency = 2\n",
+                "[links]\ncontact = \"https://n.org/c\"\nper_host = 4\nconcurrency = 2\n",
                 "links: per_host (4) is more than concurrency (2): lower per_host",
             ),
             (
-                "[links]\nallow_net = [\"10.0.0.0/33\"]\n",
+                "[links]\ncontact = \"https://n.org/c\"\nallow_net = [\"10.0.0.0/33\"]\n",
                 "links: allow_net \"10.0.0.0/33\" is not a network (such as \"10.1.0.0/16\")",
+            ),
+            (
+                "[links]\n",
+                "links: give contact, the URL the checker's User-Agent names (where a site's \
+                 operator learns who checks and how to ask for less)",
             ),
             (
                 "[links]\ncontact = \"mailto:x@y\"\n",
                 "links: contact \"mailto:x@y\" is not an http:// or https:// URL",
             ),
             (
-                "[links]\n[links.digest]\nto = \"a@b.org\"\n",
+                "[links]\ncontact = \"https://n.org/c\"\n[links.digest]\nto = \"a@b.org\"\n",
                 "links.digest: digests link to the console: give links.console_url",
             ),
             (
-                "[links]\nconsole_url = \"https://n.org/console/\"\n[links.digest]\nto = \"a@b.org\"\n",
+                "[links]\ncontact = \"https://n.org/c\"\nconsole_url = \"https://n.org/console/\"\n[links.digest]\nto = \"a@b.org\"\n",
                 "links.digest: a digest address is given: give from, and smtp or sendmail",
             ),
             (
-                "[links]\nconsole_url = \"https://n.org/console/\"\n[links.digest]\nsmtp = \"relay\"\n",
+                "[links]\ncontact = \"https://n.org/c\"\nconsole_url = \"https://n.org/console/\"\n[links.digest]\nsmtp = \"relay\"\n",
                 "links.digest: smtp \"relay\" is not HOST:PORT (such as \"localhost:25\")",
             ),
         ] {
             assert_eq!(parse(text).unwrap_err(), error, "{text}");
         }
-        let bad = parse("[links]\ninterval = \"soon\"\n").unwrap_err();
+        let bad =
+            parse("[links]\ncontact = \"https://n.org/c\"\ninterval = \"soon\"\n").unwrap_err();
         assert!(
             bad.contains("\"soon\" is not a duration") && bad.contains("\"30d\""),
             "{bad}"
