@@ -20,7 +20,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in label order.
-    pub const ALL: [Kind; 4] = [Kind::Egg, Kind::Bulk, Kind::Mint, Kind::Links];
+    pub const ALL: [Kind; 4] = [Kind::Egg, Kind::Bulk, Kind::Links, Kind::Mint];
 
     /// The label value.
     pub fn name(self) -> &'static str {

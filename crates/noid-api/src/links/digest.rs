@@ -308,7 +308,8 @@ impl Digests {
             .map_err(|e| e.to_string())?
             .and_then(|v| String::from_utf8(v).ok()?.trim().parse::<u64>().ok())
             .unwrap_or(0);
-        let now = now();
+        // Whole seconds only: a change later in this second is the next digest's.
+        let now = now() - 1;
         let every = self.every.as_secs().max(1);
         if mark + every > now {
             return Ok(Duration::from_secs(mark + every - now));
