@@ -177,13 +177,17 @@ fn names_crate(code: &str, word: &str) -> bool {
 #[test]
 fn only_the_http_adapter_depends_on_tokio_or_hyper() {
     let graph = Graph::load();
-    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api"]);
-    // Through the workspace's own crates: noid-api and the binary that links it
-    // (noid-cli's serve.rs, behind its `server` feature).
-    assert_eq!(graph.linking("hyper", &[]), ["noid-api", "noid-cli"]);
+    // The API's server, and the link checker's client beside it.
+    assert_eq!(graph.direct_users(ASYNC_HTTP), ["noid-api", "noid-links"]);
+    // Through the workspace's own crates: those two and the binary that links them
+    // (noid-cli's serve.rs and links.rs, behind its `server` and `links` features).
+    assert_eq!(
+        graph.linking("hyper", &[]),
+        ["noid-api", "noid-cli", "noid-links"]
+    );
     assert_eq!(
         graph.linking("tokio", &["postgres", "tokio-postgres"]),
-        ["noid-api", "noid-cli"]
+        ["noid-api", "noid-cli", "noid-links"]
     );
     // The synchronous `postgres` client runs tokio inside; it is reached only through
     // the `postgres` features, which `cargo metadata` resolves as on for the whole
@@ -196,6 +200,7 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
             "noid-binder",
             "noid-cli",
             "noid-embed",
+            "noid-links",
             "noid-store",
             "noidr"
         ]

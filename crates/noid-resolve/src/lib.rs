@@ -68,7 +68,8 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{
-    split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES, SUCCESSOR,
+    split_code, split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES,
+    SUCCESSOR,
 };
 pub use rules::{Rules, RulesError, DEFAULT_RULES};
 

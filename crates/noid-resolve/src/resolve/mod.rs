@@ -41,6 +41,7 @@ mod tombstone;
 
 pub use answer::{Answer, ProviderTarget};
 pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
+pub use target::split_code;
 pub use tombstone::SUCCESSOR;
 
 use crate::registry::Registry;

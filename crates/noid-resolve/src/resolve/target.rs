@@ -6,8 +6,9 @@ use super::passthrough;
 use noid_core::ident::Parsed;
 
 /// `^([34][01][0123478]) +(.*)`: a leading redirect code. EggNog's class is
-/// `[012347]`; 308 (Permanent Redirect) is accepted too, on purpose.
-pub(super) fn split_code(text: &str) -> (Option<u16>, &str) {
+/// `[012347]`; 308 (Permanent Redirect) is accepted too, on purpose. The link checker
+/// reads stored targets with it too.
+pub fn split_code(text: &str) -> (Option<u16>, &str) {
     let b = text.as_bytes();
     if b.len() >= 4
         && matches!(b[0], b'3' | b'4')
