@@ -270,6 +270,7 @@ pub fn run(addr: &str, config: &Path, temper: fn(i64) -> String) -> io::Result<(
             log::info!("noid serve: metrics on {}", metrics.local_addr()?);
             tokio::spawn(serve_metrics(metrics, service.clone()));
         }
+        links::start(&service).map_err(io::Error::other)?;
         serve(listener, service, terminate_signal()).await
     })
 }

@@ -3,9 +3,9 @@
 //! it is known, so that a million targets stream through without being held.
 
 use futures_util::stream::{self, StreamExt};
-use noid_core::Writes;
 use noid_core::links::{history_key, state_key, Change, LinkState};
 use noid_core::lookup::{Lookup, LookupError};
+use noid_core::Writes;
 
 use crate::classify::classify;
 use crate::config::{CheckerConfig, ConfigError, Policy};

@@ -139,7 +139,10 @@ fn verdict(seen: &Observation, baseline: Option<&Fingerprint>, policy: &Policy) 
     if page.is_some_and(|p| p.parking) || (elsewhere && is_landing(&answer.url)) {
         return Verdict::Good {
             status: Status::Parked,
-            detail: format!("{} → {} (a parked or unrelated landing page)", answer.http, answer.url),
+            detail: format!(
+                "{} → {} (a parked or unrelated landing page)",
+                answer.http, answer.url
+            ),
         };
     }
     if let Some(page) = page {
@@ -213,8 +216,12 @@ pub fn classify(
 ) -> (LinkState, Option<Change>) {
     let baseline = before.and_then(|b| b.fingerprint.as_ref());
     let answer = seen.answer.as_ref().ok();
-    let http = answer.map(|a| a.http).or_else(|| seen.hops.last().map(|h| h.http));
-    let page_fp = answer.and_then(|a| a.page.as_ref()).map(|p| p.fingerprint.clone());
+    let http = answer
+        .map(|a| a.http)
+        .or_else(|| seen.hops.last().map(|h| h.http));
+    let page_fp = answer
+        .and_then(|a| a.page.as_ref())
+        .map(|p| p.fingerprint.clone());
     let (status, detail, failures, failing_since) = match verdict(seen, baseline, policy) {
         Verdict::Failed(detail) => {
             let (failures, first) = match before {
@@ -223,7 +230,11 @@ pub fn classify(
             };
             let lasted = now.saturating_sub(first);
             let broken = failures >= policy.failures && lasted >= policy.span.as_secs();
-            let status = if broken { Status::Broken } else { Status::Failing };
+            let status = if broken {
+                Status::Broken
+            } else {
+                Status::Failing
+            };
             (status, detail, failures, Some(first))
         }
         Verdict::Blocked(detail) => (Status::Blocked, detail, 0, None),
@@ -247,9 +258,7 @@ pub fn classify(
         Some(b) if b.status == status => b.since,
         _ => now,
     };
-    let location = answer
-        .filter(|a| a.url != seen.url)
-        .map(|a| a.url.clone());
+    let location = answer.filter(|a| a.url != seen.url).map(|a| a.url.clone());
     let state = LinkState {
         status,
         http,

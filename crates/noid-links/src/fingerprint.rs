@@ -51,7 +51,13 @@ const CHALLENGE: &[&str] = &[
 ];
 
 /// Titles of not-found pages, lower case.
-const NOT_FOUND: &[&str] = &["not found", "404", "page not found", "no such page", "does not exist"];
+const NOT_FOUND: &[&str] = &[
+    "not found",
+    "404",
+    "page not found",
+    "no such page",
+    "does not exist",
+];
 
 impl Page {
     /// What `html` (the start of a page, as read) shows.

@@ -24,9 +24,9 @@ pub mod fingerprint;
 pub mod guard;
 pub mod probe;
 pub mod targets;
-pub mod tls;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tls;
 
 pub use checker::{recorded, writes, BlockingChecker, Checker, Outcome};
 pub use classify::{classify, Observation};

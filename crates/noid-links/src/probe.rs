@@ -211,7 +211,9 @@ impl Prober {
                 None => {
                     return (
                         hops,
-                        Err(Failure::Other(format!("redirect to {location:?}, not an http(s) URL"))),
+                        Err(Failure::Other(format!(
+                            "redirect to {location:?}, not an http(s) URL"
+                        ))),
                     )
                 }
             }
@@ -316,7 +318,11 @@ impl Prober {
             .await
             .map_err(|e| failure(&e, uri))?;
         let headers = response.headers();
-        let text = |name| headers.get(name).and_then(|v: &http::HeaderValue| v.to_str().ok());
+        let text = |name| {
+            headers
+                .get(name)
+                .and_then(|v: &http::HeaderValue| v.to_str().ok())
+        };
         let html = text(CONTENT_TYPE).is_none_or(|t| t.to_ascii_lowercase().contains("html"));
         let location = text(LOCATION).map(str::to_string);
         let retry_after = text(RETRY_AFTER).and_then(retry_after_seconds);
@@ -368,7 +374,11 @@ fn join(base: &Uri, location: &str) -> Option<Uri> {
 /// The port `uri` connects to.
 fn port(uri: &Uri) -> u16 {
     uri.port_u16()
-        .unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 })
+        .unwrap_or(if uri.scheme_str() == Some("https") {
+            443
+        } else {
+            80
+        })
 }
 
 /// What a client error says, as a [`Failure`].
@@ -384,11 +394,7 @@ fn failure(e: &hyper_util::client::legacy::Error, uri: &Uri) -> Failure {
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return Failure::Refused(format!(
-                    "{}:{}",
-                    uri.host().unwrap_or(""),
-                    port(uri)
-                ));
+                return Failure::Refused(format!("{}:{}", uri.host().unwrap_or(""), port(uri)));
             }
             if let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
                 return Failure::Tls(tls.to_string());
@@ -428,7 +434,10 @@ mod tests {
     #[test]
     fn retry_after_is_read_in_both_forms() {
         assert_eq!(retry_after_seconds("120"), Some(120));
-        assert_eq!(retry_after_seconds("Sun, 06 Nov 1994 08:49:37 GMT"), Some(0));
+        assert_eq!(
+            retry_after_seconds("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(0)
+        );
         assert_eq!(retry_after_seconds("soon"), None);
     }
 

@@ -61,7 +61,8 @@ pub fn of_binding(key: &[u8], value: &[u8]) -> Vec<Target> {
 /// A store's ordered scan: `scan(start, g)` calls `g` on each (key, value) from the
 /// first key `>= start` on, in key order, until `g` returns false (noid-store's
 /// `Scan::scan_from`, passed as `|start, g| store.scan_from(start, g)`).
-pub type ScanFrom<'s, E> = dyn FnMut(&[u8], &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), E> + 's;
+pub type ScanFrom<'s, E> =
+    dyn FnMut(&[u8], &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<(), E> + 's;
 
 /// Call `f` on every target of every identifier whose key starts with `under` (all
 /// when `None`), in key order, until it returns false; nothing is held beyond one
@@ -113,17 +114,26 @@ mod tests {
                 .map(|t| format!("{} {}", t.id, t.url))
                 .collect()
         };
-        assert_eq!(t("ark:/1/x\t_t", "https://a.org/x"), ["ark:/1/x https://a.org/x"]);
+        assert_eq!(
+            t("ark:/1/x\t_t", "https://a.org/x"),
+            ["ark:/1/x https://a.org/x"]
+        );
         assert_eq!(
             t("ark:/1/x\t_t", "https://a.org/1\r\n\nhttp://b.org/2\n"),
             ["ark:/1/x https://a.org/1", "ark:/1/x http://b.org/2"]
         );
-        assert_eq!(t("ark:/1/x\t_t", "301 https://a.org/moved"), ["ark:/1/x https://a.org/moved"]);
+        assert_eq!(
+            t("ark:/1/x\t_t", "301 https://a.org/moved"),
+            ["ark:/1/x https://a.org/moved"]
+        );
         assert_eq!(
             t("ark:/1/x\t_,eTm,application/json", "https://a.org/x.json"),
             ["ark:/1/x https://a.org/x.json"]
         );
-        assert_eq!(t("ark:/1/x\t_,eTi,??", "HTTPS://a.org/info"), ["ark:/1/x HTTPS://a.org/info"]);
+        assert_eq!(
+            t("ark:/1/x\t_,eTi,??", "HTTPS://a.org/info"),
+            ["ark:/1/x HTTPS://a.org/info"]
+        );
         assert!(t("ark:/1/x\twho", "https://a.org/").is_empty());
         assert!(t("ark:/1/x\t_t", "mailto:a@b.org").is_empty());
         assert!(t("ark:/1/x\t_t", "https://a.org/${id}").is_empty());

@@ -37,7 +37,10 @@ pub fn client_config(ca_file: Option<&Path>) -> Result<(ClientConfig, Expiries),
         }
         for cert in certs {
             roots.add(cert).map_err(|e| {
-                ConfigError(format!("{}: a certificate rustls refuses: {e}", path.display()))
+                ConfigError(format!(
+                    "{}: a certificate rustls refuses: {e}",
+                    path.display()
+                ))
             })?;
         }
     }
@@ -131,7 +134,9 @@ fn element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
         if n == 0 || n > 4 || rest.len() < n {
             return None;
         }
-        let len = rest[..n].iter().fold(0usize, |a, &b| a << 8 | usize::from(b));
+        let len = rest[..n]
+            .iter()
+            .fold(0usize, |a, &b| a << 8 | usize::from(b));
         (len, &rest[n..])
     };
     (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))

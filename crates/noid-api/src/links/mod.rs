@@ -4,48 +4,47 @@
 //! directory's writer thread (noid-binder's `Work::Links`); the gauges on `/metrics`
 //! ([`gauges`]); the owners' digests ([`digest`]).
 //!
-//! The checking itself (requests, the address guard, classification) is the
-//! [`Checker`]'s: the schedule only decides when and records what it is given.
+//! The checking itself (requests, the address guard, classification) is noid-links's
+//! [`Checker`]: the schedule only decides when, and records the writes
+//! (`noid_links::writes`) of each outcome.
 
 pub mod digest;
 pub mod gauges;
 pub mod schedule;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use noid_core::links::LinkState;
-use noid_core::{Lookup, LookupError};
+use noid_binder::api::LinksConfig;
+use noid_links::{Checker, CheckerConfig, Policy};
 
 use crate::service::Service;
 
-/// Store writes (`Some`: put, `None`: delete), as noid-binder's `Work::Links` takes them.
-pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
-
-/// What the schedule asks of the link checker.
-pub trait Checker: Send + Sync + 'static {
-    /// The targets of `id` as stored (`_t`, content-negotiated targets, alternate
-    /// providers), in the order they are checked.
-    fn targets(&self, store: &dyn Lookup, id: &str) -> Result<Vec<String>, LookupError>;
-
-    /// Check `target` of `id` whose last recorded state is `previous`: the writes that
-    /// record the outcome (its new state, and a change of status in its history).
-    fn check(
-        &self,
-        id: String,
-        target: String,
-        previous: Option<LinkState>,
-    ) -> Pin<Box<dyn Future<Output = Writes> + Send>>;
+/// The checker and policy `[links]` asks for (a CA file that cannot be read is an error).
+pub fn checker(links: &LinksConfig) -> Result<(Checker, Policy), String> {
+    let mut config = CheckerConfig::new(links.contact.as_deref().unwrap_or_default());
+    config.concurrency = links.concurrency;
+    config.per_host = links.per_host;
+    config.allow_net = links.allowed_nets();
+    let policy = Policy {
+        failures: links.failures,
+        span: links.span,
+        ..Policy::default()
+    };
+    Ok((
+        Checker::new(config).map_err(|e| format!("links: {e}"))?,
+        policy,
+    ))
 }
 
 /// Start the schedules of every binder directory, each with its populators' digests,
 /// when `[links]` is configured (on this runtime; they end with it). An error (a
 /// digest address that is not one) stops the server at startup.
-pub fn start(service: &Arc<Service>, checker: Arc<dyn Checker>) -> Result<(), String> {
+pub fn start(service: &Arc<Service>) -> Result<(), String> {
     let Some(links) = service.site().config().links.clone() else {
         return Ok(());
     };
+    let (checker, policy) = checker(&links)?;
+    let checker = Arc::new(checker);
     let destinations = match &links.digest {
         Some(d) => digest::destinations(service, d)?,
         None => Default::default(),
@@ -66,6 +65,7 @@ pub fn start(service: &Arc<Service>, checker: Arc<dyn Checker>) -> Result<(), St
             label,
             links.clone(),
             checker.clone(),
+            policy,
             digests,
         );
         tokio::spawn(schedule.run());

@@ -27,9 +27,10 @@ use noid_egg::{Command, Reply};
 use tokio::time::Instant;
 
 use super::digest::Digests;
-use super::{Checker, Writes};
 use crate::awaited::submit;
 use crate::service::Service;
+use noid_core::Writes;
+use noid_links::{Checker, Policy, Target};
 
 /// How often a process without the lease tries to take it.
 pub const LEASE_RETRY: Duration = Duration::from_secs(30);
@@ -43,7 +44,8 @@ pub struct Schedule {
     /// The binder's name in the gauges (its first populator's).
     label: String,
     links: LinksConfig,
-    checker: Arc<dyn Checker>,
+    checker: Arc<Checker>,
+    policy: Policy,
     /// Its populators' digests, sent while the lease is held.
     digests: Option<Arc<Digests>>,
 }
@@ -58,7 +60,8 @@ impl Schedule {
         dir: PathBuf,
         label: String,
         links: LinksConfig,
-        checker: Arc<dyn Checker>,
+        checker: Arc<Checker>,
+        policy: Policy,
         digests: Option<Arc<Digests>>,
     ) -> Schedule {
         Schedule {
@@ -67,6 +70,7 @@ impl Schedule {
             label,
             links,
             checker,
+            policy,
             digests,
         }
     }
@@ -170,11 +174,21 @@ impl Schedule {
         id: String,
         targets: Targets,
     ) -> impl std::future::Future<Output = (String, Vec<(String, Option<LinkState>, Writes)>)> {
-        let checker = self.checker.clone();
+        let (checker, policy) = (self.checker.clone(), self.policy);
         async move {
-            let checks = targets.into_iter().map(|(target, previous)| {
-                let c = checker.check(id.clone(), target.clone(), previous.clone());
-                async move { (target, previous, c.await) }
+            let now = now();
+            let checks = targets.into_iter().map(|(url, previous)| {
+                let (checker, id) = (checker.clone(), id.clone());
+                async move {
+                    let target = Target {
+                        id,
+                        url: url.clone(),
+                    };
+                    let outcome = checker
+                        .check_one(target, previous.clone(), &policy, now)
+                        .await;
+                    (url, previous, noid_links::writes(&outcome))
+                }
             });
             let done = futures_util::future::join_all(checks).await;
             (id, done)
@@ -239,18 +253,16 @@ impl Schedule {
     /// Up to [`PAGE`] identifiers after `after`, in key order, with their targets and
     /// their targets' recorded states.
     async fn page(&self, after: Option<String>) -> Result<Vec<(String, Targets)>, String> {
-        let (checker, admission, who) = (
-            self.checker.clone(),
-            self.service.site().admitted(&self.dir),
-            self.who(),
-        );
+        let (admission, who) = (self.service.site().admitted(&self.dir), self.who());
         self.service
             .view(&self.dir, move |store| {
                 let ids = list(store, &admission, &who, after.clone())?;
                 let mut out = Vec::with_capacity(ids.len());
                 for id in ids {
                     let mut targets = Vec::new();
-                    for t in checker.targets(store, &id).map_err(|e| e.to_string())? {
+                    let of_id = noid_links::targets::targets_of_id(store, &id);
+                    for t in of_id.map_err(|e| e.to_string())? {
+                        let t = t.url;
                         let state = store
                             .get(&links::state_key(&id, &t))
                             .map_err(|e| e.to_string())?
@@ -315,4 +327,11 @@ fn list(
         Some(Reply::Error(e)) => Err(e.to_string()),
         _ => Err("the store gave no listing".into()),
     }
+}
+
+/// Seconds since the epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
