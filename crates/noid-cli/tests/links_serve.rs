@@ -204,6 +204,8 @@ fn smtp_session(stream: TcpStream, kept: &Mutex<Vec<(String, Vec<String>, String
                 }
                 data.push_str(&l);
             }
+            // The CRLF before the ending "." belongs to the ending (RFC 5321, 4.1.1.4).
+            let data = data.strip_suffix("\r\n").unwrap_or(&data).to_string();
             kept.lock()
                 .unwrap()
                 .push((from.clone(), std::mem::take(&mut to), data));
@@ -218,6 +220,27 @@ fn smtp_session(stream: TcpStream, kept: &Mutex<Vec<(String, Vec<String>, String
             return;
         }
     }
+}
+
+/// A quoted-printable body decoded as a mail reader decodes it (RFC 2045, 6.7): soft
+/// line breaks (`=` at a line's end) joined, `=XX` the octet XX.
+fn quoted_printable(text: &str) -> String {
+    let joined = text.replace("=\r\n", "");
+    let (bytes, mut out, mut i) = (joined.as_bytes(), Vec::new(), 0);
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'=', Some(hex)) => {
+                let hex = std::str::from_utf8(hex).unwrap();
+                out.push(u8::from_str_radix(hex, 16).unwrap());
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
 }
 
 /// `[links]` checking on loopback, `interval`, K = 1 and D = 0 (broken at once), and
@@ -371,16 +394,32 @@ fn scheduled_checks_show_in_the_api_console_metrics_and_digests() {
         "{head}"
     );
     assert!(!head.contains("multipart"), "no attachment: {head}");
+    let body = if head.contains("Content-Transfer-Encoding: quoted-printable\r\n") {
+        quoted_printable(body)
+    } else {
+        body.to_string()
+    };
     let body: Vec<&str> = body.lines().collect();
-    assert!(
-        body[0].starts_with("Targets of populator sam that changed from 1970-01-01T00:00:00Z to ")
-    );
+    // The period: from the last digest (the first, with nothing new, only set the mark)
+    // to a second ago, as UTC times.
+    let period = body[0]
+        .strip_prefix("Targets of populator sam that changed from ")
+        .and_then(|p| p.strip_suffix(':'))
+        .unwrap_or_else(|| panic!("{data}"));
+    let (from, until) = period.split_once(" to ").unwrap();
+    for t in [from, until] {
+        assert!(
+            t.len() == 20 && t.starts_with("20") && t.ends_with('Z'),
+            "{t} in {data}"
+        );
+    }
+    assert!(from < until, "{data}");
     assert_eq!(
         &body[1..],
         [
             "",
             "broken (1): https://noid.example.org/console/p/sam/links?status=broken",
-            &format!("  ark:/99999/fk4b {gone} 404 {detail}"),
+            &format!("  ark:/99999/fk4b {gone}: {detail}"),
         ]
     );
     let posted = eventually("a digest posted", Duration::from_secs(30), || {

@@ -109,11 +109,12 @@ impl Made {
                 self.page(*status)
             ));
             for n in news {
-                let http = n.change.http.map(|h| format!(" {h}")).unwrap_or_default();
-                s.push_str(&format!(
-                    "  {} {}{http} {}\n",
-                    n.id, n.target, n.change.detail
-                ));
+                let seen = match (&n.change.detail, n.change.http) {
+                    (d, _) if !d.is_empty() => d.clone(),
+                    (_, Some(h)) => format!("HTTP {h}"),
+                    (_, None) => String::new(),
+                };
+                s.push_str(&format!("  {} {}: {seen}\n", n.id, n.target));
             }
         }
         s
