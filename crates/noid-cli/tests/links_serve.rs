@@ -32,6 +32,8 @@ fn eventually<T>(what: &str, within: Duration, mut f: impl FnMut() -> Option<T>)
 /// One request a loopback server received.
 #[derive(Debug, Clone)]
 struct Seen {
+    /// When it arrived.
+    at: Instant,
     method: String,
     path: String,
     user_agent: String,
@@ -117,6 +119,7 @@ fn serve_one(
         reader.read_exact(&mut body).unwrap();
         let (status, text) = answer(&method, &path);
         kept.lock().unwrap().push(Seen {
+            at: Instant::now(),
             method: method.clone(),
             path,
             user_agent,
@@ -466,4 +469,59 @@ fn a_restarted_server_resumes_after_the_last_identifier_recorded() {
         .collect();
     assert_eq!(after.first().map(String::as_str), Some("/r3"), "{after:?}");
     assert!(!after.iter().any(|p| p == "/r1" || p == "/r2"), "{after:?}");
+    // Spread evenly: r4's check starts one place (12 s / 4 = 3 s) after the round's
+    // start, where r3's started at once.
+    let first = |path: &str| {
+        pages
+            .seen()
+            .into_iter()
+            .find(|s| s.path == path)
+            .unwrap()
+            .at
+    };
+    let gap = first("/r4") - first("/r3");
+    assert!(gap >= Duration::from_secs(2), "{gap:?}");
+}
+
+#[test]
+fn without_allow_net_no_request_reaches_a_loopback_target() {
+    let pages = Server::start(targets);
+    let guarded = config("4s", None).replace("allow_net = [\"127.0.0.0/8\"]\n", "");
+    let mut api = Api::start_with(&guarded);
+    let set = format!("ark:/99999/fk4g.set _t {}", pages.url("/report"));
+    assert_eq!(api.get_as(SAM, "/a/sam/b", &set).0, 200);
+    api.restart();
+    // The check is recorded (the checker refused the address), and nothing arrived.
+    let row = eventually("the check recorded", Duration::from_secs(30), || {
+        let (_, csv) = api.get_as(SAM, "/a/sam/links", "format=csv");
+        rows(&csv).first().cloned()
+    });
+    assert!(
+        row.starts_with(&format!("ark:/99999/fk4g,{},", pages.url("/report"))),
+        "{row}"
+    );
+    assert!(!row.contains(",ok,"), "{row}");
+    assert!(pages.seen().is_empty(), "{:?}", pages.seen());
+}
+
+#[test]
+fn a_mistake_in_links_stops_the_server_at_startup_naming_the_field() {
+    let root = tempfile::tempdir().unwrap();
+    let config = root.path().join("api.toml");
+    std::fs::write(
+        &config,
+        format!("[links]\ncontact = \"{CONTACT}\"\nper_host = 4\nconcurrency = 2\n"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(crate::util::noid_exe())
+        .args(["serve", "--http", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("links: per_host (4) is more than concurrency (2): lower per_host"),
+        "{said}"
+    );
 }
