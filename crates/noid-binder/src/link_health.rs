@@ -12,8 +12,8 @@ use noid_core::links::{self, Change, LinkState, Status};
 use noid_core::{Lookup, LookupError};
 
 /// The columns of a report, in order (as `noid links report` writes them).
-pub const COLUMNS: [&str; 7] = [
-    "id", "target", "status", "http", "checked", "since", "detail",
+pub const COLUMNS: [&str; 9] = [
+    "id", "target", "status", "http", "checked", "since", "detail", "location", "failures",
 ];
 
 /// Which targets are shown: all by default.
@@ -204,42 +204,37 @@ pub fn of_identifier(store: &dyn Lookup, id: &str) -> Result<Vec<TargetHistory>,
     Ok(out)
 }
 
-/// Seconds since the epoch as `2026-11-29T01:30:00Z` (empty for none).
+/// Seconds since the epoch as RFC 3339 UTC, `2026-11-29T01:30:00Z`.
 pub fn time(secs: u64) -> String {
-    chrono::DateTime::from_timestamp(secs as i64, 0)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-        .unwrap_or_default()
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+    humantime::format_rfc3339_seconds(at).to_string()
 }
 
-/// The rows as CSV (RFC 4180: fields with a comma, quote or line break are quoted),
-/// with the header [`COLUMNS`].
+/// One row's fields, in [`COLUMNS`]' order (an absent value empty).
+pub fn fields(r: &Row) -> [String; 9] {
+    let s = &r.state;
+    [
+        r.id.clone(),
+        r.target.clone(),
+        s.status.as_str().to_string(),
+        s.http.map(|h| h.to_string()).unwrap_or_default(),
+        time(s.checked),
+        time(s.since),
+        s.detail.clone(),
+        s.location.clone().unwrap_or_default(),
+        s.failures.to_string(),
+    ]
+}
+
+/// The rows as CSV, the header [`COLUMNS`] first (the `csv` crate's quoting).
 pub fn csv(rows: &[Row]) -> String {
-    let mut out = COLUMNS.join(",");
-    out.push_str("\r\n");
-    for r in rows {
-        let s = &r.state;
-        let fields = [
-            r.id.clone(),
-            r.target.clone(),
-            s.status.as_str().to_string(),
-            s.http.map(|h| h.to_string()).unwrap_or_default(),
-            time(s.checked),
-            time(s.since),
-            s.detail.clone(),
-        ];
-        let cells: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&cells.join(","));
-        out.push_str("\r\n");
-    }
-    out
-}
-
-fn csv_field(f: &str) -> String {
-    if f.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_string()
-    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let written = std::iter::once(COLUMNS.map(String::from))
+        .chain(rows.iter().map(fields))
+        .try_for_each(|record| w.write_record(&record));
+    written.expect("CSV into memory");
+    let bytes = w.into_inner().expect("CSV into memory");
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields")
 }
 
 /// The report as JSON: `{"counts": {STATUS: N, …}, "rows": [{COLUMN: …}, …], "more": N}`.
@@ -256,16 +251,20 @@ pub fn json(report: &Report) -> String {
     s
 }
 
-/// One row as a JSON object of the [`COLUMNS`] (`http` null when no answer).
+/// One row as a JSON object of the [`COLUMNS`], as `noid links report --format json`
+/// writes it (`http` and `failures` numbers, `http` and `location` null when absent).
 pub fn row_json(r: &Row) -> serde_json::Value {
+    let [id, target, status, _, checked, since, detail, _, _] = fields(r);
     serde_json::json!({
-        "id": r.id,
-        "target": r.target,
-        "status": r.state.status.as_str(),
+        "id": id,
+        "target": target,
+        "status": status,
         "http": r.state.http,
-        "checked": time(r.state.checked),
-        "since": time(r.state.since),
-        "detail": r.state.detail,
+        "checked": checked,
+        "since": since,
+        "detail": detail,
+        "location": r.state.location,
+        "failures": r.state.failures,
     })
 }
 
@@ -329,9 +328,9 @@ mod tests {
         assert_eq!((r.counts[&Status::Ok], r.counts[&Status::Broken]), (1, 1));
         assert_eq!(
             csv(&r.rows),
-            "id,target,status,http,checked,since,detail\r\n\
+            "id,target,status,http,checked,since,detail,location,failures\n\
              ark:/1/b,http://b.org:8080/y,broken,,2027-01-15T08:00:00Z,2027-01-15T07:43:20Z,\
-             \"connection refused, 3 times\"\r\n"
+             \"connection refused, 3 times\",,0\n"
         );
         let by_host = report(&m, &Filter::of("", "", "", "a.ORG").unwrap(), 1).unwrap();
         assert_eq!((by_host.rows.len(), by_host.more), (1, 1));
@@ -342,8 +341,8 @@ mod tests {
             json(&sams),
             "{\"counts\":{\"blocked\":0,\"broken\":1,\"drifted\":0,\"failing\":0,\"ok\":0,\
              \"parked\":0,\"redirected\":0,\"soft404\":0},\"more\":0,\"rows\":[{\"checked\":\
-             \"2027-01-15T08:00:00Z\",\"detail\":\"connection refused, 3 times\",\"http\":null,\
-             \"id\":\"ark:/1/b\",\"since\":\"2027-01-15T07:43:20Z\",\"status\":\"broken\",\
+             \"2027-01-15T08:00:00Z\",\"detail\":\"connection refused, 3 times\",\"failures\":0,\"http\":null,\
+             \"id\":\"ark:/1/b\",\"location\":null,\"since\":\"2027-01-15T07:43:20Z\",\"status\":\"broken\",\
              \"target\":\"http://b.org:8080/y\"}]}\n"
         );
         assert_eq!(
