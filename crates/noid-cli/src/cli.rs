@@ -59,6 +59,7 @@ pub fn run() -> u8 {
         Some(Mode::Serve) => crate::serve::serve(&args.command[1..]),
         Some(Mode::Replay) => crate::replay::replay(&session, &args.command[1..]),
         Some(Mode::PruneLog) => crate::prune::run(&session, &args.command[1..]),
+        Some(Mode::Links) => crate::links::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

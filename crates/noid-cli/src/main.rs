@@ -10,6 +10,11 @@ mod commands;
 mod complaint;
 mod env;
 mod invocation;
+#[cfg(feature = "links")]
+mod links;
+#[cfg(not(feature = "links"))]
+#[path = "no_links.rs"]
+mod links;
 mod mode;
 mod output;
 mod progress;

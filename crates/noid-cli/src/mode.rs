@@ -1,5 +1,6 @@
 //! The modes of the `noid` process: a first word of the command line that starts
-//! something other than commands (`noid serve`, `noid replay`, `noid prune-log`). Their
+//! something other than commands (`noid serve`, `noid replay`, `noid prune-log`,
+//! `noid links`). Their
 //! words are in noid-core's verb table, served by no line (so that a bulk line naming
 //! one is "no such command" and noidr refuses it as a write); which mode each starts,
 //! and that only the command line starts them, is decided here.
@@ -15,6 +16,8 @@ pub enum Mode {
     Replay,
     /// `prune-log --keep N | --before SEQ`: a PostgreSQL minter's change log pruned.
     PruneLog,
+    /// `links check|report …`: the targets' health checked or reported.
+    Links,
 }
 
 impl Mode {
@@ -28,6 +31,7 @@ impl Mode {
             Name::Serve => Some(Mode::Serve),
             Name::Replay => Some(Mode::Replay),
             Name::PruneLog => Some(Mode::PruneLog),
+            Name::Links => Some(Mode::Links),
             _ => None,
         }
     }
@@ -45,13 +49,14 @@ pub fn words() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
-    /// The three modes, by their words; no command is a mode, and no mode is a command.
+    /// The four modes, by their words; no command is a mode, and no mode is a command.
     #[test]
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log"]
+            ["serve", "replay", "prune-log", "links"]
         );
+        assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));
         assert_eq!(Mode::of("prune-log"), Some(Mode::PruneLog));

@@ -88,7 +88,7 @@ impl Request {
                 Action::Port(check::Check::parse(args).map_or_else(Port::Refused, Port::Check))
             }
             // Modes of the process (cli::run), not commands: the filter above.
-            Name::Serve | Name::Replay | Name::PruneLog | Name::DbImport => {
+            Name::Serve | Name::Replay | Name::PruneLog | Name::Links | Name::DbImport => {
                 return Request::Unknown { verb: word, args }
             }
         };

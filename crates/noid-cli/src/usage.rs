@@ -9,7 +9,7 @@ use crate::output::Out;
 fn topics() -> Vec<&'static str> {
     let mut t = vec!["intro", "all", "templates"];
     t.extend(noid_core::verbs::commands().map(|v| v.word));
-    // The process modes (`noid serve`, `replay`, `prune-log`): run from the command
+    // The process modes (`noid serve`, `replay`, `prune-log`, `links`): run from the command
     // line only, but documented here too.
     t.extend(crate::mode::words());
     t
@@ -35,6 +35,7 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("serve", false) => "\nTo serve populators' binders and minters over HTTP (N2T's API: /a/POP/b?ID.set\nELEM VALUE, /a/POP/m/SCHEME/NAAN/SHOULDER?mint N) and the populators' console\n(/console/, in a browser),\n\n   noid serve --http 127.0.0.1:8080 --config /etc/noid/api.toml\n\nADDR is HOST:PORT, PORT (loopback) or unix:/path/to/socket; port 0 lets the\nsystem pick one, logged once it listens.  FILE names each populator's password\nfile, binder and minters (docs/API.md; the console: docs/CONSOLE.md).  Serve it\non loopback or a unix socket behind a TLS front server (nginx-conf/,\napache-conf/).  Every write passes the identifier gate: one spelling per\nidentifier, check characters, the populator's shoulders.  \"noid serve --help\"\nfor the options.\n",
         ("replay", true) => "\n   noid replay LOG\t\t\t# apply a binder's write log again\n",
         ("prune-log", true) => "\n   noid prune-log --keep N | --before SEQ\t# drop old change-log rows (PostgreSQL)\n",
+        ("links", true) => "\n   noid links check|report ...\t\t# check targets, report their health (noid links --help)\n",
         ("standing", true) => "\n   noid standing [Id ...]\t\t# which kernel elements Ids lack (all Ids if none)\n",
         ("standing", false) => "\nTo report whether identifiers are in good standing as N2T defines it,\n\n   noid standing Id ...       # the named Ids\n   noid standing              # every Id with a binding in the minter\n\nAn Id is in good standing when who, what, when and how are bound (where is\nimplied by the Id) and every kernel value (who what when where how language\npeek size) is well formed: an actual value, or a reserved code for a missing\nvalue, (:unac) (:unal) (:unap) (:unas) (:unav) (:unkn) (:none) (:null) (:etal)\n(:tba), optionally followed by text, or (:at) followed by a reference.  The how\nvalue is a metatype, \"(:mtype data+code set) time series\" or \"text\", made of\ntext image audio video data code term service agent human project event oba.\nEach Id is reported as a record; one that is not in good standing makes the\nexit status 1.\n",
         ("lui", true) => "\n   noid lui encode|decode|normalize ...\t# Crockford base32 LUIs (noid lui --help)\n",

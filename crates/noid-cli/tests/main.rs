@@ -26,6 +26,7 @@ mod errors;
 mod faults;
 mod hardening;
 mod hostile;
+mod links;
 mod links_serve;
 mod modified;
 mod old_minters;

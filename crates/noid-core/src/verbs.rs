@@ -7,7 +7,7 @@
 //! of them at once.
 //!
 //! The words that start a mode of the `noid` process instead of a command (`serve`,
-//! `replay`, `prune-log`) are here as words no line serves, so that noidr refuses them
+//! `replay`, `prune-log`, `links`) are here as words no line serves, so that noidr refuses them
 //! as writes; which mode each starts, and that the command line runs it, is noid-cli's
 //! (its `mode` module).
 
@@ -56,6 +56,8 @@ pub enum Name {
     Replay,
     /// `prune-log`: a mode of the `noid` process (noid-cli), no line's command.
     PruneLog,
+    /// `links`: a mode of the `noid` process (noid-cli), no line's command.
+    Links,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -140,6 +142,7 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Serve, "serve", true, NOWHERE),
     verb(Name::Replay, "replay", true, NOWHERE),
     verb(Name::PruneLog, "prune-log", true, NOWHERE),
+    verb(Name::Links, "links", true, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

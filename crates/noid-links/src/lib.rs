@@ -10,6 +10,8 @@
 //!   patterns of parking and challenge pages.
 //! * [`classify`]: from what one probe saw and the target's state before it, its state
 //!   now (a pure function: the statuses are decided there and only there).
+//! * [`report`]: one row per target (`id,target,status,http,checked,since,detail,…`),
+//!   as CSV or JSON, for the CLI's report and the console's download.
 //! * [`checker`]: many targets checked at once under a global and a per-host limit;
 //!   each [`Outcome`] and the store [`writes`] that record it.
 //!
@@ -23,6 +25,7 @@ pub mod config;
 pub mod fingerprint;
 pub mod guard;
 pub mod probe;
+pub mod report;
 pub mod targets;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -323,7 +323,7 @@ impl Prober {
                 .get(name)
                 .and_then(|v: &http::HeaderValue| v.to_str().ok())
         };
-        let html = text(CONTENT_TYPE).is_none_or(|t| t.to_ascii_lowercase().contains("html"));
+        let html = text(CONTENT_TYPE).is_some_and(|t| t.to_ascii_lowercase().contains("html"));
         let location = text(LOCATION).map(str::to_string);
         let retry_after = text(RETRY_AFTER).and_then(retry_after_seconds);
         let status = response.status();
@@ -392,19 +392,21 @@ fn failure(e: &hyper_util::client::legacy::Error, uri: &Uri) -> Failure {
                 ResolveError::NotAllowed(n) => Failure::NotAllowed(n.to_string()),
             };
         }
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return Failure::Refused(format!("{}:{}", uri.host().unwrap_or(""), port(uri)));
-            }
-            if let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return Failure::Tls(tls.to_string());
-            }
-        }
         if let Some(tls) = s.downcast_ref::<rustls::Error>() {
             return Failure::Tls(tls.to_string());
         }
         words.push(s.to_string());
-        source = s.source();
+        source = match s.downcast_ref::<std::io::Error>() {
+            Some(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return Failure::Refused(format!("{}:{}", uri.host().unwrap_or(""), port(uri)));
+            }
+            // An I/O error's source() skips the error it wraps (rustls' inside
+            // tokio-rustls' InvalidData): look at that one itself.
+            Some(io) => io
+                .get_ref()
+                .map(|inner| inner as &(dyn std::error::Error + 'static)),
+            None => s.source(),
+        };
     }
     let said = words.last().cloned().unwrap_or_default();
     if e.is_connect() {

@@ -81,6 +81,34 @@ pub fn for_each_target<E>(
     })
 }
 
+/// The targets under `under` from the key `from` on (`None`: from the first), until at
+/// least `limit` are read (a binding's targets are never split), and the key to read
+/// the next page from (`None`: there is no more). Pages let a caller check and record
+/// a batch at a time with nothing else held.
+pub fn page_of_targets<E>(
+    scan: &mut ScanFrom<'_, E>,
+    under: Option<&str>,
+    from: Option<&[u8]>,
+    limit: usize,
+) -> Result<(Vec<Target>, Option<Vec<u8>>), E> {
+    let prefix = under.unwrap_or("").as_bytes();
+    let start = from.unwrap_or(prefix);
+    let mut page = Vec::new();
+    let mut next = None;
+    scan(start, &mut |key, value| {
+        if !key.starts_with(prefix) {
+            return false;
+        }
+        if page.len() >= limit {
+            next = Some(key.to_vec());
+            return false;
+        }
+        page.extend(of_binding(key, value));
+        true
+    })?;
+    Ok((page, next))
+}
+
 /// Every target under `under`, collected ([`for_each_target`] streams them).
 pub fn targets_of<E>(scan: &mut ScanFrom<'_, E>, under: Option<&str>) -> Result<Vec<Target>, E> {
     let mut out = Vec::new();

@@ -26,6 +26,8 @@ pub struct Request {
     pub user_agent: String,
     /// How many requests for this path the server had before this one.
     pub nth: usize,
+    /// When it came.
+    pub at: std::time::Instant,
 }
 
 /// What the server answers.
@@ -89,6 +91,7 @@ struct Seen {
     most_in_flight: AtomicUsize,
     per_path: Mutex<HashMap<String, usize>>,
     log: Mutex<Vec<Request>>,
+    unlogged: std::sync::atomic::AtomicBool,
 }
 
 /// A server on 127.0.0.1, running on a runtime of its own until dropped.
@@ -96,13 +99,22 @@ pub struct Server {
     /// Where it listens.
     pub addr: SocketAddr,
     seen: Arc<Seen>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Option<Arc<tokio::runtime::Runtime>>,
 }
 
 impl Server {
     /// An HTTP server answering with `handler`.
     pub fn http(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Server {
-        Server::start(Arc::new(handler), None)
+        Server::start([127, 0, 0, 1].into(), Arc::new(handler), None)
+    }
+
+    /// An HTTP server on another loopback address (`127.0.0.2` …).
+    pub fn http_at(
+        ip: std::net::Ipv4Addr,
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Server {
+        assert!(ip.is_loopback(), "test servers listen on loopback only");
+        Server::start(ip, Arc::new(handler), None)
     }
 
     /// An HTTPS server with a certificate from `ca` for `names`.
@@ -111,16 +123,42 @@ impl Server {
         names: &[&str],
         handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
     ) -> Server {
-        Server::start(Arc::new(handler), Some(ca.server_config(names)))
+        Server::start(
+            [127, 0, 0, 1].into(),
+            Arc::new(handler),
+            Some(ca.server_config(names)),
+        )
     }
 
-    fn start(handler: Arc<Handler>, tls: Option<Arc<rustls::ServerConfig>>) -> Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    /// `n` HTTP servers (virtual hosts on as many ports) answering with `handler`,
+    /// sharing one runtime of `threads` threads, each counting its own requests.
+    pub fn http_hosts(
+        n: usize,
+        threads: usize,
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Vec<Server> {
+        let runtime = Arc::new(runtime(threads));
+        let handler: Arc<Handler> = Arc::new(handler);
+        (0..n)
+            .map(|_| Server::listen(&runtime, [127, 0, 0, 1].into(), handler.clone(), None))
+            .collect()
+    }
+
+    fn start(
+        ip: std::net::Ipv4Addr,
+        handler: Arc<Handler>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> Server {
+        Server::listen(&Arc::new(runtime(1)), ip, handler, tls)
+    }
+
+    fn listen(
+        runtime: &Arc<tokio::runtime::Runtime>,
+        ip: std::net::Ipv4Addr,
+        handler: Arc<Handler>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> Server {
+        let listener = std::net::TcpListener::bind((ip, 0)).expect("a loopback port");
         listener.set_nonblocking(true).expect("non-blocking");
         let addr = listener.local_addr().expect("its address");
         let seen = Arc::new(Seen::default());
@@ -148,7 +186,7 @@ impl Server {
         Server {
             addr,
             seen,
-            runtime: Some(runtime),
+            runtime: Some(runtime.clone()),
         }
     }
 
@@ -171,11 +209,33 @@ impl Server {
     pub fn log(&self) -> Vec<Request> {
         self.seen.log.lock().unwrap().clone()
     }
+
+    /// Forget what was seen: the counts and the log start again.
+    pub fn reset(&self) {
+        self.seen.requests.store(0, Ordering::SeqCst);
+        self.seen.most_in_flight.store(0, Ordering::SeqCst);
+        self.seen.per_path.lock().unwrap().clear();
+        self.seen.log.lock().unwrap().clear();
+    }
+
+    /// Keep no log of requests (counts only): for benchmarks' long runs.
+    pub fn unlogged(self) -> Server {
+        self.seen.unlogged.store(true, Ordering::SeqCst);
+        self
+    }
+}
+
+fn runtime(threads: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(rt) = self.runtime.take() {
+        if let Some(rt) = self.runtime.take().and_then(|rt| Arc::try_unwrap(rt).ok()) {
             rt.shutdown_background();
         }
     }
@@ -217,7 +277,10 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
                 .map(|(_, v)| v.trim().to_string())
                 .unwrap_or_default()
         };
-        let nth = {
+        let unlogged = seen.unlogged.load(Ordering::Relaxed);
+        let nth = if unlogged {
+            0
+        } else {
             let mut per_path = seen.per_path.lock().unwrap();
             let n = per_path.entry(path.clone()).or_insert(0);
             *n += 1;
@@ -229,11 +292,14 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
             host: header("host"),
             user_agent: header("user-agent"),
             nth,
+            at: std::time::Instant::now(),
         };
         seen.requests.fetch_add(1, Ordering::SeqCst);
         let now = seen.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         seen.most_in_flight.fetch_max(now, Ordering::SeqCst);
-        seen.log.lock().unwrap().push(request.clone());
+        if !unlogged {
+            seen.log.lock().unwrap().push(request.clone());
+        }
         let reply = handler(&request);
         if !reply.delay.is_zero() {
             tokio::time::sleep(reply.delay).await;

@@ -48,6 +48,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "check"
 complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
+complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, and report their health'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -71,3 +72,27 @@ complete -c noid -n "__fish_noid_using_subcommand prune-log" -l before -d 'Drop 
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l forget-after -d 'Followers not heard of for SECS seconds (stopped, or taken away) no longer hold changes back' -r
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -l ignore-followers -d 'Drop what --keep or --before says even where a follower has not applied it yet (that follower copies the minter anew)'
 complete -c noid -n "__fish_noid_using_subcommand prune-log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report" -f -a "check" -d 'Ask every target (or those under a prefix, or of the identifiers listed), record what was found, and print how many targets have each status'
+complete -c noid -n "__fish_noid_using_subcommand links; and not __fish_seen_subcommand_from check report" -f -a "report" -d 'Write one row per checked target: id,target,status,http,checked,since,detail, location,failures (times in UTC, RFC 3339)'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l under -d 'Only the identifiers that start with PREFIX (a shoulder, or any prefix)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l ids -d 'Only the identifiers listed in FILE, one a line ("-": standard input)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l failures -d 'Failures in a row before a target is broken' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l span -d 'The least time from a target\'s first failure in a row to the one that makes it broken (e.g. 0s, 36h, 3days)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l drift-bits -d 'Differing bits (of 64) of a page\'s text hash beyond which it has drifted' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l allow-net -d 'Let the checker reach a special-purpose address range (loopback, private, link-local …), refused by default: for targets on an intranet. Repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l contact -d 'A URL (or mailto:) where the operators of the sites checked can reach you; sent in the User-Agent. Defaults to $NOID_LINKS_CONTACT' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l ca-file -d 'A PEM file of CA certificates to trust beside the system\'s (a private CA)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l concurrency -d 'Requests in flight at once, over every host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l per-host -d 'Requests in flight at once to one host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l interval -d 'The least time between two requests to one host' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l timeout -d 'How long one request may take' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l max-redirects -d 'Redirects followed before a target fails' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l resolve -d 'Answer NAME with ADDR instead of asking DNS (the address guard still judges ADDR). Repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -l no-pages -d 'Send HEAD (or GET where HEAD is refused) only, never reading pages: soft404, parked pages and drift are then not told'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l status -d 'Only the targets with this status (ok redirected failing broken blocked soft404 parked drifted)' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l under -d 'Only the identifiers that start with PREFIX' -r
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -l format -d 'csv (a header line first) or json (an array of objects)' -r -f -a "csv\t''
+json\t''"
+complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help'
