@@ -31,6 +31,7 @@ use crate::awaited::submit;
 use crate::service::Service;
 use noid_core::Writes;
 use noid_links::{Checker, Policy, Target};
+use noid_store::open::Lease;
 
 /// How often a process without the lease tries to take it.
 pub const LEASE_RETRY: Duration = Duration::from_secs(30);
@@ -102,12 +103,13 @@ impl Schedule {
     }
 
     /// Rounds, until the lease is lost.
-    async fn rounds(&self, mut lease: noid_store::open::Lease) {
+    async fn rounds(&self, lease: Lease) {
+        let mut lease = Held(Some(lease));
         loop {
             let began = Instant::now();
             match self.round(&mut lease, began).await {
                 Ok(true) => {}
-                Ok(false) => return,
+                Ok(false) => return lease.release().await,
                 Err(e) => {
                     log::warn!("links: binder {}: {e}", self.label);
                     tokio::time::sleep(LEASE_RETRY).await;
@@ -121,7 +123,7 @@ impl Schedule {
     /// One round from the cursor to the end; `Ok(false)` when the lease was lost.
     async fn round(
         &self,
-        lease: &mut noid_store::open::Lease,
+        lease: &mut Held,
         began: Instant,
     ) -> Result<bool, String> {
         let cursor = self.read(|store| store.get(CURSOR)).await?;
@@ -157,7 +159,7 @@ impl Schedule {
                 next += pace * targets.len() as u32;
                 inflight.push_back(self.check(id, targets));
             }
-            if !lease.held() {
+            if !lease.held().await {
                 return Ok(false);
             }
         }
@@ -304,6 +306,39 @@ impl Schedule {
             .link_gauges
             .set(&self.label, states.iter().map(|(t, s)| (t.as_str(), *s)));
         Ok(total)
+    }
+}
+
+/// The lease while a schedule holds it. Asking a PostgreSQL lease whether it is still
+/// held, and letting it go, block on its connection: both run on a blocking thread,
+/// never on the runtime's.
+struct Held(Option<Lease>);
+
+impl Held {
+    /// Whether it is still held.
+    async fn held(&mut self) -> bool {
+        let Some(mut lease) = self.0.take() else {
+            return false;
+        };
+        match tokio::task::spawn_blocking(move || {
+            let held = lease.held();
+            (lease, held)
+        })
+        .await
+        {
+            Ok((lease, held)) => {
+                self.0 = Some(lease);
+                held
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Let it go.
+    async fn release(mut self) {
+        if let Some(lease) = self.0.take() {
+            let _ = tokio::task::spawn_blocking(move || drop(lease)).await;
+        }
     }
 }
 

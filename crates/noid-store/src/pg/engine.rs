@@ -61,14 +61,29 @@ pub(crate) fn lease(
         .query_one("SELECT pg_try_advisory_lock($1, $2)", &[&LEASE_CLASS, &key])
         .map_err(|e| super::conn::failed(loc, "cannot take the link checker's lease", &e))?
         .get(0);
-    Ok(taken.then(|| Box::new(SessionLease(client)) as Box<dyn crate::open::Held>))
+    Ok(taken.then(|| Box::new(SessionLease(Some(client))) as Box<dyn crate::open::Held>))
 }
 
 /// A lease held by a database session.
-struct SessionLease(postgres::Client);
+struct SessionLease(Option<postgres::Client>);
 
 impl crate::open::Held for SessionLease {
     fn held(&mut self) -> bool {
-        self.0.simple_query("SELECT 1").is_ok()
+        self.0
+            .as_mut()
+            .is_some_and(|c| c.simple_query("SELECT 1").is_ok())
+    }
+}
+
+/// The session ends on a thread of its own: closing a `postgres::Client` blocks on
+/// its own runtime, which panics on an async runtime's thread (`noid serve` drops its
+/// schedules' leases there when it stops).
+impl Drop for SessionLease {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            let _ = std::thread::Builder::new()
+                .name("noid-lease-end".into())
+                .spawn(move || drop(client));
+        }
     }
 }
