@@ -34,7 +34,7 @@ use noid_links::{Checker, Policy, Target};
 use noid_store::open::Lease;
 
 /// How often a process without the lease tries to take it.
-pub const LEASE_RETRY: Duration = Duration::from_secs(30);
+pub const LEASE_RETRY: Duration = Duration::from_secs(10);
 /// Identifiers read from the store at a time.
 const PAGE: usize = 256;
 
@@ -121,11 +121,7 @@ impl Schedule {
     }
 
     /// One round from the cursor to the end; `Ok(false)` when the lease was lost.
-    async fn round(
-        &self,
-        lease: &mut Held,
-        began: Instant,
-    ) -> Result<bool, String> {
+    async fn round(&self, lease: &mut Held, began: Instant) -> Result<bool, String> {
         let cursor = self.read(|store| store.get(CURSOR)).await?;
         let mut after = cursor.map(|c| String::from_utf8_lossy(&c).into_owned());
         let total = self.count().await?;
