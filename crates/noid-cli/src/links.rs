@@ -23,7 +23,7 @@ use noid_store::{Op, Scan};
 use crate::invocation::Invocation;
 
 /// Targets checked, then recorded, per commit.
-const PAGE: usize = 2000;
+const PAGE: usize = 10_000;
 
 /// noid links: check every target of the minter's identifiers, and report their health.
 ///

@@ -2,6 +2,8 @@
 //! host (the probe's limits hold per host), each target's outcome handed on as soon as
 //! it is known, so that a million targets stream through without being held.
 
+use std::sync::Arc;
+
 use futures_util::stream::{self, StreamExt};
 use noid_core::links::{history_key, state_key, Change, LinkState};
 use noid_core::lookup::{Lookup, LookupError};
@@ -49,7 +51,7 @@ pub fn recorded(store: &dyn Lookup, target: &Target) -> Result<Option<LinkState>
 
 /// The link checker.
 pub struct Checker {
-    prober: Prober,
+    prober: Arc<Prober>,
     config: CheckerConfig,
 }
 
@@ -57,7 +59,7 @@ impl Checker {
     /// A checker as `config` says (a CA file that cannot be read is an error now).
     pub fn new(config: CheckerConfig) -> Result<Checker, ConfigError> {
         Ok(Checker {
-            prober: Prober::new(&config)?,
+            prober: Arc::new(Prober::new(&config)?),
             config,
         })
     }
@@ -82,17 +84,32 @@ impl Checker {
     /// Check every target of `jobs` (each with its state before), handing each outcome
     /// to `on` as it is known (not in `jobs`' order). Targets are drawn from `jobs`
     /// only as slots free up: a window of some times the concurrency, so that a host
-    /// waiting for its turn does not hold up the others.
+    /// waiting for its turn does not hold up the others. Each probe is a task of its
+    /// own, so that every thread of the runtime works on them.
     pub async fn check<I>(&self, jobs: I, policy: &Policy, now: u64, mut on: impl FnMut(Outcome))
     where
         I: IntoIterator<Item = (Target, Option<LinkState>)>,
     {
         let window = self.config.concurrency.max(1) * 16;
-        let mut outcomes = stream::iter(jobs)
-            .map(|(target, before)| self.check_one(target, before, policy, now))
+        let mut seen = stream::iter(jobs)
+            .map(|(target, before)| {
+                let prober = self.prober.clone();
+                let url = target.url.clone();
+                let probe = tokio::spawn(async move { prober.probe(&url).await });
+                async move { (target, before, probe.await) }
+            })
             .buffer_unordered(window);
-        while let Some(outcome) = outcomes.next().await {
-            on(outcome);
+        while let Some((target, before, probe)) = seen.next().await {
+            let seen = match probe {
+                Ok(seen) => seen,
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            };
+            let (state, change) = classify(before.as_ref(), &seen, policy, now);
+            on(Outcome {
+                target,
+                state,
+                change,
+            });
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, HOST, LOCATION, RANGE, RETRY_AFTER, USER_AGENT};
+use http::header::{CONTENT_TYPE, LOCATION, RANGE, RETRY_AFTER, USER_AGENT};
 use http::{Method, Uri};
 use http_body_util::{BodyExt, Empty};
 use hyper_rustls::HttpsConnector;
@@ -303,9 +303,6 @@ impl Prober {
             .method(if get { Method::GET } else { Method::HEAD })
             .uri(uri.clone())
             .header(USER_AGENT, &self.config.user_agent);
-        if let Some(authority) = uri.authority() {
-            request = request.header(HOST, authority.as_str());
-        }
         if get {
             request = request.header(RANGE, format!("bytes=0-{}", PAGE_BYTES - 1));
         }

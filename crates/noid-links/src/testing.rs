@@ -28,6 +28,8 @@ pub struct Request {
     pub nth: usize,
     /// When it came.
     pub at: std::time::Instant,
+    /// The protocol (`HTTP/1.1`, `HTTP/2.0`).
+    pub version: String,
 }
 
 /// What the server answers.
@@ -130,6 +132,24 @@ impl Server {
         )
     }
 
+    /// An HTTPS server that speaks HTTP/2 only (ALPN `h2`), with a certificate from
+    /// `ca` for `names`.
+    pub fn https_h2(
+        ca: &TestCa,
+        names: &[&str],
+        handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> Server {
+        let mut config = (*ca.server_config(names)).clone();
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        Server::listen_as(
+            &Arc::new(runtime(1)),
+            [127, 0, 0, 1].into(),
+            Arc::new(handler),
+            Some(Arc::new(config)),
+            true,
+        )
+    }
+
     /// `n` HTTP servers (virtual hosts on as many ports) answering with `handler`,
     /// sharing one runtime of `threads` threads, each counting its own requests.
     pub fn http_hosts(
@@ -158,6 +178,16 @@ impl Server {
         handler: Arc<Handler>,
         tls: Option<Arc<rustls::ServerConfig>>,
     ) -> Server {
+        Server::listen_as(runtime, ip, handler, tls, false)
+    }
+
+    fn listen_as(
+        runtime: &Arc<tokio::runtime::Runtime>,
+        ip: std::net::Ipv4Addr,
+        handler: Arc<Handler>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+        h2: bool,
+    ) -> Server {
         let listener = std::net::TcpListener::bind((ip, 0)).expect("a loopback port");
         listener.set_nonblocking(true).expect("non-blocking");
         let addr = listener.local_addr().expect("its address");
@@ -175,7 +205,11 @@ impl Server {
                     match acceptor {
                         Some(acceptor) => {
                             if let Ok(tls) = acceptor.accept(stream).await {
-                                serve(tls, &*handler, &seen).await;
+                                if h2 {
+                                    serve_h2(tls, handler, seen).await;
+                                } else {
+                                    serve(tls, &*handler, &seen).await;
+                                }
                             }
                         }
                         None => serve(stream, &*handler, &seen).await,
@@ -265,9 +299,10 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
         buf.drain(..end + 4);
         let mut lines = head.split("\r\n");
         let mut first = lines.next().unwrap_or("").split(' ');
-        let (method, path) = (
+        let (method, path, version) = (
             first.next().unwrap_or("").to_string(),
             first.next().unwrap_or("/").to_string(),
+            first.next().unwrap_or("").to_string(),
         );
         let header = |name: &str| {
             head.split("\r\n")
@@ -293,6 +328,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
             user_agent: header("user-agent"),
             nth,
             at: std::time::Instant::now(),
+            version,
         };
         seen.requests.fetch_add(1, Ordering::SeqCst);
         let now = seen.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
@@ -322,6 +358,51 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, handler: &Handler, s
             return;
         }
     }
+}
+
+/// Answer the requests of one HTTP/2 connection (hyper's server) until it closes.
+async fn serve_h2<S>(io: S, handler: Arc<Handler>, seen: Arc<Seen>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |r: hyper::Request<hyper::body::Incoming>| {
+        let header = |name: &str| {
+            r.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string()
+        };
+        let request = Request {
+            method: r.method().to_string(),
+            path: r
+                .uri()
+                .path_and_query()
+                .map_or("/".into(), |p| p.to_string()),
+            host: r.uri().authority().map_or(String::new(), |a| a.to_string()),
+            user_agent: header("user-agent"),
+            nth: 0,
+            at: std::time::Instant::now(),
+            version: format!("{:?}", r.version()),
+        };
+        seen.requests.fetch_add(1, Ordering::SeqCst);
+        seen.log.lock().unwrap().push(request.clone());
+        let reply = handler(&request);
+        let mut response = hyper::Response::builder().status(reply.status);
+        for (n, v) in &reply.headers {
+            response = response.header(n.as_str(), v.as_str());
+        }
+        let body = if request.method == "HEAD" {
+            bytes::Bytes::new()
+        } else {
+            bytes::Bytes::from(reply.body)
+        };
+        let response = response.body(http_body_util::Full::new(body));
+        async move { response }
+    });
+    let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+        .await;
 }
 
 /// A certificate authority made for a test, and certificates it signs.

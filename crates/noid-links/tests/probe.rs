@@ -479,3 +479,43 @@ fn an_outcome_is_recorded_as_its_state_and_one_history_entry_per_change() {
     );
     assert_eq!(writes(&again[&url]).len(), 1, "no change, no history entry");
 }
+
+#[test]
+fn https_speaks_http2_where_the_server_offers_it() {
+    let ca = TestCa::new();
+    let server = Server::https_h2(&ca, &["secure.test"], |r| match r.path.as_str() {
+        "/doc" => Reply::html(200, REPORT),
+        _ => Reply::status(404),
+    });
+    let url = format!("https://secure.test:{}/doc", server.addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, &ca.pem).unwrap();
+    let mut c = config();
+    c.ca_file = Some(ca_file);
+    let checker = BlockingChecker::new(c).unwrap();
+    let out = check(
+        &checker,
+        std::slice::from_ref(&url),
+        &BTreeMap::new(),
+        &at_once(),
+        T0,
+    );
+    assert_eq!(seen(&out[&url]), (Status::Ok, Some(200), "200"));
+    let log = server.log();
+    assert_eq!(
+        log.iter()
+            .map(|r| format!(
+                "{} {} {}",
+                r.version,
+                r.method,
+                r.path.starts_with("/noid-links-")
+            ))
+            .collect::<Vec<_>>(),
+        [
+            "HTTP/2.0 HEAD false",
+            "HTTP/2.0 GET false",
+            "HTTP/2.0 HEAD true"
+        ]
+    );
+}
