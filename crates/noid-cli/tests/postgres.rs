@@ -942,7 +942,7 @@ fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_fai
 
 /// The link checker's schedule on a binder held by PostgreSQL, with two hosts running
 /// `noid serve` against it (each its own directory naming the same minter): one
-/// checks, the other waits for the lease (docs/LINKS-serve.md, "The schedule"). The
+/// checks, the other waits for the lease (docs/LINKS.md, "Schedule"). The
 /// targets are on a loopback server; both hosts answer the report the checks left.
 #[test]
 fn two_hosts_on_one_postgres_binder_check_its_targets_from_one() {

@@ -1,4 +1,4 @@
-//! The link checker's Prometheus series on `/metrics` (docs/LINKS.md, "Gauges"):
+//! The link checker's Prometheus series on `/metrics` (docs/LINKS.md, "Gauges on `/metrics`"):
 //!
 //! * `noid_links_targets{binder,status}`: targets by status, every status listed;
 //! * `noid_links_checks_total`: checks made since the server started (a counter:
