@@ -429,3 +429,76 @@ fn now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use noid_core::MemLookup;
+
+    fn state(status: Status) -> LinkState {
+        LinkState {
+            status,
+            http: Some(404),
+            checked: 150,
+            since: 150,
+            failures: 1,
+            failing_since: None,
+            detail: "404".into(),
+            location: None,
+            fingerprint: None,
+            cert_expires: None,
+        }
+    }
+
+    fn changed(m: &MemLookup, id: &str, at: u64, from: Option<Status>, to: Status) {
+        let t = format!("https://e.org/{id}");
+        let change = Change {
+            from,
+            to,
+            http: Some(404),
+            detail: "404".into(),
+        };
+        m.insert(links::history_key(id, &t, at), change.encode());
+        m.insert(links::state_key(id, &t), state(to).encode());
+    }
+
+    /// News is the last change in the period, to a status that is news and still the
+    /// target's, of the populator's identifiers only.
+    #[test]
+    fn news_is_what_changed_in_the_period_and_still_holds() {
+        let m = MemLookup::new();
+        changed(&m, "a", 150, Some(Status::Ok), Status::Broken);
+        changed(&m, "old", 90, Some(Status::Ok), Status::Broken);
+        changed(&m, "theirs", 150, Some(Status::Ok), Status::Drifted);
+        // Broke, then came back within the period: no news.
+        changed(&m, "back", 120, Some(Status::Ok), Status::Broken);
+        changed(&m, "back", 140, Some(Status::Broken), Status::Ok);
+        // Broke in the period, but its state says otherwise now.
+        changed(&m, "stale", 130, None, Status::Blocked);
+        m.insert(
+            links::state_key("stale", "https://e.org/stale"),
+            state(Status::Ok).encode(),
+        );
+        let owns = |_: &dyn Lookup, id: &str| Ok(id != "theirs");
+        let found = news(&m, 100, 200, &owns).unwrap();
+        let ids: Vec<(Status, Vec<&str>)> = found
+            .iter()
+            .map(|(s, n)| (*s, n.iter().map(|n| n.id.as_str()).collect()))
+            .collect();
+        assert_eq!(ids, [(Status::Broken, vec!["a"])]);
+        let made = Made {
+            populator: "sam".into(),
+            from: 100,
+            until: 200,
+            news: found,
+            console: "https://n.example.org/console/".into(),
+        };
+        assert_eq!(made.subject(), "noid link health for sam: 1 broken");
+        assert_eq!(
+            made.text(),
+            "Targets of populator sam that changed from 1970-01-01T00:01:40Z to \
+             1970-01-01T00:03:20Z:\n\nbroken (1): \
+             https://n.example.org/console/p/sam/links?status=broken\n  a https://e.org/a: 404\n"
+        );
+    }
+}
