@@ -309,6 +309,19 @@ fn scheduled_checks_show_in_the_api_console_metrics_and_digests() {
         "every request names the contact: {seen:?}"
     );
 
+    // The schedule's writes came first since the restart: the API's after them are
+    // still in the binder's write log.
+    let set = "ark:/99999/fk4c.set what after-the-checks";
+    assert_eq!(
+        api.get_as(SAM, "/a/sam/b", set),
+        (200, "egg-status: 0\n".into())
+    );
+    let log = std::fs::read_to_string(api.dir("binders/sam/write.log")).unwrap();
+    assert!(
+        log.contains("/99999/fk4c.set what after-the-checks"),
+        "{log}"
+    );
+
     // The API: filters, JSON, an identifier's history, a clear refusal.
     let (_, broken) = api.get_as(SAM, "/a/sam/links", "status=broken&format=csv");
     assert_eq!(

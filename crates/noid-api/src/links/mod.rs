@@ -73,6 +73,19 @@ pub fn start(service: &Arc<Service>) -> Result<(), String> {
     Ok(())
 }
 
+/// The writer thread of binder `dir`, as its populators' requests have it: with the
+/// binder's write log (whichever way in starts the thread first sets its log, so the
+/// link checker's must name it too, or the API's writes after it would go unlogged).
+pub fn binder_writer(service: &Service, dir: &std::path::Path) -> noid_binder::DirectoryWriter {
+    let log = service
+        .site()
+        .populators()
+        .values()
+        .find(|p| p.populator.binder.as_deref() == Some(dir))
+        .and_then(|p| p.log_path());
+    service.store(dir, log)
+}
+
 /// Each binder directory once, named by the first populator (in name order) whose
 /// binder it is: the `binder` label of the gauges.
 pub fn binders(service: &Service) -> Vec<(String, std::path::PathBuf)> {

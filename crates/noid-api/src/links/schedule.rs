@@ -219,7 +219,7 @@ impl Schedule {
     }
 
     async fn write(&self, writes: Writes) -> Result<(), String> {
-        let store = self.service.store(&self.dir, None);
+        let store = super::binder_writer(&self.service, &self.dir);
         let answer = submit(&store, Work::Links(writes), self.who(), false).await;
         if answer.failed {
             return Err(String::from_utf8_lossy(&answer.body).trim().to_string());
