@@ -57,7 +57,7 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     ids: Option<PathBuf>,
     /// Failures in a row before a target is broken.
-    #[arg(long, value_name = "K", default_value_t = 3)]
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     failures: u32,
     /// The least time from a target's first failure in a row to the one that makes it
     /// broken (e.g. 0s, 36h, 3days).
@@ -208,7 +208,7 @@ fn check(session: &Invocation, a: CheckArgs) -> Result<u8, String> {
     config.resolve = a.resolve;
     config.read_pages = !a.no_pages;
     let policy = Policy {
-        failures: a.failures.max(1),
+        failures: a.failures,
         span: a.span,
         drift_bits: a.drift_bits,
         ..Policy::default()

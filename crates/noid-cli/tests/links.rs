@@ -189,6 +189,7 @@ fn bad_input_is_refused_and_the_store_left_as_it_was() {
         &["links", "check", "--span", "soon"],
         "\"soon\" is not a duration",
     );
+    usage(&["links", "check", "--failures", "0"], "0 is not in 1..");
     usage(
         &["links", "report", "--format", "xml"],
         "invalid value 'xml'",

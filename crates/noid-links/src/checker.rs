@@ -49,7 +49,8 @@ pub fn recorded(store: &dyn Lookup, target: &Target) -> Result<Option<LinkState>
         .and_then(|v| LinkState::decode(&v)))
 }
 
-/// The link checker.
+/// The link checker. It keeps what it learns of each host (its pacing, its not-found
+/// page) for as long as it lives: make one per round of checks, not one per process.
 pub struct Checker {
     prober: Arc<Prober>,
     config: CheckerConfig,

@@ -24,7 +24,7 @@
 //! * `hello` → `Hello.`; `help` → one line listing the commands.
 //! * The other verbs of the `noid` command, as its verb table ([`noid_core::verbs`]) lists
 //!   them: those that write (`bind mint peppermint hold queue note dbcreate import`,
-//!   `serve replay prune-log`) → `error: noidr is read-only: "bind" refused`; the
+//!   `serve replay prune-log links`) → `error: noidr is read-only: "bind" refused`; the
 //!   others (`validate dbinfo export check lui standing`) →
 //!   `error: "validate" is not available in noidr; use the noid command`.
 //! * Unknown commands, unbalanced quotes, invalid UTF-8 → `error: …`; a blank line → `NULL`.
