@@ -43,8 +43,9 @@ pub fn start(service: &Arc<Service>) -> Result<(), String> {
     let Some(links) = service.site().config().links.clone() else {
         return Ok(());
     };
-    let (checker, policy) = checker(&links)?;
-    let checker = Arc::new(checker);
+    // Made once now so that a checker that cannot be made stops the server at
+    // startup; each round makes its own.
+    checker(&links)?;
     let destinations = match &links.digest {
         Some(d) => digest::destinations(service, d)?,
         None => Default::default(),
@@ -59,15 +60,7 @@ pub fn start(service: &Arc<Service>) -> Result<(), String> {
                 &destinations,
             ))
         });
-        let schedule = schedule::Schedule::new(
-            service.clone(),
-            dir,
-            label,
-            links.clone(),
-            checker.clone(),
-            policy,
-            digests,
-        );
+        let schedule = schedule::Schedule::new(service.clone(), dir, label, links.clone(), digests);
         tokio::spawn(schedule.run());
     }
     Ok(())

@@ -45,8 +45,6 @@ pub struct Schedule {
     /// The binder's name in the gauges (its first populator's).
     label: String,
     links: LinksConfig,
-    checker: Arc<Checker>,
-    policy: Policy,
     /// Its populators' digests, sent while the lease is held.
     digests: Option<Arc<Digests>>,
 }
@@ -61,8 +59,6 @@ impl Schedule {
         dir: PathBuf,
         label: String,
         links: LinksConfig,
-        checker: Arc<Checker>,
-        policy: Policy,
         digests: Option<Arc<Digests>>,
     ) -> Schedule {
         Schedule {
@@ -70,8 +66,6 @@ impl Schedule {
             dir,
             label,
             links,
-            checker,
-            policy,
             digests,
         }
     }
@@ -126,6 +120,10 @@ impl Schedule {
         let mut after = cursor.map(|c| String::from_utf8_lossy(&c).into_owned());
         let total = self.count().await?;
         let pace = self.links.interval / total.max(1) as u32;
+        // A checker per round: it keeps what it learns of each host (its pacing, its
+        // not-found page) for as long as it lives.
+        let (checker, policy) = super::checker(&self.links)?;
+        let checker = Arc::new(checker);
         let mut next = began;
         let mut inflight = FuturesOrdered::new();
         loop {
@@ -153,7 +151,7 @@ impl Schedule {
                     }
                 }
                 next += pace * targets.len() as u32;
-                inflight.push_back(self.check(id, targets));
+                inflight.push_back(check(checker.clone(), policy, id, targets));
             }
             if !lease.held().await {
                 return Ok(false);
@@ -164,33 +162,6 @@ impl Schedule {
         }
         self.write(vec![(CURSOR.to_vec(), None)]).await?;
         Ok(true)
-    }
-
-    /// Check every target of `id`, at once.
-    fn check(
-        &self,
-        id: String,
-        targets: Targets,
-    ) -> impl std::future::Future<Output = (String, Vec<(String, Option<LinkState>, Writes)>)> {
-        let (checker, policy) = (self.checker.clone(), self.policy);
-        async move {
-            let now = now();
-            let checks = targets.into_iter().map(|(url, previous)| {
-                let (checker, id) = (checker.clone(), id.clone());
-                async move {
-                    let target = Target {
-                        id,
-                        url: url.clone(),
-                    };
-                    let outcome = checker
-                        .check_one(target, previous.clone(), &policy, now)
-                        .await;
-                    (url, previous, noid_links::writes(&outcome))
-                }
-            });
-            let done = futures_util::future::join_all(checks).await;
-            (id, done)
-        }
     }
 
     /// Write an identifier's outcomes and move the cursor to it, as one change; count
@@ -303,6 +274,31 @@ impl Schedule {
             .set(&self.label, states.iter().map(|(t, s)| (t.as_str(), *s)));
         Ok(total)
     }
+}
+
+/// Check every target of `id`, at once.
+async fn check(
+    checker: Arc<Checker>,
+    policy: Policy,
+    id: String,
+    targets: Targets,
+) -> (String, Vec<(String, Option<LinkState>, Writes)>) {
+    let now = now();
+    let checks = targets.into_iter().map(|(url, previous)| {
+        let (checker, id) = (checker.clone(), id.clone());
+        async move {
+            let target = Target {
+                id,
+                url: url.clone(),
+            };
+            let outcome = checker
+                .check_one(target, previous.clone(), &policy, now)
+                .await;
+            (url, previous, noid_links::writes(&outcome))
+        }
+    });
+    let done = futures_util::future::join_all(checks).await;
+    (id, done)
 }
 
 /// The lease while a schedule holds it. Asking a PostgreSQL lease whether it is still
