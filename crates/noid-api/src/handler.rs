@@ -13,6 +13,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
+use noid_binder::api::link_report::Ask;
 use noid_binder::api::{
     body_too_large, command_headers, decode_query, finish, is_bulk, parse_route, plain, plan,
     same_site, status_line, unauthorized, verbose_note, ApiReply, Input, Plan, Route, MAX_BODY,
@@ -71,7 +72,8 @@ impl Service {
         let Some(pop) = pop else {
             return Err(unauthorized(&name));
         };
-        let query = decode_query(req.uri().query().unwrap_or(""));
+        let raw_query = req.uri().query().unwrap_or("").to_string();
+        let query = decode_query(&raw_query);
         let acting_for = req
             .headers()
             .get("acting-for")
@@ -111,6 +113,7 @@ impl Service {
         let (dir, log, work, tool) = match plan(&route, pop, query, input) {
             Plan::Respond(r) => return Err(r),
             Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
+            Plan::Links { dir } => return Err(self.links_report(dir, &raw_query).await),
             Plan::Run {
                 dir,
                 log,
@@ -167,6 +170,23 @@ impl Service {
         tokio::spawn(crate::body::pump(req.into_body(), tx, started_tx));
         reader.started(started_rx).await;
         Input::Stream(Box::new(reader))
+    }
+
+    /// `GET /a/POP/links`: the link checker's records of binder `dir`, read through
+    /// its read-only view (a snapshot while a writer holds it busy: a check being
+    /// written then shows at the next request), never through the writer thread.
+    async fn links_report(self: Arc<Self>, dir: std::path::PathBuf, query: &str) -> ApiReply {
+        let ask = match Ask::of(query) {
+            Ok(ask) => ask,
+            Err(refused) => return refused,
+        };
+        match self.view(&dir, move |store| ask.answer(store)).await {
+            Ok(reply) => reply,
+            Err(e) => plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("error: the binder cannot be read now: {e}\n"),
+            ),
+        }
     }
 
     /// A line that only reads is answered through a read-only view (noid-binder's

@@ -7,6 +7,7 @@
 //! | `POST /a/POP/b?-` | the body's commands, one per line (bulk) |
 //! | `GET /a/POP/m/SCHEME/NAAN/SHOULDER?mint N` | N new identifiers, `s: ID` each |
 //! | `GET /a/POP/b?help`, `/a/POP` | help |
+//! | `GET /a/POP/links?status=S&under=P&format=csv` | the link checker's report on the binder (noid-binder's `api::link_report`) |
 //!
 //! The query is %-decoded once, then split like a command line. Command results,
 //! errors included, are `200` with an ANVL body ending `egg-status: 0|1` (minters:
@@ -23,8 +24,9 @@
 //! Writes queue on the store's lock like `noid` processes do, are committed as one
 //! synced batch and logged (synced) before they are acknowledged (noid-binder's
 //! `DirectoryWriter`). What a request does is decided by noid-binder's `api`, as for
-//! the CGI; this crate is the HTTP adapter (`handler`, `body`), the console and
-//! the upload.
+//! the CGI; this crate is the HTTP adapter (`handler`, `body`), the console, the
+//! upload, and with `[links]` the link checker's schedule, gauges and digests
+//! ([`links`]).
 //! TLS is the front server's job (Apache or nginx, `apache-conf/`, `nginx-conf/`);
 //! bind the service to loopback or a unix socket.
 
@@ -36,6 +38,7 @@ mod connections;
 mod console;
 mod failures;
 mod handler;
+pub mod links;
 mod metrics;
 mod reply;
 mod service;
@@ -269,6 +272,7 @@ pub fn run(addr: &str, config: &Path, temper: fn(i64) -> String) -> io::Result<(
             log::info!("noid serve: metrics on {}", metrics.local_addr()?);
             tokio::spawn(serve_metrics(metrics, service.clone()));
         }
+        links::start(&service).map_err(io::Error::other)?;
         serve(listener, service, terminate_signal()).await
     })
 }

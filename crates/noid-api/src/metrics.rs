@@ -185,6 +185,7 @@ impl Metrics {
         &self,
         req: &hyper::Request<hyper::body::Incoming>,
         console_sessions: usize,
+        links: &crate::links::gauges::Gauges,
     ) -> ApiReply {
         let forwarded = req.headers().contains_key("x-forwarded-for");
         if req.method() != hyper::Method::GET || forwarded {
@@ -198,6 +199,7 @@ impl Metrics {
             "The console's logged-in sessions kept (login forms keep none).",
         );
         text.push_str(&format!("noid_console_sessions {console_sessions}\n"));
+        links.exposition(&mut text);
         ApiReply {
             body: text.into_bytes(),
             ..plain(StatusCode::OK, "")

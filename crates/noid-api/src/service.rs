@@ -55,6 +55,8 @@ pub struct Service {
     pub(crate) uploads: Uploads,
     /// The populator console's sessions and settings.
     pub(crate) console: Console,
+    /// The link checker's gauges on `/metrics`.
+    pub(crate) link_gauges: Arc<crate::links::gauges::Gauges>,
 }
 
 impl Service {
@@ -75,6 +77,7 @@ impl Service {
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
             ),
             uploads: Default::default(),
+            link_gauges: Default::default(),
         }
     }
 
@@ -104,7 +107,11 @@ impl Service {
 
     /// `GET /metrics`: the service's metrics (`[serve] metrics_listen`'s one answer).
     pub fn metrics(&self, req: &Request<Incoming>) -> crate::reply::Resp {
-        crate::reply::response(self.metrics.reply(req, self.console.sessions.len()))
+        crate::reply::response(self.metrics.reply(
+            req,
+            self.console.sessions.len(),
+            &self.link_gauges,
+        ))
     }
 
     /// The writer thread of directory `dir`, started on first use.
@@ -115,6 +122,21 @@ impl Service {
     /// The configured populator `name`.
     pub fn populator(&self, name: &str) -> Option<&Checked> {
         self.site.populator(name)
+    }
+
+    /// `f` on the read-only view of the store in `dir` (noid-binder's `Site::reading`:
+    /// never through the writer thread), on a blocking thread: the link checker's
+    /// records, for the console's and the schedule's reads.
+    pub async fn view<T: Send + 'static>(
+        self: &Arc<Self>,
+        dir: &Path,
+        f: impl Fn(&dyn noid_core::Lookup) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let (service, at) = (self.clone(), dir.to_path_buf());
+        tokio::task::spawn_blocking(move || service.site().reading(&at, &f))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| noid_binder::name_store_in(&e, dir))
     }
 
     /// Tell running bulk requests to stop at their next command (the server is

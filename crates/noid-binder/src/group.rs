@@ -279,6 +279,27 @@ impl Feed<dyn Store> for Group<'_> {
 
 type Txn<'t, 'w> = &'t mut noid_minter::Txn<'w, dyn Store>;
 
+/// The link checker's records written: refused whole if one key is not a `:/links/`
+/// key, so that this way in can never touch an identifier's elements or the minter.
+fn link_writes(txn: Txn<'_, '_>, writes: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> WorkResult {
+    if let Some((k, _)) = writes
+        .iter()
+        .find(|(k, _)| !k.starts_with(noid_core::links::PREFIX))
+    {
+        return failure(&format!(
+            "not a link record: {}",
+            String::from_utf8_lossy(k)
+        ));
+    }
+    for (k, v) in writes {
+        match v {
+            Some(v) => txn.put(k, v),
+            None => txn.delete(k),
+        }
+    }
+    WorkResult::default()
+}
+
 /// `run` with the minter's gate checking targets (`Targets::Checked`), as typed
 /// commands are run; the binder's own rule is back afterwards.
 fn checking_targets<T>(
@@ -363,6 +384,10 @@ impl Running {
             self.answer = checking_targets(minter, |m| self.commands(txn, m, &commands, records));
             return true;
         }
+        if let Work::Links(writes) = &mut self.job.work {
+            self.answer = link_writes(txn, std::mem::take(writes));
+            return true;
+        }
         match &self.job.work {
             Work::Egg { line, body } => {
                 let mut input = Cursor::new(body.as_slice());
@@ -380,6 +405,7 @@ impl Running {
                 };
             }
             Work::Commands(_) => {}
+            Work::Links(_) => {}
             Work::Mint { n, format } => {
                 (self.answer, self.minted) = self.mint(txn, minter, worker, *n, *format);
             }

@@ -11,6 +11,7 @@
 //! | [`Tally`] | a bulk run's counts, read by another thread while it runs |
 //! | [`AdmissionSource`] | what a populator's binder admits beyond its own gate (its minters' shoulders) |
 //! | [`read`] | read-only commands run on a read-only view, never through the writer thread |
+//! | [`link_health`] | the link checker's records read back: the filtered report, an identifier's history, CSV and JSON |
 //! | [`recent`] | a binder's recent writes, read back from its write log |
 //! | [`Record`] | one write log record, written before a write is acknowledged |
 //! | [`replay`] | a write log applied again (`noid replay`) |
@@ -27,6 +28,7 @@ mod admission;
 pub mod api;
 mod cut;
 mod group;
+pub mod link_health;
 mod observe;
 mod reads;
 pub mod recent;

@@ -14,11 +14,13 @@ pub enum Kind {
     Bulk,
     /// A mint.
     Mint,
+    /// The link checker's records of a check.
+    Links,
 }
 
 impl Kind {
     /// Every kind, in label order.
-    pub const ALL: [Kind; 3] = [Kind::Egg, Kind::Bulk, Kind::Mint];
+    pub const ALL: [Kind; 4] = [Kind::Egg, Kind::Bulk, Kind::Links, Kind::Mint];
 
     /// The label value.
     pub fn name(self) -> &'static str {
@@ -26,6 +28,7 @@ impl Kind {
             Kind::Egg => "egg",
             Kind::Bulk => "bulk",
             Kind::Mint => "mint",
+            Kind::Links => "links",
         }
     }
 }

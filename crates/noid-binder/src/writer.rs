@@ -94,6 +94,10 @@ pub enum Work {
     /// in of callers that hold values rather than lines (the console); each command's
     /// reply comes back typed in [`WorkResult::replies`].
     Commands(Vec<noid_egg::Command>),
+    /// The link checker's records (`:/links/…` keys only: [`noid_core::links`]) put
+    /// (`Some`) or deleted (`None`) as one change. Not in the write log: they are no
+    /// identifier's elements, and the next check writes them again.
+    Links(Vec<(Vec<u8>, Option<Vec<u8>>)>),
     /// Mint.
     Mint {
         /// How many.
@@ -110,6 +114,7 @@ impl Work {
             Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
             Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
             Work::Mint { .. } => Kind::Mint,
+            Work::Links(_) => Kind::Links,
         }
     }
 }

@@ -215,6 +215,42 @@ fn a_failing_change_is_reported_and_keeps_nothing() {
     assert!(!s.log.exists() || std::fs::read_to_string(&s.log).unwrap().is_empty());
 }
 
+/// The link checker's records go in as one change and stay out of the write log;
+/// a change with one key outside `:/links/` is refused whole, the store unchanged.
+#[test]
+fn link_records_are_written_and_no_other_key_through_them() {
+    let s = setup();
+    let state = b"status: broken\nchecked: 3\nsince: 2\n".to_vec();
+    let writes = vec![
+        (
+            b":/links/s/z1\thttps://e.org/".to_vec(),
+            Some(state.clone()),
+        ),
+        (b":/links/cursor".to_vec(), Some(b"z1".to_vec())),
+    ];
+    let answer = s.writer().run(Work::Links(writes), who(), false);
+    assert!(!answer.failed, "{}", String::from_utf8_lossy(&answer.body));
+    assert_eq!(s.seen.took.lock().unwrap().last(), Some(&Kind::Links));
+    let refused = vec![
+        (b":/links/cursor".to_vec(), None),
+        (b"z1\t_t".to_vec(), Some(b"https://evil.example/".to_vec())),
+    ];
+    let answer = s.writer().run(Work::Links(refused), who(), false);
+    assert!(answer.failed);
+    assert_eq!(
+        String::from_utf8_lossy(&answer.body),
+        "error: not a link record: z1\t_t\n\n"
+    );
+    assert_eq!(bindings(s.writer(), "z1"), []);
+    assert!(!s.log.exists() || std::fs::read_to_string(&s.log).unwrap().is_empty());
+    let store = noid_store::open::reader(&s.dir).unwrap();
+    assert_eq!(
+        store.get(b":/links/s/z1\thttps://e.org/").unwrap(),
+        Some(state)
+    );
+    assert_eq!(store.get(b":/links/cursor").unwrap(), Some(b"z1".to_vec()));
+}
+
 /// A directory that holds no store: the request fails at `open`, is told so, and
 /// the observer counts it.
 #[test]

@@ -105,6 +105,15 @@ binder = "{r}/binders/other"
         self.root.path().join(rel)
     }
 
+    /// Stop `noid serve` (SIGKILL, mid-work) and start it again on the same
+    /// configuration and directories.
+    pub(crate) fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let (child, port) = serve(&self.root.path().join("api.toml"));
+        (self.child, self.port) = (child, port);
+    }
+
     /// The process id of the running `noid serve`.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()

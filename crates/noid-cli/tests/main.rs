@@ -28,6 +28,7 @@ mod hardening;
 mod hostile;
 mod links;
 mod links_archive;
+mod links_serve;
 /// Shared with noid-archive's tests: a small HTTP server on loopback.
 #[path = "../../noid-archive/tests/loopback/mod.rs"]
 mod loopback;

@@ -939,3 +939,104 @@ fn a_large_mint_on_two_connections_applies_batches_in_order_and_none_after_a_fai
         pg.assert_check_clean();
     }
 }
+
+/// The link checker's schedule on a binder held by PostgreSQL, with two hosts running
+/// `noid serve` against it (each its own directory naming the same minter): one
+/// checks, the other waits for the lease (docs/LINKS.md, "Schedule"). The
+/// targets are on a loopback server; both hosts answer the report the checks left.
+#[test]
+fn two_hosts_on_one_postgres_binder_check_its_targets_from_one() {
+    let server = TestServer::start();
+    let url = server.create_database("links");
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let first = r.join("host1/binders/sam");
+    let mut cmd = Command::new(noid_exe());
+    cmd.arg("-f").arg(&first);
+    cmd.args(["dbcreate", "--backend", &url, "--minter", "sam"]);
+    run(cmd, b"").ok();
+    let second = r.join("host2/binders/sam");
+    std::fs::create_dir_all(second.join("NOID")).unwrap();
+    std::fs::copy(first.join("NOID/backend"), second.join("NOID/backend")).unwrap();
+    let site = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = site.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut s in site.incoming().flatten() {
+            let mut head = [0u8; 4096];
+            let _ = s.read(&mut head);
+            let _ = s.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    for n in 1..=2 {
+        let mut cmd = Command::new(noid_exe());
+        cmd.arg("-f").arg(&first);
+        cmd.args(["bind", "set", &format!("x{n}"), "_t"]);
+        cmd.arg(format!("http://127.0.0.1:{port}/gone{n}"));
+        run(cmd, b"").ok();
+    }
+    let hash = bcrypt::hash_with_result("secret", 4)
+        .unwrap()
+        .format_for_version(bcrypt::Version::TwoY);
+    std::fs::write(r.join("pwd"), format!("sam:{hash}\n")).unwrap();
+    let hosts: Vec<(std::process::Child, u16)> = [&first, &second]
+        .iter()
+        .enumerate()
+        .map(|(i, binder)| {
+            let config = format!(
+                "[links]\ncontact = \"https://noid.example.org/links\"\ninterval = \"2s\"\n\
+                 failures = 1\nspan = \"0s\"\nallow_net = [\"127.0.0.0/8\"]\n\
+                 [populator.sam]\nhtpasswd = \"{}\"\nbinder = \"{}\"\n",
+                r.join("pwd").display(),
+                binder.display()
+            );
+            let path = r.join(format!("api{i}.toml"));
+            std::fs::write(&path, config).unwrap();
+            serve(&path)
+        })
+        .collect();
+    let get = |port: u16, path: &str, query: &str| {
+        let out = Command::new("curl")
+            .args(["-s", "-u", "sam:secret"])
+            .arg(format!("http://127.0.0.1:{port}{path}?{query}"))
+            .output()
+            .expect("run curl");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let checks = |port: u16| -> u64 {
+        get(port, "/metrics", "")
+            .lines()
+            .find_map(|l| l.strip_prefix("noid_links_checks_total "))
+            .map_or(0, |n| n.parse().unwrap())
+    };
+    // Two rounds' checks, from one host.
+    eventually("four checks", || {
+        hosts.iter().map(|(_, p)| checks(*p)).max() >= Some(4)
+    });
+    let counts: Vec<u64> = hosts.iter().map(|(_, p)| checks(*p)).collect();
+    assert!(
+        counts.contains(&0),
+        "one host checks, the other waits: {counts:?}"
+    );
+    for (_, port) in &hosts {
+        let csv = get(*port, "/a/sam/links", "format=csv&status=broken");
+        let ids: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').next())
+            .collect();
+        assert_eq!(ids, ["x1", "x2"], "{csv}");
+    }
+    // The checking host stops: the other takes the lease over (it tries every 10 s).
+    let mut hosts = hosts;
+    let holder = counts.iter().position(|c| *c > 0).unwrap();
+    let (mut stopped, _) = hosts.remove(holder);
+    let _ = stopped.kill();
+    let _ = stopped.wait();
+    let (mut waiting, port) = hosts.pop().unwrap();
+    eventually("the other host checks", || checks(port) > 0);
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+}

@@ -39,6 +39,65 @@ pub fn reader_between_writers(dbdir: &Path, wait: Duration) -> Result<Box<dyn Sc
     }
 }
 
+/// The link checker's lease on the store in `dbdir`: held by one process at a time,
+/// whatever the number of hosts (a lock on `NOID/links.lease` for RocksDB, which one
+/// host holds; a session advisory lock for PostgreSQL, shared by every host that
+/// names the database). `None` while another holds it. Let go when dropped (or, on
+/// PostgreSQL, when the connection drops: [`Lease::held`] tells).
+pub fn lease(dbdir: &Path) -> Result<Option<Lease>, StoreError> {
+    let layout = Layout::new(dbdir);
+    match Location::read(&layout)? {
+        Some(loc) => Ok(pg::lease(dbdir, &loc)?.map(|held| Lease { held })),
+        None => {
+            let path = layout.noid_dir.join("links.lease");
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(|e| StoreError::Backend(format!("{}: {e}", path.display())))?;
+            match file.try_lock() {
+                Ok(()) => Ok(Some(Lease {
+                    held: Box::new(FileLease { _locked: file }),
+                })),
+                Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    Err(StoreError::Backend(format!("{}: {e}", path.display())))
+                }
+            }
+        }
+    }
+}
+
+/// A lease [`lease`] took, held until dropped.
+pub struct Lease {
+    held: Box<dyn Held>,
+}
+
+impl Lease {
+    /// Whether it is still held (a PostgreSQL connection that dropped let it go).
+    pub fn held(&mut self) -> bool {
+        self.held.held()
+    }
+}
+
+/// What holds a lease: a locked file, or a database session.
+pub(crate) trait Held: Send {
+    /// Whether it still holds it.
+    fn held(&mut self) -> bool;
+}
+
+/// A lease held as a lock on a file (released when the file closes).
+struct FileLease {
+    _locked: std::fs::File,
+}
+
+impl Held for FileLease {
+    fn held(&mut self) -> bool {
+        true
+    }
+}
+
 /// Create a minter in `dbdir`, embedded or (`backend`) on PostgreSQL, and open it for
 /// writing.
 pub fn create(

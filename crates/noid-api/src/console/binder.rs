@@ -87,6 +87,17 @@ impl Binder {
         }
     }
 
+    /// `f` on the binder's read-only view ([`Service::view`]).
+    pub async fn view<T: Send + 'static>(
+        &self,
+        f: impl Fn(&dyn noid_core::Lookup) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let Some(dir) = self.pop.populator.binder.clone() else {
+            return Err("this populator has no binder".into());
+        };
+        self.service.view(&dir, f).await
+    }
+
     /// Read-only `commands` on the binder, through its read-only view.
     async fn read_binder(&self, commands: Vec<Command>) -> Result<Vec<Reply>, String> {
         let Some(dir) = self.pop.populator.binder.clone() else {

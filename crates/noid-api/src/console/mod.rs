@@ -41,6 +41,7 @@ pub mod ctx;
 mod edit;
 pub mod form;
 pub mod html;
+mod links;
 mod login;
 pub mod minted;
 mod pages;
@@ -84,6 +85,8 @@ pub const PAGES: &[(&str, PageMethod, Handler)] = &[
     ("uploads", PageMethod::Get, upload::progress),
     ("uploads/result.csv", PageMethod::Get, upload::download),
     ("writes", PageMethod::Get, writes::page),
+    ("links", PageMethod::Get, links::page),
+    ("links.csv", PageMethod::Get, links::download),
 ];
 
 /// Whether `path` is the console's.

@@ -13,6 +13,7 @@ use std::net::IpAddr;
 
 use http::StatusCode;
 
+use super::link_report::Ask;
 use super::origin::Sent;
 use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
@@ -87,6 +88,17 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
     Ok(match plan(&route, pop, query, Input::Whole(req.body)) {
         Plan::Respond(r) => r,
         Plan::Answer(a, tool) => finish(a, note, tool),
+        // The link checker's records, read through a snapshot: a check being written
+        // as this runs shows at the next request.
+        Plan::Links { dir } => match Ask::of(&req.query) {
+            Ok(ask) => crate::snapshot(&dir, |store| ask.answer(store)).unwrap_or_else(|e| {
+                plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("error: {}\n", crate::name_store_in(&e, &dir)),
+                )
+            }),
+            Err(refused) => refused,
+        },
         Plan::Run {
             dir,
             log,

@@ -30,6 +30,24 @@
 //! bulk_wait = 2                      # seconds a bulk run holding the binder waits for its body
 //! bulk_min_rate = 16384              # octets a second it must get meanwhile
 //! metrics_listen = "127.0.0.1:9464"  # /metrics there only (default: loopback clients only)
+//!
+//! [links]                            # the link checker's schedule (docs/LINKS.md); off without it
+//! interval = "30d"                   # every target checked once per interval, spread evenly
+//! concurrency = 16                   # requests at once, all hosts together
+//! per_host = 2                       # requests at once to one host
+//! failures = 3                       # K: failures in a row before a target is broken
+//! span = "72h"                       # D: ... spread over at least this long
+//! contact = "https://example.org/about-our-link-checker"  # in the User-Agent
+//! allow_net = ["10.1.0.0/16"]        # targets on these networks may be checked
+//! console_url = "https://noid.example.org/console/"     # digests link here
+//! timegate = "https://web.archive.org/web/"               # archived copies (noid links policy)
+//!
+//! [links.digest]                     # owners' digests of what newly broke
+//! every = "1d"                       # how often
+//! smtp = "mail.example.org:25"       # a relay (or sendmail = "/usr/sbin/sendmail")
+//! from = "noid@example.org"
+//! to = "curators@example.org"        # site default; a populator's digest_to wins
+//! webhook = "https://hooks.example.org/noid"  # JSON POSTed; a populator's digest_webhook wins
 //! ```
 
 use std::collections::BTreeMap;
@@ -59,6 +77,8 @@ pub struct Config {
     /// Connections, deadlines and the metrics address.
     #[serde(default)]
     pub serve: ServeConfig,
+    /// The link checker's schedule and digests; no checking without it.
+    pub links: Option<super::links::LinksConfig>,
 }
 
 /// `[serve]`: what one client may hold of the server, and for how long
@@ -184,6 +204,10 @@ pub struct Populator {
     /// gate, docs/API.md).
     #[serde(default)]
     pub any_identifier: bool,
+    /// Where its link digests are mailed (`[links.digest] to` otherwise).
+    pub digest_to: Option<String>,
+    /// Where its link digests are POSTed as JSON (`[links.digest] webhook` otherwise).
+    pub digest_webhook: Option<String>,
 }
 
 fn default_lock_timeout() -> u64 {
@@ -268,6 +292,9 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
         return Err(
             "serve: header_timeout, body_timeout and bulk_wait must be at least 1 second".into(),
         );
+    }
+    if let Some(links) = &config.links {
+        links.check(&config.populators)?;
     }
     let mut checked = BTreeMap::new();
     for (name, p) in &config.populators {

@@ -8,6 +8,8 @@
 
 pub mod cgi;
 mod config;
+pub mod link_report;
+mod links;
 mod origin;
 mod passwords;
 mod plan;
@@ -18,6 +20,7 @@ mod site;
 pub use config::{
     front_addresses, load, parse, Checked, Config, ConsoleConfig, Front, Populator, ServeConfig,
 };
+pub use links::{Digest, LinksConfig, Mailer};
 pub use origin::{same_site, Sent, REFUSED};
 pub use passwords::{parse_basic, same_secret, Basic, Passwords, Verdict, REMEMBER};
 pub use plan::{body_too_large, is_bulk, minter_dir, plan, verbose_note, Input, Plan, MAX_BODY};

@@ -65,6 +65,12 @@ pub enum Plan {
     Respond(ApiReply),
     /// A command answered without a store (minter help, a refused minter command).
     Answer(WorkResult, &'static str),
+    /// Answer from the link checker's records of binder `dir`, read on a read-only
+    /// view ([`super::link_report`]; the query is read there, undecoded, as a form's).
+    Links {
+        /// The binder.
+        dir: PathBuf,
+    },
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -116,6 +122,10 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 tool: "egg",
             }
         }
+        Route::Links { .. } => match &pop.populator.binder {
+            Some(dir) => Plan::Links { dir: dir.clone() },
+            None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
+        },
         Route::Minter { path, .. } => {
             if pop.populator.minters.is_none() {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no minters\n"));

@@ -21,6 +21,8 @@ pub struct ApiReply {
     pub realm: Option<String>,
     /// Seconds a `429` asks the client to wait (`Retry-After`).
     pub retry_after: Option<u64>,
+    /// The body's type when it is not plain text (a report's CSV or JSON).
+    pub content_type: Option<&'static str>,
     /// The body.
     pub body: Vec<u8>,
 }
@@ -34,7 +36,9 @@ impl ApiReply {
             None => {
                 h.insert(
                     CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=UTF-8"),
+                    HeaderValue::from_static(
+                        self.content_type.unwrap_or("text/plain; charset=UTF-8"),
+                    ),
                 );
             }
         }
@@ -58,6 +62,7 @@ pub fn plain(status: StatusCode, text: &str) -> ApiReply {
         tool: None,
         realm: None,
         retry_after: None,
+        content_type: None,
         body: text.as_bytes().to_vec(),
     }
 }
@@ -87,6 +92,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> A
         tool: Some(tool),
         realm: None,
         retry_after: None,
+        content_type: None,
         body,
     }
 }

@@ -1,5 +1,6 @@
 //! URL layout, as N2T's: `/a/POPULATOR/b` (the binder), `/a/POPULATOR/m/SCHEME/NAAN/SHOULDER`
-//! (a minter), `/a/POPULATOR` (help). Anything else, and any step that is not a safe
+//! (a minter), `/a/POPULATOR` (help); and noid's `/a/POPULATOR/links` (the link
+//! checker's report on the binder's targets, docs/LINKS.md). Anything else, and any step that is not a safe
 //! name ([`is_safe_name`]: no `..`, no `/`), matches nothing.
 
 use crate::safe_name::is_safe_name;
@@ -14,6 +15,11 @@ pub enum Route {
     },
     /// `/a/POP/b`.
     Binder {
+        /// The populator.
+        populator: String,
+    },
+    /// `/a/POP/links`: what the link checker found.
+    Links {
         /// The populator.
         populator: String,
     },
@@ -32,6 +38,7 @@ impl Route {
         match self {
             Route::Help { populator }
             | Route::Binder { populator }
+            | Route::Links { populator }
             | Route::Minter { populator, .. } => populator,
         }
     }
@@ -47,6 +54,9 @@ pub fn parse(path: &str) -> Option<Route> {
             populator: safe(p)?,
         },
         [p, "b"] => Route::Binder {
+            populator: safe(p)?,
+        },
+        [p, "links"] => Route::Links {
             populator: safe(p)?,
         },
         [p, "m", scheme, naan, shoulder] => Route::Minter {
@@ -79,6 +89,12 @@ mod tests {
             Some(Route::Minter {
                 populator: "sam".into(),
                 path: ["ark".into(), "99999".into(), "fk4".into()]
+            })
+        );
+        assert_eq!(
+            parse("/a/sam/links"),
+            Some(Route::Links {
+                populator: "sam".into()
             })
         );
         assert_eq!(

@@ -264,11 +264,7 @@ fn check_page(
     let mut broken = Vec::new();
     checker.check(jobs, policy, now, |outcome| {
         tally.count(&outcome.state, outcome.change.is_some());
-        if outcome
-            .change
-            .as_ref()
-            .is_some_and(|c| c.to == Status::Broken)
-        {
+        if outcome.state.status == Status::Broken {
             broken.push(outcome.target.clone());
         }
         ops.extend(
@@ -286,15 +282,20 @@ fn check_page(
     writer.commit_all(&mut ops).map_err(|e| e.to_string())
 }
 
-/// The most recent archived copy of `t`, a target that just turned broken, when the
-/// archived-copy policy covers its identifier (noid-archive's `copies::wanted`); a
-/// TimeGate that fails is said on standard error and leaves the target without one.
+/// The most recent archived copy of `t`, a broken target, when the archived-copy
+/// policy covers its identifier (noid-archive's `copies::wanted`) and no copy is kept
+/// yet; a TimeGate that fails is said on standard error and leaves the target without
+/// one (the next check asks again).
 fn archived_copy(
     reader: &dyn Scan,
     archive: &noid_archive::Config,
     t: &Target,
 ) -> Result<Option<noid_archive::Archived>, String> {
-    if !noid_archive::copies::wanted(reader, &t.id).map_err(|e| e.to_string())? {
+    let kept = reader
+        .get(&archived_key(&t.id))
+        .map_err(|e| e.to_string())?
+        .is_some();
+    if kept || !noid_archive::copies::wanted(reader, &t.id).map_err(|e| e.to_string())? {
         return Ok(None);
     }
     match noid_archive::block_on(noid_archive::find(archive, &t.url)).map_err(|e| e.to_string())? {

@@ -30,6 +30,14 @@ pub(crate) fn create(
     Err(refusal(dbdir, loc))
 }
 
+/// Refused: no PostgreSQL in this build.
+pub(crate) fn lease(
+    dbdir: &Path,
+    loc: &Location,
+) -> Result<Option<Box<dyn crate::open::Held>>, StoreError> {
+    Err(refusal(dbdir, loc))
+}
+
 fn refusal(dbdir: &Path, loc: &Location) -> StoreError {
     without_postgres(&format!("the minter in {}", dbdir.display()), loc)
 }

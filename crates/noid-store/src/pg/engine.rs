@@ -41,3 +41,49 @@ pub(crate) fn create(
         }
     }
 }
+
+/// The second half's class of the link checker's lease (`'noiL'`): one per minter,
+/// its first half the minter's id, apart from the writers' lock ([`super::schema::LOCK_CLASS`]).
+const LEASE_CLASS: i32 = 0x6e6f_694c;
+
+/// The link checker's lease on the minter at `loc`: a session advisory lock taken
+/// without waiting on a connection of its own, held while the connection lives.
+pub(crate) fn lease(
+    _dbdir: &Path,
+    loc: &Location,
+) -> Result<Option<Box<dyn crate::open::Held>>, StoreError> {
+    let mut client = super::conn::connect(loc)?;
+    let id = super::conn::minter_id(&mut client, loc, super::conn::Rows::Ignore)?;
+    let key = i32::try_from(id).map_err(|_| {
+        StoreError::Backend(format!("minter id {id} does not fit an advisory lock"))
+    })?;
+    let taken: bool = client
+        .query_one("SELECT pg_try_advisory_lock($1, $2)", &[&LEASE_CLASS, &key])
+        .map_err(|e| super::conn::failed(loc, "cannot take the link checker's lease", &e))?
+        .get(0);
+    Ok(taken.then(|| Box::new(SessionLease(Some(client))) as Box<dyn crate::open::Held>))
+}
+
+/// A lease held by a database session.
+struct SessionLease(Option<postgres::Client>);
+
+impl crate::open::Held for SessionLease {
+    fn held(&mut self) -> bool {
+        self.0
+            .as_mut()
+            .is_some_and(|c| c.simple_query("SELECT 1").is_ok())
+    }
+}
+
+/// The session ends on a thread of its own: closing a `postgres::Client` blocks on
+/// its own runtime, which panics on an async runtime's thread (`noid serve` drops its
+/// schedules' leases there when it stops).
+impl Drop for SessionLease {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            let _ = std::thread::Builder::new()
+                .name("noid-lease-end".into())
+                .spawn(move || drop(client));
+        }
+    }
+}

@@ -68,7 +68,7 @@ pub use snapshot::PgSnapshot;
 #[cfg(feature = "postgres")]
 pub use writer::PgWriter;
 
-pub(crate) use engine::{create, open_reader, open_writer};
+pub(crate) use engine::{create, lease, open_reader, open_writer};
 
 use crate::StoreError;
 
