@@ -359,6 +359,67 @@ impl Parsed {
         .collect()
     }
 
+    /// The ARK specification's other spellings of this ARK that a stored key may use,
+    /// as parses whose ancestors and inflections resolution looks up after this one's
+    /// missed (draft-kunze-ark-43 §2.2, §3.1): without hyphens (`ark:/NAAN/…`), in the
+    /// `ark:NAAN/…` label form, and both. Each keeps the request's characters but for
+    /// the hyphens, so [`Parsed::tail_of`] maps a suffix back to the request's own text.
+    /// Empty for other families and for an ARK without a NAAN.
+    pub fn respellings(&self) -> Vec<Parsed> {
+        let (Family::Ark, Some(r)) = (self.family, &self.naan) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(3);
+        let hyphen_free = match crate::normalize::without_hyphens(&self.norm[r.end..]) {
+            Cow::Owned(part) => {
+                let mut q = Parsed::new(&[&self.norm[..r.end], &part].concat());
+                q.ext.clone_from(&self.ext);
+                Some(q)
+            }
+            Cow::Borrowed(_) => None,
+        };
+        if let Some(q) = &hyphen_free {
+            out.push(q.clone());
+        }
+        out.push(self.unslashed());
+        if let Some(q) = hyphen_free {
+            out.push(q.unslashed());
+        }
+        out
+    }
+
+    /// This `ark:/NAAN/…` parse written `ark:NAAN/…`: the same parts, one byte earlier.
+    fn unslashed(&self) -> Parsed {
+        let mut q = self.clone();
+        q.norm.remove("ark:".len());
+        q.local -= 1;
+        q.naan = q.naan.map(|r| r.start - 1..r.end - 1);
+        q.shoulder_end = q.shoulder_end.map(|e| e - 1);
+        q.stop_len -= 1;
+        q
+    }
+
+    /// The end of `self.norm` (the request's own spelling) that holds what `other`, one
+    /// of [`Parsed::respellings`], holds after its first `len` bytes: the same characters
+    /// but for hyphens, which stay with the part before it. A suffix passed through keeps
+    /// the hyphens it was asked with (`ark:/12345/x-y/my-file.pdf` found on
+    /// `ark:12345/xy` passes `/my-file.pdf` through).
+    pub fn tail_of(&self, other: &Parsed, len: usize) -> &str {
+        let hyphen = |c: &char| crate::normalize::is_hyphen(*c);
+        let mut wanted = other.norm[len..].chars().filter(|c| !hyphen(c)).count();
+        let mut start = self.norm.len();
+        for (i, c) in self.norm.char_indices().rev() {
+            if wanted == 0 {
+                break;
+            }
+            if !hyphen(&c) {
+                wanted -= 1;
+            }
+            start = i;
+        }
+        &self.norm[start..]
+    }
+
     /// The DOI behind a shadow ARK ([`crate::shadow::doi_of_ark`]).
     fn shadow_doi(&self) -> Option<String> {
         let r = self.naan.as_ref()?;

@@ -246,3 +246,74 @@ fn every_spelling_of_the_vector_table_redirects_over_http() {
         server.join().unwrap().unwrap();
     }
 }
+
+/// docs/RESOLUTION.md's table of draft-kunze-ark-43's rules: its bindings (id, element,
+/// value) and its rows (request, answer).
+type DraftTable = (
+    Vec<(&'static str, &'static str, &'static str)>,
+    Vec<(&'static str, &'static str)>,
+);
+
+fn draft_rules() -> DraftTable {
+    const DOC: &str = include_str!("../../../docs/RESOLUTION.md");
+    let start = DOC.find("#### The draft's rules on every path").unwrap();
+    let s = &DOC[start..start + DOC[start..].find("<!-- draft rules: end -->").unwrap()];
+    let block = &s[s.find("```text\n").unwrap() + 8..];
+    let bindings = block[..block.find("```").unwrap()]
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[0], w[1], w[2])
+        })
+        .collect();
+    let rows = s
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains('`'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[3].trim_matches('`'), cells[4].trim_matches('`'))
+        })
+        .collect();
+    (bindings, rows)
+}
+
+#[test]
+fn every_row_of_the_draft_rules_table_answers_over_http() {
+    let (bindings, rows) = draft_rules();
+    assert_eq!(rows.len(), 15);
+    let store = MemLookup::new();
+    for (id, elem, value) in bindings {
+        store.bind(id, elem, value);
+    }
+    let backend: Arc<dyn Backend> = Arc::new(Real {
+        resolver: Resolver::new(Rules::empty()),
+        store,
+    });
+    let l = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr();
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
+    for (request, answer) in rows {
+        let out = fetch(&addr, &format!("/{}", path_of(request)), None);
+        match answer.split_once(' ') {
+            Some(("302", target)) => assert_eq!(
+                status_and(&out, "location"),
+                (302, Some(target.to_string())),
+                "{request}"
+            ),
+            // The metadata page (ANVL) of the bound id: `where` defaults to the id.
+            Some(("metadata", of)) => {
+                let id = of.strip_prefix("of ").unwrap();
+                assert_eq!(status_and(&out, "location"), (200, None), "{request}");
+                assert!(
+                    body(&out).contains(&format!("where: {id}\n")),
+                    "{request}: {out}"
+                );
+            }
+            _ => assert_eq!((answer, status_and(&out, "location").0), ("404", 404)),
+        }
+    }
+    stop.shut_down();
+    server.join().unwrap().unwrap();
+}

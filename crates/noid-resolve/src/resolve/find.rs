@@ -90,6 +90,10 @@ impl Resolver {
         if let Some(found) = chop::chop(l, key, p, candidates)? {
             return Ok(Some(found));
         }
+        // 4a. Inflections and ancestors in the ARK specification's other spellings.
+        if let Some(found) = respelled(l, key, p)? {
+            return Ok(Some(found));
+        }
         // 4b. A LUI minter's identifier in another spelling.
         if let Some(lui) = crate::lui::canonical(l, id)? {
             if let Some(v) = target_of(l, key, &lui)? {
@@ -232,6 +236,41 @@ impl Resolver {
         key.push(keys::SEPARATOR);
         Ok(!l.scan_prefix(key, 1)?.is_empty())
     }
+}
+
+/// Steps 3 and 4 for an ARK in the spellings draft-kunze-ark-43 calls the same ARK
+/// ([`Parsed::respellings`]: without hyphens, §3.1; as `ark:NAAN/…`, §2.2), only where
+/// the store has keys of that spelling's NAAN: an inflection on the id so spelled, else
+/// its longest bound ancestor, passing through the request's own suffix (hyphens kept).
+fn respelled<'a, L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    p: &'a Parsed,
+) -> Result<Option<Found<'a>>, LookupError> {
+    for q in p.respellings() {
+        if !may_have_authority(l, &q.norm)? {
+            continue;
+        }
+        if let Some((base_len, infl)) = inflection_suffix(&q.norm) {
+            if let Some(v) = target_of(l, key, &q.norm[..base_len])? {
+                let base = q.norm[..base_len].to_string();
+                return Ok(Some(Found::exact(Cow::Owned(base), v, infl)));
+            }
+        }
+        if let Some(found) = chop::chop(l, key, &q, None)? {
+            let Found {
+                root, value, via, ..
+            } = found;
+            let suffix = noid_core::unescape::flex_decode(p.tail_of(&q, root.len()));
+            return Ok(Some(Found {
+                root: Cow::Owned(root.into_owned()),
+                value,
+                suffix,
+                via,
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// The key a level of `p` (`p.norm[..n]`) has in the rules table and the registry:

@@ -2,6 +2,7 @@
 //! of the [`Answer`] values the HTTP layer maps: the lookup steps (`steps`), the output
 //! decision (`output`), and here the helpers and the crate-wide contracts.
 
+mod draft;
 mod normal;
 mod output;
 mod passthrough;
