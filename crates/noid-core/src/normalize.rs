@@ -114,6 +114,31 @@ pub fn spellings(id: &str) -> Vec<String> {
     [slashed, normal].into_iter().filter(|s| s != id).collect()
 }
 
+/// An ARK as pasted, with the white space a copy brings into it (spaces, tabs, line
+/// breaks, no-break spaces: Unicode's White_Space) dropped before its first `?`, or
+/// `None` when `id` holds none there or is no ARK without it. The ARK draft
+/// (draft-kunze-ark-43 §3.1) has resolvers drop it before comparison; a query after `?`
+/// is passed through as given.
+///
+/// ```
+/// use noid_core::normalize::without_pasted_space;
+/// assert_eq!(without_pasted_space("ark:/12345/x9ab\n cd?q=a b").as_deref(), Some("ark:/12345/x9abcd?q=a b"));
+/// assert_eq!(without_pasted_space("ark:/12345/x9abcd"), None);
+/// assert_eq!(without_pasted_space("my file"), None);
+/// ```
+pub fn without_pasted_space(id: &str) -> Option<String> {
+    let end = id.find('?').unwrap_or(id.len());
+    let (ark, query) = id.split_at(end);
+    if !ark.contains(char::is_whitespace) {
+        return None;
+    }
+    let kept: String = ark.chars().filter(|c| !c.is_whitespace()).collect();
+    let label = kept.trim_start_matches('/').get(..4);
+    label
+        .is_some_and(|l| l.eq_ignore_ascii_case("ark:"))
+        .then(|| kept + query)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +159,32 @@ mod tests {
         );
         assert!(matches!(identifier_part("/a\u{20ac}"), Cow::Borrowed(_)));
         assert_eq!(identifier_part("/%-A"), "/%-a");
+    }
+
+    #[test]
+    fn pasted_white_space() {
+        for pasted in [
+            "ark:/12345/x9ab cd",
+            "ark:/12345/x9ab\ncd",
+            "ark:/12345/x9ab\r\ncd",
+            "ark:/12345/x9ab\tcd",
+            "ark:/12345/x9ab\u{a0}cd",
+            " ark: /12345/ x9abcd ",
+            "/ark:/12345/x9ab\u{2028}cd",
+        ] {
+            let want = if pasted.starts_with('/') {
+                "/ark:/12345/x9abcd"
+            } else {
+                "ark:/12345/x9abcd"
+            };
+            assert_eq!(
+                without_pasted_space(pasted).as_deref(),
+                Some(want),
+                "{pasted:?}"
+            );
+        }
+        assert_eq!(without_pasted_space("doi:10.5072/a b"), None);
+        assert_eq!(without_pasted_space("ark:/12345/x?a b"), None);
     }
 
     #[test]

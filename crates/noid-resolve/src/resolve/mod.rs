@@ -20,7 +20,8 @@
 //! 7. redirect rules on the shoulder, NAAN or scheme (bound in the store, a registry
 //!    record's provider, or the operator's rules file);
 //! 8. forwarding of ARKs of other NAANs to a global resolver;
-//! 9. not found.
+//! 9. not found; but a pasted ARK holding white space is first resolved again
+//!    without it (`noid_core::normalize::without_pasted_space`).
 //!
 //! A found target then goes through the output decision (EggNog's `cnflect`,
 //! `negotiate`): inflections, content negotiation, several targets;

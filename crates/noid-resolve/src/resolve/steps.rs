@@ -61,6 +61,16 @@ impl Resolver {
         match self.find(l, &mut key, id, &p, candidates)? {
             Finding::Found(found) => self.finish_counted(l, req, found, Some(&p)),
             Finding::Missed { truncated } => {
+                // A pasted ARK: resolved again without the white space a copy brought.
+                if let Some(unspaced) = noid_core::normalize::without_pasted_space(id) {
+                    return self.resolve_counted(
+                        store,
+                        &Request {
+                            id: &unspaced,
+                            ..*req
+                        },
+                    );
+                }
                 let answer = self.fallback(l, &mut key, &p, truncated)?;
                 let outcome = Outcome::of(&answer, Outcome::Hit);
                 Ok((answer, outcome))
