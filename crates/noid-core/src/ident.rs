@@ -339,7 +339,7 @@ impl Parsed {
     }
 
     /// The ARK specification's normal form of the identifier part (every hyphen,
-    /// U+2010–U+2015 too, removed; `%XX` lower-cased) in both ARK forms, where it is a
+    /// U+2010–U+2015 too, removed; `%XX` upper-cased) in both ARK forms, where it is a
     /// spelling [`Parsed::alternates`] does not already try: looked up after those.
     /// Empty for other families and for ids already in normal form (one byte search).
     pub fn normal_forms(&self, verbatim: &str, tried: &[String]) -> Vec<String> {
@@ -361,16 +361,18 @@ impl Parsed {
 
     /// The ARK specification's other spellings of this ARK that a stored key may use,
     /// as parses whose ancestors and inflections resolution looks up after this one's
-    /// missed (draft-kunze-ark-43 §2.2, §3.1): without hyphens (`ark:/NAAN/…`), in the
+    /// missed (draft-kunze-ark-43 §2.2, §3.1, §3.2): in normal form (without hyphens,
+    /// `%XX` upper-cased: [`crate::normalize::identifier_part`]; `ark:/NAAN/…`), in the
     /// `ark:NAAN/…` label form, and both. Each keeps the request's characters but for
-    /// the hyphens, so [`Parsed::tail_of`] maps a suffix back to the request's own text.
+    /// hyphens and their case, so [`Parsed::tail_of`] maps a suffix back to the request's
+    /// own text.
     /// Empty for other families and for an ARK without a NAAN.
     pub fn respellings(&self) -> Vec<Parsed> {
         let (Family::Ark, Some(r)) = (self.family, &self.naan) else {
             return Vec::new();
         };
         let mut out = Vec::with_capacity(3);
-        let hyphen_free = match crate::normalize::without_hyphens(&self.norm[r.end..]) {
+        let hyphen_free = match crate::normalize::identifier_part(&self.norm[r.end..]) {
             Cow::Owned(part) => {
                 let mut q = Parsed::new(&[&self.norm[..r.end], &part].concat());
                 q.ext.clone_from(&self.ext);
@@ -565,12 +567,12 @@ mod tests {
             p.normal_forms("ark:/12345/a-b-c", &tried),
             vec!["ark:12345/abc".to_string()]
         );
-        let p = Parsed::new("ARK:/B5072/x\u{2010}y%7E");
+        let p = Parsed::new("ARK:/B5072/x\u{2010}y%7e");
         assert_eq!(
             p.normal_forms("", &[]),
             vec![
-                "ark:/b5072/xy%7e".to_string(),
-                "ark:b5072/xy%7e".to_string()
+                "ark:/b5072/xy%7E".to_string(),
+                "ark:b5072/xy%7E".to_string()
             ]
         );
         assert!(Parsed::new("ark:/12345/xy")

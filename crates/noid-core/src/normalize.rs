@@ -7,7 +7,8 @@
 //! 2. (the query string): **not** removed, because resolution reads `?`, `??` and
 //!    `?info` as inflections and passes any other query through to the target;
 //! 3. the label, `ark:/` or `ark:` in any case, becomes `ark:`;
-//! 4. the two characters after every `%` are lower-cased (`%7E` → `%7e`);
+//! 4. the two characters after every `%` are upper-cased (`%7e` → `%7E`: draft-kunze-ark-43
+//!    §3.2 step 5, as RFC 3986 §6.2.2.1 has it);
 //! 5. the NAAN is lower-cased (`B5072` → `b5072`);
 //! 6. hyphens are removed from the identifier part (after the NAAN): U+002D and its
 //!    typographic variants U+2010 to U+2015 (hyphen, non-breaking hyphen, figure dash,
@@ -44,7 +45,7 @@ pub fn without_hyphens(part: &str) -> Cow<'_, str> {
     Cow::Owned(part.chars().filter(|&c| !is_hyphen(c)).collect())
 }
 
-/// Steps 4 and 6 on an ARK's identifier part (what follows the NAAN): `%XX` lower-cased,
+/// Steps 4 and 6 on an ARK's identifier part (what follows the NAAN): `%XX` upper-cased,
 /// every hyphen removed. Borrowed when there is nothing to change, which a byte search
 /// decides (a `%`, an ASCII hyphen, or the lead byte 0xE2 of U+2010–U+2015).
 pub fn identifier_part(part: &str) -> Cow<'_, str> {
@@ -56,7 +57,7 @@ pub fn identifier_part(part: &str) -> Cow<'_, str> {
     for c in part.chars() {
         if lower > 0 {
             lower -= 1;
-            out.push(c.to_ascii_lowercase());
+            out.push(c.to_ascii_uppercase());
             // A hyphen right after `%` is one of the two characters, not removed.
             continue;
         }
@@ -80,7 +81,7 @@ pub fn identifier_part(part: &str) -> Cow<'_, str> {
 ///
 /// ```
 /// use noid_core::normalize::ark;
-/// assert_eq!(ark("ARK:/B5072/fk2‐x-y%7E").as_deref(), Some("ark:b5072/fk2xy%7e"));
+/// assert_eq!(ark("ARK:/B5072/fk2‐x-y%7E").as_deref(), Some("ark:b5072/fk2xy%7E"));
 /// assert_eq!(ark("doi:10.5072/x"), None);
 /// ```
 pub fn ark(id: &str) -> Option<String> {
@@ -147,7 +148,7 @@ mod tests {
     fn identifier_parts() {
         assert_eq!(identifier_part("/x-y"), "/xy");
         assert!(matches!(identifier_part("/fk4abc"), Cow::Borrowed(_)));
-        assert_eq!(identifier_part("/a%7E%2Fb"), "/a%7e%2fb");
+        assert_eq!(identifier_part("/a%7e%2fb"), "/a%7E%2Fb");
         assert_eq!(
             identifier_part("/a\u{2010}b\u{2011}c\u{2012}d\u{2013}e\u{2014}f\u{2015}g"),
             "/abcdefg"
@@ -158,7 +159,7 @@ mod tests {
             "/a\u{2016}b\u{2212}c"
         );
         assert!(matches!(identifier_part("/a\u{20ac}"), Cow::Borrowed(_)));
-        assert_eq!(identifier_part("/%-A"), "/%-a");
+        assert_eq!(identifier_part("/%-a"), "/%-A");
     }
 
     #[test]

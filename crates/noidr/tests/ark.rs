@@ -306,7 +306,7 @@ fn every_spelling_the_ark_spec_equates_resolves() {
     let m = Minter::new();
     m.bind(&[
         ("ark:/13030/xy", "_t", "https://e.org/xy"),
-        ("ark:b5072/fk2a%7e", "_t", "https://e.org/fk2a"),
+        ("ark:b5072/fk2a%7E", "_t", "https://e.org/fk2a"),
     ]);
     let s = Server::start(&m, None);
     for path in [

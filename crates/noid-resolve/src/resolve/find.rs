@@ -239,7 +239,7 @@ impl Resolver {
 }
 
 /// Steps 3 and 4 for an ARK in the spellings draft-kunze-ark-43 calls the same ARK
-/// ([`Parsed::respellings`]: without hyphens, §3.1; as `ark:NAAN/…`, §2.2), only where
+/// ([`Parsed::respellings`]: in normal form, §3.1–3.2; as `ark:NAAN/…`, §2.2), only where
 /// the store has keys of that spelling's NAAN: an inflection on the id so spelled, else
 /// its longest bound ancestor, passing through the request's own suffix (hyphens kept).
 fn respelled<'a, L: Lookup + ?Sized>(
