@@ -140,6 +140,78 @@ pub fn without_pasted_space(id: &str) -> Option<String> {
         .then(|| kept + query)
 }
 
+/// Whether `id` (leading `/`s ignored) carries an ARK label, `ark:` in any case.
+fn is_ark(id: &str) -> bool {
+    let id = id.trim_start_matches('/');
+    id.get(..4).is_some_and(|l| l.eq_ignore_ascii_case("ark:"))
+}
+
+/// An ARK request without the `/` and `.` that end its ARK (before an inflection `?`,
+/// `??` or `?info`), or `None` when it has none there or is no ARK: the ARK draft
+/// (draft-kunze-ark-43 §3.1) has a final `/` or `.` ignored. N2T read a final `/` as an
+/// inflection (the rules file's `final-slash inflection` keeps that reading).
+///
+/// ```
+/// use noid_core::normalize::without_final_structure;
+/// assert_eq!(without_final_structure("ark:/12345/x/").as_deref(), Some("ark:/12345/x"));
+/// assert_eq!(without_final_structure("ark:/12345/x./?info").as_deref(), Some("ark:/12345/x?info"));
+/// assert_eq!(without_final_structure("ark:/12345/x"), None);
+/// assert_eq!(without_final_structure("doi:10.5072/x/"), None);
+/// ```
+pub fn without_final_structure(id: &str) -> Option<String> {
+    if !matches!(id.as_bytes().last(), Some(b'/' | b'.' | b'?' | b'o')) || !is_ark(id) {
+        return None;
+    }
+    let inflection = ["?info", "??", "?"]
+        .into_iter()
+        .find(|q| id.ends_with(q))
+        .unwrap_or("");
+    let base = &id[..id.len() - inflection.len()];
+    if base.contains('?') {
+        return None;
+    }
+    let kept = base.trim_end_matches(['/', '.']);
+    if kept.len() == base.len() || kept.ends_with(':') || kept.is_empty() {
+        return None;
+    }
+    Some([kept, inflection].concat())
+}
+
+/// An ARK request with every `//` after its NAAN (before any `?`) collapsed to `/`, or
+/// `None` when it has none or is no ARK (draft-kunze-ark-43 §3.2 step 8, a SHOULD).
+/// Resolution reads it only once the request as given found nothing, so a suffix
+/// passed through below a bound ancestor keeps its `//`, as EggNog passes it.
+///
+/// ```
+/// use noid_core::normalize::with_slashes_collapsed;
+/// assert_eq!(with_slashes_collapsed("ark:/12345/x//y///z?a//b").as_deref(), Some("ark:/12345/x/y/z?a//b"));
+/// assert_eq!(with_slashes_collapsed("ark:/12345/x/y"), None);
+/// ```
+pub fn with_slashes_collapsed(id: &str) -> Option<String> {
+    let end = id.find('?').unwrap_or(id.len());
+    if memchr::memmem::find(&id.as_bytes()[..end], b"//").is_none() || !is_ark(id) {
+        return None;
+    }
+    let lead = id.len() - id.trim_start_matches('/').len();
+    let labelled = &id[lead + 4..];
+    let after_label = labelled.len() - labelled.trim_start_matches('/').len();
+    let naan_end = lead + 4 + after_label + labelled[after_label..].find('/')?;
+    let (head, part) = id[..end].split_at(naan_end);
+    let mut out = String::with_capacity(id.len());
+    out.push_str(head);
+    for (i, piece) in part.split('/').enumerate() {
+        if i > 0 && !piece.is_empty() {
+            out.push('/');
+        }
+        out.push_str(piece);
+    }
+    if part.ends_with('/') {
+        out.push('/');
+    }
+    out.push_str(&id[end..]);
+    (out != id).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

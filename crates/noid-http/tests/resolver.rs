@@ -280,7 +280,7 @@ fn draft_rules() -> DraftTable {
 #[test]
 fn every_row_of_the_draft_rules_table_answers_over_http() {
     let (bindings, rows) = draft_rules();
-    assert_eq!(rows.len(), 23);
+    assert_eq!(rows.len(), 31);
     let store = MemLookup::new();
     for (id, elem, value) in bindings {
         store.bind(id, elem, value);

@@ -38,6 +38,10 @@ pub struct Rules {
     pub global_resolver: Option<String>,
     /// NAANs this resolver answers for; their ARKs are never forwarded (loop protection).
     pub local_naans: Vec<String>,
+    /// `final-slash inflection`: an ARK's final `/` (and `./`) is an inflection, and a
+    /// final `.` part of the suffix, as N2T read them; by default the ARK draft's
+    /// reading holds (draft-kunze-ark-43 §3.1: a final `/` or `.` is ignored).
+    pub final_slash_inflects: bool,
 }
 
 impl Rules {
@@ -90,10 +94,21 @@ impl Rules {
                 "local-naans" => rules
                     .local_naans
                     .extend(value.split_whitespace().map(str::to_ascii_lowercase)),
+                "final-slash" => match value {
+                    "inflection" => rules.final_slash_inflects = true,
+                    "ignored" => rules.final_slash_inflects = false,
+                    _ => {
+                        return Err(err(format!(
+                            "final-slash is \"ignored\" (the ARK draft's reading, the \
+                             default) or \"inflection\" (N2T's), not {value:?}"
+                        )))
+                    }
+                },
                 _ => {
                     return Err(err(format!(
                         "unknown directive {key:?} (a rule's key must contain a colon, \
-                         e.g. \"doi:\"; directives are global-resolver and local-naans)"
+                         e.g. \"doi:\"; directives are global-resolver, local-naans and \
+                         final-slash)"
                     )))
                 }
             }
@@ -180,5 +195,26 @@ mod tests {
         let e = Rules::parse("doi:\n").unwrap_err();
         assert_eq!(e.to_string(), "line 1: rule \"doi:\" has no target");
         assert!(Rules::parse("global-resolver\n").is_err());
+        assert_eq!(
+            Rules::parse("final-slash kept\n").unwrap_err().to_string(),
+            "line 1: final-slash is \"ignored\" (the ARK draft's reading, the default) \
+             or \"inflection\" (N2T's), not \"kept\""
+        );
+    }
+
+    #[test]
+    fn final_slash_reads_the_ark_draft_unless_told_n2t() {
+        assert!(!Rules::empty().final_slash_inflects);
+        assert!(!Rules::builtin().final_slash_inflects);
+        assert!(
+            Rules::parse("final-slash inflection\n")
+                .unwrap()
+                .final_slash_inflects
+        );
+        assert!(
+            !Rules::parse("final-slash ignored\n")
+                .unwrap()
+                .final_slash_inflects
+        );
     }
 }
