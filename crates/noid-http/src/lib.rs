@@ -42,7 +42,9 @@
 //! `?`), `/redirect/ark:/1/x?a=%26` for `ark:/1/x?a=%26` (the query reaches the target
 //! unchanged), and `/lookup/ark%3A%2F1%2Fx%3F` for `ark:/1/x?` (njs passes the whole
 //! identifier `encodeURIComponent`-ed). Bytes that decode to invalid UTF-8, CR, LF or
-//! NUL are misses. `/healthz`, `/health` and `/metrics` are never identifiers (ask for
+//! NUL are misses. An ARK whose decoded spelling found nothing is resolved once more
+//! as sent, `%XX` and all ([`route::as_sent`]): `/ark:/1/x%7Ey` reaches an ARK whose
+//! name holds `%7E` (the ARK draft's §3.1). `/healthz`, `/health` and `/metrics` are never identifiers (ask for
 //! an identifier spelled so as `/redirect/metrics`). The `Accept` header is passed to the resolver (content negotiation),
 //! and `X-Forwarded-Proto` as the protocol.
 //!

@@ -73,6 +73,19 @@ pub(crate) fn handle(
             proto: req.forwarded_proto,
         };
         match lookup(backend, &rq, req.method == "HEAD", deadline) {
+            // An ARK whose name holds `%7E` or `%2F`, at its own URL (not decoded).
+            Ok(Answer::NotFound) => match route::as_sent(enc_id, req.query) {
+                Some(sent) => match lookup(
+                    backend,
+                    &Request { id: &sent, ..rq },
+                    req.method == "HEAD",
+                    deadline,
+                ) {
+                    Ok(answer) => answer,
+                    Err(r) => return *r,
+                },
+                None => Answer::NotFound,
+            },
             Ok(answer) => answer,
             Err(r) => return *r,
         }

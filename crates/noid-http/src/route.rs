@@ -88,6 +88,32 @@ pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<
     }
 }
 
+/// An ARK as the request-target sent it, its `%XX` not decoded, when its path holds
+/// one: a name holding `%7E` or `%2F` (`ark:/12345/x7%7Ez`) is reached at its own URL
+/// (draft-kunze-ark-43 §3.1, §3.2), which [`identifier`]'s one decoding would turn into
+/// `~` or a hierarchy separator. Resolution asks for it when the decoded id found
+/// nothing. `None` for any other path.
+///
+/// ```
+/// use noid_http::route::as_sent;
+/// assert_eq!(as_sent("ark:/12345/x7%7Ez", Some("info")).as_deref(), Some("ark:/12345/x7%7Ez?info"));
+/// assert_eq!(as_sent("ark:/12345/x7~z", None), None);
+/// assert_eq!(as_sent("doi:10.5072/a%2Fb", None), None);
+/// ```
+pub fn as_sent(encoded_path: &str, query: Option<&str>) -> Option<String> {
+    let path = encoded_path.trim_start_matches('/');
+    let ark = path
+        .get(..4)
+        .is_some_and(|l| l.eq_ignore_ascii_case("ark:"));
+    if !ark || !encoded_path.contains('%') {
+        return None;
+    }
+    Some(match query {
+        Some(q) => format!("{encoded_path}?{q}"),
+        None => encoded_path.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
