@@ -282,7 +282,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
         } => {
             let (fmt, full) = (PageFormat::for_inflection(accept), page::is_full(&suffix));
             let body = if fmt == PageFormat::Html {
-                metadata_html::page(&id, &page::shown(&bindings, full), &bindings, facts)
+                metadata_html::page(&id, &page::shown_of_id(&bindings, full), &bindings, facts)
             } else {
                 page::identifier(fmt, &id, Some(&suffix), &bindings, full)
             };

@@ -638,13 +638,13 @@ fn inflection_pages() {
     assert_eq!(r.header("vary"), Some("Accept"));
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhen: (:unav)\nwhere: ark:/13030/m\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = get(&s.addr, "/ark:/13030/m??");
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\nnote: internal\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhen: (:unav)\nwhere: ark:/13030/m\nnote: internal\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = raw(
@@ -654,7 +654,7 @@ fn inflection_pages() {
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(
         r.body(),
-        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"where\":\"ark:/13030/m\"},\
+        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"when\":\"(:unav)\",\"where\":\"ark:/13030/m\"},\
          \"standing\":{\"good\":false,\"missing\":[\"when\",\"how\"],\"malformed\":[]}}\n"
     );
     // auth_request cannot carry the page: 401 + X-Status sends nginx to /redirect/
@@ -783,6 +783,8 @@ fn identifier_page_in_a_browser() {
          <td>Smith, J.</td></tr>\n\
          <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
          <td>Two\nlines</td></tr>\n\
+         <tr><th scope=\"row\">when <span class=\"about\">a date important in the object&#39;s lifecycle</span></th>\
+         <td><i>no value</i> <span class=\"note\">(:unav) value unavailable, possibly unknown</span></td></tr>\n\
          <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
          <td>ark:/13030/m</td></tr>\n</table>\n\
          <h2>Standing</h2>\n<p><span class=\"bad\">not good</span></p>\n<ul>\n\

@@ -168,6 +168,8 @@ fn real_resolver_over_http() {
          <td>Smith, J.</td></tr>\n\
          <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
          <td>A title</td></tr>\n\
+         <tr><th scope=\"row\">when <span class=\"about\">a date important in the object&#39;s lifecycle</span></th>\
+         <td><i>no value</i> <span class=\"note\">(:unav) value unavailable, possibly unknown</span></td></tr>\n\
          <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
          <td>ark:/12345/m</td></tr>\n\
          </table>\n<h2>Target</h2>\n<p><a href=\"https://example.org/m\">https://example.org/m</a></p>\n\
@@ -324,6 +326,61 @@ fn every_row_of_the_draft_rules_table_answers_over_http() {
             _ => assert_eq!((answer, status_and(&out, "location").0), ("404", 404)),
         }
     }
+    stop.shut_down();
+    server.join().unwrap().unwrap();
+}
+
+/// `?info` answers who, what, when and where, `(:unav)` for what is not bound, and the
+/// commitment statement of the registry record of the ARK's shoulder or NAAN
+/// (draft-kunze-ark-43 §5.1.1, §5.1.2, rule 6), in ANVL and JSON; `?` (brief) shows the
+/// kernel only.
+#[test]
+fn info_answers_the_kernel_and_the_commitment_statement() {
+    let store = MemLookup::new();
+    store.bind("ark:/12345/fk4a", "_t", "https://example.org/a");
+    store.bind("ark:/12345/fk4a", "who", "Lange, D.");
+    store.bind("ark:/67890/b", "_t", "https://example.org/b");
+    let registry = "prefix: ark:/12345\nname: Test\ncommitment: NAAN-wide promise\n\n\
+                    prefix: ark:/12345/fk4\ncommitment: kept at least 10 years\n";
+    let backend: Arc<dyn Backend> = Arc::new(Real {
+        resolver: Resolver::with_registry(
+            Rules::empty(),
+            Arc::new(noid_resolve::Registry::parse(registry).unwrap()),
+        ),
+        store,
+    });
+    let l = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr();
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
+    let out = fetch(&addr, "/ark:/12345/fk4a?info", None);
+    assert_eq!(status_and(&out, "location"), (200, None));
+    assert_eq!(
+        body(&out),
+        "erc:\nwho: Lange, D.\nwhat: (:unav)\nwhen: (:unav)\nwhere: ark:/12345/fk4a\n\
+         _t: https://example.org/a\nerc-support: kept at least 10 years\n\
+         standing: not good\nmissing: what\nmissing: when\nmissing: how\n"
+    );
+    let out = fetch(&addr, "/ark:/12345/fk4a?info", Some("application/json"));
+    assert!(
+        body(&out).contains(
+            "\"erc\":{\"who\":\"Lange, D.\",\"what\":\"(:unav)\",\"when\":\"(:unav)\",\
+             \"where\":\"ark:/12345/fk4a\",\"_t\":\"https://example.org/a\",\
+             \"erc-support\":\"kept at least 10 years\"}"
+        ),
+        "{out}"
+    );
+    // The brief inflection shows the kernel alone; a NAAN with no record, no statement.
+    let out = fetch(&addr, "/ark:/12345/fk4a?", None);
+    assert!(!body(&out).contains("erc-support"), "{out}");
+    let out = fetch(&addr, "/ark:67890/b?info", None);
+    assert!(
+        body(&out).starts_with(
+            "erc:\nwho: (:unav)\nwhat: (:unav)\nwhen: (:unav)\nwhere: ark:/67890/b\n_t: https://example.org/b\nstanding:"
+        ),
+        "{out}"
+    );
     stop.shut_down();
     server.join().unwrap().unwrap();
 }

@@ -32,6 +32,7 @@
 
 mod answer;
 mod chop;
+mod commitment;
 mod find;
 mod meta;
 mod negotiate;
