@@ -15,7 +15,8 @@
 //! | `GET /lookup/<id>` | `200`, body = target, `X-Status` | `404` | njs `r.subrequest` |
 //! | `GET /healthz`, `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
 //! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
-//! | `GET /.well-known/ark` | `200`, the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients |
+//! | `GET /.well-known/ark` | `200`, the resolver's path as plain text (the ARK draft's discovery URL, [`wellknown`]) | — | ARK clients |
+//! | `GET /-/ark` | `200`, the service description: the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients, the pages' header |
 //! | `GET /` | `200`, the front page ([`front`]); `/?id=ID` → `303` to `/ID`, `&go=info` to `/ID?info` | — | people, in a browser |
 //! | `GET /-/noid.css` | `200`, the pages' stylesheet ([`layout::STYLE_PATH`]) | — | the pages |
 //!

@@ -174,7 +174,15 @@ fn service(
             r.set(Name::Location, Value::Text(to));
             r
         }
-        Route::WellKnown | Route::Front => match backend.ark_service() {
+        Route::WellKnown => {
+            let mut r = text(status::OK, wellknown::discovery());
+            r.set(
+                Name::ContentType,
+                Value::Static("text/plain; charset=utf-8"),
+            );
+            r
+        }
+        Route::ArkService | Route::Front => match backend.ark_service() {
             Ok(service) => {
                 let fmt = match route {
                     Route::Front => PageFormat::for_inflection(accept),

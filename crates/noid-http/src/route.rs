@@ -13,6 +13,8 @@ pub enum Route {
     Metrics,
     /// `GET /.well-known/ark`: the ARK specification's discovery URL.
     WellKnown,
+    /// `GET /-/ark`: the ARK service description ([`crate::wellknown::SERVICE_PATH`]).
+    ArkService,
     /// `GET /`: the front page, and its box (`/?id=…`) ([`crate::front`]).
     Front,
     /// `GET /-/noid.css`: the pages' stylesheet ([`crate::layout::STYLE_PATH`]).
@@ -39,6 +41,7 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
         "/metrics" => return Some((Route::Metrics, "")),
         "/" => return Some((Route::Front, "")),
         crate::layout::STYLE_PATH => return Some((Route::Style, "")),
+        crate::wellknown::SERVICE_PATH => return Some((Route::ArkService, "")),
         _ => {}
     }
     if path == crate::wellknown::PATH {
@@ -129,6 +132,7 @@ mod tests {
             Some((Route::Redirect, "metrics"))
         );
         assert_eq!(split("/.well-known/ark"), Some((Route::WellKnown, "")));
+        assert_eq!(split("/-/ark"), Some((Route::ArkService, "")));
         assert_eq!(
             split("/.well-known/arkx"),
             Some((Route::Direct, ".well-known/arkx"))

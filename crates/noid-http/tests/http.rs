@@ -722,7 +722,13 @@ fn front_page_its_box_and_the_stylesheet() {
     assert!(r
         .body()
         .contains("<link rel=\"stylesheet\" href=\"/-/noid.css\">"));
-    // The twins: what /.well-known/ark says, as ANVL or JSON.
+    // The twins: what /-/ark says, as ANVL or JSON; /.well-known/ark is the path alone.
+    assert_eq!(get(&s.addr, "/-/ark").body(), "erc:\nresolver: /\n");
+    let r = get(&s.addr, "/.well-known/ark");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.body()),
+        (200, Some("text/plain; charset=utf-8"), "/\n")
+    );
     assert_eq!(get(&s.addr, "/").body(), "erc:\nresolver: /\n");
     let r = raw(
         &s.addr,

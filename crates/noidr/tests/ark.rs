@@ -56,7 +56,14 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
     )
     .unwrap();
     let s = Server::start(&m, Some(&rules));
-    let (status, h, body) = s.get("/.well-known/ark", "");
+    // The draft's discovery URL: the resolver's path alone, as plain text (rule 7).
+    let (status, h, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        (status, header(&h, "content-type"), body.as_str()),
+        (200, Some("text/plain; charset=utf-8"), "/\n")
+    );
+    // The service description, moved to /-/ark.
+    let (status, h, body) = s.get("/-/ark", "");
     assert_eq!(status, 200);
     assert_eq!(
         header(&h, "content-type"),
@@ -66,7 +73,7 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
         body,
         "erc:\nresolver: /\nnaan: 13030\nnaan: 67890\nnaan: b5072\nglobal-resolver: https://n2t.net/\n"
     );
-    let (status, h, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    let (status, h, body) = s.get("/-/ark", "Accept: application/json\r\n");
     assert_eq!(
         (status, header(&h, "content-type")),
         (200, Some("application/json"))
@@ -78,7 +85,7 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
     // Without rules file nor minter NAAN: nothing served, nothing forwarded.
     let bare = Minter::new();
     let s = Server::start(&bare, None);
-    let (_, _, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    let (_, _, body) = s.get("/-/ark", "Accept: application/json\r\n");
     assert_eq!(
         body,
         "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
@@ -90,7 +97,7 @@ const BROWSER: &str = "Accept: text/html,application/xhtml+xml,application/xml;q
 
 /// Issue 41, item 7: a populator's binder (no minter, so no `:/naan`) whose registry
 /// has a record for `ark:/13030` serves NAAN 13030; the front page lists it (it said
-/// "None") and its header link to `/.well-known/ark` says what that is.
+/// "None") and its header link to the service description (`/-/ark`) says what that is.
 #[test]
 fn a_populators_binder_serves_the_naans_of_its_registry_records() {
     let m = Minter::new();
@@ -122,10 +129,10 @@ fn a_populators_binder_serves_the_naans_of_its_registry_records() {
         "{body}"
     );
     assert!(
-        body.contains("<a href=\"/.well-known/ark\">ARK service description</a>"),
+        body.contains("<a href=\"/-/ark\">ARK service description</a>"),
         "{body}"
     );
-    let (_, _, body) = s.get("/.well-known/ark", "");
+    let (_, _, body) = s.get("/-/ark", "");
     assert_eq!(body, "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\n");
 }
 
@@ -251,7 +258,7 @@ fn pages_carry_last_modified_and_answer_304_when_unchanged() {
     assert_eq!(
         body,
         "{\"id\":\"ark:/13030/f5x\",\"inflection\":\"??\",\"erc\":{\"who\":\"(:soon)\",\
-         \"where\":\"ark:/13030/f5x\",\"_t\":\"https://e.org/f\"},\"standing\":{\"good\":false,\
+         \"what\":\"(:unav)\",\"when\":\"(:unav)\",\"where\":\"ark:/13030/f5x\",\"_t\":\"https://e.org/f\"},\"standing\":{\"good\":false,\
          \"missing\":[\"what\",\"when\",\"how\"],\
          \"malformed\":[{\"element\":\"who\",\"why\":\"unknown reserved code (:soon)\"}]}}\n"
     );
