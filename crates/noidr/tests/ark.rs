@@ -82,9 +82,17 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
         body,
         "{\"resolver\":\"/\",\"naans\":[\"13030\",\"67890\",\"b5072\"],\"global_resolver\":\"https://n2t.net/\"}\n"
     );
-    // Without rules file nor minter NAAN: nothing served, nothing forwarded.
+    // Without rules file nor minter NAAN: nothing served, other ARKs forwarded to N2T
+    // (the ARK draft's §3.3); a rules file's `global-resolver off` forwards none.
     let bare = Minter::new();
     let s = Server::start(&bare, None);
+    let (_, _, body) = s.get("/-/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        body,
+        "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":\"https://n2t.net/\"}\n"
+    );
+    std::fs::write(&rules, "global-resolver off\n").unwrap();
+    let s = Server::start(&bare, Some(&rules));
     let (_, _, body) = s.get("/-/ark", "Accept: application/json\r\n");
     assert_eq!(
         body,
@@ -133,7 +141,10 @@ fn a_populators_binder_serves_the_naans_of_its_registry_records() {
         "{body}"
     );
     let (_, _, body) = s.get("/-/ark", "");
-    assert_eq!(body, "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\n");
+    assert_eq!(
+        body,
+        "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\nglobal-resolver: https://n2t.net/\n"
+    );
 }
 
 #[test]

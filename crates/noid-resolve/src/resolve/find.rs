@@ -225,6 +225,11 @@ impl Resolver {
         if self.rules.local_naans.iter().any(|n| n == naan) {
             return Ok(true);
         }
+        // The NAANs this resolver says it serves (the minter's, the registry's).
+        let served = crate::wellknown::ark_service(l, &self.rules, &self.registry)?;
+        if served.naans.iter().any(|n| n == naan) {
+            return Ok(true);
+        }
         key.clear();
         key.extend_from_slice(b"ark:/");
         key.extend_from_slice(naan.as_bytes());

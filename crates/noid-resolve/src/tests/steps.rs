@@ -39,6 +39,39 @@ fn conformance_codes() {
     check(&[("X", "_t", "999 zaf")], "X.resolve", "redir302 999 zaf");
 }
 
+/// The ARK draft's §3.3 (rule 8): a rules file that names no global resolver sends an
+/// ARK of a NAAN not served here to N2T; one the store, the minter (`:/naan`) or the
+/// registry serves is a miss, so N2T's answer cannot bounce back.
+#[test]
+fn unknown_naans_go_to_n2t_unless_told_otherwise() {
+    check_rules(
+        &[],
+        "",
+        "ark:/99999/nope.resolve",
+        "redir302 https://n2t.net/ark:/99999/nope",
+    );
+    check_rules(
+        &[],
+        "global-resolver off",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    check_rules(
+        &[("ark:/99999/x", "_t", "T")],
+        "",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    check_rules(
+        &[(":/", "naan", "99999")],
+        "",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    // Only ARKs: a DOI of no rule is not forwarded.
+    check_rules(&[], "", "doi:10.1/nope.resolve", "NULL");
+}
+
 #[test]
 fn conformance_miss() {
     check(&[], "ark:/99999/nope.resolve", "NULL");
