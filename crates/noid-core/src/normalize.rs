@@ -192,11 +192,13 @@ pub fn with_slashes_collapsed(id: &str) -> Option<String> {
     if memchr::memmem::find(&id.as_bytes()[..end], b"//").is_none() || !is_ark(id) {
         return None;
     }
-    let lead = id.len() - id.trim_start_matches('/').len();
-    let labelled = &id[lead + 4..];
+    // Everything is read before the query: a `/` after a `?` ends no NAAN.
+    let ark = &id[..end];
+    let lead = ark.len() - ark.trim_start_matches('/').len();
+    let labelled = &ark[lead + 4..];
     let after_label = labelled.len() - labelled.trim_start_matches('/').len();
     let naan_end = lead + 4 + after_label + labelled[after_label..].find('/')?;
-    let (head, part) = id[..end].split_at(naan_end);
+    let (head, part) = ark.split_at(naan_end);
     let mut out = String::with_capacity(id.len());
     out.push_str(head);
     for (i, piece) in part.split('/').enumerate() {
@@ -232,6 +234,18 @@ mod tests {
         );
         assert!(matches!(identifier_part("/a\u{20ac}"), Cow::Borrowed(_)));
         assert_eq!(identifier_part("/%-a"), "/%-A");
+    }
+
+    /// Found by fuzzing (ark_normal): a `/` after the query once ended the NAAN, and
+    /// the cut fell beyond the part before the `?` (a panic on `ark:///?//`).
+    #[test]
+    fn slashes_collapse_before_the_query_only() {
+        assert_eq!(with_slashes_collapsed("ark:///?//"), None);
+        assert_eq!(with_slashes_collapsed("ark:/1?a//b"), None);
+        assert_eq!(
+            with_slashes_collapsed("ark:/1/a//b?c//d").as_deref(),
+            Some("ark:/1/a/b?c//d")
+        );
     }
 
     #[test]
