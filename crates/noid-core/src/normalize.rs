@@ -128,6 +128,11 @@ pub fn spellings(id: &str) -> Vec<String> {
 /// assert_eq!(without_pasted_space("my file"), None);
 /// ```
 pub fn without_pasted_space(id: &str) -> Option<String> {
+    // Every miss asks: a byte loop first (no ASCII blank or control, nothing beyond
+    // ASCII, where the other white space is), the Unicode test only after it.
+    if id.bytes().all(|b| b > b' ' && b < 0x80) {
+        return None;
+    }
     let end = id.find('?').unwrap_or(id.len());
     let (ark, query) = id.split_at(end);
     if !ark.contains(char::is_whitespace) {
@@ -189,7 +194,9 @@ pub fn without_final_structure(id: &str) -> Option<String> {
 /// ```
 pub fn with_slashes_collapsed(id: &str) -> Option<String> {
     let end = id.find('?').unwrap_or(id.len());
-    if memchr::memmem::find(&id.as_bytes()[..end], b"//").is_none() || !is_ark(id) {
+    // A byte loop: on the short ids of a miss it costs less than a substring searcher.
+    let doubled = id.as_bytes()[..end].windows(2).any(|w| w == b"//");
+    if !doubled || !is_ark(id) {
         return None;
     }
     // Everything is read before the query: a `/` after a `?` ends no NAAN.

@@ -63,8 +63,14 @@ impl Resolver {
         let mut alternates = p.alternates(id);
         let normal = p.normal_forms(id, &alternates);
         alternates.extend(normal);
+        // Whether the store may hold `ark:NAAN/…` keys, once asked here (step 4a).
+        let mut unslashed_held = None;
         for alt in alternates {
-            if !may_have_authority(l, &alt)? {
+            let held = may_have_authority(l, &alt)?;
+            if alt.starts_with("ark:") && !alt.starts_with("ark:/") {
+                unslashed_held = Some(held);
+            }
+            if !held {
                 continue;
             }
             if let Some(v) = target_of(l, key, &alt)? {
@@ -91,7 +97,7 @@ impl Resolver {
             return Ok(Some(found));
         }
         // 4a. Inflections and ancestors in the ARK specification's other spellings.
-        if let Some(found) = respelled(l, key, p)? {
+        if let Some(found) = respelled(l, key, p, unslashed_held)? {
             return Ok(Some(found));
         }
         // 4b. A LUI minter's identifier in another spelling.
@@ -214,8 +220,12 @@ impl Resolver {
         Ok(Answer::NotFound)
     }
 
-    /// Loop protection for forwarding: a NAAN is ours if the rules file says so or if
-    /// the store holds any identifier under it; then a miss is a real miss.
+    /// Loop protection for forwarding: a NAAN is ours if the rules file says so, if the
+    /// store holds any identifier under it, or if the minter or the registry names it
+    /// (the NAANs `/-/ark` lists); then a miss is a real miss. The store is asked
+    /// through [`Lookup::may_have_prefix`], which noidr's view answers from a memo (a
+    /// miss does not pay a seek each time) and which a store that cannot tell answers
+    /// yes: then nothing is forwarded, and nothing can loop.
     fn is_local_naan<L: Lookup + ?Sized>(
         &self,
         l: &L,
@@ -225,21 +235,21 @@ impl Resolver {
         if self.rules.local_naans.iter().any(|n| n == naan) {
             return Ok(true);
         }
-        // The NAANs this resolver says it serves (the minter's, the registry's).
-        let served = crate::wellknown::ark_service(l, &self.rules, &self.registry)?;
-        if served.naans.iter().any(|n| n == naan) {
-            return Ok(true);
-        }
         key.clear();
         key.extend_from_slice(b"ark:/");
         key.extend_from_slice(naan.as_bytes());
         key.push(b'/');
-        if !l.scan_prefix(key, 1)?.is_empty() {
+        if l.may_have_prefix(key)? {
             return Ok(true);
         }
         key.truncate(key.len() - 1);
         key.push(keys::SEPARATOR);
-        Ok(!l.scan_prefix(key, 1)?.is_empty())
+        if l.may_have_prefix(key)? {
+            return Ok(true);
+        }
+        // The NAANs this resolver says it serves (the minter's, the registry's).
+        let served = crate::wellknown::ark_service(l, &self.rules, &self.registry)?;
+        Ok(served.naans.iter().any(|n| n == naan))
     }
 }
 
@@ -251,7 +261,11 @@ fn respelled<'a, L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     p: &'a Parsed,
+    unslashed_held: Option<bool>,
 ) -> Result<Option<Found<'a>>, LookupError> {
+    if !may_be_respelled(l, key, p, unslashed_held)? {
+        return Ok(None);
+    }
     for q in p.respellings() {
         if !may_have_authority(l, &q.norm)? {
             continue;
@@ -289,6 +303,40 @@ pub(super) fn level_key<'a>(p: &Parsed, k: &'a str) -> Cow<'a, str> {
 
 /// Whether the store may have keys under `id`'s scheme and authority (`ark:13030/`,
 /// `doi:10.5072/`): a spelling no key uses needs no lookup. Ids without both say yes.
+/// Whether [`respelled`] may find anything: not for an id that is no ARK, nor (most
+/// misses) for a plain `ark:/NAAN/…` (no hyphen, no `%`) of a store without
+/// `ark:NAAN/…` keys, whose only other spelling holds nothing. A byte search and the
+/// prefix check step 2 made (`unslashed_held`), else one cached prefix check, before
+/// any other spelling is built.
+fn may_be_respelled<L: Lookup + ?Sized>(
+    l: &L,
+    key: &mut Vec<u8>,
+    p: &Parsed,
+    unslashed_held: Option<bool>,
+) -> Result<bool, LookupError> {
+    let (Family::Ark, Some(naan)) = (p.family, p.naan()) else {
+        return Ok(false);
+    };
+    let Some(part) = p
+        .norm
+        .strip_prefix("ark:/")
+        .and_then(|r| r.get(naan.len()..))
+    else {
+        return Ok(true);
+    };
+    if memchr::memchr3(b'%', b'-', 0xE2, part.as_bytes()).is_some() {
+        return Ok(true);
+    }
+    if let Some(held) = unslashed_held {
+        return Ok(held);
+    }
+    key.clear();
+    key.extend_from_slice(b"ark:");
+    key.extend_from_slice(naan.as_bytes());
+    key.push(b'/');
+    l.may_have_prefix(key)
+}
+
 fn may_have_authority<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<bool, LookupError> {
     // Byte searches (`:` and `/` are ASCII): this runs for every candidate spelling.
     let Some(colon) = memchr::memchr(b':', id.as_bytes()) else {
