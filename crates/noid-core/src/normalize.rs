@@ -14,13 +14,16 @@
 //!    typographic variants U+2010 to U+2015 (hyphen, non-breaking hyphen, figure dash,
 //!    en dash, em dash, horizontal bar), which line-breaking text tools insert. A hyphen
 //!    in the NAAN is N2T's prefix extension (`ark:/12345-dev/x`) and is kept here;
-//! 7. (structural characters `/` and `.`): **not** collapsed, because a trailing `/` or
-//!    `./` is an inflection and a suffix passed through keeps its `//`.
+//! 7. (structural characters `/` and `.`): **not** in this normal form, because a suffix
+//!    passed through below a bound ancestor keeps its `//` (EggNog's conformance); the
+//!    draft's final `/` or `.` ignored and `//` collapsed are resolution steps of their
+//!    own ([`without_final_structure`], [`with_slashes_collapsed`]).
 //!
 //! [`ark`] is that normal form; [`identifier_part`] is steps 4 and 6 on the part after
 //! the NAAN, which resolution uses for its lookups of other spellings
-//! (`crate::ident::Parsed::alternates`). The vectors are published in
-//! docs/RESOLUTION.md, and every one of them is a test.
+//! (`crate::ident::Parsed::alternates`) and the identifier gate writes
+//! (`crate::spelling`). [`without_pasted_space`] drops what a copy and paste adds. The
+//! vectors are published in docs/RESOLUTION.md, and every one of them is a test.
 
 use std::borrow::Cow;
 
