@@ -86,21 +86,25 @@ impl<'a> Request<'a> {
 pub struct Resolver {
     rules: Rules,
     registry: Arc<Registry>,
+    /// The NAANs found to be ours, so that forwarding's loop protection asks the store
+    /// once per NAAN ([`find::Ours`]).
+    ours: Arc<find::Ours>,
 }
 
 impl Resolver {
     /// A resolver with these rules and no prefix registry.
     pub fn new(rules: Rules) -> Resolver {
-        Resolver {
-            rules,
-            registry: Arc::default(),
-        }
+        Resolver::with_registry(rules, Arc::default())
     }
 
     /// A resolver with these rules and this prefix registry (shared with whoever probes
     /// its providers).
     pub fn with_registry(rules: Rules, registry: Arc<Registry>) -> Resolver {
-        Resolver { rules, registry }
+        Resolver {
+            rules,
+            registry,
+            ours: Arc::default(),
+        }
     }
 
     /// The prefix registry in force.
