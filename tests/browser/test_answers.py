@@ -57,7 +57,7 @@ class Answers(Phone):
         self.assertEqual(box.get_attribute("value"), TYPO)
         harness.assert_texts(DRIVER, "header a", ["noid resolver", "ARK service description"])
         self.assertEqual(DRIVER.find_element(By.LINK_TEXT, "ARK service description")
-                         .get_attribute("href"), NOIDR.url("/.well-known/ark"))
+                         .get_attribute("href"), NOIDR.url("/-/ark"))
         harness.check_axe(DRIVER)
         harness.assert_fits(DRIVER, PHONE)
         harness.full_screenshot(DRIVER, "not-found-phone")

@@ -185,6 +185,10 @@ done
 mkdir -p "$AP/htdocs/local" "$AP/htdocs/ark:/99999"
 echo "local page" >"$AP/htdocs/local/page.html"
 echo "a static file" >"$AP/htdocs/ark:/99999/static"
+# The Apache miss behaviours (fall through, a global resolver of the site's own, EggNog's
+# miss line) need noidr's own misses: noidr sends ARKs of NAANs it does not serve to
+# N2T by default (the ARK draft's §3.3), which a rules file turns off.
+printf 'global-resolver off\n' >"$WORK/no-forwarding.rules"
 cat >"$AP/site.conf" <<EOF
 Listen 127.0.0.1:$AE
 Listen 127.0.0.1:$AG
@@ -213,12 +217,16 @@ Include $CONF/apache-conf/noid-server.conf
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AM>
     Define NOID_MISS_GLOBAL https://n2t.example
+    Define NOIDR_ARGS "--rules $WORK/no-forwarding.rules"
     Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_ARGS
     UnDefine NOID_MISS_GLOBAL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AF>
     Define NOID_MISS_FALLTHROUGH
+    Define NOIDR_ARGS "--rules $WORK/no-forwarding.rules"
     Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_ARGS
     UnDefine NOID_MISS_FALLTHROUGH
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AU>
@@ -227,7 +235,7 @@ Include $CONF/apache-conf/noid-server.conf
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AN>
-    Define NOIDR_ARGS "--egg-miss eggnog"
+    Define NOIDR_ARGS "--egg-miss eggnog --rules $WORK/no-forwarding.rules"
     Include $CONF/apache-conf/noid-resolve.conf
     UnDefine NOIDR_ARGS
 </VirtualHost>
@@ -310,7 +318,7 @@ CASES=$(
 /ark:/13030/xt1?x=%26y|302|https://example.org/xt1?x=%26y
 /ark:/13030/m|302|https://example.org/m
 /ark:/13030/gone|410|-
-/ark:/99999/nope|404|-
+/ark:/99999/nope|302|https://n2t.net/ark:/99999/nope
 /ark:/13030/a%0Ab|404|-
 /ark:/13030/mp42|302|https://m.org/42
 /ark:/13030/x%E2%80%90t1|302|https://example.org/xt1
@@ -552,7 +560,7 @@ if grep -qi '^x-target: https://example.org/moved' "$WORK/h" && grep -qi '^x-sta
 else
     bad "noidr-http /auth/ headers: $(tr '\r\n' '  ' <"$WORK/h")"
 fi
-expect noidr-http-auth-miss "$H1" /auth/ark:/99999/nope 403 -
+expect noidr-http-auth-miss "$H1" /auth/ark:/13030/nope 403 -
 expect_body noidr-http-lookup "$H1" "/lookup/ark%3A%2F13030%2Fa%20b" 200 https://example.org/space
 
 # --- the binder and minter API (issue 18): Apache as CGI, nginx in front of noid serve,

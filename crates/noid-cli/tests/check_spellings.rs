@@ -179,3 +179,90 @@ fn spellings_with_different_values_are_reported_and_left_as_they_are() {
     );
     assert_eq!(d.noid(&["dbinfo", "dump"]).ok(), dump, "nothing changed");
 }
+
+/// The ARK draft's normal form (issue 47): `noid bind` writes an ARK without its
+/// hyphens and with `%XX` upper-cased, and egg's reads find it in any of those
+/// spellings; an old store holding two spellings of one ARK (with and without hyphens,
+/// `%7e` and `%7E`) is merged by `--repair`, and one whose spellings hold different
+/// targets is reported and left alone.
+#[test]
+fn spellings_the_ark_draft_equates_are_one_record_and_old_ones_merge() {
+    let d = Dir::new();
+    d.noid(&["dbcreate"]).ok();
+    d.noid(&[
+        "bind",
+        "set",
+        "ark:/13030/x9-ab-cd",
+        "_t",
+        "https://example.org/h",
+    ])
+    .ok();
+    d.noid(&[
+        "bind",
+        "set",
+        "ark:/99999/w%7e1",
+        "_t",
+        "https://example.org/w",
+    ])
+    .ok();
+    for spelling in ["ark:/13030/x9abcd", "13030/x9-ab-cd", "ark:13030/x9‐ab‐cd"] {
+        assert_eq!(
+            d.noid(&[&format!("{spelling}.get"), "_t"]).ok(),
+            "https://example.org/h\n\n",
+            "{spelling}"
+        );
+    }
+    let dump = d.noid(&["dbinfo", "dump"]).ok().to_string();
+    assert!(
+        dump.contains("ark:/13030/x9abcd\t_t: https://example.org/h\n"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains("ark:/99999/w%7E1\t_t: https://example.org/w\n"),
+        "{dump}"
+    );
+    assert!(!dump.contains("x9-ab") && !dump.contains("%7e"), "{dump}");
+    d.assert_check_clean();
+
+    let (_, export) = minter_with(&[
+        "13030/x9-ab-cd\\t_t\thttps://example.org/h",
+        "13030/x9abcd\\t_t\thttps://example.org/h",
+        "13030/x9abcd\\twhat\tboth",
+        "ark:/99999/w%7e1\\t_t\thttps://example.org/w",
+        "13030/y7-z\\t_t\thttps://example.org/one",
+        "13030/y7z\\t_t\thttps://example.org/two",
+    ]);
+    let old = imported(&export);
+    let head = report_head("7 on 6 identifiers, 0 :idmap rules, 0 notes");
+    let problems = "problem: 13030/x9abcd is stored under 2 spellings: 13030/x9abcd, 13030/x9-ab-cd\n\
+                    problem: 13030/y7z is stored under 2 spellings: 13030/y7z, 13030/y7-z; they hold different values of _t, so they are not merged (needs repairing by hand)\n\
+                    problem: ark:/99999/w%7e1 is stored under a spelling other than the binder's (ark:/99999/w%7E1)\n";
+    let check = old.noid(&["check"]);
+    check.failed();
+    assert_eq!(check.stdout, format!("{head}{problems}"));
+    let repair = old.noid(&["check", "--repair"]);
+    repair.failed();
+    assert_eq!(
+        repair.stdout,
+        format!(
+            "{head}{problems}\
+             repaired: 13030/x9-ab-cd merged into 13030/x9abcd (1 key)\n\
+             repaired: ark:/99999/w%7e1 merged into ark:/99999/w%7E1 (1 key)\n\
+             problem: 13030/y7z is stored under 2 spellings: 13030/y7z, 13030/y7-z; they hold different values of _t, so they are not merged (needs repairing by hand)\n"
+        )
+    );
+    assert_eq!(old.noid(&["13030/x9-ab-cd.get", "what"]).ok(), "both\n\n");
+    let dump = old.noid(&["dbinfo", "dump"]).ok().to_string();
+    assert!(
+        dump.contains("13030/y7-z\t_t: https://example.org/one\n"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains("13030/y7z\t_t: https://example.org/two\n"),
+        "{dump}"
+    );
+    assert!(
+        !dump.contains("x9-ab-cd") && !dump.contains("%7e"),
+        "{dump}"
+    );
+}

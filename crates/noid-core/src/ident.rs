@@ -339,7 +339,7 @@ impl Parsed {
     }
 
     /// The ARK specification's normal form of the identifier part (every hyphen,
-    /// U+2010–U+2015 too, removed; `%XX` lower-cased) in both ARK forms, where it is a
+    /// U+2010–U+2015 too, removed; `%XX` upper-cased) in both ARK forms, where it is a
     /// spelling [`Parsed::alternates`] does not already try: looked up after those.
     /// Empty for other families and for ids already in normal form (one byte search).
     pub fn normal_forms(&self, verbatim: &str, tried: &[String]) -> Vec<String> {
@@ -357,6 +357,69 @@ impl Parsed {
         .into_iter()
         .filter(|s| s != verbatim && !tried.contains(s))
         .collect()
+    }
+
+    /// The ARK specification's other spellings of this ARK that a stored key may use,
+    /// as parses whose ancestors and inflections resolution looks up after this one's
+    /// missed (draft-kunze-ark-43 §2.2, §3.1, §3.2): in normal form (without hyphens,
+    /// `%XX` upper-cased: [`crate::normalize::identifier_part`]; `ark:/NAAN/…`), in the
+    /// `ark:NAAN/…` label form, and both. Each keeps the request's characters but for
+    /// hyphens and their case, so [`Parsed::tail_of`] maps a suffix back to the request's
+    /// own text.
+    /// Empty for other families and for an ARK without a NAAN.
+    pub fn respellings(&self) -> Vec<Parsed> {
+        let (Family::Ark, Some(r)) = (self.family, &self.naan) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(3);
+        let hyphen_free = match crate::normalize::identifier_part(&self.norm[r.end..]) {
+            Cow::Owned(part) => {
+                let mut q = Parsed::new(&[&self.norm[..r.end], &part].concat());
+                q.ext.clone_from(&self.ext);
+                Some(q)
+            }
+            Cow::Borrowed(_) => None,
+        };
+        if let Some(q) = &hyphen_free {
+            out.push(q.clone());
+        }
+        out.push(self.unslashed());
+        if let Some(q) = hyphen_free {
+            out.push(q.unslashed());
+        }
+        out
+    }
+
+    /// This `ark:/NAAN/…` parse written `ark:NAAN/…`: the same parts, one byte earlier.
+    fn unslashed(&self) -> Parsed {
+        let mut q = self.clone();
+        q.norm.remove("ark:".len());
+        q.local -= 1;
+        q.naan = q.naan.map(|r| r.start - 1..r.end - 1);
+        q.shoulder_end = q.shoulder_end.map(|e| e - 1);
+        q.stop_len -= 1;
+        q
+    }
+
+    /// The end of `self.norm` (the request's own spelling) that holds what `other`, one
+    /// of [`Parsed::respellings`], holds after its first `len` bytes: the same characters
+    /// but for hyphens, which stay with the part before it. A suffix passed through keeps
+    /// the hyphens it was asked with (`ark:/12345/x-y/my-file.pdf` found on
+    /// `ark:12345/xy` passes `/my-file.pdf` through).
+    pub fn tail_of(&self, other: &Parsed, len: usize) -> &str {
+        let hyphen = |c: &char| crate::normalize::is_hyphen(*c);
+        let mut wanted = other.norm[len..].chars().filter(|c| !hyphen(c)).count();
+        let mut start = self.norm.len();
+        for (i, c) in self.norm.char_indices().rev() {
+            if wanted == 0 {
+                break;
+            }
+            if !hyphen(&c) {
+                wanted -= 1;
+            }
+            start = i;
+        }
+        &self.norm[start..]
     }
 
     /// The DOI behind a shadow ARK ([`crate::shadow::doi_of_ark`]).
@@ -504,12 +567,12 @@ mod tests {
             p.normal_forms("ark:/12345/a-b-c", &tried),
             vec!["ark:12345/abc".to_string()]
         );
-        let p = Parsed::new("ARK:/B5072/x\u{2010}y%7E");
+        let p = Parsed::new("ARK:/B5072/x\u{2010}y%7e");
         assert_eq!(
             p.normal_forms("", &[]),
             vec![
-                "ark:/b5072/xy%7e".to_string(),
-                "ark:b5072/xy%7e".to_string()
+                "ark:/b5072/xy%7E".to_string(),
+                "ark:b5072/xy%7E".to_string()
             ]
         );
         assert!(Parsed::new("ark:/12345/xy")

@@ -18,11 +18,15 @@
 //!
 //! The label (`ark:`, `ark:/`, any case) and a resolver's address before it (the ARK
 //! specification's NMA, `http(s)://host/`) are not part of the identifier; the NAAN is
-//! lower-cased (the specification's step 5). Everything after the NAAN is kept as given:
-//! hyphens and `%XX` case are the resolver's business, and a LUI minter binds its dashed
-//! spelling. An identifier that cannot be a key (one holding a control character such
-//! as the tab that separates identifier and element in a key) or that a paste spoiled
-//! (white space at either end) is refused.
+//! lower-cased (the specification's step 5). After the NAAN an ARK is written in the
+//! ARK draft's normal form ([`crate::normalize::identifier_part`]: hyphens removed,
+//! `%XX` upper-cased; draft-kunze-ark-43 §3.1, §3.2), so that every spelling the draft
+//! calls one ARK reaches one record and meets what the resolver asks for. The one
+//! exception is a minter's own ARKs when it mints hyphens (a LUI minter binds its
+//! dashed spelling, and its resolver step reads every other spelling of a LUI):
+//! [`Canon::Bare`]'s `as_minted`. An identifier that cannot be a key (one holding a
+//! control character such as the tab that separates identifier and element in a key)
+//! or that a paste spoiled (white space at either end) is refused.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -35,6 +39,9 @@ pub enum Canon {
     Bare {
         /// The minter's NAAN.
         naan: String,
+        /// Its own ARKs (`NAAN/…`) are kept as minted after the NAAN, hyphens and all:
+        /// a minter whose identifiers hold hyphens (a LUI minter, a prefix with a `-`).
+        as_minted: bool,
     },
     /// A binder without a template: ARKs as `ark:/NAAN/…`; a bare `NAAN/…` of one of
     /// these NAANs (lower case) is read as that ARK.
@@ -77,15 +84,50 @@ impl std::error::Error for Unspellable {}
 ///
 /// ```
 /// use noid_core::spelling::{canonical, Canon};
-/// let bare = Canon::Bare { naan: "13030".into() };
+/// let bare = Canon::Bare { naan: "13030".into(), as_minted: false };
 /// let ark = Canon::Ark { naans: vec!["13030".into()] };
-/// for raw in ["13030/f54x54g11", "ark:13030/f54x54g11", "ARK:/13030/f54x54g11",
+/// for raw in ["13030/f54x54g11", "ark:13030/f54x54g11", "ARK:/13030/f54-x54-g11",
 ///             "https://n2t.net/ark:/13030/f54x54g11"] {
 ///     assert_eq!(canonical(raw, &bare).unwrap(), "13030/f54x54g11");
 ///     assert_eq!(canonical(raw, &ark).unwrap(), "ark:/13030/f54x54g11");
 /// }
 /// ```
 pub fn canonical<'a>(raw: &'a str, canon: &Canon) -> Result<Cow<'a, str>, Unspellable> {
+    let spelled = labelled_canonical(raw, canon)?;
+    // After the NAAN, the draft's normal form (hyphens removed, `%XX` upper case).
+    let Some(at) = ark_part_start(&spelled, canon) else {
+        return Ok(spelled);
+    };
+    match crate::normalize::identifier_part(&spelled[at..]) {
+        Cow::Borrowed(_) => Ok(spelled),
+        Cow::Owned(part) => Ok(Cow::Owned([&spelled[..at], &part].concat())),
+    }
+}
+
+/// Where the identifier part of `spelled` (already in its stored spelling) begins, the
+/// `/` after its NAAN, when `spelled` is an ARK this binder writes in the draft's normal
+/// form: `ark:/NAAN/…`, or a minter's own bare `NAAN/…` unless it keeps them as minted.
+fn ark_part_start(spelled: &str, canon: &Canon) -> Option<usize> {
+    if let Some(rest) = spelled.strip_prefix("ark:/") {
+        return rest.find('/').map(|i| i + 5);
+    }
+    match canon {
+        Canon::Bare {
+            naan,
+            as_minted: false,
+        } if !naan.is_empty()
+            && spelled.len() > naan.len()
+            && spelled.as_bytes()[naan.len()] == b'/'
+            && spelled[..naan.len()].eq_ignore_ascii_case(naan) =>
+        {
+            Some(naan.len())
+        }
+        _ => None,
+    }
+}
+
+/// [`canonical`]'s label and NAAN: the stored spelling up to the identifier part.
+fn labelled_canonical<'a>(raw: &'a str, canon: &Canon) -> Result<Cow<'a, str>, Unspellable> {
     if let Some(at) = raw.find(|c: char| c.is_control()) {
         return Err(Unspellable::Control(at));
     }
@@ -105,7 +147,7 @@ pub fn canonical<'a>(raw: &'a str, canon: &Canon) -> Result<Cow<'a, str>, Unspel
         return Ok(Cow::Borrowed(raw));
     };
     let own = match canon {
-        Canon::Bare { naan: own } => !own.is_empty() && own.eq_ignore_ascii_case(naan),
+        Canon::Bare { naan: own, .. } => !own.is_empty() && own.eq_ignore_ascii_case(naan),
         Canon::Ark { .. } => false,
     };
     // Already in its stored spelling (the common case of a bulk load): no new string.
@@ -199,6 +241,7 @@ mod tests {
     fn bare() -> Canon {
         Canon::Bare {
             naan: "13030".into(),
+            as_minted: false,
         }
     }
 
@@ -240,7 +283,22 @@ mod tests {
         ),
         ("ark:/B5072/fk2x", "ark:/b5072/fk2x", "ark:/b5072/fk2x"),
         ("b5072/fk2x", "b5072/fk2x", "b5072/fk2x"),
-        ("ark:/99999/x-y", "ark:/99999/x-y", "ark:/99999/x-y"),
+        ("ark:/99999/x-y", "ark:/99999/xy", "ark:/99999/xy"),
+        ("ark:/99999/x‐y%7e", "ark:/99999/xy%7E", "ark:/99999/xy%7E"),
+        ("ark:13030/x9-ab-cd", "13030/x9abcd", "ark:/13030/x9abcd"),
+        (
+            "13030/x9-ab-cd/p-1",
+            "13030/x9abcd/p1",
+            "ark:/13030/x9abcd/p1",
+        ),
+        ("13030/x%2fy", "13030/x%2Fy", "ark:/13030/x%2Fy"),
+        (
+            "ark:/12345-dev/x-y",
+            "ark:/12345-dev/xy",
+            "ark:/12345-dev/xy",
+        ),
+        ("99999/x-y", "99999/x-y", "99999/x-y"),
+        ("doi:10.5072/a-b", "doi:10.5072/a-b", "doi:10.5072/a-b"),
         ("ark:/13030", "ark:/13030", "ark:/13030"),
         (
             "https://example.org/page",
@@ -269,10 +327,28 @@ mod tests {
         }
     }
 
+    /// A minter that mints hyphens (a LUI minter) keeps its own ARKs as minted, and
+    /// writes every other ARK in the draft's normal form.
+    #[test]
+    fn a_minter_minting_hyphens_keeps_its_own_arks_as_minted() {
+        let lui = Canon::Bare {
+            naan: "13030".into(),
+            as_minted: true,
+        };
+        for (given, stored) in [
+            ("13030/f5tw0t-ywdj-94", "13030/f5tw0t-ywdj-94"),
+            ("ark:/13030/f5tw0t-ywdj-94", "13030/f5tw0t-ywdj-94"),
+            ("ark:/99999/x-y", "ark:/99999/xy"),
+        ] {
+            assert_eq!(canonical(given, &lui).unwrap(), stored, "{given}");
+        }
+    }
+
     #[test]
     fn a_minter_without_a_naan_keeps_every_ark_labelled() {
         let c = Canon::Bare {
             naan: String::new(),
+            as_minted: false,
         };
         assert_eq!(canonical("ARK:13030/x", &c).unwrap(), "ark:/13030/x");
         assert_eq!(canonical("13030/x", &c).unwrap(), "13030/x");

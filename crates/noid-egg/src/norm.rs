@@ -213,7 +213,7 @@ mod tests {
     fn the_resolvers_ark_normal_form() {
         assert_eq!(
             normalize("ark:/12345/x\u{2013}y%7E?a-b"),
-            "ark:/12345/xy%7e?a-b"
+            "ark:/12345/xy%7E?a-b"
         );
         assert_eq!(shadow("doi:10.5072/A\u{2010}B"), "ark:/b5072/ab");
         // docs/RESOLUTION.md's vectors, but for the leading `/` of a request path.

@@ -89,9 +89,15 @@ fn egg_answers_are_noidrs() {
         ask(&map, "ark:/13030/gone.resolve"),
         value("redir410 withdrawn")
     );
+    // A miss under a NAAN the store serves; another NAAN's ARK goes on to N2T (the
+    // ARK draft's §3.3; the built-in rules name no other global resolver).
+    assert_eq!(
+        ask(&map, "ark:/13030/nope.resolve"),
+        (Found::NotFound, "NULL".into())
+    );
     assert_eq!(
         ask(&map, "ark:/99999/nope.resolve"),
-        (Found::NotFound, "NULL".into())
+        value("redir302 https://n2t.net/ark:/99999/nope")
     );
     // httpd never sends a prg: program a key holding a newline: not found.
     assert_eq!(
@@ -107,7 +113,7 @@ fn egg_answers_are_noidrs() {
         value("redir302 https://example.org/xt1")
     );
     let eggnog = open("egg", d.path(), &["miss=eggnog"]);
-    assert_eq!(ask(&eggnog, "ark:/99999/nope.resolve"), value("redir302 "));
+    assert_eq!(ask(&eggnog, "ark:/13030/nope.resolve"), value("redir302 "));
 }
 
 #[test]
@@ -231,7 +237,7 @@ fn http_requests_answer_as_their_lines() {
             value("redir302 https://example.org/zaf/bar//zif?zaf=ab&cd")
         );
         assert_eq!(
-            ask("/ark:/99999/nope", ""),
+            ask("/ark:/13030/nope", ""),
             (Found::NotFound, "NULL".into())
         );
         assert_eq!(
@@ -321,7 +327,7 @@ fn the_c_abi() {
         answer("ark:/13030/xt1.resolve"),
         (1, "redir302 https://example.org/xt1".into())
     );
-    assert_eq!(answer("ark:/99999/nope.resolve"), (0, "NULL".into()));
+    assert_eq!(answer("ark:/13030/nope.resolve"), (0, "NULL".into()));
     assert_eq!(answer("nothing").0, -1);
     // SAFETY: opened above, no lookup under way.
     unsafe { noid_map_close(map) };
@@ -408,7 +414,7 @@ fn redirects_and_plain_redirects() {
             (0, 0, ""),
         ),
         ("/ark:/13030/xt1?", (1, 0, ""), (0, 0, "")),
-        ("/ark:/99999/nope", (0, 0, ""), (0, 0, "")),
+        ("/ark:/13030/nope", (0, 0, ""), (0, 0, "")),
     ];
     for (target, want_all, want_plain) in cases {
         let (c, s, l) = want_all;

@@ -100,6 +100,9 @@ pub fn target(query: &str) -> Option<String> {
     if id.is_empty() {
         return None;
     }
+    // A pasted ARK's inner white space and line breaks (the ARK draft's §3.1).
+    let unspaced = noid_core::normalize::without_pasted_space(id);
+    let id = unspaced.as_deref().unwrap_or(id);
     let mut to = String::with_capacity(id.len() + 17);
     to.push('/');
     encode_path(&mut to, id);
@@ -164,6 +167,11 @@ mod tests {
             "13030/a b?%20é"
         );
         assert_eq!(target("id=&go=info"), None);
+        // A pasted ARK broken over lines, with spaces (ARK draft §3.1).
+        assert_eq!(
+            target("id=ark%3A%2F13030%2Ff54x%0D%0A54g11+&go=info").as_deref(),
+            Some("/ark:/13030/f54x54g11?info")
+        );
         assert_eq!(target("id=+"), None);
         assert_eq!(target("go=info"), None);
         assert_eq!(target(""), None);

@@ -29,7 +29,7 @@ pub(crate) fn start(title: &str) -> String {
     s.push_str(STYLE_PATH);
     s.push_str(
         "\"></head>\n<body>\n<header><nav aria-label=\"resolver\"><a href=\"/\">noid resolver</a>\
-         <a href=\"/.well-known/ark\">ARK service description</a></nav></header>\n<main>\n",
+         <a href=\"/-/ark\">ARK service description</a></nav></header>\n<main>\n",
     );
     s
 }
@@ -106,7 +106,7 @@ mod tests {
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
              <title>a&lt;b — noid resolver</title><link rel=\"stylesheet\" href=\"/-/noid.css\">\
              </head>\n<body>\n<header><nav aria-label=\"resolver\"><a href=\"/\">noid resolver</a>\
-             <a href=\"/.well-known/ark\">ARK service description</a></nav></header>\n<main>\n\
+             <a href=\"/-/ark\">ARK service description</a></nav></header>\n<main>\n\
              <h1>x</h1>\n</main>\n</body></html>\n"
         );
     }

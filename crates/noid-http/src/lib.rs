@@ -15,7 +15,8 @@
 //! | `GET /lookup/<id>` | `200`, body = target, `X-Status` | `404` | njs `r.subrequest` |
 //! | `GET /healthz`, `GET /health` | `200 ok` | `503` when [`Backend::health`] fails | probes |
 //! | `GET /metrics` | `200`, [`Backend::metrics`] (Prometheus text format) | `404` when it has none | Prometheus |
-//! | `GET /.well-known/ark` | `200`, the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients |
+//! | `GET /.well-known/ark` | `200`, the resolver's path as plain text (the ARK draft's discovery URL, [`wellknown`]) | — | ARK clients |
+//! | `GET /-/ark` | `200`, the service description: the resolver's root, NAANs served, global resolver ([`wellknown`]) | — | ARK clients, the pages' header |
 //! | `GET /` | `200`, the front page ([`front`]); `/?id=ID` → `303` to `/ID`, `&go=info` to `/ID?info` | — | people, in a browser |
 //! | `GET /-/noid.css` | `200`, the pages' stylesheet ([`layout::STYLE_PATH`]) | — | the pages |
 //!
@@ -44,7 +45,9 @@
 //! `?`), `/redirect/ark:/1/x?a=%26` for `ark:/1/x?a=%26` (the query reaches the target
 //! unchanged), and `/lookup/ark%3A%2F1%2Fx%3F` for `ark:/1/x?` (njs passes the whole
 //! identifier `encodeURIComponent`-ed). Bytes that decode to invalid UTF-8, CR, LF or
-//! NUL are misses. `/healthz`, `/health` and `/metrics` are never identifiers (ask for
+//! NUL are misses. An ARK whose decoded spelling found nothing is resolved once more
+//! as sent, `%XX` and all ([`route::as_sent`]): `/ark:/1/x%7Ey` reaches an ARK whose
+//! name holds `%7E` (the ARK draft's §3.1). `/healthz`, `/health` and `/metrics` are never identifiers (ask for
 //! an identifier spelled so as `/redirect/metrics`). The `Accept` header is passed to the resolver (content negotiation),
 //! and `X-Forwarded-Proto` as the protocol.
 //!

@@ -101,12 +101,13 @@ pub fn identifier(
 ) -> String {
     let standing = Standing::of(bindings);
     if fmt == PageFormat::Json {
-        let shown = shown(bindings, full);
+        let shown = shown_of_id(bindings, full);
         let mut page = MetadataJson::new("id", id, inflection, &shown);
         page.standing = Some(StandingJson::of(&standing));
         return json_line(&page);
     }
-    let mut page = metadata(fmt, "id", id, inflection, bindings, full);
+    let shown = shown_of_id(bindings, full);
+    let mut page = shown_metadata(fmt, "id", id, inflection, bindings, shown);
     if fmt == PageFormat::Anvl {
         let verdict = if standing.is_good() {
             "good"
@@ -133,7 +134,25 @@ pub fn metadata(
     bindings: &[(String, Vec<u8>)],
     full: bool,
 ) -> String {
-    let shown = shown(bindings, full);
+    shown_metadata(
+        fmt,
+        id_label,
+        id,
+        inflection,
+        bindings,
+        shown(bindings, full),
+    )
+}
+
+/// [`metadata`] of the pairs `shown`.
+fn shown_metadata(
+    fmt: PageFormat,
+    id_label: &str,
+    id: &str,
+    inflection: Option<&str>,
+    bindings: &[(String, Vec<u8>)],
+    shown: Vec<(&str, String)>,
+) -> String {
     match fmt {
         PageFormat::Anvl => {
             let mut s = String::from("erc:\n");
@@ -149,6 +168,31 @@ pub fn metadata(
         PageFormat::Json => json_line(&MetadataJson::new(id_label, id, inflection, &shown)),
         PageFormat::Html => crate::metadata_html::page(id, &shown, bindings, Default::default()),
     }
+}
+
+/// The kernel elements an identifier's metadata always answers, `(:unav)` (ERC's
+/// reserved "value unavailable") when not bound: who, what and when; `where` defaults
+/// to the identifier itself (draft-kunze-ark-43 §5.1.2).
+pub const ANSWERED: [&str; 3] = ["who", "what", "when"];
+
+/// What an identifier's page shows ([`shown`]), with [`ANSWERED`]'s elements that are
+/// not bound written `(:unav)` in their kernel place. The standing is judged on the
+/// bindings themselves, so an element answered so is still missing there.
+pub(crate) fn shown_of_id(bindings: &[(String, Vec<u8>)], full: bool) -> Vec<(&str, String)> {
+    let shown = shown(bindings, full);
+    if ANSWERED.iter().all(|k| shown.iter().any(|(n, _)| n == k)) {
+        return shown;
+    }
+    let mut out = Vec::with_capacity(shown.len() + ANSWERED.len());
+    for k in KERNEL {
+        let before = out.len();
+        out.extend(shown.iter().filter(|(n, _)| *n == k).cloned());
+        if out.len() == before && ANSWERED.contains(&k) {
+            out.push((k, "(:unav)".to_string()));
+        }
+    }
+    out.extend(shown.into_iter().filter(|(n, _)| !KERNEL.contains(n)));
+    out
 }
 
 /// The (name, value) pairs a page shows: every binding, or the kernel elements only.
@@ -372,14 +416,16 @@ mod tests {
         let bad = [b("how", "rock"), b("what", ""), b("who", "(:soon)")];
         assert_eq!(
             identifier(PageFormat::Anvl, "ark:/1/x", Some("??"), &bad, true),
-            "erc:\nhow: rock\nwhat: \nwho: (:soon)\nstanding: not good\nmissing: when\n\
+            // `when`, unbound, is answered `(:unav)` (the ARK draft's §5.1.2) and still
+            // missing from the standing; the page lists the kernel in its order.
+            "erc:\nwho: (:soon)\nwhat: \nwhen: (:unav)\nhow: rock\nstanding: not good\nmissing: when\n\
              malformed: how: no metatype\n\
              malformed: what: empty value (a reserved code such as (:null) says why)\n\
              malformed: who: unknown reserved code (:soon)\n"
         );
         assert_eq!(
             identifier(PageFormat::Json, "ark:/1/x", None, &bad[..1], true),
-            "{\"id\":\"ark:/1/x\",\"erc\":{\"how\":\"rock\"},\"standing\":{\"good\":false,\
+            "{\"id\":\"ark:/1/x\",\"erc\":{\"who\":\"(:unav)\",\"what\":\"(:unav)\",\"when\":\"(:unav)\",\"how\":\"rock\"},\"standing\":{\"good\":false,\
              \"missing\":[\"who\",\"what\",\"when\"],\
              \"malformed\":[{\"element\":\"how\",\"why\":\"no metatype\"}]}}\n"
         );

@@ -73,6 +73,19 @@ pub(crate) fn handle(
             proto: req.forwarded_proto,
         };
         match lookup(backend, &rq, req.method == "HEAD", deadline) {
+            // An ARK whose name holds `%7E` or `%2F`, at its own URL (not decoded).
+            Ok(Answer::NotFound) => match route::as_sent(enc_id, req.query) {
+                Some(sent) => match lookup(
+                    backend,
+                    &Request { id: &sent, ..rq },
+                    req.method == "HEAD",
+                    deadline,
+                ) {
+                    Ok(answer) => answer,
+                    Err(r) => return *r,
+                },
+                None => Answer::NotFound,
+            },
             Ok(answer) => answer,
             Err(r) => return *r,
         }
@@ -161,7 +174,15 @@ fn service(
             r.set(Name::Location, Value::Text(to));
             r
         }
-        Route::WellKnown | Route::Front => match backend.ark_service() {
+        Route::WellKnown => {
+            let mut r = text(status::OK, wellknown::discovery());
+            r.set(
+                Name::ContentType,
+                Value::Static("text/plain; charset=utf-8"),
+            );
+            r
+        }
+        Route::ArkService | Route::Front => match backend.ark_service() {
             Ok(service) => {
                 let fmt = match route {
                     Route::Front => PageFormat::for_inflection(accept),
@@ -269,7 +290,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
         } => {
             let (fmt, full) = (PageFormat::for_inflection(accept), page::is_full(&suffix));
             let body = if fmt == PageFormat::Html {
-                metadata_html::page(&id, &page::shown(&bindings, full), &bindings, facts)
+                metadata_html::page(&id, &page::shown_of_id(&bindings, full), &bindings, facts)
             } else {
                 page::identifier(fmt, &id, Some(&suffix), &bindings, full)
             };

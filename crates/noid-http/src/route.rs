@@ -13,6 +13,8 @@ pub enum Route {
     Metrics,
     /// `GET /.well-known/ark`: the ARK specification's discovery URL.
     WellKnown,
+    /// `GET /-/ark`: the ARK service description ([`crate::wellknown::SERVICE_PATH`]).
+    ArkService,
     /// `GET /`: the front page, and its box (`/?id=…`) ([`crate::front`]).
     Front,
     /// `GET /-/noid.css`: the pages' stylesheet ([`crate::layout::STYLE_PATH`]).
@@ -39,6 +41,7 @@ pub fn split(path: &str) -> Option<(Route, &str)> {
         "/metrics" => return Some((Route::Metrics, "")),
         "/" => return Some((Route::Front, "")),
         crate::layout::STYLE_PATH => return Some((Route::Style, "")),
+        crate::wellknown::SERVICE_PATH => return Some((Route::ArkService, "")),
         _ => {}
     }
     if path == crate::wellknown::PATH {
@@ -88,6 +91,32 @@ pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<
     }
 }
 
+/// An ARK as the request-target sent it, its `%XX` not decoded, when its path holds
+/// one: a name holding `%7E` or `%2F` (`ark:/12345/x7%7Ez`) is reached at its own URL
+/// (draft-kunze-ark-43 §3.1, §3.2), which [`identifier`]'s one decoding would turn into
+/// `~` or a hierarchy separator. Resolution asks for it when the decoded id found
+/// nothing. `None` for any other path.
+///
+/// ```
+/// use noid_http::route::as_sent;
+/// assert_eq!(as_sent("ark:/12345/x7%7Ez", Some("info")).as_deref(), Some("ark:/12345/x7%7Ez?info"));
+/// assert_eq!(as_sent("ark:/12345/x7~z", None), None);
+/// assert_eq!(as_sent("doi:10.5072/a%2Fb", None), None);
+/// ```
+pub fn as_sent(encoded_path: &str, query: Option<&str>) -> Option<String> {
+    let path = encoded_path.trim_start_matches('/');
+    let ark = path
+        .get(..4)
+        .is_some_and(|l| l.eq_ignore_ascii_case("ark:"));
+    if !ark || !encoded_path.contains('%') {
+        return None;
+    }
+    Some(match query {
+        Some(q) => format!("{encoded_path}?{q}"),
+        None => encoded_path.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +132,7 @@ mod tests {
             Some((Route::Redirect, "metrics"))
         );
         assert_eq!(split("/.well-known/ark"), Some((Route::WellKnown, "")));
+        assert_eq!(split("/-/ark"), Some((Route::ArkService, "")));
         assert_eq!(
             split("/.well-known/arkx"),
             Some((Route::Direct, ".well-known/arkx"))

@@ -1,9 +1,11 @@
-//! `GET /.well-known/ark`, the ARK specification's discovery URL: where this resolver's
-//! root is (`ark:…` appended to it resolves), the NAANs it serves, and the global
-//! resolver it forwards other ARKs to. The facts come from the backend
-//! ([`crate::Backend::ark_service`]; in `noidr`, `noid_resolve::wellknown`).
+//! `GET /.well-known/ark`, the ARK specification's discovery URL (draft-kunze-ark-43
+//! §3.4, §5.6): the resolver service's path as plain text, one line (`/`: `ark:…`
+//! appended to it resolves) ([`discovery`]).
 //!
-//! ANVL `text/plain` by default:
+//! `GET /-/ark` ([`SERVICE_PATH`]), the service description that `/.well-known/ark`
+//! answered before: the root, the NAANs it serves, and the global resolver it forwards
+//! other ARKs to. The facts come from the backend ([`crate::Backend::ark_service`]; in
+//! `noidr`, `noid_resolve::wellknown`). ANVL `text/plain` by default:
 //!
 //! ```text
 //! erc:
@@ -21,8 +23,17 @@ use noid_resolve::wellknown::{ArkService, ROOT};
 
 use crate::page::{self, PageFormat};
 
-/// The path served.
+/// The discovery path.
 pub const PATH: &str = "/.well-known/ark";
+
+/// The service description's path: under `/-/`, where no identifier is (as no scheme
+/// and no NAAN begins with `-`), beside the stylesheet.
+pub const SERVICE_PATH: &str = "/-/ark";
+
+/// The discovery answer: the resolver's path, one line of plain text.
+pub fn discovery() -> String {
+    format!("{ROOT}\n")
+}
 
 /// The page in `fmt` (HTML clients get ANVL).
 pub fn page(fmt: PageFormat, service: &ArkService) -> String {
@@ -57,6 +68,11 @@ pub fn page(fmt: PageFormat, service: &ArkService) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn discovery_is_the_path_alone() {
+        assert_eq!(discovery(), "/\n");
+    }
 
     #[test]
     fn both_formats() {

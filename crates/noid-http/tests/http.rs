@@ -638,13 +638,13 @@ fn inflection_pages() {
     assert_eq!(r.header("vary"), Some("Accept"));
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhen: (:unav)\nwhere: ark:/13030/m\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = get(&s.addr, "/ark:/13030/m??");
     assert_eq!(
         r.body(),
-        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhere: ark:/13030/m\nnote: internal\n\
+        "erc:\nwho: Smith, J.\nwhat: Two%0alines\nwhen: (:unav)\nwhere: ark:/13030/m\nnote: internal\n\
          standing: not good\nmissing: when\nmissing: how\n"
     );
     let r = raw(
@@ -654,7 +654,7 @@ fn inflection_pages() {
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(
         r.body(),
-        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"where\":\"ark:/13030/m\"},\
+        "{\"id\":\"ark:/13030/m\",\"inflection\":\"?\",\"erc\":{\"who\":\"Smith, J.\",\"what\":\"Two\\nlines\",\"when\":\"(:unav)\",\"where\":\"ark:/13030/m\"},\
          \"standing\":{\"good\":false,\"missing\":[\"when\",\"how\"],\"malformed\":[]}}\n"
     );
     // auth_request cannot carry the page: 401 + X-Status sends nginx to /redirect/
@@ -722,7 +722,13 @@ fn front_page_its_box_and_the_stylesheet() {
     assert!(r
         .body()
         .contains("<link rel=\"stylesheet\" href=\"/-/noid.css\">"));
-    // The twins: what /.well-known/ark says, as ANVL or JSON.
+    // The twins: what /-/ark says, as ANVL or JSON; /.well-known/ark is the path alone.
+    assert_eq!(get(&s.addr, "/-/ark").body(), "erc:\nresolver: /\n");
+    let r = get(&s.addr, "/.well-known/ark");
+    assert_eq!(
+        (r.status, r.header("content-type"), r.body()),
+        (200, Some("text/plain; charset=utf-8"), "/\n")
+    );
     assert_eq!(get(&s.addr, "/").body(), "erc:\nresolver: /\n");
     let r = raw(
         &s.addr,
@@ -743,10 +749,17 @@ fn front_page_its_box_and_the_stylesheet() {
         (r.status, r.header("location")),
         (302, Some("https://example.org/x1"))
     );
+    // A pasted ARK loses its white space inside too (the ARK draft's §3.1); any other
+    // identifier keeps it, %-encoded.
     let r = browse(&s.addr, "/?id=+ark%3A%2F13030%2Fa+b+&go=info");
     assert_eq!(
         (r.status, r.header("location")),
-        (303, Some("/ark:/13030/a%20b?info"))
+        (303, Some("/ark:/13030/ab?info"))
+    );
+    let r = browse(&s.addr, "/?id=+doi%3A10.5072%2Fa+b+&go=info");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/doi:10.5072/a%20b?info"))
     );
     assert_eq!(browse(&s.addr, "/?id=&go=info").status, 200);
     // The stylesheet, at a path no identifier takes.
@@ -776,6 +789,8 @@ fn identifier_page_in_a_browser() {
          <td>Smith, J.</td></tr>\n\
          <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
          <td>Two\nlines</td></tr>\n\
+         <tr><th scope=\"row\">when <span class=\"about\">a date important in the object&#39;s lifecycle</span></th>\
+         <td><i>no value</i> <span class=\"note\">(:unav) value unavailable, possibly unknown</span></td></tr>\n\
          <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
          <td>ark:/13030/m</td></tr>\n</table>\n\
          <h2>Standing</h2>\n<p><span class=\"bad\">not good</span></p>\n<ul>\n\

@@ -168,6 +168,8 @@ fn real_resolver_over_http() {
          <td>Smith, J.</td></tr>\n\
          <tr><th scope=\"row\">what <span class=\"about\">a name or other human-oriented identifier</span></th>\
          <td>A title</td></tr>\n\
+         <tr><th scope=\"row\">when <span class=\"about\">a date important in the object&#39;s lifecycle</span></th>\
+         <td><i>no value</i> <span class=\"note\">(:unav) value unavailable, possibly unknown</span></td></tr>\n\
          <tr><th scope=\"row\">where <span class=\"about\">a location or machine-oriented identifier</span></th>\
          <td>ark:/12345/m</td></tr>\n\
          </table>\n<h2>Target</h2>\n<p><a href=\"https://example.org/m\">https://example.org/m</a></p>\n\
@@ -195,12 +197,12 @@ fn normalisation_vectors() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// `id` as a request path segment: `%` and bytes outside ASCII percent-encoded, so that
+/// `id` as a request path segment: `%`, space and bytes outside ASCII percent-encoded, so that
 /// the server's decoding gives `id` back.
 fn path_of(id: &str) -> String {
     let mut out = String::new();
     for &c in id.as_bytes() {
-        if c == b'%' || !c.is_ascii() {
+        if c == b'%' || c == b' ' || !c.is_ascii() {
             out.push_str(&format!("%{c:02X}"));
         } else {
             out.push(char::from(c));
@@ -245,4 +247,140 @@ fn every_spelling_of_the_vector_table_redirects_over_http() {
         stop.shut_down();
         server.join().unwrap().unwrap();
     }
+}
+
+/// docs/RESOLUTION.md's table of draft-kunze-ark-43's rules: its bindings (id, element,
+/// value) and its rows (request, answer).
+type DraftTable = (
+    Vec<(&'static str, &'static str, &'static str)>,
+    Vec<(&'static str, &'static str, &'static str)>,
+);
+
+fn draft_rules() -> DraftTable {
+    const DOC: &str = include_str!("../../../docs/RESOLUTION.md");
+    let start = DOC.find("#### The draft's rules on every path").unwrap();
+    let s = &DOC[start..start + DOC[start..].find("<!-- draft rules: end -->").unwrap()];
+    let block = &s[s.find("```text\n").unwrap() + 8..];
+    let bindings = block[..block.find("```").unwrap()]
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[0], w[1], w[2])
+        })
+        .collect();
+    let rows = s
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains('`'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1],
+                cells[3].trim_matches('`'),
+                cells[4].trim_matches('`'),
+            )
+        })
+        .collect();
+    (bindings, rows)
+}
+
+#[test]
+fn every_row_of_the_draft_rules_table_answers_over_http() {
+    let (bindings, rows) = draft_rules();
+    assert_eq!(rows.len(), 35);
+    let store = MemLookup::new();
+    for (id, elem, value) in bindings {
+        store.bind(id, elem, value);
+    }
+    let backend: Arc<dyn Backend> = Arc::new(Real {
+        resolver: Resolver::new(Rules::empty()),
+        store,
+    });
+    let l = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr();
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
+    for (rule, request, answer) in rows {
+        // Rule 3's own URL is sent as written; every other request %-encoded once.
+        let path = match rule.starts_with("3 at its own URL") {
+            true => request.to_string(),
+            false => path_of(request),
+        };
+        let out = fetch(&addr, &format!("/{path}"), None);
+        match answer.split_once(' ') {
+            Some(("302", target)) => assert_eq!(
+                status_and(&out, "location"),
+                (302, Some(target.to_string())),
+                "{request}"
+            ),
+            // The metadata page (ANVL) of the bound id: `where` defaults to the id,
+            // written as ANVL writes a value (`%` as `%25`).
+            Some(("metadata", of)) => {
+                let id = of.strip_prefix("of ").unwrap().replace('%', "%25");
+                assert_eq!(status_and(&out, "location"), (200, None), "{request}");
+                assert!(
+                    body(&out).contains(&format!("where: {id}\n")),
+                    "{request}: {out}"
+                );
+            }
+            _ => assert_eq!((answer, status_and(&out, "location").0), ("404", 404)),
+        }
+    }
+    stop.shut_down();
+    server.join().unwrap().unwrap();
+}
+
+/// `?info` answers who, what, when and where, `(:unav)` for what is not bound, and the
+/// commitment statement of the registry record of the ARK's shoulder or NAAN
+/// (draft-kunze-ark-43 §5.1.1, §5.1.2, rule 6), in ANVL and JSON; `?` (brief) shows the
+/// kernel only.
+#[test]
+fn info_answers_the_kernel_and_the_commitment_statement() {
+    let store = MemLookup::new();
+    store.bind("ark:/12345/fk4a", "_t", "https://example.org/a");
+    store.bind("ark:/12345/fk4a", "who", "Lange, D.");
+    store.bind("ark:/67890/b", "_t", "https://example.org/b");
+    let registry = "prefix: ark:/12345\nname: Test\ncommitment: NAAN-wide promise\n\n\
+                    prefix: ark:/12345/fk4\ncommitment: kept at least 10 years\n";
+    let backend: Arc<dyn Backend> = Arc::new(Real {
+        resolver: Resolver::with_registry(
+            Rules::empty(),
+            Arc::new(noid_resolve::Registry::parse(registry).unwrap()),
+        ),
+        store,
+    });
+    let l = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr();
+    let stop = Shutdown::new();
+    let s2 = stop.clone();
+    let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
+    let out = fetch(&addr, "/ark:/12345/fk4a?info", None);
+    assert_eq!(status_and(&out, "location"), (200, None));
+    assert_eq!(
+        body(&out),
+        "erc:\nwho: Lange, D.\nwhat: (:unav)\nwhen: (:unav)\nwhere: ark:/12345/fk4a\n\
+         _t: https://example.org/a\nerc-support: kept at least 10 years\n\
+         standing: not good\nmissing: what\nmissing: when\nmissing: how\n"
+    );
+    let out = fetch(&addr, "/ark:/12345/fk4a?info", Some("application/json"));
+    assert!(
+        body(&out).contains(
+            "\"erc\":{\"who\":\"Lange, D.\",\"what\":\"(:unav)\",\"when\":\"(:unav)\",\
+             \"where\":\"ark:/12345/fk4a\",\"_t\":\"https://example.org/a\",\
+             \"erc-support\":\"kept at least 10 years\"}"
+        ),
+        "{out}"
+    );
+    // The brief inflection shows the kernel alone; a NAAN with no record, no statement.
+    let out = fetch(&addr, "/ark:/12345/fk4a?", None);
+    assert!(!body(&out).contains("erc-support"), "{out}");
+    let out = fetch(&addr, "/ark:67890/b?info", None);
+    assert!(
+        body(&out).starts_with(
+            "erc:\nwho: (:unav)\nwhat: (:unav)\nwhen: (:unav)\nwhere: ark:/67890/b\n_t: https://example.org/b\nstanding:"
+        ),
+        "{out}"
+    );
+    stop.shut_down();
+    server.join().unwrap().unwrap();
 }

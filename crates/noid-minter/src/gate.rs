@@ -210,8 +210,12 @@ impl Gate {
         let canon = if m.naan.is_empty() {
             Canon::Ark { naans: Vec::new() }
         } else {
+            // A minter whose identifiers hold hyphens keeps its own as minted.
+            let prefix = m.firstpart.get(m.naan.len()..).unwrap_or_default();
             Canon::Bare {
                 naan: m.naan.to_ascii_lowercase(),
+                as_minted: m.lui.is_some()
+                    || noid_core::normalize::identifier_part(prefix) != prefix,
             }
         };
         Gate {
@@ -267,11 +271,21 @@ impl Gate {
         Ok(())
     }
 
+    /// The spelling this binder stores `given` under, when the gate would write it
+    /// otherwise (`ark:13030/x`, `13030/x-y` in a minter's directory): what `noid check`
+    /// looks for in an existing store. None for a spelling the gate cannot store.
+    pub fn stored_spelling(&self, given: &str) -> Option<String> {
+        match spelling::canonical(given, &self.canon).ok()? {
+            Cow::Owned(stored) => Some(stored),
+            Cow::Borrowed(_) => None,
+        }
+    }
+
     /// The spelling this binder stores `given` under, when it is another spelling: a
     /// read that found nothing under `given` looks there (records written before the
     /// gate keep their spelling, and are found as given).
     pub fn respelled(&self, given: &str) -> Option<String> {
-        if let Cow::Owned(stored) = spelling::canonical(given, &self.canon).ok()? {
+        if let Some(stored) = self.stored_spelling(given) {
             return Some(stored);
         }
         // A bare `NAAN/…` in a binder that stores ARKs labelled (the CLI on a
@@ -280,7 +294,11 @@ impl Gate {
             (Canon::Ark { .. }, Some((naan, rest)))
                 if !rest.is_empty() && spelling::is_naan_shaped(naan) =>
             {
-                Some(format!("ark:/{}/{rest}", naan.to_ascii_lowercase()))
+                let labelled = format!("ark:/{naan}/{rest}");
+                Some(match spelling::canonical(&labelled, &self.canon) {
+                    Ok(stored) => stored.into_owned(),
+                    Err(_) => labelled,
+                })
             }
             _ => None,
         }
@@ -376,8 +394,29 @@ mod tests {
             typo.to_string(),
             "error: 13030/f54x54g1l: its check character does not match (minter 13030/f5.reedeedk): a character is mistyped"
         );
-        // Another shape under the same first part is not this minter's to judge.
-        assert_eq!(g.admit("13030/f5-legacy").unwrap(), "13030/f5-legacy");
+        // Another shape under the same first part is not this minter's to judge; its
+        // hyphens go, as the ARK draft's normal form says (issue 47).
+        assert_eq!(g.admit("13030/f5-legacy").unwrap(), "13030/f5legacy");
+        assert_eq!(g.admit("ark:/13030/f5%7e‐x").unwrap(), "13030/f5%7Ex");
+        assert_eq!(g.respelled("13030/f5-x").as_deref(), Some("13030/f5x"));
+        // A binder's read of a bare ARK looks under its normal form.
+        let binder = Gate::default();
+        assert_eq!(
+            binder.respelled("13030/x9-ab-cd").as_deref(),
+            Some("ark:/13030/x9abcd")
+        );
+    }
+
+    /// A LUI minter binds the dashed spelling it mints (its resolver step reads every
+    /// other spelling), so its own ARKs keep their hyphens; another NAAN's lose them.
+    #[test]
+    fn a_lui_minter_keeps_its_own_arks_as_minted() {
+        let g = Gate::of(&minter("f5.lui12-4"));
+        assert_eq!(
+            g.admit("ark:/13030/f5tw0t-ywdj-94").unwrap(),
+            "13030/f5tw0t-ywdj-94"
+        );
+        assert_eq!(g.admit("ark:/99999/x-y").unwrap(), "ark:/99999/xy");
     }
 
     #[test]

@@ -12,6 +12,10 @@ use noid_core::ident::{Family, Parsed};
 /// The built-in rules file, used when the operator names none.
 pub const DEFAULT_RULES: &str = include_str!("../rules/default.rules");
 
+/// Where ARKs of NAANs this resolver does not serve go when the rules file names no
+/// `global-resolver`: N2T, as the ARK draft has a resolver do (draft-kunze-ark-43 §3.3).
+pub const N2T: &str = "https://n2t.net/";
+
 /// A parse error in a rules file, with its 1-based line number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RulesError {
@@ -34,7 +38,8 @@ impl std::error::Error for RulesError {}
 pub struct Rules {
     /// Canonical key (see [`Rules::canonical_key`]) → target template.
     table: HashMap<String, String>,
-    /// Where unknown ARKs are forwarded (the identifier is appended), if anywhere.
+    /// Where unknown ARKs are forwarded (the identifier is appended), if anywhere: a
+    /// parsed rules file forwards to [`N2T`] unless it says `global-resolver off`.
     pub global_resolver: Option<String>,
     /// NAANs this resolver answers for; their ARKs are never forwarded (loop protection).
     pub local_naans: Vec<String>,
@@ -42,6 +47,10 @@ pub struct Rules {
     /// each identifier prefix (`""`: every identifier) with how. Empty by default, and
     /// then resolution reads nothing for it.
     pub archived_copies: Vec<(String, ArchivedCopy)>,
+    /// `final-slash inflection`: an ARK's final `/` (and `./`) is an inflection, and a
+    /// final `.` part of the suffix, as N2T read them; by default the ARK draft's
+    /// reading holds (draft-kunze-ark-43 §3.1: a final `/` or `.` is ignored).
+    pub final_slash_inflects: bool,
 }
 
 /// How the resolver answers an identifier whose target is broken (or marked so by a
@@ -57,7 +66,7 @@ pub enum ArchivedCopy {
 }
 
 impl Rules {
-    /// No rules, no forwarding.
+    /// No rules, no forwarding (a rules file, even an empty one, forwards to [`N2T`]).
     pub fn empty() -> Rules {
         Rules::default()
     }
@@ -71,9 +80,14 @@ impl Rules {
     ///
     /// Each non-blank line that does not start with `#` is either a rule `KEY TARGET`
     /// (KEY contains a colon: `doi:`, `ark:/12345`, `doi:10.5072/FK2`) or a directive
-    /// `global-resolver URL` / `local-naans NAAN...`.
+    /// `global-resolver URL` / `local-naans NAAN...`. ARKs of NAANs not served here
+    /// are forwarded to [`N2T`] unless a `global-resolver` line names another URL or
+    /// `off`.
     pub fn parse(text: &str) -> Result<Rules, RulesError> {
-        let mut rules = Rules::default();
+        let mut rules = Rules {
+            global_resolver: Some(N2T.to_string()),
+            ..Rules::default()
+        };
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -99,9 +113,11 @@ impl Rules {
             match key {
                 "global-resolver" => {
                     if value.is_empty() || value.contains(char::is_whitespace) {
-                        return Err(err("global-resolver needs exactly one URL".into()));
+                        return Err(err(
+                            "global-resolver needs exactly one URL, or \"off\"".into()
+                        ));
                     }
-                    rules.global_resolver = Some(value.to_string());
+                    rules.global_resolver = (value != "off").then(|| value.to_string());
                 }
                 "local-naans" => rules
                     .local_naans
@@ -125,11 +141,21 @@ impl Rules {
                         rules.archived_copies.push((prefix.to_string(), how));
                     }
                 }
+                "final-slash" => match value {
+                    "inflection" => rules.final_slash_inflects = true,
+                    "ignored" => rules.final_slash_inflects = false,
+                    _ => {
+                        return Err(err(format!(
+                            "final-slash is \"ignored\" (the ARK draft's reading, the \
+                             default) or \"inflection\" (N2T's), not {value:?}"
+                        )))
+                    }
+                },
                 _ => {
                     return Err(err(format!(
                         "unknown directive {key:?} (a rule's key must contain a colon, \
-                         e.g. \"doi:\"; directives are global-resolver, local-naans \
-                         and archived-copy)"
+                         e.g. \"doi:\"; directives are global-resolver, local-naans, \
+                         final-slash and archived-copy)"
                     )))
                 }
             }
@@ -194,7 +220,19 @@ mod tests {
         let r = Rules::builtin();
         assert_eq!(r.get("doi:"), Some("https://doi.org/${id}"));
         assert_eq!(r.get("DOI:"), Some("https://doi.org/${id}"));
-        assert_eq!(r.global_resolver, None);
+        // The ARK draft's §3.3: unknown NAANs go to N2T unless told otherwise.
+        assert_eq!(r.global_resolver.as_deref(), Some(N2T));
+        assert_eq!(
+            Rules::parse("").unwrap().global_resolver.as_deref(),
+            Some(N2T)
+        );
+        assert_eq!(
+            Rules::parse("global-resolver off\n")
+                .unwrap()
+                .global_resolver,
+            None
+        );
+        assert_eq!(Rules::empty().global_resolver, None);
     }
 
     #[test]
@@ -260,5 +298,26 @@ mod tests {
         let e = Rules::parse("doi:\n").unwrap_err();
         assert_eq!(e.to_string(), "line 1: rule \"doi:\" has no target");
         assert!(Rules::parse("global-resolver\n").is_err());
+        assert_eq!(
+            Rules::parse("final-slash kept\n").unwrap_err().to_string(),
+            "line 1: final-slash is \"ignored\" (the ARK draft's reading, the default) \
+             or \"inflection\" (N2T's), not \"kept\""
+        );
+    }
+
+    #[test]
+    fn final_slash_reads_the_ark_draft_unless_told_n2t() {
+        assert!(!Rules::empty().final_slash_inflects);
+        assert!(!Rules::builtin().final_slash_inflects);
+        assert!(
+            Rules::parse("final-slash inflection\n")
+                .unwrap()
+                .final_slash_inflects
+        );
+        assert!(
+            !Rules::parse("final-slash ignored\n")
+                .unwrap()
+                .final_slash_inflects
+        );
     }
 }

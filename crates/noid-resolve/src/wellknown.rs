@@ -1,4 +1,4 @@
-//! What `GET /.well-known/ark` (the ARK specification's discovery URL) tells a client
+//! What `GET /-/ark` (the ARK service description) tells a client
 //! about this resolver: its root path, the NAANs it serves, and the global resolver it
 //! sends the other ARKs to.
 //!
@@ -18,7 +18,7 @@ use noid_core::lookup::{Lookup, LookupError};
 /// The resolver's root path: `ark:…` appended to it is resolved.
 pub const ROOT: &str = "/";
 
-/// The facts `/.well-known/ark` publishes.
+/// The facts `/-/ark` publishes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArkService {
     /// NAANs served, lower-case, sorted, each once.

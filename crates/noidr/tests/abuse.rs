@@ -355,7 +355,7 @@ fn pipelined_requests_are_answered_in_order() {
             302,
         ),
         (
-            b"GET /redirect/ark:/99999/none HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /redirect/ark:/13030/none HTTP/1.1\r\nHost: x\r\n\r\n",
             404,
         ),
         (

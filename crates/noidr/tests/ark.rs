@@ -56,7 +56,14 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
     )
     .unwrap();
     let s = Server::start(&m, Some(&rules));
-    let (status, h, body) = s.get("/.well-known/ark", "");
+    // The draft's discovery URL: the resolver's path alone, as plain text (rule 7).
+    let (status, h, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        (status, header(&h, "content-type"), body.as_str()),
+        (200, Some("text/plain; charset=utf-8"), "/\n")
+    );
+    // The service description, moved to /-/ark.
+    let (status, h, body) = s.get("/-/ark", "");
     assert_eq!(status, 200);
     assert_eq!(
         header(&h, "content-type"),
@@ -66,7 +73,7 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
         body,
         "erc:\nresolver: /\nnaan: 13030\nnaan: 67890\nnaan: b5072\nglobal-resolver: https://n2t.net/\n"
     );
-    let (status, h, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    let (status, h, body) = s.get("/-/ark", "Accept: application/json\r\n");
     assert_eq!(
         (status, header(&h, "content-type")),
         (200, Some("application/json"))
@@ -75,10 +82,18 @@ fn well_known_ark_names_the_naans_and_the_global_resolver() {
         body,
         "{\"resolver\":\"/\",\"naans\":[\"13030\",\"67890\",\"b5072\"],\"global_resolver\":\"https://n2t.net/\"}\n"
     );
-    // Without rules file nor minter NAAN: nothing served, nothing forwarded.
+    // Without rules file nor minter NAAN: nothing served, other ARKs forwarded to N2T
+    // (the ARK draft's §3.3); a rules file's `global-resolver off` forwards none.
     let bare = Minter::new();
     let s = Server::start(&bare, None);
-    let (_, _, body) = s.get("/.well-known/ark", "Accept: application/json\r\n");
+    let (_, _, body) = s.get("/-/ark", "Accept: application/json\r\n");
+    assert_eq!(
+        body,
+        "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":\"https://n2t.net/\"}\n"
+    );
+    std::fs::write(&rules, "global-resolver off\n").unwrap();
+    let s = Server::start(&bare, Some(&rules));
+    let (_, _, body) = s.get("/-/ark", "Accept: application/json\r\n");
     assert_eq!(
         body,
         "{\"resolver\":\"/\",\"naans\":[],\"global_resolver\":null}\n"
@@ -90,7 +105,7 @@ const BROWSER: &str = "Accept: text/html,application/xhtml+xml,application/xml;q
 
 /// Issue 41, item 7: a populator's binder (no minter, so no `:/naan`) whose registry
 /// has a record for `ark:/13030` serves NAAN 13030; the front page lists it (it said
-/// "None") and its header link to `/.well-known/ark` says what that is.
+/// "None") and its header link to the service description (`/-/ark`) says what that is.
 #[test]
 fn a_populators_binder_serves_the_naans_of_its_registry_records() {
     let m = Minter::new();
@@ -122,11 +137,14 @@ fn a_populators_binder_serves_the_naans_of_its_registry_records() {
         "{body}"
     );
     assert!(
-        body.contains("<a href=\"/.well-known/ark\">ARK service description</a>"),
+        body.contains("<a href=\"/-/ark\">ARK service description</a>"),
         "{body}"
     );
-    let (_, _, body) = s.get("/.well-known/ark", "");
-    assert_eq!(body, "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\n");
+    let (_, _, body) = s.get("/-/ark", "");
+    assert_eq!(
+        body,
+        "erc:\nresolver: /\nnaan: 13030\nnaan: 99999\nglobal-resolver: https://n2t.net/\n"
+    );
 }
 
 #[test]
@@ -251,7 +269,7 @@ fn pages_carry_last_modified_and_answer_304_when_unchanged() {
     assert_eq!(
         body,
         "{\"id\":\"ark:/13030/f5x\",\"inflection\":\"??\",\"erc\":{\"who\":\"(:soon)\",\
-         \"where\":\"ark:/13030/f5x\",\"_t\":\"https://e.org/f\"},\"standing\":{\"good\":false,\
+         \"what\":\"(:unav)\",\"when\":\"(:unav)\",\"where\":\"ark:/13030/f5x\",\"_t\":\"https://e.org/f\"},\"standing\":{\"good\":false,\
          \"missing\":[\"what\",\"when\",\"how\"],\
          \"malformed\":[{\"element\":\"who\",\"why\":\"unknown reserved code (:soon)\"}]}}\n"
     );
@@ -306,7 +324,7 @@ fn every_spelling_the_ark_spec_equates_resolves() {
     let m = Minter::new();
     m.bind(&[
         ("ark:/13030/xy", "_t", "https://e.org/xy"),
-        ("ark:b5072/fk2a%7e", "_t", "https://e.org/fk2a"),
+        ("ark:b5072/fk2a%7E", "_t", "https://e.org/fk2a"),
     ]);
     let s = Server::start(&m, None);
     for path in [

@@ -20,8 +20,15 @@ fn http_mode_resolves_like_the_line_protocols() {
     let r = server.get("/redirect/ark:/13030/fk4a/b/c", "");
     assert!(r.starts_with("HTTP/1.1 302"), "{r}");
     assert!(r.contains("location: https://e.org/a/b/c\r\n"), "{r}");
-    let r = server.get("/redirect/ark:/99999/nope", "");
+    let r = server.get("/redirect/ark:/13030/nope", "");
     assert!(r.starts_with("HTTP/1.1 404"), "{r}");
+    // A NAAN not served here goes on to N2T (the ARK draft's §3.3).
+    let r = server.get("/redirect/ark:/99999/nope", "");
+    assert!(r.starts_with("HTTP/1.1 302"), "{r}");
+    assert!(
+        r.contains("location: https://n2t.net/ark:/99999/nope\r\n"),
+        "{r}"
+    );
     // Inflection: the metadata page.
     let r = server.get("/redirect/ark:/13030/fk4a??", "");
     assert!(r.starts_with("HTTP/1.1 200"), "{r}");

@@ -58,7 +58,13 @@ fn conformance_vectors_egg() {
             ("ark:/98765/f3abc.resolve", "redir302 barabczafabcfoo"),
             ("X.resolve", "redir301 zaf"),
             ("Y.resolve", "redir302 999 zaf"),
-            ("ark:/99999/nope.resolve", "NULL"),
+            // EggNog's vector answers NULL; the ARK draft (§3.3) sends an ARK of a NAAN
+            // this resolver does not serve on to N2T, and the default rules do.
+            (
+                "ark:/99999/nope.resolve",
+                "redir302 https://n2t.net/ark:/99999/nope",
+            ),
+            ("ark:/13030/nope.resolve", "NULL"),
         ],
     );
     assert!(n.finish().success());
@@ -71,7 +77,8 @@ fn eggnog_miss_line() {
     table(
         &mut n,
         &[
-            ("ark:/99999/nope.resolve", "redir302 "),
+            // A NAAN the store serves: a miss (another NAAN's ARK goes to N2T).
+            ("ark:/13030/nope.resolve", "redir302 "),
             ("X.resolve", "redir301 zaf"),
         ],
     );
@@ -126,7 +133,7 @@ fn resolution_rules_egg() {
             ("doi:10.5072/FK2ABC.resolve", "redir302 https://doi.org/10.5072/FK2ABC"),
             ("ark:/99999.resolve", "inflect \"op=partial\" \"partial=ark:/99999\""),
             // Garbage is a miss or one error line.
-            ("ark:/1/(.*)[.resolve", "NULL"),
+            ("ark:/13030/(.*)[.resolve", "NULL"),
             ("no method here", "error: expected \"ID.resolve\" or \"ID.resolve HEADERS\""),
             ("", "NULL"),
         ],

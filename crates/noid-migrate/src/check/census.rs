@@ -2,7 +2,6 @@
 //! (rare) identifiers stored under a spelling other than the directory's own.
 
 use noid_core::keys;
-use noid_core::spelling;
 use noid_core::Lookup;
 use noid_minter::gate::Gate;
 use noid_minter::Minter;
@@ -45,9 +44,10 @@ pub struct Census {
     /// Identifiers with at least one user binding.
     pub bound_ids: u64,
     /// Identifiers stored under another spelling than the directory's, in key order.
-    /// Only labelled ARKs (`ark:…`, `https://host/ark:…`) are looked at: a bare
-    /// `NAAN/…` is another spelling only in a populator's binder, whose NAANs the
-    /// directory does not record.
+    /// Labelled ARKs (`ark:…`, `https://host/ark:…`) and ARKs whose identifier part
+    /// is not in the ARK draft's normal form (`13030/x-y`, `ark:/99999/a%7e`) are: a
+    /// bare `NAAN/…` of another NAAN is another spelling only in a populator's binder,
+    /// whose NAANs the directory does not record.
     pub respelled: Vec<Respelled>,
     last_bound: Vec<u8>,
     last_id: Vec<u8>,
@@ -120,20 +120,21 @@ impl Census {
         }
     }
 
-    /// Note `id` when the directory stores it under another spelling.
+    /// Note `id` when the directory stores it under another spelling: a labelled ARK,
+    /// or an ARK whose identifier part is not in the draft's normal form (hyphens, a
+    /// lower-case `%xx`), which the gate now writes without them.
     fn spell(&mut self, id: &[u8]) {
-        // The cheap test first: an ARK label starts with `a` or `A`, a resolver's
-        // address before one with `h` or `H`.
-        if !matches!(id.first(), Some(b'a' | b'A' | b'h' | b'H')) {
+        // The cheap tests first: an ARK label starts with `a` or `A`, a resolver's
+        // address before one with `h` or `H`; a part to normalise holds a `-`, a `%` or
+        // the lead byte 0xE2 of the typographic hyphens.
+        let labelled = matches!(id.first(), Some(b'a' | b'A' | b'h' | b'H'));
+        if !labelled && !id.iter().any(|b| matches!(b, b'-' | b'%' | 0xE2)) {
             return;
         }
         let Ok(id) = std::str::from_utf8(id) else {
             return;
         };
-        if !spelling::is_labelled(id) {
-            return;
-        }
-        if let Some(canonical) = self.gate.respelled(id) {
+        if let Some(canonical) = self.gate.stored_spelling(id) {
             self.respelled.push(Respelled {
                 stored: id.to_string(),
                 canonical,

@@ -20,7 +20,8 @@
 //! 7. redirect rules on the shoulder, NAAN or scheme (bound in the store, a registry
 //!    record's provider, or the operator's rules file);
 //! 8. forwarding of ARKs of other NAANs to a global resolver;
-//! 9. not found.
+//! 9. not found; but a pasted ARK holding white space is first resolved again
+//!    without it (`noid_core::normalize::without_pasted_space`).
 //!
 //! A found target then goes through the output decision (EggNog's `cnflect`,
 //! `negotiate`): inflections, content negotiation, several targets;
@@ -33,6 +34,7 @@
 mod answer;
 mod archived;
 mod chop;
+mod commitment;
 mod find;
 mod meta;
 mod negotiate;
@@ -87,21 +89,25 @@ impl<'a> Request<'a> {
 pub struct Resolver {
     rules: Rules,
     registry: Arc<Registry>,
+    /// The NAANs found to be ours, so that forwarding's loop protection asks the store
+    /// once per NAAN ([`find::Ours`]).
+    ours: Arc<find::Ours>,
 }
 
 impl Resolver {
     /// A resolver with these rules and no prefix registry.
     pub fn new(rules: Rules) -> Resolver {
-        Resolver {
-            rules,
-            registry: Arc::default(),
-        }
+        Resolver::with_registry(rules, Arc::default())
     }
 
     /// A resolver with these rules and this prefix registry (shared with whoever probes
     /// its providers).
     pub fn with_registry(rules: Rules, registry: Arc<Registry>) -> Resolver {
-        Resolver { rules, registry }
+        Resolver {
+            rules,
+            registry,
+            ours: Arc::default(),
+        }
     }
 
     /// The prefix registry in force.

@@ -76,7 +76,7 @@ impl Resolver {
 
         if via != Via::Rule && !suffix.is_empty() {
             if let Some(a) = inflected(l, &mut key, &mut root, &suffix, ext)? {
-                return Ok(a);
+                return Ok(self.with_commitment(a));
             }
         }
         // Content negotiation: only on an id found as such, without suffix.

@@ -53,6 +53,12 @@ impl Resolver {
             let outcome = Outcome::of(&answer, Outcome::Hit);
             return Ok((answer, outcome));
         }
+        // The ARK draft: a final `/` or `.` of an ARK is ignored (§3.1).
+        if !self.rules.final_slash_inflects {
+            if let Some(plain) = noid_core::normalize::without_final_structure(id) {
+                return self.resolve_counted(store, &Request { id: &plain, ..*req });
+            }
+        }
         let (p, candidates) = match ahead {
             Some(a) => (a.parsed, Some(a.candidates)),
             None => (Parsed::new(id), None),
@@ -61,6 +67,19 @@ impl Resolver {
         match self.find(l, &mut key, id, &p, candidates)? {
             Finding::Found(found) => self.finish_counted(l, req, found, Some(&p)),
             Finding::Missed { truncated } => {
+                // A pasted ARK: resolved again without the white space a copy brought;
+                // an ARK's `//` collapsed (the ARK draft's §3.2, step 8).
+                let respelled = noid_core::normalize::without_pasted_space(id)
+                    .or_else(|| noid_core::normalize::with_slashes_collapsed(id));
+                if let Some(unspaced) = respelled {
+                    return self.resolve_counted(
+                        store,
+                        &Request {
+                            id: &unspaced,
+                            ..*req
+                        },
+                    );
+                }
                 let answer = self.fallback(l, &mut key, &p, truncated)?;
                 let outcome = Outcome::of(&answer, Outcome::Hit);
                 Ok((answer, outcome))

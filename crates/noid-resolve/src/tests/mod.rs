@@ -3,6 +3,7 @@
 //! decision (`output`), and here the helpers and the crate-wide contracts.
 
 mod archived;
+mod draft;
 mod normal;
 mod output;
 mod passthrough;
@@ -14,12 +15,14 @@ use crate::egg::{self, Miss};
 use crate::{Answer, Request, Resolver, Rules};
 use noid_core::{Lookup, MemLookup, PointLookups};
 
-/// A store from `(id, element, value)` triples; `:idmap/PATTERN` ids become rules.
+/// A store from `(id, element, value)` triples; `:idmap/PATTERN` ids become rules and
+/// the id `:/` the minter's own records (`(":/", "naan", "13030")` is `:/naan`).
 pub(crate) fn store(bindings: &[(&str, &str, &str)]) -> MemLookup {
     let l = MemLookup::new();
     for (id, elem, value) in bindings {
         match id.strip_prefix(":idmap/") {
             Some(pattern) => l.bind_idmap(pattern, elem, value),
+            None if *id == ":/" => l.insert(noid_core::keys::admin(elem), *value),
             None => l.bind(id, elem, value),
         }
     }
@@ -43,10 +46,10 @@ pub(crate) fn check_rules(bindings: &[(&str, &str, &str)], rules: &str, line: &s
     }
 }
 
-/// As [`check_rules`] with no rules.
+/// As [`check_rules`] with no rules and no forwarding.
 #[track_caller]
 pub(crate) fn check(bindings: &[(&str, &str, &str)], line: &str, expect: &str) {
-    check_rules(bindings, "", line, expect)
+    check_rules(bindings, "global-resolver off", line, expect)
 }
 
 #[track_caller]

@@ -12,20 +12,26 @@ fn inflections_without_targets_answer_metadata() {
         ("ark:/12345/fk4a", "_t", "T"),
         ("ark:/12345/fk4a", "who", "Me"),
     ];
-    for (req, suffix) in [
-        ("?", "%3f"),
-        ("??", "%3f%3f"),
-        ("?info", "%3f%3f"),
-        ("/", "/"),
-        ("./", "./"),
-        ("/?", "/%3f"),
-        ("./??", "./%3f%3f"),
+    let inflect = |suffix: &str| {
+        format!("inflect \"op=arkinflect\" \"id=ark:/12345/fk4a\" \"suffix={suffix}\"")
+    };
+    // (request, N2T's answer with `final-slash inflection`, the ARK draft's default).
+    for (req, n2t, draft) in [
+        ("?", "%3f", "%3f"),
+        ("??", "%3f%3f", "%3f%3f"),
+        ("?info", "%3f%3f", "%3f%3f"),
+        ("/", "/", ""),
+        ("./", "./", ""),
+        ("/?", "/%3f", "%3f"),
+        ("./??", "./%3f%3f", "%3f%3f"),
     ] {
-        check(
-            &b,
-            &format!("ark:/12345/fk4a{req}.resolve"),
-            &format!("inflect \"op=arkinflect\" \"id=ark:/12345/fk4a\" \"suffix={suffix}\""),
-        );
+        let line = format!("ark:/12345/fk4a{req}.resolve");
+        check_rules(&b, "final-slash inflection", &line, &inflect(n2t));
+        let draft = match draft {
+            "" => "redir302 T".to_string(),
+            suffix => inflect(suffix),
+        };
+        check(&b, &line, &draft);
     }
 }
 
@@ -57,8 +63,15 @@ fn inflection_targets() {
         "ark:/12345/fk4b?info.resolve",
         "redir301 https://e.org/any",
     );
-    // A non-inflection suffix without word characters passes through.
-    check(&b, "ark:/12345/fk4a//.resolve", "redir302 T//");
+    // A non-inflection suffix without word characters passes through (N2T's reading);
+    // the ARK draft ignores a final `/` or `.`.
+    check_rules(
+        &b,
+        "final-slash inflection",
+        "ark:/12345/fk4a//.resolve",
+        "redir302 T//",
+    );
+    check(&b, "ark:/12345/fk4a//.resolve", "redir302 T");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The lookup steps: verbatim ids and codes, ancestor chopping (read as one range or
 //! key by key), normalisation, `:idmap`, peppered ids.
 
-use super::{check, resolve};
+use super::{check, check_rules, resolve};
 use crate::egg::{self, Miss};
 use crate::{Answer, Request, Resolver};
 use noid_core::MemLookup;
@@ -37,6 +37,39 @@ fn conformance_suffix_placeholders() {
 fn conformance_codes() {
     check(&[("X", "_t", "301 zaf")], "X.resolve", "redir301 zaf");
     check(&[("X", "_t", "999 zaf")], "X.resolve", "redir302 999 zaf");
+}
+
+/// The ARK draft's §3.3 (rule 8): a rules file that names no global resolver sends an
+/// ARK of a NAAN not served here to N2T; one the store, the minter (`:/naan`) or the
+/// registry serves is a miss, so N2T's answer cannot bounce back.
+#[test]
+fn unknown_naans_go_to_n2t_unless_told_otherwise() {
+    check_rules(
+        &[],
+        "",
+        "ark:/99999/nope.resolve",
+        "redir302 https://n2t.net/ark:/99999/nope",
+    );
+    check_rules(
+        &[],
+        "global-resolver off",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    check_rules(
+        &[("ark:/99999/x", "_t", "T")],
+        "",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    check_rules(
+        &[(":/", "naan", "99999")],
+        "",
+        "ark:/99999/nope.resolve",
+        "NULL",
+    );
+    // Only ARKs: a DOI of no rule is not forwarded.
+    check_rules(&[], "", "doi:10.1/nope.resolve", "NULL");
 }
 
 #[test]
@@ -184,10 +217,17 @@ fn ancestors_read_as_one_range() {
 
 #[test]
 fn trailing_separators_are_trimmed_first() {
+    // N2T's reading passes the final separators through; the ARK draft's ignores them.
+    check_rules(
+        &[("ark:/12345/fk4a", "_t", "A")],
+        "final-slash inflection",
+        "ark:/12345/fk4a//.resolve",
+        "redir302 A//",
+    );
     check(
         &[("ark:/12345/fk4a", "_t", "A")],
         "ark:/12345/fk4a//.resolve",
-        "redir302 A//",
+        "redir302 A",
     );
     check(
         &[("ark:/12345/fk4a", "_t", "A")],
