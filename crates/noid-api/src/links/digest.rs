@@ -344,7 +344,7 @@ impl Digests {
                 made.count()
             );
         }
-        let store = super::binder_writer(&self.service, &self.dir);
+        let store = super::setup::binder_writer(&self.service, &self.dir);
         let writes = vec![(links::digest_key(name), Some(now.to_string().into_bytes()))];
         let who = Who {
             populator: name.to_string(),

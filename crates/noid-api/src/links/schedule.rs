@@ -131,9 +131,9 @@ impl Schedule {
         let pace = self.links.interval / total.max(1) as u32;
         // A checker per round: it keeps what it learns of each host (its pacing, its
         // not-found page) for as long as it lives.
-        let (checker, policy) = super::checker(&self.links)?;
+        let (checker, policy) = super::setup::checker(&self.links)?;
         let checker = Arc::new(checker);
-        let archive = Arc::new(super::archive_config(&self.links)?);
+        let archive = Arc::new(super::setup::archive_config(&self.links)?);
         let mut next = began;
         let mut inflight = FuturesOrdered::new();
         loop {
@@ -206,7 +206,7 @@ impl Schedule {
     }
 
     async fn write(&self, writes: Writes) -> Result<(), String> {
-        let store = super::binder_writer(&self.service, &self.dir);
+        let store = super::setup::binder_writer(&self.service, &self.dir);
         let answer = submit(&store, Work::Links(writes), self.who(), false).await;
         if answer.failed {
             return Err(String::from_utf8_lossy(&answer.body).trim().to_string());

@@ -38,6 +38,7 @@ mod commitment;
 mod find;
 mod meta;
 mod negotiate;
+mod ours;
 mod passthrough;
 mod steps;
 mod target;
@@ -90,8 +91,8 @@ pub struct Resolver {
     rules: Rules,
     registry: Arc<Registry>,
     /// The NAANs found to be ours, so that forwarding's loop protection asks the store
-    /// once per NAAN ([`find::Ours`]).
-    ours: Arc<find::Ours>,
+    /// once per NAAN ([`ours::Ours`]).
+    ours: Arc<ours::Ours>,
 }
 
 impl Resolver {
