@@ -53,6 +53,32 @@ pub fn policies<L: Lookup + ?Sized>(l: &L) -> Result<Vec<String>, ArchiveError> 
         .collect())
 }
 
+/// Turn saving on bind on or off for identifiers under `prefix` (`""`: the minter):
+/// every binding path then queues the targets it binds (noid-minter's `saves`).
+pub fn set_save_on_bind<S: Commit + ?Sized>(
+    s: &S,
+    prefix: &str,
+    on: bool,
+) -> Result<(), ArchiveError> {
+    write(
+        s,
+        links::save_on_bind_key(prefix),
+        on.then(|| b"on".to_vec()),
+    )
+}
+
+/// The prefixes under which bound targets are queued for saving, in key order.
+pub fn save_on_bind<L: Lookup + ?Sized>(l: &L) -> Result<Vec<String>, ArchiveError> {
+    let pairs = l
+        .scan_prefix(links::SAVE_ON_BIND_PREFIX, MAX_POLICIES)
+        .map_err(store)?;
+    Ok(pairs
+        .iter()
+        .filter_map(|(k, _)| k.strip_prefix(links::SAVE_ON_BIND_PREFIX))
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect())
+}
+
 /// Whether a copy is to be fetched for `id`'s target when it turns broken: a policy
 /// covers it (its prefix, with or without an ARK's `ark:/`, begins `id`). Off unless
 /// set. The checker asks this before [`crate::find`].

@@ -12,7 +12,7 @@
 //! CLI and a test.
 
 use noid_core::links;
-use noid_core::{anvl, Commit, Lookup, Writes};
+use noid_core::{Commit, Lookup, Writes};
 use reqwest::header::{CONTENT_LOCATION, LOCATION};
 
 use crate::{ArchiveError, Config};
@@ -24,99 +24,27 @@ pub const MAX_BACKOFF: u64 = 24 * 3600;
 /// Tries before a request is given up as `failed`.
 pub const MAX_ATTEMPTS: u32 = 8;
 
-/// Where a request stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
-    /// Waiting for its next try.
-    Queued,
-    /// The archive saved it.
-    Saved,
-    /// Given up after [`MAX_ATTEMPTS`] failures.
-    Failed,
-}
+pub use noid_core::links::{SaveRequest, SaveState as State};
 
-impl State {
-    /// Its spelling in the record.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Queued => "queued",
-            State::Saved => "saved",
-            State::Failed => "failed",
-        }
-    }
-
-    fn parse(s: &str) -> Option<State> {
-        [State::Queued, State::Saved, State::Failed]
-            .into_iter()
-            .find(|st| st.as_str() == s)
-    }
-}
-
-/// A request to save a target, as recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SaveRequest {
-    /// Where it stands.
-    pub state: State,
-    /// When it was queued (seconds since the epoch).
-    pub queued: u64,
-    /// Tries made.
-    pub attempts: u32,
-    /// When it is next due (for [`State::Queued`]).
-    pub next: u64,
-    /// The last try's outcome: where the copy is, or why it failed.
-    pub detail: String,
-}
-
-impl SaveRequest {
-    /// The record as stored.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        for (name, value) in [
-            ("state", self.state.as_str().to_string()),
-            ("queued", self.queued.to_string()),
-            ("attempts", self.attempts.to_string()),
-            ("next", self.next.to_string()),
-            ("detail", self.detail.clone()),
-        ] {
-            anvl::element(&mut out, name.as_bytes(), value.as_bytes());
-        }
-        out
-    }
-
-    /// The record stored as `bytes`.
-    pub fn decode(bytes: &[u8]) -> Option<SaveRequest> {
-        let text = std::str::from_utf8(bytes).ok()?;
-        let get = |name: &str| {
-            text.lines()
-                .filter_map(|l| l.split_once(": "))
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| anvl::decode_value(v).into_owned())
-        };
-        Some(SaveRequest {
-            state: State::parse(&get("state")?)?,
-            queued: get("queued")?.parse().ok()?,
-            attempts: get("attempts")?.parse().ok()?,
-            next: get("next")?.parse().ok()?,
-            detail: get("detail").unwrap_or_default(),
-        })
-    }
-
-    /// The request after a try at `now` that gave `outcome` (where the copy is, or why
-    /// not).
-    pub fn after(&self, outcome: &Result<String, ArchiveError>, now: u64) -> SaveRequest {
-        let attempts = self.attempts + 1;
-        let (state, next, detail) = match outcome {
-            Ok(saved) => (State::Saved, now, saved.clone()),
-            Err(e) if attempts >= MAX_ATTEMPTS => (State::Failed, now, e.to_string()),
-            Err(e) => (State::Queued, now + backoff(attempts), e.to_string()),
-        };
-        SaveRequest {
-            state,
-            queued: self.queued,
-            attempts,
-            next,
-            detail,
-        }
+/// The request after a try at `now` that gave `outcome` (where the copy is, or why
+/// not).
+pub fn after(
+    request: &SaveRequest,
+    outcome: &Result<String, ArchiveError>,
+    now: u64,
+) -> SaveRequest {
+    let attempts = request.attempts + 1;
+    let (state, next, detail) = match outcome {
+        Ok(saved) => (State::Saved, now, saved.clone()),
+        Err(e) if attempts >= MAX_ATTEMPTS => (State::Failed, now, e.to_string()),
+        Err(e) => (State::Queued, now + backoff(attempts), e.to_string()),
+    };
+    SaveRequest {
+        state,
+        queued: request.queued,
+        attempts,
+        next,
+        detail,
     }
 }
 
@@ -131,14 +59,10 @@ pub fn backoff(failures: u32) -> u64 {
 
 /// The write that queues a save of `target`, a target of `id`, at `now` (due at once).
 pub fn queue(id: &str, target: &str, now: u64) -> (Vec<u8>, Option<Vec<u8>>) {
-    let request = SaveRequest {
-        state: State::Queued,
-        queued: now,
-        attempts: 0,
-        next: now,
-        detail: String::new(),
-    };
-    (links::save_key(id, target), Some(request.encode()))
+    (
+        links::save_key(id, target),
+        Some(SaveRequest::queued_at(now).encode()),
+    )
 }
 
 /// Queue a save of `target`, a target of `id`, at `now`, in a commit of its own.
@@ -243,7 +167,7 @@ pub fn run<S: Commit + ?Sized>(
             if let Err(e) = &outcome {
                 log::info!("saving {} ({}): {e}", q.target, q.id);
             }
-            let after = q.request.after(&outcome, now);
+            let after = after(&q.request, &outcome, now);
             ran.tried += 1;
             ran.saved += usize::from(after.state == State::Saved);
             ran.failed += usize::from(after.state == State::Failed);
@@ -284,13 +208,13 @@ mod tests {
         });
         let mut r = first;
         for n in 1..MAX_ATTEMPTS {
-            r = r.after(&failure, 1000);
+            r = after(&r, &failure, 1000);
             assert_eq!(
                 (r.state, r.attempts, r.next),
                 (State::Queued, n, 1000 + backoff(n))
             );
         }
-        r = r.after(&failure, 2000);
+        r = after(&r, &failure, 2000);
         assert_eq!(r.state, State::Failed);
         assert_eq!(r.detail, "u answered 500 Internal Server Error");
         assert_eq!(SaveRequest::decode(&r.encode()), Some(r));

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use noid_core::links::{self, Archived};
+use noid_core::Lookup;
 
 use crate::loopback::Server;
 use crate::util::Dir;
@@ -107,13 +108,14 @@ fn a_curator_archives_marks_and_unmarks_a_target() {
 #[test]
 fn the_policy_is_off_until_turned_on_for_a_prefix() {
     let d = Dir::minter(&[]);
+    const NO_SAVES: &str = "bound targets are queued for saving for no identifier\n";
     assert_eq!(
         d.noid(&["links", "policy"]).ok(),
-        "copies are fetched for no identifier\n"
+        format!("copies are fetched for no identifier\n{NO_SAVES}")
     );
     assert_eq!(
         d.noid(&["links", "policy", "on", "13030/fk4"]).ok(),
-        "copies are fetched for identifiers under 13030/fk4\n"
+        format!("copies are fetched for identifiers under 13030/fk4\n{NO_SAVES}")
     );
     assert_eq!(
         read(&d, b":/links/f/13030/fk4").as_deref(),
@@ -121,7 +123,7 @@ fn the_policy_is_off_until_turned_on_for_a_prefix() {
     );
     assert_eq!(
         d.noid(&["links", "policy", "off", "13030/fk4"]).ok(),
-        "copies are fetched for no identifier\n"
+        format!("copies are fetched for no identifier\n{NO_SAVES}")
     );
     let bad = d.noid(&["links", "policy", "maybe"]);
     assert_eq!(bad.code, 2);
@@ -292,4 +294,77 @@ fn a_target_the_checker_finds_broken_gets_its_archived_copy_where_the_policy_say
     // The TimeGate was asked about 13030/x's target only.
     let asked: Vec<String> = gate.seen().iter().map(|s| s.path.clone()).collect();
     assert_eq!(asked, [format!("/web/{gone}")]);
+}
+
+/// With the save-on-bind policy on for a prefix, every binding path queues the targets
+/// it binds to identifiers under it (`noid bind`, and egg's `set` in bulk), once per
+/// target, a redirect code dropped and a stored code left out; outside the prefix
+/// nothing is queued; the queue is then tried as any other.
+#[test]
+fn targets_bound_under_the_save_on_bind_policy_are_queued() {
+    let d = Dir::minter(&[]);
+    assert_eq!(
+        d.noid(&["links", "policy", "--save-on-bind", "on", "13030/fk4"])
+            .ok(),
+        "copies are fetched for no identifier\n\
+         bound targets are queued for saving for identifiers under 13030/fk4\n"
+    );
+    d.noid(&[
+        "bind",
+        "set",
+        "13030/fk4a",
+        "_t",
+        "302 https://a.example.org/1",
+    ])
+    .ok();
+    // Bound again: still one request.
+    d.noid(&[
+        "bind",
+        "set",
+        "13030/fk4a",
+        "_t",
+        "302 https://a.example.org/1",
+    ])
+    .ok();
+    d.noid_stdin(
+        &["-"],
+        b"13030/fk4b.set _t https://b.example.org/2\n13030/fk4c.set _t '410 gone'\n\
+          13030/x.set _t https://x.example.org/3\n",
+    )
+    .ok();
+    let view = noid_store::Writer::open(d.path(), Duration::from_secs(5)).unwrap();
+    let queued: Vec<(String, String)> = view
+        .scan_prefix(links::SAVE_PREFIX, 100)
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| {
+            let r = links::SaveRequest::decode(&v).unwrap();
+            assert_eq!((r.state, r.attempts), (links::SaveState::Queued, 0));
+            let key = String::from_utf8(k[links::SAVE_PREFIX.len()..].to_vec()).unwrap();
+            let (id, target) = key.split_once('\t').unwrap();
+            (id.to_string(), target.to_string())
+        })
+        .collect();
+    drop(view);
+    assert_eq!(
+        queued,
+        [
+            (
+                "13030/fk4a".to_string(),
+                "https://a.example.org/1".to_string()
+            ),
+            (
+                "13030/fk4b".to_string(),
+                "https://b.example.org/2".to_string()
+            ),
+        ]
+    );
+    let saves = Server::start(|_, _| "200 OK".to_string());
+    let endpoint = format!("{}/save/", saves.base);
+    let out = d.noid(&["links", "save", "--run", "--endpoint", &endpoint]);
+    assert!(
+        out.ok().starts_with("tried 2: 2 saved, 0 given up\n"),
+        "{}",
+        out.stdout
+    );
 }

@@ -15,6 +15,8 @@
 //! * `:/links/m/ID` → a curator's mark: treat `ID`'s target as broken (the time marked);
 //! * `:/links/f/PREFIX` → `on`: copies are fetched for broken targets of identifiers
 //!   under PREFIX (empty: the whole minter);
+//! * `:/links/b/PREFIX` → `on`: a target bound to an identifier under PREFIX is queued
+//!   for an archive to save ([`SaveRequest`]; empty: the whole minter);
 //! * `:/links/v/ID<TAB>TARGET` → a request to an archive to save `TARGET` (noid-archive's
 //!   save-on-bind queue: attempts, when to try next, the outcome);
 //! * `:/links/d/POPULATOR` → the time (seconds) its last digest covered;
@@ -42,6 +44,8 @@ pub const MARK_PREFIX: &[u8] = b":/links/m/";
 pub const POLICY_PREFIX: &[u8] = b":/links/f/";
 /// What every queued save request starts with.
 pub const SAVE_PREFIX: &[u8] = b":/links/v/";
+/// What every save-on-bind policy key starts with.
+pub const SAVE_ON_BIND_PREFIX: &[u8] = b":/links/b/";
 /// The scheduled round's resume point.
 pub const CURSOR: &[u8] = b":/links/cursor";
 
@@ -95,6 +99,12 @@ pub fn policy_key(prefix: &str) -> Vec<u8> {
     key(POLICY_PREFIX, &[prefix.as_bytes()])
 }
 
+/// The key of the policy that asks an archive to save the targets bound to the
+/// identifiers under `prefix` (`""`: every identifier).
+pub fn save_on_bind_key(prefix: &str) -> Vec<u8> {
+    key(SAVE_ON_BIND_PREFIX, &[prefix.as_bytes()])
+}
+
 /// The key of the request to save `target`, a target of `id`, in an archive.
 pub fn save_key(id: &str, target: &str) -> Vec<u8> {
     key(SAVE_PREFIX, &[id.as_bytes(), target.as_bytes()])
@@ -133,6 +143,97 @@ pub fn is_gone<L: Lookup + ?Sized>(l: &L, id: &str, target: &str) -> Result<bool
     Ok(state
         .and_then(|s| LinkState::decode(&s))
         .is_some_and(|s| s.status == Status::Broken))
+}
+
+/// Where a request to save a target stands (noid-archive's save queue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveState {
+    /// Waiting for its next try.
+    Queued,
+    /// The archive saved it.
+    Saved,
+    /// Given up after the archive client's last try.
+    Failed,
+}
+
+impl SaveState {
+    /// Its spelling in the record.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SaveState::Queued => "queued",
+            SaveState::Saved => "saved",
+            SaveState::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> Option<SaveState> {
+        [SaveState::Queued, SaveState::Saved, SaveState::Failed]
+            .into_iter()
+            .find(|st| st.as_str() == s)
+    }
+}
+
+/// A request to an archive to save a target (`:/links/v/ID<TAB>TARGET`), as recorded:
+/// written by every binding path when the save-on-bind policy covers the identifier
+/// (noid-minter), and by noid-archive's queue, which tries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveRequest {
+    /// Where it stands.
+    pub state: SaveState,
+    /// When it was queued (seconds since the epoch).
+    pub queued: u64,
+    /// Tries made.
+    pub attempts: u32,
+    /// When it is next due (for [`SaveState::Queued`]).
+    pub next: u64,
+    /// The last try's outcome: where the copy is, or why it failed.
+    pub detail: String,
+}
+
+impl SaveRequest {
+    /// A request queued at `now`, due at once.
+    pub fn queued_at(now: u64) -> SaveRequest {
+        SaveRequest {
+            state: SaveState::Queued,
+            queued: now,
+            attempts: 0,
+            next: now,
+            detail: String::new(),
+        }
+    }
+
+    /// The record as stored.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (name, value) in [
+            ("state", self.state.as_str().to_string()),
+            ("queued", self.queued.to_string()),
+            ("attempts", self.attempts.to_string()),
+            ("next", self.next.to_string()),
+            ("detail", self.detail.clone()),
+        ] {
+            anvl::element(&mut out, name.as_bytes(), value.as_bytes());
+        }
+        out
+    }
+
+    /// The record stored as `bytes`.
+    pub fn decode(bytes: &[u8]) -> Option<SaveRequest> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let get = |name: &str| {
+            text.lines()
+                .filter_map(|l| l.split_once(": "))
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| anvl::decode_value(v).into_owned())
+        };
+        Some(SaveRequest {
+            state: SaveState::parse(&get("state")?)?,
+            queued: get("queued")?.parse().ok()?,
+            attempts: get("attempts")?.parse().ok()?,
+            next: get("next")?.parse().ok()?,
+            detail: get("detail").unwrap_or_default(),
+        })
+    }
 }
 
 /// A target's status, spelled as the reports and the console spell it.

@@ -165,6 +165,7 @@ fn bind<L: Lookup + ?Sized>(
     }
     elements::init_admin(txn, &view, &agent.who, agent.now);
     modified::record(txn, &id, agent.now);
+    noid_minter::saves::queue_on_bind(txn, minter, &id, elem, agent.now)?;
     Ok(Reply::Done {
         oxum: Some((value.len(), 1)),
     })

@@ -147,6 +147,7 @@ pub fn bind<L: Lookup + ?Sized>(
     let wrote = existed || !matches!(how, How::Delete | How::Purge);
     if wrote && !id.starts_with(":/") {
         crate::modified::record(txn, &id, ctx.now);
+        crate::saves::queue_on_bind(txn, m, &id, &elem, ctx.now)?;
     }
     Ok(format!(
         "Id:      {id}\nElement: {elem}\nBind:    {how_word}\nStatus:  ok, {status}\n"

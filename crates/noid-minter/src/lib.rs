@@ -22,6 +22,7 @@ pub mod modified;
 pub mod note;
 pub mod pepper;
 pub mod queue;
+pub mod saves;
 pub mod state;
 pub mod txn;
 

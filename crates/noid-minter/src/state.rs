@@ -118,6 +118,10 @@ pub struct Minter {
     /// ([`crate::gate`]): this minter's own rules, and what the caller added (a
     /// populator's minters), kept across [`Minter::reloaded`].
     pub gate: crate::gate::Gate,
+    /// The prefixes of the save-on-bind policy (`:/links/b/PREFIX`, `""`: every
+    /// identifier): a target bound to an identifier under one is queued for an archive
+    /// to save ([`crate::saves`]). Empty unless set, and then a bind reads nothing more.
+    pub save_on_bind: Vec<String>,
     /// Not stored: the admin values as last written to the transaction, so that
     /// [`Minter::flush`] writes only what changed.
     persisted: Box<Persisted>,
@@ -277,6 +281,7 @@ impl Minter {
             exit_status: None,
             counters_reset: false,
             gate: crate::gate::Gate::default(),
+            save_on_bind: save_on_bind(l)?,
             persisted: Box::new(Persisted {
                 gen: noid_template::generator::init_counters(-1),
                 fresh: false,
@@ -470,4 +475,17 @@ fn load_lui(mask: &str, key: String) -> Result<Option<LuiGenerator>, MinterError
     };
     let key_bytes = key_from_hex(&key).ok_or(MinterError::BadLuiKey(key))?;
     Ok(Some(LuiGenerator::new(shape, key_bytes)))
+}
+
+/// The save-on-bind policy's prefixes (`:/links/b/PREFIX`).
+fn save_on_bind<L: Lookup + ?Sized>(l: &L) -> Result<Vec<String>, MinterError> {
+    const MOST: usize = 10_000;
+    Ok(l.scan_prefix(noid_core::links::SAVE_ON_BIND_PREFIX, MOST)?
+        .into_iter()
+        .filter_map(|(k, _)| {
+            k.strip_prefix(noid_core::links::SAVE_ON_BIND_PREFIX)
+                .map(<[u8]>::to_vec)
+        })
+        .map(|p| String::from_utf8_lossy(&p).into_owned())
+        .collect())
 }

@@ -50,9 +50,14 @@ pub(super) enum What {
         ids: Vec<String>,
     },
     /// Whether copies are fetched when the checker finds a target broken, for the Ids
-    /// under PREFIX (none: the whole minter); off by default. Without on|off, list the
-    /// prefixes where it is on.
+    /// under PREFIX (none: the whole minter); off by default. With --save-on-bind,
+    /// whether every target bound to those Ids is queued for an archive to save (noid
+    /// links save --run tries the queue). Without on|off, list the prefixes where each
+    /// is on.
     Policy {
+        /// The save-on-bind policy rather than the fetching of copies.
+        #[arg(long)]
+        save_on_bind: bool,
         /// on or off.
         #[arg(value_parser = ["on", "off"])]
         switch: Option<String>,
@@ -91,7 +96,11 @@ pub(super) fn run(session: &Invocation, what: What) -> u8 {
         } => archive(&*store, &ids, under.as_deref(), &timegate),
         What::Mark { ids } => marks(&*store, &ids, true),
         What::Unmark { ids } => marks(&*store, &ids, false),
-        What::Policy { switch, prefix } => policy(&*store, switch.as_deref(), prefix.as_deref()),
+        What::Policy {
+            save_on_bind,
+            switch,
+            prefix,
+        } => policy(&*store, save_on_bind, switch.as_deref(), prefix.as_deref()),
         What::Save { ids, run, endpoint } => saves(&*store, &ids, run, &endpoint),
     };
     match result {
@@ -214,24 +223,37 @@ fn marks(s: &dyn Store, ids: &[String], on: bool) -> Result<bool, noid_archive::
     Ok(true)
 }
 
-/// `policy [on|off [PREFIX]]`.
+/// `policy [--save-on-bind] [on|off [PREFIX]]`: set one policy, then list both.
 fn policy(
     s: &dyn Store,
+    save_on_bind: bool,
     switch: Option<&str>,
     prefix: Option<&str>,
 ) -> Result<bool, noid_archive::ArchiveError> {
     if let Some(switch) = switch {
-        copies::set_policy(s, prefix.unwrap_or(""), switch == "on")?;
-    }
-    let on = copies::policies(s)?;
-    if on.is_empty() {
-        println!("copies are fetched for no identifier");
-    }
-    for p in on {
-        if p.is_empty() {
-            println!("copies are fetched for every identifier");
+        let (prefix, on) = (prefix.unwrap_or(""), switch == "on");
+        if save_on_bind {
+            copies::set_save_on_bind(s, prefix, on)?;
         } else {
-            println!("copies are fetched for identifiers under {p}");
+            copies::set_policy(s, prefix, on)?;
+        }
+    }
+    for (what, prefixes) in [
+        ("copies are fetched", copies::policies(s)?),
+        (
+            "bound targets are queued for saving",
+            copies::save_on_bind(s)?,
+        ),
+    ] {
+        if prefixes.is_empty() {
+            println!("{what} for no identifier");
+        }
+        for p in prefixes {
+            if p.is_empty() {
+                println!("{what} for every identifier");
+            } else {
+                println!("{what} for identifiers under {p}");
+            }
         }
     }
     Ok(true)
