@@ -94,10 +94,9 @@ pub enum Work {
     /// in of callers that hold values rather than lines (the console); each command's
     /// reply comes back typed in [`WorkResult::replies`].
     Commands(Vec<noid_egg::Command>),
-    /// The link checker's records (`:/links/…` keys only: [`noid_core::links`]) put
-    /// (`Some`) or deleted (`None`) as one change. Not in the write log: they are no
-    /// identifier's elements, and the next check writes them again.
-    Links(Vec<(Vec<u8>, Option<Vec<u8>>)>),
+    /// The link checker's records ([`noid_core::links`] keys only) put or deleted as one
+    /// change; not logged: they are no identifier's elements, and checks rewrite them.
+    Links(noid_core::Writes),
     /// Mint.
     Mint {
         /// How many.

@@ -310,7 +310,7 @@ impl Digests {
             .and_then(|v| String::from_utf8(v).ok()?.trim().parse::<u64>().ok())
             .unwrap_or(0);
         // Whole seconds only: a change later in this second is the next digest's.
-        let now = now() - 1;
+        let now = noid_archive::now() - 1;
         let every = self.every.as_secs().max(1);
         if mark + every > now {
             return Ok(Duration::from_secs(mark + every - now));
@@ -422,12 +422,6 @@ fn post(made: &Made, url: &str) -> Result<(), String> {
     } else {
         Err(format!("webhook {url}: answered {status}"))
     }
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

@@ -313,7 +313,7 @@ async fn check(
     id: String,
     targets: Targets,
 ) -> (String, Vec<(String, Option<LinkState>, Writes)>) {
-    let now = now();
+    let now = noid_archive::now();
     let checks = targets.into_iter().map(|(url, previous)| {
         let (checker, id, archive) = (checker.clone(), id.clone(), archive.clone());
         async move {
@@ -393,11 +393,4 @@ fn list(
         Some(Reply::Error(e)) => Err(e.to_string()),
         _ => Err("the store gave no listing".into()),
     }
-}
-
-/// Seconds since the epoch.
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

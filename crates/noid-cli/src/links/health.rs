@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use ipnet::IpNet;
@@ -178,9 +178,7 @@ pub(super) fn check(session: &Invocation, a: CheckArgs) -> Result<u8, String> {
     };
     let reader = crate::store::open_reader(session).map_err(|e| e.to_string())?;
     let checker = BlockingChecker::new(config).map_err(|e| e.to_string())?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = noid_archive::now();
     let mut tally = Tally::default();
     let archive = super::archive::config(&a.timegate, noid_archive::DEFAULT_SAVE)
         .map_err(|e| format!("--timegate: {e}"))?;
