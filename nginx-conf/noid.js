@@ -32,6 +32,20 @@ function identifier(r) {
     return decodeURIComponent(path.replace(/^\/+/, '')) + query;
 }
 
+// An ARK whose name holds %7E or %2F is reached at its own URL (the ARK draft,
+// draft-kunze-ark-43 3.1, 3.2): the path as sent, its %XX not decoded, asked when the
+// decoded one found nothing, as noidr --http and the module do; null for any other path
+// and for one holding %00, %0A or %0D (never a key).
+function asSent(r) {
+    var uri = r.variables.request_uri;
+    var q = uri.indexOf('?');
+    var path = (q < 0 ? uri : uri.substring(0, q)).replace(/^\/+/, '');
+    if (!/^ark:/i.test(path) || path.indexOf('%') < 0 || /%0[0ad]/i.test(path)) {
+        return null;
+    }
+    return path + (q < 0 ? '' : uri.substring(q));
+}
+
 async function resolve(r) {
     var id;
     try {
@@ -42,6 +56,11 @@ async function resolve(r) {
     }
     var reply = await r.subrequest('/_noid_lookup', { args: 'id=' + encodeURIComponent(id) });
     var status = reply.status;
+    var sent = asSent(r);
+    if (status === 404 && sent !== null) {
+        reply = await r.subrequest('/_noid_lookup', { args: 'id=' + encodeURIComponent(sent) });
+        status = reply.status;
+    }
     if (status === 404) {
         r.headersOut['Content-Type'] = 'text/plain';
         r.return(404, 'unknown identifier\n');

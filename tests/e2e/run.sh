@@ -156,6 +156,13 @@ bind ark:/13030/bare _t https://example.org
 bind ark:/13030/js _t 'javascript:alert(document.domain)'
 bind ark:/13030/esc _t "$(printf 'https://example.org/a\001\033b')"
 
+# The ARK draft's rules table (docs/RESOLUTION.md): its bindings; its rows are asked of
+# every resolver below.
+DRAFT_TABLE="$REPO/tests/e2e/draft_table.py"
+while IFS=$'\t' read -r id elem value; do
+    bind "$id" "$elem" "$value"
+done < <(/usr/bin/python3 "$DRAFT_TABLE" "$REPO/docs/RESOLUTION.md" bindings)
+
 # --- noidr --http ----------------------------------------------------------------------
 # bound_port LOG PID WORDS: the port of the address a server logs once it listens
 # ("WORDS 127.0.0.1:PORT"), waited for while its process PID runs (60 s at most: a bound
@@ -375,6 +382,25 @@ for r in $RESOLVERS; do
         bad "$name hostile suffix: $STATUS [$LOC] $(tr '\r\n' '  ' <"$WORK/h")"
     fi
     expect "$name control characters in the target: httpd's 500" "$port" /ark:/13030/esc 500 -
+done
+
+# The ARK draft's rules (docs/RESOLUTION.md's table, the same rows the Rust tests read),
+# through every pattern; through noid-proxy.conf only the /ark:/ paths (as CASES_SCHEMES,
+# the other spellings are not proxied by its prefix).
+CASES_DRAFT=$(/usr/bin/python3 "$DRAFT_TABLE" "$REPO/docs/RESOLUTION.md" rows)
+[ "$(wc -l <<<"$CASES_DRAFT")" = 35 ] || bad "the draft's rules table: want 35 rows, got $(wc -l <<<"$CASES_DRAFT")"
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    while IFS='|' read -r path status loc body; do
+        case $name:$path in apache-proxy*:/ark:/*) ;; apache-proxy*:*) continue ;; esac
+        if [ "$status" = 200 ]; then
+            expect_body "$name draft" "$port" "$pre$path" 200 "$body"
+        else
+            expect "$name draft" "$port" "$pre$path" "$status" "$loc"
+        fi
+    done <<<"$CASES_DRAFT"
 done
 
 # Inflections and content negotiation (issue 7), through every pattern.

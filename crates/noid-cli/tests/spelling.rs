@@ -303,3 +303,52 @@ fn hx(s: &str) -> String {
         })
         .collect()
 }
+
+/// `noid get` and `noid fetch` read an ARK with nothing bound as typed under the
+/// spelling the gate stored it in (the ARK draft's normal form: hyphens dropped, `%XX`
+/// upper-cased, either label form), as the resolver does; what is bound as typed is
+/// read as before, and an ARK bound in no spelling is still not bound.
+#[test]
+fn get_and_fetch_read_an_ark_in_any_spelling() {
+    let m = Dir::new();
+    m.noid(&["dbcreate"]).ok();
+    m.noid(&[
+        "bind",
+        "set",
+        "ark:/12345/x9-ab-cd",
+        "_t",
+        "https://example.org/a",
+    ])
+    .ok();
+    m.noid(&[
+        "bind",
+        "set",
+        "ark:/12345/w%7e1",
+        "_t",
+        "https://example.org/d",
+    ])
+    .ok();
+    for typed in [
+        "ark:/12345/x9-ab-cd",
+        "ark:12345/x9‐ab‐cd",
+        "ARK:/12345/x9abcd",
+    ] {
+        assert_eq!(
+            m.noid(&["get", typed, "_t"]).ok(),
+            "https://example.org/a\n",
+            "{typed}"
+        );
+    }
+    assert_eq!(
+        m.noid(&["fetch", "ark:12345/w%7E1", "_t"]).ok(),
+        "id:    ark:/12345/w%7E1\nCirc:  uncirculated\n_t: https://example.org/d\n\n"
+    );
+    let r = m.noid(&["fetch", "ark:/12345/x9-ab-ce", "_t"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            1,
+            "id:    ark:/12345/x9-ab-ce\nCirc:  uncirculated\nerror: \"ark:/12345/x9-ab-ce _t\" is not bound.\n\n"
+        )
+    );
+}

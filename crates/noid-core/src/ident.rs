@@ -78,6 +78,28 @@ pub fn web_askable(id: &[u8]) -> bool {
     memchr::memchr3(b'\n', b'\r', 0, id).is_none()
 }
 
+/// Whether a request-target's path, as sent (not %-decoded; leading `/`s allowed),
+/// names an ARK holding a `%`: such an ARK may hold `%7E` or `%2F` in its name and is
+/// reached at its own URL (draft-kunze-ark-43 §3.1, §3.2), which the path's one decoding
+/// would turn into `~` or a hierarchy separator. Every resolver that decodes the path
+/// asks again with the path as sent when the decoded one found nothing: noid-http's
+/// routes and the web server modules' maps alike.
+///
+/// ```
+/// use noid_core::ident::ark_reached_as_sent;
+/// assert!(ark_reached_as_sent(b"/ark:/12345/x7%7Ez"));
+/// assert!(ark_reached_as_sent(b"ARK:12345/u%2fv"));
+/// assert!(!ark_reached_as_sent(b"/ark:/12345/x7~z"));
+/// assert!(!ark_reached_as_sent(b"doi:10.5072/a%2Fb"));
+/// ```
+pub fn ark_reached_as_sent(path: &[u8]) -> bool {
+    let start = path.iter().position(|&c| c != b'/').unwrap_or(path.len());
+    let path = &path[start..];
+    path.get(..4)
+        .is_some_and(|l| l.eq_ignore_ascii_case(b"ark:"))
+        && path.contains(&b'%')
+}
+
 /// Chopping's notion of a word character: Perl's `[\w~]` on bytes (ASCII). Inlined:
 /// chopping calls it for every byte of an id, from another crate.
 #[inline]

@@ -14,7 +14,7 @@ use noid_store::{AnswerRegion, Follower, StoreError, View, ViewRef};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
-use crate::request::egg_line;
+use crate::request::{egg_line, egg_line_as_sent};
 
 /// What a key is answered with, as mod_rewrite reads a `prg:` answer line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +113,15 @@ impl Map {
                 return Outcome::Miss;
             }
             // The answer is kept by the request it was made from (below), not by its line.
-            resolve(view, protocol, &line, out)
+            let at = out.len();
+            let outcome = resolve(view, protocol, &line, out);
+            // An ARK holding `%7E` or `%2F`, at its own URL (not decoded), as noidr --http.
+            line.clear();
+            if outcome == Outcome::Miss && egg_line_as_sent(target, scheme, accept, &mut line) {
+                out.truncate(at);
+                return resolve(view, protocol, &line, out);
+            }
+            outcome
         };
         self.answered(out, |view, protocol, out| {
             let fields = [Some(target), Some(scheme)];

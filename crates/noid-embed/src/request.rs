@@ -2,7 +2,7 @@
 //! line of the egg protocol made from the request exactly as `noid-resolve.conf` makes
 //! it in Apache, and the answer line read back into a status and a target.
 
-use noid_core::ident::web_askable;
+use noid_core::ident::{ark_reached_as_sent, web_askable};
 use noid_core::percent_decode;
 
 /// What an egg answer line says to do.
@@ -26,6 +26,21 @@ pub enum Redirect<'a> {
 /// UTF-8 or holds a CR, LF or NUL ([`web_askable`]).
 #[must_use]
 pub fn egg_line(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>) -> bool {
+    line_of(target, scheme, accept, true, line)
+}
+
+/// [`egg_line`] with the path as sent, its `%XX` not decoded, for a path that names an
+/// ARK holding a `%` ([`ark_reached_as_sent`]): asked when the decoded path found
+/// nothing, so that an ARK holding `%7E` or `%2F` is reached at its own URL
+/// (draft-kunze-ark-43 §3.1, §3.2), as `noidr --http` reaches it. `false` for any other
+/// path.
+#[must_use]
+pub fn egg_line_as_sent(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>) -> bool {
+    let path = memchr(b'?', target).map_or(target, |q| &target[..q]);
+    ark_reached_as_sent(path) && line_of(target, scheme, accept, false, line)
+}
+
+fn line_of(target: &[u8], scheme: &[u8], accept: &[u8], decode: bool, line: &mut Vec<u8>) -> bool {
     let (path, query) = match memchr(b'?', target) {
         Some(q) => target.split_at(q),
         None => (target, &b""[..]),
@@ -34,9 +49,9 @@ pub fn egg_line(target: &[u8], scheme: &[u8], accept: &[u8], line: &mut Vec<u8>)
     let path = &path[start..];
     let id = line.len();
     match std::str::from_utf8(path) {
-        Ok(p) => line.extend_from_slice(&percent_decode(p)),
+        Ok(p) if decode => line.extend_from_slice(&percent_decode(p)),
         // %-escapes are ASCII: bytes that are not UTF-8 pass through as they are.
-        Err(_) => line.extend_from_slice(path),
+        _ => line.extend_from_slice(path),
     }
     line.extend_from_slice(query);
     if !web_askable(&line[id..]) || std::str::from_utf8(&line[id..]).is_err() {

@@ -255,6 +255,40 @@ fn http_requests_answer_as_their_lines() {
     );
 }
 
+/// Every row of docs/RESOLUTION.md's table of the ARK draft's rules, asked of the map as
+/// the nginx module and mod_noid's `NoidResolve` ask it (the HTTP request, its path
+/// %-encoded as a browser sends it) and as a line (`REQUEST.resolve`, what Apache's
+/// rewrite rules and noidr's egg protocol read), against a real store holding the
+/// table's bindings. A page (`metadata of ID`) is an `inflect` line, which only the
+/// pages (`noidr --http`) render.
+#[test]
+fn every_row_of_the_draft_rules_table_answers_in_the_maps() {
+    use noid_resolve::draft_table::{bindings, rows, Expected};
+    let d = tempfile::tempdir().unwrap();
+    drop(Writer::create(d.path(), T).unwrap());
+    bind(d.path(), &bindings());
+    let map = open("egg", d.path(), &[]);
+    let rows = rows();
+    assert_eq!(rows.len(), 35);
+    for row in rows {
+        let mut out = Vec::new();
+        let target = format!("/{}", row.http_path());
+        map.answer_request(target.as_bytes(), b"http", b"", &mut out);
+        let over_http = String::from_utf8(out).unwrap();
+        let (_, line) = ask(&map, &format!("{}.resolve", row.request));
+        for (how, answer) in [("request", &over_http), ("line", &line)] {
+            let why = format!("{} as a {how}: {answer}", row.request);
+            match row.expected {
+                Expected::Redirect(want) => {
+                    assert_eq!(answer, &format!("redir302 {want}"), "{why}")
+                }
+                Expected::Metadata(_) => assert!(answer.starts_with("inflect "), "{why}"),
+                Expected::NotFound => assert_eq!(answer, "NULL", "{why}"),
+            }
+        }
+    }
+}
+
 /// An egg map on `dbdir` opened through the C ABI, with no options, as the shims open
 /// one.
 fn open_c(dbdir: &Path) -> *mut Map {

@@ -104,11 +104,7 @@ pub fn identifier<'a>(encoded_path: &'a str, query: Option<&str>) -> Option<Cow<
 /// assert_eq!(as_sent("doi:10.5072/a%2Fb", None), None);
 /// ```
 pub fn as_sent(encoded_path: &str, query: Option<&str>) -> Option<String> {
-    let path = encoded_path.trim_start_matches('/');
-    let ark = path
-        .get(..4)
-        .is_some_and(|l| l.eq_ignore_ascii_case("ark:"));
-    if !ark || !encoded_path.contains('%') {
+    if !noid_core::ident::ark_reached_as_sent(encoded_path.as_bytes()) {
         return None;
     }
     Some(match query {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use noid_core::MemLookup;
 use noid_http::{Answer, Backend, LookupError, Request, Shutdown};
 use noid_listen::Listener;
+use noid_resolve::draft_table::{self, Expected};
 use noid_resolve::{Resolver, Rules};
 
 struct Real {
@@ -249,46 +250,12 @@ fn every_spelling_of_the_vector_table_redirects_over_http() {
     }
 }
 
-/// docs/RESOLUTION.md's table of draft-kunze-ark-43's rules: its bindings (id, element,
-/// value) and its rows (request, answer).
-type DraftTable = (
-    Vec<(&'static str, &'static str, &'static str)>,
-    Vec<(&'static str, &'static str, &'static str)>,
-);
-
-fn draft_rules() -> DraftTable {
-    const DOC: &str = include_str!("../../../docs/RESOLUTION.md");
-    let start = DOC.find("#### The draft's rules on every path").unwrap();
-    let s = &DOC[start..start + DOC[start..].find("<!-- draft rules: end -->").unwrap()];
-    let block = &s[s.find("```text\n").unwrap() + 8..];
-    let bindings = block[..block.find("```").unwrap()]
-        .lines()
-        .map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w[0], w[1], w[2])
-        })
-        .collect();
-    let rows = s
-        .lines()
-        .filter(|l| l.starts_with("| ") && l.contains('`'))
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (
-                cells[1],
-                cells[3].trim_matches('`'),
-                cells[4].trim_matches('`'),
-            )
-        })
-        .collect();
-    (bindings, rows)
-}
-
 #[test]
 fn every_row_of_the_draft_rules_table_answers_over_http() {
-    let (bindings, rows) = draft_rules();
+    let rows = draft_table::rows();
     assert_eq!(rows.len(), 35);
     let store = MemLookup::new();
-    for (id, elem, value) in bindings {
+    for (id, elem, value) in draft_table::bindings() {
         store.bind(id, elem, value);
     }
     let backend: Arc<dyn Backend> = Arc::new(Real {
@@ -300,30 +267,26 @@ fn every_row_of_the_draft_rules_table_answers_over_http() {
     let stop = Shutdown::new();
     let s2 = stop.clone();
     let server = std::thread::spawn(move || noid_http::serve(l, backend, s2));
-    for (rule, request, answer) in rows {
-        // Rule 3's own URL is sent as written; every other request %-encoded once.
-        let path = match rule.starts_with("3 at its own URL") {
-            true => request.to_string(),
-            false => path_of(request),
-        };
-        let out = fetch(&addr, &format!("/{path}"), None);
-        match answer.split_once(' ') {
-            Some(("302", target)) => assert_eq!(
+    for row in rows {
+        let request = row.request;
+        let out = fetch(&addr, &format!("/{}", row.http_path()), None);
+        match row.expected {
+            Expected::Redirect(target) => assert_eq!(
                 status_and(&out, "location"),
                 (302, Some(target.to_string())),
                 "{request}"
             ),
             // The metadata page (ANVL) of the bound id: `where` defaults to the id,
             // written as ANVL writes a value (`%` as `%25`).
-            Some(("metadata", of)) => {
-                let id = of.strip_prefix("of ").unwrap().replace('%', "%25");
+            Expected::Metadata(of) => {
+                let id = of.replace('%', "%25");
                 assert_eq!(status_and(&out, "location"), (200, None), "{request}");
                 assert!(
                     body(&out).contains(&format!("where: {id}\n")),
                     "{request}: {out}"
                 );
             }
-            _ => assert_eq!((answer, status_and(&out, "location").0), ("404", 404)),
+            Expected::NotFound => assert_eq!(status_and(&out, "location").0, 404, "{request}"),
         }
     }
     stop.shut_down();

@@ -53,6 +53,18 @@ pub struct Fetched {
     pub complete: bool,
 }
 
+/// The other spellings under which an identifier with nothing bound as given may be
+/// bound, in the order every read tries them: a LUI minter's canonical spelling, else,
+/// for an ARK, its normal form in both label forms ([`noid_core::normalize::spellings`]),
+/// as resolution finds them. `noid fetch`/`get` and noidr's noid line protocol read an
+/// id under the first of these that has something bound when the id as given has none.
+pub fn other_spellings<L: Lookup + ?Sized>(l: &L, id: &str) -> Result<Vec<String>, LookupError> {
+    if let Some(lui) = crate::lui::canonical(l, id)? {
+        return Ok(vec![lui]);
+    }
+    Ok(noid_core::normalize::spellings(id))
+}
+
 /// Run `verb ID ELEMS…` (every binding of the identifier when `elems` is empty, at most
 /// `limit` of them), handing each line Perl prints to `line(stream, pieces)`, without
 /// its line end. The identifier may be given in its peppered form `ID!PEPPER`.

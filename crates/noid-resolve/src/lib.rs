@@ -22,6 +22,8 @@
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
 //!   providers and the providers' health), read from and written to its ANVL file.
 //! * [`Accept`]: the `Accept` header, read the same way by every protocol.
+//! * [`draft_table`]: the ARK draft's rules table of docs/RESOLUTION.md, read by the
+//!   tests of every path (never by a running resolver).
 //!
 //! All types are `Send + Sync` and hold no per-request state: one [`Resolver`] serves
 //! every thread.
@@ -45,6 +47,7 @@
 #![deny(missing_docs)]
 
 mod accept;
+pub mod draft_table;
 pub mod egg;
 mod elem;
 pub mod fetch;

@@ -241,10 +241,9 @@ pub fn push_field(v: &[u8], out: &mut Vec<u8>) {
 /// `get` or `fetch`: the lines Perl prints on standard output joined by TAB; `NULL`
 /// when nothing asked for is bound (`get`) or the id has no bindings (`fetch ID`).
 ///
-/// When nothing is found and the id is another spelling of a LUI minter's identifier,
-/// the answer is that of its canonical spelling; else, for an ARK, that of its normal
-/// form ([`noid_core::normalize::spellings`], in either ARK form) when one is bound, as
-/// resolution finds it.
+/// When nothing is found, the answer is that of the first of the id's other spellings
+/// ([`fetch::other_spellings`]: a LUI minter's canonical spelling, an ARK's normal form)
+/// that has something bound, as resolution finds it.
 fn read<L: Lookup + ?Sized>(
     l: &L,
     verb: ReadVerb,
@@ -256,18 +255,9 @@ fn read<L: Lookup + ?Sized>(
     if read_id(l, verb, id, elems, out)? {
         return Ok(());
     }
-    if let Some(lui) = crate::lui::canonical(l, id)? {
-        out.truncate(start);
-        read_id(l, verb, &lui, elems, out)?;
-        return Ok(());
-    }
-    let spellings = noid_core::normalize::spellings(id);
-    if spellings.is_empty() {
-        return Ok(());
-    }
     let missed = out.split_off(start);
-    for normal in spellings {
-        if read_id(l, verb, &normal, elems, out)? {
+    for other in fetch::other_spellings(l, id)? {
+        if read_id(l, verb, &other, elems, out)? {
             return Ok(());
         }
         out.truncate(start);

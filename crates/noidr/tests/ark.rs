@@ -352,3 +352,45 @@ fn every_spelling_the_ark_spec_equates_resolves() {
     // U+2212 (minus sign) is not a hyphen.
     assert_eq!(s.get("/ark:/13030/x%E2%88%92y", "").0, 404);
 }
+
+/// Every row of docs/RESOLUTION.md's table of the ARK draft's rules, asked of the real
+/// `noidr` on a real store holding the table's bindings: as a line of the egg protocol
+/// (Apache's `RewriteMap prg:`) and over `--http` (the path %-encoded as a browser
+/// sends it; rule 3's own URLs as written).
+#[test]
+fn every_row_of_the_draft_rules_table_answers_in_the_line_protocol_and_over_http() {
+    use noid_resolve::draft_table::{bindings, rows, Expected};
+    let m = Minter::new();
+    m.bind(&bindings());
+    let rows = rows();
+    assert_eq!(rows.len(), 35);
+    let mut prg = Noidr::start(m.dbdir(), &["--protocol", "egg", "--egg-miss", "null"]);
+    let s = Server::start(&m, None);
+    for row in rows {
+        let request = row.request;
+        let line = prg.ask(&format!("{request}.resolve"));
+        let (status, h, body) = s.get(&format!("/{}", row.http_path()), "");
+        match row.expected {
+            Expected::Redirect(want) => {
+                assert_eq!(line, format!("redir302 {want}"), "{request} as a line");
+                assert_eq!(
+                    (status, header(&h, "location")),
+                    (302, Some(want)),
+                    "{request} over HTTP"
+                );
+            }
+            Expected::Metadata(of) => {
+                assert!(line.starts_with("inflect "), "{request} as a line: {line}");
+                assert_eq!(status, 200, "{request} over HTTP");
+                // `where` defaults to the id, written as ANVL writes a value.
+                let where_ = format!("where: {}\n", of.replace('%', "%25"));
+                assert!(body.contains(&where_), "{request} over HTTP: {body}");
+            }
+            Expected::NotFound => {
+                assert_eq!(line, "NULL", "{request} as a line");
+                assert_eq!(status, 404, "{request} over HTTP");
+            }
+        }
+    }
+    assert!(prg.finish().success());
+}
