@@ -25,6 +25,7 @@ mod prune;
 mod prune;
 mod replay;
 mod request;
+mod resolving;
 #[cfg(feature = "server")]
 mod serve;
 #[cfg(not(feature = "server"))]

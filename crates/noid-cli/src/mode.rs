@@ -1,6 +1,6 @@
 //! The modes of the `noid` process: a first word of the command line that starts
 //! something other than commands (`noid serve`, `noid replay`, `noid prune-log`,
-//! `noid links`). Their
+//! `noid links`, `noid explain`, `noid rules`). Their
 //! words are in noid-core's verb table, served by no line (so that a bulk line naming
 //! one is "no such command" and noidr refuses it as a write); which mode each starts,
 //! and that only the command line starts them, is decided here.
@@ -19,6 +19,10 @@ pub enum Mode {
     /// `links check|report|archive|mark|unmark|policy|save …`: the targets' health
     /// checked or reported, and their archived copies.
     Links,
+    /// `explain ID …`: why an identifier resolves the way it does.
+    Explain,
+    /// `rules test RULES CASES`: a candidate rules file tried on a table of requests.
+    Rules,
 }
 
 impl Mode {
@@ -33,6 +37,8 @@ impl Mode {
             Name::Replay => Some(Mode::Replay),
             Name::PruneLog => Some(Mode::PruneLog),
             Name::Links => Some(Mode::Links),
+            Name::Explain => Some(Mode::Explain),
+            Name::Rules => Some(Mode::Rules),
             _ => None,
         }
     }
@@ -50,12 +56,12 @@ pub fn words() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
-    /// The four modes, by their words; no command is a mode, and no mode is a command.
+    /// The modes, by their words; no command is a mode, and no mode is a command.
     #[test]
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log", "links"]
+            ["serve", "replay", "prune-log", "links", "explain", "rules"]
         );
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));

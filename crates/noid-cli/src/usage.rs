@@ -9,7 +9,7 @@ use crate::output::Out;
 fn topics() -> Vec<&'static str> {
     let mut t = vec!["intro", "all", "templates"];
     t.extend(noid_core::verbs::commands().map(|v| v.word));
-    // The process modes (`noid serve`, `replay`, `prune-log`, `links`): run from the command
+    // The process modes (`noid serve`, `replay`, `prune-log`, `links`, `explain`, `rules`): run from the command
     // line only, but documented here too.
     t.extend(crate::mode::words());
     t
@@ -36,6 +36,8 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("replay", true) => "\n   noid replay LOG\t\t\t# apply a binder's write log again\n",
         ("prune-log", true) => "\n   noid prune-log --keep N | --before SEQ\t# drop old change-log rows (PostgreSQL)\n",
         ("links", true) => "\n   noid links check|report ...\t\t# check targets, report their health (noid links --help)\n   noid links archive|mark|unmark|policy|save ...\t# archived copies of targets\n",
+        ("explain", true) => "\n   noid explain Id [--accept TYPE] [--rules FILE] [--registry FILE]\t# why Id resolves as it does\n",
+        ("rules", true) => "\n   noid rules test RULES CASES [--registry FILE]\t# a rules file tried on a table of requests\n",
         ("standing", true) => "\n   noid standing [Id ...]\t\t# which kernel elements Ids lack (all Ids if none)\n",
         ("standing", false) => "\nTo report whether identifiers are in good standing as N2T defines it,\n\n   noid standing Id ...       # the named Ids\n   noid standing              # every Id with a binding in the minter\n\nAn Id is in good standing when who, what, when and how are bound (where is\nimplied by the Id) and every kernel value (who what when where how language\npeek size) is well formed: an actual value, or a reserved code for a missing\nvalue, (:unac) (:unal) (:unap) (:unas) (:unav) (:unkn) (:none) (:null) (:etal)\n(:tba), optionally followed by text, or (:at) followed by a reference.  The how\nvalue is a metatype, \"(:mtype data+code set) time series\" or \"text\", made of\ntext image audio video data code term service agent human project event oba.\nEach Id is reported as a record; one that is not in good standing makes the\nexit status 1.\n",
         ("lui", true) => "\n   noid lui encode|decode|normalize ...\t# Crockford base32 LUIs (noid lui --help)\n",

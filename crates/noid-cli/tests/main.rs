@@ -23,6 +23,7 @@ mod conformance;
 mod console;
 mod egg;
 mod errors;
+mod explain;
 mod faults;
 mod hardening;
 mod hostile;

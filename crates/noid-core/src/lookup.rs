@@ -233,6 +233,28 @@ impl Lookup for MemLookup {
     }
 }
 
+/// A store whose [`Lookup::may_have_prefix`] answers exactly, with a one-key scan: for
+/// a one-off resolution (`noid explain`, `noid rules test`) over a store that cannot
+/// tell and says yes (a snapshot), which would make forwarding's loop protection take
+/// every NAAN for one served here, where a running resolver's view asks the store.
+#[derive(Debug)]
+pub struct ExactPrefixes<'a, L: ?Sized>(pub &'a L);
+
+impl<L: Lookup + ?Sized> Lookup for ExactPrefixes<'_, L> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LookupError> {
+        self.0.get(key)
+    }
+    fn may_have_prefix(&self, prefix: &[u8]) -> Result<bool, LookupError> {
+        Ok(!self.0.scan_prefix(prefix, 1)?.is_empty())
+    }
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Pairs, LookupError> {
+        self.0.scan_prefix(prefix, limit)
+    }
+    fn range(&self, first: &[u8], last: &[u8], limit: usize) -> Result<Option<Pairs>, LookupError> {
+        self.0.range(first, last, limit)
+    }
+}
+
 /// A [`Lookup`] without range reads: resolution then looks every key up by itself, as
 /// over a store that declines them. Tests run resolutions both ways.
 #[derive(Debug)]

@@ -7,7 +7,7 @@
 //! of them at once.
 //!
 //! The words that start a mode of the `noid` process instead of a command (`serve`,
-//! `replay`, `prune-log`, `links`) are here as words no line serves, so that noidr refuses them
+//! `replay`, `prune-log`, `links`, `explain`, `rules`) are here as words no line serves, so that noidr refuses them
 //! as writes; which mode each starts, and that the command line runs it, is noid-cli's
 //! (its `mode` module).
 
@@ -58,6 +58,10 @@ pub enum Name {
     PruneLog,
     /// `links`: a mode of the `noid` process (noid-cli), no line's command.
     Links,
+    /// `explain`: a mode of the `noid` process (noid-cli), no line's command.
+    Explain,
+    /// `rules`: a mode of the `noid` process (noid-cli), no line's command.
+    Rules,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -143,6 +147,8 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Replay, "replay", true, NOWHERE),
     verb(Name::PruneLog, "prune-log", true, NOWHERE),
     verb(Name::Links, "links", true, NOWHERE),
+    verb(Name::Explain, "explain", false, NOWHERE),
+    verb(Name::Rules, "rules", false, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

@@ -49,6 +49,8 @@ complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
 complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, report their health, and keep archived copies to fall back on'
+complete -c noid -n "__fish_noid_needs_command" -a "explain" -d 'noid explain: resolve an identifier as noidr would, and say what each step decided'
+complete -c noid -n "__fish_noid_needs_command" -a "rules" -d 'noid rules: test a rules file before it is deployed'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -112,3 +114,14 @@ complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcomm
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l endpoint -d 'Where saves are asked for, the target\'s URL appended to it' -r
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l run -d 'Try the requests that are due now'
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand explain" -l accept -d 'The request\'s Accept header (content negotiation)' -r
+complete -c noid -n "__fish_noid_using_subcommand explain" -l proto -d 'The request\'s protocol, for rule targets written without one' -r
+complete -c noid -n "__fish_noid_using_subcommand explain" -l rules -d 'The rules file noidr is given (noidr --rules)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand explain" -l registry -d 'The prefix registry noidr is given (noidr --registry)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand explain" -l format -d 'Output format' -r -f -a "text\t'Lines for people'
+json\t'One JSON object'"
+complete -c noid -n "__fish_noid_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand rules; and not __fish_seen_subcommand_from test" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand rules; and not __fish_seen_subcommand_from test" -f -a "test" -d 'Resolve every case of CASES with the rules of RULES on the minter\'s store (an empty store when the directory holds no minter) and print each case whose answer differs, as a diff (- expected, + got). Exit status 0 when every case answers as expected, 1 when any differs, 2 when a file cannot be read'
+complete -c noid -n "__fish_noid_using_subcommand rules; and __fish_seen_subcommand_from test" -l registry -d 'The prefix registry noidr is given (noidr --registry)' -r -F
+complete -c noid -n "__fish_noid_using_subcommand rules; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'

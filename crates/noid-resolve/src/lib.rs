@@ -22,6 +22,10 @@
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
 //!   providers and the providers' health), read from and written to its ANVL file.
 //! * [`Accept`]: the `Accept` header, read the same way by every protocol.
+//! * [`cases`]: a table of requests and the answers expected of them (`noid rules
+//!   test`), run against a candidate rules file.
+//! * [`Resolver::explain`]: a resolution with each step in words (`noid explain`).
+//! * [`web_answer`]: how the web servers' configurations take an egg answer line.
 //! * [`draft_table`]: the ARK draft's rules table of docs/RESOLUTION.md, read by the
 //!   tests of every path (never by a running resolver).
 //!
@@ -47,6 +51,7 @@
 #![deny(missing_docs)]
 
 mod accept;
+pub mod cases;
 pub mod draft_table;
 pub mod egg;
 mod elem;
@@ -63,6 +68,7 @@ mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
+pub mod web_answer;
 pub mod wellknown;
 
 pub use accept::Accept;
@@ -71,8 +77,8 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{
-    split_code, split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES,
-    SUCCESSOR,
+    split_code, split_targets, Answer, Explanation, ProviderTarget, Request, Resolver, Step,
+    StepKind, KERNEL, METADATA_TYPES, SUCCESSOR,
 };
 pub use rules::{ArchivedCopy, Rules, RulesError, DEFAULT_RULES};
 

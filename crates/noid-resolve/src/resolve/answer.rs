@@ -136,6 +136,52 @@ pub(super) enum Via {
     Rule,
 }
 
+/// Which step found a target: what `noid explain` says of it (resolution itself reads
+/// [`Via`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum By {
+    /// Step 1: the identifier as asked for.
+    Asked,
+    /// Step 2: another spelling of the whole identifier.
+    Spelling,
+    /// Step 3: an inflection on the bound identifier.
+    Inflection,
+    /// Step 4: an ancestor, the rest passed through.
+    Ancestor,
+    /// Step 4a: an inflection or ancestor in the ARK draft's other spellings.
+    DraftSpelling,
+    /// Step 4b: a LUI minter's identifier in its canonical spelling.
+    Lui,
+    /// Step 5: an `:idmap` rule of `_t`.
+    Idmap,
+    /// Step 7: a shoulder, NAAN or scheme `_t` bound in the store.
+    StoreRule,
+    /// Step 7: a prefix registry record's provider.
+    Registry,
+    /// Step 7: a rule of the rules file.
+    RulesFile,
+}
+
+impl By {
+    /// What `noid explain` says of the step.
+    pub(super) fn says(self) -> &'static str {
+        match self {
+            By::Asked => "the identifier as asked for is bound",
+            By::Spelling => "another spelling of the identifier is bound",
+            By::Inflection => "an inflection on the bound identifier",
+            By::Ancestor => "chopped back to the longest bound ancestor",
+            By::DraftSpelling => {
+                "an inflection or ancestor in the ARK draft's other spellings is bound"
+            }
+            By::Lui => "the LUI minter's canonical spelling is bound",
+            By::Idmap => "an :idmap rule of _t matched",
+            By::StoreRule => "a shoulder, NAAN or scheme target bound in the store",
+            By::Registry => "the prefix registry's record: its first healthy provider",
+            By::RulesFile => "a rule of the rules file",
+        }
+    }
+}
+
 /// Borrowed from the request or its parse where it can be: most answers need neither
 /// string as an owned one.
 pub(super) struct Found<'a> {
@@ -144,17 +190,25 @@ pub(super) struct Found<'a> {
     pub(super) value: Vec<u8>,
     pub(super) suffix: Cow<'a, str>,
     pub(super) via: Via,
+    /// Which step found it.
+    pub(super) by: By,
 }
 
 impl<'a> Found<'a> {
     /// The id itself (in some spelling, or through `:idmap`), with an inflection `suffix`
     /// or none.
-    pub(super) fn exact(root: Cow<'a, str>, value: Vec<u8>, suffix: &'static str) -> Found<'a> {
+    pub(super) fn exact(
+        root: Cow<'a, str>,
+        value: Vec<u8>,
+        suffix: &'static str,
+        by: By,
+    ) -> Found<'a> {
         Found {
             root,
             value,
             suffix: Cow::Borrowed(suffix),
             via: Via::Exact,
+            by,
         }
     }
 
@@ -173,12 +227,13 @@ impl<'a> Found<'a> {
     }
 
     /// A redirect rule bound on (or written for) the ancestor `key`.
-    pub(super) fn rule(key: &'a str, value: Vec<u8>, suffix: &'a str) -> Found<'a> {
+    pub(super) fn rule(key: &'a str, value: Vec<u8>, suffix: &'a str, by: By) -> Found<'a> {
         Found {
             root: Cow::Borrowed(key),
             value,
             suffix: Cow::Borrowed(suffix),
             via: Via::Rule,
+            by,
         }
     }
 }

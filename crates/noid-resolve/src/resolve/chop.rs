@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::answer::{Found, Via};
+use super::answer::{By, Found, Via};
 use super::{flag_is_n, target_of, ANCESTOR_MATCH, TARGET};
 use noid_core::ident::{is_word, Parsed};
 use noid_core::keys;
@@ -215,5 +215,6 @@ fn found_ancestor<'a, L: Lookup + ?Sized>(
         value,
         suffix: noid_core::unescape::flex_decode(&p.norm[len..]),
         via: Via::Ancestor,
+        by: By::Ancestor,
     }))
 }

@@ -4,11 +4,12 @@
 
 use std::borrow::Cow;
 
-use super::answer::{Answer, Found};
+use super::answer::{Answer, By, Found};
 use super::chop::{self, Candidates};
 use super::negotiate::{inflection_suffix, MAX_BINDINGS};
 use super::passthrough;
 use super::target::strip_newlines;
+use super::trace::{StepKind, Trace};
 use super::{flag_is_n, target_of, Resolver, TARGET};
 use crate::elem;
 use crate::idmap;
@@ -27,13 +28,14 @@ pub(super) enum Finding<'a> {
 
 impl Resolver {
     /// Steps 2–5 and 7: the first binding or rule that applies.
-    pub(super) fn find<'a, L: Lookup + ?Sized>(
+    pub(super) fn find<'a, L: Lookup + ?Sized, T: Trace>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
         id: &'a str,
         p: &'a Parsed,
         candidates: Option<Candidates>,
+        trace: &mut T,
     ) -> Result<Finding<'a>, LookupError> {
         if let Some(found) = self.find_binding(l, key, id, p, candidates)? {
             return Ok(Finding::Found(found));
@@ -42,7 +44,7 @@ impl Resolver {
         let truncated = self.truncated_key(p);
         if truncated.is_none() {
             // 7. Rules, most specific first.
-            if let Some(found) = self.rule(l, key, p)? {
+            if let Some(found) = self.rule(l, key, p, trace)? {
                 return Ok(Finding::Found(found));
             }
         }
@@ -74,20 +76,30 @@ impl Resolver {
                 continue;
             }
             if let Some(v) = target_of(l, key, &alt)? {
-                return Ok(Some(Found::exact(Cow::Owned(alt), v, "")));
+                return Ok(Some(Found::exact(Cow::Owned(alt), v, "", By::Spelling)));
             }
         }
         // 3. Inflections on a bound id, whatever its passthrough flags say.
         if let Some((base_len, infl)) = inflection_suffix(id) {
             let base = &id[..base_len];
             if let Some(v) = target_of(l, key, base)? {
-                return Ok(Some(Found::exact(Cow::Borrowed(base), v, infl)));
+                return Ok(Some(Found::exact(
+                    Cow::Borrowed(base),
+                    v,
+                    infl,
+                    By::Inflection,
+                )));
             }
             if let Some((nlen, _)) = inflection_suffix(&p.norm) {
                 let nbase = &p.norm[..nlen];
                 if nbase != base {
                     if let Some(v) = target_of(l, key, nbase)? {
-                        return Ok(Some(Found::exact(Cow::Borrowed(nbase), v, infl)));
+                        return Ok(Some(Found::exact(
+                            Cow::Borrowed(nbase),
+                            v,
+                            infl,
+                            By::Inflection,
+                        )));
                     }
                 }
             }
@@ -103,13 +115,13 @@ impl Resolver {
         // 4b. A LUI minter's identifier in another spelling.
         if let Some(lui) = crate::lui::canonical(l, id)? {
             if let Some(v) = target_of(l, key, &lui)? {
-                return Ok(Some(Found::exact(Cow::Owned(lui), v, "")));
+                return Ok(Some(Found::exact(Cow::Owned(lui), v, "", By::Lui)));
             }
         }
         // 5. :idmap rules of _t.
         if let Some(v) = idmap::map_id(l, id, TARGET)? {
             if !v.is_empty() {
-                return Ok(Some(Found::exact(Cow::Borrowed(id), v, "")));
+                return Ok(Some(Found::exact(Cow::Borrowed(id), v, "", By::Idmap)));
             }
         }
         Ok(None)
@@ -117,11 +129,12 @@ impl Resolver {
 
     /// Shoulder, NAAN and scheme rules: bound in the store (`_t` of `ark:/12345` or
     /// `ark:`) or in the rules file. The shoulder's own `_t` was already tried by chopping.
-    fn rule<'a, L: Lookup + ?Sized>(
+    fn rule<'a, L: Lookup + ?Sized, T: Trace>(
         &self,
         l: &L,
         key: &mut Vec<u8>,
         p: &'a Parsed,
+        trace: &mut T,
     ) -> Result<Option<Found<'a>>, LookupError> {
         let levels = [
             (p.shoulder_key(), false),
@@ -134,7 +147,7 @@ impl Resolver {
             if in_store {
                 if let Some(v) = target_of(l, key, k)? {
                     if !flag_is_n(l, key, k)? {
-                        return Ok(Some(Found::rule(k, v, suffix)));
+                        return Ok(Some(Found::rule(k, v, suffix, By::StoreRule)));
                     }
                 }
             }
@@ -143,19 +156,38 @@ impl Resolver {
             }
             let canonical = level_key(p, k);
             // A registry record's provider: the first healthy one.
-            if let Some(pv) = self
-                .registry
-                .get(&canonical)
-                .and_then(|r| self.registry.choose(r))
-            {
+            let record = self.registry.get(&canonical);
+            if let Some(pv) = record.and_then(|r| self.registry.choose(r)) {
+                trace.note(StepKind::Provider, || {
+                    let down: Vec<&str> = record
+                        .into_iter()
+                        .flat_map(|r| r.providers.iter())
+                        .filter(|q| !self.registry.is_healthy(q))
+                        .map(|q| q.code.as_str())
+                        .collect();
+                    match down.is_empty() {
+                        true => format!("{canonical}: provider {} (all up)", pv.code),
+                        false => format!(
+                            "{canonical}: provider {} (down: {})",
+                            pv.code,
+                            down.join(", ")
+                        ),
+                    }
+                });
                 return Ok(Some(Found::rule(
                     k,
                     pv.template.as_bytes().to_vec(),
                     suffix,
+                    By::Registry,
                 )));
             }
             if let Some(t) = self.rules.get_canonical(&canonical) {
-                return Ok(Some(Found::rule(k, t.as_bytes().to_vec(), suffix)));
+                return Ok(Some(Found::rule(
+                    k,
+                    t.as_bytes().to_vec(),
+                    suffix,
+                    By::RulesFile,
+                )));
             }
         }
         Ok(None)
@@ -287,7 +319,12 @@ fn respelled<'a, L: Lookup + ?Sized>(
         if let Some((base_len, infl)) = inflection_suffix(&q.norm) {
             if let Some(v) = target_of(l, key, &q.norm[..base_len])? {
                 let base = q.norm[..base_len].to_string();
-                return Ok(Some(Found::exact(Cow::Owned(base), v, infl)));
+                return Ok(Some(Found::exact(
+                    Cow::Owned(base),
+                    v,
+                    infl,
+                    By::DraftSpelling,
+                )));
             }
         }
         if let Some(found) = chop::chop(l, key, &q, None)? {
@@ -300,6 +337,7 @@ fn respelled<'a, L: Lookup + ?Sized>(
                 value,
                 suffix,
                 via,
+                by: By::DraftSpelling,
             }));
         }
     }

@@ -35,6 +35,7 @@ mod answer;
 mod archived;
 mod chop;
 mod commitment;
+mod explain;
 mod find;
 mod meta;
 mod negotiate;
@@ -43,11 +44,14 @@ mod passthrough;
 mod steps;
 mod target;
 mod tombstone;
+mod trace;
 
 pub use answer::{Answer, ProviderTarget};
+pub use explain::Explanation;
 pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
 pub use target::split_code;
 pub use tombstone::SUCCESSOR;
+pub use trace::{Step, StepKind};
 
 use crate::registry::Registry;
 use crate::rules::Rules;

@@ -52,6 +52,7 @@ impl Resolver {
             value,
             suffix,
             via,
+            ..
         } = found;
         // Allocated only if an element is looked up (`keys::elem_into` reserves room).
         let mut key = Vec::new();

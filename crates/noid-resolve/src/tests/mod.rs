@@ -4,6 +4,7 @@
 
 mod archived;
 mod draft;
+mod explain;
 mod normal;
 mod output;
 mod passthrough;
