@@ -131,3 +131,25 @@ elif [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
         echo "setup: the browser tests need npm (apt-get install npm) for axe-core" >&2
     fi
 fi
+# The citation tests (tests/e2e/citations.py) read each format back with its own parser:
+# Debian's citeproc-py, bibtexparser and pyld, and rispy (no Debian package) from PyPI
+# at a pinned version into the cache outside the clone; the tests fail, never skip,
+# without them.
+if [ "$(id -u)" = 0 ]; then
+    cite=()
+    for m in citeproc:python3-citeproc bibtexparser:python3-bibtexparser pyld:python3-pyld; do
+        /usr/bin/python3 -c "import ${m%%:*}" >/dev/null 2>&1 || cite+=("${m#*:}")
+    done
+    if [ ${#cite[@]} -gt 0 ]; then
+        install "" "${cite[@]}"
+    fi
+fi
+RISPY_VERSION=0.9.0
+PYLIB="${XDG_CACHE_HOME:-$HOME/.cache}/noid-pylib"
+if [ ! -d "$PYLIB/rispy" ] && $dry_run; then
+    echo "setup: would install rispy $RISPY_VERSION into $PYLIB"
+elif [ ! -d "$PYLIB/rispy" ]; then
+    command -v pip3 >/dev/null 2>&1 || /usr/bin/python3 -m pip --version >/dev/null 2>&1 || install "" python3-pip
+    echo "setup: installing rispy $RISPY_VERSION into $PYLIB" >&2
+    /usr/bin/python3 -m pip install -q --disable-pip-version-check --target "$PYLIB" "rispy==$RISPY_VERSION" >/dev/null
+fi

@@ -155,6 +155,13 @@ bind ark:/13030/evil _t "$(printf 'https://example.org/a\rX-Evil: 1')"
 bind ark:/13030/bare _t https://example.org
 bind ark:/13030/js _t 'javascript:alert(document.domain)'
 bind ark:/13030/esc _t "$(printf 'https://example.org/a\001\033b')"
+# Citations by content negotiation (tests/e2e/citations.py reads them back).
+bind ark:/13030/cite _t https://example.org/cite
+bind ark:/13030/cite who "Smith, Jane; Doe, J."
+bind ark:/13030/cite what "Tide gauges 100% & more"
+bind ark:/13030/cite when 2020-05-01
+bind ark:/13030/cite how "(:mtype data) time series"
+bind ark:/13030/cite dc.publisher "Example Archive"
 
 # The ARK draft's rules table (docs/RESOLUTION.md): its bindings; its rows are asked of
 # every resolver below.
@@ -413,6 +420,21 @@ for r in $RESOLVERS; do
     expect_body "$name ? json" "$port" "$pre/ark:/13030/m?" 200 '"who":"Smith, J."' -H "Accept: application/json"
     expect "$name conneg" "$port" "$pre/ark:/13030/m" 303 https://example.org/m.ttl -H "Accept: text/turtle"
     expect "$name browser accept" "$port" "$pre/ark:/13030/m" 302 https://example.org/m -H "Accept: text/html,application/xhtml+xml,*/*;q=0.8"
+done
+
+# Citations by content negotiation (CSL-JSON, BibTeX, RIS, JSON-LD, a reference), each
+# read back by its format's own parser, through every pattern (the web servers pass
+# them on to noidr --http as they pass every page).
+for r in $RESOLVERS; do
+    name=${r%%:*} port=${r##*:}
+    pre=""
+    [ "$name" = noidr-http ] && pre=/redirect
+    out=$(PYTHONPATH="${XDG_CACHE_HOME:-$HOME/.cache}/noid-pylib" /usr/bin/python3 "$REPO/tests/e2e/citations.py" "http://127.0.0.1:$port$pre/ark:/13030/cite" 2>&1)
+    if [ "$(grep -c '^ok ' <<<"$out")" = 5 ]; then
+        ok "$name citations: CSL-JSON, BibTeX, RIS, JSON-LD and a reference read back by their parsers"
+    else
+        bad "$name citations: $(tr '\n' '|' <<<"$out")"
+    fi
 done
 
 # A withdrawn identifier: 410 with the HTTP mode's tombstone page naming the successor,

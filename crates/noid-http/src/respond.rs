@@ -10,6 +10,7 @@ use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
 use crate::{front, layout, metadata_html, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
+use noid_resolve::cite;
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
 /// directory) goes to the log only.
@@ -269,6 +270,20 @@ fn alternates(
     }
 }
 
+/// The `Content-Type` of a citation type ([`cite::CITATION_TYPES`]): the text ones
+/// in UTF-8.
+fn citation_type(t: &str) -> &'static str {
+    match t {
+        "application/vnd.citationstyles.csl+json" => "application/vnd.citationstyles.csl+json",
+        "application/x-bibtex" => "application/x-bibtex; charset=utf-8",
+        "application/x-research-info-systems" => {
+            "application/x-research-info-systems; charset=utf-8"
+        }
+        "application/ld+json" => "application/ld+json",
+        _ => "text/x-bibliography; charset=utf-8",
+    }
+}
+
 /// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
 fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>) -> Decision {
@@ -300,7 +315,23 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
             id,
             media_type,
             bindings,
+            cite_as,
         } => {
+            // A citation (CSL-JSON, BibTeX, RIS, JSON-LD, a formatted reference).
+            let work = || cite::Work::of(&id, &cite_as, &bindings);
+            if let Some((ctype, body)) = cite::CITATION_TYPES
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(&media_type))
+                .and_then(|t| Some((citation_type(t), cite::render(t, &work())?)))
+            {
+                return Decision::Page {
+                    status: status::OK,
+                    ctype,
+                    body,
+                    modified: None,
+                    link: None,
+                };
+            }
             let fmt = if media_type.eq_ignore_ascii_case("application/json") {
                 PageFormat::Json
             } else {

@@ -126,6 +126,7 @@ fn start_with(bind: &str, config: Config) -> Server {
             id: "ark:/13030/m".into(),
             media_type: "application/json".into(),
             bindings,
+            cite_as: "https://n2t.net/ark:/13030/m".into(),
         },
     );
     map.insert(

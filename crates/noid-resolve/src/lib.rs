@@ -22,6 +22,8 @@
 //! * [`registry`]: the prefix registry (records for schemes, NAANs and shoulders, their
 //!   providers and the providers' health), read from and written to its ANVL file.
 //! * [`Accept`]: the `Accept` header, read the same way by every protocol.
+//! * [`cite`]: citations by content negotiation (CSL-JSON, BibTeX, RIS, JSON-LD, a
+//!   formatted reference) from the kernel elements.
 //! * [`cases`]: a table of requests and the answers expected of them (`noid rules
 //!   test`), run against a candidate rules file.
 //! * [`Resolver::explain`]: a resolution with each step in words (`noid explain`).
@@ -52,6 +54,7 @@
 
 mod accept;
 pub mod cases;
+pub mod cite;
 pub mod draft_table;
 pub mod egg;
 mod elem;

@@ -51,6 +51,9 @@ pub struct Rules {
     /// final `.` part of the suffix, as N2T read them; by default the ARK draft's
     /// reading holds (draft-kunze-ark-43 §3.1: a final `/` or `.` is ignored).
     pub final_slash_inflects: bool,
+    /// `cite-as URL`: the prefix of the URL an identifier is cited by (its citations by
+    /// content negotiation); without it, the global resolver's, else N2T's.
+    pub cite_as: Option<String>,
 }
 
 /// How the resolver answers an identifier whose target is broken (or marked so by a
@@ -141,6 +144,16 @@ impl Rules {
                         rules.archived_copies.push((prefix.to_string(), how));
                     }
                 }
+                "cite-as" => {
+                    let http = value.starts_with("https://") || value.starts_with("http://");
+                    if !http || value.contains(char::is_whitespace) {
+                        return Err(err(format!(
+                            "cite-as needs one http:// or https:// URL, the prefix of the \
+                             URL an identifier is cited by, not {value:?}"
+                        )));
+                    }
+                    rules.cite_as = Some(value.to_string());
+                }
                 "final-slash" => match value {
                     "inflection" => rules.final_slash_inflects = true,
                     "ignored" => rules.final_slash_inflects = false,
@@ -155,12 +168,26 @@ impl Rules {
                     return Err(err(format!(
                         "unknown directive {key:?} (a rule's key must contain a colon, \
                          e.g. \"doi:\"; directives are global-resolver, local-naans, \
-                         final-slash and archived-copy)"
+                         final-slash, archived-copy and cite-as)"
                     )))
                 }
             }
         }
         Ok(rules)
+    }
+
+    /// The URL `id` is cited by: the `cite-as` prefix, else the global resolver's, else
+    /// N2T's, followed by the identifier (a `/` between them when the prefix has none).
+    pub fn citation_url(&self, id: &str) -> String {
+        let prefix = self
+            .cite_as
+            .as_deref()
+            .or(self.global_resolver.as_deref())
+            .unwrap_or(N2T);
+        match prefix.ends_with('/') {
+            true => format!("{prefix}{id}"),
+            false => format!("{prefix}/{id}"),
+        }
     }
 
     /// The form under which a key is stored and matched: the request normalisation
@@ -214,6 +241,25 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `cite-as` names the URL citations cite; without it, the global resolver's.
+    #[test]
+    fn citation_urls() {
+        let id = "ark:/12345/x";
+        let r = Rules::parse("cite-as https://ark.example.org\n").unwrap();
+        assert_eq!(r.citation_url(id), "https://ark.example.org/ark:/12345/x");
+        let r = Rules::parse("global-resolver https://resolver.example/\n").unwrap();
+        assert_eq!(r.citation_url(id), "https://resolver.example/ark:/12345/x");
+        let r = Rules::parse("global-resolver off\n").unwrap();
+        assert_eq!(r.citation_url(id), "https://n2t.net/ark:/12345/x");
+        assert_eq!(
+            Rules::parse("cite-as ark.example.org\n")
+                .unwrap_err()
+                .to_string(),
+            "line 1: cite-as needs one http:// or https:// URL, the prefix of the URL an \
+             identifier is cited by, not \"ark.example.org\""
+        );
+    }
 
     #[test]
     fn builtin_parses_and_has_doi() {

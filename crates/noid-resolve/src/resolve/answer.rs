@@ -33,15 +33,19 @@ pub enum Answer {
         bindings: Vec<(String, Vec<u8>)>,
     },
     /// Content negotiation asked for a metadata type this resolver serves itself
-    /// ([`METADATA_TYPES`](super::METADATA_TYPES)) and no `_,eTm,` target is bound: answer the metadata in
-    /// `media_type` (200).
+    /// ([`METADATA_TYPES`](super::METADATA_TYPES), or a citation's,
+    /// [`CITATION_TYPES`](crate::cite::CITATION_TYPES)) and no `_,eTm,` target is bound:
+    /// answer the metadata, or the citation, in `media_type` (200).
     Negotiate {
         /// The bound id.
         id: String,
-        /// One of [`METADATA_TYPES`](super::METADATA_TYPES).
+        /// One of [`METADATA_TYPES`](super::METADATA_TYPES) or
+        /// [`CITATION_TYPES`](crate::cite::CITATION_TYPES).
         media_type: String,
         /// As for [`Answer::Inflection`].
         bindings: Vec<(String, Vec<u8>)>,
+        /// The URL the identifier is cited by ([`crate::Rules::citation_url`]).
+        cite_as: String,
     },
     /// The `_t` value holds several targets (one per line): 300 Multiple Choices with
     /// the list.

@@ -22,6 +22,17 @@ pub const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
 /// Media types the resolver can answer itself with a metadata record when an `Accept`
 /// asks for them and no `_,eTm,` target is bound.
 pub const METADATA_TYPES: [&str; 3] = ["application/json", "text/plain", "text/x-anvl"];
+/// Every type content negotiation answers itself: the metadata's, then the citations'.
+const NEGOTIATED_TYPES: [&str; 8] = [
+    METADATA_TYPES[0],
+    METADATA_TYPES[1],
+    METADATA_TYPES[2],
+    crate::cite::CITATION_TYPES[0],
+    crate::cite::CITATION_TYPES[1],
+    crate::cite::CITATION_TYPES[2],
+    crate::cite::CITATION_TYPES[3],
+    crate::cite::CITATION_TYPES[4],
+];
 /// The targets a `_t` value holds, one per line (a CR before the LF dropped, blank
 /// lines skipped): more than one is a `300 Multiple Choices`. Pages that show a `_t`
 /// split it here too, so that they show the targets the resolver lists.
@@ -83,7 +94,9 @@ impl Resolver {
         // Content negotiation: only on an id found as such, without suffix.
         if via == Via::Exact && suffix.is_empty() {
             if let Some(accept) = req.accept {
-                if let Some(a) = negotiated(l, &mut key, &mut root, accept, text, ext)? {
+                if let Some(a) =
+                    negotiated(l, &mut key, &mut root, (accept, &self.rules), text, ext)?
+                {
                     return Ok(a);
                 }
             }
@@ -155,7 +168,7 @@ fn negotiated<L: Lookup + ?Sized>(
     l: &L,
     key: &mut Vec<u8>,
     root: &mut Cow<'_, str>,
-    accept: &str,
+    (accept, rules): (&str, &crate::Rules),
     text: &str,
     ext: Option<&str>,
 ) -> Result<Option<Answer>, LookupError> {
@@ -176,14 +189,16 @@ fn negotiated<L: Lookup + ?Sized>(
         return Ok(Some(redirect(&v, 303, ext)));
     }
     let Some(t) = accept
-        .preferred(&METADATA_TYPES)
+        .preferred(&NEGOTIATED_TYPES)
         .filter(|_| !is_withdrawn(text))
     else {
         return Ok(None);
     };
     let bindings = metadata(l, root)?;
+    let id = std::mem::take(root).into_owned();
     Ok(Some(Answer::Negotiate {
-        id: std::mem::take(root).into_owned(),
+        cite_as: rules.citation_url(&id),
+        id,
         media_type: t.to_string(),
         bindings,
     }))
