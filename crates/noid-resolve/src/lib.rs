@@ -68,8 +68,8 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{
-    split_code, split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL, METADATA_TYPES,
-    SUCCESSOR,
+    is_withdrawn, split_code, split_targets, Answer, ProviderTarget, Request, Resolver, KERNEL,
+    METADATA_TYPES, SUCCESSOR,
 };
 pub use rules::{ArchivedCopy, Rules, RulesError, DEFAULT_RULES};
 

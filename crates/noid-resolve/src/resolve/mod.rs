@@ -47,7 +47,7 @@ mod tombstone;
 pub use answer::{Answer, ProviderTarget};
 pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
 pub use target::split_code;
-pub use tombstone::SUCCESSOR;
+pub use tombstone::{is_withdrawn, SUCCESSOR};
 
 use crate::registry::Registry;
 use crate::rules::Rules;
