@@ -60,6 +60,8 @@ pub fn run() -> u8 {
         Some(Mode::Replay) => crate::replay::replay(&session, &args.command[1..]),
         Some(Mode::PruneLog) => crate::prune::run(&session, &args.command[1..]),
         Some(Mode::Links) => crate::links::run(&session, &args.command[1..]),
+        Some(Mode::Index) => crate::search::index(&session, &args.command[1..]),
+        Some(Mode::Search) => crate::search::search(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

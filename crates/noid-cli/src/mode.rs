@@ -19,6 +19,8 @@ pub enum Mode {
     /// `links check|report|archive|mark|unmark|policy|save …`: the targets' health
     /// checked or reported, and their archived copies.
     Links,
+    Index,
+    Search,
 }
 
 impl Mode {
@@ -33,6 +35,8 @@ impl Mode {
             Name::Replay => Some(Mode::Replay),
             Name::PruneLog => Some(Mode::PruneLog),
             Name::Links => Some(Mode::Links),
+            Name::Index => Some(Mode::Index),
+            Name::Search => Some(Mode::Search),
             _ => None,
         }
     }
@@ -55,7 +59,7 @@ mod tests {
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log", "links"]
+            ["serve", "replay", "prune-log", "links", "index", "search"]
         );
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));

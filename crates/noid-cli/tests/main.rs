@@ -38,6 +38,7 @@ mod perl_minters;
 mod port;
 mod progress;
 mod scenarios;
+mod search;
 mod slow_clients;
 mod spelling;
 mod standing;

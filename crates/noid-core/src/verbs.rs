@@ -58,6 +58,10 @@ pub enum Name {
     PruneLog,
     /// `links`: a mode of the `noid` process (noid-cli), no line's command.
     Links,
+    /// `index`: a mode of the `noid` process (noid-cli), no line's command.
+    Index,
+    /// `search`: a mode of the `noid` process (noid-cli), no line's command.
+    Search,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -143,6 +147,8 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Replay, "replay", true, NOWHERE),
     verb(Name::PruneLog, "prune-log", true, NOWHERE),
     verb(Name::Links, "links", true, NOWHERE),
+    verb(Name::Index, "index", false, NOWHERE),
+    verb(Name::Search, "search", false, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

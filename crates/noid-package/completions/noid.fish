@@ -49,6 +49,8 @@ complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
 complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, report their health, and keep archived copies to fall back on'
+complete -c noid -n "__fish_noid_needs_command" -a "index" -d 'noid index: the search index over the minter\'s identifiers, in Dbdir/search-index'
+complete -c noid -n "__fish_noid_needs_command" -a "search" -d 'noid search: find identifiers by their metadata, targets and state'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -112,3 +114,15 @@ complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcomm
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l endpoint -d 'Where saves are asked for, the target\'s URL appended to it' -r
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l run -d 'Try the requests that are due now'
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -f -a "rebuild" -d 'Build the index anew from every identifier in the store'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -f -a "status" -d 'Say how many identifiers the index holds and where it is (rebuilding it first if it cannot be trusted)'
+complete -c noid -n "__fish_noid_using_subcommand index; and __fish_seen_subcommand_from rebuild" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand index; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand search" -l format -d 'What to write: a readable table of the first matches (table), or every match as CSV with a header row (csv), JSON lines (json) or ANVL records (anvl)' -r -f -a "table\t''
+csv\t''
+json\t''
+anvl\t''"
+complete -c noid -n "__fish_noid_using_subcommand search" -l limit -d 'Rows in the table' -r
+complete -c noid -n "__fish_noid_using_subcommand search" -l sort -d 'The table\'s order: relevance, id, updated (newest first), -updated, created, -created' -r
+complete -c noid -n "__fish_noid_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
