@@ -2,9 +2,9 @@
 # Benchmark: the search index (issue 44, docs/SEARCH.md), as ratios from interleaved
 # runs in one process of this script.
 #
-# Generates N identifiers, each with a target and three kernel elements (who, what,
+# Mints N identifiers and binds each a target and three kernel elements (who, what,
 # when), as `noid -` bulk lines; then, ROUNDS times in turn:
-#   A. load them with `noid -` into a new minter,   B. `noid index rebuild` of it;
+#   A. bind them with `noid -` (bulk lines) in a new minter,   B. `noid index rebuild` of it;
 #   C. `noid export` (the minter's whole export),    D. `noid search '' --format csv`
 #      (every identifier through the index's export).
 # The ratios are the medians of each round's pair: rebuild rate / load rate (B vs A:
@@ -34,14 +34,14 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "== $N identifiers, a target and who/what/when each"
-awk -v n="$N" 'BEGIN {
-    for (i = 1; i <= n; i++) {
-        id = sprintf("13030/x%07d", i)
-        print "bind set " id " _t https://example.org/item/" i
-        print "bind set " id " who \"Author " (i % 1000) "\""
-        print "bind set " id " what \"Title number " i "\""
-        print "bind set " id " when " (1900 + i % 120)
-    }
+# The minter's first N identifiers (a mint is the same for the same template), each
+# bound by four bulk lines; a bulk line's value is one word.
+"$noid" -f "$work/ids" dbcreate f5.reedeedk long 13030 example.org bench >/dev/null
+"$noid" -f "$work/ids" mint "$N" | sed -n 's/^id: //p' | awk '{
+    print "bind set " $1 " _t https://example.org/item/" NR
+    print "bind set " $1 " who Author-" (NR % 1000)
+    print "bind set " $1 " what Title-number-" NR
+    print "bind set " $1 " when " (1900 + NR % 120)
 }' >"$work/lines"
 
 rebuild_ratios=()
@@ -49,7 +49,9 @@ export_ratios=()
 for r in $(seq 1 "$ROUNDS"); do
     rm -rf "$work/m"
     "$noid" -f "$work/m" dbcreate f5.reedeedk long 13030 example.org bench >/dev/null
-    t0=$(now); "$noid" -q -f "$work/m" - <"$work/lines" >/dev/null; t1=$(now)
+    "$noid" -f "$work/m" mint "$N" >/dev/null
+    t0=$(now); "$noid" -q -f "$work/m" - <"$work/lines" >"$work/load.out" 2>&1; t1=$(now)
+    if grep -qi "err" "$work/load.out"; then grep -im3 err "$work/load.out" >&2; exit 1; fi
     "$noid" -f "$work/m" index rebuild >/dev/null; t2=$(now)
     "$noid" -q -f "$work/m" export >"$work/export"; t3=$(now)
     "$noid" -f "$work/m" search '' --format csv >"$work/search.csv"; t4=$(now)

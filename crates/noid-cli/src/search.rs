@@ -36,13 +36,13 @@ enum IndexCommand {
 /// QUERY is one argument (quote it for the shell): words and "phrases" in any element;
 /// ELEMENT:VALUE (an element's whole value, case ignored: who:Shelley,
 /// what:"The Last Man"); host:HOST (a target's host); under:PREFIX (identifiers
-/// starting so, in any spelling: under:ark:/13030/f5); updated: and created: with
-/// >DATE, >=DATE, <DATE, <=DATE, DATE or DATE..DATE (YYYY-MM-DD or
-/// YYYY-MM-DDTHH:MM:SSZ, UTC); status:ok|redirected|failing|broken|blocked|soft404|
-/// parked|drifted|unchecked (link status); withdrawn:yes|no;
-/// standing:good|incomplete|malformed; populator:NAME. Conditions in a row must all
-/// hold; OR between them, -CONDITION to exclude, (…) to group. An empty QUERY matches
-/// every identifier.
+/// starting so, in any spelling: under:ark:/13030/f5); updated:SPAN and created:SPAN,
+/// where SPAN is DATE, DATE..DATE, or DATE after one of the signs > >= < <= (DATE is
+/// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC: updated:>2026-01-01); status:STATUS (link
+/// status: ok redirected failing broken blocked soft404 parked drifted unchecked);
+/// withdrawn:yes|no; standing:good|incomplete|malformed; populator:NAME. Conditions in
+/// a row must all hold; OR between them, -CONDITION to exclude, (…) to group. An empty
+/// QUERY matches every identifier.
 ///
 /// The table shows the first --limit matches and the counts per shoulder, host,
 /// populator, standing and link status; csv, json and anvl write every match (columns

@@ -47,7 +47,7 @@ pub type Row = [String; 9];
 
 /// Writes rows in one format.
 pub(crate) enum RowWriter<W: Write> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     JsonLines(W),
     Anvl(W),
 }
@@ -59,7 +59,7 @@ impl<W: Write> RowWriter<W> {
             Format::Csv => {
                 let mut w = csv::Writer::from_writer(out);
                 w.write_record(COLUMNS).map_err(io::Error::other)?;
-                RowWriter::Csv(w)
+                RowWriter::Csv(Box::new(w))
             }
             Format::JsonLines => RowWriter::JsonLines(out),
             Format::Anvl => RowWriter::Anvl(out),
