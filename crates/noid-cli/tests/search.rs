@@ -60,6 +60,23 @@ fn search_formats_and_statuses() {
     );
     let status = d.noid(&["index", "status"]).ok().to_string();
     assert!(status.starts_with("identifiers: 2\n"), "{status}");
+    // A bind after the index was built is found by the next search (the index was
+    // older than the store, so it was built again).
+    d.noid(&["bind", "set", "13030/f5154dn7k", "who", "Baum"])
+        .ok();
+    let after = d
+        .noid(&["search", "who:baum", "--format", "csv"])
+        .ok()
+        .to_string();
+    assert_eq!(after.lines().count(), 2, "{after}");
+    assert!(
+        after
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("13030/f5154dn7k,,Baum,"),
+        "{after}"
+    );
     // Nothing found: exit status 1, an empty table.
     let none = d.noid(&["search", "dorothy"]);
     none.failed();

@@ -5,9 +5,10 @@
 //! the store's own directory is replaced whole by a PostgreSQL copy's bootstrap), with
 //! a `noid-search` file saying its format ([`crate::schema`]'s `FORMAT`) and the
 //! store it was built from (the embedded store's RocksDB `IDENTITY`, or the
-//! `NOID/backend` a PostgreSQL minter is named by). [`SearchIndex::open`] rebuilds an
-//! index that is missing, of another format or store, or damaged (Tantivy's checksums
-//! of its files do not match), rather than answering from it.
+//! `NOID/backend` a PostgreSQL minter is named by) and, for the embedded store, its
+//! change counter then. [`SearchIndex::open`] rebuilds an index that is missing, of
+//! another format or store, older than the embedded store's last commit, or damaged
+//! (Tantivy's checksums of its files do not match), rather than answering from it.
 //!
 //! A rebuild walks the store once in key order (an identifier's keys sort together),
 //! into a new directory renamed into place when it is complete, so a reader never sees
@@ -233,14 +234,18 @@ impl SearchIndex {
     pub fn open_checked(dbdir: &Path) -> Result<Result<SearchIndex, String>, SearchError> {
         let dir = SearchIndex::dir_of(dbdir);
         let expected = meta_text(&store_identity(dbdir)?);
-        match std::fs::read_to_string(dir.join(META)) {
-            Ok(found) if found == expected => {}
-            Ok(_) => {
-                return Ok(Err(
-                    "it was built by another format or from another store".into()
-                ))
-            }
+        let found = match std::fs::read_to_string(dir.join(META)) {
+            Ok(found) => found,
             Err(_) => return Ok(Err("there is none".into())),
+        };
+        let (built, changes) = found.split_once(CHANGES).unwrap_or((&found, ""));
+        if built != expected {
+            return Ok(Err(
+                "it was built by another format or from another store".into()
+            ));
+        }
+        if changes.trim() != store_changes(dbdir) {
+            return Ok(Err("the store changed since it was built".into()));
         }
         let index = match Index::open_in_dir(&dir) {
             Ok(index) => index,
@@ -280,6 +285,9 @@ impl SearchIndex {
             return Err(SearchError::NoMinter(dbdir.to_path_buf()));
         }
         let identity = store_identity(dbdir)?;
+        // Read before the store is: a commit made during the walk leaves the index
+        // older than the store, and the next open builds it again.
+        let changes = store_changes(dbdir);
         let store = noid_store::open::reader(dbdir)?;
         let dir = SearchIndex::dir_of(dbdir);
         let staging = dbdir.join(format!("{DIR_NAME}.new-{}", std::process::id()));
@@ -296,7 +304,8 @@ impl SearchIndex {
         writer.commit()?;
         writer.wait_merging_threads()?;
         drop(index);
-        std::fs::write(staging.join(META), meta_text(&identity))?;
+        let meta = format!("{}{CHANGES}{changes}\n", meta_text(&identity));
+        std::fs::write(staging.join(META), meta)?;
         let old = dbdir.join(format!("{DIR_NAME}.old-{}", std::process::id()));
         if dir.exists() {
             std::fs::rename(&dir, &old)?;
@@ -571,6 +580,15 @@ fn facet_value(facet: &tantivy::schema::Facet) -> String {
         .to_path()
         .last()
         .map_or_else(String::new, |s| s.to_string())
+}
+
+/// The `noid-search` file's line that records the store's changes.
+const CHANGES: &str = "changes: ";
+
+/// The embedded store's change counter and store id as text (`-` for a minter on a
+/// database server, whose index is not checked so: docs/SEARCH.md).
+fn store_changes(dbdir: &Path) -> String {
+    noid_store::generation(dbdir).map_or_else(|| "-".into(), |(g, id)| format!("{g} {id}"))
 }
 
 /// The `noid-search` file's text for a store of `identity`.

@@ -94,3 +94,24 @@ fn update_indexes_what_changed() {
     assert_eq!(common::found(&index, "shelley"), ["13030/f5aa1"]);
     assert_eq!(index.status().documents, 5);
 }
+
+/// A commit after the index was built (the writer still open, as `noid bind` would
+/// leave it) makes the index stale: the next open builds it again and finds the write.
+#[test]
+fn an_index_older_than_the_store_is_rebuilt() {
+    let (dir, store) = minter();
+    drop(SearchIndex::open(dir.path()).unwrap());
+    assert!(SearchIndex::open_checked(dir.path()).unwrap().is_ok());
+    store
+        .commit([Op::Put(b"13030/f5hh8\twhat".to_vec(), b"Valperga".to_vec())])
+        .unwrap();
+    assert_eq!(
+        SearchIndex::open_checked(dir.path())
+            .unwrap()
+            .err()
+            .as_deref(),
+        Some("the store changed since it was built")
+    );
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert_eq!(common::found(&index, "valperga"), ["13030/f5hh8"]);
+}
