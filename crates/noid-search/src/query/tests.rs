@@ -1,3 +1,7 @@
+//! The query language read and printed: each condition as the module doc writes it,
+//! AND before OR, printing that parses back, and every refusal's message, all written
+//! out by hand.
+
 use super::*;
 
 fn parse(s: &str) -> Query {
