@@ -62,8 +62,8 @@ struct Search {
     /// Rows in the table.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     limit: u16,
-    /// The table's order: relevance, id, updated (newest first), -updated, created,
-    /// -created.
+    /// The table's order: relevance, id, title, creator, date, target, updated or
+    /// created; a - before it for descending (-updated: the latest first).
     #[arg(long, default_value = "relevance", value_parser = parse_sort)]
     sort: Sort,
 }
@@ -78,7 +78,7 @@ enum Shown {
 
 fn parse_sort(s: &str) -> Result<Sort, String> {
     Sort::parse(s)
-        .ok_or_else(|| "use relevance, id, updated, -updated, created or -created".to_string())
+        .ok_or_else(|| "use relevance, id, title, creator, date, target, updated or created, with a - before it for descending".to_string())
 }
 
 /// The commands' definitions, named as subcommands of noid's, for noid(1) and the

@@ -124,5 +124,5 @@ csv\t''
 json\t''
 anvl\t''"
 complete -c noid -n "__fish_noid_using_subcommand search" -l limit -d 'Rows in the table' -r
-complete -c noid -n "__fish_noid_using_subcommand search" -l sort -d 'The table\'s order: relevance, id, updated (newest first), -updated, created, -created' -r
+complete -c noid -n "__fish_noid_using_subcommand search" -l sort -d 'The table\'s order: relevance, id, title, creator, date, target, updated or created; a - before it for descending (-updated: the latest first)' -r
 complete -c noid -n "__fish_noid_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'

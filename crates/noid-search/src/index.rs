@@ -92,37 +92,68 @@ impl From<LookupError> for SearchError {
     }
 }
 
-/// The order of a page of hits.
+/// What a page of hits is ordered by: the console's sortable columns, the identifier,
+/// the times, or how well each matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sort {
+pub enum SortKey {
     /// Best match first (words and phrases count; other conditions only filter).
     #[default]
     Relevance,
-    /// By identifier, as stored.
+    /// The identifier, as stored.
     Id,
-    /// Last updated first.
-    UpdatedNewest,
-    /// Last updated last.
-    UpdatedOldest,
-    /// Created first … last.
-    CreatedNewest,
-    /// Created last … first.
-    CreatedOldest,
+    /// The title (`what`).
+    Title,
+    /// The creator (`who`).
+    Creator,
+    /// The date (`when`), as written.
+    Date,
+    /// The target (`_t`).
+    Target,
+    /// The last write.
+    Updated,
+    /// The creation.
+    Created,
+}
+
+/// The order of a page of hits: a key, ascending or descending (relevance is always
+/// best first). Hits without the value come last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sort {
+    /// What is compared.
+    pub key: SortKey,
+    /// Largest first.
+    pub descending: bool,
 }
 
 impl Sort {
-    /// The sort named `name` (`relevance`, `id`, `updated`, `-updated` …: a `-` for the
-    /// oldest first).
+    /// Ascending by `key`.
+    pub fn by(key: SortKey) -> Sort {
+        Sort {
+            key,
+            descending: false,
+        }
+    }
+
+    /// The sort named `name`: `relevance`, `id`, `title`, `creator`, `date`, `target`,
+    /// `updated`, `created`, ascending, or with a `-` before it, descending
+    /// (`-updated`: the latest first).
     pub fn parse(name: &str) -> Option<Sort> {
-        Some(match name {
-            "relevance" => Sort::Relevance,
-            "id" => Sort::Id,
-            "updated" => Sort::UpdatedNewest,
-            "-updated" => Sort::UpdatedOldest,
-            "created" => Sort::CreatedNewest,
-            "-created" => Sort::CreatedOldest,
+        let (descending, key) = match name.strip_prefix('-') {
+            Some(key) => (true, key),
+            None => (false, name),
+        };
+        let key = match key {
+            "relevance" if !descending => SortKey::Relevance,
+            "id" => SortKey::Id,
+            "title" => SortKey::Title,
+            "creator" => SortKey::Creator,
+            "date" => SortKey::Date,
+            "target" => SortKey::Target,
+            "updated" => SortKey::Updated,
+            "created" => SortKey::Created,
             _ => return None,
-        })
+        };
+        Some(Sort { key, descending })
     }
 }
 
@@ -364,29 +395,35 @@ impl SearchIndex {
                 facets.add_collector(c)
             })
             .collect();
-        let (total, mut fruits, addresses): (usize, _, Vec<DocAddress>) = match sort {
-            Sort::Relevance => {
+        let order = if sort.descending {
+            Order::Desc
+        } else {
+            Order::Asc
+        };
+        let (total, mut fruits, addresses): (usize, _, Vec<DocAddress>) = match sort.key {
+            SortKey::Relevance => {
                 let (n, f, top) = searcher.search(&q, &(Count, facets, top.order_by_score()))?;
                 (n, f, top.into_iter().map(|(_, a)| a).collect())
             }
-            Sort::Id => {
-                let c = top.order_by_string_fast_field("id", Order::Asc);
+            SortKey::Updated | SortKey::Created => {
+                let field = if sort.key == SortKey::Updated {
+                    "updated"
+                } else {
+                    "created"
+                };
+                let c = top.order_by_fast_field::<i64>(field, order);
                 let (n, f, top) = searcher.search(&q, &(Count, facets, c))?;
                 (n, f, top.into_iter().map(|(_, a)| a).collect())
             }
-            Sort::UpdatedNewest
-            | Sort::UpdatedOldest
-            | Sort::CreatedNewest
-            | Sort::CreatedOldest => {
-                let field = match sort {
-                    Sort::UpdatedNewest | Sort::UpdatedOldest => "updated",
-                    _ => "created",
+            key => {
+                let field = match key {
+                    SortKey::Title => "what",
+                    SortKey::Creator => "who",
+                    SortKey::Date => "when",
+                    SortKey::Target => "target",
+                    _ => "id",
                 };
-                let order = match sort {
-                    Sort::UpdatedNewest | Sort::CreatedNewest => Order::Desc,
-                    _ => Order::Asc,
-                };
-                let c = top.order_by_fast_field::<i64>(field, order);
+                let c = top.order_by_string_fast_field(field, order);
                 let (n, f, top) = searcher.search(&q, &(Count, facets, c))?;
                 (n, f, top.into_iter().map(|(_, a)| a).collect())
             }

@@ -33,4 +33,4 @@ pub use document::Record;
 #[cfg(feature = "index")]
 pub use export::Format;
 #[cfg(feature = "index")]
-pub use index::{Facets, Hit, Results, SearchError, SearchIndex, Sort};
+pub use index::{Facets, Hit, Results, SearchError, SearchIndex, Sort, SortKey};

@@ -11,7 +11,7 @@ use crate::query::LinkStatus;
 
 /// The index's format: raised whenever the schema or what goes in it changes, so that
 /// an index of an older format is rebuilt rather than read (`index::open`).
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Separates an element's name from its value in the `elem` field.
 pub const ELEM_SEP: char = '\u{1f}';
@@ -39,7 +39,8 @@ pub struct Fields {
     /// Seconds; fast, for ranges and sorting.
     pub created: Field,
     pub updated: Field,
-    /// Stored only: what a hit and an export show.
+    /// Stored: what a hit and an export show; `target`, `who`, `what` and `when` also
+    /// fast, to sort on.
     pub target: Field,
     pub who: Field,
     pub what: Field,
@@ -65,10 +66,10 @@ impl Fields {
         let withdrawn = b.add_text_field("withdrawn", STRING);
         let created = b.add_i64_field("created", INDEXED | FAST);
         let updated = b.add_i64_field("updated", INDEXED | FAST | STORED);
-        let target = b.add_text_field("target", STORED);
-        let who = b.add_text_field("who", STORED);
-        let what = b.add_text_field("what", STORED);
-        let when = b.add_text_field("when", STORED);
+        let target = b.add_text_field("target", STORED | FAST);
+        let who = b.add_text_field("who", STORED | FAST);
+        let what = b.add_text_field("what", STORED | FAST);
+        let when = b.add_text_field("when", STORED | FAST);
         let r#where = b.add_text_field("where", STORED);
         let how = b.add_text_field("how", STORED);
         Fields {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use noid_core::links::{LinkState, Status};
-use noid_search::{Format, Query, SearchIndex, Sort};
+use noid_search::{Format, Query, SearchIndex, Sort, SortKey};
 use noid_store::{Op, Store};
 
 /// 2026-01-01T00:00:00Z (`date -d 2026-01-01Z +%s`).
@@ -97,7 +97,9 @@ pub fn load(store: &dyn Store) {
 /// The ids `query` finds, sorted.
 pub fn found(index: &SearchIndex, query: &str) -> Vec<String> {
     let q: Query = query.parse().unwrap_or_else(|e| panic!("{query}: {e}"));
-    let r = index.search(&q, 0, 100, Sort::Id).expect("search");
+    let r = index
+        .search(&q, 0, 100, Sort::by(SortKey::Id))
+        .expect("search");
     let ids: Vec<String> = r.hits.iter().map(|h| h.id.clone()).collect();
     assert_eq!(r.total, ids.len(), "{query}: total");
     ids
@@ -153,7 +155,9 @@ pub fn check(index: &SearchIndex) {
     for (query, ids) in EXPECTED {
         assert_eq!(found(index, query), *ids, "{query}");
     }
-    let all = index.search(&Query::All, 0, 10, Sort::Id).expect("search");
+    let all = index
+        .search(&Query::All, 0, 10, Sort::by(SortKey::Id))
+        .expect("search");
     let pairs = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
         v.iter().map(|(s, n)| (s.to_string(), *n)).collect()
     };
@@ -176,10 +180,40 @@ pub fn check(index: &SearchIndex) {
     );
     // The facets count the matches, not the page.
     let shelley = index
-        .search(&"shelley".parse().unwrap(), 0, 1, Sort::Id)
+        .search(&"shelley".parse().unwrap(), 0, 1, Sort::by(SortKey::Id))
         .unwrap();
     assert_eq!(shelley.hits.len(), 1);
     assert_eq!(shelley.facets.status, pairs(&[("broken", 1), ("ok", 1)]));
+
+    // The console's sortable columns: titles in byte order, the one without a title
+    // last; the latest writes first.
+    let ids = |sort: &str, limit: usize| -> Vec<String> {
+        let sort = Sort::parse(sort).unwrap();
+        let r = index.search(&Query::All, 0, limit, sort).unwrap();
+        r.hits.into_iter().map(|h| h.id).collect()
+    };
+    assert_eq!(
+        ids("title", 10),
+        [
+            "13030/f5aa1",
+            "13030/g7cc3",
+            "13030/f5bb2",
+            "13030/f5dd4",
+            "13030/f5ee5"
+        ]
+    );
+    assert_eq!(
+        ids("-title", 4),
+        ["13030/f5dd4", "13030/f5bb2", "13030/g7cc3", "13030/f5aa1"]
+    );
+    assert_eq!(
+        ids("-updated", 3),
+        ["13030/g7cc3", "13030/f5aa1", "13030/f5bb2"]
+    );
+    assert_eq!(
+        ids("updated", 3),
+        ["13030/f5bb2", "13030/f5aa1", "13030/g7cc3"]
+    );
 
     let mut csv_out = Vec::new();
     let n = index
