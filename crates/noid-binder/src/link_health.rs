@@ -91,17 +91,8 @@ pub struct Report {
     pub more: usize,
 }
 
-/// The host of a target URL, lower-cased (`None`: not a URL with one).
-pub fn host_of(target: &str) -> Option<String> {
-    let rest = target.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next()?,
-        None => host.split(':').next()?,
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
+/// The host of a target URL (noid-core's, shared with the search index).
+pub use noid_core::links::host_of;
 
 /// The populator that created `id` (its `_,ep` admin element, `p:WHO||76`).
 pub fn creator(store: &dyn Lookup, id: &str) -> Result<Option<String>, LookupError> {

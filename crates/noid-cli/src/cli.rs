@@ -62,6 +62,8 @@ pub fn run() -> u8 {
         Some(Mode::Links) => crate::links::run(&session, &args.command[1..]),
         Some(Mode::Explain) => crate::resolving::explain(&session, &args.command[1..]),
         Some(Mode::Rules) => crate::resolving::rules(&session, &args.command[1..]),
+        Some(Mode::Index) => crate::search::index(&session, &args.command[1..]),
+        Some(Mode::Search) => crate::search::search(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

@@ -26,6 +26,11 @@ mod prune;
 mod replay;
 mod request;
 mod resolving;
+#[cfg(feature = "search")]
+mod search;
+#[cfg(not(feature = "search"))]
+#[path = "no_search.rs"]
+mod search;
 #[cfg(feature = "server")]
 mod serve;
 #[cfg(not(feature = "server"))]

@@ -23,6 +23,10 @@ pub enum Mode {
     Explain,
     /// `rules test RULES CASES`: a candidate rules file tried on a table of requests.
     Rules,
+    /// `index rebuild|status`: the search index.
+    Index,
+    /// `search QUERY …`: identifiers found by metadata, target and state.
+    Search,
 }
 
 impl Mode {
@@ -39,6 +43,8 @@ impl Mode {
             Name::Links => Some(Mode::Links),
             Name::Explain => Some(Mode::Explain),
             Name::Rules => Some(Mode::Rules),
+            Name::Index => Some(Mode::Index),
+            Name::Search => Some(Mode::Search),
             _ => None,
         }
     }
@@ -61,7 +67,7 @@ mod tests {
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log", "links", "explain", "rules"]
+            ["serve", "replay", "prune-log", "links", "explain", "rules", "index", "search"]
         );
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));

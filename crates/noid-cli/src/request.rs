@@ -94,6 +94,8 @@ impl Request {
             | Name::Links
             | Name::Explain
             | Name::Rules
+            | Name::Index
+            | Name::Search
             | Name::DbImport => return Request::Unknown { verb: word, args },
         };
         Request::Action(verb)

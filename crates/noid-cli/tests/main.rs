@@ -39,6 +39,7 @@ mod perl_minters;
 mod port;
 mod progress;
 mod scenarios;
+mod search;
 mod slow_clients;
 mod spelling;
 mod standing;

@@ -236,6 +236,19 @@ impl SaveRequest {
     }
 }
 
+/// The host of a target URL, lower-cased (`None`: not a URL with one): what the link
+/// reports and the search index group targets by.
+pub fn host_of(target: &str) -> Option<String> {
+    let rest = target.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => host.split(':').next()?,
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
 /// A target's status, spelled as the reports and the console spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Status {

@@ -62,6 +62,10 @@ pub enum Name {
     Explain,
     /// `rules`: a mode of the `noid` process (noid-cli), no line's command.
     Rules,
+    /// `index`: a mode of the `noid` process (noid-cli), no line's command.
+    Index,
+    /// `search`: a mode of the `noid` process (noid-cli), no line's command.
+    Search,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -149,6 +153,8 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Links, "links", true, NOWHERE),
     verb(Name::Explain, "explain", false, NOWHERE),
     verb(Name::Rules, "rules", false, NOWHERE),
+    verb(Name::Index, "index", false, NOWHERE),
+    verb(Name::Search, "search", false, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

@@ -51,6 +51,8 @@ complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-lo
 complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, report their health, and keep archived copies to fall back on'
 complete -c noid -n "__fish_noid_needs_command" -a "explain" -d 'noid explain: resolve an identifier as noidr would, and say what each step decided'
 complete -c noid -n "__fish_noid_needs_command" -a "rules" -d 'noid rules: test a rules file before it is deployed'
+complete -c noid -n "__fish_noid_needs_command" -a "index" -d 'noid index: the search index over the minter\'s identifiers, in Dbdir/search-index'
+complete -c noid -n "__fish_noid_needs_command" -a "search" -d 'noid search: find identifiers by their metadata, targets and state'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -125,3 +127,15 @@ complete -c noid -n "__fish_noid_using_subcommand rules; and not __fish_seen_sub
 complete -c noid -n "__fish_noid_using_subcommand rules; and not __fish_seen_subcommand_from test" -f -a "test" -d 'Resolve every case of CASES with the rules of RULES on the minter\'s store (an empty store when the directory holds no minter) and print each case whose answer differs, as a diff (- expected, + got). Exit status 0 when every case answers as expected, 1 when any differs, 2 when a file cannot be read'
 complete -c noid -n "__fish_noid_using_subcommand rules; and __fish_seen_subcommand_from test" -l registry -d 'The prefix registry noidr is given (noidr --registry)' -r -F
 complete -c noid -n "__fish_noid_using_subcommand rules; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -f -a "rebuild" -d 'Build the index anew from every identifier in the store'
+complete -c noid -n "__fish_noid_using_subcommand index; and not __fish_seen_subcommand_from rebuild status" -f -a "status" -d 'Say how many identifiers the index holds and where it is (rebuilding it first if it cannot be trusted)'
+complete -c noid -n "__fish_noid_using_subcommand index; and __fish_seen_subcommand_from rebuild" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand index; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand search" -l format -d 'What to write: a readable table of the first matches (table), or every match as CSV with a header row (csv), JSON lines (json) or ANVL records (anvl)' -r -f -a "table\t''
+csv\t''
+json\t''
+anvl\t''"
+complete -c noid -n "__fish_noid_using_subcommand search" -l limit -d 'Rows in the table' -r
+complete -c noid -n "__fish_noid_using_subcommand search" -l sort -d 'The table\'s order: relevance, id, title, creator, date, target, updated or created; a - before it for descending (-updated: the latest first)' -r
+complete -c noid -n "__fish_noid_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'

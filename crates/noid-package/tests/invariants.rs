@@ -206,6 +206,7 @@ fn only_the_http_adapter_depends_on_tokio_or_hyper() {
             "noid-cli",
             "noid-embed",
             "noid-links",
+            "noid-search",
             "noid-store",
             "noidr"
         ]

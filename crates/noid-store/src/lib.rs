@@ -48,6 +48,18 @@ pub use error::StoreError;
 pub use layout::Layout;
 pub use sweep::sweep_stale;
 
+/// The embedded store's change counter (`NOID/generation`, bumped by every writer after
+/// each commit) and its store id, as on disk now; `None` for a minter on a database
+/// server or none. Data derived from the store (the search index) records it to tell
+/// whether anything was committed since.
+pub fn generation(dbdir: &std::path::Path) -> Option<(u64, u64)> {
+    let path = Layout::new(dbdir).generation;
+    Some((
+        rocks::generation::generation_on_disk(&path)?,
+        rocks::generation::store_id_on_disk(&path)?,
+    ))
+}
+
 pub use rocks::{DbError, Freshness, Secondary, Snapshot, SortedLoad, Writer, SETTLE};
 
 pub use follow::answer_region::AnswerRegion;

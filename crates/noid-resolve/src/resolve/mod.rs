@@ -50,7 +50,7 @@ pub use answer::{Answer, ProviderTarget};
 pub use explain::Explanation;
 pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
 pub use target::split_code;
-pub use tombstone::SUCCESSOR;
+pub use tombstone::{is_withdrawn, SUCCESSOR};
 pub use trace::{Step, StepKind};
 
 use crate::registry::Registry;

@@ -23,8 +23,9 @@ use noid_core::lookup::{Lookup, LookupError};
 pub const SUCCESSOR: &str = "successor";
 
 /// Whether a stored target marks its identifier withdrawn (`410 …`); `text` is the
-/// stored value. Several targets (one per line) are never a tombstone.
-pub(super) fn is_withdrawn(text: &str) -> bool {
+/// stored value. Several targets (one per line) are never a tombstone. (Public: the
+/// search index's `withdrawn:` reads it.)
+pub fn is_withdrawn(text: &str) -> bool {
     text.starts_with("410 ") && memchr::memchr(b'\n', text.as_bytes()).is_none()
 }
 

@@ -127,6 +127,14 @@ impl Watcher {
     }
 }
 
+/// Read the generation currently on disk (derived data, such as the search index,
+/// records it to tell later whether any writer committed since).
+pub fn generation_on_disk(path: &Path) -> Option<u64> {
+    let bytes = std::fs::read(path).ok()?;
+    let arr: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(arr))
+}
+
 /// Read the store id currently on disk (to detect a store that was replaced).
 pub fn store_id_on_disk(path: &Path) -> Option<u64> {
     let bytes = std::fs::read(path).ok()?;

@@ -1,0 +1,92 @@
+//! `noid index` and `noid search` through the real binary and store: the index built on
+//! first use, a query's matches in each format, refusals and exit statuses. Expected
+//! output written from the bindings made here.
+
+use crate::util::*;
+
+fn minter() -> Dir {
+    let d = Dir::minter(&["f5.reedeedk", "long", "13030", "example.org", "oac"]);
+    assert_eq!(d.mint(2), ["13030/f54x54g11", "13030/f5154dn7k"]);
+    let binds = "bind set 13030/f54x54g11 what 'The wonderful wizard of Oz'\n\
+                 bind set 13030/f54x54g11 who 'Baum, L. Frank'\n\
+                 bind set 13030/f54x54g11 _t https://example.org/oz\n\
+                 bind set 13030/f5154dn7k what 'Ozma of Oz, \"the\" sequel'\n";
+    d.noid_stdin(&["-"], binds.as_bytes()).ok();
+    d
+}
+
+#[test]
+fn search_formats_and_statuses() {
+    let d = minter();
+    let table = d.noid(&["search", "wizard"]).ok().to_string();
+    assert!(table.starts_with("id "), "{table}");
+    assert!(
+        table.contains("\n13030/f54x54g11  The wonderful wizard of Oz"),
+        "{table}"
+    );
+    assert!(
+        table.contains("# 1 of 1 matching identifiers shown\n"),
+        "{table}"
+    );
+    assert!(table.contains("# host: example.org 1\n"), "{table}");
+    let csv = d
+        .noid(&["search", "oz", "--format", "csv"])
+        .ok()
+        .to_string();
+    let mut rows: Vec<&str> = csv.lines().collect();
+    rows[1..].sort();
+    // The last column is the bind's time (this run's): only its century is known.
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert_eq!(rows[0], "id,target,who,what,when,where,how,status,updated");
+    assert!(
+        rows[1].starts_with("13030/f5154dn7k,,,\"Ozma of Oz, \"\"the\"\" sequel\",,,,unchecked,20"),
+        "{csv}"
+    );
+    assert!(
+        rows[2].starts_with(
+            "13030/f54x54g11,https://example.org/oz,\"Baum, L. Frank\",The wonderful wizard of Oz,,,,unchecked,20"
+        ),
+        "{csv}"
+    );
+    let anvl = d
+        .noid(&["search", "who:\"baum, l. frank\"", "--format", "anvl"])
+        .ok()
+        .to_string();
+    assert!(
+        anvl.starts_with(
+            "id: 13030/f54x54g11\ntarget: https://example.org/oz\nwho: Baum, L. Frank\n"
+        ),
+        "{anvl}"
+    );
+    let status = d.noid(&["index", "status"]).ok().to_string();
+    assert!(status.starts_with("identifiers: 2\n"), "{status}");
+    // A bind after the index was built is found by the next search (the index was
+    // older than the store, so it was built again).
+    d.noid(&["bind", "set", "13030/f5154dn7k", "who", "Baum"])
+        .ok();
+    let after = d
+        .noid(&["search", "who:baum", "--format", "csv"])
+        .ok()
+        .to_string();
+    assert_eq!(after.lines().count(), 2, "{after}");
+    assert!(
+        after
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("13030/f5154dn7k,,Baum,"),
+        "{after}"
+    );
+    // Nothing found: exit status 1, an empty table.
+    let none = d.noid(&["search", "dorothy"]);
+    none.failed();
+    assert_eq!(none.stdout, "# 0 of 0 matching identifiers shown\n");
+    // A query that cannot be read: the reason, exit status 2.
+    let bad = d.noid(&["search", "status:gone"]);
+    assert_eq!(bad.code, 2);
+    assert_eq!(
+        bad.stderr,
+        "noid search: status:gone is no link status: use one of ok, redirected, failing, broken, \
+         blocked, soft404, parked, drifted, unchecked\n"
+    );
+}
