@@ -582,7 +582,7 @@ impl std::fmt::Display for Failed {
 
 /// The write log, opened to append; a new one readable by its owner alone (it names
 /// logins and client addresses, and holds every value written).
-fn open_log(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_log(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     OpenOptions::new()
         .create(true)
