@@ -301,9 +301,34 @@ pub fn apply(
 /// operation wrote, the value it replaced).
 type Logged = (String, String, Vec<u8>, Vec<u8>);
 
-/// The writes of operation `undone` in `logs` (oldest first), or why it cannot be
-/// undone.
-fn logged_writes(logs: &[PathBuf], undone: &str) -> Result<Vec<Logged>, String> {
+/// An operation to undo, as its records in the write log give it ([`undoing`]).
+#[derive(Debug, Clone)]
+pub struct Undoing {
+    /// Its id.
+    op: String,
+    /// Its writes, in the order it made them.
+    writes: Vec<Logged>,
+}
+
+impl Undoing {
+    /// How many identifiers it changed (as logged: a batch cut off before its commit
+    /// is counted too).
+    pub fn len(&self) -> usize {
+        self.writes.len()
+    }
+
+    /// Whether it changed nothing (never: an operation without records is unknown).
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+}
+
+/// Operation `undone` as its records in `logs` (oldest first; [`history::log_files`])
+/// give it, or why it cannot be undone: no record names it (an unknown id), or one of
+/// its records is no rewrite's `set` with one old value.
+///
+/// [`history::log_files`]: crate::history::log_files
+pub fn undoing(logs: &[PathBuf], undone: &str) -> Result<Undoing, String> {
     let mut writes = Vec::new();
     let mut problem = None;
     crate::history::records(logs, |r| {
@@ -342,18 +367,20 @@ fn logged_writes(logs: &[PathBuf], undone: &str) -> Result<Vec<Logged>, String> 
             names.join(", ")
         ));
     }
-    Ok(writes)
+    Ok(Undoing {
+        op: undone.to_string(),
+        writes,
+    })
 }
 
-/// Put back what operation `undone` (found in `logs`) changed, as operation `op.op`:
-/// per identifier, only where it still holds the value `undone` wrote.
+/// Put back what operation `undone` changed, as operation `op.op`: per identifier,
+/// only where it still holds the value `undone` wrote.
 pub fn undo(
     store: &(dyn Store + 'static),
-    logs: &[PathBuf],
-    undone: &str,
+    undone: Undoing,
     op: &Operation<'_>,
 ) -> Result<Applied, String> {
-    let writes = logged_writes(logs, undone)?;
+    let Undoing { op: undone, writes } = undone;
     let mut expected = std::collections::HashMap::new();
     let mut items = Vec::new();
     for (id, elem, new, old) in writes {

@@ -246,7 +246,9 @@ fn a_rewrite_previews_applies_and_undoes() {
         op: &undo_op,
         ..operation
     };
-    let undone = rewrite::undo(&*store, &logs, &op, &undo).unwrap();
+    let undoing = rewrite::undoing(&logs, &op).unwrap();
+    assert_eq!(undoing.len(), 3);
+    let undone = rewrite::undo(&*store, undoing, &undo).unwrap();
     assert_eq!(undone.changed, 2);
     assert_eq!(
         undone.refused,
@@ -266,7 +268,7 @@ fn a_rewrite_previews_applies_and_undoes() {
         op: &again,
         ..operation
     };
-    let redone = rewrite::undo(&*store, &logs, &undo_op, &redo).unwrap();
+    let redone = rewrite::undo(&*store, rewrite::undoing(&logs, &undo_op).unwrap(), &redo).unwrap();
     assert_eq!((redone.changed, redone.refused.len()), (2, 0));
     assert_eq!(values(&*store, "x1", "_t"), ["https://new.org/a"]);
     // The history of x1 shows all three operations.
@@ -281,7 +283,7 @@ fn a_rewrite_previews_applies_and_undoes() {
         ]
     );
     assert_eq!(
-        rewrite::undo(&*store, &logs, "20260101T000000Z-000000", &redo).unwrap_err(),
+        rewrite::undoing(&logs, "20260101T000000Z-000000").unwrap_err(),
         format!(
             "no operation 20260101T000000Z-000000 in the write log ({})",
             log.display()

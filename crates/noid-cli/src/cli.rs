@@ -60,6 +60,8 @@ pub fn run() -> u8 {
         Some(Mode::Replay) => crate::replay::replay(&session, &args.command[1..]),
         Some(Mode::PruneLog) => crate::prune::run(&session, &args.command[1..]),
         Some(Mode::Links) => crate::links::run(&session, &args.command[1..]),
+        Some(Mode::History) => crate::history::history(&session, &args.command[1..]),
+        Some(Mode::Rewrite) => crate::history::rewrite(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

@@ -19,6 +19,10 @@ pub enum Mode {
     /// `links check|report|archive|mark|unmark|policy|save …`: the targets' health
     /// checked or reported, and their archived copies.
     Links,
+    /// `history ID`: an identifier's logged writes.
+    History,
+    /// `rewrite --from … --to …` or `rewrite --undo OPID`: change many, or undo.
+    Rewrite,
 }
 
 impl Mode {
@@ -33,6 +37,8 @@ impl Mode {
             Name::Replay => Some(Mode::Replay),
             Name::PruneLog => Some(Mode::PruneLog),
             Name::Links => Some(Mode::Links),
+            Name::History => Some(Mode::History),
+            Name::Rewrite => Some(Mode::Rewrite),
             _ => None,
         }
     }
@@ -50,13 +56,22 @@ pub fn words() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
-    /// The four modes, by their words; no command is a mode, and no mode is a command.
+    /// The modes, by their words; no command is a mode, and no mode is a command.
     #[test]
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log", "links"]
+            [
+                "serve",
+                "replay",
+                "prune-log",
+                "links",
+                "history",
+                "rewrite"
+            ]
         );
+        assert_eq!(Mode::of("history"), Some(Mode::History));
+        assert_eq!(Mode::of("rewrite"), Some(Mode::Rewrite));
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));

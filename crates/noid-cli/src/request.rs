@@ -88,9 +88,13 @@ impl Request {
                 Action::Port(check::Check::parse(args).map_or_else(Port::Refused, Port::Check))
             }
             // Modes of the process (cli::run), not commands: the filter above.
-            Name::Serve | Name::Replay | Name::PruneLog | Name::Links | Name::DbImport => {
-                return Request::Unknown { verb: word, args }
-            }
+            Name::Serve
+            | Name::Replay
+            | Name::PruneLog
+            | Name::Links
+            | Name::History
+            | Name::Rewrite
+            | Name::DbImport => return Request::Unknown { verb: word, args },
         };
         Request::Action(verb)
     }

@@ -37,6 +37,7 @@ mod old_minters;
 mod perl_minters;
 mod port;
 mod progress;
+mod rewrite;
 mod scenarios;
 mod slow_clients;
 mod spelling;

@@ -58,6 +58,10 @@ pub enum Name {
     PruneLog,
     /// `links`: a mode of the `noid` process (noid-cli), no line's command.
     Links,
+    /// `history`: a mode of the `noid` process (noid-cli), no line's command.
+    History,
+    /// `rewrite`: a mode of the `noid` process (noid-cli), no line's command.
+    Rewrite,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -143,6 +147,8 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Replay, "replay", true, NOWHERE),
     verb(Name::PruneLog, "prune-log", true, NOWHERE),
     verb(Name::Links, "links", true, NOWHERE),
+    verb(Name::History, "history", false, NOWHERE),
+    verb(Name::Rewrite, "rewrite", true, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

@@ -49,6 +49,8 @@ complete -c noid -n "__fish_noid_needs_command" -a "lui"
 complete -c noid -n "__fish_noid_needs_command" -a "standing"
 complete -c noid -n "__fish_noid_needs_command" -a "prune-log" -d 'noid prune-log: drop old rows of a PostgreSQL minter\'s change log'
 complete -c noid -n "__fish_noid_needs_command" -a "links" -d 'noid links: check every target of the minter\'s identifiers, report their health, and keep archived copies to fall back on'
+complete -c noid -n "__fish_noid_needs_command" -a "history" -d 'noid history: every logged write to an identifier, oldest first: when, who, which element, the old value and the new'
+complete -c noid -n "__fish_noid_needs_command" -a "rewrite" -d 'noid rewrite: change the targets (or any element) that start with one prefix to start with another, for every identifier or those under a prefix; or undo such a change'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -112,3 +114,18 @@ complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcomm
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l endpoint -d 'Where saves are asked for, the target\'s URL appended to it' -r
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -l run -d 'Try the requests that are due now'
 complete -c noid -n "__fish_noid_using_subcommand links; and __fish_seen_subcommand_from save" -s h -l help -d 'Print help'
+complete -c noid -n "__fish_noid_using_subcommand history" -l format -d 'How to print the changes' -r -f -a "table\t'One line per change'
+json\t'A JSON array of objects'
+csv\t'CSV with a header row'"
+complete -c noid -n "__fish_noid_using_subcommand history" -l log -d 'The binder\'s write log [default: Dbdir/write.log]' -r -F
+complete -c noid -n "__fish_noid_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l from -d 'The prefix to replace (https://old.example.org/)' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l to -d 'What replaces it (https://new.example.org/)' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l element -d 'The element to change' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l under -d 'Only the identifiers starting with PREFIX, as stored (ark:/13030/f5); repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l sample -d 'How many changes the preview shows' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l undo -d 'Put back what operation OPID changed' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l batch -d 'Identifiers changed per commit' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l log -d 'The binder\'s write log [default: Dbdir/write.log]' -r -F
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l dry-run -d 'Print how many would change and a sample; change nothing'
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -s h -l help -d 'Print help (see more with \'--help\')'
