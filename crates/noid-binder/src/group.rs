@@ -417,7 +417,7 @@ impl Running {
             Work::Mint { n, format } => {
                 (self.answer, self.minted) = self.mint(txn, minter, worker, *n, *format);
             }
-            Work::Bulk { .. } | Work::Sheet { .. } => {}
+            Work::Bulk { .. } | Work::Sheet { .. } | Work::Operation(_) => {}
         }
         true
     }

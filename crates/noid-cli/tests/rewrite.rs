@@ -297,3 +297,94 @@ fn a_rewrite_killed_midway_leaves_old_or_new_and_its_undo_restores_them() {
     );
     d.assert_check_clean();
 }
+
+/// The API's `history` and `rewrite` on a running `noid serve`: preview, apply (its
+/// writes read back through the API at once), undo, and the refusals.
+#[test]
+fn the_api_previews_applies_undoes_and_shows_history() {
+    use crate::api::Api;
+    let api = Api::start();
+    let sam = "sam:secret";
+    for i in 1..=2 {
+        let (status, body) =
+            api.get_as(sam, "/a/sam/b", &format!("x{i}.set _t https://old.org/{i}"));
+        assert_eq!(status, 200, "{body}");
+    }
+    let form = "from=https%3A%2F%2Fold.org%2F&to=https%3A%2F%2Fnew.org%2F";
+    let (status, body) = api.post_as(sam, "/a/sam/rewrite", "", &format!("action=preview&{form}"));
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            200,
+            "{\"count\":2,\"sample\":[{\"id\":\"x1\",\"new\":\"https://new.org/1\",\"old\":\"https://old.org/1\"},\
+             {\"id\":\"x2\",\"new\":\"https://new.org/2\",\"old\":\"https://old.org/2\"}],\"skipped\":[]}\n"
+        )
+    );
+    // A read-only populator previews but may not apply; a GET carries no action.
+    let (status, _) = api.post_as(
+        "viewer:look",
+        "/a/ro/rewrite",
+        "",
+        &format!("action=apply&{form}"),
+    );
+    assert_eq!(status, 403);
+    assert_eq!(
+        api.get_as(sam, "/a/sam/rewrite", "action=apply"),
+        (
+            400,
+            "error: action \"\": give preview, apply or undo (in the POST body)\n".into()
+        )
+    );
+    assert_eq!(
+        api.get_as(sam, "/a/sam/b", "x1.get _t").1,
+        "_t: https://old.org/1\n\negg-status: 0\n"
+    );
+
+    let (status, body) = api.post_as(sam, "/a/sam/rewrite", "", &format!("action=apply&{form}"));
+    assert_eq!(status, 200, "{body}");
+    let op = body
+        .split("\"op\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        body,
+        format!("{{\"changed\":2,\"op\":\"{op}\",\"refused\":[],\"stopped\":null}}\n")
+    );
+    assert_eq!(
+        api.get_as(sam, "/a/sam/b", "x1.get _t").1,
+        "_t: https://new.org/1\n\negg-status: 0\n"
+    );
+
+    let (status, body) = api.get_as(sam, "/a/sam/history", "id=x1");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.starts_with("{\"changes\":[{"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "\"element\":\"_t\",\"epoch\":"
+        )) && body.contains(&format!(
+            "\"id\":\"x1\",\"new\":\"https://new.org/1\",\"old\":[{{\"element\":\"_t\",\"value\":\"https://old.org/1\"}}],\"op\":\"{op}\",\"populator\":\"sam\""
+        )),
+        "{body}"
+    );
+    assert_eq!(body.matches("\"action\":\"set\"").count(), 2, "{body}");
+
+    let (status, body) = api.post_as(sam, "/a/sam/rewrite", "", &format!("action=undo&op={op}"));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.starts_with("{\"changed\":2,\"op\":\""), "{body}");
+    assert_eq!(
+        api.get_as(sam, "/a/sam/b", "x2.get _t").1,
+        "_t: https://old.org/2\n\negg-status: 0\n"
+    );
+    assert_eq!(
+        api.post_as(sam, "/a/sam/rewrite", "", "action=undo&op=nope"),
+        (
+            400,
+            format!(
+                "error: no operation nope in the write log ({})\n",
+                api.dir("binders/sam/write.log").display()
+            )
+        )
+    );
+}
