@@ -277,7 +277,7 @@ fn a_rewrite_killed_midway_leaves_old_or_new_and_its_undo_restores_them() {
         }
     }
     assert!(
-        changed >= 2 * BATCH && changed < N,
+        (2 * BATCH..N).contains(&changed),
         "changed {changed} of {N}"
     );
 
@@ -361,9 +361,7 @@ fn the_api_previews_applies_undoes_and_shows_history() {
     assert_eq!(status, 200, "{body}");
     assert!(body.starts_with("{\"changes\":[{"), "{body}");
     assert!(
-        body.contains(&format!(
-            "\"element\":\"_t\",\"epoch\":"
-        )) && body.contains(&format!(
+        body.contains("\"element\":\"_t\",\"epoch\":") && body.contains(&format!(
             "\"id\":\"x1\",\"new\":\"https://new.org/1\",\"old\":[{{\"element\":\"_t\",\"value\":\"https://old.org/1\"}}],\"op\":\"{op}\",\"populator\":\"sam\""
         )),
         "{body}"
