@@ -386,3 +386,77 @@ fn the_api_previews_applies_undoes_and_shows_history() {
         )
     );
 }
+
+/// The same requests through the API's CGI (`noidu-api`, as Apache runs it): a rewrite
+/// applied in the CGI's own process, then the history it logged.
+#[test]
+fn the_cgi_applies_a_rewrite_and_shows_history() {
+    use std::io::Write;
+    let api = crate::api::Api::start();
+    let cgi = api.dir("noidu-api");
+    std::os::unix::fs::symlink(noid_exe(), &cgi).unwrap();
+    let run = |path: &str, query: &str, body: &str| {
+        let mut cmd = Command::new(&cgi);
+        cmd.env_clear()
+            .env("NOID_API_CONFIG", api.dir("api.toml"))
+            .env("PATH_INFO", path)
+            .env("QUERY_STRING", query)
+            .env("REMOTE_ADDR", "127.0.0.1")
+            .env("REMOTE_USER", "sam")
+            .env("CONTENT_LENGTH", body.len().to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(body.as_bytes())
+            .unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    assert!(run("/sam/b", "x1.set%20_t%20https://old.org/1", "").starts_with("Status: 200"));
+    let applied = run(
+        "/sam/rewrite",
+        "",
+        "action=apply&from=https%3A%2F%2Fold.org%2F&to=https%3A%2F%2Fnew.org%2F",
+    );
+    let head = "Status: 200 OK\r\ncontent-type: application/json\r\n\r\n";
+    let json = applied
+        .strip_prefix(head)
+        .unwrap_or_else(|| panic!("{applied}"));
+    let op = json
+        .split("\"op\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        json,
+        format!("{{\"changed\":1,\"op\":\"{op}\",\"refused\":[],\"stopped\":null}}\n")
+    );
+    let csv = run("/sam/history", "id=x1&format=csv", "");
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[..3],
+        [
+            "Status: 200 OK",
+            "content-type: text/csv; charset=UTF-8",
+            ""
+        ]
+    );
+    assert_eq!(
+        rows[3],
+        "when,id,populator,agent,acting_for,action,element,old,new,op"
+    );
+    assert!(
+        rows[4].ends_with(",x1,sam,sam,,set,_t,,https://old.org/1,"),
+        "{csv}"
+    );
+    assert!(
+        rows[5].ends_with(&format!(
+            ",x1,sam,sam,,set,_t,https://old.org/1,https://new.org/1,{op}"
+        )),
+        "{csv}"
+    );
+}
