@@ -114,6 +114,18 @@ impl Service {
             Plan::Respond(r) => return Err(r),
             Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
             Plan::Links { dir } => return Err(self.links_report(dir, &raw_query).await),
+            Plan::Changes(c) => {
+                let writes = pop.populator.write;
+                let store = self.store(&c.dir, Some(c.log.clone()));
+                let answered = tokio::task::spawn_blocking(move || {
+                    let run = |work| store.run(work, who.clone(), !writes);
+                    noid_binder::api::changes::answer(c, &raw_query, &who, writes, &run)
+                })
+                .await;
+                return Err(answered.unwrap_or_else(|e| {
+                    plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n"))
+                }));
+            }
             Plan::Run {
                 dir,
                 log,

@@ -354,8 +354,14 @@ impl Running {
         }
     }
 
-    /// The write log record of a write made by the line `received`.
-    fn record(&self, write: String, received: &str) -> Record {
+    /// The write log record of a write made by the line `received`, which replaced
+    /// `prior`.
+    fn record(
+        &self,
+        write: String,
+        received: &str,
+        prior: Option<noid_egg::exec::Prior>,
+    ) -> Record {
         let who = &self.job.who;
         Record {
             epoch: self.agent.now,
@@ -365,6 +371,8 @@ impl Running {
             command: write,
             received: received.to_string(),
             acting_for: who.acting_for.clone(),
+            prior,
+            op: None,
         }
     }
 
@@ -395,7 +403,7 @@ impl Running {
                     .session
                     .run(txn, minter, &self.agent, line, None, &mut input);
                 if let Some(w) = o.write {
-                    records.push(self.record(w, line));
+                    records.push(self.record(w, line, o.prior));
                 }
                 self.answer = WorkResult {
                     body: o.output,
@@ -409,7 +417,7 @@ impl Running {
             Work::Mint { n, format } => {
                 (self.answer, self.minted) = self.mint(txn, minter, worker, *n, *format);
             }
-            Work::Bulk { .. } | Work::Sheet { .. } => {}
+            Work::Bulk { .. } | Work::Sheet { .. } | Work::Operation(_) => {}
         }
         true
     }
@@ -428,13 +436,14 @@ impl Running {
         for cmd in commands {
             let done = self.session.command(txn, minter, &self.agent, cmd);
             let failed = done.reply.failed();
+            let done_write = done.write.map(|w| (w, done.prior));
             if let noid_egg::Reply::Error(e) = &done.reply {
                 if e.has_own_status() {
                     answer.refusal = Some(e.clone());
                 }
                 answer.body = format!("error: {e}\n").into_bytes();
             }
-            writes.extend(done.write);
+            writes.extend(done_write);
             answer.replies.push(done.reply);
             if failed {
                 txn.rollback_to(start);
@@ -442,8 +451,8 @@ impl Running {
                 return answer;
             }
         }
-        for w in writes {
-            let rec = self.record(w.clone(), &w);
+        for (w, prior) in writes {
+            let rec = self.record(w.clone(), &w, prior);
             records.push(rec);
         }
         answer
@@ -528,7 +537,7 @@ impl Running {
                 }
                 self.answer.failed |= error.is_some();
                 if let Some(w) = done.write {
-                    let rec = self.record(w.clone(), &w);
+                    let rec = self.record(w.clone(), &w, done.prior);
                     records.push(rec);
                 }
                 return false;
@@ -559,7 +568,7 @@ impl Running {
         self.answer.body.extend(o.output);
         self.answer.failed |= o.error.is_some();
         if let Some(w) = o.write {
-            records.push(self.record(w, &line));
+            records.push(self.record(w, &line, o.prior));
         }
         false
     }

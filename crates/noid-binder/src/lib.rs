@@ -13,6 +13,8 @@
 //! | [`read`] | read-only commands run on a read-only view, never through the writer thread |
 //! | [`link_health`] | the link checker's records read back: the filtered report, an identifier's history, CSV and JSON |
 //! | [`recent`] | a binder's recent writes, read back from its write log |
+//! | [`history`] | an identifier's logged writes, old value → new, in any spelling |
+//! | [`rewrite`] | change many (a prefix of targets or values) with a preview, as an operation with an id; its undo |
 //! | [`Record`] | one write log record, written before a write is acknowledged |
 //! | [`replay`] | a write log applied again (`noid replay`) |
 //! | [`Observer`] | what the writer tells whoever counts its work (`noid serve`'s metrics) |
@@ -28,11 +30,13 @@ mod admission;
 pub mod api;
 mod cut;
 mod group;
+pub mod history;
 pub mod link_health;
 mod observe;
 mod reads;
 pub mod recent;
 pub mod replay;
+pub mod rewrite;
 mod safe_name;
 mod store_name;
 mod write_log;

@@ -116,21 +116,58 @@ fn write(offset: u64, line: &[u8]) -> Option<Write> {
 
 /// A logged command as (identifier, action, value).
 fn described(c: Command) -> (String, String, String) {
-    match c {
-        Command::Bind {
-            op,
+    match Logged::of(c) {
+        Ok(l) if l.elem.is_empty() => (l.id, l.word.into(), l.value),
+        Ok(l) => (l.id, format!("{} {}", l.word, l.elem), l.value),
+        Err(other) => (String::new(), format!("{other:?}"), String::new()),
+    }
+}
+
+/// A logged write's parts: what Recent writes and an identifier's history show.
+pub(crate) struct Logged {
+    /// The identifier written, as logged (its stored spelling).
+    pub id: String,
+    /// `set`, `add`, `incr`, `rm`, `purge` …
+    pub word: &'static str,
+    /// The element written; empty for a purge.
+    pub elem: String,
+    /// The value written, as text (empty for removals).
+    pub value: String,
+}
+
+impl Logged {
+    /// The parts of a write log's command; the command itself when it is no write.
+    pub(crate) fn of(c: Command) -> Result<Logged, Command> {
+        let (id, word, elem, value) = match c {
+            Command::Bind {
+                op,
+                id,
+                elem,
+                value,
+            } => {
+                let value = String::from_utf8_lossy(&value).into_owned();
+                (id, op.bind_word(), elem, value)
+            }
+            Command::Incr { id, elem, by } => (id, "incr", elem, by.to_string()),
+            Command::Remove { id, elem, .. } => (id, "rm", elem, String::new()),
+            Command::Purge { id } => (id, "purge", String::new(), String::new()),
+            other => return Err(other),
+        };
+        Ok(Logged {
             id,
+            word,
             elem,
             value,
-        } => {
-            let word = op.bind_word();
-            let value = String::from_utf8_lossy(&value).into_owned();
-            (id, format!("{word} {elem}"), value)
-        }
-        Command::Incr { id, elem, by } => (id, format!("incr {elem}"), by.to_string()),
-        Command::Remove { id, elem, .. } => (id, format!("rm {elem}"), String::new()),
-        Command::Purge { id } => (id, "purge".into(), String::new()),
-        other => (String::new(), format!("{other:?}"), String::new()),
+        })
+    }
+
+    /// The write a record's command makes (`None` when it does not parse as one).
+    pub(crate) fn parse(command: &str) -> Option<Logged> {
+        // What was logged is shown, whatever its size (values written before a limit).
+        let mut session = Session::new(true);
+        session.max_value = None;
+        let parsed = session.parse(command, &mut io::empty());
+        Logged::of(parsed.command.ok()?).ok()
     }
 }
 
@@ -155,6 +192,8 @@ mod tests {
             command: canonical(&cmd).unwrap(),
             received: "x".into(),
             acting_for: None,
+            prior: None,
+            op: None,
         }
     }
 

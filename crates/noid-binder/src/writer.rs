@@ -97,6 +97,11 @@ pub enum Work {
     /// The link checker's records ([`noid_core::links`] keys only) put or deleted as one
     /// change; not logged: they are no identifier's elements, and checks rewrite them.
     Links(noid_core::Writes),
+    /// A whole operation that commits in batches of its own (a rewrite or its undo,
+    /// [`crate::rewrite`]), run on the open store by the directory's thread between
+    /// groups, alone; readers are let in after it, as after a group. Refused for a
+    /// read-only request.
+    Operation(Operation),
     /// Mint.
     Mint {
         /// How many.
@@ -111,12 +116,15 @@ impl Work {
     pub fn kind(&self) -> Kind {
         match self {
             Work::Egg { .. } | Work::Commands(_) => Kind::Egg,
-            Work::Bulk { .. } | Work::Sheet { .. } => Kind::Bulk,
+            Work::Bulk { .. } | Work::Sheet { .. } | Work::Operation(_) => Kind::Bulk,
             Work::Mint { .. } => Kind::Mint,
             Work::Links(_) => Kind::Links,
         }
     }
 }
+
+/// A [`Work::Operation`]'s work: given the open store, its answer.
+pub type Operation = Box<dyn FnOnce(&(dyn Store + 'static)) -> WorkResult + Send>;
 
 /// What a directory's thread answers.
 #[derive(Debug, Default)]
@@ -449,8 +457,32 @@ impl Worker {
         }
     }
 
-    /// Run `jobs` as one write batch: run, commit, log, let readers in, answer.
-    fn group(&mut self, writer: &(dyn Store + 'static), jobs: Vec<Job>) {
+    /// Run `jobs` as one write batch: run, commit, log, let readers in, answer. An
+    /// operation among them runs first, alone ([`Work::Operation`]).
+    fn group(&mut self, writer: &(dyn Store + 'static), mut jobs: Vec<Job>) {
+        while let Some(i) = jobs
+            .iter()
+            .position(|j| matches!(j.work, Work::Operation(_)))
+        {
+            let job = jobs.remove(i);
+            let Work::Operation(run) = job.work else {
+                unreachable!("found above")
+            };
+            let answer = if job.read_only {
+                WorkResult {
+                    refusal: Some(BinderError::ReadOnly),
+                    ..failure("403 forbidden: read-only access")
+                }
+            } else {
+                let answer = run(writer);
+                self.pause(writer, noid_store::SETTLE);
+                answer
+            };
+            (job.reply)(answer);
+        }
+        if jobs.is_empty() {
+            return;
+        }
         let opened = Batch::open(writer).and_then(|mut b| {
             let (_, minter) = b.parts()?;
             minter.gate = minter.gate.clone().admitting(&self.admission.admission());
@@ -582,7 +614,7 @@ impl std::fmt::Display for Failed {
 
 /// The write log, opened to append; a new one readable by its owner alone (it names
 /// logins and client addresses, and holds every value written).
-fn open_log(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_log(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     OpenOptions::new()
         .create(true)

@@ -64,6 +64,8 @@ pub fn run() -> u8 {
         Some(Mode::Rules) => crate::resolving::rules(&session, &args.command[1..]),
         Some(Mode::Index) => crate::search::index(&session, &args.command[1..]),
         Some(Mode::Search) => crate::search::search(&session, &args.command[1..]),
+        Some(Mode::History) => crate::history::history(&session, &args.command[1..]),
+        Some(Mode::Rewrite) => crate::history::rewrite(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod complaint;
 mod env;
+mod history;
 mod invocation;
 #[cfg(feature = "links")]
 mod links;

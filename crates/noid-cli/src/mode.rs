@@ -27,6 +27,10 @@ pub enum Mode {
     Index,
     /// `search QUERY …`: identifiers found by metadata, target and state.
     Search,
+    /// `history ID`: an identifier's logged writes.
+    History,
+    /// `rewrite --from … --to …` or `rewrite --undo OPID`: change many, or undo.
+    Rewrite,
 }
 
 impl Mode {
@@ -45,6 +49,8 @@ impl Mode {
             Name::Rules => Some(Mode::Rules),
             Name::Index => Some(Mode::Index),
             Name::Search => Some(Mode::Search),
+            Name::History => Some(Mode::History),
+            Name::Rewrite => Some(Mode::Rewrite),
             _ => None,
         }
     }
@@ -67,8 +73,21 @@ mod tests {
     fn modes_are_these_words_and_no_command() {
         assert_eq!(
             words().collect::<Vec<_>>(),
-            ["serve", "replay", "prune-log", "links", "explain", "rules", "index", "search"]
+            [
+                "serve",
+                "replay",
+                "prune-log",
+                "links",
+                "explain",
+                "rules",
+                "index",
+                "search",
+                "history",
+                "rewrite"
+            ]
         );
+        assert_eq!(Mode::of("history"), Some(Mode::History));
+        assert_eq!(Mode::of("rewrite"), Some(Mode::Rewrite));
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));

@@ -96,6 +96,8 @@ impl Request {
             | Name::Rules
             | Name::Index
             | Name::Search
+            | Name::History
+            | Name::Rewrite
             | Name::DbImport => return Request::Unknown { verb: word, args },
         };
         Request::Action(verb)

@@ -1213,6 +1213,8 @@ allow = ["10.1.2.0/24"]
             "sam",
             ":hx i.set a b",
             "i.set^20a^20b",
+            "-",
+            "=",
             "-"
         ]
     );
@@ -1224,7 +1226,9 @@ allow = ["10.1.2.0/24"]
             "sam",
             ":hx i.set c d",
             "^2d-verbose^20i.set^20c^20d",
-            "http^3a//n2t.net/ark^3a/99166/b4cd3"
+            "http^3a//n2t.net/ark^3a/99166/b4cd3",
+            "=",
+            "-"
         ]
     );
 }

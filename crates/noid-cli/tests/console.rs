@@ -345,7 +345,7 @@ fn login_mint_bind_edit_purge_logout() {
     // A typed command's record: what was received is the command itself.
     let purge = format!(":hx ark^3a/{id}.purge");
     assert_eq!(
-        last[4..],
+        last[4..7],
         [
             purge.as_str(),
             &purge
@@ -355,6 +355,18 @@ fn login_mint_bind_edit_purge_logout() {
             "-"
         ]
     );
+    // What the purge removed, every element in name order (the creation time varies),
+    // and no operation.
+    assert!(last[7].starts_with("=_,ec|"), "{}", last[7]);
+    assert!(
+        last[7].ends_with(
+            " _,ep|p^3asam^7c^7c76 _t|https^3a//example.org/moved how|text^20article \
+             what|A^20^3cb>title^3c/b> when|(^3atba) who|(^3aunkn)"
+        ),
+        "{}",
+        last[7]
+    );
+    assert_eq!(last[8], "-");
 
     // Logout ends the session: its cookie, and the session itself on the server.
     let old = b.session_id().unwrap();

@@ -38,6 +38,7 @@ mod old_minters;
 mod perl_minters;
 mod port;
 mod progress;
+mod rewrite;
 mod scenarios;
 mod search;
 mod slow_clients;

@@ -66,6 +66,10 @@ pub enum Name {
     Index,
     /// `search`: a mode of the `noid` process (noid-cli), no line's command.
     Search,
+    /// `history`: a mode of the `noid` process (noid-cli), no line's command.
+    History,
+    /// `rewrite`: a mode of the `noid` process (noid-cli), no line's command.
+    Rewrite,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -155,6 +159,8 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Rules, "rules", false, NOWHERE),
     verb(Name::Index, "index", false, NOWHERE),
     verb(Name::Search, "search", false, NOWHERE),
+    verb(Name::History, "history", false, NOWHERE),
+    verb(Name::Rewrite, "rewrite", true, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

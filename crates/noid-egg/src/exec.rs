@@ -11,6 +11,13 @@ use crate::elements;
 use crate::error::BinderError;
 use crate::reply::Reply;
 
+/// The values a write found before it changed them, as (element, value) in stored
+/// order: those of the one element it wrote (`set`, `add`, `incr`, `rm` …; none when
+/// the element had no value), or every element it removed (`purge`). Read in the
+/// write's own transaction, before it writes, so the write log can show what it
+/// replaced (noid-binder's history) and an undo can put it back.
+pub type Prior = Vec<(String, Vec<u8>)>;
+
 /// Run `cmd`. A failed command leaves `txn` as it found it; the caller commits.
 pub fn execute<L: Lookup + ?Sized>(
     txn: &mut Txn<'_, L>,
@@ -18,14 +25,33 @@ pub fn execute<L: Lookup + ?Sized>(
     agent: &Agent,
     cmd: &Command,
 ) -> Reply {
+    execute_noting_prior(txn, minter, agent, cmd).0
+}
+
+/// [`execute`], with the values a successful write replaced ([`Prior`]; `None` for a
+/// command that wrote nothing).
+pub fn execute_noting_prior<L: Lookup + ?Sized>(
+    txn: &mut Txn<'_, L>,
+    minter: &mut Minter,
+    agent: &Agent,
+    cmd: &Command,
+) -> (Reply, Option<Prior>) {
     let sp = txn.savepoint();
-    match run(txn, minter, agent, cmd) {
-        Ok(r) => r,
+    let mut prior = None;
+    match run(txn, minter, agent, cmd, &mut prior) {
+        Ok(r) => (r, prior),
         Err(e) => {
             txn.rollback_to(sp);
-            Reply::Error(e)
+            (Reply::Error(e), None)
         }
     }
+}
+
+/// The (element, value) pairs of `had`, the values of `elem`.
+fn prior_of(elem: &str, had: &[&elements::Stored]) -> Prior {
+    had.iter()
+        .map(|(_, v)| (elem.to_string(), v.clone()))
+        .collect()
 }
 
 fn run<L: Lookup + ?Sized>(
@@ -33,6 +59,7 @@ fn run<L: Lookup + ?Sized>(
     minter: &mut Minter,
     agent: &Agent,
     cmd: &Command,
+    prior: &mut Option<Prior>,
 ) -> Result<Reply, BinderError> {
     Ok(match cmd {
         Command::Bind {
@@ -40,8 +67,8 @@ fn run<L: Lookup + ?Sized>(
             id,
             elem,
             value,
-        } => bind(txn, minter, agent, *op, (id, elem), value)?,
-        Command::Incr { id, elem, by } => incr(txn, minter, agent, (id, elem), *by)?,
+        } => bind(txn, minter, agent, *op, (id, elem), value, prior)?,
+        Command::Incr { id, elem, by } => incr(txn, minter, agent, (id, elem), *by, prior)?,
         Command::Read {
             id,
             elems,
@@ -61,9 +88,12 @@ fn run<L: Lookup + ?Sized>(
                 elems: found,
             }
         }
-        Command::Remove { id, elem, report } => remove(txn, minter, agent, (id, elem), *report)?,
+        Command::Remove { id, elem, report } => {
+            remove(txn, minter, agent, (id, elem), *report, prior)?
+        }
         Command::Purge { id } => {
             let base = authorize_change(txn, minter, id, "")?;
+            *prior = Some(elements::all(txn, &base)?);
             let count = elements::purge(txn, &base)?;
             if count > 0 {
                 modified::record(txn, &base, agent.now);
@@ -147,10 +177,12 @@ fn bind<L: Lookup + ?Sized>(
     op: Op,
     (id, elem): (&str, &str),
     value: &[u8],
+    prior: &mut Option<Prior>,
 ) -> Result<Reply, BinderError> {
     let id = authorize_change(txn, minter, id, elem)?;
     let view = elements::IdKeys::read(txn, &id)?;
     let had = view.values(elem);
+    *prior = Some(prior_of(elem, &had));
     match op {
         Op::Let if !had.is_empty() => {
             return Err(BinderError::refused(format!(
@@ -178,10 +210,12 @@ fn incr<L: Lookup + ?Sized>(
     agent: &Agent,
     (id, elem): (&str, &str),
     by: i64,
+    prior: &mut Option<Prior>,
 ) -> Result<Reply, BinderError> {
     let id = authorize_change(txn, minter, id, elem)?;
     let view = elements::IdKeys::read(txn, &id)?;
     let had = view.values(elem);
+    *prior = Some(prior_of(elem, &had));
     if had.len() > 1 {
         return Err(BinderError::refused(format!(
             "cannot increment an element ({elem}) that has {} values",
@@ -243,10 +277,13 @@ fn remove<L: Lookup + ?Sized>(
     agent: &Agent,
     (id, elem): (&str, &str),
     report: bool,
+    prior: &mut Option<Prior>,
 ) -> Result<Reply, BinderError> {
     let id = authorize_change(txn, minter, id, elem)?;
     let view = elements::IdKeys::read(txn, &id)?;
-    let (count, octets) = elements::remove(txn, &view.values(elem));
+    let had = view.values(elem);
+    *prior = Some(prior_of(elem, &had));
+    let (count, octets) = elements::remove(txn, &had);
     if count > 0 {
         modified::record(txn, &id, agent.now);
     }

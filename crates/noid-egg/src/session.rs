@@ -238,6 +238,8 @@ pub struct LineResult {
     /// A write that succeeded, in the write log's replayable form
     /// ([`crate::canonical::canonical`]).
     pub write: Option<String>,
+    /// What that write replaced, read in its transaction before it wrote.
+    pub prior: Option<crate::exec::Prior>,
 }
 
 impl Session<'_> {
@@ -278,11 +280,16 @@ impl Session<'_> {
         parsed: Parsed,
         line_no: Option<usize>,
     ) -> LineResult {
-        let CommandResult { reply, write } = match &parsed.command {
+        let CommandResult {
+            reply,
+            write,
+            prior,
+        } = match &parsed.command {
             Ok(cmd) => self.command(txn, minter, agent, cmd),
             Err(e) => CommandResult {
                 reply: crate::reply::Reply::Error(e.clone()),
                 write: None,
+                prior: None,
             },
         };
         let mut output = crate::render::render(&reply, &parsed.settings);
@@ -300,6 +307,7 @@ impl Session<'_> {
             output,
             error,
             write,
+            prior,
         }
     }
 
@@ -325,11 +333,13 @@ impl Session<'_> {
         let refused = |e: BinderError| CommandResult {
             reply: crate::reply::Reply::Error(e),
             write: None,
+            prior: None,
         };
         if !cmd.writes() {
             return CommandResult {
                 reply: crate::exec::execute(txn, minter, agent, cmd),
                 write: None,
+                prior: None,
             };
         }
         if self.read_only {
@@ -345,11 +355,15 @@ impl Session<'_> {
             Ok(c) => c,
             Err(r) => return refused(BinderError::Minter(r)),
         };
-        let reply = crate::exec::execute(txn, minter, agent, &cmd);
+        let (reply, prior) = crate::exec::execute_noting_prior(txn, minter, agent, &cmd);
         let write = (!reply.failed())
             .then(|| crate::canonical::canonical(&cmd))
             .flatten();
-        CommandResult { reply, write }
+        CommandResult {
+            reply,
+            prior: prior.filter(|_| write.is_some()),
+            write,
+        }
     }
 }
 
@@ -361,6 +375,9 @@ pub struct CommandResult {
     /// A write that succeeded, in the write log's replayable form
     /// ([`crate::canonical::canonical`]).
     pub write: Option<String>,
+    /// What that write replaced, read in its transaction before it wrote
+    /// ([`crate::exec::Prior`]).
+    pub prior: Option<crate::exec::Prior>,
 }
 
 /// Whether a command's words are an egg command rather than one of Perl Noid's: after

@@ -53,6 +53,8 @@ complete -c noid -n "__fish_noid_needs_command" -a "explain" -d 'noid explain: r
 complete -c noid -n "__fish_noid_needs_command" -a "rules" -d 'noid rules: test a rules file before it is deployed'
 complete -c noid -n "__fish_noid_needs_command" -a "index" -d 'noid index: the search index over the minter\'s identifiers, in Dbdir/search-index'
 complete -c noid -n "__fish_noid_needs_command" -a "search" -d 'noid search: find identifiers by their metadata, targets and state'
+complete -c noid -n "__fish_noid_needs_command" -a "history" -d 'noid history: every logged write to an identifier, oldest first: when, who, which element, the old value and the new'
+complete -c noid -n "__fish_noid_needs_command" -a "rewrite" -d 'noid rewrite: change the targets (or any element) that start with one prefix to start with another, for every identifier or those under a prefix; or undo such a change'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -139,3 +141,18 @@ anvl\t''"
 complete -c noid -n "__fish_noid_using_subcommand search" -l limit -d 'Rows in the table' -r
 complete -c noid -n "__fish_noid_using_subcommand search" -l sort -d 'The table\'s order: relevance, id, title, creator, date, target, updated or created; a - before it for descending (-updated: the latest first)' -r
 complete -c noid -n "__fish_noid_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand history" -l format -d 'How to print the changes' -r -f -a "table\t'One line per change'
+json\t'A JSON array of objects'
+csv\t'CSV with a header row'"
+complete -c noid -n "__fish_noid_using_subcommand history" -l log -d 'The binder\'s write log [default: Dbdir/write.log]' -r -F
+complete -c noid -n "__fish_noid_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l from -d 'The prefix to replace (https://old.example.org/)' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l to -d 'What replaces it (https://new.example.org/)' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l element -d 'The element to change' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l under -d 'Only the identifiers starting with PREFIX, as stored (ark:/13030/f5); repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l sample -d 'How many changes the preview shows' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l undo -d 'Put back what operation OPID changed' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l batch -d 'Identifiers changed per commit' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l log -d 'The binder\'s write log [default: Dbdir/write.log]' -r -F
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l dry-run -d 'Print how many would change and a sample; change nothing'
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -92,6 +92,7 @@ pub const NAV: &[(&str, &str)] = &[
     ("id", "Identifier"),
     ("upload", "Upload"),
     ("writes", "Recent writes"),
+    ("rewrite", "Change many"),
     ("links", "Link health"),
 ];
 

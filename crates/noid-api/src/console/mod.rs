@@ -37,6 +37,7 @@
 //! `X-Forwarded-Proto: https`, or always with `[console] secure_cookies = true`.
 
 pub mod binder;
+mod changes;
 pub mod ctx;
 mod edit;
 pub mod form;
@@ -85,6 +86,8 @@ pub const PAGES: &[(&str, PageMethod, Handler)] = &[
     ("uploads", PageMethod::Get, upload::progress),
     ("uploads/result.csv", PageMethod::Get, upload::download),
     ("writes", PageMethod::Get, writes::page),
+    ("rewrite", PageMethod::Get, changes::form),
+    ("rewrite", PageMethod::Post, changes::submit),
     ("links", PageMethod::Get, links::page),
     ("links.csv", PageMethod::Get, links::download),
 ];

@@ -90,6 +90,21 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
         Plan::Answer(a, tool) => finish(a, note, tool),
         // The link checker's records, read through a snapshot: a check being written
         // as this runs shows at the next request.
+        Plan::Changes(c) => {
+            let (dir, log) = (c.dir.clone(), c.log.clone());
+            let run = |work: Work| {
+                writer::run_once(
+                    dir.clone(),
+                    Some(log.clone()),
+                    service.admission(&dir),
+                    service.settings().clone(),
+                    work,
+                    who.clone(),
+                    !pop.populator.write,
+                )
+            };
+            super::changes::answer(c, &req.query, &who, pop.populator.write, &run)
+        }
         Plan::Links { dir } => match Ask::of(&req.query) {
             Ok(ask) => crate::snapshot(&dir, |store| ask.answer(store)).unwrap_or_else(|e| {
                 plain(

@@ -7,6 +7,7 @@
 //! two ways in cannot drift apart, and the CGI needs neither tokio nor hyper.
 
 pub mod cgi;
+pub mod changes;
 mod config;
 pub mod link_report;
 mod links;

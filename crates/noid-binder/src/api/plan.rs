@@ -71,6 +71,9 @@ pub enum Plan {
         /// The binder.
         dir: PathBuf,
     },
+    /// An identifier's history, or a rewrite ([`super::changes::answer`], on a
+    /// blocking thread: it reads the write log, or takes the binder's lock).
+    Changes(super::changes::ChangesRequest),
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -122,6 +125,26 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 tool: "egg",
             }
         }
+        Route::Changes { rewrite, .. } => match (&pop.populator.binder, pop.log_path()) {
+            (Some(dir), Some(log)) => Plan::Changes(super::changes::ChangesRequest {
+                dir: dir.clone(),
+                log,
+                rewrite: *rewrite,
+                body: match body {
+                    Input::Whole(b) => b,
+                    Input::Stream(mut r) => {
+                        let mut b = Vec::new();
+                        let _ = std::io::Read::read_to_end(&mut r, &mut b);
+                        b
+                    }
+                },
+            }),
+            _ => Plan::Respond(plain(
+                StatusCode::NOT_FOUND,
+                "error: no binder
+",
+            )),
+        },
         Route::Links { .. } => match &pop.populator.binder {
             Some(dir) => Plan::Links { dir: dir.clone() },
             None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),

@@ -23,6 +23,14 @@ pub enum Route {
         /// The populator.
         populator: String,
     },
+    /// `/a/POP/history` (an identifier's logged writes) or `/a/POP/rewrite` (change
+    /// many, preview, undo): [`super::changes`].
+    Changes {
+        /// The populator.
+        populator: String,
+        /// `rewrite` (else `history`).
+        rewrite: bool,
+    },
     /// `/a/POP/m/SCHEME/NAAN/SHOULDER`.
     Minter {
         /// The populator.
@@ -39,6 +47,7 @@ impl Route {
             Route::Help { populator }
             | Route::Binder { populator }
             | Route::Links { populator }
+            | Route::Changes { populator, .. }
             | Route::Minter { populator, .. } => populator,
         }
     }
@@ -58,6 +67,10 @@ pub fn parse(path: &str) -> Option<Route> {
         },
         [p, "links"] => Route::Links {
             populator: safe(p)?,
+        },
+        [p, step @ ("history" | "rewrite")] => Route::Changes {
+            populator: safe(p)?,
+            rewrite: step == "rewrite",
         },
         [p, "m", scheme, naan, shoulder] => Route::Minter {
             populator: safe(p)?,
