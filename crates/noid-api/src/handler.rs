@@ -114,6 +114,15 @@ impl Service {
             Plan::Respond(r) => return Err(r),
             Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
             Plan::Links { dir } => return Err(self.links_report(dir, &raw_query).await),
+            Plan::Search { dir } => {
+                let answered = tokio::task::spawn_blocking(move || {
+                    noid_binder::api::search::answer(&dir, &raw_query)
+                })
+                .await;
+                return Err(answered.unwrap_or_else(|e| {
+                    plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n"))
+                }));
+            }
             Plan::Changes(c) => {
                 let writes = pop.populator.write;
                 let store = self.store(&c.dir, Some(c.log.clone()));

@@ -90,3 +90,73 @@ fn search_formats_and_statuses() {
          blocked, soft404, parked, drifted, unchecked\n"
     );
 }
+
+/// `GET /a/POP/search` on `noid serve`: a page of matches with the facets as JSON, every
+/// match as CSV ("download what I see"), and a clear 400 for what cannot be read. The
+/// expected ids and counts are the bindings the test makes.
+#[test]
+fn the_api_answers_a_search_with_its_facets_and_its_download() {
+    use crate::api::Api;
+    let api = Api::start();
+    let sam = "sam:secret";
+    for (id, title, target) in [
+        ("x1", "Tide gauges of the bay", "https://a.example.org/1"),
+        ("x2", "Tide tables", "https://b.example.org/2"),
+        ("x3", "Harbour photographs", "https://a.example.org/3"),
+    ] {
+        let line = format!("{id}.set what {}", title.replace(' ', "%20"));
+        assert_eq!(api.get_as(sam, "/a/sam/b", &line).0, 200);
+        let (status, body) = api.get_as(sam, "/a/sam/b", &format!("{id}.set _t {target}"));
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = api.get_as(sam, "/a/sam/search", "q=tide&sort=id");
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["total"], 2);
+    let ids: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["x1", "x2"]);
+    assert_eq!(v["hits"][0]["what"], "Tide gauges of the bay");
+    assert_eq!(v["hits"][0]["target"], "https://a.example.org/1");
+    assert_eq!(
+        v["facets"]["host"],
+        serde_json::json!([["a.example.org", 1], ["b.example.org", 1]])
+    );
+    // host: narrows; the download is every match, as CSV.
+    let (status, body) = api.get_as(sam, "/a/sam/search", "q=host%3Aa.example.org&format=csv");
+    assert_eq!(status, 200, "{body}");
+    let mut rows = csv::Reader::from_reader(body.as_bytes());
+    let got: Vec<(String, String)> = rows
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[1].to_string())
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("x1".to_string(), "https://a.example.org/1".to_string()),
+            ("x3".to_string(), "https://a.example.org/3".to_string())
+        ]
+    );
+    // What cannot be read is refused with what to do.
+    assert_eq!(
+        api.get_as(sam, "/a/sam/search", ""),
+        (
+            400,
+            "error: give a query: search?q=WORDS (docs/SEARCH.md has the language)\n".into()
+        )
+    );
+    assert_eq!(
+        api.get_as(sam, "/a/sam/search", "q=tide&per=0"),
+        (400, "error: per \"0\": give a number from 1 to 1000\n".into())
+    );
+    let (status, body) = api.get_as(sam, "/a/sam/search", "q=updated%3A%3Enever");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.starts_with("error: the query cannot be read: "), "{body}");
+}

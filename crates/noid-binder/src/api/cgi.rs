@@ -105,6 +105,7 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             };
             super::changes::answer(c, &req.query, &who, pop.populator.write, &run)
         }
+        Plan::Search { dir } => search(&dir, &req.query),
         Plan::Links { dir } => match Ask::of(&req.query) {
             Ok(ask) => crate::snapshot(&dir, |store| ask.answer(store)).unwrap_or_else(|e| {
                 plain(
@@ -183,4 +184,16 @@ pub fn write(reply: ApiReply, out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(b"\r\n")?;
     out.write_all(&reply.body)?;
     out.flush()
+}
+
+/// A search of binder `dir` ([`super::search`], when built in).
+#[cfg(feature = "search")]
+fn search(dir: &std::path::Path, query: &str) -> ApiReply {
+    super::search::answer(dir, query)
+}
+
+/// Never planned without the search index: the plan answers 404 first.
+#[cfg(not(feature = "search"))]
+fn search(_dir: &std::path::Path, _query: &str) -> ApiReply {
+    plain(StatusCode::NOT_FOUND, "error: no search index\n")
 }

@@ -16,6 +16,8 @@ mod passwords;
 mod plan;
 mod reply;
 mod route;
+#[cfg(feature = "search")]
+pub mod search;
 mod site;
 
 pub use config::{

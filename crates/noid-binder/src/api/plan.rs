@@ -71,6 +71,12 @@ pub enum Plan {
         /// The binder.
         dir: PathBuf,
     },
+    /// A search of binder `dir` (`super::search::answer`, on a blocking thread: it
+    /// opens the index, which may rebuild it).
+    Search {
+        /// The binder.
+        dir: PathBuf,
+    },
     /// An identifier's history, or a rewrite ([`super::changes::answer`], on a
     /// blocking thread: it reads the write log, or takes the binder's lock).
     Changes(super::changes::ChangesRequest),
@@ -144,6 +150,14 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 "error: no binder
 ",
             )),
+        },
+        Route::Search { .. } => match &pop.populator.binder {
+            Some(dir) if cfg!(feature = "search") => Plan::Search { dir: dir.clone() },
+            Some(_) => Plan::Respond(plain(
+                StatusCode::NOT_FOUND,
+                "error: this noid was built without the search index (cargo feature search)\n",
+            )),
+            None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
         },
         Route::Links { .. } => match &pop.populator.binder {
             Some(dir) => Plan::Links { dir: dir.clone() },

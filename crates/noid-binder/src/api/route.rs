@@ -31,6 +31,11 @@ pub enum Route {
         /// `rewrite` (else `history`).
         rewrite: bool,
     },
+    /// `/a/POP/search`: the binder's identifiers matching a query ([`super::search`]).
+    Search {
+        /// The populator.
+        populator: String,
+    },
     /// `/a/POP/m/SCHEME/NAAN/SHOULDER`.
     Minter {
         /// The populator.
@@ -48,6 +53,7 @@ impl Route {
             | Route::Binder { populator }
             | Route::Links { populator }
             | Route::Changes { populator, .. }
+            | Route::Search { populator }
             | Route::Minter { populator, .. } => populator,
         }
     }
@@ -71,6 +77,9 @@ pub fn parse(path: &str) -> Option<Route> {
         [p, step @ ("history" | "rewrite")] => Route::Changes {
             populator: safe(p)?,
             rewrite: step == "rewrite",
+        },
+        [p, "search"] => Route::Search {
+            populator: safe(p)?,
         },
         [p, "m", scheme, naan, shoulder] => Route::Minter {
             populator: safe(p)?,

@@ -1,0 +1,135 @@
+//! `GET /a/POP/search?q=QUERY`: the binder's identifiers that match a query in the
+//! curator's language (noid-search, docs/SEARCH.md), for `noid serve` and the CGI alike.
+//!
+//! | request | answers |
+//! |---|---|
+//! | `search?q=Q[&page=N][&per=N][&sort=KEY]` | `{"query", "total", "page", "per", "sort", "hits": [...], "facets": {...}}` |
+//! | `search?q=Q&format=csv\|jsonl\|anvl` | every match, as `noid search --format` writes it ("download what I see") |
+//!
+//! `per` is at most [`noid_search::index::MAX_PAGE`]; `sort` is `relevance` (the default)
+//! or a column (`id title creator date target updated created`, `-` before it for the
+//! largest first). The index is the one `noid index` keeps beside the binder, opened
+//! (and rebuilt when missing, damaged or older than the store) at each request.
+
+use std::path::Path;
+
+use http::StatusCode;
+use noid_search::index::MAX_PAGE;
+use noid_search::export::COLUMNS;
+use noid_search::{Format, Query, SearchIndex, Sort};
+use serde_json::{json, Value};
+
+use super::reply::{plain, ApiReply};
+
+/// The answer to a search of binder `dir` with query string `raw_query` (not decoded).
+pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
+    let fields: Vec<(String, String)> = form_urlencoded::parse(raw_query.as_bytes())
+        .into_owned()
+        .collect();
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, v)| v.as_str())
+    };
+    let text = get("q");
+    if text.trim().is_empty() {
+        return bad("give a query: search?q=WORDS (docs/SEARCH.md has the language)");
+    }
+    let query: Query = match text.parse() {
+        Ok(q) => q,
+        Err(e) => return bad(&format!("the query cannot be read: {e}")),
+    };
+    let index = match SearchIndex::open(dir) {
+        Ok(i) => i,
+        Err(e) => {
+            return plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("error: the search index cannot be opened: {e}\n"),
+            )
+        }
+    };
+    if let Some(name) = Some(get("format")).filter(|f| !f.is_empty()) {
+        let Some(format) = Format::parse(name) else {
+            return bad(&format!("format {name:?}: give csv, jsonl or anvl"));
+        };
+        let mut body = Vec::new();
+        return match index.export(&query, format, &mut body) {
+            Ok(_) => ApiReply {
+                content_type: Some(format.media_type()),
+                body,
+                ..plain(StatusCode::OK, "")
+            },
+            Err(e) => plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("error: the search failed: {e}\n"),
+            ),
+        };
+    }
+    let number = |name: &str, default: usize, max: usize| match get(name) {
+        "" => Ok(default),
+        n => match n.parse::<usize>() {
+            Ok(v) if (1..=max).contains(&v) => Ok(v),
+            _ => Err(format!("{name} {n:?}: give a number from 1 to {max}")),
+        },
+    };
+    let (page, per) = match (number("page", 1, 1_000_000), number("per", 50, MAX_PAGE)) {
+        (Ok(p), Ok(n)) => (p, n),
+        (Err(e), _) | (_, Err(e)) => return bad(&e),
+    };
+    let sort_name = match get("sort") {
+        "" => "relevance",
+        s => s,
+    };
+    let Some(sort) = Sort::parse(sort_name) else {
+        return bad(&format!(
+            "sort {sort_name:?}: give relevance, id, title, creator, date, target, updated or \
+             created (a - before it for the largest first)"
+        ));
+    };
+    match index.search(&query, (page - 1) * per, per, sort) {
+        Ok(r) => {
+            // Each hit as a row of the export's JSON lines (the same columns).
+            let hits: Vec<Value> = r
+                .hits
+                .iter()
+                .map(|h| {
+                    let row = h.row();
+                    let pairs = COLUMNS.iter().zip(row).map(|(c, v)| (c.to_string(), json!(v)));
+                    Value::Object(pairs.collect())
+                })
+                .collect();
+            let facet = |f: &[(String, u64)]| -> Vec<Value> {
+                f.iter().map(|(v, n)| json!([v, n])).collect()
+            };
+            let body = json!({
+                "query": query.to_string(),
+                "total": r.total,
+                "page": page,
+                "per": per,
+                "sort": sort_name,
+                "hits": hits,
+                "facets": {
+                    "shoulder": facet(&r.facets.shoulder),
+                    "host": facet(&r.facets.host),
+                    "populator": facet(&r.facets.populator),
+                    "standing": facet(&r.facets.standing),
+                    "status": facet(&r.facets.status),
+                },
+            });
+            ApiReply {
+                content_type: Some("application/json"),
+                body: (body.to_string() + "\n").into_bytes(),
+                ..plain(StatusCode::OK, "")
+            }
+        }
+        Err(e) => plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("error: the search failed: {e}\n"),
+        ),
+    }
+}
+
+fn bad(why: &str) -> ApiReply {
+    plain(StatusCode::BAD_REQUEST, &format!("error: {why}\n"))
+}
