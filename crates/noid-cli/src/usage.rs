@@ -37,6 +37,8 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("history", true) => "\n   noid history Id [--format table|json|csv]\t# Id's logged writes, old -> new\n",
         ("rewrite", true) => "\n   noid rewrite --from PREFIX --to PREFIX [--dry-run]\t# change many targets\n   noid rewrite --undo OPID\t\t# put back what operation OPID changed\n",
         ("prune-log", true) => "\n   noid prune-log --keep N | --before SEQ\t# drop old change-log rows (PostgreSQL)\n",
+        ("index", true) => "\n   noid index rebuild|status\t\t# the search index (noid index --help)\n",
+        ("search", true) => "\n   noid search QUERY [--format table|csv|json|anvl]\t# find identifiers (noid search --help)\n",
         ("links", true) => "\n   noid links check|report ...\t\t# check targets, report their health (noid links --help)\n   noid links archive|mark|unmark|policy|save ...\t# archived copies of targets\n",
         ("explain", true) => "\n   noid explain Id [--accept TYPE] [--rules FILE] [--registry FILE]\t# why Id resolves as it does\n",
         ("rules", true) => "\n   noid rules test RULES CASES [--registry FILE]\t# a rules file tried on a table of requests\n",

@@ -251,18 +251,34 @@ impl SearchIndex {
 
     /// The index of the minter in `dbdir`, rebuilt first when it is missing, of another
     /// format or store, or damaged.
+    ///
+    /// An index only older than the embedded store is brought up to date from the
+    /// store's changed-identifiers feed instead, when the feed covers every commit since
+    /// (`crate::follow`).
     pub fn open(dbdir: &Path) -> Result<SearchIndex, SearchError> {
-        match SearchIndex::open_checked(dbdir)? {
-            Ok(index) => Ok(index),
-            Err(why) => {
-                log::info!("rebuilding the search index: {why}");
-                SearchIndex::rebuild(dbdir)
-            }
-        }
+        let why = match SearchIndex::open_checked(dbdir)? {
+            Ok(index) => return Ok(index),
+            Err(why) if why == STALE => match SearchIndex::open_sound(dbdir, false)? {
+                Ok(index) => match crate::follow::step(&index, dbdir, 0)? {
+                    crate::follow::Step::Gap => why,
+                    _ => return Ok(index),
+                },
+                Err(why) => why,
+            },
+            Err(why) => why,
+        };
+        log::info!("rebuilding the search index: {why}");
+        SearchIndex::rebuild(dbdir)
     }
 
-    /// The index as it is, or why it cannot be trusted (missing, stale, damaged).
+    /// The index as it is, or why it cannot be trusted (missing, older than the
+    /// embedded store's last commit, damaged).
     pub fn open_checked(dbdir: &Path) -> Result<Result<SearchIndex, String>, SearchError> {
+        SearchIndex::open_sound(dbdir, true)
+    }
+
+    /// [`SearchIndex::open_checked`], with or without the check of the store's changes.
+    fn open_sound(dbdir: &Path, current: bool) -> Result<Result<SearchIndex, String>, SearchError> {
         let dir = SearchIndex::dir_of(dbdir);
         let expected = meta_text(&store_identity(dbdir)?);
         let found = match std::fs::read_to_string(dir.join(META)) {
@@ -275,8 +291,8 @@ impl SearchIndex {
                 "it was built by another format or from another store".into()
             ));
         }
-        if changes.trim() != store_changes(dbdir) {
-            return Ok(Err("the store changed since it was built".into()));
+        if current && changes.trim() != store_changes(dbdir) {
+            return Ok(Err(STALE.into()));
         }
         let index = match Index::open_in_dir(&dir) {
             Ok(index) => index,
@@ -352,6 +368,26 @@ impl SearchIndex {
             documents: self.reader.searcher().num_docs(),
             dir: self.dir.clone(),
         }
+    }
+
+    /// The embedded store's change counter and store id the index is current with, as
+    /// its `noid-search` file records them (`None` for a minter on a database server).
+    pub(crate) fn recorded_changes(&self) -> Option<(u64, u64)> {
+        let meta = std::fs::read_to_string(self.dir.join(META)).ok()?;
+        let (_, changes) = meta.split_once(CHANGES)?;
+        let mut parts = changes.split_whitespace();
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    }
+
+    /// Record that the index is current with the embedded store's generation and id,
+    /// after the update that made it so.
+    pub(crate) fn record_changes(&self, generation: u64, store_id: u64) -> std::io::Result<()> {
+        let path = self.dir.join(META);
+        let meta = std::fs::read_to_string(&path)?;
+        let built = meta.split_once(CHANGES).map_or(meta.as_str(), |(b, _)| b);
+        let new = self.dir.join(format!("{META}.new"));
+        std::fs::write(&new, format!("{built}{CHANGES}{generation} {store_id}\n"))?;
+        std::fs::rename(&new, &path)
     }
 
     /// Index `ids` again from `store` as they are now (removed when nothing is stored
@@ -618,6 +654,9 @@ fn facet_value(facet: &tantivy::schema::Facet) -> String {
         .last()
         .map_or_else(String::new, |s| s.to_string())
 }
+
+/// Why an index older than the store's last commit is not opened as it is.
+const STALE: &str = "the store changed since it was built";
 
 /// The `noid-search` file's line that records the store's changes.
 const CHANGES: &str = "changes: ";

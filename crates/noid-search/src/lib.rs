@@ -10,8 +10,9 @@
 //! * [`index`]: [`SearchIndex`]: `open` (rebuilding a missing, damaged or stale index),
 //!   `rebuild`, `search` (a page of hits and the facets), `export` (every match as CSV,
 //!   JSON lines or ANVL).
-//!   `update` re-indexes identifiers that changed (the building block of following the
-//!   store, docs/SEARCH.md).
+//!   `update` re-indexes identifiers that changed.
+//! * [`follow`]: [`Followed`], an index kept current from the embedded store's
+//!   changed-identifiers feed (noid-store's `changes`), rebuilt when it cannot follow.
 
 #![deny(missing_docs)]
 
@@ -21,6 +22,8 @@ pub mod query;
 pub mod document;
 #[cfg(feature = "index")]
 pub mod export;
+#[cfg(feature = "index")]
+pub mod follow;
 #[cfg(feature = "index")]
 pub mod index;
 #[cfg(feature = "index")]
@@ -32,5 +35,7 @@ pub use query::{Query, QueryError};
 pub use document::Record;
 #[cfg(feature = "index")]
 pub use export::Format;
+#[cfg(feature = "index")]
+pub use follow::{CatchUp, Followed};
 #[cfg(feature = "index")]
 pub use index::{Facets, Hit, Results, SearchError, SearchIndex, Sort, SortKey};

@@ -47,3 +47,36 @@ fn finds_the_fixture_on_postgresql() {
         .unwrap();
     assert_eq!(common::found(&index, "mathilda"), ["13030/f5gg7"]);
 }
+
+/// A host of a PostgreSQL minter follows its local copy (noid-store's `pg::replica`):
+/// the copy's writer appends the changed-identifiers feed as it applies the change log,
+/// so a write to the database is found once the copy has it.
+#[test]
+fn a_host_follows_its_local_copy() {
+    use noid_search::{CatchUp, Followed};
+    use noid_store::pg::Replica;
+
+    let server = TestServer::start();
+    let url = server.create_database("copy");
+    let dir = tempfile::tempdir().unwrap();
+    let loc = Location::new(&url, "m").unwrap();
+    let store = noid_store::open::create(dir.path(), Some(&loc), Duration::from_secs(10)).unwrap();
+    common::load(&*store);
+    let copy = tempfile::tempdir().unwrap();
+    let mut replica = Replica::new(&loc, copy.path()).unwrap();
+    replica.sync().unwrap();
+    let followed = Followed::open(copy.path()).unwrap();
+    common::check(&followed.index());
+    store
+        .commit([Op::Put(b"13030/f5gg7\twhat".to_vec(), b"Mathilda".to_vec())])
+        .unwrap();
+    replica.sync().unwrap();
+    assert_eq!(followed.catch_up().unwrap(), CatchUp::Updated(1));
+    assert_eq!(
+        common::found(&followed.index(), "mathilda"),
+        ["13030/f5gg7"]
+    );
+    // The database's own directory has no change counter to follow.
+    let own = Followed::open(dir.path()).unwrap();
+    assert_eq!(own.catch_up().unwrap(), CatchUp::NotFollowable);
+}

@@ -96,12 +96,16 @@ fn update_indexes_what_changed() {
 }
 
 /// A commit after the index was built (the writer still open, as `noid bind` would
-/// leave it) makes the index stale: the next open builds it again and finds the write.
+/// leave it) makes the index older than the store: the next open brings it up to date
+/// from the store's changed-identifiers feed (not rebuilt: a file put beside its own
+/// stays), or rebuilds it when the feed lacks a commit.
 #[test]
-fn an_index_older_than_the_store_is_rebuilt() {
+fn an_index_older_than_the_store_is_brought_up_to_date() {
     let (dir, store) = minter();
     drop(SearchIndex::open(dir.path()).unwrap());
     assert!(SearchIndex::open_checked(dir.path()).unwrap().is_ok());
+    let marker = SearchIndex::dir_of(dir.path()).join("marker");
+    std::fs::write(&marker, "").unwrap();
     store
         .commit([Op::Put(b"13030/f5hh8\twhat".to_vec(), b"Valperga".to_vec())])
         .unwrap();
@@ -114,4 +118,84 @@ fn an_index_older_than_the_store_is_rebuilt() {
     );
     let index = SearchIndex::open(dir.path()).unwrap();
     assert_eq!(common::found(&index, "valperga"), ["13030/f5hh8"]);
+    assert!(marker.exists(), "brought up to date, not rebuilt");
+    assert!(SearchIndex::open_checked(dir.path()).unwrap().is_ok());
+    drop(index);
+    // The feed loses the next commit's line: rebuilt.
+    store
+        .commit([Op::Put(b"13030/f5hh9\twhat".to_vec(), b"Mathilda".to_vec())])
+        .unwrap();
+    std::fs::write(noid_store::Layout::new(dir.path()).changes, "").unwrap();
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert_eq!(common::found(&index, "mathilda"), ["13030/f5hh9"]);
+    assert!(!marker.exists(), "rebuilt");
+}
+
+/// A following index finds a write within a second of its commit (its background
+/// thread reads the store's changed-identifiers feed), and its position survives: the
+/// index is not rebuilt when opened again.
+#[test]
+fn a_write_is_found_by_a_following_index_within_a_second() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    let (dir, store) = minter();
+    let followed = Arc::new(noid_search::Followed::open(dir.path()).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = followed.spawn(Arc::clone(&stop));
+    store
+        .commit([Op::Put(b"13030/f5jj9\twhat".to_vec(), b"Lodore".to_vec())])
+        .unwrap();
+    let committed = Instant::now();
+    while common::found(&followed.index(), "lodore").is_empty() {
+        assert!(
+            committed.elapsed() < Duration::from_secs(1),
+            "not found within a second"
+        );
+        std::thread::park_timeout(Duration::from_millis(5));
+    }
+    stop.store(true, Ordering::Release);
+    thread.thread().unpark();
+    thread.join().unwrap();
+    assert_eq!(common::found(&followed.index(), "lodore"), ["13030/f5jj9"]);
+    // Current as recorded: opened as it is, not rebuilt.
+    assert!(SearchIndex::open_checked(dir.path()).unwrap().is_ok());
+}
+
+/// Each catch-up says what it did: the identifiers of a commit indexed again, nothing
+/// when nothing was committed, a rebuild when the feed lacks a commit's line (as after
+/// an import, which writes none).
+#[test]
+fn catch_up_follows_the_feed_or_rebuilds() {
+    use noid_search::CatchUp;
+
+    let (dir, store) = minter();
+    let followed = noid_search::Followed::open(dir.path()).unwrap();
+    assert_eq!(followed.catch_up().unwrap(), CatchUp::Current);
+    store
+        .commit([
+            Op::Put(b"13030/f5kk1\twhat".to_vec(), b"Perkin Warbeck".to_vec()),
+            Op::Put(b"13030/f5kk2\twhat".to_vec(), b"Perkin".to_vec()),
+            Op::Put(b":/oacounter".to_vec(), b"9".to_vec()),
+        ])
+        .unwrap();
+    assert_eq!(followed.catch_up().unwrap(), CatchUp::Updated(2));
+    assert_eq!(
+        common::found(&followed.index(), "perkin"),
+        ["13030/f5kk1", "13030/f5kk2"]
+    );
+    assert_eq!(followed.catch_up().unwrap(), CatchUp::Current);
+    // A commit whose line is lost, then one with its line.
+    store
+        .commit([Op::Put(b"13030/f5kk3\twhat".to_vec(), b"Lodore".to_vec())])
+        .unwrap();
+    let feed = noid_store::Layout::new(dir.path()).changes;
+    std::fs::write(&feed, "").unwrap();
+    store
+        .commit([Op::Put(b"13030/f5kk4\twhat".to_vec(), b"Falkner".to_vec())])
+        .unwrap();
+    assert_eq!(followed.catch_up().unwrap(), CatchUp::Rebuilt);
+    assert_eq!(common::found(&followed.index(), "lodore"), ["13030/f5kk3"]);
+    assert_eq!(common::found(&followed.index(), "falkner"), ["13030/f5kk4"]);
 }

@@ -28,6 +28,8 @@ pub struct Layout {
     /// Where a minter held by a database server says which ([`crate::pg::Location`]),
     /// `Dbdir/NOID/backend`; absent for the embedded store.
     pub backend: PathBuf,
+    /// The changed-identifiers feed, `Dbdir/NOID/changes` ([`crate::changes`]).
+    pub changes: PathBuf,
 }
 
 impl Layout {
@@ -43,6 +45,7 @@ impl Layout {
             readme: noid_dir.join("README"),
             log: noid_dir.join("log"),
             backend: noid_dir.join("backend"),
+            changes: noid_dir.join("changes"),
             noid_dir,
         }
     }

@@ -8,7 +8,9 @@
 //! (reading it all) traits and the [`Op`]s of a commit (`backend`); [`open`], the one
 //! place that picks the engine of a Dbdir; the minter's file [`Layout`] (and the Dbdir a
 //! program's name selects); [`StoreError`]; [`sweep_stale`] for directories left by
-//! processes that were killed.
+//! processes that were killed; [`changes`], the changed-identifiers feed the embedded
+//! writer appends before each commit, and [`generation`], its change counter, which
+//! derived data (the search index) follows.
 //!
 //! **The engines**, the only modules that name their client libraries:
 //! * `rocks`, the embedded RocksDB store in `Dbdir/NOID/`: [`Writer`] for short-lived
@@ -31,6 +33,7 @@
 
 // The facade.
 mod backend;
+pub mod changes;
 mod error;
 mod layout;
 pub mod open;

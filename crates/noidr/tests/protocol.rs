@@ -267,6 +267,9 @@ fn every_noid_verb_is_sent_to_noid() {
         cases.push((format!("{v} x"), read_only(v)));
     }
     cases.push(("standing".into(), elsewhere("standing")));
+    // The search index's modes read the store; noid runs them, not noidr.
+    cases.push(("index status".into(), elsewhere("index")));
+    cases.push(("search x".into(), elsewhere("search")));
     cases.push(("lui encode 1".into(), elsewhere("lui")));
     cases.push((
         "Standing x".into(),

@@ -77,6 +77,11 @@ impl Bumper {
         counters(&self.map)[0].fetch_add(1, Ordering::Release);
     }
 
+    /// The generation now (the writer's: no other process bumps it meanwhile).
+    pub fn current(&self) -> u64 {
+        counters(&self.map)[0].load(Ordering::Acquire)
+    }
+
     /// Tell readers to open the store anew at the next bump (after an ingestion).
     pub fn renew_store_id(&self) {
         let store_id = &counters(&self.map)[1];

@@ -204,6 +204,10 @@ impl Writer {
         let t1 = Instant::now();
         // In key order, memtable inserts also run faster.
         Op::last_per_key(ops);
+        // Before the commit, so that a reader that sees its generation finds its line.
+        let generation = self.bumper.current() + 1;
+        crate::changes::append(&self.layout.changes, generation, ops)
+            .map_err(crate::error::io(&self.layout.changes))?;
         let t2 = Instant::now();
         if ops.len() >= INGEST_MIN {
             self.ingest(ops)?;
