@@ -80,8 +80,8 @@ pub use idmap::{compile_pattern, IdmapError};
 pub use outcome::Outcome;
 pub use registry::{Registry, RegistryError};
 pub use resolve::{
-    is_withdrawn, split_code, split_targets, Answer, Explanation, ProviderTarget, Request, Resolver,
-    Step, StepKind, KERNEL, METADATA_TYPES, SUCCESSOR,
+    is_withdrawn, split_code, split_targets, Answer, Explanation, ProviderTarget, Request,
+    Resolver, Step, StepKind, KERNEL, METADATA_TYPES, SUCCESSOR,
 };
 pub use rules::{ArchivedCopy, Rules, RulesError, DEFAULT_RULES};
 

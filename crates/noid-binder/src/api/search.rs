@@ -14,8 +14,8 @@
 use std::path::Path;
 
 use http::StatusCode;
-use noid_search::index::MAX_PAGE;
 use noid_search::export::COLUMNS;
+use noid_search::index::MAX_PAGE;
 use noid_search::{Format, Query, SearchIndex, Sort};
 use serde_json::{json, Value};
 
@@ -95,7 +95,10 @@ pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
                 .iter()
                 .map(|h| {
                     let row = h.row();
-                    let pairs = COLUMNS.iter().zip(row).map(|(c, v)| (c.to_string(), json!(v)));
+                    let pairs = COLUMNS
+                        .iter()
+                        .zip(row)
+                        .map(|(c, v)| (c.to_string(), json!(v)));
                     Value::Object(pairs.collect())
                 })
                 .collect();
