@@ -49,6 +49,50 @@ pub enum Selection {
     Ids(Vec<String>),
 }
 
+/// The identifiers a rewrite of binder `dir` selects: those matching `query` in the
+/// search language (its search index, noid-search: the same matches as `noid search`),
+/// else those starting with one of `under`, else every one. A query and prefixes are
+/// not given together: a query says its prefixes as `under:PREFIX`.
+pub fn select(
+    dir: &std::path::Path,
+    under: Vec<String>,
+    query: Option<&str>,
+) -> Result<Selection, String> {
+    let Some(text) = query.filter(|q| !q.trim().is_empty()) else {
+        return Ok(match under.is_empty() {
+            true => Selection::Every,
+            false => Selection::Under(under),
+        });
+    };
+    if !under.is_empty() {
+        return Err(
+            "give either a query or prefixes, not both (a query says its prefixes as under:PREFIX)"
+                .into(),
+        );
+    }
+    matching(dir, text).map(Selection::Ids)
+}
+
+/// The identifiers matching `text` in binder `dir`'s search index.
+#[cfg(feature = "search")]
+fn matching(dir: &std::path::Path, text: &str) -> Result<Vec<String>, String> {
+    let query: noid_search::Query = text
+        .parse()
+        .map_err(|e| format!("the query cannot be read: {e}"))?;
+    noid_search::SearchIndex::open(dir)
+        .and_then(|i| i.matching_ids(&query))
+        .map_err(|e| format!("the search failed: {e}"))
+}
+
+/// Without the search index, a query cannot select.
+#[cfg(not(feature = "search"))]
+fn matching(_dir: &std::path::Path, _text: &str) -> Result<Vec<String>, String> {
+    Err(
+        "this noid was built without the search index (cargo feature search): select with prefixes"
+            .into(),
+    )
+}
+
 impl Selection {
     /// The identifiers selected in `store`, in key order (for [`Selection::Ids`], as
     /// given, without repeats).

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Parser, ValueEnum};
 use noid_binder::history::{self, Format};
-use noid_binder::rewrite::{self, Operation, Rewrite, Selection, BATCH};
+use noid_binder::rewrite::{self, Operation, Rewrite, BATCH};
 use noid_binder::Who;
 
 use crate::invocation::Invocation;
@@ -78,6 +78,10 @@ struct RewriteArgs {
     /// repeatable.
     #[arg(long, value_name = "PREFIX")]
     under: Vec<String>,
+    /// Only the identifiers matching QUERY, in the search language (noid search,
+    /// docs/SEARCH.md): `host:old.example.org`, `under:ark:/13030/f5 -status:ok`.
+    #[arg(long, value_name = "QUERY", conflicts_with = "under")]
+    query: Option<String>,
     /// Print how many would change and a sample; change nothing.
     #[arg(long, conflicts_with = "undo")]
     dry_run: bool,
@@ -85,7 +89,7 @@ struct RewriteArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     sample: usize,
     /// Put back what operation OPID changed.
-    #[arg(long, value_name = "OPID", conflicts_with_all = ["from", "to", "under"])]
+    #[arg(long, value_name = "OPID", conflicts_with_all = ["from", "to", "under", "query"])]
     undo: Option<String>,
     /// Identifiers changed per commit.
     #[arg(long, value_name = "N", default_value_t = BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -193,10 +197,7 @@ fn run(session: &Invocation, a: RewriteArgs, log: PathBuf) -> Result<u8, String>
     }
     let (from, to) = (a.from.unwrap_or_default(), a.to.unwrap_or_default());
     let rw = Rewrite::new(&a.element, &from, &to)?;
-    let selection = match a.under.is_empty() {
-        true => Selection::Every,
-        false => Selection::Under(a.under),
-    };
+    let selection = rewrite::select(&session.dbdir, a.under, a.query.as_deref())?;
     if a.dry_run {
         let store = crate::store::open_reader(session).map_err(|e| e.to_string())?;
         let p = rewrite::preview(&*store, &selection, &rw, a.sample)?;

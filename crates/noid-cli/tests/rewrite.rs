@@ -460,3 +460,67 @@ fn the_cgi_applies_a_rewrite_and_shows_history() {
         "{csv}"
     );
 }
+
+/// `--query` selects the identifiers a search finds (the same matches as `noid
+/// search`): only those whose title holds the word "moth" change; a query and `--under` together,
+/// and a query that cannot be read, are refused and change nothing.
+#[test]
+fn a_query_selects_what_search_finds() {
+    let d = binder(4);
+    for (i, what) in [
+        (0, "Moth survey of Kent"),
+        (2, "Moth traps"),
+        (3, "Beetles"),
+    ] {
+        d.noid(&["bind", "set", &format!("x{i}"), "what", what])
+            .ok();
+    }
+    let query = [
+        "rewrite",
+        "--from",
+        "https://old.org/",
+        "--to",
+        "https://new.org/",
+    ];
+    let dry = d.noid(&[&query[..], &["--query", "moth", "--dry-run"]].concat());
+    let searched = d.noid(&["search", "moth", "--format", "csv"]);
+    // (in the index's order)
+    let mut found: Vec<&str> = searched
+        .ok()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    found.sort();
+    assert_eq!(found, ["x0", "x2"], "{}", searched.stdout);
+    assert_eq!(
+        dry.ok(),
+        "would change: 2 identifiers\n\
+         x0\thttps://old.org/0\t->\thttps://new.org/0\n\
+         x2\thttps://old.org/2\t->\thttps://new.org/2\n"
+    );
+    let applied = d.noid(&[&query[..], &["--query", "moth"]].concat());
+    let op = op_of(applied.ok());
+    assert_eq!(
+        applied.stdout,
+        format!("op: {op}\nchanged: 2 identifiers\n")
+    );
+    assert_eq!(
+        targets(&d, 4),
+        [
+            "https://new.org/0",
+            "https://old.org/1",
+            "https://new.org/2",
+            "https://old.org/3"
+        ]
+    );
+    let both = d.noid(&[&query[..], &["--query", "moth", "--under", "x"]].concat());
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    let unread = d.noid(&[&query[..], &["--query", "updated:>never"]].concat());
+    assert_eq!(unread.code, 1, "{}", unread.stderr);
+    assert!(
+        unread.stderr.contains("the query cannot be read: "),
+        "{}",
+        unread.stderr
+    );
+}

@@ -513,6 +513,21 @@ impl SearchIndex {
         Ok(n)
     }
 
+    /// The identifiers (as stored) of every match of `query`, in key order (the index's
+    /// own order depends on how it was built): what a rewrite's `--query` selects.
+    pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>, SearchError> {
+        let searcher = self.reader.searcher();
+        let q = self.translate(query);
+        let addresses: Vec<DocAddress> =
+            searcher.search(&q, &DocSetCollector)?.into_iter().collect();
+        let mut ids = addresses
+            .into_iter()
+            .map(|a| Ok(self.hit(&searcher, a)?.id))
+            .collect::<Result<Vec<String>, SearchError>>()?;
+        ids.sort();
+        Ok(ids)
+    }
+
     fn hit(&self, searcher: &Searcher, at: DocAddress) -> Result<Hit, SearchError> {
         let doc: TantivyDocument = searcher.doc(at)?;
         let f = &self.fields;

@@ -5,9 +5,9 @@
 //! `rewrite` do (noid-binder's `api::changes`).
 
 use hyper::StatusCode;
-use noid_binder::api::changes::{apply_in, preview_in, selection, undo_in};
+use noid_binder::api::changes::{apply_in, preview_in, undo_in};
 use noid_binder::history::{self, Change};
-use noid_binder::rewrite::{Applied, Preview, Rewrite, TARGET};
+use noid_binder::rewrite::{self, Applied, Preview, Rewrite, TARGET};
 
 use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, post_form};
@@ -80,8 +80,8 @@ fn row(ch: &Change) -> String {
     )
 }
 
-/// The find-and-replace form, filled with `from`, `to`, `under`.
-fn rewrite_form(c: &Ctx, from: &str, to: &str, under: &str) -> String {
+/// The find-and-replace form, filled with `from`, `to`, `under` and `query`.
+fn rewrite_form(c: &Ctx, from: &str, to: &str, (under, query): (&str, &str)) -> String {
     format!(
         "{}<p class=\"hint\">Every target (<code>_t</code>, each line of it) that starts \
          with the first prefix is changed to start with the second. The preview shows how \
@@ -93,24 +93,30 @@ fn rewrite_form(c: &Ctx, from: &str, to: &str, under: &str) -> String {
          <input type=\"text\" id=\"to\" name=\"to\" value=\"{}\" inputmode=\"url\" required>\n\
          <label for=\"under\">Only identifiers starting with (optional)</label>\n\
          <input type=\"text\" id=\"under\" name=\"under\" value=\"{}\">\n\
+         <label for=\"query\">Or only identifiers matching a search (optional)</label>\n\
+         <input type=\"text\" id=\"query\" name=\"query\" value=\"{}\" aria-describedby=\"query-hint\">\n\
+         <p class=\"hint\" id=\"query-hint\">In the language of Search: \
+         <code>host:old.example.org</code>, <code>under:ark:/13030/f5 -status:ok</code>.</p>\n\
          <p><button type=\"submit\" name=\"action\" value=\"preview\">Preview</button></p>\n</form>\n",
         post_form(&c.session, &format!("{}rewrite", c.base())),
         escape(from),
         escape(to),
-        escape(under)
+        escape(under),
+        escape(query)
     )
 }
 
 /// `GET rewrite`: the find-and-replace form.
 pub fn form(c: Ctx) -> Handled {
     Box::pin(async move {
-        let body = rewrite_form(&c, "", "", "");
+        let body = rewrite_form(&c, "", "", ("", ""));
         c.page(StatusCode::OK, "Change many targets", &body)
     })
 }
 
 /// The preview page's body: the count, the sample, and the Apply button.
-fn preview_html(c: &Ctx, p: &Preview, from: &str, to: &str, under: &str) -> String {
+fn preview_html(c: &Ctx, p: &Preview, from: &str, to: &str, scope: (&str, &str)) -> String {
+    let (under, query) = scope;
     let mut s = format!(
         "<p id=\"count\">{} identifiers would change.</p>\n",
         p.count
@@ -134,7 +140,12 @@ fn preview_html(c: &Ctx, p: &Preview, from: &str, to: &str, under: &str) -> Stri
     s.push_str(&refused_table("Left as they are", &p.skipped));
     if p.count > 0 {
         s.push_str(&post_form(&c.session, &format!("{}rewrite", c.base())));
-        for (name, value) in [("from", from), ("to", to), ("under", under)] {
+        for (name, value) in [
+            ("from", from),
+            ("to", to),
+            ("under", under),
+            ("query", query),
+        ] {
             s.push_str(&format!(
                 "<input type=\"hidden\" name=\"{name}\" value=\"{}\">\n",
                 escape(value)
@@ -146,7 +157,7 @@ fn preview_html(c: &Ctx, p: &Preview, from: &str, to: &str, under: &str) -> Stri
         ));
     }
     s.push_str("<h2>Change the request</h2>\n");
-    s.push_str(&rewrite_form(c, from, to, under));
+    s.push_str(&rewrite_form(c, from, to, scope));
     s
 }
 
@@ -201,9 +212,10 @@ pub fn submit(c: Ctx) -> Handled {
             c.form.text("to").to_string(),
             c.form.text("under").trim().to_string(),
         );
+        let query = c.form.text("query").trim().to_string();
         let action = c.form.text("action").to_string();
         let refuse = |status: StatusCode, why: &str| {
-            let body = notice("error", why) + &rewrite_form(&c, &from, &to, &under);
+            let body = notice("error", why) + &rewrite_form(&c, &from, &to, (&under, &query));
             c.page(status, title, &body)
         };
         let Some(dir) = c.pop.populator.binder.clone() else {
@@ -242,13 +254,21 @@ pub fn submit(c: Ctx) -> Handled {
             Ok(rw) => rw,
             Err(e) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &e),
         };
-        let sel = selection(unders);
+        // (a query opens the search index, which may rebuild it: off the runtime)
+        let (d, q) = (dir.clone(), query.clone());
+        let sel = match tokio::task::spawn_blocking(move || rewrite::select(&d, unders, Some(&q)))
+            .await
+        {
+            Ok(Ok(sel)) => sel,
+            Ok(Err(e)) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &e),
+            Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        };
         match action.as_str() {
             "preview" => {
                 let p = tokio::task::spawn_blocking(move || preview_in(&dir, &sel, &rw, 20)).await;
                 match p {
                     Ok(Ok(p)) => {
-                        let body = preview_html(&c, &p, &from, &to, &under);
+                        let body = preview_html(&c, &p, &from, &to, (&under, &query));
                         c.page(StatusCode::OK, title, &body)
                     }
                     Ok(Err(e)) => refuse(StatusCode::SERVICE_UNAVAILABLE, &e),

@@ -69,6 +69,16 @@ pub fn page(title: &str, session: &LoginSession, body: &str) -> String {
             ));
         }
         s.push_str("</ul>\n</nav>\n");
+        // A search box on every page (the search page has its own form).
+        if title != "Search" {
+            s.push_str(&format!(
+                "<form class=\"quick-search\" method=\"get\" action=\"{}search\" role=\"search\">\n\
+                 <label for=\"quick-q\">Search identifiers</label>\n\
+                 <input type=\"search\" id=\"quick-q\" name=\"q\">\n\
+                 <button type=\"submit\">Search</button>\n</form>\n",
+                escape(&base)
+            ));
+        }
         s.push_str(&post_form(session, "/console/logout"));
         s.push_str("<p class=\"who\">");
         escape_into(&mut s, &user.login);
@@ -89,6 +99,7 @@ pub const NAV: &[(&str, &str)] = &[
     ("", "Binders and minters"),
     ("mint", "Mint"),
     ("browse", "Browse"),
+    ("search", "Search"),
     ("id", "Identifier"),
     ("upload", "Upload"),
     ("writes", "Recent writes"),

@@ -47,6 +47,7 @@ mod login;
 pub mod minted;
 mod pages;
 mod retire;
+mod search;
 pub mod session;
 pub mod state;
 mod upload;
@@ -75,6 +76,10 @@ pub const PAGES: &[(&str, PageMethod, Handler)] = &[
     ("minted", PageMethod::Get, pages::minted),
     ("minted.txt", PageMethod::Get, pages::minted_text),
     ("browse", PageMethod::Get, pages::browse),
+    ("search", PageMethod::Get, search::page),
+    ("search.csv", PageMethod::Get, search::csv),
+    ("search.jsonl", PageMethod::Get, search::json_lines),
+    ("search.anvl", PageMethod::Get, search::anvl),
     ("id", PageMethod::Get, edit::show),
     ("id", PageMethod::Post, edit::save),
     ("withdraw", PageMethod::Get, retire::withdraw_form),

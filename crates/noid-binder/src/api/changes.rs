@@ -6,7 +6,7 @@
 //! | request | answers |
 //! |---|---|
 //! | `GET /a/POP/history?id=ID[&format=json\|csv]` | `{"id", "changes": [...]}` (or CSV) |
-//! | `POST /a/POP/rewrite` body `action=preview&from=P&to=Q[&element=E][&under=U][&sample=N]` | `{"count", "sample": [{"id","old","new"}], "skipped": [{"id","why"}]}` |
+//! | `POST /a/POP/rewrite` body `action=preview&from=P&to=Q[&element=E][&under=U\|&query=Q][&sample=N]` | `{"count", "sample": [{"id","old","new"}], "skipped": [{"id","why"}]}` |
 //! | the same with `action=apply` | `{"op", "changed", "refused": [...], "stopped"}` |
 //! | `action=undo&op=OPID` | the same, for the undo's own op |
 //!
@@ -85,7 +85,8 @@ pub fn answer(
                 },
             };
             Rewrite::new(element, get("from"), get("to")).and_then(|rw| {
-                let selection = selection(under);
+                let query = Some(get("query")).filter(|q| !q.is_empty());
+                let selection = rewrite::select(&req.dir, under, query)?;
                 if action == "preview" {
                     preview_in(&req.dir, &selection, &rw, sample).map(|p| preview_json(&p))
                 } else {
@@ -103,15 +104,6 @@ pub fn answer(
     match result {
         Ok(json) => typed("application/json", json.to_string() + "\n"),
         Err(e) => bad(&e),
-    }
-}
-
-/// Every identifier, or those under the prefixes given.
-pub fn selection(under: Vec<String>) -> Selection {
-    if under.is_empty() {
-        Selection::Every
-    } else {
-        Selection::Under(under)
     }
 }
 
