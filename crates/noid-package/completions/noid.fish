@@ -150,6 +150,7 @@ complete -c noid -n "__fish_noid_using_subcommand rewrite" -l from -d 'The prefi
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l to -d 'What replaces it (https://new.example.org/)' -r
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l element -d 'The element to change' -r
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l under -d 'Only the identifiers starting with PREFIX, as stored (ark:/13030/f5); repeatable' -r
+complete -c noid -n "__fish_noid_using_subcommand rewrite" -l query -d 'Only the identifiers matching QUERY, in the search language (noid search, docs/SEARCH.md): `host:old.example.org`, `under:ark:/13030/f5 -status:ok`' -r
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l sample -d 'How many changes the preview shows' -r
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l undo -d 'Put back what operation OPID changed' -r
 complete -c noid -n "__fish_noid_using_subcommand rewrite" -l batch -d 'Identifiers changed per commit' -r
