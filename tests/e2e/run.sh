@@ -758,7 +758,8 @@ else
 fi
 # nginx adds the client to X-Forwarded-For and noid serve, trusting 127.0.0.1 as its
 # front server, logs the last address: a client's own header cannot name another.
-if grep -q $'^[0-9]*\t127.0.0.1\tsam\tsam\t:hx nginx-api.set af 1\t.*\thttp^3a//n2t.net/ark^3a/99166/b4cd3$' \
+# (then PRIOR, `=`: af had no value, and OP, `-`: no operation; docs/API.md)
+if grep -q $'^[0-9]*\t127.0.0.1\tsam\tsam\t:hx nginx-api.set af 1\t.*\thttp^3a//n2t.net/ark^3a/99166/b4cd3\t=\t-$' \
     "$API/binders/sam/write.log"; then
     ok "api: write log has the forwarded client and Acting-For"
 else

@@ -121,9 +121,9 @@ fn results_html(c: &Ctx, q: &str, sort: &str, page: usize, r: &Results) -> Strin
     let last = (first + r.hits.len()).saturating_sub(1);
     let mut s = match r.total {
         0 => "<p id=\"count\" role=\"status\">No identifiers match.</p>\n".to_string(),
+        1 => "<p id=\"count\" role=\"status\">1 identifier matches.</p>\n".to_string(),
         n => format!(
-            "<p id=\"count\" role=\"status\">{n} {} match; {first}–{last} shown.</p>\n",
-            if n == 1 { "identifier" } else { "identifiers" }
+            "<p id=\"count\" role=\"status\">{n} identifiers match; {first}–{last} shown.</p>\n"
         ),
     };
     if r.total == 0 {
