@@ -11,17 +11,23 @@
 # goal >= 0.5) and search-export rate / whole-export rate (D vs C: goal >= 0.5), both
 # in identifiers per second.
 #
-# Usage: scripts/bench-search.sh [--ids N] [--rounds R]   (default N=1000000, R=3)
+# With --api, the last round's minter is then served by `noid serve` and a one-word
+# search with its facets is timed against a point fetch over the same API
+# (scripts/bench-search-api.py: p99 of each from interleaved batches; goal <= 10).
+#
+# Usage: scripts/bench-search.sh [--ids N] [--rounds R] [--api]   (default N=1000000, R=3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 N=1000000
 ROUNDS=3
+API=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --ids) N="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
-        *) echo "usage: $0 [--ids N] [--rounds R]" >&2; exit 2 ;;
+        --api) API=true; shift ;;
+        *) echo "usage: $0 [--ids N] [--rounds R] [--api]" >&2; exit 2 ;;
     esac
 done
 cargo build --release -q -p noid-cli --bin noid
@@ -67,3 +73,7 @@ echo "| Figure | Reference | Ratio | Goal |"
 echo "|---|---|---|---|"
 echo "| index rebuild ($N ids) | \`noid -\` load | $(printf '%s\n' "${rebuild_ratios[@]}" | median) | >= 0.5 |"
 echo "| \`noid search '' --format csv\` | \`noid export\` | $(printf '%s\n' "${export_ratios[@]}" | median) | >= 0.5 |"
+if $API; then
+    awk '$1 == "bind" && $4 == "_t" { print $3 }' "$work/lines" >"$work/idlist"
+    python3 scripts/bench-search-api.py "$noid" "$work/m" "$work/idlist"
+fi

@@ -79,7 +79,7 @@ fn matching(dir: &std::path::Path, text: &str) -> Result<Vec<String>, String> {
     let query: noid_search::Query = text
         .parse()
         .map_err(|e| format!("the query cannot be read: {e}"))?;
-    noid_search::SearchIndex::open(dir)
+    noid_search::current(dir)
         .and_then(|i| i.matching_ids(&query))
         .map_err(|e| format!("the search failed: {e}"))
 }

@@ -36,6 +36,6 @@ pub use document::Record;
 #[cfg(feature = "index")]
 pub use export::Format;
 #[cfg(feature = "index")]
-pub use follow::{CatchUp, Followed};
+pub use follow::{current, CatchUp, Followed};
 #[cfg(feature = "index")]
 pub use index::{Facets, Hit, Results, SearchError, SearchIndex, Sort, SortKey};

@@ -199,3 +199,25 @@ fn catch_up_follows_the_feed_or_rebuilds() {
     assert_eq!(common::found(&followed.index(), "lodore"), ["13030/f5kk3"]);
     assert_eq!(common::found(&followed.index(), "falkner"), ["13030/f5kk4"]);
 }
+
+/// `noid_search::current` keeps one open index per directory and catches it up at each
+/// call: a commit made between two calls is found by the second, through the same open
+/// index (no reopening and checking of the whole index per request).
+#[test]
+fn the_current_index_is_kept_open_and_caught_up_at_each_call() {
+    let (dir, store) = minter();
+    let first = noid_search::current(dir.path()).unwrap();
+    assert!(common::found(&first, "zastrozzi").is_empty());
+    store
+        .commit([Op::Put(
+            b"13030/f5zz1\twhat".to_vec(),
+            b"Zastrozzi".to_vec(),
+        )])
+        .unwrap();
+    let second = noid_search::current(dir.path()).unwrap();
+    assert_eq!(common::found(&second, "zastrozzi"), ["13030/f5zz1"]);
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &second),
+        "the same open index, updated in place"
+    );
+}

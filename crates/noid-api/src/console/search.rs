@@ -2,14 +2,14 @@
 //! language (docs/SEARCH.md): a table of title, creator, date, target and link status,
 //! sortable by each column, with the facets as links that narrow the query, pages, and a
 //! download of every match (CSV, JSON lines, ANVL). The same noid-search calls as `noid
-//! search` and the API's `search`; the index beside the binder is brought up to date
-//! (or rebuilt) as it is opened.
+//! search` and the API's `search`; the index beside the binder is held open by the
+//! service and caught up with the store at each request (`noid_search::current`).
 
 use std::path::PathBuf;
 
 use hyper::header::{HeaderValue, CONTENT_DISPOSITION, CONTENT_TYPE};
 use hyper::StatusCode;
-use noid_search::{Format, Query, Results, SearchIndex, Sort};
+use noid_search::{Format, Query, Results, Sort};
 
 use super::ctx::{Ctx, Handled};
 use super::html::{escape, notice, query_value};
@@ -83,7 +83,7 @@ pub fn page(c: Ctx) -> Handled {
         };
         let asked = query.clone();
         let found = tokio::task::spawn_blocking(move || {
-            SearchIndex::open(&dir)
+            noid_search::current(&dir)
                 .and_then(|i| i.search(&asked, (page - 1) * PER_PAGE, PER_PAGE, sort))
         })
         .await;
@@ -264,7 +264,7 @@ pub fn download(c: Ctx, format: Format, name: &'static str) -> Handled {
         };
         let written = tokio::task::spawn_blocking(move || {
             let mut out = Vec::new();
-            SearchIndex::open(&dir)
+            noid_search::current(&dir)
                 .and_then(|i| i.export(&query, format, &mut out))
                 .map(|_| out)
         })

@@ -8,15 +8,16 @@
 //!
 //! `per` is at most [`noid_search::index::MAX_PAGE`]; `sort` is `relevance` (the default)
 //! or a column (`id title creator date target updated created`, `-` before it for the
-//! largest first). The index is the one `noid index` keeps beside the binder, opened
-//! (and rebuilt when missing, damaged or older than the store) at each request.
+//! largest first). The index is the one `noid index` keeps beside the binder, held open
+//! by the process and caught up with the store at each request (`noid_search::current`;
+//! rebuilt, at its first use, when missing or damaged).
 
 use std::path::Path;
 
 use http::StatusCode;
 use noid_search::export::COLUMNS;
 use noid_search::index::MAX_PAGE;
-use noid_search::{Format, Query, SearchIndex, Sort};
+use noid_search::{Format, Query, Sort};
 use serde_json::{json, Value};
 
 use super::reply::{plain, ApiReply};
@@ -40,7 +41,7 @@ pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
         Ok(q) => q,
         Err(e) => return bad(&format!("the query cannot be read: {e}")),
     };
-    let index = match SearchIndex::open(dir) {
+    let index = match noid_search::current(dir) {
         Ok(i) => i,
         Err(e) => {
             return plain(
