@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use http::StatusCode;
 
-use super::reply::{plain, ApiReply};
+use super::fields::Fields;
+use super::reply::{bad, plain, typed, ApiReply};
 use crate::history::{self, Format};
 use crate::rewrite::{self, Applied, Operation, Preview, Rewrite, Selection, BATCH};
 use crate::writer::{Who, Work, WorkResult};
@@ -51,18 +52,9 @@ pub fn answer(
     if !req.rewrite {
         return history_answer(&req.log, raw_query);
     }
-    let fields: Vec<(String, String)> = form_urlencoded::parse(&req.body).into_owned().collect();
-    let get = |name: &str| {
-        fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    };
-    let under: Vec<String> = fields
-        .iter()
-        .filter(|(n, v)| n == "under" && !v.is_empty())
-        .map(|(_, v)| v.clone())
-        .collect();
+    let fields = Fields::parse(&req.body);
+    let get = |name: &str| fields.get(name);
+    let under = fields.all("under");
     let action = get("action");
     if matches!(action, "apply" | "undo") && !writes {
         return plain(
@@ -109,15 +101,8 @@ pub fn answer(
 
 /// `GET /a/POP/history?id=ID[&format=json|csv]`.
 fn history_answer(log: &Path, raw_query: &str) -> ApiReply {
-    let fields: Vec<(String, String)> = form_urlencoded::parse(raw_query.as_bytes())
-        .into_owned()
-        .collect();
-    let get = |name: &str| {
-        fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    };
+    let fields = Fields::parse(raw_query.as_bytes());
+    let get = |name: &str| fields.get(name);
     let id = get("id");
     if id.is_empty() {
         return bad("give the identifier: history?id=ID");
@@ -254,15 +239,4 @@ fn refused_json(list: &[(String, String)]) -> Vec<serde_json::Value> {
     list.iter()
         .map(|(id, why)| serde_json::json!({"id": id, "why": why}))
         .collect()
-}
-
-fn bad(why: &str) -> ApiReply {
-    plain(StatusCode::BAD_REQUEST, &format!("error: {why}\n"))
-}
-
-fn typed(content_type: &'static str, body: String) -> ApiReply {
-    ApiReply {
-        content_type: Some(content_type),
-        ..plain(StatusCode::OK, &body)
-    }
 }

@@ -11,7 +11,8 @@
 use http::StatusCode;
 use noid_core::Lookup;
 
-use super::reply::{plain, ApiReply};
+use super::fields::Fields;
+use super::reply::{bad, plain, typed, ApiReply};
 use crate::link_health::{self, Filter};
 
 /// Most rows one answer carries; a filter narrows a larger report.
@@ -37,17 +38,10 @@ impl Ask {
     /// The ask of a query string (`application/x-www-form-urlencoded`, not yet
     /// decoded); `400` naming the field that is wrong.
     pub fn of(query: &str) -> Result<Ask, ApiReply> {
-        let fields: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
-            .into_owned()
-            .collect();
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or("", |(_, v)| v.as_str())
-        };
-        let bad = |why: String| plain(StatusCode::BAD_REQUEST, &format!("error: {why}\n"));
-        if let Some((n, _)) = fields.iter().find(|(n, _)| !KNOWN.contains(&n.as_str())) {
+        let fields = Fields::parse(query.as_bytes());
+        let get = |name: &str| fields.get(name);
+        let bad = |why: String| bad(&why);
+        if let Some(n) = fields.unknown(&KNOWN) {
             return Err(bad(format!(
                 "unknown field {n:?}: give {}",
                 KNOWN.join(", ")
@@ -108,13 +102,6 @@ const KNOWN: [&str; 7] = [
     "limit",
     "id",
 ];
-
-fn typed(content_type: &'static str, body: String) -> ApiReply {
-    ApiReply {
-        content_type: Some(content_type),
-        ..plain(StatusCode::OK, &body)
-    }
-}
 
 /// `{"id": ID, "targets": [{…a report row…, "history": [{"at", "from", "to", "http",
 /// "detail"}]}]}`.

@@ -9,6 +9,7 @@
 pub mod cgi;
 pub mod changes;
 mod config;
+mod fields;
 pub mod link_report;
 mod links;
 mod origin;

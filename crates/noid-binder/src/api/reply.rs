@@ -55,6 +55,20 @@ impl ApiReply {
     }
 }
 
+/// A `400` saying what is wrong with the request and what to give (`error: WHY`).
+pub fn bad(why: &str) -> ApiReply {
+    plain(StatusCode::BAD_REQUEST, &format!("error: {why}\n"))
+}
+
+/// A `200` whose body is of `content_type` (a report's CSV or JSON, a search's export).
+pub fn typed(content_type: &'static str, body: impl Into<Vec<u8>>) -> ApiReply {
+    ApiReply {
+        content_type: Some(content_type),
+        body: body.into(),
+        ..plain(StatusCode::OK, "")
+    }
+}
+
 /// A plain-text response.
 pub fn plain(status: StatusCode, text: &str) -> ApiReply {
     ApiReply {

@@ -20,19 +20,13 @@ use noid_search::index::MAX_PAGE;
 use noid_search::{Format, Query, Sort};
 use serde_json::{json, Value};
 
-use super::reply::{plain, ApiReply};
+use super::fields::Fields;
+use super::reply::{bad, plain, typed, ApiReply};
 
 /// The answer to a search of binder `dir` with query string `raw_query` (not decoded).
 pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
-    let fields: Vec<(String, String)> = form_urlencoded::parse(raw_query.as_bytes())
-        .into_owned()
-        .collect();
-    let get = |name: &str| {
-        fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    };
+    let fields = Fields::parse(raw_query.as_bytes());
+    let get = |name: &str| fields.get(name);
     let text = get("q");
     if text.trim().is_empty() {
         return bad("give a query: search?q=WORDS (docs/SEARCH.md has the language)");
@@ -56,11 +50,7 @@ pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
         };
         let mut body = Vec::new();
         return match index.export(&query, format, &mut body) {
-            Ok(_) => ApiReply {
-                content_type: Some(format.media_type()),
-                body,
-                ..plain(StatusCode::OK, "")
-            },
+            Ok(_) => typed(format.media_type(), body),
             Err(e) => plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 &format!("error: the search failed: {e}\n"),
@@ -121,19 +111,11 @@ pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
                     "status": facet(&r.facets.status),
                 },
             });
-            ApiReply {
-                content_type: Some("application/json"),
-                body: (body.to_string() + "\n").into_bytes(),
-                ..plain(StatusCode::OK, "")
-            }
+            typed("application/json", body.to_string() + "\n")
         }
         Err(e) => plain(
             StatusCode::INTERNAL_SERVER_ERROR,
             &format!("error: the search failed: {e}\n"),
         ),
     }
-}
-
-fn bad(why: &str) -> ApiReply {
-    plain(StatusCode::BAD_REQUEST, &format!("error: {why}\n"))
 }
