@@ -1,6 +1,8 @@
 //! Streamed bodies: a bulk POST's request body read by a directory's thread as it
 //! arrives ([`BodyReader`], fed by [`pump`]), and the response body that carries each
-//! committed batch's output to the client as soon as it is durable ([`Streamed`]).
+//! committed batch's output to the client as soon as it is durable ([`Streamed`]), and
+//! the response body a blocking thread writes as the client takes it ([`Produced`]: a
+//! search's export of every match, never held in memory whole).
 //!
 //! A bulk request therefore never sits in memory whole, and a client whose body is cut
 //! off, or a server that is stopping, still gets the answers of the commands that ran
@@ -257,6 +259,70 @@ impl Body for Streamed {
     }
 }
 
+/// A response body written by a producer (noid-binder's [`noid_binder::api::Producer`])
+/// on a blocking thread, in chunks of [`PRODUCED_CHUNK`] at most [`CHUNKS`] ahead of
+/// the client: a slow client slows the producer, and one that goes away stops it (its
+/// next write fails). An error of the producer ends the body with that error, which
+/// makes hyper cut the response off instead of ending it as if it were whole.
+pub struct Produced {
+    rx: mpsc::Receiver<io::Result<Bytes>>,
+}
+
+/// The size of a produced body's chunks.
+pub const PRODUCED_CHUNK: usize = 64 << 10;
+
+impl Produced {
+    /// `head` (sent first), then what `producer` writes, from a blocking thread of the
+    /// current runtime.
+    pub fn start(head: Vec<u8>, producer: noid_binder::api::Producer) -> Produced {
+        let (tx, rx) = mpsc::channel(CHUNKS);
+        tokio::task::spawn_blocking(move || {
+            let mut out = io::BufWriter::with_capacity(PRODUCED_CHUNK, ChunkSender(tx.clone()));
+            let written = io::Write::write_all(&mut out, &head)
+                .and_then(|()| producer.produce(&mut out))
+                .and_then(|()| io::Write::flush(&mut out));
+            if let Err(e) = written {
+                if e.kind() != io::ErrorKind::BrokenPipe {
+                    log::warn!("a produced response was cut off: {e}");
+                }
+                let _ = tx.blocking_send(Err(e));
+            }
+        });
+        Produced { rx }
+    }
+}
+
+/// Writes each buffer it is given as one chunk of a [`Produced`] body, waiting while
+/// the client is [`CHUNKS`] behind; `BrokenPipe` once the body is gone.
+struct ChunkSender(mpsc::Sender<io::Result<Bytes>>);
+
+impl io::Write for ChunkSender {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .blocking_send(Ok(Bytes::copy_from_slice(buf)))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Body for Produced {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| b.map(Frame::data)))
+    }
+}
+
 /// Why [`read_whole`] has no body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WholeError {
@@ -334,5 +400,47 @@ impl Progress for SentProgress {
             Err(mpsc::error::TrySendError::Full(kept)) => Err(kept.to_vec()),
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// What the producer writes arrives in chunks of at most [`PRODUCED_CHUNK`], after
+    /// the head; its error ends the body with that error (hyper then cuts the response
+    /// off), never with a clean end, after a part of what it wrote.
+    #[tokio::test]
+    async fn a_produced_body_comes_in_chunks_and_ends_with_the_producers_error() {
+        let producer = noid_binder::api::streamed("text/csv", |out| {
+            for _ in 0..300 {
+                out.write_all(&[b'x'; 1000])?;
+            }
+            Err(io::Error::other("the index went away"))
+        })
+        .producer
+        .unwrap();
+        let mut body = Produced::start(b"id\n".to_vec(), producer);
+        let (mut data, mut chunks) = (Vec::new(), 0);
+        let error = loop {
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    let chunk = frame.into_data().unwrap();
+                    assert!(chunk.len() <= PRODUCED_CHUNK, "{}", chunk.len());
+                    chunks += 1;
+                    data.extend_from_slice(&chunk);
+                }
+                Some(Err(e)) => break e,
+                None => panic!("the body ended cleanly after {} bytes", data.len()),
+            }
+        };
+        assert_eq!(error.to_string(), "the index went away");
+        // A part of what was written (what the buffer held at the error is dropped).
+        assert!(data.starts_with(b"id\nxxx"));
+        assert!(data[3..].iter().all(|&b| b == b'x'));
+        assert!(data.len() > 3 * PRODUCED_CHUNK && data.len() < 3 + 300_000, "{}", data.len());
+        assert!(chunks > 3, "{chunks}");
     }
 }

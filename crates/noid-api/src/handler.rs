@@ -164,7 +164,7 @@ impl Service {
                 b.extend(status_line(tool, status).bytes());
                 let _ = tx.send(Bytes::from(b)).await;
             });
-            let mut r = Response::new(body.boxed());
+            let mut r = Response::new(body.map_err(|never| match never {}).boxed());
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }

@@ -1,8 +1,8 @@
-//! noid-binder's [`ApiReply`] (a complete response as the API decides it) carried by
-//! hyper ([`response`]), and the one reply only the HTTP service gives: `429` after
-//! too many failed logins ([`too_many`]; the CGI's logins are Apache's).
+//! noid-binder's [`ApiReply`] (a response as the API decides it) carried by hyper
+//! ([`response`]), and the one reply only the HTTP service gives: `429` after too many
+//! failed logins ([`too_many`]; the CGI's logins are Apache's).
 
-use std::convert::Infallible;
+use std::io;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -12,13 +12,28 @@ use noid_binder::api::{plain, ApiReply};
 
 use crate::failures::{said, seconds};
 
+/// A response body of `noid serve`. Its error (only a produced body has one) makes
+/// hyper cut the response off, so that a client never takes a part for the whole.
+pub type Body = BoxBody<Bytes, io::Error>;
 /// A response of `noid serve`.
-pub type Resp = Response<BoxBody<Bytes, Infallible>>;
+pub type Resp = Response<Body>;
 
-/// The response `noid serve` sends for `reply`.
-pub fn response(reply: ApiReply) -> Resp {
+/// A body held whole.
+pub fn whole(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into())
+        .map_err(|never| match never {})
+        .boxed()
+}
+
+/// The response `noid serve` sends for `reply`; a produced body (an export) is written
+/// by a blocking thread as the client takes it ([`crate::body::Produced`]).
+pub fn response(mut reply: ApiReply) -> Resp {
     let headers = reply.headers();
-    let mut r = Response::new(Full::new(Bytes::from(reply.body)).boxed());
+    let body = match reply.producer.take() {
+        None => whole(reply.body),
+        Some(producer) => crate::body::Produced::start(reply.body, producer).boxed(),
+    };
+    let mut r = Response::new(body);
     *r.status_mut() = reply.status;
     *r.headers_mut() = headers;
     r

@@ -90,8 +90,12 @@ fn api(config: &std::path::Path) -> u8 {
         body,
     };
     let resp = cgi::respond(&site, req);
-    match cgi::write(resp, &mut out) {
+    // Buffered: an export's many lines go out in large writes.
+    match cgi::write(resp, &mut std::io::BufWriter::with_capacity(1 << 16, out)) {
         Ok(()) => 0,
-        Err(_) => 1,
+        Err(e) => {
+            eprintln!("noid API CGI: {e}");
+            1
+        }
     }
 }

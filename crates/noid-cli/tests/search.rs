@@ -2,6 +2,9 @@
 //! first use, a query's matches in each format, refusals and exit statuses. Expected
 //! output written from the bindings made here.
 
+use std::collections::BTreeSet;
+use std::process::Command;
+
 use crate::util::*;
 
 fn minter() -> Dir {
@@ -168,4 +171,103 @@ fn the_api_answers_a_search_with_its_facets_and_its_download() {
         body.starts_with("error: the query cannot be read: "),
         "{body}"
     );
+}
+
+/// An export of many matches is produced as it goes: over `noid serve` in chunked
+/// transfer of at most 64 KiB each (no `Content-Length`, which a body held whole would
+/// carry), over the CGI spooled to a file and sent with its exact `Content-Length`; both
+/// hold every match, as the identifiers were loaded.
+#[test]
+fn an_export_of_many_matches_is_streamed_by_the_api_and_whole_over_the_cgi() {
+    const N: usize = 20_000;
+    let api = crate::api::Api::start();
+    let binder = api.dir("binders/sam");
+    let mut load = String::new();
+    for n in 0..N {
+        load.push_str(&format!(
+            "bind set g{n:05} _t https://gauges.example.org/{n}\nbind set g{n:05} what gauge\n"
+        ));
+    }
+    let loaded = run(
+        {
+            let mut c = Command::new(noid_exe());
+            c.arg("-f").arg(&binder).arg("-");
+            c
+        },
+        load.as_bytes(),
+    );
+    loaded.ok();
+    let expected: BTreeSet<(String, String)> = (0..N)
+        .map(|n| {
+            (
+                format!("g{n:05}"),
+                format!("https://gauges.example.org/{n}"),
+            )
+        })
+        .collect();
+    let rows = |csv_text: &[u8]| -> BTreeSet<(String, String)> {
+        csv::Reader::from_reader(csv_text)
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (r[0].to_string(), r[1].to_string())
+            })
+            .collect()
+    };
+
+    // noid serve: curl --raw keeps the chunks' framing.
+    let out = Command::new("curl")
+        .args(["-s", "--raw", "-D", "-", "-u", "sam:secret"])
+        .arg(format!(
+            "http://127.0.0.1:{}/a/sam/search?q=gauge&format=csv",
+            api.port
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = out.stdout;
+    let end = text.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&text[..end]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("transfer-encoding: chunked"), "{head}");
+    assert!(!head.contains("content-length"), "{head}");
+    assert!(head.contains("content-type: text/csv"), "{head}");
+    let (mut body, mut chunks, mut at) = (Vec::new(), Vec::new(), end);
+    loop {
+        let eol = at + text[at..].windows(2).position(|w| w == b"\r\n").unwrap();
+        let size = usize::from_str_radix(std::str::from_utf8(&text[at..eol]).unwrap(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&text[eol + 2..eol + 2 + size]);
+        chunks.push(size);
+        at = eol + 2 + size + 2;
+    }
+    assert!(chunks.len() > 1, "one chunk: {chunks:?}");
+    assert!(chunks.iter().all(|&c| c <= 64 << 10), "{chunks:?}");
+    assert_eq!(rows(&body), expected);
+
+    // The CGI, as Apache runs it.
+    let cgi = api.dir("noidu-api");
+    std::os::unix::fs::symlink(noid_exe(), &cgi).unwrap();
+    let out = Command::new(&cgi)
+        .env_clear()
+        .env("NOID_API_CONFIG", api.dir("api.toml"))
+        .env("PATH_INFO", "/sam/search")
+        .env("QUERY_STRING", "q=gauge&format=csv")
+        .env("REMOTE_ADDR", "127.0.0.1")
+        .env("REMOTE_USER", "sam")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = out.stdout;
+    let end = text.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&text[..end]).to_string();
+    assert!(head.starts_with("Status: 200 OK\r\n"), "{head}");
+    assert!(
+        head.contains(&format!("Content-Length: {}\r\n", text.len() - end)),
+        "{head} (body {} bytes)",
+        text.len() - end
+    );
+    assert_eq!(rows(&text[end..]), expected);
 }

@@ -7,8 +7,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderValue, CONTENT_TYPE, LOCATION};
 use hyper::{Response, StatusCode};
 use noid_binder::api::Checked;
@@ -89,7 +87,7 @@ pub const NEW_SESSION: &str = "x-noid-console-session";
 
 /// An HTML response.
 pub fn html_response(status: StatusCode, body: String) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    let mut r = Response::new(crate::reply::whole(body));
     *r.status_mut() = status;
     r.headers_mut().insert(
         CONTENT_TYPE,
@@ -108,7 +106,7 @@ pub fn refusal(status: StatusCode, session: &LoginSession, title: &str, why: &st
 
 /// A plain-text response.
 pub fn text(status: StatusCode, body: &str) -> Resp {
-    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    let mut r = Response::new(crate::reply::whole(body.to_string()));
     *r.status_mut() = status;
     r.headers_mut().insert(
         CONTENT_TYPE,

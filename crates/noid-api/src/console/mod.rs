@@ -57,7 +57,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, SET_COOKIE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -166,7 +166,9 @@ async fn route(
     let path = req.uri().path().to_string();
     let query = Form::query(req.uri().query());
     if path == "/console/style.css" {
-        let mut r = Response::new(Full::new(Bytes::from_static(html::STYLE.as_bytes())).boxed());
+        let mut r = Response::new(crate::reply::whole(Bytes::from_static(
+            html::STYLE.as_bytes(),
+        )));
         r.headers_mut().insert(
             CONTENT_TYPE,
             HeaderValue::from_static("text/css; charset=utf-8"),

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use hyper::header::{HeaderValue, CONTENT_DISPOSITION, CONTENT_TYPE};
+use hyper::header::{HeaderValue, CONTENT_DISPOSITION};
 use hyper::StatusCode;
 use noid_search::{Format, Query, Results, Sort};
 
@@ -262,28 +262,22 @@ pub fn download(c: Ctx, format: Format, name: &'static str) -> Handled {
         let Some(dir) = binder_dir(&c) else {
             return super::ctx::text(StatusCode::NOT_FOUND, "This populator has no binder.\n");
         };
-        let written = tokio::task::spawn_blocking(move || {
-            let mut out = Vec::new();
-            noid_search::current(&dir)
-                .and_then(|i| i.export(&query, format, &mut out))
-                .map(|_| out)
-        })
-        .await;
-        let body = match written {
-            Ok(Ok(b)) => b,
-            Ok(Err(e)) => {
-                return super::ctx::text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    &format!("The search failed: {e}\n"),
-                )
-            }
+        // Opening (and catching up) the index reads the disk: a blocking thread's work.
+        let opened =
+            tokio::task::spawn_blocking(move || noid_binder::api::search::opened(&dir)).await;
+        let reply = match opened {
+            Ok(Ok(index)) => noid_binder::api::search::export(index, query, format),
+            Ok(Err(unavailable)) => unavailable,
             Err(e) => {
                 return super::ctx::text(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e}\n"))
             }
         };
-        let mut r = super::ctx::text(StatusCode::OK, &String::from_utf8_lossy(&body));
+        let ok = reply.status.is_success();
+        let mut r = crate::reply::response(reply);
+        if !ok {
+            return r;
+        }
         let h = r.headers_mut();
-        h.insert(CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
         if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
             h.insert(CONTENT_DISPOSITION, v);
         }

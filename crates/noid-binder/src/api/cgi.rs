@@ -168,7 +168,23 @@ fn read_between_writers(
 }
 
 /// Write `reply` as a CGI response (`Status:` and headers, a blank line, the body).
-pub fn write(reply: ApiReply, out: &mut dyn Write) -> std::io::Result<()> {
+///
+/// A produced body (an export) is spooled to an unnamed temporary file first and sent
+/// with its `Content-Length`: Apache ends a CGI's response normally whatever the CGI's
+/// exit status, so a failure halfway through would otherwise reach the client as a
+/// shorter export that looks whole. Spooled, a failure is a `500` before anything is
+/// sent, and memory stays bounded whatever the export's size.
+pub fn write(mut reply: ApiReply, out: &mut dyn Write) -> std::io::Result<()> {
+    let spooled = match reply.producer.take() {
+        None => None,
+        Some(producer) => match spool(producer) {
+            Ok(file) => Some(file),
+            Err(e) => {
+                reply = plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n"));
+                None
+            }
+        },
+    };
     write!(
         out,
         "Status: {} {}\r\n",
@@ -181,9 +197,25 @@ pub fn write(reply: ApiReply, out: &mut dyn Write) -> std::io::Result<()> {
         out.write_all(v.as_bytes())?;
         out.write_all(b"\r\n")?;
     }
+    if let Some((_, len)) = &spooled {
+        write!(out, "Content-Length: {}\r\n", reply.body.len() as u64 + len)?;
+    }
     out.write_all(b"\r\n")?;
     out.write_all(&reply.body)?;
+    if let Some((mut file, _)) = spooled {
+        std::io::copy(&mut file, out)?;
+    }
     out.flush()
+}
+
+/// The produced body written to an unnamed temporary file, rewound, and its length.
+fn spool(producer: super::reply::Producer) -> std::io::Result<(std::fs::File, u64)> {
+    let mut file = std::io::BufWriter::new(tempfile::tempfile()?);
+    producer.produce(&mut file)?;
+    let mut file = file.into_inner().map_err(|e| e.into_error())?;
+    let len = std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
+    std::io::Seek::rewind(&mut file)?;
+    Ok((file, len))
 }
 
 /// A search of binder `dir` ([`super::search`], when built in).
@@ -196,4 +228,34 @@ fn search(dir: &std::path::Path, query: &str) -> ApiReply {
 #[cfg(not(feature = "search"))]
 fn search(_dir: &std::path::Path, _query: &str) -> ApiReply {
     plain(StatusCode::NOT_FOUND, "error: no search index\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reply::streamed;
+    use super::*;
+
+    /// A produced body reaches the CGI's client whole, with its length, or not at all:
+    /// a producer that fails halfway makes a `500` and nothing of the part it wrote.
+    #[test]
+    fn a_produced_body_is_sent_with_its_length_or_as_a_500() {
+        let mut out = Vec::new();
+        let whole = streamed("text/csv", |out| out.write_all(b"id,target\nx,y\n"));
+        write(whole, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Status: 200 OK\r\ncontent-type: text/csv\r\nContent-Length: 14\r\n\r\nid,target\nx,y\n"
+        );
+        let mut out = Vec::new();
+        let failing = streamed("text/csv", |out| {
+            out.write_all(b"id,target\nx,y\n")?;
+            Err(std::io::Error::other("the search failed: the disk is gone"))
+        });
+        write(failing, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Status: 500 Internal Server Error\r\ncontent-type: text/plain; charset=UTF-8\r\n\r\n\
+             error: the search failed: the disk is gone\n"
+        );
+    }
 }

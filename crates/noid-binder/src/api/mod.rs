@@ -28,6 +28,8 @@ pub use links::{Digest, LinksConfig, Mailer};
 pub use origin::{same_site, Sent, REFUSED};
 pub use passwords::{parse_basic, same_secret, Basic, Passwords, Verdict, REMEMBER};
 pub use plan::{body_too_large, is_bulk, minter_dir, plan, verbose_note, Input, Plan, MAX_BODY};
-pub use reply::{command_headers, finish, plain, status_line, unauthorized, ApiReply};
+pub use reply::{
+    command_headers, finish, plain, status_line, streamed, unauthorized, ApiReply, Producer,
+};
 pub use route::{decode_query, parse as parse_route, Route};
 pub use site::Site;

@@ -1,7 +1,10 @@
 //! A response as the API decides it, before a transport carries it: `noid serve`'s
 //! hyper response (noid-api), or a CGI's standard output ([`super::cgi::write`]). Plain
 //! values (the `http` crate's status and header types, no runtime): the body is
-//! complete.
+//! complete, or, for an export of every match, a [`Producer`] the transport runs after
+//! the head has gone out, so that the export is never held in memory whole.
+
+use std::io::{self, Write};
 
 use http::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::StatusCode;
@@ -23,8 +26,30 @@ pub struct ApiReply {
     pub retry_after: Option<u64>,
     /// The body's type when it is not plain text (a report's CSV or JSON).
     pub content_type: Option<&'static str>,
-    /// The body.
+    /// The body (all of it, or what goes before the producer's part).
     pub body: Vec<u8>,
+    /// The rest of the body, written as it is produced.
+    pub producer: Option<Producer>,
+}
+
+/// A body written as it is produced, into whatever the transport gives: `noid serve`'s
+/// connection (in chunks, at the client's pace) or the CGI's standard output. An error
+/// after the head has gone out cannot change the status: the transport then cuts the
+/// response off (hyper aborts the connection; the CGI exits non-zero), so that a
+/// client never takes a part of an export for the whole.
+pub struct Producer(Box<dyn FnOnce(&mut dyn Write) -> io::Result<()> + Send>);
+
+impl Producer {
+    /// Write the body into `out`.
+    pub fn produce(self, out: &mut dyn Write) -> io::Result<()> {
+        (self.0)(out)
+    }
+}
+
+impl std::fmt::Debug for Producer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Producer")
+    }
 }
 
 impl ApiReply {
@@ -53,6 +78,16 @@ impl ApiReply {
         }
         h
     }
+
+    /// The whole body: the complete part, then what the producer writes (for a
+    /// transport that needs it all at once, and for tests).
+    pub fn into_body(self) -> io::Result<Vec<u8>> {
+        let mut body = self.body;
+        if let Some(p) = self.producer {
+            p.produce(&mut body)?;
+        }
+        Ok(body)
+    }
 }
 
 /// A `400` saying what is wrong with the request and what to give (`error: WHY`).
@@ -69,6 +104,18 @@ pub fn typed(content_type: &'static str, body: impl Into<Vec<u8>>) -> ApiReply {
     }
 }
 
+/// A `200` whose body of `content_type` is written by `produce` as it goes (a search's
+/// export of every match).
+pub fn streamed(
+    content_type: &'static str,
+    produce: impl FnOnce(&mut dyn Write) -> io::Result<()> + Send + 'static,
+) -> ApiReply {
+    ApiReply {
+        producer: Some(Producer(Box::new(produce))),
+        ..typed(content_type, Vec::new())
+    }
+}
+
 /// A plain-text response.
 pub fn plain(status: StatusCode, text: &str) -> ApiReply {
     ApiReply {
@@ -78,6 +125,7 @@ pub fn plain(status: StatusCode, text: &str) -> ApiReply {
         retry_after: None,
         content_type: None,
         body: text.as_bytes().to_vec(),
+        producer: None,
     }
 }
 
@@ -108,6 +156,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> A
         retry_after: None,
         content_type: None,
         body,
+        producer: None,
     }
 }
 

@@ -13,15 +13,38 @@
 //! rebuilt, at its first use, when missing or damaged).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use http::StatusCode;
 use noid_search::export::COLUMNS;
 use noid_search::index::MAX_PAGE;
-use noid_search::{Format, Query, Sort};
+use noid_search::{Format, Query, SearchIndex, Sort};
 use serde_json::{json, Value};
 
 use super::fields::Fields;
-use super::reply::{bad, plain, typed, ApiReply};
+use super::reply::{bad, plain, streamed, typed, ApiReply};
+
+/// The index of binder `dir`, caught up with its store, or the `503` saying why not.
+pub fn opened(dir: &Path) -> Result<Arc<SearchIndex>, ApiReply> {
+    noid_search::current(dir).map_err(|e| {
+        plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!("error: the search index cannot be opened: {e}\n"),
+        )
+    })
+}
+
+/// Every match of `query` in `index` as `format`, written as it is found: the API's
+/// `&format=` and the console's downloads. The matches are those of the index as it
+/// stood when the export began (one searcher), whatever is written meanwhile.
+pub fn export(index: Arc<SearchIndex>, query: Query, format: Format) -> ApiReply {
+    streamed(format.media_type(), move |out| {
+        index
+            .export(&query, format, out)
+            .map(|_| ())
+            .map_err(|e| std::io::Error::other(format!("the search failed: {e}")))
+    })
+}
 
 /// The answer to a search of binder `dir` with query string `raw_query` (not decoded).
 pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
@@ -35,27 +58,15 @@ pub fn answer(dir: &Path, raw_query: &str) -> ApiReply {
         Ok(q) => q,
         Err(e) => return bad(&format!("the query cannot be read: {e}")),
     };
-    let index = match noid_search::current(dir) {
+    let index = match opened(dir) {
         Ok(i) => i,
-        Err(e) => {
-            return plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &format!("error: the search index cannot be opened: {e}\n"),
-            )
-        }
+        Err(unavailable) => return unavailable,
     };
     if let Some(name) = Some(get("format")).filter(|f| !f.is_empty()) {
         let Some(format) = Format::parse(name) else {
             return bad(&format!("format {name:?}: give csv, jsonl or anvl"));
         };
-        let mut body = Vec::new();
-        return match index.export(&query, format, &mut body) {
-            Ok(_) => typed(format.media_type(), body),
-            Err(e) => plain(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &format!("error: the search failed: {e}\n"),
-            ),
-        };
+        return export(index, query, format);
     }
     let number = |name: &str, default: usize, max: usize| match get(name) {
         "" => Ok(default),
