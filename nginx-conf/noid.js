@@ -72,6 +72,11 @@ async function resolve(r) {
     }
     var code = Number(reply.headersOut['X-Status']) || 302;
     var body = reply.responseText;
+    // A redirect's FAIR Signposting links ("signposting on"), a tombstone's successor
+    var link = reply.headersOut['Link'];
+    if (link) {
+        r.headersOut['Link'] = link;
+    }
     if (code === 301 || code === 302 || code === 303 || code === 307 || code === 308) {
         // sets Location: without control characters but TAB, as noidr's own Location
         r.return(code, body.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ''));
@@ -82,10 +87,6 @@ async function resolve(r) {
     var vary = reply.headersOut['Vary'];
     if (vary) {
         r.headersOut['Vary'] = vary;
-    }
-    var link = reply.headersOut['Link'];  // a tombstone's successor
-    if (link) {
-        r.headersOut['Link'] = link;
     }
     if (code === 410 && body.charAt(body.length - 1) !== '\n') {
         body = body + '\n';  // a bare 410's text; a tombstone page ends with one

@@ -78,7 +78,9 @@ Define NOID_DBDIR $DB
 Define NOID_MODULE
 <VirtualHost 127.0.0.1:$MX>
     Define NOIDR_URL http://127.0.0.1:$H1
+    Define NOID_MODULE_OPTIONS "miss=null rules=$SIGNPOSTING_RULES"
     Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOID_MODULE_OPTIONS
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$MG>
@@ -94,7 +96,9 @@ Define NOID_MODULE
 <VirtualHost 127.0.0.1:$MO>
     Define NOIDR_URL http://127.0.0.1:$H1
     Define NOID_MODULE_RULES_ONLY
+    Define NOID_MODULE_OPTIONS "miss=null rules=$SIGNPOSTING_RULES"
     Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOID_MODULE_OPTIONS
     UnDefine NOID_MODULE_RULES_ONLY
     UnDefine NOIDR_URL
 </VirtualHost>
@@ -110,7 +114,7 @@ Define NOID_MODULE
     UnDefine NOID_MODULE_OPTIONS
 </VirtualHost>
 EOF
-    if "$REPO/scripts/web-apache.sh" start "$AMX"; then
+    if NOID_WEB_MODULES=headers "$REPO/scripts/web-apache.sh" start "$AMX"; then
         ok "apache starts with mod_noid and the shipped configs"
         RESOLVERS="$RESOLVERS apache-module:$MX apache-module-rules:$MO"
     else
@@ -145,7 +149,7 @@ upstream noidr {
 }
 server {
     listen 127.0.0.1:$NX;
-    noid_map egg $DB;
+    noid_map egg $DB rules=$SIGNPOSTING_RULES;
     include $CONF/nginx-conf/noid-module.conf;
     include $CONF/nginx-conf/noid-module-pages.conf;
 }
@@ -157,7 +161,7 @@ server {
 }
 server {
     listen 127.0.0.1:$ND;
-    noid_map egg $DB;
+    noid_map egg $DB rules=$SIGNPOSTING_RULES;
     include $CONF/nginx-conf/noid-module-resolve.conf;
     include $CONF/nginx-conf/noid-module-pages.conf;
 }

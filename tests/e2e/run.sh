@@ -114,6 +114,7 @@ take_port N2  # nginx, noid-auth.conf
 take_port N3  # nginx, noid-njs.conf
 # the web server modules (issue 30): their ports, servers and checks
 . "$REPO/tests/e2e/modules.sh"
+. "$REPO/tests/e2e/signposting.sh"
 
 # --- the minter and its bindings -------------------------------------------------------
 bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
@@ -162,6 +163,8 @@ bind ark:/13030/cite what "Tide gauges 100% & more"
 bind ark:/13030/cite when 2020-05-01
 bind ark:/13030/cite how "(:mtype data) time series"
 bind ark:/13030/cite dc.publisher "Example Archive"
+# Several targets (each a signposting item, tests/e2e/signposting.sh).
+bind ark:/13030/multi _t "$(printf 'https://example.org/m1\nhttps://example.org/m2')"
 
 # The ARK draft's rules table (docs/RESOLUTION.md): its bindings; its rows are asked of
 # every resolver below.
@@ -182,12 +185,16 @@ bound_port() {
         sleep 0.05
     done
 }
-"$NOIDR" -f "$DB" --http 127.0.0.1:0 --log-level info >"$WORK/noidr-http.log" 2>&1 &
+# Every full resolver runs with the built-in rules and FAIR Signposting on
+# (tests/e2e/signposting.sh checks its headers and linksets on each).
+SIGNPOSTING_RULES="$WORK/signposting.rules"
+{ grep -v '^#' "$REPO/crates/noid-resolve/rules/default.rules"; echo "signposting on"; } >"$SIGNPOSTING_RULES"
+"$NOIDR" -f "$DB" --rules "$SIGNPOSTING_RULES" --http 127.0.0.1:0 --log-level info >"$WORK/noidr-http.log" 2>&1 &
 HTTP_PID=$!
 H1=$(bound_port "$WORK/noidr-http.log" "$HTTP_PID" "HTTP on")
 [ -n "$H1" ] || bad "noidr --http did not say where it listens: $(tail -3 "$WORK/noidr-http.log")"
 # and on a unix socket (umask 0: httpd's children, www-data, must be able to connect)
-(umask 0 && exec "$NOIDR" -f "$DB" --http "unix:$WORK/noidr.sock" >"$WORK/noidr-unix.log" 2>&1) &
+(umask 0 && exec "$NOIDR" -f "$DB" --rules "$SIGNPOSTING_RULES" --http "unix:$WORK/noidr.sock" >"$WORK/noidr-unix.log" 2>&1) &
 HTTP_PID="$HTTP_PID $!"
 for _ in $(seq 1 600); do
     curl -s -o /dev/null "http://127.0.0.1:$H1/health" &&
@@ -216,7 +223,9 @@ Define NOID_DBDIR $DB
 Include $CONF/apache-conf/noid-server.conf
 <VirtualHost 127.0.0.1:$AE>
     Define NOIDR_URL http://127.0.0.1:$H1
+    Define NOIDR_ARGS "--egg-miss null --rules $SIGNPOSTING_RULES"
     Include $CONF/apache-conf/noid-resolve.conf
+    UnDefine NOIDR_ARGS
     UnDefine NOIDR_URL
 </VirtualHost>
 <VirtualHost 127.0.0.1:$AG>
@@ -254,7 +263,7 @@ Include $CONF/apache-conf/noid-server.conf
     UnDefine NOIDR_ARGS
 </VirtualHost>
 EOF
-if "$REPO/scripts/web-apache.sh" start "$AP"; then ok "apache starts with the shipped configs"; else bad "apache start"; fi
+if NOID_WEB_MODULES=headers "$REPO/scripts/web-apache.sh" start "$AP"; then ok "apache starts with the shipped configs"; else bad "apache start"; fi
 
 # --- nginx -----------------------------------------------------------------------------
 cat >"$NG/site.conf" <<EOF
@@ -436,6 +445,8 @@ for r in $RESOLVERS; do
         bad "$name citations: $(tr '\n' '|' <<<"$out")"
     fi
 done
+
+signposting_checks
 
 # A withdrawn identifier: 410 with the HTTP mode's tombstone page naming the successor,
 # and its Link header, on every full resolver; on the prg path noid-resolve.conf proxies

@@ -405,8 +405,6 @@ impl Progress for SentProgress {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
     use super::*;
 
     /// What the producer writes arrives in chunks of at most [`PRODUCED_CHUNK`], after
@@ -440,7 +438,11 @@ mod tests {
         // A part of what was written (what the buffer held at the error is dropped).
         assert!(data.starts_with(b"id\nxxx"));
         assert!(data[3..].iter().all(|&b| b == b'x'));
-        assert!(data.len() > 3 * PRODUCED_CHUNK && data.len() < 3 + 300_000, "{}", data.len());
+        assert!(
+            data.len() > 3 * PRODUCED_CHUNK && data.len() < 3 + 300_000,
+            "{}",
+            data.len()
+        );
         assert!(chunks > 3, "{chunks}");
     }
 }

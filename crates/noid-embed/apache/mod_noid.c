@@ -192,6 +192,12 @@ static int resolve(request_rec *r)
         return HTTP_NOT_FOUND;
     }
     apr_table_setn(r->headers_out, "Location", apr_pstrmemdup(r->pool, location, loclen));
+    /* The redirect's signposts ("signposting on"): an error response (a 3xx returned
+     * here is one) keeps err_headers_out. */
+    noid_map_link(&location, &loclen);
+    if (loclen > 0) {
+        apr_table_setn(r->err_headers_out, "Link", apr_pstrmemdup(r->pool, location, loclen));
+    }
     return status;
 }
 

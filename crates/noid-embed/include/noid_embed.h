@@ -92,6 +92,12 @@ int noid_map_redirect_plain(noid_map *map, const char *target, size_t tlen,
                             size_t alen, int *status, const char **location,
                             size_t *loclen);
 
+/* The Link header's value (FAIR Signposting, "signposting on" in the rules file) of
+ * this thread's last noid_map_redirect or noid_map_redirect_plain that found a
+ * signposted redirect: *len 0 when it has none. *link stays valid until this thread's
+ * next lookup. Visible ASCII and spaces only (its URLs are %-encoded). */
+void noid_map_link(const char **link, size_t *len);
+
 /* Close a map: its threads end, its secondaries' directories are removed. */
 void noid_map_close(noid_map *map);
 

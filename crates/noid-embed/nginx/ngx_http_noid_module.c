@@ -54,6 +54,7 @@ typedef struct {
     ngx_int_t code;   /* 3xx, 404, 410; NGX_HTTP_NOID_PAGE; 0: a miss or an error */
     ngx_str_t status; /* $noid_status */
     ngx_str_t target; /* $noid_target */
+    ngx_str_t link;   /* $noid_link: the redirect's signposts ("signposting on"), or empty */
 } ngx_http_noid_ctx_t;
 
 /* ctx->code of an answer that is a page (?, ??, several targets). */
@@ -182,10 +183,19 @@ static ngx_http_noid_ctx_t *ngx_http_noid_answer(ngx_http_request_t *r)
     ctx->status.len = ngx_sprintf(ctx->status.data, "%d", status) - ctx->status.data;
     ngx_memcpy(ctx->target.data, loc, loclen);
     ctx->target.len = loclen;
+    noid_map_link(&loc, &loclen);
+    if (loclen > 0) {
+        ctx->link.data = ngx_pnalloc(r->pool, loclen);
+        if (ctx->link.data == NULL) {
+            return NULL;
+        }
+        ngx_memcpy(ctx->link.data, loc, loclen);
+        ctx->link.len = loclen;
+    }
     return ctx;
 }
 
-/* $noid_status (data 0) and $noid_target (data 1). */
+/* $noid_status (data 0), $noid_target (data 1) and $noid_link (data 2). */
 static ngx_int_t ngx_http_noid_variable(ngx_http_request_t *r, ngx_http_variable_value_t *v,
                                         uintptr_t data)
 {
@@ -194,7 +204,7 @@ static ngx_int_t ngx_http_noid_variable(ngx_http_request_t *r, ngx_http_variable
     if (ctx == NULL) {
         return NGX_ERROR;
     }
-    s = data == 0 ? &ctx->status : &ctx->target;
+    s = data == 0 ? &ctx->status : data == 1 ? &ctx->target : &ctx->link;
     v->data = s->data;
     v->len = s->len;
     v->valid = 1;
@@ -205,10 +215,11 @@ static ngx_int_t ngx_http_noid_variable(ngx_http_request_t *r, ngx_http_variable
 
 static ngx_int_t ngx_http_noid_add_variables(ngx_conf_t *cf)
 {
-    static ngx_str_t names[] = {ngx_string("noid_status"), ngx_string("noid_target")};
+    static ngx_str_t names[] = {ngx_string("noid_status"), ngx_string("noid_target"),
+                                ngx_string("noid_link")};
     ngx_http_variable_t *v;
     uintptr_t i;
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < 3; i++) {
         v = ngx_http_add_variable(cf, &names[i], NGX_HTTP_VAR_NOHASH);
         if (v == NULL) {
             return NGX_ERROR;
@@ -274,6 +285,18 @@ static ngx_int_t ngx_http_noid_handler(ngx_http_request_t *r)
 #endif
     ngx_str_set(&r->headers_out.location->key, "Location");
     r->headers_out.location->value = ctx->target;
+    if (ctx->link.len > 0) {
+        ngx_table_elt_t *link = ngx_list_push(&r->headers_out.headers);
+        if (link == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+        link->hash = 1;
+#if (nginx_version >= 1023000)
+        link->next = NULL;
+#endif
+        ngx_str_set(&link->key, "Link");
+        link->value = ctx->link;
+    }
     return code;
 }
 

@@ -13,7 +13,7 @@ use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
 use crate::map::{Found, Map};
 use crate::options::{Config, ConfigError};
-use crate::request::{plain_redirect, read_answer, Redirect};
+use crate::request::{plain_redirect, read_answer, split_link, Redirect};
 
 /// `NOID_FOUND`, `NOID_NOT_FOUND`, `NOID_ERROR`.
 const FOUND: c_int = 1;
@@ -27,6 +27,9 @@ thread_local! {
     /// Each request thread's answer buffer: the answer handed to C stays valid until
     /// the thread's next lookup, and no lookup allocates one.
     static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The `Link` header's value of this thread's last redirect, when signposted
+    /// (`noid_map_link`); empty otherwise.
+    static LINK: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `f()`, or `on_panic` after logging the panic of `what`.
@@ -329,6 +332,18 @@ unsafe fn redirect(
         let found = lookup(&mut buf, |buf| {
             map.answer_request(target, scheme, accept, buf)
         });
+        // A signposted redirect's Link value, kept apart: the target is the answer's tail.
+        LINK.with(|link| {
+            let mut link = link.borrow_mut();
+            link.clear();
+            if found == FOUND {
+                if let (answer, Some(value)) = split_link(&buf) {
+                    let at = answer.len();
+                    link.extend_from_slice(value);
+                    buf.truncate(at);
+                }
+            }
+        });
         let (found, code, start, end) = if plain {
             // Only what the rules would send unchanged; everything else, errors
             // included, is left to them.
@@ -362,6 +377,23 @@ unsafe fn redirect(
         }
         found
     })
+}
+
+/// See noid_embed.h.
+///
+/// # Safety
+/// `link` and `len` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn noid_map_link(link: *mut *const c_char, len: *mut usize) {
+    LINK.with(|value| {
+        let value = value.borrow();
+        // SAFETY: as this function's; the value lives in this thread until its next
+        // redirect lookup.
+        unsafe {
+            *link = value.as_ptr().cast();
+            *len = value.len();
+        }
+    });
 }
 
 /// `n` bytes at `p` (none for a NULL `p`).

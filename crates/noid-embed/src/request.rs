@@ -5,7 +5,7 @@
 
 use noid_core::ident::{ark_reached_as_sent, web_askable};
 use noid_core::percent_decode;
-pub use noid_resolve::web_answer::{plain_redirect, read_answer, Redirect};
+pub use noid_resolve::web_answer::{plain_redirect, read_answer, split_link, Redirect};
 
 /// Append to `line` the egg request line of a request for `target` (the raw
 /// request-target: path and query as received), over `scheme`, with `accept`: the

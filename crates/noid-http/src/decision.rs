@@ -6,6 +6,8 @@ pub(crate) enum Decision {
     Redirect {
         code: u16,
         target: String,
+        /// A `Link` header (the identifier's signposts).
+        link: Option<String>,
     },
     Page {
         status: u16,
@@ -13,7 +15,8 @@ pub(crate) enum Decision {
         body: String,
         /// The identifier's last write (seconds since the epoch): `Last-Modified`.
         modified: Option<i64>,
-        /// A `Link` header (a tombstone's successor).
+        /// A `Link` header (a tombstone's successor, an archived copy, or the
+        /// identifier's signposts).
         link: Option<String>,
     },
     NotFound,

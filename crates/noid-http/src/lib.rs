@@ -182,6 +182,17 @@ pub trait Backend: Send + Sync + 'static {
         Ok(None)
     }
 
+    /// The FAIR Signposting links of the identifier that answers `req`
+    /// ([`noid_resolve::Resolver::signposts`]: when the rules file says `signposting
+    /// on`), asked only for a redirect or a metadata page. The default has none.
+    fn signposts(
+        &self,
+        req: &Request<'_>,
+    ) -> Result<Option<noid_resolve::signpost::Signposts>, LookupError> {
+        let _ = req;
+        Ok(None)
+    }
+
     /// What `GET /.well-known/ark` publishes: the NAANs served and the global resolver.
     /// The default serves no NAAN and forwards nothing.
     fn ark_service(&self) -> Result<ArkService, LookupError> {

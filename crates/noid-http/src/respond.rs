@@ -65,6 +65,8 @@ pub(crate) fn handle(
         return r;
     }
     let id = route::identifier(enc_id, req.query).unwrap_or_default();
+    // The identifier as resolved: as decoded, or as sent.
+    let mut asked = id.clone();
     let answer = if id.is_empty() {
         Answer::NotFound
     } else {
@@ -82,7 +84,10 @@ pub(crate) fn handle(
                     req.method == "HEAD",
                     deadline,
                 ) {
-                    Ok(answer) => answer,
+                    Ok(answer) => {
+                        asked = sent.into();
+                        answer
+                    }
                     Err(r) => return *r,
                 },
                 None => Answer::NotFound,
@@ -91,6 +96,7 @@ pub(crate) fn handle(
             Err(r) => return *r,
         }
     };
+    let signposts = signposts(backend, &answer, &asked, req);
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
     let facts = metadata_html::Facts {
@@ -100,6 +106,14 @@ pub(crate) fn handle(
     let mut decision = decide(answer, req.accept, facts);
     if let Decision::Page { modified: m, .. } = &mut decision {
         *m = modified;
+    }
+    if let Some(signposts) = signposts {
+        match &mut decision {
+            Decision::Redirect { link, .. } | Decision::Page { link, .. } if link.is_none() => {
+                *link = Some(signposts.link_header());
+            }
+            _ => {}
+        }
     }
     if modified::not_modified(route, &decision, req.if_modified_since) {
         return modified::unchanged(&decision);
@@ -242,6 +256,31 @@ fn lookup(
     })
 }
 
+/// The FAIR Signposting links of the identifier that answered (`signposting on` in the
+/// rules file), for a redirect or a metadata page; asked of the backend only for those
+/// answers. A failure to read them is logged and leaves the answer without them.
+fn signposts(
+    backend: &dyn Backend,
+    answer: &Answer,
+    id: &str,
+    req: &Head<'_>,
+) -> Option<noid_resolve::signpost::Signposts> {
+    match answer {
+        Answer::Redirect { code, .. } if (300..400).contains(code) => {}
+        Answer::Inflection { .. } | Answer::Negotiate { .. } | Answer::Multi { .. } => {}
+        _ => return None,
+    }
+    let rq = Request {
+        id,
+        accept: req.accept,
+        proto: req.forwarded_proto,
+    };
+    backend.signposts(&rq).unwrap_or_else(|e| {
+        log::warn!("signposts of {id:?}: {e}");
+        None
+    })
+}
+
 /// The providers of an identifier's prefix (its `*/ID` answer), shown on its HTML
 /// metadata or withdrawn page; nothing for any other answer or format, so that no
 /// other request makes a second lookup.
@@ -296,7 +335,11 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
     };
     let fmt = || PageFormat::from_accept(accept);
     match answer {
-        Answer::Redirect { code, target } => Decision::Redirect { code, target },
+        Answer::Redirect { code, target } => Decision::Redirect {
+            code,
+            target,
+            link: None,
+        },
         Answer::NotFound => Decision::NotFound,
         Answer::Inflection {
             id,
@@ -317,6 +360,24 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
             bindings,
             cite_as,
         } => {
+            // A linkset (RFC 9264): the identifier's signposts.
+            if let Some(t) = noid_resolve::signpost::LINKSET_TYPES
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(&media_type))
+            {
+                let signposts = noid_resolve::signpost::Signposts::of(&id, &cite_as, &bindings);
+                let body = match *t {
+                    "application/linkset" => signposts.linkset(),
+                    _ => format!("{}\n", signposts.linkset_json()),
+                };
+                return Decision::Page {
+                    status: status::OK,
+                    ctype: t,
+                    body,
+                    modified: None,
+                    link: None,
+                };
+            }
             // A citation (CSL-JSON, BibTeX, RIS, JSON-LD, a formatted reference).
             let work = || cite::Work::of(&id, &cite_as, &bindings);
             if let Some((ctype, body)) = cite::CITATION_TYPES
@@ -421,7 +482,13 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
 /// plain line and the page) are asked for a miss only.
 fn render(route: Route, decision: Decision, id: &str, accept: Option<&str>) -> Response {
     match decision {
-        Decision::Redirect { code, target } => redirect(route, code, target),
+        Decision::Redirect { code, target, link } => {
+            let mut r = redirect(route, code, target);
+            if let Some(link) = link {
+                r.set(Name::Link, Value::Text(link));
+            }
+            r
+        }
         Decision::NotFound => not_found(route, id, accept),
         Decision::Page {
             status: code,

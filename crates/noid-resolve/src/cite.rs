@@ -112,7 +112,8 @@ impl Kind {
         }
     }
 
-    fn schema(self) -> &'static str {
+    /// Its schema.org type (`Dataset`, `CreativeWork` …).
+    pub fn schema(self) -> &'static str {
         match self {
             Kind::Dataset => "Dataset",
             Kind::Software => "SoftwareSourceCode",

@@ -6,6 +6,7 @@
 //! | answer | line |
 //! |---|---|
 //! | redirect | `redirNNN TARGET` (`redir302 …` by default, `redir303` for conneg) |
+//! | redirect, `signposting on`, a bound identifier | `redirNNN TARGET<TAB>LINK` (its `Link` header's value, [`crate::signpost`]) |
 //! | inflection, no target bound | `inflect "op=arkinflect" "id=ID" "suffix=%3f"` |
 //! | conneg for a metadata type | `inflect "op=cn.application/json" "id=ID"` |
 //! | several targets | `inflect "op=multi" "id=ID" "target=A" "target=B"` |
@@ -235,7 +236,11 @@ pub fn answer<L: Lookup + ?Sized>(
             };
             match resolver.resolve_counted(l, &r) {
                 Ok((a, outcome)) => {
+                    let at = out.len();
                     render(&a, miss, out);
+                    if resolver.rules().signposting {
+                        signpost(resolver, l, &r, &a, at, out);
+                    }
                     outcome
                 }
                 Err(e) => {
@@ -248,6 +253,46 @@ pub fn answer<L: Lookup + ?Sized>(
             error_line(&e, out);
             Outcome::Error
         }
+    }
+}
+
+/// With `signposting on`, a redirect (3xx) of a bound identifier's own record carries
+/// its signposts ([`crate::signpost`]) after a tab: `redirNNN TARGET<TAB>LINK`, LINK
+/// being the `Link` header's value the web servers send with the redirect (the shipped
+/// configurations and both modules split it off). A tab in the target is written `%09`
+/// then, so that the first tab always ends it. Signposts that cannot be read (a store
+/// error) leave the line as it is.
+fn signpost<L: Lookup + ?Sized>(
+    resolver: &Resolver,
+    l: &L,
+    r: &Request<'_>,
+    answer: &Answer,
+    at: usize,
+    out: &mut Vec<u8>,
+) {
+    if !matches!(answer, Answer::Redirect { code, .. } if (300..400).contains(code)) {
+        return;
+    }
+    let Ok(Some(signposts)) = resolver.signposts(l, r) else {
+        return;
+    };
+    let newline = out.last() == Some(&b'\n');
+    if newline {
+        out.pop();
+    }
+    if out[at..].contains(&b'\t') {
+        let line = out.split_off(at);
+        for &b in &line {
+            match b {
+                b'\t' => out.extend_from_slice(b"%09"),
+                _ => out.push(b),
+            }
+        }
+    }
+    out.push(b'\t');
+    out.extend_from_slice(signposts.link_header().as_bytes());
+    if newline {
+        out.push(b'\n');
     }
 }
 

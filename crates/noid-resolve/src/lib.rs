@@ -71,6 +71,7 @@ mod outcome;
 pub mod registry;
 mod resolve;
 mod rules;
+pub mod signpost;
 pub mod web_answer;
 pub mod wellknown;
 

@@ -54,6 +54,10 @@ pub struct Rules {
     /// `cite-as URL`: the prefix of the URL an identifier is cited by (its citations by
     /// content negotiation); without it, the global resolver's, else N2T's.
     pub cite_as: Option<String>,
+    /// `signposting on`: FAIR Signposting `Link` headers on the redirects and metadata
+    /// pages of bound identifiers ([`crate::signpost`]). Off by default: each such
+    /// answer then costs a second resolution and a read of the identifier's record.
+    pub signposting: bool,
 }
 
 /// How the resolver answers an identifier whose target is broken (or marked so by a
@@ -154,6 +158,15 @@ impl Rules {
                     }
                     rules.cite_as = Some(value.to_string());
                 }
+                "signposting" => match value {
+                    "on" => rules.signposting = true,
+                    "off" => rules.signposting = false,
+                    _ => {
+                        return Err(err(format!(
+                            "signposting is \"on\" or \"off\", not {value:?}"
+                        )))
+                    }
+                },
                 "final-slash" => match value {
                     "inflection" => rules.final_slash_inflects = true,
                     "ignored" => rules.final_slash_inflects = false,
@@ -168,7 +181,7 @@ impl Rules {
                     return Err(err(format!(
                         "unknown directive {key:?} (a rule's key must contain a colon, \
                          e.g. \"doi:\"; directives are global-resolver, local-naans, \
-                         final-slash, archived-copy and cite-as)"
+                         final-slash, archived-copy, cite-as and signposting)"
                     )))
                 }
             }

@@ -14,8 +14,26 @@ pub enum Redirect<'a> {
     Miss,
 }
 
-/// What the egg answer line `answer` (without its newline) says.
+/// An egg answer line (without its newline) split at its first tab followed by `<`:
+/// the answer, and the `Link` header's value of a signposted redirect after it, if
+/// there is one (`signposting on`, [`crate::egg`], which writes a tab in such a
+/// redirect's target as `%09`). A line without signposts is whole, tabs and all: a
+/// target whose tab is followed by `<` would be misread, and none is a URL.
+pub fn split_link(line: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let mut from = 0;
+    while let Some(tab) = memchr::memchr(b'\t', &line[from..]).map(|t| from + t) {
+        if line.get(tab + 1) == Some(&b'<') {
+            return (&line[..tab], Some(&line[tab + 1..]));
+        }
+        from = tab + 1;
+    }
+    (line, None)
+}
+
+/// What the egg answer line `answer` (without its newline) says; a signposted
+/// redirect's `Link` value ([`split_link`]) is not part of its target.
 pub fn read_answer(answer: &[u8]) -> Redirect<'_> {
+    let answer = split_link(answer).0;
     if answer.starts_with(b"inflect ") {
         return Redirect::Page;
     }
@@ -48,7 +66,7 @@ pub fn read_answer(answer: &[u8]) -> Redirect<'_> {
 /// (the rules' `^redir3\d\d`); `redir404` is a 404. Everything else (410, pages,
 /// misses, errors) has rules of its own.
 pub fn plain_redirect(answer: &[u8]) -> Option<(u16, &[u8])> {
-    let rest = answer.strip_prefix(b"redir")?;
+    let rest = split_link(answer).0.strip_prefix(b"redir")?;
     let (code, target) = (rest.get(..3)?, rest.get(4..)?);
     if rest[3] != b' ' || !code.iter().all(u8::is_ascii_digit) {
         return None;

@@ -103,6 +103,14 @@ impl noid_http::Backend for Backend {
         }
     }
 
+    fn signposts(
+        &self,
+        req: &Request<'_>,
+    ) -> Result<Option<noid_resolve::signpost::Signposts>, LookupError> {
+        let view = self.follower.fresh().map_err(LookupError::from)?;
+        self.current.resolver().signposts(&*view, req)
+    }
+
     /// Open and followed (`GET /healthz`): 503 while the minter's `NOID/` is missing.
     fn health(&self) -> Result<(), LookupError> {
         Ok(self.follower.health()?)

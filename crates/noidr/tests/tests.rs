@@ -27,5 +27,6 @@ mod pepper;
 mod protocol;
 mod providers;
 mod robust;
+mod signposting;
 mod stall;
 mod tls;

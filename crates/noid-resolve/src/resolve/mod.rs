@@ -41,6 +41,7 @@ mod meta;
 mod negotiate;
 mod ours;
 mod passthrough;
+mod signposted;
 mod steps;
 mod target;
 mod tombstone;

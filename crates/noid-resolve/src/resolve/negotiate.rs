@@ -22,8 +22,9 @@ pub const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
 /// Media types the resolver can answer itself with a metadata record when an `Accept`
 /// asks for them and no `_,eTm,` target is bound.
 pub const METADATA_TYPES: [&str; 3] = ["application/json", "text/plain", "text/x-anvl"];
-/// Every type content negotiation answers itself: the metadata's, then the citations'.
-const NEGOTIATED_TYPES: [&str; 8] = [
+/// Every type content negotiation answers itself: the metadata's, the citations', then
+/// the linksets' ([`crate::signpost`]).
+const NEGOTIATED_TYPES: [&str; 10] = [
     METADATA_TYPES[0],
     METADATA_TYPES[1],
     METADATA_TYPES[2],
@@ -32,6 +33,8 @@ const NEGOTIATED_TYPES: [&str; 8] = [
     crate::cite::CITATION_TYPES[2],
     crate::cite::CITATION_TYPES[3],
     crate::cite::CITATION_TYPES[4],
+    crate::signpost::LINKSET_TYPES[0],
+    crate::signpost::LINKSET_TYPES[1],
 ];
 /// The targets a `_t` value holds, one per line (a CR before the LF dropped, blank
 /// lines skipped): more than one is a `300 Multiple Choices`. Pages that show a `_t`

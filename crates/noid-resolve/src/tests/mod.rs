@@ -9,6 +9,7 @@ mod normal;
 mod output;
 mod passthrough;
 mod records;
+mod signposting;
 mod steps;
 mod tombstone;
 
