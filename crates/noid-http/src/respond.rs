@@ -65,8 +65,8 @@ pub(crate) fn handle(
         return r;
     }
     let id = route::identifier(enc_id, req.query).unwrap_or_default();
-    // The identifier as resolved: as decoded, or as sent.
-    let mut asked = id.clone();
+    // The identifier as sent, when it was resolved so (else as decoded, `id`).
+    let mut as_sent = None;
     let answer = if id.is_empty() {
         Answer::NotFound
     } else {
@@ -85,7 +85,7 @@ pub(crate) fn handle(
                     deadline,
                 ) {
                     Ok(answer) => {
-                        asked = sent.into();
+                        as_sent = Some(sent);
                         answer
                     }
                     Err(r) => return *r,
@@ -96,7 +96,7 @@ pub(crate) fn handle(
             Err(r) => return *r,
         }
     };
-    let signposts = signposts(backend, &answer, &asked, req);
+    let signposts = signposts(backend, &answer, as_sent.as_deref().unwrap_or(&id), req);
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
     let facts = metadata_html::Facts {

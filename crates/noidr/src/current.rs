@@ -4,7 +4,7 @@
 //! logged and the resolver in force kept.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -17,6 +17,9 @@ pub struct Current {
     /// Resolvers put in force after the first, counted once each is in force: an answer
     /// kept from an earlier request compares it (see `protocol`).
     generation: AtomicU64,
+    /// Whether the resolver in force signposts (`signposting on`): read by every HTTP
+    /// redirect, one load where the resolver's would cost a guard.
+    signposting: AtomicBool,
     rules_file: Option<PathBuf>,
     registry_file: Option<PathBuf>,
 }
@@ -29,6 +32,7 @@ impl Current {
         registry_file: Option<PathBuf>,
     ) -> Current {
         Current {
+            signposting: AtomicBool::new(resolver.rules().signposting),
             resolver: ArcSwap::from_pointee(resolver),
             generation: AtomicU64::new(0),
             rules_file,
@@ -48,11 +52,18 @@ impl Current {
         self.generation.load(Ordering::Acquire)
     }
 
+    /// Whether the resolver in force signposts (or the one just replaced, for a request
+    /// that races a reload).
+    pub fn signposting(&self) -> bool {
+        self.signposting.load(Ordering::Relaxed)
+    }
+
     /// Re-read both files and put the new resolver in force; on error, keep the old.
     pub fn reload(&self) -> anyhow::Result<()> {
         let rules = read_rules(self.rules_file.as_deref())?;
         let registry = read_registry(self.registry_file.as_deref())?;
         let records = registry.records().len();
+        self.signposting.store(rules.signposting, Ordering::Relaxed);
         self.resolver
             .store(Arc::new(Resolver::with_registry(rules, Arc::new(registry))));
         self.generation.fetch_add(1, Ordering::Release);

@@ -107,6 +107,10 @@ impl noid_http::Backend for Backend {
         &self,
         req: &Request<'_>,
     ) -> Result<Option<noid_resolve::signpost::Signposts>, LookupError> {
+        // Off (the default): one flag read, no resolver or view taken.
+        if !self.current.signposting() {
+            return Ok(None);
+        }
         let view = self.follower.fresh().map_err(LookupError::from)?;
         self.current.resolver().signposts(&*view, req)
     }
