@@ -443,3 +443,73 @@ fn a_bad_rules_file_in_the_configuration_is_refused_at_start() {
     }
 }
 
+/// The console's Explain and Test rules pages: the steps and the answer laid out, a
+/// request holding markup shown as text, a bad protocol refused with the reason, the
+/// rules form refused without its token (nothing run), run with it, and a bad table
+/// refused with the reason.
+#[test]
+fn the_console_explains_and_tests_rules() {
+    let (api, _files) = api_with_bindings();
+    let b = crate::console::Browser::new(&api, "sam");
+    b.login("sam", "sam", "secret");
+    let p = b.get("/console/p/sam/explain?id=ark:/12345/xt2rv8b/chap3/");
+    assert_eq!(p.status, 200, "{}", p.body);
+    for shown in [
+        "<li><span class=\"kind\">decided</span>: redirect 302 to http://obj.example.com/datasets/rv8b/chap3</li>",
+        "<p class=\"answer\"><code>redir302 http://obj.example.com/datasets/rv8b/chap3</code> (chop-back)</p>",
+        "<tr><td>nginx, the module (noid-module-resolve.conf)</td><td>302 to http://obj.example.com/datasets/rv8b/chap3</td></tr>",
+    ] {
+        assert!(p.body.contains(shown), "{shown}\n{}", p.body);
+    }
+    let p = b.get("/console/p/sam/explain?id=%3Cscript%3Ex%3C/script%3E");
+    assert_eq!(p.status, 200);
+    assert!(!p.body.contains("<script>"), "{}", p.body);
+    assert!(p
+        .body
+        .contains("<code>&lt;script&gt;x&lt;/script&gt;</code>"));
+    let p = b.get("/console/p/sam/explain?id=x&proto=ftp");
+    assert_eq!(p.status, 400);
+    assert!(
+        p.body
+            .contains("Not explained: proto &quot;ftp&quot;: give http or https."),
+        "{}",
+        p.body
+    );
+
+    let rules = "/console/p/sam/rules";
+    let p = b.request(
+        rules,
+        Some(&[("rules", RULES), ("cases", CASES)]),
+        &["multipart"],
+    );
+    assert_eq!(p.status, 403);
+    assert!(!p.body.contains("cases answer"), "{}", p.body);
+    let token = b.get(rules).token();
+    let p = b.request(
+        rules,
+        Some(&[("csrf", &token), ("rules", RULES), ("cases", CASES)]),
+        &["multipart"],
+    );
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.body.contains(
+        "<p class=\"notice ok\" role=\"status\">6 of 6 cases answer as expected; 0 differ.</p>"
+    ));
+    let p = b.request(
+        rules,
+        Some(&[
+            ("csrf", &token),
+            ("rules", RULES),
+            ("cases", "ark:/1/x redir302 y"),
+        ]),
+        &["multipart"],
+    );
+    assert_eq!(p.status, 400);
+    assert!(
+        p.body.contains(
+            "Not tested: the cases are not a cases table: line 1: want \
+             REQUEST&lt;TAB&gt;EXPECTED ANSWER[&lt;TAB&gt;ACCEPT]: no tab in the line"
+        ),
+        "{}",
+        p.body
+    );
+}
