@@ -185,6 +185,15 @@ fn the_api_explains_as_noid_explain_does() {
         explain(Some(sam), "sam", "id=ark:/12345/xt2rv8b/chap3/&format=text"),
         (200, XT2_EXPLAINED.to_string())
     );
+    // A read-only populator's login is answered too: explaining only reads.
+    assert_eq!(
+        explain(
+            Some("viewer:look"),
+            "ro",
+            "id=ark:/12345/xt2rv8b/chap3/&format=text"
+        ),
+        (200, XT2_EXPLAINED.to_string())
+    );
     // The same explanation as one JSON object.
     let (status, body) = explain(Some(sam), "sam", "id=ark:/12345/xt2rv8b/chap3/");
     assert_eq!(status, 200, "{body}");
