@@ -14,6 +14,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use noid_binder::api::link_report::Ask;
+use noid_binder::api::resolving::{Ask as Resolving, ResolvingRequest};
 use noid_binder::api::{
     body_too_large, command_headers, decode_query, finish, is_bulk, parse_route, plain, plan,
     same_site, status_line, unauthorized, verbose_note, ApiReply, Input, Plan, Route, MAX_BODY,
@@ -114,6 +115,7 @@ impl Service {
             Plan::Respond(r) => return Err(r),
             Plan::Answer(a, tool) => return Err(finish(a, note, tool)),
             Plan::Links { dir } => return Err(self.links_report(dir, &raw_query).await),
+            Plan::Resolving(r) => return Err(self.resolving(r, &raw_query).await),
             Plan::Search { dir } => {
                 let answered = tokio::task::spawn_blocking(move || {
                     noid_binder::api::search::answer(&dir, &raw_query)
@@ -202,6 +204,22 @@ impl Service {
             Err(refused) => return refused,
         };
         match self.view(&dir, move |store| ask.answer(store)).await {
+            Ok(reply) => reply,
+            Err(e) => plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("error: the binder cannot be read now: {e}\n"),
+            ),
+        }
+    }
+
+    /// `GET /a/POP/explain` and `POST /a/POP/rules/test`: resolved on the binder's
+    /// read-only view, never through the writer thread (nothing is written).
+    async fn resolving(self: Arc<Self>, r: ResolvingRequest, query: &str) -> ApiReply {
+        let ask = match Resolving::of(&r, query) {
+            Ok(ask) => ask,
+            Err(refused) => return refused,
+        };
+        match self.view(&r.dir, move |store| ask.answer(store)).await {
             Ok(reply) => reply,
             Err(e) => plain(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -2,14 +2,15 @@
 //! way it does, and whether a candidate rules file answers a table of requests as
 //! expected, before it is deployed. Both resolve as noidr does, on the minter's store
 //! (read from a snapshot), with the rules and registry files noidr would be given; the
-//! steps, the cases and their running are noid-resolve's (`Resolver::explain`,
-//! `noid_resolve::cases`), this module reads the files and prints.
+//! steps, the cases, their running and their written forms are noid-resolve's
+//! (`Resolver::explain`, `Explanation::text` and `json`, `noid_resolve::cases`), as for
+//! the API and the console; this module reads the command line and prints.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use noid_core::{Lookup, MemLookup};
-use noid_resolve::{cases, Explanation, Registry, Request, Resolver, Rules};
+use noid_resolve::{cases, Request, Resolver};
 
 use crate::invocation::Invocation;
 
@@ -106,27 +107,6 @@ fn parse<P: Parser>(word: &str, args: &[String]) -> Result<P, u8> {
     )
 }
 
-/// The resolver noidr would run with these files: the built-in rules without a rules
-/// file, no registry without a registry file.
-fn resolver(rules: Option<&Path>, registry: Option<&Path>) -> Result<Resolver, String> {
-    let rules = match rules {
-        None => Rules::builtin(),
-        Some(p) => Rules::parse(&read(p, "rules")?)
-            .map_err(|e| format!("bad rules file {}: {e}", p.display()))?,
-    };
-    let registry = match registry {
-        None => Registry::empty(),
-        Some(p) => Registry::parse(&read(p, "registry")?)
-            .map_err(|e| format!("bad registry file {}: {e}", p.display()))?,
-    };
-    Ok(Resolver::with_registry(rules, registry.into()))
-}
-
-fn read(path: &Path, what: &str) -> Result<String, String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {what} file {}: {e}", path.display()))
-}
-
 /// `noid explain ARGS`.
 pub fn explain(session: &Invocation, args: &[String]) -> u8 {
     let a: ExplainArgs = match parse("explain", args) {
@@ -137,7 +117,7 @@ pub fn explain(session: &Invocation, args: &[String]) -> u8 {
         eprintln!("noid explain: --proto is http or https, not {:?}", a.proto);
         return 2;
     }
-    let resolver = match resolver(a.rules.as_deref(), a.registry.as_deref()) {
+    let resolver = match Resolver::from_files(a.rules.as_deref(), a.registry.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("noid explain: {e}");
@@ -159,8 +139,8 @@ pub fn explain(session: &Invocation, args: &[String]) -> u8 {
     match resolver.explain(&*store, &req) {
         Ok(e) => {
             match a.format {
-                Format::Text => print!("{}", text(&a.id, &e)),
-                Format::Json => println!("{}", json(&a.id, &e)),
+                Format::Text => print!("{}", e.text(&a.id)),
+                Format::Json => println!("{}", e.json(&a.id)),
             }
             0
         }
@@ -169,72 +149,6 @@ pub fn explain(session: &Invocation, args: &[String]) -> u8 {
             1
         }
     }
-}
-
-/// The explanation for people.
-fn text(request: &str, e: &Explanation) -> String {
-    let mut s = format!("request: {request}\n");
-    for step in &e.steps {
-        s.push_str(&format!("  {}: {}\n", step.kind.name(), step.says));
-    }
-    s.push_str(&format!("answer: {} ({})\n", e.line, e.outcome.name()));
-    if let Some((id, standing)) = &e.bound {
-        let mut gaps: Vec<String> = standing
-            .missing
-            .iter()
-            .map(|m| format!("{m} missing"))
-            .collect();
-        gaps.extend(
-            standing
-                .malformed
-                .iter()
-                .map(|(el, why)| format!("{el} {why}")),
-        );
-        match gaps.is_empty() {
-            true => s.push_str(&format!("standing of {id}: good\n")),
-            false => s.push_str(&format!(
-                "standing of {id}: not good ({})\n",
-                gaps.join("; ")
-            )),
-        }
-    }
-    s.push_str("web servers:\n");
-    for (server, does) in &e.paths {
-        s.push_str(&format!("  {server}: {does}\n"));
-    }
-    s
-}
-
-/// The explanation as one JSON object.
-fn json(request: &str, e: &Explanation) -> serde_json::Value {
-    let steps: Vec<_> = e
-        .steps
-        .iter()
-        .map(|s| serde_json::json!({"kind": s.kind.name(), "says": s.says}))
-        .collect();
-    let paths: Vec<_> = e
-        .paths
-        .iter()
-        .map(|(server, does)| serde_json::json!({"server": server, "does": does}))
-        .collect();
-    let bound = e.bound.as_ref().map(|(id, standing)| {
-        serde_json::json!({
-            "id": id,
-            "good": standing.is_good(),
-            "missing": standing.missing,
-            "malformed": standing.malformed.iter()
-                .map(|(el, why)| serde_json::json!({"element": el, "why": why.to_string()}))
-                .collect::<Vec<_>>(),
-        })
-    });
-    serde_json::json!({
-        "request": request,
-        "steps": steps,
-        "answer": e.line,
-        "outcome": e.outcome.name(),
-        "bound": bound,
-        "web_servers": paths,
-    })
 }
 
 /// `noid rules ARGS`.
@@ -248,16 +162,18 @@ pub fn rules(session: &Invocation, args: &[String]) -> u8 {
         cases: cases_file,
         registry,
     } = a.command;
-    let resolver = match resolver(Some(&rules), registry.as_deref()) {
+    let resolver = match Resolver::from_files(Some(&rules), registry.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("noid rules test: {e}");
             return 2;
         }
     };
-    let table = match read(&cases_file, "cases").and_then(|t| {
-        cases::parse(&t).map_err(|e| format!("bad cases file {}: {e}", cases_file.display()))
-    }) {
+    let table = match std::fs::read_to_string(&cases_file)
+        .map_err(|e| format!("cannot read cases file {}: {e}", cases_file.display()))
+        .and_then(|t| {
+            cases::parse(&t).map_err(|e| format!("bad cases file {}: {e}", cases_file.display()))
+        }) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("noid rules test: {e}");
@@ -290,30 +206,6 @@ pub fn rules(session: &Invocation, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let mut differ = 0;
-    for o in outcomes.iter().filter(|o| !o.passed()) {
-        differ += 1;
-        let accept = o
-            .case
-            .accept
-            .as_deref()
-            .map(|a| format!(" (Accept: {a})"))
-            .unwrap_or_default();
-        println!(
-            "line {}: {}{accept}\n- {}\n+ {}",
-            o.case.line, o.case.request, o.case.expected, o.got
-        );
-    }
-    let n = outcomes.len();
-    println!(
-        "{} of {n} {} as expected; {differ} {}",
-        n - differ,
-        if n == 1 {
-            "case answers"
-        } else {
-            "cases answer"
-        },
-        if differ == 1 { "differs" } else { "differ" }
-    );
-    u8::from(differ > 0)
+    print!("{}", cases::report(&outcomes));
+    u8::from(!outcomes.iter().all(cases::Outcome::passed))
 }

@@ -13,6 +13,11 @@
 //! ark:/12345/x<TAB>redir303 https://example.org/x.json<TAB>application/json
 //! ark:/99999/nope<TAB>NULL
 //! ```
+//!
+//! The outcomes are written out here, once, for everyone who shows them: as a diff of
+//! the cases that differ and a count ([`report`]: `noid rules test`, the API's
+//! `rules/test?format=text`) and as one JSON object ([`json`]: the API's `rules/test`);
+//! the console lays out the same fields as HTML.
 
 use std::fmt;
 
@@ -108,6 +113,81 @@ impl Outcome {
     pub fn passed(&self) -> bool {
         self.got == self.case.expected
     }
+
+    /// The case as its line in a report: `line N: REQUEST` and the Accept header it
+    /// gives (` (Accept: TYPE)`).
+    pub fn heading(&self) -> String {
+        let accept = self
+            .case
+            .accept
+            .as_deref()
+            .map(|a| format!(" (Accept: {a})"))
+            .unwrap_or_default();
+        format!("line {}: {}{accept}", self.case.line, self.case.request)
+    }
+}
+
+/// How many of `outcomes` answer as expected and how many differ, in words
+/// (`4 of 6 cases answer as expected; 2 differ`).
+pub fn summary(outcomes: &[Outcome]) -> String {
+    let n = outcomes.len();
+    let differ = outcomes.iter().filter(|o| !o.passed()).count();
+    format!(
+        "{} of {n} {} as expected; {differ} {}",
+        n - differ,
+        if n == 1 {
+            "case answers"
+        } else {
+            "cases answer"
+        },
+        if differ == 1 { "differs" } else { "differ" }
+    )
+}
+
+/// Each case that differs as a diff (its heading, `- expected`, `+ got`), then the
+/// [`summary`]; one a line.
+pub fn report(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for o in outcomes.iter().filter(|o| !o.passed()) {
+        s.push_str(&format!(
+            "{}\n- {}\n+ {}\n",
+            o.heading(),
+            o.case.expected,
+            o.got
+        ));
+    }
+    s.push_str(&summary(outcomes));
+    s.push('\n');
+    s
+}
+
+/// The outcomes as one JSON object: `passed` (every case answers as expected),
+/// `total`, `differ`, `summary` ([`summary`]) and `cases`, each with `line`,
+/// `request`, `accept` (`null` when the case gives none), `expected`, `got` and
+/// `passed`.
+pub fn json(outcomes: &[Outcome]) -> serde_json::Value {
+    use serde_json::json;
+    let differ = outcomes.iter().filter(|o| !o.passed()).count();
+    let cases: Vec<_> = outcomes
+        .iter()
+        .map(|o| {
+            json!({
+                "line": o.case.line,
+                "request": o.case.request,
+                "accept": o.case.accept,
+                "expected": o.case.expected,
+                "got": o.got,
+                "passed": o.passed(),
+            })
+        })
+        .collect();
+    json!({
+        "passed": differ == 0,
+        "total": outcomes.len(),
+        "differ": differ,
+        "summary": summary(outcomes),
+        "cases": cases,
+    })
 }
 
 /// Every case resolved on `store` by `resolver`, as `noidr` answers its egg protocol

@@ -105,6 +105,8 @@ pub const NAV: &[(&str, &str)] = &[
     ("writes", "Recent writes"),
     ("rewrite", "Change many"),
     ("links", "Link health"),
+    ("explain", "Explain"),
+    ("rules", "Test rules"),
 ];
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ mod links;
 mod login;
 pub mod minted;
 mod pages;
+mod resolving;
 mod retire;
 mod search;
 pub mod session;
@@ -95,6 +96,9 @@ pub const PAGES: &[(&str, PageMethod, Handler)] = &[
     ("rewrite", PageMethod::Post, changes::submit),
     ("links", PageMethod::Get, links::page),
     ("links.csv", PageMethod::Get, links::download),
+    ("explain", PageMethod::Get, resolving::explain),
+    ("rules", PageMethod::Get, resolving::rules_form_page),
+    ("rules", PageMethod::Post, resolving::rules_test),
 ];
 
 /// Whether `path` is the console's.

@@ -17,6 +17,7 @@ use super::link_report::Ask;
 use super::origin::Sent;
 use super::plan::{plan, verbose_note, Input, Plan};
 use super::reply::{finish, plain, ApiReply};
+use super::resolving::Ask as Resolving;
 use super::route;
 use super::site::Site;
 use crate::writer::{self, Who, Work, WorkResult};
@@ -106,6 +107,16 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             super::changes::answer(c, &req.query, &who, pop.populator.write, &run)
         }
         Plan::Search { dir } => search(&dir, &req.query),
+        // Resolved on a snapshot of the binder: nothing is written.
+        Plan::Resolving(r) => match Resolving::of(&r, &req.query) {
+            Ok(ask) => crate::snapshot(&r.dir, |store| ask.answer(store)).unwrap_or_else(|e| {
+                plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("error: {}\n", crate::name_store_in(&e, &r.dir)),
+                )
+            }),
+            Err(refused) => refused,
+        },
         Plan::Links { dir } => match Ask::of(&req.query) {
             Ok(ask) => crate::snapshot(&dir, |store| ask.answer(store)).unwrap_or_else(|e| {
                 plain(

@@ -16,6 +16,8 @@
 //! write = true                       # false: reads only
 //! allow = ["127.0.0.1", "10.0.0.0/8"]
 //! log = "/var/log/noid/sam.log"      # default: BINDER/write.log
+//! rules = "/etc/noid/rules"          # explain and rules/test resolve as noidr --rules does
+//! registry = "/etc/noid/registry"    # ... and noidr --registry (default: none)
 //!
 //! [console]                          # the populator console at /console/
 //! enabled = true                     # the default
@@ -53,8 +55,10 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ipnet::IpNet;
+use noid_resolve::Resolver;
 use serde::Deserialize;
 
 use crate::safe_name::is_safe_name;
@@ -208,6 +212,12 @@ pub struct Populator {
     pub digest_to: Option<String>,
     /// Where its link digests are POSTed as JSON (`[links.digest] webhook` otherwise).
     pub digest_webhook: Option<String>,
+    /// The rules file its binder is resolved with (noidr's `--rules`), for `explain` and
+    /// `rules/test`; the built-in rules without one.
+    pub rules: Option<PathBuf>,
+    /// The prefix registry its binder is resolved with (noidr's `--registry`); none
+    /// without one.
+    pub registry: Option<PathBuf>,
 }
 
 fn default_lock_timeout() -> u64 {
@@ -222,13 +232,17 @@ fn yes() -> bool {
     true
 }
 
-/// A populator with its allow-list parsed.
+/// A populator with its allow-list parsed and its resolver made.
 #[derive(Debug, Clone)]
 pub struct Checked {
     /// As configured.
     pub populator: Populator,
     /// `allow`, parsed.
     pub allow: Vec<IpNet>,
+    /// The resolver of its `rules` and `registry` files, read once when the
+    /// configuration is (a bad file stops the service from starting), for `explain`
+    /// and `rules/test`.
+    pub resolver: Arc<Resolver>,
 }
 
 impl Checked {
@@ -327,11 +341,14 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
                 format!("populator {name}: allow {a:?} is not an address or network")
             })?);
         }
+        let resolver = Resolver::from_files(p.rules.as_deref(), p.registry.as_deref())
+            .map_err(|e| format!("populator {name}: {e}"))?;
         checked.insert(
             name.clone(),
             Checked {
                 populator: p.clone(),
                 allow,
+                resolver: Arc::new(resolver),
             },
         );
     }

@@ -16,6 +16,7 @@ mod origin;
 mod passwords;
 mod plan;
 mod reply;
+pub mod resolving;
 mod route;
 #[cfg(feature = "search")]
 pub mod search;

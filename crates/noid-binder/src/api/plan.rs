@@ -80,6 +80,9 @@ pub enum Plan {
     /// An identifier's history, or a rewrite ([`super::changes::answer`], on a
     /// blocking thread: it reads the write log, or takes the binder's lock).
     Changes(super::changes::ChangesRequest),
+    /// An explanation or a rules test, resolved on a read-only view of the binder
+    /// ([`super::resolving::Ask`]).
+    Resolving(super::resolving::ResolvingRequest),
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -159,6 +162,26 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             )),
             None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
         },
+        Route::Resolving { test, .. } => match &pop.populator.binder {
+            Some(dir) => Plan::Resolving(super::resolving::ResolvingRequest {
+                dir: dir.clone(),
+                resolver: pop.resolver.clone(),
+                test: *test,
+                body: match body {
+                    Input::Whole(b) => b,
+                    Input::Stream(mut r) => {
+                        let mut b = Vec::new();
+                        let _ = std::io::Read::read_to_end(&mut r, &mut b);
+                        b
+                    }
+                },
+            }),
+            None => Plan::Respond(plain(
+                StatusCode::NOT_FOUND,
+                "error: no binder
+",
+            )),
+        },
         Route::Links { .. } => match &pop.populator.binder {
             Some(dir) => Plan::Links { dir: dir.clone() },
             None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
@@ -213,7 +236,7 @@ fn help(name: &str, pop: &Checked) -> String {
     let mut s = format!("# noid API for populator {name}\n");
     if pop.populator.binder.is_some() {
         s.push_str(&format!(
-            "# binder:  /a/{name}/b?ID.set ELEM VALUE   (GET: one command; ?- with a POST body: one per line)\n#          /a/{name}/b?help\n"
+            "# binder:  /a/{name}/b?ID.set ELEM VALUE   (GET: one command; ?- with a POST body: one per line)\n#          /a/{name}/b?help\n# resolver: /a/{name}/explain?id=ID   /a/{name}/rules/test (POST rules=…&cases=…)\n"
         ));
     }
     if pop.populator.minters.is_some() {

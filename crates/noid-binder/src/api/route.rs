@@ -1,6 +1,7 @@
 //! URL layout, as N2T's: `/a/POPULATOR/b` (the binder), `/a/POPULATOR/m/SCHEME/NAAN/SHOULDER`
 //! (a minter), `/a/POPULATOR` (help); and noid's `/a/POPULATOR/links` (the link
-//! checker's report on the binder's targets, docs/LINKS.md). Anything else, and any step that is not a safe
+//! checker's report on the binder's targets, docs/LINKS.md), `history`, `rewrite`,
+//! `search`, `explain` and `rules/test`. Anything else, and any step that is not a safe
 //! name ([`is_safe_name`]: no `..`, no `/`), matches nothing.
 
 use crate::safe_name::is_safe_name;
@@ -36,6 +37,14 @@ pub enum Route {
         /// The populator.
         populator: String,
     },
+    /// `/a/POP/explain` (why an identifier resolves as it does) or `/a/POP/rules/test`
+    /// (a candidate rules file against a table of cases): [`super::resolving`].
+    Resolving {
+        /// The populator.
+        populator: String,
+        /// `rules/test` (else `explain`).
+        test: bool,
+    },
     /// `/a/POP/m/SCHEME/NAAN/SHOULDER`.
     Minter {
         /// The populator.
@@ -54,6 +63,7 @@ impl Route {
             | Route::Links { populator }
             | Route::Changes { populator, .. }
             | Route::Search { populator }
+            | Route::Resolving { populator, .. }
             | Route::Minter { populator, .. } => populator,
         }
     }
@@ -80,6 +90,14 @@ pub fn parse(path: &str) -> Option<Route> {
         },
         [p, "search"] => Route::Search {
             populator: safe(p)?,
+        },
+        [p, "explain"] => Route::Resolving {
+            populator: safe(p)?,
+            test: false,
+        },
+        [p, "rules", "test"] => Route::Resolving {
+            populator: safe(p)?,
+            test: true,
         },
         [p, "m", scheme, naan, shoulder] => Route::Minter {
             populator: safe(p)?,
@@ -125,7 +143,23 @@ mod tests {
                 populator: "sam".into()
             })
         );
+        assert_eq!(
+            parse("/a/sam/explain"),
+            Some(Route::Resolving {
+                populator: "sam".into(),
+                test: false
+            })
+        );
+        assert_eq!(
+            parse("/a/sam/rules/test"),
+            Some(Route::Resolving {
+                populator: "sam".into(),
+                test: true
+            })
+        );
         for bad in [
+            "/a/sam/rules",
+            "/a/sam/rules/test/x",
             "/a/../b",
             "/a/sam/m/ark/../fk4",
             "/a/sam/m/ark/99999/..",

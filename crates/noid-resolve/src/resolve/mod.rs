@@ -36,6 +36,7 @@ mod archived;
 mod chop;
 mod commitment;
 mod explain;
+mod files;
 mod find;
 mod meta;
 mod negotiate;
