@@ -42,6 +42,7 @@ from selenium.common.exceptions import (
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -419,3 +420,31 @@ def landing_site():
     site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Landing)
     threading.Thread(target=site.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{site.server_address[1]}"
+
+
+def noid_get(binder, ident, elem):
+    """What `noid -f BINDER get ID ELEM` prints (an empty line, and exit 1, for none):
+    what the store holds, read by another way in than the console's."""
+    return subprocess.run([NOID, "-f", binder, "get", ident, elem], capture_output=True,
+                          text=True, check=False).stdout
+
+
+class ConsolePages:
+    """What a test of the console does on its pages, for a `unittest.TestCase` whose
+    class has `driver` (a browser) and `server` (a running `noid serve`)."""
+
+    def go(self, path):
+        """Opens the console's page `path`."""
+        self.driver.get(self.server.url(path))
+
+    def fill(self, field, value):
+        """Types `value` into the form field whose id is `field`, emptied first."""
+        e = self.driver.find_element(By.ID, field)
+        e.clear()
+        e.send_keys(value)
+
+    def click(self, text):
+        """Clicks the button `text` and waits for the page it loads."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']").click()
+        WebDriverWait(self.driver, 20).until(replaced(old))

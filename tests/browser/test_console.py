@@ -20,13 +20,7 @@ import harness
 MINTER = ("fk4.reedeedk", "long", "99999", "example.org", "test")
 
 
-def noid_get(binder, ident, elem):
-    """What `noid -f BINDER get ID ELEM` prints (an empty line, and exit 1, for none)."""
-    return subprocess.run([harness.NOID, "-f", binder, "get", ident, elem], capture_output=True,
-                          text=True, check=False).stdout
-
-
-class Console(unittest.TestCase):
+class Console(harness.ConsolePages, unittest.TestCase):
     """One browser session through the console, in order (test_1 … test_7)."""
 
     @classmethod
@@ -43,14 +37,6 @@ class Console(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.server.stop()
-
-    def go(self, path):
-        self.driver.get(self.server.url(path))
-
-    def fill(self, field, value):
-        e = self.driver.find_element(By.ID, field)
-        e.clear()
-        e.send_keys(value)
 
     def click(self, text):
         """Clicks the button `text` and waits for the page it loads."""
@@ -105,7 +91,7 @@ class Console(unittest.TestCase):
         self.page("minted")
         harness.full_screenshot(self.driver, "docs-console-minted", width=1000)
         for ident in self.expected:
-            self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "_t"),
+            self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "_t"),
                              f"https://example.org/{ident}\n")
 
     def test_3_edit_and_standing(self):
@@ -121,7 +107,7 @@ class Console(unittest.TestCase):
         self.click("Check standing")
         harness.assert_text(self.driver, "#standing",
                             'Standing: not good: how is malformed: no metatype.')
-        self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "what"), "\n",
+        self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "what"), "\n",
                          "checking writes nothing")
         self.page("identifier-check")
         self.fill("how", "text article")
@@ -132,8 +118,8 @@ class Console(unittest.TestCase):
             "Standing: good (every required kernel element is present and well formed).")
         self.page("identifier")
         harness.full_screenshot(self.driver, "docs-console-identifier", width=1000)
-        self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "who"), "(:unkn)\n")
-        self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "how"), "text article\n")
+        self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "who"), "(:unkn)\n")
+        self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "how"), "text article\n")
 
     def test_3a_several_targets_and_a_title_survive_a_save(self):
         """Issue 41, item 1, as a curator meets it: an identifier with two targets, a
@@ -157,10 +143,10 @@ class Console(unittest.TestCase):
         self.fill("when", "1936")
         self.click("Save")
         harness.assert_text(self.driver, ".notice", "Saved.")
-        self.assertEqual(noid_get(self.sam, ident, "_t"), targets + "\n")
-        self.assertEqual(noid_get(self.sam, ident, "what"), title + "\n")
-        self.assertEqual(noid_get(self.sam, ident, "who"), who + "\n")
-        self.assertEqual(noid_get(self.sam, ident, "when"), "1936\n")
+        self.assertEqual(harness.noid_get(self.sam, ident, "_t"), targets + "\n")
+        self.assertEqual(harness.noid_get(self.sam, ident, "what"), title + "\n")
+        self.assertEqual(harness.noid_get(self.sam, ident, "who"), who + "\n")
+        self.assertEqual(harness.noid_get(self.sam, ident, "when"), "1936\n")
         # A third target without a scheme: refused with the reason, nothing written.
         self.fill("_t-2", "www.example.edu/x")
         self.click("Save")
@@ -168,7 +154,7 @@ class Console(unittest.TestCase):
             self.driver, ".notice.error",
             f'Not saved: {ident}: "www.example.edu/x" cannot be a target: a target must be '
             "an absolute URL (https://…) or a stored code (410 reason, 301 URL)")
-        self.assertEqual(noid_get(self.sam, ident, "_t"), targets + "\n")
+        self.assertEqual(harness.noid_get(self.sam, ident, "_t"), targets + "\n")
 
     def test_4_browse(self):
         self.go("/console/p/sam/browse")
@@ -204,7 +190,7 @@ class Console(unittest.TestCase):
                             "This form is not from your session (it may have expired). "
                             "Go back, reload the page and try again.")
         self.page("forged")
-        self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "_t"),
+        self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "_t"),
                          f"https://example.org/{ident}\n")
 
     def test_6_another_populators_binder_refused(self):
@@ -223,7 +209,7 @@ class Console(unittest.TestCase):
         self.fill("confirm", ident)
         self.click(f"Purge {ident}")
         harness.assert_text(self.driver, ".notice", f"Purged {ident}.")
-        self.assertEqual(noid_get(self.sam, f"ark:/{ident}", "_t"), "\n")
+        self.assertEqual(harness.noid_get(self.sam, f"ark:/{ident}", "_t"), "\n")
         self.click("Log out")
         harness.assert_text(self.driver, "h1", "Log in")
         self.go("/console/p/sam/")

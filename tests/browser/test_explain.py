@@ -15,7 +15,6 @@ import subprocess
 import unittest
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
@@ -40,7 +39,7 @@ CASES = ("# request\texpected answer\tAccept\n"
          "ark:/13030/gone\tredir410 withdrawn\ttext/html\n")
 
 
-class Explain(unittest.TestCase):
+class Explain(harness.ConsolePages, unittest.TestCase):
     """One browser session, in order (test_1 … test_5)."""
 
     @classmethod
@@ -79,20 +78,6 @@ class Explain(unittest.TestCase):
         """`noid explain ID --rules RULES --format json ARGS`, read."""
         return json.loads(self.cli("explain", ident, "--rules", self.rules, "--format", "json",
                                    *args))
-
-    def go(self, path):
-        self.driver.get(self.server.url(path))
-
-    def fill(self, field, value):
-        e = self.driver.find_element(By.ID, field)
-        e.clear()
-        e.send_keys(value)
-
-    def click(self, text):
-        """Clicks the button `text` and waits for the page it loads."""
-        old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']").click()
-        WebDriverWait(self.driver, 20).until(harness.replaced(old))
 
     def page(self, name):
         """axe clean, readable on a phone, a screenshot."""

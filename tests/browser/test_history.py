@@ -13,17 +13,10 @@ import subprocess
 import unittest
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
 IDS = ("x1", "x2", "y1")
-
-
-def noid_get(binder, ident, elem):
-    """What `noid -f BINDER get ID ELEM` prints."""
-    return subprocess.run([harness.NOID, "-f", binder, "get", ident, elem], capture_output=True,
-                          text=True, check=False).stdout
 
 
 def logged_ops(binder):
@@ -38,7 +31,7 @@ def logged_ops(binder):
     return ops
 
 
-class History(unittest.TestCase):
+class History(harness.ConsolePages, unittest.TestCase):
     """One browser session, in order (test_1 … test_5)."""
 
     @classmethod
@@ -54,20 +47,6 @@ class History(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.server.stop()
-
-    def go(self, path):
-        self.driver.get(self.server.url(path))
-
-    def fill(self, field, value):
-        e = self.driver.find_element(By.ID, field)
-        e.clear()
-        e.send_keys(value)
-
-    def click(self, text):
-        """Clicks the button `text` and waits for the page it loads."""
-        old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']").click()
-        WebDriverWait(self.driver, 20).until(harness.replaced(old))
 
     def page(self, name):
         """axe clean, readable on a phone, a screenshot."""
@@ -121,23 +100,23 @@ class History(unittest.TestCase):
                           ["x2", "https://old.example.org/x2", "https://new.example.org/x2"]])
         self.page("preview")
         for ident in IDS:
-            self.assertEqual(noid_get(self.sam, ident, "_t"), f"https://old.example.org/{ident}\n")
+            self.assertEqual(harness.noid_get(self.sam, ident, "_t"), f"https://old.example.org/{ident}\n")
 
     def test_4_apply_then_undo(self):
         self.click("Apply to 2 identifiers")
         [op] = logged_ops(self.sam)
         harness.assert_text(self.driver, "#op", f"Operation {op}: changed 2 identifiers.")
         self.page("applied")
-        self.assertEqual(noid_get(self.sam, "x1", "_t"), "https://new.example.org/x1\n")
-        self.assertEqual(noid_get(self.sam, "x2", "_t"), "https://new.example.org/x2\n")
-        self.assertEqual(noid_get(self.sam, "y1", "_t"), "https://old.example.org/y1\n")
+        self.assertEqual(harness.noid_get(self.sam, "x1", "_t"), "https://new.example.org/x1\n")
+        self.assertEqual(harness.noid_get(self.sam, "x2", "_t"), "https://new.example.org/x2\n")
+        self.assertEqual(harness.noid_get(self.sam, "y1", "_t"), "https://old.example.org/y1\n")
         self.click(f"Undo operation {op}")
         ops = logged_ops(self.sam)
         self.assertEqual(len(ops), 2, ops)
         harness.assert_text(self.driver, "#op", f"Operation {ops[1]}: restored 2 identifiers.")
         self.page("undone")
         for ident in IDS:
-            self.assertEqual(noid_get(self.sam, ident, "_t"), f"https://old.example.org/{ident}\n")
+            self.assertEqual(harness.noid_get(self.sam, ident, "_t"), f"https://old.example.org/{ident}\n")
 
     def test_5_history_shows_the_operations(self):
         ops = logged_ops(self.sam)

@@ -25,7 +25,7 @@ RECORDS = (
 )
 
 
-class Search(unittest.TestCase):
+class Search(harness.ConsolePages, unittest.TestCase):
     """One browser session, in order (test_1 … test_4)."""
 
     @classmethod
@@ -42,20 +42,6 @@ class Search(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.server.stop()
-
-    def go(self, path):
-        self.driver.get(self.server.url(path))
-
-    def fill(self, field, value):
-        e = self.driver.find_element(By.ID, field)
-        e.clear()
-        e.send_keys(value)
-
-    def click(self, text):
-        """Clicks the button `text` and waits for the page it loads."""
-        old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']").click()
-        WebDriverWait(self.driver, 20).until(harness.replaced(old))
 
     def follow(self, text):
         """Follows the link `text` and waits for the page it loads."""
