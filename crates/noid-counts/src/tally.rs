@@ -1,0 +1,169 @@
+//! The in-memory tally on the hot path: per thread, a hash table of counts keyed by
+//! (day, identifier, kind, class), drained by the flusher every few seconds.
+//!
+//! Each thread counts into its own shard (a `Mutex` only the flusher ever contends
+//! for, once per window), so request threads never wait on each other. A key counted
+//! in the last window keeps its slot when drained (its count set back to 0), so a
+//! repeat costs a hash, a probe and an increment, and no allocation; a key idle for a
+//! whole window is dropped, so the table holds only what was asked lately. The day is
+//! read from an atomic the flusher sets ([`Tally::set_day`]) rather than from the
+//! clock at each request: a request in the last window before midnight UTC may be
+//! counted on the day before.
+
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use hashbrown::HashTable;
+use thread_local::ThreadLocal;
+
+use crate::key::{today, Class, Day, Kind};
+use crate::segment::{kept_id, put_entry};
+
+/// Counts by kind group (hit, redirect, miss, inflection, page) and class (person,
+/// robot) since the process started: the Prometheus totals.
+pub type Totals = [[u64; 2]; 5];
+
+/// One key's count in a shard.
+struct Slot {
+    hash: u64,
+    day: Day,
+    kind: Kind,
+    class: Class,
+    count: u64,
+    id: Box<[u8]>,
+}
+
+#[derive(Default)]
+struct Shard {
+    slots: HashTable<Slot>,
+    totals: Totals,
+}
+
+/// The tally of one process.
+pub struct Tally {
+    shards: ThreadLocal<Mutex<Shard>>,
+    day: AtomicU32,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            shards: ThreadLocal::new(),
+            day: AtomicU32::new(today()),
+            hasher: foldhash::fast::FixedState::with_seed(0x636f_756e_7473),
+        }
+    }
+}
+
+/// The index of a kind's group in [`Totals`].
+pub fn group_index(kind: Kind) -> usize {
+    kind.encode().0 as usize
+}
+
+impl Tally {
+    /// Count one answer of `kind` for `id` (the identifier asked for; empty for a
+    /// request without one) to someone of `class`, on the current day.
+    #[inline]
+    pub fn count(&self, id: &[u8], kind: Kind, class: Class) {
+        let day = self.day.load(Ordering::Relaxed);
+        let id = kept_id(id);
+        let hash = self.hasher.hash_one((day, kind, class, id));
+        let shard = self.shards.get_or(Mutex::default);
+        let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+        shard.totals[group_index(kind)][class as usize] += 1;
+        let found = shard.slots.find_mut(hash, |s| {
+            s.hash == hash && s.day == day && s.kind == kind && s.class == class && *s.id == *id
+        });
+        match found {
+            Some(slot) => slot.count += 1,
+            None => {
+                let slot = Slot {
+                    hash,
+                    day,
+                    kind,
+                    class,
+                    count: 1,
+                    id: id.into(),
+                };
+                shard.slots.insert_unique(hash, slot, |s| s.hash);
+            }
+        }
+    }
+
+    /// The day counts are given from now on (the flusher's clock).
+    pub fn set_day(&self, day: Day) {
+        self.day.store(day, Ordering::Relaxed);
+    }
+
+    /// Appends to `body` every count since the last drain (as counts-block entries)
+    /// and sets them back to 0; returns how many answers they add up to.
+    pub fn drain(&self, body: &mut Vec<u8>) -> u64 {
+        let mut answers = 0;
+        for shard in self.shards.iter() {
+            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            shard.slots.retain(|s| {
+                if s.count == 0 {
+                    return false;
+                }
+                put_entry(body, s.day, s.kind, s.class, s.count, &s.id);
+                answers += s.count;
+                s.count = 0;
+                true
+            });
+        }
+        answers
+    }
+
+    /// The counts since the process started, by kind group and class.
+    pub fn totals(&self) -> Totals {
+        let mut totals = Totals::default();
+        for shard in self.shards.iter() {
+            let shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            for (sum, counted) in totals.iter_mut().zip(shard.totals.iter()) {
+                sum[0] += counted[0];
+                sum[1] += counted[1];
+            }
+        }
+        totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::{block, parse, COUNTS};
+
+    #[test]
+    fn counts_from_many_threads_drain_to_their_sums_and_idle_keys_go() {
+        let tally = Tally::default();
+        std::thread::scope(|s| {
+            for t in 0..4u8 {
+                let tally = &tally;
+                s.spawn(move || {
+                    for i in 0..1000u32 {
+                        let id = format!("ark:/1/{}", i % 10);
+                        tally.count(id.as_bytes(), Kind::Redirect(302), Class::Person);
+                    }
+                    tally.count(&[b'x', t], Kind::Miss, Class::Robot);
+                });
+            }
+        });
+        let mut body = Vec::new();
+        assert_eq!(tally.drain(&mut body), 4004);
+        let entries = parse(&block(COUNTS, &body)).entries;
+        let redirects: u64 = entries
+            .iter()
+            .filter(|e| e.kind == Kind::Redirect(302))
+            .map(|e| e.count)
+            .sum();
+        assert_eq!(redirects, 4000);
+        assert_eq!(tally.totals()[group_index(Kind::Miss)], [0, 4]);
+        // Nothing counted since: an empty drain, and the idle slots are gone.
+        let mut again = Vec::new();
+        assert_eq!(tally.drain(&mut again), 0);
+        assert!(again.is_empty());
+        assert!(tally.shards.iter().all(|s| s.lock().unwrap().slots.is_empty()));
+    }
+}
