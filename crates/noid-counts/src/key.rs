@@ -30,7 +30,8 @@ pub enum Kind {
     /// Found, in a protocol that does not say how it is answered (noid's `get ID
     /// ELEM` lines).
     Hit,
-    /// A redirect, with its status code (301, 302, 303, 307, 308).
+    /// A redirect, with its status code (301, 302, 303, 307, 308), or another status
+    /// the identifier's binding stores (`410 …`).
     Redirect(u16),
     /// Nothing bound: the identifier asked for is counted, for the "most asked
     /// missing" list.

@@ -62,13 +62,20 @@ pub fn group_index(kind: Kind) -> usize {
     kind.encode().0 as usize
 }
 
+/// `id` without the run of `?` it ends with (`ark:/1/x??` is `ark:/1/x`).
+fn without_inflection(id: &[u8]) -> &[u8] {
+    let end = id.iter().rposition(|&b| b != b'?').map_or(0, |i| i + 1);
+    &id[..end]
+}
+
 impl Tally {
     /// Count one answer of `kind` for `id` (the identifier asked for; empty for a
-    /// request without one) to someone of `class`, on the current day.
+    /// request without one) to someone of `class`, on the current day. The `?` or
+    /// `??` of an inflection is not part of the identifier counted.
     #[inline]
     pub fn count(&self, id: &[u8], kind: Kind, class: Class) {
         let day = self.day.load(Ordering::Relaxed);
-        let id = kept_id(id);
+        let id = kept_id(without_inflection(id));
         let hash = self.hasher.hash_one((day, kind, class, id));
         let shard = self.shards.get_or(Mutex::default);
         let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
@@ -165,5 +172,21 @@ mod tests {
         assert_eq!(tally.drain(&mut again), 0);
         assert!(again.is_empty());
         assert!(tally.shards.iter().all(|s| s.lock().unwrap().slots.is_empty()));
+    }
+
+    #[test]
+    fn an_inflection_is_counted_on_its_identifier() {
+        let tally = Tally::default();
+        for asked in ["ark:/1/x?", "ark:/1/x??", "ark:/1/x"] {
+            tally.count(asked.as_bytes(), Kind::Inflection, Class::Person);
+        }
+        tally.count(b"?", Kind::Miss, Class::Person);
+        let mut body = Vec::new();
+        tally.drain(&mut body);
+        let entries = parse(&block(COUNTS, &body)).entries;
+        let ids: Vec<(&[u8], u64)> = entries.iter().map(|e| (&e.id[..], e.count)).collect();
+        assert_eq!(ids.len(), 2, "{ids:?}");
+        assert!(ids.contains(&(&b"ark:/1/x"[..], 3)));
+        assert!(ids.contains(&(&b""[..], 1)));
     }
 }
