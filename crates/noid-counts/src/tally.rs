@@ -2,13 +2,14 @@
 //! (day, identifier, kind, class), drained by the flusher every few seconds.
 //!
 //! Each thread counts into its own shard (a `Mutex` only the flusher ever contends
-//! for, once per window), so request threads never wait on each other. A key counted
-//! in the last window keeps its slot when drained (its count set back to 0), so a
-//! repeat costs a hash, a probe and an increment, and no allocation; a key idle for a
-//! whole window is dropped, so the table holds only what was asked lately. The day is
-//! read from an atomic the flusher sets ([`Tally::set_day`]) rather than from the
-//! clock at each request: a request in the last window before midnight UTC may be
-//! counted on the day before.
+//! for, once per window), so request threads never wait on each other. A shard keeps
+//! its identifiers' bytes end to end in one buffer, and a drain empties the table and
+//! the buffer but keeps their memory (shrunk to what the window used): once a shard
+//! has seen a window's worth of keys, counting allocates nothing, a repeat costs a
+//! hash, a probe and an increment, and a new key a copy of its bytes. The day is read
+//! from an atomic the flusher sets ([`Tally::set_day`]) rather than from the clock at
+//! each request: a request in the last window before midnight UTC may be counted on
+//! the day before.
 
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -24,19 +25,22 @@ use crate::segment::{kept_id, put_entry};
 /// robot) since the process started: the Prometheus totals.
 pub type Totals = [[u64; 2]; 5];
 
-/// One key's count in a shard.
+/// One key's count in a shard; its identifier is `ids[at..at + len]` of the shard.
 struct Slot {
     hash: u64,
     day: Day,
     kind: Kind,
     class: Class,
     count: u64,
-    id: Box<[u8]>,
+    at: u32,
+    len: u16,
 }
 
 #[derive(Default)]
 struct Shard {
     slots: HashTable<Slot>,
+    /// The identifiers of the slots, end to end.
+    ids: Vec<u8>,
     totals: Totals,
 }
 
@@ -76,12 +80,19 @@ impl Tally {
     pub fn count(&self, id: &[u8], kind: Kind, class: Class) {
         let day = self.day.load(Ordering::Relaxed);
         let id = kept_id(without_inflection(id));
-        let hash = self.hasher.hash_one((day, kind, class, id));
+        let (tag, code) = kind.encode();
+        let packed = u64::from(day) << 32 | u64::from(code) << 16 | u64::from(tag) << 8;
+        let hash = self.hasher.hash_one((id, packed | u64::from(class.encode())));
         let shard = self.shards.get_or(Mutex::default);
         let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-        shard.totals[group_index(kind)][class as usize] += 1;
-        let found = shard.slots.find_mut(hash, |s| {
-            s.hash == hash && s.day == day && s.kind == kind && s.class == class && *s.id == *id
+        let Shard { slots, ids, totals } = &mut *shard;
+        totals[usize::from(tag)][class as usize] += 1;
+        let found = slots.find_mut(hash, |s| {
+            s.hash == hash
+                && s.day == day
+                && s.kind == kind
+                && s.class == class
+                && &ids[s.at as usize..s.at as usize + usize::from(s.len)] == id
         });
         match found {
             Some(slot) => slot.count += 1,
@@ -92,9 +103,11 @@ impl Tally {
                     kind,
                     class,
                     count: 1,
-                    id: id.into(),
+                    at: ids.len() as u32,
+                    len: id.len() as u16,
                 };
-                shard.slots.insert_unique(hash, slot, |s| s.hash);
+                ids.extend_from_slice(id);
+                slots.insert_unique(hash, slot, |s| s.hash);
             }
         }
     }
@@ -105,20 +118,22 @@ impl Tally {
     }
 
     /// Appends to `body` every count since the last drain (as counts-block entries)
-    /// and sets them back to 0; returns how many answers they add up to.
+    /// and empties the shards; returns how many answers they add up to.
     pub fn drain(&self, body: &mut Vec<u8>) -> u64 {
         let mut answers = 0;
         for shard in self.shards.iter() {
             let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-            shard.slots.retain(|s| {
-                if s.count == 0 {
-                    return false;
-                }
-                put_entry(body, s.day, s.kind, s.class, s.count, &s.id);
+            let Shard { slots, ids, .. } = &mut *shard;
+            let (keys, bytes) = (slots.len(), ids.len());
+            for s in slots.drain() {
+                let id = &ids[s.at as usize..s.at as usize + usize::from(s.len)];
+                put_entry(body, s.day, s.kind, s.class, s.count, id);
                 answers += s.count;
-                s.count = 0;
-                true
-            });
+            }
+            ids.clear();
+            // Keep what this window needed: the next one is likely alike.
+            slots.shrink_to(keys, |s| s.hash);
+            ids.shrink_to(bytes);
         }
         answers
     }
@@ -143,7 +158,7 @@ mod tests {
     use crate::segment::{block, parse, COUNTS};
 
     #[test]
-    fn counts_from_many_threads_drain_to_their_sums_and_idle_keys_go() {
+    fn counts_from_many_threads_drain_to_their_sums_and_leave_the_shards_empty() {
         let tally = Tally::default();
         std::thread::scope(|s| {
             for t in 0..4u8 {
@@ -167,11 +182,14 @@ mod tests {
             .sum();
         assert_eq!(redirects, 4000);
         assert_eq!(tally.totals()[group_index(Kind::Miss)], [0, 4]);
-        // Nothing counted since: an empty drain, and the idle slots are gone.
+        // Nothing counted since: an empty drain.
+        assert!(tally
+            .shards
+            .iter()
+            .all(|s| s.lock().unwrap().slots.is_empty() && s.lock().unwrap().ids.is_empty()));
         let mut again = Vec::new();
         assert_eq!(tally.drain(&mut again), 0);
         assert!(again.is_empty());
-        assert!(tally.shards.iter().all(|s| s.lock().unwrap().slots.is_empty()));
     }
 
     #[test]
