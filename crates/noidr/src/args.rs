@@ -124,7 +124,7 @@ pub struct Args {
     /// Count resolutions per identifier and UTC day (redirects by code, misses,
     /// inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/,
     /// written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No
-    /// address and no User-Agent is stored. See MONITORING.md, "Resolution counts".
+    /// address and no User-Agent is stored. See COUNTS.md.
     #[arg(long)]
     pub counts: bool,
 
