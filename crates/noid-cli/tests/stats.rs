@@ -31,14 +31,56 @@ fn counted() -> (Dir, CountsDir, noid_counts::SegmentWriter) {
         w.append(&body).unwrap();
     };
     let mut ended = dir.writer().unwrap();
-    count(&mut ended, today, "ark:/99999/fk4a", Kind::Redirect(302), Class::Person, 3);
-    count(&mut ended, today, "ark:/99999/fk4a?", Kind::Inflection, Class::Person, 1);
-    count(&mut ended, today, "ark:/99999/fk4zz", Kind::Miss, Class::Robot, 4);
+    count(
+        &mut ended,
+        today,
+        "ark:/99999/fk4a",
+        Kind::Redirect(302),
+        Class::Person,
+        3,
+    );
+    count(
+        &mut ended,
+        today,
+        "ark:/99999/fk4a?",
+        Kind::Inflection,
+        Class::Person,
+        1,
+    );
+    count(
+        &mut ended,
+        today,
+        "ark:/99999/fk4zz",
+        Kind::Miss,
+        Class::Robot,
+        4,
+    );
     drop(ended);
     let mut running = dir.writer().unwrap();
-    count(&mut running, today, "ark:99999/fk4b", Kind::Redirect(301), Class::Robot, 2);
-    count(&mut running, today, "ark:/13030/x", Kind::Redirect(302), Class::Person, 7);
-    count(&mut running, today - 40, "ark:/99999/fk4a", Kind::Redirect(302), Class::Person, 5);
+    count(
+        &mut running,
+        today,
+        "ark:99999/fk4b",
+        Kind::Redirect(301),
+        Class::Robot,
+        2,
+    );
+    count(
+        &mut running,
+        today,
+        "ark:/13030/x",
+        Kind::Redirect(302),
+        Class::Person,
+        7,
+    );
+    count(
+        &mut running,
+        today - 40,
+        "ark:/99999/fk4a",
+        Kind::Redirect(302),
+        Class::Person,
+        5,
+    );
     (m, dir, running)
 }
 
@@ -65,7 +107,14 @@ fn stats_of_a_shoulder_in_text_csv_and_json() {
     );
     // 60 days reach the 5 redirects of 40 days ago.
     let csv = m
-        .noid(&["stats", "ark:/99999/fk4a", "--days", "60", "--format", "csv"])
+        .noid(&[
+            "stats",
+            "ark:/99999/fk4a",
+            "--days",
+            "60",
+            "--format",
+            "csv",
+        ])
         .ok()
         .to_string();
     assert_eq!(
@@ -92,8 +141,11 @@ fn stats_of_a_shoulder_in_text_csv_and_json() {
 
 #[test]
 fn compaction_keeps_the_counts_and_the_running_segment() {
-    let (m, dir, mut running) = counted();
-    let before = m.noid(&["stats", "--days", "60", "--format", "csv"]).ok().to_string();
+    let (m, dir, running) = counted();
+    let before = m
+        .noid(&["stats", "--days", "60", "--format", "csv"])
+        .ok()
+        .to_string();
     let r = m.noid(&["stats", "--compact", "--days", "60", "--format", "csv"]);
     assert_eq!(r.ok(), before);
     // Only the ended process's segment is folded: nothing to fold it with yet.
@@ -109,7 +161,10 @@ fn compaction_keeps_the_counts_and_the_running_segment() {
         "compacted: 2 files folded into one, 0 already folded removed\n"
     );
     let files = std::fs::read_dir(dir.path()).unwrap().count();
-    assert_eq!(files, 2, "the folded segment and the compaction's lock file");
+    assert_eq!(
+        files, 2,
+        "the folded segment and the compaction's lock file"
+    );
 }
 
 #[test]
@@ -118,9 +173,17 @@ fn stats_without_counts_says_so_and_bad_options_are_usage_errors() {
     let r = m.noid(&["stats"]);
     assert_eq!(
         r.ok(),
-        format!("all identifiers, {} to {} (UTC)\nno requests counted\n", date(29), date(0))
+        format!(
+            "all identifiers, {} to {} (UTC)\nno requests counted\n",
+            date(29),
+            date(0)
+        )
     );
-    assert!(r.stderr.contains("(noidr counts with --counts)"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("(noidr counts with --counts)"),
+        "{}",
+        r.stderr
+    );
     let r = m.noid(&["stats", "--days", "0"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--days"), "{}", r.stderr);

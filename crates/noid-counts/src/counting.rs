@@ -6,7 +6,7 @@
 //! is killed loses what it counted since its last flush: at most one interval.
 
 use std::io;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::key::{today, Class, Kind};
@@ -20,8 +20,10 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 /// Counting in this process, shared by its request threads.
 pub struct Counting {
     tally: Tally,
-    robots: Robots,
-    writer: Mutex<SegmentWriter>,
+    /// Compiled at the first request with a User-Agent (the line protocols have none).
+    robots: OnceLock<Robots>,
+    /// The segment, and the block of the last flush (its memory kept for the next).
+    writer: Mutex<(SegmentWriter, Vec<u8>)>,
     /// Set to stop the flusher thread (and woken with the condvar).
     stop: (Mutex<bool>, Condvar),
 }
@@ -33,8 +35,8 @@ impl Counting {
     pub fn start(dir: &CountsDir, interval: Duration) -> io::Result<Arc<Counting>> {
         let counting = Arc::new(Counting {
             tally: Tally::default(),
-            robots: Robots::shipped(),
-            writer: Mutex::new(dir.writer()?),
+            robots: OnceLock::new(),
+            writer: Mutex::new((dir.writer()?, Vec::new())),
             stop: (Mutex::new(false), Condvar::new()),
         });
         let flusher = counting.clone();
@@ -47,8 +49,8 @@ impl Counting {
     /// Count one answer of `kind` for `id`, classing the asker by `user_agent`.
     #[inline]
     pub fn count(&self, id: &[u8], kind: Kind, user_agent: Option<&[u8]>) {
-        self.tally
-            .count(id, kind, self.robots.classify(user_agent));
+        let robots = self.robots.get_or_init(Robots::shipped);
+        self.tally.count(id, kind, robots.classify(user_agent));
     }
 
     /// Count one answer of `kind` for `id` to an asker of a known class (a protocol
@@ -61,9 +63,9 @@ impl Counting {
     /// Writes what was counted since the last flush to the segment, as one block.
     pub fn flush(&self) -> io::Result<()> {
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut body = Vec::new();
-        self.tally.drain(&mut body);
-        writer.append(&body)
+        let (segment, block) = &mut *writer;
+        self.tally.drain_block(block);
+        segment.append_block(block)
     }
 
     /// Stops the flusher thread and flushes once more (a clean end).

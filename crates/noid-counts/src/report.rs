@@ -263,7 +263,9 @@ impl Report {
         for kind in kinds {
             let person = self.total.person.get(kind).copied().unwrap_or(0);
             let robot = self.total.robot.get(kind).copied().unwrap_or(0);
-            out.push_str(&format!("{kind:<14} {person:>10} people {robot:>10} robots\n"));
+            out.push_str(&format!(
+                "{kind:<14} {person:>10} people {robot:>10} robots\n"
+            ));
         }
         for (title, list) in [
             ("most resolved", &self.most_resolved),

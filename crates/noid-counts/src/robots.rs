@@ -63,7 +63,9 @@ impl Robots {
     pub fn classify(&self, user_agent: Option<&[u8]>) -> Class {
         let ua = user_agent.unwrap_or_default();
         let hash = self.hasher.hash_one(ua) | 1;
-        let cache = self.cache.get_or(|| RefCell::new([(0, Class::Person); CACHE]));
+        let cache = self
+            .cache
+            .get_or(|| RefCell::new([(0, Class::Person); CACHE]));
         let slot = hash as usize % CACHE;
         if let Ok(cache) = cache.try_borrow() {
             if cache[slot].0 == hash {

@@ -59,22 +59,41 @@ pub(crate) fn put_entry(
 ) {
     let id = kept_id(id);
     let (tag, code) = kind.encode();
-    body.extend_from_slice(&day.to_le_bytes());
-    body.push(tag);
-    body.extend_from_slice(&code.to_le_bytes());
-    body.push(class.encode());
-    body.extend_from_slice(&count.to_le_bytes());
-    body.extend_from_slice(&(id.len() as u16).to_le_bytes());
+    let mut fixed = [0u8; 18];
+    fixed[0..4].copy_from_slice(&day.to_le_bytes());
+    fixed[4] = tag;
+    fixed[5..7].copy_from_slice(&code.to_le_bytes());
+    fixed[7] = class.encode();
+    fixed[8..16].copy_from_slice(&count.to_le_bytes());
+    fixed[16..18].copy_from_slice(&(id.len() as u16).to_le_bytes());
+    body.reserve(fixed.len() + id.len());
+    body.extend_from_slice(&fixed);
     body.extend_from_slice(id);
+}
+
+/// Starts a block in `buf` (emptied): the room for its head, which [`seal`] fills
+/// once the body has been appended after it.
+pub(crate) fn open_block(buf: &mut Vec<u8>) {
+    buf.clear();
+    buf.extend_from_slice(&[0; HEAD]);
+}
+
+/// Fills the head of the block that [`open_block`] started in `buf`, as a block of
+/// type `magic`; false when its body is empty (nothing to write).
+pub(crate) fn seal(magic: &[u8; 4], buf: &mut [u8]) -> bool {
+    let (head, body) = buf.split_at_mut(HEAD);
+    head[0..4].copy_from_slice(magic);
+    head[4..8].copy_from_slice(&(body.len() as u32).to_le_bytes());
+    head[8..12].copy_from_slice(&crc32fast::hash(body).to_le_bytes());
+    !body.is_empty()
 }
 
 /// `body` framed as a block of type `magic`.
 pub(crate) fn block(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEAD + body.len());
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    open_block(&mut out);
     out.extend_from_slice(body);
+    seal(magic, &mut out);
     out
 }
 
@@ -166,7 +185,14 @@ mod tests {
 
     fn counts_block(id: &str, count: u64) -> Vec<u8> {
         let mut body = Vec::new();
-        put_entry(&mut body, 20_000, Kind::Redirect(302), Class::Person, count, id.as_bytes());
+        put_entry(
+            &mut body,
+            20_000,
+            Kind::Redirect(302),
+            Class::Person,
+            count,
+            id.as_bytes(),
+        );
         block(COUNTS, &body)
     }
 

@@ -185,6 +185,15 @@ impl SegmentWriter {
         self.file.write_all(&block(COUNTS, body))
     }
 
+    /// Appends the block that `buf` holds ([`crate::Tally::drain_block`]) in one
+    /// write, unless its body is empty.
+    pub fn append_block(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        if !segment::seal(COUNTS, buf) {
+            return Ok(());
+        }
+        self.file.write_all(buf)
+    }
+
     /// The segment's file.
     pub fn path(&self) -> &Path {
         &self.path

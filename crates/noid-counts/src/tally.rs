@@ -19,7 +19,7 @@ use hashbrown::HashTable;
 use thread_local::ThreadLocal;
 
 use crate::key::{today, Class, Day, Kind};
-use crate::segment::{kept_id, put_entry};
+use crate::segment::{kept_id, open_block, put_entry};
 
 /// Counts by kind group (hit, redirect, miss, inflection, page) and class (person,
 /// robot) since the process started: the Prometheus totals.
@@ -36,12 +36,25 @@ struct Slot {
     len: u16,
 }
 
-#[derive(Default)]
 struct Shard {
     slots: HashTable<Slot>,
     /// The identifiers of the slots, end to end.
     ids: Vec<u8>,
     totals: Totals,
+}
+
+/// Keys a shard has room for from the start (its table grows beyond, and keeps what
+/// the last window needed).
+const START_KEYS: usize = 1024;
+
+impl Default for Shard {
+    fn default() -> Shard {
+        Shard {
+            slots: HashTable::with_capacity(START_KEYS),
+            ids: Vec::with_capacity(START_KEYS * 32),
+            totals: Totals::default(),
+        }
+    }
 }
 
 /// The tally of one process.
@@ -82,7 +95,9 @@ impl Tally {
         let id = kept_id(without_inflection(id));
         let (tag, code) = kind.encode();
         let packed = u64::from(day) << 32 | u64::from(code) << 16 | u64::from(tag) << 8;
-        let hash = self.hasher.hash_one((id, packed | u64::from(class.encode())));
+        let hash = self
+            .hasher
+            .hash_one((id, packed | u64::from(class.encode())));
         let shard = self.shards.get_or(Mutex::default);
         let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
         let Shard { slots, ids, totals } = &mut *shard;
@@ -117,6 +132,14 @@ impl Tally {
         self.day.store(day, Ordering::Relaxed);
     }
 
+    /// Makes `buf` a counts block (head still to fill, [`crate::SegmentWriter::append_block`])
+    /// of every count since the last drain, emptying the shards; returns how many
+    /// answers they add up to.
+    pub fn drain_block(&self, buf: &mut Vec<u8>) -> u64 {
+        open_block(buf);
+        self.drain(buf)
+    }
+
     /// Appends to `body` every count since the last drain (as counts-block entries)
     /// and empties the shards; returns how many answers they add up to.
     pub fn drain(&self, body: &mut Vec<u8>) -> u64 {
@@ -132,8 +155,8 @@ impl Tally {
             }
             ids.clear();
             // Keep what this window needed: the next one is likely alike.
-            slots.shrink_to(keys, |s| s.hash);
-            ids.shrink_to(bytes);
+            slots.shrink_to(keys.max(START_KEYS), |s| s.hash);
+            ids.shrink_to(bytes.max(START_KEYS * 32));
         }
         answers
     }

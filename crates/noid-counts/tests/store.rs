@@ -28,10 +28,22 @@ fn writers_append_side_by_side_and_a_reader_sums_them() {
     let mut a = dir.writer().unwrap();
     let mut b = dir.writer().unwrap();
     assert_ne!(a.path(), b.path());
-    a.append(&body(&tally, "ark:/1/a", Kind::Redirect(302), Class::Person, 3))
-        .unwrap();
-    b.append(&body(&tally, "ark:/1/a", Kind::Redirect(302), Class::Person, 4))
-        .unwrap();
+    a.append(&body(
+        &tally,
+        "ark:/1/a",
+        Kind::Redirect(302),
+        Class::Person,
+        3,
+    ))
+    .unwrap();
+    b.append(&body(
+        &tally,
+        "ark:/1/a",
+        Kind::Redirect(302),
+        Class::Person,
+        4,
+    ))
+    .unwrap();
     a.append(&body(&tally, "ark:/1/zz", Kind::Miss, Class::Robot, 2))
         .unwrap();
     assert_eq!(total(&dir), 9);
@@ -39,7 +51,8 @@ fn writers_append_side_by_side_and_a_reader_sums_them() {
     let whole = body(&tally, "ark:/1/a", Kind::Redirect(302), Class::Person, 5);
     let mut file = fs::OpenOptions::new().append(true).open(b.path()).unwrap();
     file.write_all(&b"NCC1"[..]).unwrap();
-    file.write_all(&(whole.len() as u32 + 12).to_le_bytes()).unwrap();
+    file.write_all(&(whole.len() as u32 + 12).to_le_bytes())
+        .unwrap();
     drop(file);
     assert_eq!(total(&dir), 9);
 }
@@ -51,8 +64,14 @@ fn compaction_folds_only_the_segments_of_gone_writers_and_keeps_the_sums() {
     let tally = Tally::default();
     for n in 1..=3 {
         let mut gone = dir.writer().unwrap();
-        gone.append(&body(&tally, "ark:/1/a", Kind::Inflection, Class::Person, n))
-            .unwrap();
+        gone.append(&body(
+            &tally,
+            "ark:/1/a",
+            Kind::Inflection,
+            Class::Person,
+            n,
+        ))
+        .unwrap();
     }
     let mut live = dir.writer().unwrap();
     live.append(&body(&tally, "ark:/1/b", Kind::Page, Class::Robot, 10))
@@ -81,8 +100,14 @@ fn a_compaction_cut_short_before_its_deletions_counts_nothing_twice() {
     let tally = Tally::default();
     for n in [2, 5] {
         let mut gone = dir.writer().unwrap();
-        gone.append(&body(&tally, "ark:/1/a", Kind::Redirect(301), Class::Person, n))
-            .unwrap();
+        gone.append(&body(
+            &tally,
+            "ark:/1/a",
+            Kind::Redirect(301),
+            Class::Person,
+            n,
+        ))
+        .unwrap();
     }
     // Keep copies of the two segments, compact, and put the copies back: as if the
     // compaction had stopped after its rename, before deleting what it folded.
@@ -108,21 +133,57 @@ fn the_report_sums_a_shoulder_by_day_and_ranks_resolved_and_missing() {
     let tally = Tally::default();
     let mut w = dir.writer().unwrap();
     tally.set_day(20_000);
-    w.append(&body(&tally, "ark:/99999/fk4a", Kind::Redirect(302), Class::Person, 3))
-        .unwrap();
-    w.append(&body(&tally, "ark:99999/fk4a", Kind::Redirect(302), Class::Robot, 2))
-        .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:/99999/fk4a",
+        Kind::Redirect(302),
+        Class::Person,
+        3,
+    ))
+    .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:99999/fk4a",
+        Kind::Redirect(302),
+        Class::Robot,
+        2,
+    ))
+    .unwrap();
     tally.set_day(20_001);
-    w.append(&body(&tally, "ark:/99999/fk4b", Kind::Inflection, Class::Person, 1))
-        .unwrap();
-    w.append(&body(&tally, "ark:/99999/fk4zz", Kind::Miss, Class::Person, 4))
-        .unwrap();
-    w.append(&body(&tally, "ark:/99999/xx", Kind::Redirect(302), Class::Person, 9))
-        .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:/99999/fk4b",
+        Kind::Inflection,
+        Class::Person,
+        1,
+    ))
+    .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:/99999/fk4zz",
+        Kind::Miss,
+        Class::Person,
+        4,
+    ))
+    .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:/99999/xx",
+        Kind::Redirect(302),
+        Class::Person,
+        9,
+    ))
+    .unwrap();
     // Outside the period: day 19_998.
     tally.set_day(19_998);
-    w.append(&body(&tally, "ark:/99999/fk4a", Kind::Redirect(302), Class::Person, 50))
-        .unwrap();
+    w.append(&body(
+        &tally,
+        "ark:/99999/fk4a",
+        Kind::Redirect(302),
+        Class::Person,
+        50,
+    ))
+    .unwrap();
     let query = Query {
         subject: Some("ark:/99999/fk4".into()),
         to: 20_001,
@@ -141,7 +202,9 @@ fn the_report_sums_a_shoulder_by_day_and_ranks_resolved_and_missing() {
     assert_eq!(report.days[1].tallies.robot["redirect-302"], 2);
     assert_eq!(report.total.all(), 10);
     fn ranked(l: &[noid_counts::Ranked]) -> Vec<(&str, u64, u64)> {
-        l.iter().map(|r| (r.id.as_str(), r.people, r.robots)).collect()
+        l.iter()
+            .map(|r| (r.id.as_str(), r.people, r.robots))
+            .collect()
     }
     // Both spellings of fk4a are the shoulder's; each is listed as asked, people first.
     assert_eq!(

@@ -71,7 +71,10 @@ mod tests {
             egg_identifier(b"ark:/1/x.resolve !!!ac=text/html!!!"),
             Some(&b"ark:/1/x"[..])
         );
-        assert_eq!(egg_identifier(b"ark:/1/x?.resolve"), Some(&b"ark:/1/x?"[..]));
+        assert_eq!(
+            egg_identifier(b"ark:/1/x?.resolve"),
+            Some(&b"ark:/1/x?"[..])
+        );
         assert_eq!(egg_identifier(b"ark:/1/x"), None);
         assert_eq!(noid_identifier(b"get ark:/1/x _t"), Some(&b"ark:/1/x"[..]));
         assert_eq!(noid_identifier(b"hello"), None);
@@ -79,8 +82,14 @@ mod tests {
 
     #[test]
     fn an_egg_answer_says_its_kind() {
-        assert_eq!(egg_kind(b"redir301 https://a.example/\n"), Kind::Redirect(301));
-        assert_eq!(egg_kind(b"redir303 https://a.example/\n"), Kind::Redirect(303));
+        assert_eq!(
+            egg_kind(b"redir301 https://a.example/\n"),
+            Kind::Redirect(301)
+        );
+        assert_eq!(
+            egg_kind(b"redir303 https://a.example/\n"),
+            Kind::Redirect(303)
+        );
         assert_eq!(egg_kind(b"inflect \"op=multi\" \"id=x\"\n"), Kind::Page);
     }
 }

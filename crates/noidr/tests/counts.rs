@@ -74,7 +74,13 @@ fn prg_counts_of_concurrent_noidr_processes_equal_the_requests_sent() {
     for (p, interval) in [(0u64, "3600"), (1, "0.1"), (2, "3600")] {
         let noidr = Noidr::start(
             m.dbdir(),
-            &["--protocol", "egg", "--counts", "--counts-interval", interval],
+            &[
+                "--protocol",
+                "egg",
+                "--counts",
+                "--counts-interval",
+                interval,
+            ],
         );
         servers.push((p, noidr));
     }
@@ -215,8 +221,10 @@ fn http_counts_under_concurrent_load_equal_the_requests_sent_robots_apart_and_no
             let server = &server;
             s.spawn(move || {
                 let requests = http_requests(c, n);
-                let sent: Vec<(String, Option<&str>)> =
-                    requests.iter().map(|(p, _, ua, _)| (p.clone(), *ua)).collect();
+                let sent: Vec<(String, Option<&str>)> = requests
+                    .iter()
+                    .map(|(p, _, ua, _)| (p.clone(), *ua))
+                    .collect();
                 let statuses = http_load(server, &sent);
                 for ((_, kind, _, _), status) in requests.iter().zip(statuses) {
                     let want = match kind {
@@ -250,7 +258,11 @@ fn http_counts_under_concurrent_load_equal_the_requests_sent_robots_apart_and_no
             .sum()
     };
     for group in ["redirect", "miss", "inflection"] {
-        assert_eq!(sample(group, "person"), want(group, Class::Person), "{group}");
+        assert_eq!(
+            sample(group, "person"),
+            want(group, Class::Person),
+            "{group}"
+        );
         assert_eq!(sample(group, "robot"), want(group, Class::Robot), "{group}");
     }
     assert!(server.stop().success());
