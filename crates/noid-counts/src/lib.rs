@@ -17,6 +17,7 @@
 
 mod counting;
 mod key;
+pub mod lines;
 mod report;
 mod robots;
 pub mod segment;

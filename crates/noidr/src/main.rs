@@ -18,7 +18,6 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
-mod counts;
 mod current;
 mod deadline;
 mod http;

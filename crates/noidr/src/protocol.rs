@@ -11,7 +11,7 @@ use noid_resolve::{noid_line, Outcome};
 use noid_resolve::lines::{self, LineProtocol};
 use noid_store::{Follower, StoreError, View};
 
-use noid_counts::Counting;
+use noid_counts::{lines as counted, Counting};
 
 use crate::args::Protocol;
 use crate::current::Current;
@@ -123,7 +123,13 @@ impl crate::lines::AnswerLines for Answerer {
         };
         self.metrics.record(outcome, start);
         if let Some(counting) = &self.counting {
-            crate::counts::count_line(counting, self.protocol, line, &out[at..], outcome);
+            let protocol = match self.protocol {
+                Protocol::Noid => counted::Protocol::Noid,
+                Protocol::Egg => counted::Protocol::Egg,
+            };
+            if let Some(id) = counted::line_identifier(protocol, line) {
+                counted::count_answer(counting, protocol, id, &out[at..], outcome);
+            }
         }
     }
 
