@@ -23,6 +23,7 @@ pub enum Protocol {
 
 /// The identifier a request line asks for; `None` for a line that is no lookup (no
 /// `.resolve`, a noid command other than `get`).
+#[inline]
 pub fn line_identifier(protocol: Protocol, line: &[u8]) -> Option<&[u8]> {
     match protocol {
         Protocol::Egg => {

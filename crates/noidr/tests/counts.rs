@@ -325,3 +325,39 @@ fn a_killed_http_server_loses_at_most_its_last_window() {
     // and nothing else; the store still reads.
     assert!((500..=800).contains(&after), "{after}");
 }
+
+#[test]
+fn nginx_auth_request_counts_a_request_once() {
+    let m = minter();
+    let mut cmd = Command::new(noidr_bin());
+    cmd.arg("-f")
+        .arg(m.dbdir())
+        .args(["--counts", "--counts-interval", "3600"]);
+    let mut server = Http::start(cmd, "127.0.0.1:0");
+    // What nginx asks: /auth/ first; for a page (401) /redirect/ after it.
+    let asked = [
+        ("/auth/ark:/99999/fk4a1", 204),
+        ("/auth/ark:/99999/fk4zz", 403),
+        ("/auth/ark:/99999/fk4a2?", 401),
+        ("/redirect/ark:/99999/fk4a2?", 200),
+        ("/lookup/ark:/99999/fk4a3", 200),
+        ("/healthz", 200),
+    ];
+    let sent: Vec<(String, Option<&str>)> = asked
+        .iter()
+        .map(|(p, _)| (p.to_string(), Some(FIREFOX)))
+        .collect();
+    let statuses = http_load(&server, &sent);
+    assert_eq!(statuses, asked.map(|(_, s)| s));
+    assert!(server.stop().success());
+    let person = |id: &str, kind| ((id.to_string(), kind, Class::Person), 1);
+    assert_eq!(
+        stored(m.dbdir()),
+        Tally::from([
+            person("ark:/99999/fk4a1", Kind::Redirect(302)),
+            person("ark:/99999/fk4zz", Kind::Miss),
+            person("ark:/99999/fk4a2", Kind::Inflection),
+            person("ark:/99999/fk4a3", Kind::Redirect(302)),
+        ])
+    );
+}
