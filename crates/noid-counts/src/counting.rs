@@ -22,8 +22,8 @@ pub struct Counting {
     tally: Tally,
     /// Compiled at the first request with a User-Agent (the line protocols have none).
     robots: OnceLock<Robots>,
-    /// The segment, and the block of the last flush (its memory kept for the next).
-    writer: Mutex<(SegmentWriter, Vec<u8>)>,
+    /// The segment.
+    writer: Mutex<SegmentWriter>,
     /// Set to stop the flusher thread (and woken with the condvar).
     stop: (Mutex<bool>, Condvar),
 }
@@ -36,7 +36,7 @@ impl Counting {
         let counting = Arc::new(Counting {
             tally: Tally::default(),
             robots: OnceLock::new(),
-            writer: Mutex::new((dir.writer()?, Vec::new())),
+            writer: Mutex::new(dir.writer()?),
             stop: (Mutex::new(false), Condvar::new()),
         });
         let flusher = counting.clone();
@@ -60,12 +60,18 @@ impl Counting {
         self.tally.count(id, kind, class);
     }
 
-    /// Writes what was counted since the last flush to the segment, as one block.
+    /// Writes what was counted since the last flush to the segment: a block per
+    /// thread that counted, each in one write (a crash between two loses only those
+    /// not written, which were counted since the last flush too).
     pub fn flush(&self) -> io::Result<()> {
-        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        let (segment, block) = &mut *writer;
-        self.tally.drain_block(block);
-        segment.append_block(block)
+        let mut segment = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut written = Ok(());
+        self.tally.drain_blocks(|block| {
+            if written.is_ok() {
+                written = segment.append_block(block);
+            }
+        });
+        written
     }
 
     /// Stops the flusher thread and flushes once more (a clean end).

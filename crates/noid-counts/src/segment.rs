@@ -20,7 +20,11 @@ pub(crate) const COUNTS: &[u8; 4] = b"NCC1";
 /// A block naming the segments a compacted segment holds the counts of.
 pub(crate) const FOLDED: &[u8; 4] = b"NCF1";
 /// Bytes before a block's body.
-const HEAD: usize = 12;
+pub(crate) const HEAD: usize = 12;
+/// Bytes of an entry before its identifier.
+pub(crate) const ENTRY_HEAD: usize = 18;
+/// Where an entry's count is, from its start.
+pub(crate) const COUNT_AT: usize = 8;
 
 /// The longest identifier kept, in bytes; a longer one is cut at a character boundary
 /// (a request that long is a mistake or an attack, never an identifier).
@@ -48,6 +52,27 @@ pub(crate) fn kept_id(id: &[u8]) -> &[u8] {
     &id[..end]
 }
 
+/// The head of an entry of `count` for an identifier of `id_len` bytes (at most
+/// [`MAX_ID`]).
+#[inline]
+pub(crate) fn entry_head(
+    day: Day,
+    kind: Kind,
+    class: Class,
+    count: u64,
+    id_len: usize,
+) -> [u8; ENTRY_HEAD] {
+    let (tag, code) = kind.encode();
+    let mut head = [0u8; ENTRY_HEAD];
+    head[0..4].copy_from_slice(&day.to_le_bytes());
+    head[4] = tag;
+    head[5..7].copy_from_slice(&code.to_le_bytes());
+    head[7] = class.encode();
+    head[COUNT_AT..COUNT_AT + 8].copy_from_slice(&count.to_le_bytes());
+    head[16..18].copy_from_slice(&(id_len as u16).to_le_bytes());
+    head
+}
+
 /// Appends one entry to a counts block's body.
 pub(crate) fn put_entry(
     body: &mut Vec<u8>,
@@ -58,17 +83,16 @@ pub(crate) fn put_entry(
     id: &[u8],
 ) {
     let id = kept_id(id);
-    let (tag, code) = kind.encode();
-    let mut fixed = [0u8; 18];
-    fixed[0..4].copy_from_slice(&day.to_le_bytes());
-    fixed[4] = tag;
-    fixed[5..7].copy_from_slice(&code.to_le_bytes());
-    fixed[7] = class.encode();
-    fixed[8..16].copy_from_slice(&count.to_le_bytes());
-    fixed[16..18].copy_from_slice(&(id.len() as u16).to_le_bytes());
-    body.reserve(fixed.len() + id.len());
-    body.extend_from_slice(&fixed);
+    body.reserve(ENTRY_HEAD + id.len());
+    body.extend_from_slice(&entry_head(day, kind, class, count, id.len()));
     body.extend_from_slice(id);
+}
+
+/// The entries of a counts block's body (none if it does not parse).
+pub(crate) fn parse_body(body: &[u8]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    entries(body, &mut out);
+    out
 }
 
 /// Starts a block in `buf` (emptied): the room for its head, which [`seal`] fills

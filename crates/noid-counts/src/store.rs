@@ -185,7 +185,7 @@ impl SegmentWriter {
         self.file.write_all(&block(COUNTS, body))
     }
 
-    /// Appends the block that `buf` holds ([`crate::Tally::drain_block`]) in one
+    /// Appends the block that `buf` holds ([`crate::Tally::drain_blocks`]) in one
     /// write, unless its body is empty.
     pub fn append_block(&mut self, buf: &mut [u8]) -> io::Result<()> {
         if !segment::seal(COUNTS, buf) {

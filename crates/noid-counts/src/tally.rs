@@ -2,14 +2,15 @@
 //! (day, identifier, kind, class), drained by the flusher every few seconds.
 //!
 //! Each thread counts into its own shard (a `Mutex` only the flusher ever contends
-//! for, once per window), so request threads never wait on each other. A shard keeps
-//! its identifiers' bytes end to end in one buffer, and a drain empties the table and
-//! the buffer but keeps their memory (shrunk to what the window used): once a shard
-//! has seen a window's worth of keys, counting allocates nothing, a repeat costs a
-//! hash, a probe and an increment, and a new key a copy of its bytes. The day is read
-//! from an atomic the flusher sets ([`Tally::set_day`]) rather than from the clock at
-//! each request: a request in the last window before midnight UTC may be counted on
-//! the day before.
+//! for, once per window), so request threads never wait on each other. A shard's
+//! counts are the block it will write ([`crate::segment`]): a new key appends its
+//! entry (count 1) to the shard's block, and the table keeps only where that entry
+//! is, so a repeat costs a hash, a probe and an increment of the count in place, and a
+//! drain takes the block as it is (sealed with its head and written, one block per
+//! shard) and leaves an empty one of the same size. Once a shard has seen a window's
+//! worth of keys, counting allocates nothing. The day is read from an atomic the
+//! flusher sets ([`Tally::set_day`]) rather than from the clock at each request: a
+//! request in the last window before midnight UTC may be counted on the day before.
 
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -19,39 +20,39 @@ use hashbrown::HashTable;
 use thread_local::ThreadLocal;
 
 use crate::key::{today, Class, Day, Kind};
-use crate::segment::{kept_id, open_block, put_entry};
+use crate::segment::{entry_head, kept_id, open_block, COUNT_AT, ENTRY_HEAD, HEAD};
 
 /// Counts by kind group (hit, redirect, miss, inflection, page) and class (person,
 /// robot) since the process started: the Prometheus totals.
 pub type Totals = [[u64; 2]; 5];
 
-/// One key's count in a shard; its identifier is `ids[at..at + len]` of the shard.
+/// Where one key's entry is in its shard's block.
 struct Slot {
     hash: u64,
-    day: Day,
-    kind: Kind,
-    class: Class,
-    count: u64,
+    /// The entry's head without its count: day, kind, code, class ([`packed`]).
+    key: u64,
     at: u32,
     len: u16,
 }
 
 struct Shard {
     slots: HashTable<Slot>,
-    /// The identifiers of the slots, end to end.
-    ids: Vec<u8>,
+    /// A counts block: room for its head, then the entries of this window.
+    block: Vec<u8>,
     totals: Totals,
 }
 
-/// Keys a shard has room for from the start (its table grows beyond, and keeps what
-/// the last window needed).
+/// Keys a shard has room for from the start (its table grows beyond, and a drain
+/// leaves room for as many as the last window had).
 const START_KEYS: usize = 1024;
 
 impl Default for Shard {
     fn default() -> Shard {
+        let mut block = Vec::with_capacity(START_KEYS * 48);
+        open_block(&mut block);
         Shard {
             slots: HashTable::with_capacity(START_KEYS),
-            ids: Vec::with_capacity(START_KEYS * 32),
+            block,
             totals: Totals::default(),
         }
     }
@@ -79,6 +80,12 @@ pub fn group_index(kind: Kind) -> usize {
     kind.encode().0 as usize
 }
 
+/// Day, kind, code and class in one word (a key's fixed part).
+fn packed(day: Day, kind: Kind, class: Class) -> u64 {
+    let (tag, code) = kind.encode();
+    u64::from(day) << 32 | u64::from(code) << 16 | u64::from(tag) << 8 | u64::from(class.encode())
+}
+
 /// `id` without the run of `?` it ends with (`ark:/1/x??` is `ark:/1/x`).
 fn without_inflection(id: &[u8]) -> &[u8] {
     let end = id.iter().rposition(|&b| b != b'?').map_or(0, |i| i + 1);
@@ -93,35 +100,37 @@ impl Tally {
     pub fn count(&self, id: &[u8], kind: Kind, class: Class) {
         let day = self.day.load(Ordering::Relaxed);
         let id = kept_id(without_inflection(id));
-        let (tag, code) = kind.encode();
-        let packed = u64::from(day) << 32 | u64::from(code) << 16 | u64::from(tag) << 8;
-        let hash = self
-            .hasher
-            .hash_one((id, packed | u64::from(class.encode())));
+        let key = packed(day, kind, class);
+        let hash = self.hasher.hash_one((id, key));
         let shard = self.shards.get_or(Mutex::default);
         let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-        let Shard { slots, ids, totals } = &mut *shard;
-        totals[usize::from(tag)][class as usize] += 1;
-        let found = slots.find_mut(hash, |s| {
+        let Shard {
+            slots,
+            block,
+            totals,
+        } = &mut *shard;
+        totals[group_index(kind)][class as usize] += 1;
+        let found = slots.find(hash, |s| {
             s.hash == hash
-                && s.day == day
-                && s.kind == kind
-                && s.class == class
-                && &ids[s.at as usize..s.at as usize + usize::from(s.len)] == id
+                && s.key == key
+                && usize::from(s.len) == id.len()
+                && block[s.at as usize + ENTRY_HEAD..][..id.len()] == *id
         });
         match found {
-            Some(slot) => slot.count += 1,
+            Some(slot) => {
+                let count = &mut block[slot.at as usize + COUNT_AT..][..8];
+                let n = u64::from_le_bytes((&*count).try_into().unwrap_or_default());
+                count.copy_from_slice(&(n + 1).to_le_bytes());
+            }
             None => {
                 let slot = Slot {
                     hash,
-                    day,
-                    kind,
-                    class,
-                    count: 1,
-                    at: ids.len() as u32,
+                    key,
+                    at: block.len() as u32,
                     len: id.len() as u16,
                 };
-                ids.extend_from_slice(id);
+                block.extend_from_slice(&entry_head(day, kind, class, 1, id.len()));
+                block.extend_from_slice(id);
                 slots.insert_unique(hash, slot, |s| s.hash);
             }
         }
@@ -132,32 +141,42 @@ impl Tally {
         self.day.store(day, Ordering::Relaxed);
     }
 
-    /// Makes `buf` a counts block (head still to fill, [`crate::SegmentWriter::append_block`])
-    /// of every count since the last drain, emptying the shards; returns how many
-    /// answers they add up to.
-    pub fn drain_block(&self, buf: &mut Vec<u8>) -> u64 {
-        open_block(buf);
-        self.drain(buf)
+    /// Calls `write` with each shard's block of the counts since the last drain (its
+    /// head still to fill: [`crate::SegmentWriter::append_block`]), taken from the
+    /// shard, which starts a new one; returns how many blocks had counts.
+    pub fn drain_blocks(&self, mut write: impl FnMut(&mut Vec<u8>)) -> usize {
+        let mut blocks = 0;
+        for shard in self.shards.iter() {
+            let mut block = {
+                let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+                if shard.slots.is_empty() {
+                    continue;
+                }
+                let keys = shard.slots.len();
+                shard.slots.clear();
+                // Keep room for what this window needed: the next one is likely alike.
+                shard.slots.shrink_to(keys.max(START_KEYS), |s| s.hash);
+                let mut next = Vec::with_capacity(shard.block.len());
+                open_block(&mut next);
+                std::mem::replace(&mut shard.block, next)
+            };
+            write(&mut block);
+            blocks += 1;
+        }
+        blocks
     }
 
     /// Appends to `body` every count since the last drain (as counts-block entries)
     /// and empties the shards; returns how many answers they add up to.
     pub fn drain(&self, body: &mut Vec<u8>) -> u64 {
         let mut answers = 0;
-        for shard in self.shards.iter() {
-            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-            let Shard { slots, ids, .. } = &mut *shard;
-            let (keys, bytes) = (slots.len(), ids.len());
-            for s in slots.drain() {
-                let id = &ids[s.at as usize..s.at as usize + usize::from(s.len)];
-                put_entry(body, s.day, s.kind, s.class, s.count, id);
-                answers += s.count;
+        self.drain_blocks(|block| {
+            let entries = &block[HEAD..];
+            for e in crate::segment::parse_body(entries) {
+                answers += e.count;
             }
-            ids.clear();
-            // Keep what this window needed: the next one is likely alike.
-            slots.shrink_to(keys.max(START_KEYS), |s| s.hash);
-            ids.shrink_to(bytes.max(START_KEYS * 32));
-        }
+            body.extend_from_slice(entries);
+        });
         answers
     }
 
@@ -209,7 +228,7 @@ mod tests {
         assert!(tally
             .shards
             .iter()
-            .all(|s| s.lock().unwrap().slots.is_empty() && s.lock().unwrap().ids.is_empty()));
+            .all(|s| s.lock().unwrap().slots.is_empty() && s.lock().unwrap().block.len() == HEAD));
         let mut again = Vec::new();
         assert_eq!(tally.drain(&mut again), 0);
         assert!(again.is_empty());
