@@ -361,3 +361,25 @@ fn nginx_auth_request_counts_a_request_once() {
         ])
     );
 }
+
+#[test]
+fn counts_that_cannot_be_written_stop_noidr_with_the_reason() {
+    let m = minter();
+    // A file where the counts directory would be.
+    std::fs::write(m.dbdir().join("counts"), b"").unwrap();
+    let out = Command::new(noidr_bin())
+        .arg("-f")
+        .arg(m.dbdir())
+        .args(["--protocol", "egg", "--counts"])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let want = format!(
+        "noidr: error: --counts: cannot write in {}",
+        m.dbdir().join("counts").display()
+    );
+    assert!(err.starts_with(&want), "{err}");
+    assert!(out.stdout.is_empty());
+}
