@@ -25,14 +25,18 @@ pub enum Protocol {
 /// `.resolve`, a noid command other than `get`).
 #[inline]
 pub fn line_identifier(protocol: Protocol, line: &[u8]) -> Option<&[u8]> {
+    // A plain scan: memchr's set-up costs more than a short line's bytes.
     match protocol {
         Protocol::Egg => {
-            let end = memchr::memchr(b' ', line).unwrap_or(line.len());
+            let end = line.iter().position(|&b| b == b' ').unwrap_or(line.len());
             line[..end].strip_suffix(b".resolve")
         }
         Protocol::Noid => {
             let rest = line.strip_prefix(b"get ")?.trim_ascii_start();
-            let end = memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len());
+            let end = rest
+                .iter()
+                .position(|&b| b == b' ' || b == b'\t')
+                .unwrap_or(rest.len());
             Some(&rest[..end])
         }
     }
