@@ -25,13 +25,11 @@ pub enum Protocol {
 /// `.resolve`, a noid command other than `get`).
 #[inline]
 pub fn line_identifier(protocol: Protocol, line: &[u8]) -> Option<&[u8]> {
-    // A plain scan: memchr's set-up costs more than a short line's bytes.
     match protocol {
-        Protocol::Egg => {
-            let end = line.iter().position(|&b| b == b' ').unwrap_or(line.len());
-            line[..end].strip_suffix(b".resolve")
-        }
+        // As egg's parser finds it (an identifier may hold spaces).
+        Protocol::Egg => noid_resolve::egg::request_identifier(line),
         Protocol::Noid => {
+            // A plain scan: memchr's set-up costs more than a short line's bytes.
             let rest = line.strip_prefix(b"get ")?.trim_ascii_start();
             let end = rest
                 .iter()
@@ -66,12 +64,13 @@ pub fn count_answer(
 /// any other (`inflect "op=…"`: content negotiation, several targets, a registry
 /// record or providers) a page.
 fn egg_kind(answer: &[u8]) -> Kind {
-    let code = answer
-        .strip_prefix(b"redir")
-        .and_then(|rest| rest.get(..3))
-        .and_then(|d| std::str::from_utf8(d).ok())
-        .and_then(|d| d.parse().ok());
-    code.map_or(Kind::Page, Kind::Redirect)
+    match answer.strip_prefix(b"redir").and_then(|rest| rest.get(..3)) {
+        Some(&[a, b, c]) if [a, b, c].iter().all(u8::is_ascii_digit) => {
+            let digit = |d: u8| u16::from(d - b'0');
+            Kind::Redirect(digit(a) * 100 + digit(b) * 10 + digit(c))
+        }
+        _ => Kind::Page,
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +86,11 @@ mod tests {
         );
         assert_eq!(egg(b"ark:/1/x?.resolve"), Some(&b"ark:/1/x?"[..]));
         assert_eq!(egg(b"ark:/1/x"), None);
+        assert_eq!(egg(b"ark:/1/a b.resolve"), Some(&b"ark:/1/a b"[..]));
+        assert_eq!(
+            egg(b"ark:/1/a b.resolve !!!pr=http!!!"),
+            Some(&b"ark:/1/a b"[..])
+        );
         let noid = |l: &'static [u8]| line_identifier(Protocol::Noid, l);
         assert_eq!(noid(b"get ark:/1/x _t"), Some(&b"ark:/1/x"[..]));
         assert_eq!(noid(b"hello"), None);
@@ -103,5 +107,6 @@ mod tests {
             Kind::Redirect(303)
         );
         assert_eq!(egg_kind(b"inflect \"op=multi\" \"id=x\"\n"), Kind::Page);
+        assert_eq!(egg_kind(b"redir30x https://a.example/\n"), Kind::Page);
     }
 }
