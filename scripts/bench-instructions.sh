@@ -16,6 +16,8 @@
 # nginx and Apache's mod_proxy take (its R and 2R requests in batches of 100
 # pipelined). Per id: `noid mint 20000` and `mint 40000`
 # on fresh `f5.reedeedk` minters, the difference divided by 20,000.
+# NOIDR_FLAGS adds flags to every noidr (e.g. "--counts", to measure counting), and
+# HTTP_USER_AGENT sends that User-Agent with every HTTP request.
 # Needs valgrind (installed from Debian when missing). Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +36,8 @@ bench=${BENCH_NOIDR:-$CARGO_TARGET_DIR/release/examples/bench_noidr}
 # takes under callgrind, so that no batch is answered late.
 deadline=()
 "$noidr" --help | grep -q -- --lookup-deadline && deadline=(--lookup-deadline 600)
+# shellcheck disable=SC2206 # (flags, split on spaces)
+deadline+=(${NOIDR_FLAGS:-})
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$bench" load "$dir/store" "$n_ids" 2>/dev/null
@@ -107,15 +111,16 @@ http_instructions() {
         --http "unix:$sock" --http-threads 1 2>"$dir/vg-http.err" >/dev/null &
     local pid=$!
     for _ in $(seq 1 1200); do [[ -S $sock ]] && break; sleep 0.1; done
-    python3 - "$sock" "$1" <<'PY' || { kill "$pid"; exit 1; }
+    python3 - "$sock" "$1" "${HTTP_USER_AGENT:-}" <<'PY' || { kill "$pid"; exit 1; }
 import socket, sys
 sock, paths = sys.argv[1], open(sys.argv[2]).read().split()
+ua = b"User-Agent: %s\r\n" % sys.argv[3].encode() if sys.argv[3] else b""
 s = socket.socket(socket.AF_UNIX)
 s.connect(sock)
 buf = b""
 for i in range(0, len(paths), 100):
     batch = paths[i:i + 100]
-    s.sendall(b"".join(b"GET %s HTTP/1.1\r\nHost: b\r\n\r\n" % p.encode() for p in batch))
+    s.sendall(b"".join(b"GET %s HTTP/1.1\r\nHost: b\r\n%s\r\n" % (p.encode(), ua) for p in batch))
     heads = []
     while len(heads) < len(batch):
         while b"\r\n\r\n" not in buf:

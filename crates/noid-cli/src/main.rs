@@ -38,6 +38,7 @@ mod serve;
 #[path = "no_server.rs"]
 mod serve;
 mod source;
+mod stats;
 mod store;
 mod usage;
 

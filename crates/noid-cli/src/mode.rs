@@ -31,6 +31,8 @@ pub enum Mode {
     History,
     /// `rewrite --from … --to …` or `rewrite --undo OPID`: change many, or undo.
     Rewrite,
+    /// `stats [ID|PREFIX]`: the resolution counts.
+    Stats,
 }
 
 impl Mode {
@@ -51,6 +53,7 @@ impl Mode {
             Name::Search => Some(Mode::Search),
             Name::History => Some(Mode::History),
             Name::Rewrite => Some(Mode::Rewrite),
+            Name::Stats => Some(Mode::Stats),
             _ => None,
         }
     }
@@ -83,11 +86,13 @@ mod tests {
                 "index",
                 "search",
                 "history",
-                "rewrite"
+                "rewrite",
+                "stats"
             ]
         );
         assert_eq!(Mode::of("history"), Some(Mode::History));
         assert_eq!(Mode::of("rewrite"), Some(Mode::Rewrite));
+        assert_eq!(Mode::of("stats"), Some(Mode::Stats));
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));

@@ -98,6 +98,7 @@ impl Request {
             | Name::Search
             | Name::History
             | Name::Rewrite
+            | Name::Stats
             | Name::DbImport => return Request::Unknown { verb: word, args },
         };
         Request::Action(verb)

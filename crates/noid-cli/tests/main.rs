@@ -44,5 +44,6 @@ mod search;
 mod slow_clients;
 mod spelling;
 mod standing;
+mod stats;
 mod table;
 mod upload;

@@ -70,6 +70,8 @@ pub enum Name {
     History,
     /// `rewrite`: a mode of the `noid` process (noid-cli), no line's command.
     Rewrite,
+    /// `stats`: a mode of the `noid` process (noid-cli), no line's command.
+    Stats,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -161,6 +163,7 @@ pub const VERBS: &[Verb] = &[
     verb(Name::Search, "search", false, NOWHERE),
     verb(Name::History, "history", false, NOWHERE),
     verb(Name::Rewrite, "rewrite", true, NOWHERE),
+    verb(Name::Stats, "stats", false, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

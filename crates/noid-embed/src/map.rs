@@ -12,6 +12,9 @@ use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
 use noid_store::{AnswerRegion, Follower, StoreError, View, ViewRef};
 
+use noid_counts::lines::{self as counted, line_identifier};
+use noid_counts::{counts_dir_of, Counting, CountsDir};
+
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
 use crate::request::{egg_line, egg_line_as_sent};
@@ -39,6 +42,8 @@ pub struct Map {
     open_tried: AtomicBool,
     deadline: Deadline,
     limit: Option<Duration>,
+    /// `counts=`: this worker's resolution counts, written to a segment of its own.
+    counting: Option<Arc<Counting>>,
 }
 
 impl Map {
@@ -70,6 +75,19 @@ impl Map {
         let started = |e: std::io::Error| ConfigError(format!("cannot start a thread: {e}"));
         follower.spawn_background().map_err(started)?;
         let deadline = Deadline::new(config.deadline, shared).map_err(started)?;
+        let counting = match config.counts {
+            None => None,
+            Some(interval) => {
+                let dir = CountsDir::new(counts_dir_of(&config.dbdir));
+                let counting = Counting::start(&dir, interval).map_err(|e| {
+                    ConfigError(format!(
+                        "counts=: cannot write in {}: {e}",
+                        dir.path().display()
+                    ))
+                })?;
+                Some(counting)
+            }
+        };
         Ok(Map {
             protocol: config.protocol,
             resolver,
@@ -78,6 +96,7 @@ impl Map {
             open_tried: AtomicBool::new(false),
             deadline,
             limit: config.deadline,
+            counting,
         })
     }
 
@@ -88,7 +107,11 @@ impl Map {
         if key.contains(&b'\n') {
             return Found::NotFound;
         }
-        self.answered(out, |view, protocol, out| {
+        let id = match self.protocol {
+            Protocol::Noid => line_identifier(counted::Protocol::Noid, key),
+            Protocol::Egg => line_identifier(counted::Protocol::Egg, key),
+        };
+        self.answered(id, out, |view, protocol, out| {
             answer_line(view, protocol, key, out)
         })
     }
@@ -123,7 +146,9 @@ impl Map {
             }
             outcome
         };
-        self.answered(out, |view, protocol, out| {
+        // Counted as sent: the request-target without its `/` (still %-encoded).
+        let id = target.strip_prefix(b"/").unwrap_or(target);
+        self.answered(Some(id), out, |view, protocol, out| {
             let fields = [Some(target), Some(scheme)];
             answer_kept(
                 view,
@@ -139,9 +164,11 @@ impl Map {
 
     /// `ask`'s answer on the freshest view of the store (a write that has returned is
     /// seen) in the map's protocol, unless the deadline answers; without its newline,
-    /// and what it is.
+    /// and what it is. With `counts=`, the answer is counted for identifier `id`
+    /// (`None`: a line that is no lookup).
     fn answered(
         &self,
+        id: Option<&[u8]>,
         out: &mut Vec<u8>,
         ask: impl FnOnce(&View, LineProtocol<'_>, &mut Vec<u8>) -> Outcome,
     ) -> Found {
@@ -171,6 +198,13 @@ impl Map {
         });
         if out.last() == Some(&b'\n') {
             out.pop();
+        }
+        if let (Some(counting), Some(id)) = (&self.counting, id) {
+            let protocol = match self.protocol {
+                Protocol::Noid => counted::Protocol::Noid,
+                Protocol::Egg => counted::Protocol::Egg,
+            };
+            counted::count_answer(counting, protocol, id, &out[at..], outcome);
         }
         if outcome == Outcome::Error {
             Found::Error
@@ -211,8 +245,12 @@ impl Map {
 }
 
 impl Drop for Map {
-    /// The follower stops and removes its secondaries' directories.
+    /// The counts are written, and the follower stops and removes its secondaries'
+    /// directories.
     fn drop(&mut self) {
+        if let Some(Err(e)) = self.counting.as_deref().map(Counting::finish) {
+            log::error!("cannot write the counts: {e}");
+        }
         self.follower.stop();
     }
 }

@@ -64,6 +64,9 @@ pub struct Config {
     /// `secondary-dir=DIR`: where the RocksDB secondaries keep their files (default: a
     /// directory under the system's temporary directory, removed at exit).
     pub secondary_dir: Option<PathBuf>,
+    /// `counts=SECS`: count resolutions into `DBDIR/counts/` (crate `noid-counts`),
+    /// each worker process writing every SECS seconds (0, the default: no counting).
+    pub counts: Option<Duration>,
 }
 
 /// A configuration the directive cannot take, worded for the server's error message.
@@ -106,6 +109,7 @@ impl Config {
             answer_cache: DEFAULT_ANSWER_CACHE,
             shared_answers: DEFAULT_SHARED_ANSWERS,
             secondary_dir: None,
+            counts: None,
         };
         for word in options {
             let Some((key, value)) = word.split_once('=') else {
@@ -139,10 +143,11 @@ impl Config {
             "answer-cache" => self.answer_cache = count(key, value, 1, 1 << 26)?,
             "shared-answers" => self.shared_answers = count(key, value, 0, 1 << 24)?,
             "secondary-dir" => self.secondary_dir = Some(PathBuf::from(value)),
+            "counts" => self.counts = counts(value)?,
             _ => {
                 return Err(bad(format!(
                     "unknown option '{key}' (miss, rules, registry, deadline, cache-mb, \
-                     thread-cache, answer-cache, shared-answers, secondary-dir)"
+                     thread-cache, answer-cache, shared-answers, secondary-dir, counts)"
                 )))
             }
         }
@@ -208,6 +213,18 @@ fn deadline(value: &str) -> Result<Option<Duration>, ConfigError> {
         Ok(s) if (0.01..=86400.0).contains(&s) => Ok(Some(Duration::from_secs_f64(s))),
         _ => Err(bad(format!(
             "deadline={value}: 0 (none) or from 0.01 to 86400 seconds"
+        ))),
+    }
+}
+
+/// `counts=SECS`: 0 (no counting) or from 0.1 to 3600 seconds between two writes, as
+/// `noidr --counts-interval`.
+fn counts(value: &str) -> Result<Option<Duration>, ConfigError> {
+    match value.parse::<f64>() {
+        Ok(0.0) => Ok(None),
+        Ok(s) if (0.1..=3600.0).contains(&s) => Ok(Some(Duration::from_secs_f64(s))),
+        _ => Err(bad(format!(
+            "counts={value}: 0 (no counting) or from 0.1 to 3600 seconds"
         ))),
     }
 }

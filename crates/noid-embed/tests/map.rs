@@ -525,3 +525,50 @@ fn a_broken_target_falls_back_on_its_archived_copy_where_the_rules_say() {
         value("redir302 https://example.org/xt1")
     );
 }
+
+/// `counts=`: two maps on one store, as two worker processes have (each its own
+/// segment), answered from two threads each, by line and by request; once closed,
+/// the counts store holds exactly what was asked (all as people's: no User-Agent
+/// reaches a map).
+#[test]
+fn counts_of_two_workers_add_up_to_the_requests_asked() {
+    use noid_counts::{counts_dir_of, Class, CountsDir, Kind};
+    use std::collections::BTreeMap;
+    let d = minter();
+    let workers = [
+        open("egg", d.path(), &["counts=0.1"]),
+        open("egg", d.path(), &["counts=3600"]),
+    ];
+    std::thread::scope(|s| {
+        for map in &workers {
+            for _ in 0..2 {
+                s.spawn(move || {
+                    for _ in 0..250 {
+                        assert_eq!(ask(map, "ark:/13030/xt1.resolve").0, Found::Value);
+                        assert_eq!(ask(map, "ark:/13030/p1.resolve").0, Found::Value);
+                        assert_eq!(ask(map, "ark:/13030/nope.resolve").0, Found::NotFound);
+                        let mut out = Vec::new();
+                        let found = map.answer_request(b"/ark:/13030/xt1", b"http", b"", &mut out);
+                        assert_eq!(found, Found::Value);
+                    }
+                });
+            }
+        }
+    });
+    // Closing a map (the worker's exit) writes what it has not written yet.
+    drop(workers);
+    let mut got = BTreeMap::new();
+    for e in CountsDir::new(counts_dir_of(d.path())).read().unwrap() {
+        *got.entry((String::from_utf8(e.id).unwrap(), e.kind, e.class))
+            .or_insert(0u64) += e.count;
+    }
+    let person = |id: &str, kind| (id.to_string(), kind, Class::Person);
+    assert_eq!(
+        got,
+        BTreeMap::from([
+            (person("ark:/13030/xt1", Kind::Redirect(302)), 2_000),
+            (person("ark:/13030/p1", Kind::Redirect(301)), 1_000),
+            (person("ark:/13030/nope", Kind::Miss), 1_000),
+        ])
+    );
+}

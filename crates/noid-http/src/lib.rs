@@ -173,6 +173,15 @@ pub trait Backend: Send + Sync + 'static {
     /// caller. The default does nothing.
     fn late(&self) {}
 
+    /// A request for identifier `id` was answered as `kind` (a redirect and its code,
+    /// a miss, an inflection, another page), for the resolution counts (crate
+    /// `noid-counts`); `user_agent` tells a robot's request from a person's and is
+    /// never kept. Errors, refusals and the service routes are not counted. The
+    /// default counts nothing.
+    fn count(&self, id: &str, kind: noid_counts::Kind, user_agent: Option<&[u8]>) {
+        let _ = (id, kind, user_agent);
+    }
+
     /// When identifier `id`'s bindings were last written, in seconds since the epoch,
     /// for the `Last-Modified` of its metadata pages and tombstone; `None` when not
     /// recorded. Asked only for those pages, never for a redirect. The default knows

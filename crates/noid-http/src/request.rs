@@ -20,6 +20,9 @@ pub(crate) struct Head<'a> {
     pub(crate) accept: Option<&'a str>,
     pub(crate) forwarded_proto: Option<&'a str>,
     pub(crate) if_modified_since: Option<&'a str>,
+    /// Read only to class the request as a robot's or a person's for the counts
+    /// (`noid_counts::Robots`), never kept.
+    pub(crate) user_agent: Option<&'a [u8]>,
     /// A `Transfer-Encoding`, or a `Content-Length` other than `0`.
     pub(crate) has_body: bool,
     /// HTTP/1.0 (keep-alive only when asked for).
@@ -65,7 +68,7 @@ pub(crate) fn parse(buf: &[u8]) -> Parsed<'_> {
         keep_alive: version == 1,
         ..Head::default()
     };
-    let (mut accept, mut proto, mut since) = (false, false, false);
+    let (mut accept, mut proto, mut since, mut agent) = (false, false, false, false);
     for h in req.headers.iter() {
         let name = h.name.as_bytes();
         let is = |n: &str| name.len() == n.len() && name.eq_ignore_ascii_case(n.as_bytes());
@@ -73,6 +76,10 @@ pub(crate) fn parse(buf: &[u8]) -> Parsed<'_> {
             6 if !accept && is("accept") => {
                 accept = true;
                 head.accept = visible(h.value);
+            }
+            10 if !agent && is("user-agent") => {
+                agent = true;
+                head.user_agent = Some(h.value);
             }
             10 if is("connection") => {
                 for token in h.value.split(|&b| b == b',') {

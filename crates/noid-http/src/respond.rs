@@ -10,6 +10,7 @@ use crate::response::{status, Name, Response, Value};
 use crate::route::{self, Route};
 use crate::{front, layout, metadata_html, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
+use noid_counts::Kind;
 use noid_resolve::cite;
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
@@ -97,6 +98,7 @@ pub(crate) fn handle(
         }
     };
     let signposts = signposts(backend, &answer, as_sent.as_deref().unwrap_or(&id), req);
+    count(backend, route, &id, &answer, req.user_agent);
     let modified = modified::of(backend, &answer);
     let providers = alternates(backend, &answer, req, deadline);
     let facts = metadata_html::Facts {
@@ -119,6 +121,21 @@ pub(crate) fn handle(
         return modified::unchanged(&decision);
     }
     render(route, decision, &id, req.accept)
+}
+
+/// Counts `answer` to a request for `id` ([`Backend::count`]). On `/auth/` (nginx
+/// `auth_request`) an answer that is a page is not counted: nginx asks `/redirect/`
+/// for it next, and that request is counted.
+fn count(backend: &dyn Backend, route: Route, id: &str, answer: &Answer, ua: Option<&[u8]>) {
+    let kind = match answer {
+        Answer::Redirect { code, .. } => Kind::Redirect(*code),
+        Answer::NotFound => Kind::Miss,
+        Answer::Partial { bindings, .. } if bindings.is_empty() => Kind::Miss,
+        _ if route == Route::Auth => return,
+        Answer::Inflection { .. } => Kind::Inflection,
+        _ => Kind::Page,
+    };
+    backend.count(id, kind, ua);
 }
 
 /// The response to a request refused whatever it asks for: a request-target too long,

@@ -12,6 +12,7 @@ complete -c noidr -l http-header-timeout -d 'Seconds an HTTP client has to send 
 complete -c noidr -l http-max-connections -d 'HTTP connections served at once; more wait in the kernel\'s accept queue' -r
 complete -c noidr -l http-max-per-client -d 'HTTP connections served at once from one client address; more are answered 503 and closed at once, so that one client cannot take every connection. Connections over a unix socket are not counted; behind a front server on TCP, every connection comes from its address: raise this to --http-max-connections there' -r
 complete -c noidr -l lookup-deadline -d 'Seconds the store has to answer a request: a request it has not answered by then (a hung disk, a network file system gone away) is answered with the protocol\'s error line (HTTP: 503), and so is every request after it until the stalled lookup returns; then noidr resolves again. Under Apache this keeps one stalled lookup from stalling the whole server (every prg: lookup waits for the one before it). 0 turns the deadline off' -r
+complete -c noidr -l counts-interval -d 'Seconds between two writes of the counts: a crash loses at most this much' -r
 complete -c noidr -l rules -d 'Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the built-in table (doi:, hdl:). An empty file disables all rules' -r -F
 complete -c noidr -l registry -d 'Prefix registry file: ANVL records for schemes (pdb:), NAANs and prefixes (ark:/99999, doi:10.5072) and shoulders, with their names, who runs them and their providers (URL patterns with $id). A truncated identifier answers its record, `*/ID` lists ID\'s target at every provider, and ID redirects to the first provider that is up. Format: RESOLUTION.md, "The prefix registry"' -r -F
 complete -c noidr -l write-registry -d 'Write the --registry file in its canonical form (records sorted, elements in order; comments are not kept) to FILE, "-" for stdout, and exit' -r -F
@@ -23,6 +24,7 @@ eggnog\t'`redir302 ` (empty target)'"
 complete -c noidr -l secondary-dir -d 'Writable directory for RocksDB\'s secondary-instance files (its info log). Default: a fresh directory under /tmp, removed at exit' -r -f -a "(__fish_complete_directories)"
 complete -c noidr -l cache-mb -d 'RocksDB block cache, in MiB (give at least the size of the data for best speed)' -r
 complete -c noidr -l log-level -d 'Log level: off, error, warn (default), info, debug, trace' -r
+complete -c noidr -l counts -d 'Count resolutions per identifier and UTC day (redirects by code, misses, inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/, written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No address and no User-Agent is stored. See COUNTS.md'
 complete -c noidr -l check-registry -d 'Check the --registry file and exit: status 0 and a summary on stdout when it is good, status 2 and the bad line on stderr when it is not'
 complete -c noidr -s v -l verbose -d 'More log output on stderr (Apache\'s ErrorLog): -v info, -vv debug, -vvv trace'
 complete -c noidr -s q -l quiet -d 'Less log output: errors only'

@@ -80,7 +80,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
         return Ok(None);
     }
     let text = escape_invalid_utf8(line);
-    let (id_end, blob_start) = split_request(&text).ok_or(EggError::NotResolve)?;
+    let (id_end, blob_start) = split_request(text.as_bytes()).ok_or(EggError::NotResolve)?;
     fn fields(t: &str, blob_start: Option<usize>) -> Fields<'_> {
         match blob_start {
             Some(start) => header_fields(&t[start..]),
@@ -111,21 +111,27 @@ pub fn parse_line(line: &[u8]) -> Result<Option<EggRequest<'_>>, EggError> {
 }
 
 /// Where the identifier ends and the header blob, if any, starts in a request line.
-fn split_request(s: &str) -> Option<(usize, Option<usize>)> {
+fn split_request(b: &[u8]) -> Option<(usize, Option<usize>)> {
     // A blob made of raw headers may hold spaces: its `!!!` marker is unambiguous.
-    let b = s.as_bytes();
     for sp in memchr::memchr_iter(b' ', b) {
         if b[..sp].ends_with(METHOD.as_bytes()) && b[sp + 1..].starts_with(b"!!!") {
             return Some((sp - METHOD.len(), Some(sp + 1)));
         }
     }
-    if s.ends_with(METHOD) {
-        return Some((s.len() - METHOD.len(), None));
+    if b.ends_with(METHOD.as_bytes()) {
+        return Some((b.len() - METHOD.len(), None));
     }
-    let sp = s.rfind(' ')?;
-    s[..sp]
-        .ends_with(METHOD)
+    let sp = memchr::memrchr(b' ', b)?;
+    b[..sp]
+        .ends_with(METHOD.as_bytes())
         .then(|| (sp - METHOD.len(), Some(sp + 1)))
+}
+
+/// The identifier of a request line as sent (its bytes before `.resolve`, found as
+/// [`parse_line`] finds them), without parsing the rest: for the resolution counts.
+#[inline]
+pub fn request_identifier(line: &[u8]) -> Option<&[u8]> {
+    split_request(line).map(|(end, _)| &line[..end])
 }
 
 /// Invalid UTF-8 bytes become `%XX`: Apache hands over %-decoded URLs, so this restores

@@ -121,6 +121,17 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = crate::deadline::DEFAULT_SECONDS)]
     pub lookup_deadline: f64,
 
+    /// Count resolutions per identifier and UTC day (redirects by code, misses,
+    /// inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/,
+    /// written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No
+    /// address and no User-Agent is stored. See COUNTS.md.
+    #[arg(long)]
+    pub counts: bool,
+
+    /// Seconds between two writes of the counts: a crash loses at most this much.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, requires = "counts")]
+    pub counts_interval: f64,
+
     /// Redirect-rules file (schemes, NAANs, shoulders, global resolver); default: the
     /// built-in table (doi:, hdl:). An empty file disables all rules.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -269,6 +280,8 @@ pub struct Config {
     pub log_level: log::LevelFilter,
     /// How long the store has to answer a request (`None`: no limit).
     pub deadline: Option<Duration>,
+    /// `--counts`: the interval between two writes of the counts.
+    pub counts: Option<Duration>,
 }
 
 impl Config {
@@ -285,6 +298,7 @@ impl Config {
         let registry = read_registry(args.registry.as_deref())?;
         let probes = probes(&args)?;
         let deadline = lookup_deadline(&args)?;
+        let counts = counts(&args)?;
         let mode = mode(&args, deadline)?;
         let log_level = log_level(&args);
         Ok(Config {
@@ -304,8 +318,20 @@ impl Config {
             cache_bytes: args.cache_mb.max(1) << 20,
             log_level,
             deadline,
+            counts,
         })
     }
+}
+
+/// `--counts` and its interval.
+fn counts(args: &Args) -> anyhow::Result<Option<Duration>> {
+    if !args.counts {
+        return Ok(None);
+    }
+    if !(args.counts_interval >= 0.1 && args.counts_interval <= 3_600.0) {
+        bail!("--counts-interval must be at least 0.1 and at most 3600 seconds");
+    }
+    Ok(Some(Duration::from_secs_f64(args.counts_interval)))
 }
 
 /// `--follow` with `--minter`: the PostgreSQL minter to copy, and how often.

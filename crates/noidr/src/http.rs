@@ -8,6 +8,8 @@ use noid_core::LookupError;
 use noid_resolve::{memo, Answer, Outcome, Request};
 use noid_store::{Follower, View};
 
+use noid_counts::{Counting, Kind};
+
 use crate::current::Current;
 
 use crate::metrics::Metrics;
@@ -17,16 +19,23 @@ pub struct Backend {
     follower: Arc<Follower>,
     current: Arc<Current>,
     metrics: Arc<Metrics>,
+    counting: Option<Arc<Counting>>,
 }
 
 impl Backend {
     /// A backend resolving with the resolver in force on `follower`'s store, counting
-    /// its answers in `metrics`.
-    pub fn new(follower: Arc<Follower>, current: Arc<Current>, metrics: Arc<Metrics>) -> Backend {
+    /// its answers in `metrics` (and, with `--counts`, per identifier in `counting`).
+    pub fn new(
+        follower: Arc<Follower>,
+        current: Arc<Current>,
+        metrics: Arc<Metrics>,
+        counting: Option<Arc<Counting>>,
+    ) -> Backend {
         Backend {
             follower,
             current,
             metrics,
+            counting,
         }
     }
 }
@@ -122,10 +131,19 @@ impl noid_http::Backend for Backend {
 
     fn metrics(&self) -> Option<String> {
         let resolver = self.current.resolver();
-        Some(
-            self.metrics
-                .prometheus(&self.follower.status(), resolver.registry()),
-        )
+        let mut text = self
+            .metrics
+            .prometheus(&self.follower.status(), resolver.registry());
+        if let Some(counting) = &self.counting {
+            crate::metrics::counted(&mut text, &counting.totals());
+        }
+        Some(text)
+    }
+
+    fn count(&self, id: &str, kind: Kind, user_agent: Option<&[u8]>) {
+        if let Some(counting) = &self.counting {
+            counting.count(id.as_bytes(), kind, user_agent);
+        }
     }
 
     /// A `503` of the lookup deadline: an error, and a late answer.

@@ -42,6 +42,7 @@ use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use clap::Parser;
+use noid_counts::{counts_dir_of, Counting, CountsDir};
 use noid_resolve::Resolver;
 use noid_store::Follower;
 
@@ -93,13 +94,34 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
         Some(follow) => Metrics::following(replicate::start(follow, &cfg.dbdir)?),
         None => Metrics::default(),
     });
+    let counting = match cfg.counts {
+        Some(interval) => {
+            let dir = CountsDir::new(counts_dir_of(&cfg.dbdir));
+            let counting = Counting::start(&dir, interval)
+                .with_context(|| format!("--counts: cannot write in {}", dir.path().display()))?;
+            Some(counting)
+        }
+        None => None,
+    };
     let follower = Follower::new(&cfg.dbdir, cfg.secondary_dir.as_deref(), cfg.cache_bytes);
     follower.spawn_background()?;
     let result = match cfg.mode {
         Mode::Lines(protocol) => {
-            signals::spawn(follower.clone(), metrics.clone(), current.clone(), true)?;
-            let answerer =
-                protocol::Answerer::new(protocol, current, cfg.miss, metrics, follower.clone());
+            signals::spawn(
+                follower.clone(),
+                metrics.clone(),
+                current.clone(),
+                true,
+                counting.clone(),
+            )?;
+            let answerer = protocol::Answerer::new(
+                protocol,
+                current,
+                cfg.miss,
+                metrics,
+                follower.clone(),
+                counting.clone(),
+            );
             // Our own handles on fds 0 and 1: the loop does its own buffering (and needs
             // to see whether more input is buffered), so std's LineWriter is bypassed.
             let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
@@ -113,21 +135,35 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
             threads,
             limits,
         } => {
-            signals::spawn(follower.clone(), metrics.clone(), current.clone(), false)?;
+            signals::spawn(
+                follower.clone(),
+                metrics.clone(),
+                current.clone(),
+                false,
+                counting.clone(),
+            )?;
             http::serve(
                 &addr,
                 threads,
                 limits,
-                http::Backend::new(follower.clone(), current, metrics),
+                http::Backend::new(follower.clone(), current, metrics, counting.clone()),
             )
         }
     };
+    finish_counting(counting.as_deref());
     follower.stop();
     match result {
         Ok(()) => Ok(0),
         // Apache went away: nobody is left to answer.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes what `--counts` counted since its last write, at a clean end.
+fn finish_counting(counting: Option<&Counting>) {
+    if let Some(Err(e)) = counting.map(Counting::finish) {
+        log::error!("cannot write the counts: {e}");
     }
 }
 

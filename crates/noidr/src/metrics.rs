@@ -356,6 +356,25 @@ fn provider_family(s: &mut String, registry: &Registry) {
     }
 }
 
+/// `noidr_resolutions_counted_total{kind, class}`: what `--counts` counted since noidr
+/// started (the per-identifier counts are in the counts store, read by `noid stats`).
+pub fn counted(s: &mut String, totals: &noid_counts::Totals) {
+    family(
+        s,
+        "noidr_resolutions_counted_total",
+        "counter",
+        "Requests counted in the resolution counts (--counts), by kind of answer and by person or robot.",
+    );
+    for (kind, counts) in noid_counts::GROUPS.iter().zip(totals) {
+        for (class, n) in ["person", "robot"].iter().zip(counts) {
+            let _ = writeln!(
+                s,
+                "noidr_resolutions_counted_total{{kind=\"{kind}\",class=\"{class}\"}} {n}"
+            );
+        }
+    }
+}
+
 fn duration_ns(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }

@@ -11,6 +11,8 @@ use noid_resolve::{noid_line, Outcome};
 use noid_resolve::lines::{self, LineProtocol};
 use noid_store::{Follower, StoreError, View};
 
+use noid_counts::{lines as counted, Counting};
+
 use crate::args::Protocol;
 use crate::current::Current;
 use crate::metrics::Metrics;
@@ -22,17 +24,20 @@ pub struct Answerer {
     miss: Miss,
     metrics: Arc<Metrics>,
     follower: Arc<Follower>,
+    counting: Option<Arc<Counting>>,
 }
 
 impl Answerer {
     /// An answerer for `protocol` on `follower`'s store, with the resolver in force for
-    /// the egg protocol, counting its answers in `metrics`.
+    /// the egg protocol, counting its answers in `metrics` (and, with `--counts`, per
+    /// identifier in `counting`).
     pub fn new(
         protocol: Protocol,
         current: Arc<Current>,
         miss: Miss,
         metrics: Arc<Metrics>,
         follower: Arc<Follower>,
+        counting: Option<Arc<Counting>>,
     ) -> Answerer {
         Answerer {
             protocol,
@@ -40,6 +45,7 @@ impl Answerer {
             miss,
             metrics,
             follower,
+            counting,
         }
     }
 }
@@ -106,6 +112,7 @@ impl crate::lines::AnswerLines for Answerer {
     /// gives one `error: …` line, never a missing line.
     fn answer(&self, line: &[u8], out: &mut Vec<u8>) {
         let start = Instant::now();
+        let at = out.len();
         let outcome = match self.follower.fresh() {
             Ok(view) => self.answer_from(&view, line, out),
             Err(e) => {
@@ -115,6 +122,15 @@ impl crate::lines::AnswerLines for Answerer {
             }
         };
         self.metrics.record(outcome, start);
+        if let Some(counting) = &self.counting {
+            let protocol = match self.protocol {
+                Protocol::Noid => counted::Protocol::Noid,
+                Protocol::Egg => counted::Protocol::Egg,
+            };
+            if let Some(id) = counted::line_identifier(protocol, line) {
+                counted::count_answer(counting, protocol, id, &out[at..], outcome);
+            }
+        }
     }
 
     /// `error: no answer from the store within N s (--lookup-deadline)`, the error line

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
+use noid_counts::Counting;
 use noid_store::Follower;
 
 use crate::current::Current;
@@ -15,12 +16,14 @@ use crate::metrics::Metrics;
 
 /// Start the signal thread. With `terminate`, SIGTERM/SIGINT end the process with
 /// status 0 after removing the secondary directories (Apache sends them when it needs
-/// the program no more); without it they are left to the HTTP server's own handling.
+/// the program no more), once the counts (`counting`) are written; without it they are
+/// left to the HTTP server's own handling.
 pub fn spawn(
     follower: Arc<Follower>,
     metrics: Arc<Metrics>,
     current: Arc<Current>,
     terminate: bool,
+    counting: Option<Arc<Counting>>,
 ) -> std::io::Result<()> {
     let mut wanted = vec![SIGHUP, SIGUSR1];
     if terminate {
@@ -45,6 +48,7 @@ pub fn spawn(
                     }
                 } else {
                     log::info!("signal {sig}: exiting");
+                    crate::finish_counting(counting.as_deref());
                     follower.stop();
                     std::process::exit(0);
                 }

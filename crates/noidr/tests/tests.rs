@@ -14,6 +14,7 @@ mod anvl;
 mod archived;
 mod ark;
 mod clients;
+mod counts;
 mod failover;
 mod faults;
 mod follow;
