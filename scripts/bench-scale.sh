@@ -5,7 +5,7 @@
 # the same figure at the smallest size, measured in the same run.
 #
 #   scripts/bench-scale.sh --ids N [--sizes A,B,...] [--rounds R] [--requests Q]
-#                          [--bin DIR] [--keep DIR]
+#                          [--web] [--web-seconds S] [--bin DIR] [--keep DIR]
 #
 # --ids N: the largest size; the sizes are those of 1M, 10M and 50M below N, and N (N/2
 # and N when that leaves one). --sizes gives them instead (ascending; --ids is then the
@@ -29,6 +29,13 @@
 # check` and `noid export` (seconds per million identifiers). A ratio is the median of
 # the rounds' ratios (size / smallest size in the same round).
 #
+# --web adds, in the same rounds, Apache + mod_noid and nginx + its module (the
+# modules of scripts/build-modules.sh, in bench-web.sh's configurations; every size's
+# servers started before the rounds and warmed up): wrk -t1 -c16 for S seconds (default
+# 10) of requests for random known identifiers, req/s, and the servers' resident memory
+# (the largest Apache child, the nginx worker) after the rounds. Needs root when
+# apache2-bin, nginx or wrk must be installed.
+#
 # Prints one Markdown table on standard output (progress on standard error). Uses the
 # release binaries noid, noidr and the example bench_noidr, built here unless --bin DIR
 # names a directory holding them (DIR/noid, DIR/noidr, DIR/examples/bench_noidr). The
@@ -45,13 +52,17 @@ ROUNDS=3
 REQS=200000
 BIN=""
 KEEP=""
-usage() { sed -n '2,37p' "$0" >&2; exit 2; }
+WEB=0
+WEB_SECS=10
+usage() { sed -n '2,45p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
     --sizes) SIZES=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --requests) REQS=$2; shift 2 ;;
+    --web) WEB=1; shift ;;
+    --web-seconds) WEB_SECS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
     --keep) KEEP=$2; shift 2 ;;
     *) usage ;;
@@ -92,8 +103,15 @@ if [ -n "$KEEP" ]; then
     mkdir -p "$W"
 else
     W=$(mktemp -d)
-    trap 'rm -rf "$W"' EXIT
 fi
+chmod 755 "$W" # the web servers' workers (www-data) read the stores
+# At the end: the web servers stopped, the stores removed (unless --keep).
+cleanup() {
+    for d in "$W"/ap-*; do [ -d "$d" ] && "$REPO/scripts/web-apache.sh" stop "$d" >/dev/null 2>&1; done
+    for d in "$W"/ng-*; do [ -d "$d" ] && "$REPO/scripts/web-nginx.sh" stop "$d" >/dev/null 2>&1; done
+    [ -n "$KEEP" ] || rm -rf "$W"
+}
+trap cleanup EXIT
 log() { echo "bench-scale: $*" >&2; }
 now() { date +%s.%N; }
 START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -212,6 +230,98 @@ per_million() {
     t1=$(now)
     awk -v a="$t0" -v b="$t1" -v n="$size" 'BEGIN { printf "%.3f", (b - a) / n * 1000000 }'
 }
+# The web servers, one Apache and one nginx per size, started before the rounds.
+if [ "$WEB" = 1 ]; then
+    MODULES=${NOID_MODULES_DIR:-$BIN/../modules}
+    for m in mod_noid.so ngx_http_noid_module.so; do
+        [ -f "$MODULES/$m" ] || { echo "bench-scale: $MODULES/$m is missing (scripts/build-modules.sh)" >&2; exit 1; }
+    done
+    "$REPO/scripts/web-apache.sh" install
+    "$REPO/scripts/web-nginx.sh" install
+    command -v wrk >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y wrk >/dev/null
+    port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+    NEXT_PORT=$((10000 + RANDOM % 10000)) # below the ephemeral range (32768-)
+    take_port() {                         # VAR: set VAR to a free port
+        while ! port_free "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done
+        printf -v "$1" '%s' "$NEXT_PORT"
+        NEXT_PORT=$((NEXT_PORT + 1))
+    }
+    # A known identifier (number 3) and its target, from the generator.
+    read -r _ _ SANE_ID _ SANE_TARGET < <($DATA binds 3 4 | sed -n 1p)
+    declare -A AP_PORT NG_PORT
+    for size in "${SIZE_LIST[@]}"; do
+        $DATA requests path "$size" "$REQS" >"$W/paths-$size"
+        cat >"$W/rand-$size.lua" <<EOF
+local paths = {}
+for line in io.lines("$W/paths-$size") do paths[#paths + 1] = line end
+local n = #paths
+math.randomseed(os.time())
+request = function() return wrk.format("GET", paths[math.random(n)]) end
+done = function(summary, latency, requests)
+    local s = summary.duration / 1e6
+    io.write(string.format("RESULT %.0f %d %d\n", summary.requests / s, summary.errors.status,
+        summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+EOF
+        take_port p
+        mkdir -p "$W/ap-$size"
+        cat >"$W/ap-$size/site.conf" <<EOF
+Listen 127.0.0.1:$p
+LoadModule noid_module $MODULES/mod_noid.so
+NoidMap noid $W/at-$size
+RewriteMap rslv int:noid_get
+RewriteEngine On
+RewriteCond "\${rslv:get \$1 _t|__NF__}" "^(?!__NF__\$)(.+)\$"
+RewriteRule "^/(ark:/.+)\$" "%1" [R=302,NE,L,UnsafeAllow3F]
+RewriteRule "^/ark:/" "-" [R=404,L]
+EOF
+        NOID_WEB_ACCESSLOG=0 "$REPO/scripts/web-apache.sh" start "$W/ap-$size" >&2
+        AP_PORT[$size]=$p
+        take_port p
+        mkdir -p "$W/ng-$size"
+        cat >"$W/ng-$size/site.conf" <<EOF
+server {
+    listen 127.0.0.1:$p;
+    noid_map egg $W/at-$size;
+    include $REPO/nginx-conf/noid-module.conf;
+    include $REPO/nginx-conf/noid-module-local.conf;
+}
+EOF
+        NOID_WEB_ACCESSLOG=0 NOID_WEB_NGINX_MAIN="load_module $MODULES/ngx_http_noid_module.so;" \
+            "$REPO/scripts/web-nginx.sh" start "$W/ng-$size" >&2
+        NG_PORT[$size]=$p
+        for port in "${AP_PORT[$size]}" "$p"; do
+            for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+            got=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$port/$SANE_ID")
+            [ "$got" = "302 $SANE_TARGET" ] ||
+                { echo "bench-scale: port $port answered '$got' for $SANE_ID, not 302 $SANE_TARGET" >&2; exit 1; }
+            # The warm-up (unrecorded): S seconds of the same requests.
+            wrk -t1 -c16 -d"${WEB_SECS}s" -s "$W/rand-$size.lua" "http://127.0.0.1:$port" >/dev/null
+        done
+        log "web servers on $size identifiers: Apache ${AP_PORT[$size]}, nginx ${NG_PORT[$size]}"
+    done
+fi
+# wrk on port $2 with size $1's identifiers: req/s. A non-3xx answer or a socket error
+# fails the benchmark.
+web_rps() {
+    local rps status errors
+    read -r rps status errors < <(wrk -t1 -c16 -d"${WEB_SECS}s" -s "$W/rand-$1.lua" "http://127.0.0.1:$2" | sed -n 's/^RESULT //p')
+    if [ "$status" != 0 ] || [ "$errors" != 0 ]; then
+        echo "bench-scale: port $2: $status non-3xx answers, $errors socket errors" >&2
+        exit 1
+    fi
+    echo "$rps"
+}
+# The largest peak resident memory (VmHWM, MB) among the children of the server whose
+# pid file is $1: Apache's children, nginx's worker.
+children_mb() {
+    local kb=0 k c
+    for c in $(pgrep -P "$(cat "$1")"); do
+        k=$(awk '/^VmHWM:/ { print $2 }' "/proc/$c/status" 2>/dev/null)
+        [ "${k:-0}" -gt "$kb" ] && kb=$k
+    done
+    awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }'
+}
 REVERSED=()
 for ((k = ${#SIZE_LIST[@]} - 1; k >= 0; k--)); do REVERSED+=("${SIZE_LIST[$k]}"); done
 for r in $(seq 1 "$ROUNDS"); do
@@ -227,9 +337,20 @@ for r in $(seq 1 "$ROUNDS"); do
         record "$size" "$r" get_ms "$(get_ms "$size")"
         record "$size" "$r" check_s_per_m "$(per_million "$size" check)"
         record "$size" "$r" export_s_per_m "$(per_million "$size" export)"
+        if [ "$WEB" = 1 ]; then
+            record "$size" "$r" apache_rps "$(web_rps "$size" "${AP_PORT[$size]}")"
+            record "$size" "$r" nginx_rps "$(web_rps "$size" "${NG_PORT[$size]}")"
+        fi
         log "round $r, $size identifiers: done (load average $(cut -d' ' -f1 /proc/loadavg))"
     done
 done
+
+if [ "$WEB" = 1 ]; then
+    for size in "${SIZE_LIST[@]}"; do
+        record "$size" 0 apache_child_mb "$(children_mb "$W/ap-$size/run/httpd.pid")"
+        record "$size" 0 nginx_worker_mb "$(children_mb "$W/ng-$size/run/nginx.pid")"
+    done
+fi
 
 # --- the table --------------------------------------------------------------------------
 # A row per measure: its value at each size (the median of the rounds), and at each
@@ -245,6 +366,10 @@ get_ms|one \`noid get\` process, ms (median of 21)|<=|1.5
 check_s_per_m|\`noid check\`, s per million identifiers|<=|1.3
 export_s_per_m|\`noid export\`, s per million identifiers|<=|1.3
 noidr_rss_mb|noidr peak resident memory, MB|<=|stated
+apache_rps|Apache + mod_noid, req/s (random identifiers)|>=|0.8
+nginx_rps|nginx + the noid module, req/s (random identifiers)|>=|0.8
+apache_child_mb|Apache + mod_noid, the largest child's peak resident memory, MB|<=|stated
+nginx_worker_mb|nginx + the noid module, the worker's peak resident memory, MB|<=|stated
 disk_mb|store on disk (\`NOID/\`), MB|<=|stated
 bytes_per_id|store bytes per identifier|<=|stated
 input_bytes_per_id|input (\`noid -\` lines) bytes per identifier|<=|stated
@@ -262,6 +387,7 @@ echo
 echo "$header"
 echo "$rule"
 echo "$ROWS" | while IFS='|' read -r key label dir goal; do
+    case $key in apache_* | nginx_*) [ "$WEB" = 1 ] || continue ;; esac
     awk -v key="$key" -v label="$label" -v dir="$dir" -v goal="$goal" -v sizes="${SIZE_LIST[*]}" -v ref="$ref_rate" '
         function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
         $3 == key { v[$1, $2] = $4; rounds[$2] = 1 }
