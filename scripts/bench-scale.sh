@@ -5,7 +5,8 @@
 # the same figure at the smallest size, measured in the same run.
 #
 #   scripts/bench-scale.sh --ids N [--sizes A,B,...] [--rounds R] [--requests Q]
-#                          [--web] [--web-seconds S] [--bin DIR] [--keep DIR]
+#                          [--cache-mb MIB] [--web] [--web-seconds S] [--bin DIR]
+#                          [--keep DIR]
 #
 # --ids N: the largest size; the sizes are those of 1M, 10M and 50M below N, and N (N/2
 # and N when that leaves one). --sizes gives them instead (ascending; --ids is then the
@@ -24,8 +25,9 @@
 # Then R rounds (default 3), each over every size (odd rounds smallest first, even
 # rounds largest first): noidr over a pipe (scripts/bench-noidr.sh's method, the
 # example bench_noidr's `file` mode) for Q random known identifiers (default 200,000),
-# hits and 4-level chop-backs, one request at a time (p99) and pipelined (answers/s),
-# with noidr's peak resident memory; 21 `noid get` processes (median wall time); `noid
+# hits and 4-level chop-backs, one request at a time (p99) and pipelined (answers/s, and
+# noidr's CPU time per answer, which other work on the machine moves less), with
+# noidr's peak resident memory (--cache-mb MIB: noidr's block cache, default its own); 21 `noid get` processes (median wall time); `noid
 # check` and `noid export` (seconds per million identifiers). A ratio is the median of
 # the rounds' ratios (size / smallest size in the same round).
 #
@@ -54,13 +56,15 @@ BIN=""
 KEEP=""
 WEB=0
 WEB_SECS=10
-usage() { sed -n '2,45p' "$0" >&2; exit 2; }
+CACHE=()
+usage() { sed -n '2,47p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
     --sizes) SIZES=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --requests) REQS=$2; shift 2 ;;
+    --cache-mb) CACHE=(--cache-mb "$2"); shift 2 ;;
     --web) WEB=1; shift ;;
     --web-seconds) WEB_SECS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
@@ -204,7 +208,7 @@ done
 # noidr on the store at $1 answering the requests of file $2 ($3: egg or noid, $4: what
 # every answer starts with): one/s p50 p99 piped/s cpu-µs peak-RSS-kB.
 noidr_run() {
-    "$BENCH" file "$NOIDR" "$3" "$2" "$4" -f "$W/at-$1" --registry "$W/registry" | sed -n 's/^RESULT //p'
+    "$BENCH" file "$NOIDR" "$3" "$2" "$4" -f "$W/at-$1" --registry "$W/registry" "${CACHE[@]}" | sed -n 's/^RESULT //p'
 }
 # The median wall time of 21 `noid get ID _t` processes, in ms.
 get_ms() {
@@ -329,10 +333,12 @@ for r in $(seq 1 "$ROUNDS"); do
     for size in "${order[@]}"; do
         read -r one p50 p99 piped cpu rss < <(noidr_run "$size" "$W/req-hit-$size" egg "redir302 https://")
         record "$size" "$r" hit_piped "$piped"
+        record "$size" "$r" hit_cpu "$cpu"
         record "$size" "$r" hit_p99 "$p99"
         record "$size" "$r" noidr_rss_mb "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
         read -r one p50 p99 piped cpu rss < <(noidr_run "$size" "$W/req-chop-$size" egg "redir302 https://")
         record "$size" "$r" chop_piped "$piped"
+        record "$size" "$r" chop_cpu "$cpu"
         record "$size" "$r" chop_p99 "$p99"
         record "$size" "$r" get_ms "$(get_ms "$size")"
         record "$size" "$r" check_s_per_m "$(per_million "$size" check)"
@@ -360,6 +366,8 @@ ROWS="load_rate|bulk load through \`noid -\`, identifiers/s (whole load)|>=|0.7
 last_chunk_rate|bulk load, identifiers/s of the last chunk of $CHUNK|>=|0.7
 hit_piped|noidr hits pipelined, answers/s|>=|0.8
 chop_piped|noidr 4-level chop-backs pipelined, answers/s|>=|0.8
+hit_cpu|noidr hits pipelined, noidr's CPU µs per answer|<=|1.25
+chop_cpu|noidr chop-backs pipelined, noidr's CPU µs per answer|<=|1.25
 hit_p99|noidr hits one at a time, p99 µs|<=|1.5
 chop_p99|noidr chop-backs one at a time, p99 µs|<=|1.5
 get_ms|one \`noid get\` process, ms (median of 21)|<=|1.5
@@ -382,7 +390,7 @@ for s in "${SIZE_LIST[@]}"; do
 done
 header+=" goal | met |"
 rule+="---|---|"
-echo "N2T-like data, sizes ${SIZES:-${SIZE_LIST[*]}} identifiers; $ROUNDS round(s), $REQS requests per noidr run; $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'); load average at the start $START_LOAD, at the end $(cut -d' ' -f1-3 /proc/loadavg). Cells: the value (the median of the rounds), and in brackets its ratio to the smallest size (the median of the rounds' ratios)."
+echo "N2T-like data, sizes ${SIZES:-${SIZE_LIST[*]}} identifiers; $ROUNDS round(s), $REQS requests per noidr run${CACHE[1]:+, noidr --cache-mb ${CACHE[1]}}; $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'); load average at the start $START_LOAD, at the end $(cut -d' ' -f1-3 /proc/loadavg). Cells: the value (the median of the rounds), and in brackets its ratio to the smallest size (the median of the rounds' ratios)."
 echo
 echo "$header"
 echo "$rule"

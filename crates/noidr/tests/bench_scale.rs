@@ -62,11 +62,13 @@ fn the_data_is_the_same_everywhere() {
 }
 
 /// The labels of the table's rows, in order, as docs/SCALING.md quotes them.
-const ROWS: [&str; 14] = [
+const ROWS: [&str; 16] = [
     "bulk load through `noid -`, identifiers/s (whole load)",
     "bulk load, identifiers/s of the last chunk of 100000",
     "noidr hits pipelined, answers/s",
     "noidr 4-level chop-backs pipelined, answers/s",
+    "noidr hits pipelined, noidr's CPU µs per answer",
+    "noidr chop-backs pipelined, noidr's CPU µs per answer",
     "noidr hits one at a time, p99 µs",
     "noidr chop-backs one at a time, p99 µs",
     "one `noid get` process, ms (median of 21)",
@@ -149,6 +151,6 @@ fn bench_scale_measures_every_figure_at_two_sizes() {
     }
     // The input is the generator's, byte for byte: 25,164,076 bytes for the first
     // 100,000 identifiers (`n2t-data.py binds 0 100000 | wc -c`), 251.6 per identifier.
-    let input = table[13].split(" | ").nth(1).map(str::trim);
+    let input = table[15].split(" | ").nth(1).map(str::trim);
     assert_eq!(input, Some("251.6"), "{stdout}");
 }
