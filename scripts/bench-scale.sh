@@ -27,9 +27,10 @@
 # example bench_noidr's `file` mode) for Q random known identifiers (default 200,000),
 # hits and 4-level chop-backs, one request at a time (p99) and pipelined (answers/s, and
 # noidr's CPU time per answer, which other work on the machine moves less), with
-# noidr's peak resident memory (--cache-mb MIB: noidr's block cache, default its own); 21 `noid get` processes (median wall time); `noid
-# check` and `noid export` (seconds per million identifiers). A ratio is the median of
-# the rounds' ratios (size / smallest size in the same round).
+# noidr's peak resident memory (--cache-mb MIB: noidr's block cache, default its own);
+# 21 `noid get` processes (median wall time); `noid check` and `noid export` (seconds
+# per million identifiers). A ratio is the median of the rounds' ratios (size /
+# smallest size in the same round).
 #
 # --web adds, in the same rounds, Apache + mod_noid and nginx + its module (the
 # modules of scripts/build-modules.sh, in bench-web.sh's configurations; every size's
@@ -42,8 +43,9 @@
 # release binaries noid, noidr and the example bench_noidr, built here unless --bin DIR
 # names a directory holding them (DIR/noid, DIR/noidr, DIR/examples/bench_noidr). The
 # stores are made under a temporary directory, removed at the end (--keep DIR: made in
-# DIR and kept). A run at 50M needs some 40 GB of disk while it loads (the store, its
-# copies at the smaller sizes, one chunk of input at a time).
+# DIR and kept). A run at 50M needs some 15 GB of disk while it loads (the store, about
+# 110 bytes per identifier, room for its compactions, its copies at the smaller sizes,
+# one chunk of input at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -57,7 +59,7 @@ KEEP=""
 WEB=0
 WEB_SECS=10
 CACHE=()
-usage() { sed -n '2,47p' "$0" >&2; exit 2; }
+usage() { sed -n '2,48p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --ids) IDS=$2; shift 2 ;;
