@@ -197,6 +197,7 @@ for size in "${SIZE_LIST[@]}"; do
 done
 mv "$STORE" "$W/at-$LARGE"
 rm -f "$W/chunk"
+# The median; of two, the faster (the one other work slowed least).
 ref_rate=$(printf '%s\n' "${refs[@]}" | sort -g | awk -v n="$SMALL" '{ v[NR] = $1 } END { printf "%.0f", n / v[int((NR + 1) / 2)] }')
 log "load rate reference: $ref_rate identifiers/s (median of ${#refs[@]} loads of $SMALL: ${refs[*]} s)"
 
@@ -433,4 +434,4 @@ echo "$ROWS" | while IFS='|' read -r key label dir goal; do
         }' "$RESULTS"
 done
 echo
-echo "The load's figure at $SMALL is the median of ${#refs[@]} fresh loads of $SMALL identifiers (${refs[*]} s), one at the start and one after each larger size was loaded; the larger sizes' ratios are to it. The store grew by \`noid -\` runs of $CHUNK identifiers."
+echo "The load's figure at $SMALL is the median (of two, the faster) of ${#refs[@]} fresh loads of $SMALL identifiers (${refs[*]} s), one at the start and one after each larger size was loaded; the larger sizes' ratios are to it. The store grew by \`noid -\` runs of $CHUNK identifiers."
