@@ -9,6 +9,10 @@
 //! bench_noidr binds N                 # the same N bindings as `noid -` bulk lines
 //! bench_noidr hits NOIDR N REQS ARGS… # hits only, noidr started with ARGS (e.g. --follow …);
 //!                                     # one line: RESULT one/s p50-µs p99-µs piped/s cpu-µs
+//! bench_noidr file NOIDR PROTOCOL REQUESTS EXPECT ARGS…
+//!                                     # the requests of file REQUESTS (one a line), each
+//!                                     # answer starting with EXPECT; one line: RESULT one/s
+//!                                     # p50-µs p99-µs piped/s cpu-µs noidr's-peak-RSS-kB
 //! ```
 //!
 //! `run` starts the real `noidr` on DBDIR and measures, for each kind of request,
@@ -108,6 +112,8 @@ struct Result {
     piped_cores: f64,
     /// Percentage of the machine's CPU time the host took while the row was measured.
     steal: f64,
+    /// `noidr`'s peak resident memory (`VmHWM`), in kB, read before it exits.
+    peak_rss_kb: u64,
 }
 
 /// The machine's CPU time so far, in clock ticks: (all of it, stolen by the host), from
@@ -222,6 +228,7 @@ fn measure(
     let cpu = cpu_time(child.id()) - cpu_before;
     let piped_rate = count as f64 / wall.as_secs_f64();
     assert_eq!(count, total);
+    let peak_rss_kb = peak_rss_kb(child.id());
     drop(writer.join().unwrap());
     let _ = child.wait();
     Result {
@@ -232,7 +239,19 @@ fn measure(
         piped_cpu: cpu / count as u32,
         piped_cores: cpu.as_secs_f64() / wall.as_secs_f64(),
         steal,
+        peak_rss_kb,
     }
+}
+
+/// The peak resident memory of process `pid` so far (`VmHWM` in `/proc/PID/status`), kB.
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/PID/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("a VmHWM line")
 }
 
 fn run(noidr: &Path, dbdir: &Path, n: u64, count: usize) {
@@ -312,6 +331,28 @@ fn hits(noidr: &Path, store: &[OsString], n: u64, count: usize) {
         r.p99.as_secs_f64() * 1e6,
         r.piped_rate,
         r.piped_cpu.as_secs_f64() * 1e6
+    );
+}
+
+/// The requests of the file `requests` (one a line, as `noidr` reads them), `noidr`
+/// started with `store` arguments and `protocol`, every answer starting with `expect`:
+/// one machine-readable line, for scripts with data of their own (scripts/bench-scale.sh).
+fn file(noidr: &Path, protocol: &str, requests: &Path, expect: &str, store: &[OsString]) {
+    let text = std::fs::read(requests).expect("read the requests");
+    let reqs: Vec<Vec<u8>> = text
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert!(!reqs.is_empty(), "no requests in {}", requests.display());
+    let r = measure(noidr, store, protocol, &reqs, expect.as_bytes());
+    println!(
+        "RESULT {:.0} {:.1} {:.1} {:.0} {:.2} {}",
+        r.one_rate,
+        r.p50.as_secs_f64() * 1e6,
+        r.p99.as_secs_f64() * 1e6,
+        r.piped_rate,
+        r.piped_cpu.as_secs_f64() * 1e6,
+        r.peak_rss_kb
     );
 }
 
@@ -418,6 +459,13 @@ fn main() {
             args[4].parse().expect("N"),
             args[5].parse().expect("REQS"),
         ),
+        Some("file") if args.len() > 6 => file(
+            Path::new(&args[2]),
+            &args[3],
+            Path::new(&args[4]),
+            &args[5],
+            &args[6..].iter().map(OsString::from).collect::<Vec<_>>(),
+        ),
         Some("binds") if args.len() == 3 => binds(args[2].parse().expect("N")),
         Some("hits") if args.len() > 5 => hits(
             Path::new(&args[2]),
@@ -427,7 +475,7 @@ fn main() {
         ),
         _ => {
             eprintln!(
-                "usage: bench_noidr load DBDIR N | unmerged DBDIR K KEYS | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS | binds N | hits NOIDR N REQS NOIDR-ARGS..."
+                "usage: bench_noidr load DBDIR N | unmerged DBDIR K KEYS | run NOIDR DBDIR N REQS | rawget|rawchop DBDIR N REQS | binds N | hits NOIDR N REQS NOIDR-ARGS... | file NOIDR PROTOCOL REQUESTS EXPECT NOIDR-ARGS..."
             );
             std::process::exit(2);
         }

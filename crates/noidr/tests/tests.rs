@@ -13,6 +13,7 @@ mod abuse;
 mod anvl;
 mod archived;
 mod ark;
+mod bench_scale;
 mod clients;
 mod counts;
 mod failover;

@@ -41,7 +41,16 @@ pub struct Writer {
 
 /// The writer's block cache: only a limit, allocated as used; a small one makes every
 /// candidate probe of a large minter re-read filter blocks.
-const WRITER_CACHE: usize = 64 << 20;
+///
+/// Every probe of a write (a mint's candidates, a bind's old value) consults the filter
+/// and the index of one table per level and of each level-0 table, so a bulk load or a
+/// large mint keeps every table's filter and index in use: about 1.3 bytes per key, 70
+/// MB at 10 million identifiers of N2T's shape (5 keys each). The cache keeps them in
+/// its high-priority half; at 64 MB that half held less than that, and a `noid -` load
+/// into a 10M store spent half its time reading the same blocks again from the files
+/// (kernel copies, LZ4, checksums; scripts/bench-scale.sh, docs/SCALING.md). 1 GiB holds
+/// them up to some 70 million identifiers; a short command uses a few MB of it.
+const WRITER_CACHE: usize = 1 << 30;
 
 impl Writer {
     /// Open the existing minter in `dbdir`, waiting up to `timeout` for other writers.
