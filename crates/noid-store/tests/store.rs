@@ -187,6 +187,54 @@ fn large_batches_are_ingested_with_batch_semantics() {
 
 /// A batch file left by a writer killed before RocksDB took it in is not part of the
 /// store and is removed by the next writer.
+/// `noid serve` lets readers catch up after each commit, so a reader's memtable holds
+/// writes replayed from the write-ahead log. When the writer then closes (flushing its
+/// memtable, deleting that log), opens again, writes the same key and closes before
+/// the reader looks, the newer value reaches the reader only in a table file, behind
+/// the older one in its memtable: the reader must open the store anew, not catch up
+/// (an undo answered by `noid serve`, then read back on a loaded machine, showed the
+/// value it had undone).
+#[test]
+fn a_reader_whose_replayed_writes_were_flushed_opens_anew() {
+    let d = tempfile::tempdir().unwrap();
+    drop(Writer::create(d.path(), T).unwrap());
+    let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
+    let follower = noid_store::Follower::new(d.path(), None, 1 << 20);
+    let w = Writer::open(d.path(), T).unwrap();
+    w.commit([put("x2\t_t", "https://new.org/2")]).unwrap();
+    assert!(w.pause(noid_store::SETTLE).unwrap());
+    assert_eq!(r.freshen().unwrap(), Freshness::CaughtUp);
+    let view = follower.fresh().unwrap();
+    for lookup in [&r as &dyn Lookup, &*view] {
+        assert_eq!(
+            lookup.get(b"x2\t_t").unwrap().as_deref(),
+            Some(&b"https://new.org/2"[..])
+        );
+    }
+    drop(view);
+    drop(w);
+    let w = Writer::open(d.path(), T).unwrap();
+    w.commit([put("x2\t_t", "https://old.org/2")]).unwrap();
+    drop(w);
+    let view = follower.fresh().unwrap();
+    assert_eq!(
+        view.get(b"x2\t_t").unwrap().as_deref(),
+        Some(&b"https://old.org/2"[..])
+    );
+    assert_eq!(view.secondary().freshen().unwrap(), Freshness::Current);
+    // The catch-up moves the view's sequence number past the undo, but its memtable
+    // still holds the rewrite (RocksDB would show it): the view says it must be
+    // opened anew.
+    let before = r.latest_sequence();
+    assert_eq!(r.freshen().unwrap(), Freshness::Replaced);
+    assert!(
+        r.latest_sequence() > before,
+        "the catch-up brought the undo's number"
+    );
+    assert!(r.replaced());
+    assert_eq!(r.freshen().unwrap(), Freshness::Replaced, "for good");
+}
+
 #[test]
 fn a_stray_batch_file_is_ignored_and_removed() {
     let d = tempfile::tempdir().unwrap();

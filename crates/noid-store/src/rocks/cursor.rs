@@ -80,12 +80,33 @@ impl CursorDb {
     }
 
     /// Catch up with the primary, then record the sequence number the reads now see.
-    pub(crate) fn catch_up(&self) -> Result<(), rocksdb::Error> {
+    /// Whether the view's memtables may now hide newer values: it held writes replayed
+    /// from the write-ahead log, and the primary has flushed since (see
+    /// `Secondary::stale_memtables`); it must then be opened anew.
+    pub(crate) fn catch_up(&self) -> Result<bool, rocksdb::Error> {
         let _one = self.catching_up.lock().unwrap_or_else(|e| e.into_inner());
+        let replayed = self.memtable_entries()?;
+        let tables = self.table_bytes()?;
         self.db.try_catch_up_with_primary()?;
         self.settled
             .store(self.db.latest_sequence_number(), Ordering::Release);
-        Ok(())
+        Ok(replayed > 0 && self.table_bytes()? != tables)
+    }
+
+    /// Writes this view replayed from the primary's write-ahead log into its memtables.
+    fn memtable_entries(&self) -> Result<u64, rocksdb::Error> {
+        let int = |p: &str| self.db.property_int_value(p).map(|v| v.unwrap_or(0));
+        Ok(int("rocksdb.num-entries-active-mem-table")?
+            + int("rocksdb.num-entries-imm-mem-tables")?)
+    }
+
+    /// The size of the view's table files: it changes when the primary flushed (or
+    /// compacted) since the last catch-up.
+    fn table_bytes(&self) -> Result<u64, rocksdb::Error> {
+        Ok(self
+            .db
+            .property_int_value("rocksdb.total-sst-files-size")?
+            .unwrap_or(0))
     }
 
     /// The sequence number of the newest write every read is sure to see (see

@@ -2,7 +2,7 @@
 //! cheaply, and knows when the store was replaced and must be opened anew.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use noid_core::{Lookup, LookupError, Pairs};
@@ -47,6 +47,20 @@ pub struct Secondary {
     lock: Option<std::fs::File>,
     /// Made once: `get_pinned` would create and destroy a C++ `ReadOptions` per lookup.
     read: ReadOptions,
+    /// Set for good by a catch-up that found the primary had flushed while this view's
+    /// memtables held writes replayed from the write-ahead log: the view must be opened
+    /// anew ([`Secondary::replaced`]).
+    ///
+    /// A RocksDB read looks in the memtables before the table files, taking what they
+    /// hold as newer. In a secondary that is not always so: it replays the primary's
+    /// log into its memtables at a catch-up (`noid serve` lets readers catch up after
+    /// each commit), and if the primary then writes the same key again and flushes
+    /// (a writer closing flushes its memtable) and deletes that log before this view
+    /// catches up again, the newer value reaches it only in a table file, behind the
+    /// older one still in its memtable. RocksDB drops such a memtable only when it
+    /// replays a later log record, so reads would show the older value until the next
+    /// write, though the catch-up moved the sequence number past the newer one.
+    stale_memtables: AtomicBool,
     /// Kept for its `Drop`; declared after `db`, so removed after the database closed.
     _dir: SecondaryDir,
 }
@@ -154,6 +168,7 @@ impl Secondary {
             long_lived,
             lock,
             read: ReadOptions::default(),
+            stale_memtables: AtomicBool::new(false),
             _dir: dir,
         })
     }
@@ -176,6 +191,9 @@ impl Secondary {
         }
         if !self.try_catch_up()? {
             return Ok(Freshness::WriterAtWork);
+        }
+        if self.replaced() {
+            return Ok(Freshness::Replaced);
         }
         self.seen.store(generation, Ordering::Release);
         Ok(Freshness::CaughtUp)
@@ -202,8 +220,10 @@ impl Secondary {
         let generation = self.watcher.current();
         let caught = self.db.catch_up();
         let _ = lock.unlock();
-        caught?;
-        self.db.drop_stale();
+        self.caught_up(caught?);
+        if self.replaced() {
+            return Ok(Freshness::Replaced);
+        }
         self.seen.store(generation, Ordering::Release);
         Ok(Freshness::CaughtUp)
     }
@@ -233,9 +253,18 @@ impl Secondary {
         if let Some(f) = quiet {
             let _ = f.unlock();
         }
-        result?;
-        self.db.drop_stale();
+        self.caught_up(result?);
         Ok(true)
+    }
+
+    /// After a catch-up: drop the cursors it made stale, and remember whether its
+    /// memtables may now hide newer values (see `stale_memtables`).
+    fn caught_up(&self, hides_writes: bool) {
+        self.db.drop_stale();
+        if hides_writes {
+            log::debug!("the primary flushed writes this view had replayed; reopening");
+            self.stale_memtables.store(true, Ordering::Release);
+        }
     }
 
     /// The writers' generation counter now (see `generation`).
@@ -264,9 +293,13 @@ impl Secondary {
 
     /// Whether the minter on disk must be opened anew: removed and created anew, or
     /// restored (RocksDB's own catch-up silently shows nothing then), or a writer
-    /// ingested a table file (catching up would misread it; see `generation`).
+    /// ingested a table file (catching up would misread it; see `generation`), or a
+    /// catch-up found that this view's memtables may hide newer values (see
+    /// `stale_memtables`).
     pub fn replaced(&self) -> bool {
-        generation::store_id_on_disk(&self.layout.generation) != Some(self.watcher.store_id())
+        self.stale_memtables.load(Ordering::Acquire)
+            || generation::store_id_on_disk(&self.layout.generation)
+                != Some(self.watcher.store_id())
     }
 
     /// The minter's Dbdir.
