@@ -36,6 +36,7 @@ mod observe;
 mod reads;
 pub mod recent;
 pub mod replay;
+pub mod resolver_files;
 pub mod rewrite;
 mod safe_name;
 mod store_name;

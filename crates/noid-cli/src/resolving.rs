@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use noid_core::{Lookup, MemLookup};
-use noid_resolve::{cases, Request, Resolver};
+use noid_resolve::{cases, Request};
 
 use crate::invocation::Invocation;
 
@@ -117,7 +117,10 @@ pub fn explain(session: &Invocation, args: &[String]) -> u8 {
         eprintln!("noid explain: --proto is http or https, not {:?}", a.proto);
         return 2;
     }
-    let resolver = match Resolver::from_files(a.rules.as_deref(), a.registry.as_deref()) {
+    let resolver = match noid_binder::resolver_files::resolver_from_files(
+        a.rules.as_deref(),
+        a.registry.as_deref(),
+    ) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("noid explain: {e}");
@@ -162,13 +165,14 @@ pub fn rules(session: &Invocation, args: &[String]) -> u8 {
         cases: cases_file,
         registry,
     } = a.command;
-    let resolver = match Resolver::from_files(Some(&rules), registry.as_deref()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("noid rules test: {e}");
-            return 2;
-        }
-    };
+    let resolver =
+        match noid_binder::resolver_files::resolver_from_files(Some(&rules), registry.as_deref()) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("noid rules test: {e}");
+                return 2;
+            }
+        };
     let table = match std::fs::read_to_string(&cases_file)
         .map_err(|e| format!("cannot read cases file {}: {e}", cases_file.display()))
         .and_then(|t| {

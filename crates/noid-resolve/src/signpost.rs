@@ -16,7 +16,7 @@ use crate::cite::{Kind, Work};
 use crate::resolve::split_targets;
 
 /// The linkset media types content negotiation answers.
-pub const LINKSET_TYPES: [&str; 2] = ["application/linkset", "application/linkset+json"];
+pub use crate::resolve::LINKSET_TYPES;
 
 /// One typed link.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -341,8 +341,9 @@ pub fn parse(text: &str) -> Result<(Config, BTreeMap<String, Checked>), String> 
                 format!("populator {name}: allow {a:?} is not an address or network")
             })?);
         }
-        let resolver = Resolver::from_files(p.rules.as_deref(), p.registry.as_deref())
-            .map_err(|e| format!("populator {name}: {e}"))?;
+        let resolver =
+            crate::resolver_files::resolver_from_files(p.rules.as_deref(), p.registry.as_deref())
+                .map_err(|e| format!("populator {name}: {e}"))?;
         checked.insert(
             name.clone(),
             Checked {

@@ -35,14 +35,14 @@ pub enum Answer {
     /// Content negotiation asked for a metadata type this resolver serves itself
     /// ([`METADATA_TYPES`](super::METADATA_TYPES), a citation's,
     /// [`CITATION_TYPES`](crate::cite::CITATION_TYPES), or a linkset's,
-    /// [`LINKSET_TYPES`](crate::signpost::LINKSET_TYPES)) and no `_,eTm,` target is
+    /// [`LINKSET_TYPES`](super::LINKSET_TYPES)) and no `_,eTm,` target is
     /// bound: answer the metadata, the citation or the linkset in `media_type` (200).
     Negotiate {
         /// The bound id.
         id: String,
         /// One of [`METADATA_TYPES`](super::METADATA_TYPES),
         /// [`CITATION_TYPES`](crate::cite::CITATION_TYPES) or
-        /// [`LINKSET_TYPES`](crate::signpost::LINKSET_TYPES).
+        /// [`LINKSET_TYPES`](super::LINKSET_TYPES).
         media_type: String,
         /// As for [`Answer::Inflection`].
         bindings: Vec<(String, Vec<u8>)>,

@@ -36,7 +36,6 @@ mod archived;
 mod chop;
 mod commitment;
 mod explain;
-mod files;
 mod find;
 mod meta;
 mod negotiate;
@@ -50,7 +49,7 @@ mod trace;
 
 pub use answer::{Answer, ProviderTarget};
 pub use explain::Explanation;
-pub use negotiate::{split_targets, KERNEL, METADATA_TYPES};
+pub use negotiate::{split_targets, KERNEL, LINKSET_TYPES, METADATA_TYPES};
 pub use target::split_code;
 pub use tombstone::{is_withdrawn, SUCCESSOR};
 pub use trace::{Step, StepKind};

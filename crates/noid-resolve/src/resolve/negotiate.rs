@@ -23,7 +23,7 @@ pub const KERNEL: [&str; 5] = ["who", "what", "when", "where", "how"];
 /// asks for them and no `_,eTm,` target is bound.
 pub const METADATA_TYPES: [&str; 3] = ["application/json", "text/plain", "text/x-anvl"];
 /// Every type content negotiation answers itself: the metadata's, the citations', then
-/// the linksets' ([`crate::signpost`]).
+/// the linksets'.
 const NEGOTIATED_TYPES: [&str; 10] = [
     METADATA_TYPES[0],
     METADATA_TYPES[1],
@@ -33,9 +33,12 @@ const NEGOTIATED_TYPES: [&str; 10] = [
     crate::cite::CITATION_TYPES[2],
     crate::cite::CITATION_TYPES[3],
     crate::cite::CITATION_TYPES[4],
-    crate::signpost::LINKSET_TYPES[0],
-    crate::signpost::LINKSET_TYPES[1],
+    LINKSET_TYPES[0],
+    LINKSET_TYPES[1],
 ];
+/// The linkset media types content negotiation answers (RFC 9264; the linksets are
+/// made in `signpost.rs`).
+pub const LINKSET_TYPES: [&str; 2] = ["application/linkset", "application/linkset+json"];
 /// The targets a `_t` value holds, one per line (a CR before the LF dropped, blank
 /// lines skipped): more than one is a `300 Multiple Choices`. Pages that show a `_t`
 /// split it here too, so that they show the targets the resolver lists.
