@@ -124,6 +124,7 @@ mod layout;
 mod metadata_html;
 mod missing;
 mod modified;
+mod negotiated;
 mod page;
 mod registry_page;
 mod request;

@@ -11,7 +11,6 @@ use crate::route::{self, Route};
 use crate::{front, layout, metadata_html, missing, modified, tombstone, wellknown};
 use crate::{Answer, Backend, Config, Request};
 use noid_counts::Kind;
-use noid_resolve::cite;
 
 /// `/healthz` while the store cannot be read: the reason (which names the store's
 /// directory) goes to the log only.
@@ -326,20 +325,6 @@ fn alternates(
     }
 }
 
-/// The `Content-Type` of a citation type ([`cite::CITATION_TYPES`]): the text ones
-/// in UTF-8.
-fn citation_type(t: &str) -> &'static str {
-    match t {
-        "application/vnd.citationstyles.csl+json" => "application/vnd.citationstyles.csl+json",
-        "application/x-bibtex" => "application/x-bibtex; charset=utf-8",
-        "application/x-research-info-systems" => {
-            "application/x-research-info-systems; charset=utf-8"
-        }
-        "application/ld+json" => "application/ld+json",
-        _ => "text/x-bibliography; charset=utf-8",
-    }
-}
-
 /// The decision for an answer; only a page reads `Accept` (for its format). `facts` are
 /// shown on HTML pages.
 fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>) -> Decision {
@@ -376,60 +361,7 @@ fn decide(answer: Answer, accept: Option<&str>, facts: metadata_html::Facts<'_>)
             media_type,
             bindings,
             cite_as,
-        } => {
-            // A linkset (RFC 9264): the identifier's signposts.
-            if let Some(t) = noid_resolve::signpost::LINKSET_TYPES
-                .iter()
-                .find(|t| t.eq_ignore_ascii_case(&media_type))
-            {
-                let signposts = noid_resolve::signpost::Signposts::of(&id, &cite_as, &bindings);
-                let body = match *t {
-                    "application/linkset" => signposts.linkset(),
-                    _ => format!("{}\n", signposts.linkset_json()),
-                };
-                return Decision::Page {
-                    status: status::OK,
-                    ctype: t,
-                    body,
-                    modified: None,
-                    link: None,
-                };
-            }
-            // A citation (CSL-JSON, BibTeX, RIS, JSON-LD, a formatted reference).
-            let work = || cite::Work::of(&id, &cite_as, &bindings);
-            if let Some((ctype, body)) = cite::CITATION_TYPES
-                .iter()
-                .find(|t| t.eq_ignore_ascii_case(&media_type))
-                .and_then(|t| Some((citation_type(t), cite::render(t, &work())?)))
-            {
-                return Decision::Page {
-                    status: status::OK,
-                    ctype,
-                    body,
-                    modified: None,
-                    link: None,
-                };
-            }
-            let fmt = if media_type.eq_ignore_ascii_case("application/json") {
-                PageFormat::Json
-            } else {
-                PageFormat::Anvl
-            };
-            let ctype = if fmt == PageFormat::Json {
-                "application/json"
-            } else if media_type.eq_ignore_ascii_case("text/x-anvl") {
-                "text/x-anvl; charset=utf-8"
-            } else {
-                "text/plain; charset=utf-8"
-            };
-            Decision::Page {
-                status: status::OK,
-                ctype,
-                body: page::identifier(fmt, &id, None, &bindings, true),
-                modified: None,
-                link: None,
-            }
-        }
+        } => crate::negotiated::decide(&id, &media_type, &bindings, &cite_as),
         Answer::Tombstone {
             id,
             text,
