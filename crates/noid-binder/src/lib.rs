@@ -15,6 +15,7 @@
 //! | [`recent`] | a binder's recent writes, read back from its write log |
 //! | [`history`] | an identifier's logged writes, old value → new, in any spelling |
 //! | [`rewrite`] | change many (a prefix of targets or values) with a preview, as an operation with an id; its undo |
+//! | [`usage`] | a directory's resolution counts, read and reported (`noid stats`, the API, the console) |
 //! | [`Record`] | one write log record, written before a write is acknowledged |
 //! | [`replay`] | a write log applied again (`noid replay`) |
 //! | [`Observer`] | what the writer tells whoever counts its work (`noid serve`'s metrics) |
@@ -40,6 +41,7 @@ pub mod resolver_files;
 pub mod rewrite;
 mod safe_name;
 mod store_name;
+pub mod usage;
 mod write_log;
 mod writer;
 

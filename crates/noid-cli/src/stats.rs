@@ -4,7 +4,8 @@
 //! comes from bulk lines or the web.
 
 use clap::{Parser, ValueEnum};
-use noid_counts::{counts_dir_of, today, CountsDir, Query};
+use noid_binder::usage::{self, CountsSource};
+use noid_counts::{counts_dir_of, today, Query};
 
 use crate::invocation::Invocation;
 
@@ -66,39 +67,45 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    let dir = CountsDir::new(counts_dir_of(&session.dbdir));
     if a.compact {
-        match dir.compact() {
+        match usage::compact(&session.dbdir) {
             Ok(done) => eprintln!(
                 "compacted: {} files folded into one, {} already folded removed",
                 done.folded, done.leftovers
             ),
             Err(e) => {
-                eprintln!("error: cannot compact {}: {e}", dir.path().display());
+                eprintln!(
+                    "error: cannot compact {}: {e}",
+                    counts_dir_of(&session.dbdir).display()
+                );
                 return 1;
             }
         }
     }
-    let entries = match dir.read() {
-        Ok(entries) => entries,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", dir.path().display());
-            return 1;
-        }
-    };
-    if !dir.path().is_dir() {
-        eprintln!(
-            "no counts in {} (noidr counts with --counts)",
-            dir.path().display()
-        );
-    }
-    let report = Query {
+    let query = Query {
         subject: a.subject,
         to: today(),
         days: a.days,
         top: a.top,
-    }
-    .report(&entries);
+    };
+    let report = match usage::report(&session.dbdir, &query) {
+        Ok((report, CountsSource::Local { exists, path })) => {
+            if !exists {
+                eprintln!(
+                    "no counts in {} (noidr counts with --counts)",
+                    path.display()
+                );
+            }
+            report
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot read {}: {e}",
+                counts_dir_of(&session.dbdir).display()
+            );
+            return 1;
+        }
+    };
     print!(
         "{}",
         match a.format {
