@@ -14,6 +14,8 @@
 #
 #   scripts/bench-modules-costs.sh [--ids N] [--requests R]
 #
+# NOID_MAP_OPTIONS adds options to both modules' maps (e.g. "counts=5", to measure
+# counting: docs/COUNTS.md).
 # Needs release binaries (noid) and scripts/build-modules.sh's modules in the target
 # directory; valgrind, wrk, apache2-bin (installed from Debian when missing, as root).
 set -euo pipefail
@@ -61,7 +63,7 @@ EOF
 }
 setup tolower 18801 'RewriteMap rslv int:tolower' 'http://example.org/%1'
 setup modnoid 18802 "LoadModule noid_module $MOD
-NoidMap noid $W/db
+NoidMap noid $W/db ${NOID_MAP_OPTIONS:-}
 RewriteMap rslv int:noid_get" '%1'
 
 # nginx_setup NAME PORT SERVER-BODY [HTTP-EXTRA]: an nginx configuration in $W/NAME
@@ -97,7 +99,7 @@ nginx_setup ngxmap 18803 'location / {
             return 404;
         }' "map_hash_bucket_size 256; map_hash_max_size 2097152;
     map \$uri \$native_target { default \"\"; include $W/nginx.map; }"
-nginx_setup ngxmod 18804 "noid_map egg $W/db;
+nginx_setup ngxmod 18804 "noid_map egg $W/db ${NOID_MAP_OPTIONS:-};
         include $REPO/nginx-conf/noid-module.conf;
         include $REPO/nginx-conf/noid-module-local.conf;"
 

@@ -27,6 +27,7 @@
 #
 #   scripts/bench-web-costs.sh [--ids N] [--requests R] [--write]
 #
+# NOIDR_FLAGS adds flags to every noidr (e.g. "--counts", to measure counting).
 # --write replaces the costs section of docs/BENCHMARKS-web.md. Needs valgrind, strace and
 # a C compiler (installed from Debian when missing, as root).
 set -euo pipefail
@@ -138,17 +139,18 @@ prg_costs() { # NAME EXPECT LINES WARM CMD…: one row (WARM: lines sent first, 
     ROWS+=("| $name | $(per "$a" "$b" "$R" %.0f) | $(per "$sa" "$sb" "$R") ($(syscall_names "$W/st1" "$W/st2" "$R")) | $(per 0 "$ctxt" "$R") |")
     log "${ROWS[-1]}"
 }
+read -ra FLAGS <<<"${NOIDR_FLAGS:-}"
 prg_costs "Apache prg: \`noidr --protocol egg\`" "redir302 https://example.org/obj/" "$W/lines.txt" "" \
-    "$NOIDR" -f "$W/db" --protocol egg --egg-miss null
+    "$NOIDR" -f "$W/db" --protocol egg --egg-miss null "${FLAGS[@]}"
 prg_costs "Apache prg: \`noidr --protocol egg\`, first request for each identifier" \
     "redir302 https://example.org/obj/" "$W/first.txt" "$FIRST_WARM" \
-    "$NOIDR" -f "$W/db" --protocol egg --egg-miss null
+    "$NOIDR" -f "$W/db" --protocol egg --egg-miss null "${FLAGS[@]}"
 prg_costs "Apache prg: constant C program" "redir302 https://example.org/obj/0000000" "$W/lines.txt" "" "$W/constprg"
 
 start_http() { # ADDR WRAPPER…: start noidr --http on ADDR under WRAPPER, wait until it answers
     local addr=$1
     shift
-    "$@" "$NOIDR" -f "$W/db" --http "$addr" --http-threads "$HTHREADS" 2>>"$W/http.log" &
+    "$@" "$NOIDR" -f "$W/db" --http "$addr" --http-threads "$HTHREADS" "${FLAGS[@]}" 2>>"$W/http.log" &
     SERVER=$!
     for _ in $(seq 1 600); do
         if [[ $addr == unix:* ]]; then

@@ -42,7 +42,7 @@ pub mod verbs;
 
 pub use commit::{Commit, PreviousFailed, Writes};
 pub use lookup::{
-    is_truthy, ExactPrefixes, Lookup, LookupError, LookupFailure, MemLookup, Memo, Pairs,
+    is_truthy, ExactPrefixes, Kept, Lookup, LookupError, LookupFailure, MemLookup, Memo, Pairs,
     PointLookups,
 };
 pub use unescape::{marker_decode, percent_decode};

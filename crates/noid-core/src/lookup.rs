@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// (key, value) pairs in key order, as prefix scans and range reads return them.
 pub type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
@@ -21,8 +22,75 @@ pub trait Memo {
     fn memo<E>(
         &self,
         key: &[u8],
-        compute: impl FnOnce() -> Result<std::sync::Arc<[u8]>, E>,
-    ) -> Result<std::sync::Arc<[u8]>, E>;
+        compute: impl FnOnce() -> Result<Arc<Kept>, E>,
+    ) -> Result<Arc<Kept>, E>;
+}
+
+/// A whole answer a [`Memo`] keeps, and how often it has been given since its uses
+/// were last taken, by class of asker (person, robot).
+///
+/// Why the uses live here: the resolution counts (noid-counts) of a request answered
+/// from the memo are then one atomic increment in the answer the memo already found,
+/// where counting it apart would take a second hash and table look-up of the
+/// identifier: a repeat costs some 950 instructions in all, and counting must stay
+/// within 3 % of that (docs/COUNTS.md, "What counting costs"). A counter registers
+/// each kept answer once ([`Kept::watch`]) with the identifier and kind it counts as,
+/// and takes its uses at each flush ([`Kept::take_uses`]); without counting, nothing
+/// reads or writes them.
+pub struct Kept {
+    bytes: Box<[u8]>,
+    uses: [AtomicU64; 2],
+    watched: AtomicBool,
+}
+
+impl Kept {
+    /// `bytes` kept, not used yet.
+    pub fn new(bytes: impl Into<Box<[u8]>>) -> Arc<Kept> {
+        Arc::new(Kept {
+            bytes: bytes.into(),
+            uses: [AtomicU64::new(0), AtomicU64::new(0)],
+            watched: AtomicBool::new(false),
+        })
+    }
+
+    /// One more use by an asker of `class` (0: a person, 1: a robot).
+    #[inline]
+    pub fn add_use(&self, class: usize) {
+        self.uses[class & 1].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The uses by class not taken yet.
+    pub fn uses(&self) -> [u64; 2] {
+        self.uses.each_ref().map(|u| u.load(Ordering::Relaxed))
+    }
+
+    /// The uses by class since the last call, leaving none.
+    pub fn take_uses(&self) -> [u64; 2] {
+        self.uses.each_ref().map(|u| u.swap(0, Ordering::Relaxed))
+    }
+
+    /// True only the first time it is called: the caller is the one counter that
+    /// must register this answer (its uses are taken by nobody else).
+    #[inline]
+    pub fn watch(&self) -> bool {
+        !self.watched.load(Ordering::Relaxed) && !self.watched.swap(true, Ordering::Relaxed)
+    }
+}
+
+impl std::ops::Deref for Kept {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl fmt::Debug for Kept {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kept")
+            .field("bytes", &String::from_utf8_lossy(&self.bytes))
+            .field("uses", &self.uses)
+            .finish()
+    }
 }
 
 /// Read access to the minter's key space.

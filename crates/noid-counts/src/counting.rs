@@ -9,6 +9,8 @@ use std::io;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use noid_core::Kept;
+
 use crate::key::{today, Class, Kind};
 use crate::robots::Robots;
 use crate::store::{CountsDir, SegmentWriter};
@@ -16,6 +18,17 @@ use crate::tally::{Tally, Totals};
 
 /// The default flush interval.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Who asked, as far as the request says.
+#[derive(Debug, Clone, Copy)]
+pub enum Asker<'a> {
+    /// A request of a line protocol (`RewriteMap prg:`, a module's map): no header
+    /// reaches it, so it is counted as a person's.
+    Unseen,
+    /// An HTTP request with this `User-Agent` (`None`: without one, which the robots
+    /// list counts as a robot's).
+    UserAgent(Option<&'a [u8]>),
+}
 
 /// Counting in this process, shared by its request threads.
 pub struct Counting {
@@ -46,11 +59,56 @@ impl Counting {
         Ok(counting)
     }
 
+    /// Compiles the robots list now (some 24 million instructions) and matches a
+    /// browser's User-Agent once, for a server whose requests carry User-Agents
+    /// (HTTP), so that no request pays for it; the line protocols never need it.
+    pub fn prepare_robots(&self) {
+        let robots = self.robots.get_or_init(Robots::shipped);
+        robots.classify(Some(
+            b"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        ));
+    }
+
     /// Count one answer of `kind` for `id`, classing the asker by `user_agent`.
     #[inline]
     pub fn count(&self, id: &[u8], kind: Kind, user_agent: Option<&[u8]>) {
-        let robots = self.robots.get_or_init(Robots::shipped);
-        self.tally.count(id, kind, robots.classify(user_agent));
+        self.tally
+            .count(id, kind, self.class_of(Asker::UserAgent(user_agent)));
+    }
+
+    /// The class `asker` is counted in: a line protocol's as a person, an HTTP
+    /// request's by its User-Agent and the robots list.
+    #[inline]
+    pub fn class_of(&self, asker: Asker<'_>) -> Class {
+        match asker {
+            Asker::Unseen => Class::Person,
+            Asker::UserAgent(user_agent) => self
+                .robots
+                .get_or_init(Robots::shipped)
+                .classify(user_agent),
+        }
+    }
+
+    /// Count one more use of `kept`, an answer the memo found or kept, by an asker of
+    /// `class`: one atomic increment in the answer itself, where counting by the
+    /// identifier costs a hash and a table look-up (docs/COUNTS.md, "What counting
+    /// costs"). The first time an answer is counted, `counted_as` says what its uses
+    /// count as (`None`: they are not counted, as a line that is no lookup), and the
+    /// tally watches it from then on.
+    #[inline]
+    pub fn count_kept<'a>(
+        &self,
+        kept: &Arc<Kept>,
+        class: Class,
+        counted_as: impl FnOnce() -> Option<(&'a [u8], Kind)>,
+    ) {
+        if kept.watch() {
+            match counted_as() {
+                Some((id, kind)) => self.tally.watch(kept.clone(), id, kind),
+                None => return,
+            }
+        }
+        kept.add_use(class as usize);
     }
 
     /// Count one answer of `kind` for `id` to an asker of a known class (a protocol

@@ -24,7 +24,7 @@ pub mod segment;
 mod store;
 mod tally;
 
-pub use counting::{Counting, DEFAULT_INTERVAL};
+pub use counting::{Asker, Counting, DEFAULT_INTERVAL};
 pub use key::{day_text, today, Class, Day, Kind};
 pub use report::{summed, DayTallies, Key, Query, Ranked, Report, Tallies};
 pub use robots::{Robots, COUNTER_ROBOTS};

@@ -2,11 +2,13 @@
 //! counted as, for every server that answers them: noidr's `prg:` loop and the web
 //! server modules (crate `noid-embed`).
 //!
-//! A line carries no User-Agent (Apache passes a `prg:` map only its key, and the
-//! modules' C interface passes none), so these requests are counted as people's:
-//! robots are not told apart on these paths. The kind is read from the answer line,
-//! as the web server reads it.
+//! A line carries no User-Agent (Apache passes a `prg:` map only its key, and a
+//! module's `RewriteMap int:` map gets no more), so these requests are counted as
+//! people's; the modules' own HTTP handlers (nginx's `noid_map`, mod_noid's
+//! `NoidResolve`) pass the request's User-Agent, and count robots apart. The kind is
+//! read from the answer line, as the web server reads it.
 
+use noid_resolve::lines::Answered;
 use noid_resolve::Outcome;
 
 use crate::counting::Counting;
@@ -40,24 +42,40 @@ pub fn line_identifier(protocol: Protocol, line: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// Counts the answer `answer` (the answer line) of `outcome` to a request for `id`
-/// in `protocol`, as a person's. Errors are not counted.
+/// Counts the answer to a request in `protocol` for the identifier `id` finds (`None`:
+/// a line that is no lookup), by an asker of `class`: one use of the kept answer when the
+/// answer came from the memo or went into it (the identifier and kind are found only
+/// the first time, [`Counting::count_kept`]), else by its identifier. `answer` is the
+/// answer line; errors are not counted.
 #[inline]
-pub fn count_answer(
+pub fn count_line<'a>(
     counting: &Counting,
     protocol: Protocol,
-    id: &[u8],
+    id: impl FnOnce() -> Option<&'a [u8]>,
+    class: Class,
+    answered: &Answered,
     answer: &[u8],
-    outcome: Outcome,
 ) {
-    let kind = match (outcome, protocol) {
-        (Outcome::Error, _) => return,
+    let counted_as = || Some((id()?, answer_kind(protocol, answer, answered.outcome)?));
+    match &answered.kept {
+        Some(kept) => counting.count_kept(kept, class, counted_as),
+        None => {
+            if let Some((id, kind)) = counted_as() {
+                counting.count_as(id, kind, class);
+            }
+        }
+    }
+}
+
+/// What an answer of `outcome` in `protocol` counts as; `None` for an error.
+fn answer_kind(protocol: Protocol, answer: &[u8], outcome: Outcome) -> Option<Kind> {
+    Some(match (outcome, protocol) {
+        (Outcome::Error, _) => return None,
         (Outcome::Miss, _) => Kind::Miss,
         (Outcome::Inflection, _) => Kind::Inflection,
         (Outcome::Hit | Outcome::ChopBack, Protocol::Noid) => Kind::Hit,
         (Outcome::Hit | Outcome::ChopBack, Protocol::Egg) => egg_kind(answer),
-    };
-    counting.count_as(id, kind, Class::Person);
+    })
 }
 
 /// A found identifier's egg answer: `redirNNN TARGET` is a redirect with code NNN,

@@ -13,10 +13,11 @@
 //! request in the last window before midnight UTC may be counted on the day before.
 
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use hashbrown::HashTable;
+use noid_core::Kept;
 use thread_local::ThreadLocal;
 
 use crate::key::{today, Class, Day, Kind};
@@ -40,6 +41,15 @@ struct Shard {
     /// A counts block: room for its head, then the entries of this window.
     block: Vec<u8>,
     totals: Totals,
+    /// The kept answers this shard takes the uses of at each drain.
+    watched: Vec<Watched>,
+}
+
+/// A memo's kept answer whose uses count for `id` as `kind` ([`Tally::watch`]).
+struct Watched {
+    kept: Arc<Kept>,
+    id: Box<[u8]>,
+    kind: Kind,
 }
 
 /// Keys a shard has room for from the start (its table grows beyond, and a drain
@@ -54,7 +64,40 @@ impl Default for Shard {
             slots: HashTable::with_capacity(START_KEYS),
             block,
             totals: Totals::default(),
+            watched: Vec::new(),
         }
+    }
+}
+
+impl Shard {
+    /// Appends to the block an entry for each watched answer's uses since the last
+    /// drain, on `day`, and forgets the answers nobody else holds any more (the memo
+    /// dropped them: no use can be added after their last one is taken here).
+    fn take_uses(&mut self, day: Day) {
+        let Shard {
+            block,
+            totals,
+            watched,
+            ..
+        } = self;
+        watched.retain(|w| {
+            let unheld = Arc::strong_count(&w.kept) == 1;
+            if unheld {
+                // With the releasing drop of the last other holder: its uses are seen.
+                fence(Ordering::Acquire);
+            }
+            for (class, n) in [Class::Person, Class::Robot]
+                .into_iter()
+                .zip(w.kept.take_uses())
+            {
+                if n > 0 {
+                    totals[group_index(w.kind)][class as usize] += n;
+                    block.extend_from_slice(&entry_head(day, w.kind, class, n, w.id.len()));
+                    block.extend_from_slice(&w.id);
+                }
+            }
+            !unheld
+        });
     }
 }
 
@@ -108,6 +151,7 @@ impl Tally {
             slots,
             block,
             totals,
+            ..
         } = &mut *shard;
         totals[group_index(kind)][class as usize] += 1;
         let found = slots.find(hash, |s| {
@@ -136,6 +180,17 @@ impl Tally {
         }
     }
 
+    /// Counts from now on the uses of `kept` (a memo's answer, [`Kept::add_use`]) as
+    /// answers of `kind` for `id`, taken at each drain: a repeat served from the memo
+    /// is then counted with one increment and no look-up here. The caller registers
+    /// each kept answer once ([`Kept::watch`]).
+    pub fn watch(&self, kept: Arc<Kept>, id: &[u8], kind: Kind) {
+        let id = kept_id(without_inflection(id)).into();
+        let shard = self.shards.get_or(Mutex::default);
+        let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+        shard.watched.push(Watched { kept, id, kind });
+    }
+
     /// The day counts are given from now on (the flusher's clock).
     pub fn set_day(&self, day: Day) {
         self.day.store(day, Ordering::Relaxed);
@@ -149,7 +204,8 @@ impl Tally {
         for shard in self.shards.iter() {
             let mut block = {
                 let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-                if shard.slots.is_empty() {
+                shard.take_uses(self.day.load(Ordering::Relaxed));
+                if shard.block.len() == HEAD {
                     continue;
                 }
                 let keys = shard.slots.len();
@@ -188,6 +244,11 @@ impl Tally {
             for (sum, counted) in totals.iter_mut().zip(shard.totals.iter()) {
                 sum[0] += counted[0];
                 sum[1] += counted[1];
+            }
+            for w in &shard.watched {
+                let pending = w.kept.uses();
+                totals[group_index(w.kind)][0] += pending[0];
+                totals[group_index(w.kind)][1] += pending[1];
             }
         }
         totals
@@ -248,5 +309,88 @@ mod tests {
         assert_eq!(ids.len(), 2, "{ids:?}");
         assert!(ids.contains(&(&b"ark:/1/x"[..], 3)));
         assert!(ids.contains(&(&b""[..], 1)));
+    }
+
+    /// The (identifier, class, count) entries of a drained body.
+    fn drained(body: &[u8]) -> Vec<(String, Class, u64)> {
+        let entries = parse(&block(COUNTS, body)).entries;
+        let mut found: Vec<_> = entries
+            .iter()
+            .map(|e| {
+                (
+                    String::from_utf8_lossy(&e.id).into_owned(),
+                    e.class,
+                    e.count,
+                )
+            })
+            .collect();
+        found.sort_by_key(|(id, class, _)| (id.clone(), *class as u8));
+        found
+    }
+
+    #[test]
+    fn a_kept_answers_uses_are_counted_at_each_drain_until_nobody_holds_it() {
+        let tally = Tally::default();
+        let kept = Kept::new(&b"\x00redir302 https://e.org/x"[..]);
+        assert!(kept.watch());
+        assert!(!kept.watch(), "registered once");
+        tally.watch(kept.clone(), b"ark:/1/x?", Kind::Redirect(302));
+        for _ in 0..3 {
+            kept.add_use(Class::Person as usize);
+        }
+        kept.add_use(Class::Robot as usize);
+        // The totals include the uses not drained yet.
+        assert_eq!(tally.totals()[group_index(Kind::Redirect(302))], [3, 1]);
+        let mut body = Vec::new();
+        assert_eq!(tally.drain(&mut body), 4);
+        let x = || "ark:/1/x".to_string();
+        assert_eq!(
+            drained(&body),
+            [(x(), Class::Person, 3), (x(), Class::Robot, 1)]
+        );
+        // A last use, then the memo lets the answer go: counted, then forgotten.
+        kept.add_use(Class::Person as usize);
+        drop(kept);
+        body.clear();
+        assert_eq!(tally.drain(&mut body), 1);
+        assert_eq!(drained(&body), [(x(), Class::Person, 1)]);
+        assert!(tally
+            .shards
+            .iter()
+            .all(|s| s.lock().unwrap().watched.is_empty()));
+        body.clear();
+        assert_eq!(tally.drain(&mut body), 0);
+        assert_eq!(tally.totals()[group_index(Kind::Redirect(302))], [4, 1]);
+    }
+
+    #[test]
+    fn uses_added_while_drains_run_are_each_counted_once() {
+        let tally = Tally::default();
+        let kept = Kept::new(&b"\x01NULL"[..]);
+        assert!(kept.watch());
+        tally.watch(kept.clone(), b"ark:/1/gone", Kind::Miss);
+        let mut drained_total = 0;
+        std::thread::scope(|s| {
+            let users: Vec<_> = (0..4)
+                .map(|_| {
+                    let kept = kept.clone();
+                    s.spawn(move || {
+                        for _ in 0..20_000 {
+                            kept.add_use(Class::Person as usize);
+                        }
+                    })
+                })
+                .collect();
+            drop(kept);
+            while users.iter().any(|u| !u.is_finished()) {
+                drained_total += tally.drain(&mut Vec::new());
+            }
+        });
+        drained_total += tally.drain(&mut Vec::new());
+        assert_eq!(drained_total, 80_000);
+        assert!(tally
+            .shards
+            .iter()
+            .all(|s| s.lock().unwrap().watched.is_empty()));
     }
 }

@@ -166,7 +166,7 @@ static const char *set_resolve(cmd_parms *cmd, void *dummy, const char *arg)
 static int resolve(request_rec *r)
 {
     noid_server_conf *sc = ap_get_module_config(r->server->module_config, &noid_module);
-    const char *scheme, *accept, *location;
+    const char *scheme, *accept, *user_agent, *location;
     size_t loclen;
     int status;
     /* The rules ask only for an origin-form request-target (THE_REQUEST's "/+..."). */
@@ -183,9 +183,11 @@ static int resolve(request_rec *r)
     if (accept == NULL) {
         accept = "";
     }
+    user_agent = apr_table_get(r->headers_in, "User-Agent");
     if (noid_map_redirect_plain(sc->egg->map, r->unparsed_uri, strlen(r->unparsed_uri), scheme,
-                                strlen(scheme), accept, strlen(accept), &status, &location,
-                                &loclen) != NOID_FOUND) {
+                                strlen(scheme), accept, strlen(accept), user_agent,
+                                user_agent == NULL ? 0 : strlen(user_agent), &status,
+                                &location, &loclen) != NOID_FOUND) {
         return DECLINED;
     }
     if (status == HTTP_NOT_FOUND) {

@@ -72,15 +72,16 @@ int noid_map_answer(noid_map *map, const char *key, size_t keylen, const char **
 
 /* Answer an HTTP request from an egg map (the nginx module): the request line made as
  * noid-resolve.conf makes it in Apache from the raw request-target (path and query as
- * received), the scheme and the Accept header. NOID_FOUND: *status is the code to
+ * received), the scheme and the Accept header; the User-Agent header (NULL without one)
+ * only classes the asker for the map's counts= (a robot or a person). NOID_FOUND: *status is the code to
  * answer (3xx with Location *location, without control characters but TAB: no header
  * injection; 404 or 410), or 0 for a page that only
  * `noidr --http` renders (?, ??, several targets); NOID_NOT_FOUND: a miss;
  * NOID_ERROR: *location is the error line. *location stays valid until this thread's
  * next lookup. */
 int noid_map_redirect(noid_map *map, const char *target, size_t tlen, const char *scheme,
-                      size_t slen, const char *accept, size_t alen, int *status,
-                      const char **location, size_t *loclen);
+                      size_t slen, const char *accept, size_t alen, const char *user_agent,
+                      size_t ualen, int *status, const char **location, size_t *loclen);
 
 /* As noid_map_redirect, for a web server whose own rules answer everything else
  * (mod_noid's NoidResolve, before noid-resolve.conf's rules): NOID_FOUND only when the
@@ -89,8 +90,8 @@ int noid_map_redirect(noid_map *map, const char *target, size_t tlen, const char
  * for anything else (a miss, 410, a page, an error, a target the rules would change). */
 int noid_map_redirect_plain(noid_map *map, const char *target, size_t tlen,
                             const char *scheme, size_t slen, const char *accept,
-                            size_t alen, int *status, const char **location,
-                            size_t *loclen);
+                            size_t alen, const char *user_agent, size_t ualen, int *status,
+                            const char **location, size_t *loclen);
 
 /* The Link header's value (FAIR Signposting, "signposting on" in the rules file) of
  * this thread's last noid_map_redirect or noid_map_redirect_plain that found a

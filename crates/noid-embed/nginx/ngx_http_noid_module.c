@@ -126,7 +126,7 @@ static ngx_http_noid_ctx_t *ngx_http_noid_answer(ngx_http_request_t *r)
     ngx_http_noid_loc_conf_t *lc;
     ngx_str_t scheme = ngx_string("http"), accept = ngx_null_string;
     ngx_list_part_t *part;
-    ngx_table_elt_t *h;
+    ngx_table_elt_t *h, *ua;
     const char *loc;
     size_t loclen;
     int status = 0, found;
@@ -159,9 +159,13 @@ static ngx_http_noid_ctx_t *ngx_http_noid_answer(ngx_http_request_t *r)
             }
         }
     }
+    /* Only to class the asker for counts= (nginx keeps the header it parsed). */
+    ua = r->headers_in.user_agent;
     found = noid_map_redirect(lc->map->map, (const char *)r->unparsed_uri.data,
                               r->unparsed_uri.len, (const char *)scheme.data, scheme.len,
-                              (const char *)accept.data, accept.len, &status, &loc, &loclen);
+                              (const char *)accept.data, accept.len,
+                              ua == NULL ? NULL : (const char *)ua->value.data,
+                              ua == NULL ? 0 : ua->value.len, &status, &loc, &loclen);
     if (found == NOID_ERROR) {
         ngx_log_error(NGX_LOG_INFO, r->connection->log, 0, "noid: %*s", loclen, loc);
         return ctx;

@@ -11,7 +11,7 @@ use noid_store::AnswerRegion;
 
 use crate::deadline::SharedWord;
 use crate::logger::{self, LogFn};
-use crate::map::{Found, Map};
+use crate::map::{Found, HttpRequest, Map};
 use crate::options::{Config, ConfigError};
 use crate::request::{plain_redirect, read_answer, split_link, Redirect};
 
@@ -262,6 +262,8 @@ pub unsafe extern "C" fn noid_map_redirect(
     slen: usize,
     accept: *const c_char,
     alen: usize,
+    user_agent: *const c_char,
+    ualen: usize,
     status: *mut c_int,
     location: *mut *const c_char,
     loclen: *mut usize,
@@ -269,7 +271,8 @@ pub unsafe extern "C" fn noid_map_redirect(
     // SAFETY: as this function's.
     unsafe {
         redirect(
-            false, map, target, tlen, scheme, slen, accept, alen, status, location, loclen,
+            false, map, target, tlen, scheme, slen, accept, alen, user_agent, ualen, status,
+            location, loclen,
         )
     }
 }
@@ -288,6 +291,8 @@ pub unsafe extern "C" fn noid_map_redirect_plain(
     slen: usize,
     accept: *const c_char,
     alen: usize,
+    user_agent: *const c_char,
+    ualen: usize,
     status: *mut c_int,
     location: *mut *const c_char,
     loclen: *mut usize,
@@ -295,7 +300,8 @@ pub unsafe extern "C" fn noid_map_redirect_plain(
     // SAFETY: as this function's.
     unsafe {
         redirect(
-            true, map, target, tlen, scheme, slen, accept, alen, status, location, loclen,
+            true, map, target, tlen, scheme, slen, accept, alen, user_agent, ualen, status,
+            location, loclen,
         )
     }
 }
@@ -314,24 +320,26 @@ unsafe fn redirect(
     slen: usize,
     accept: *const c_char,
     alen: usize,
+    user_agent: *const c_char,
+    ualen: usize,
     status: *mut c_int,
     location: *mut *const c_char,
     loclen: *mut usize,
 ) -> c_int {
     // SAFETY: as this function's.
-    let (map, target, scheme, accept) = unsafe {
-        (
-            &*map,
-            slice(target, tlen),
-            slice(scheme, slen),
-            slice(accept, alen),
-        )
+    let (map, request) = unsafe {
+        let request = HttpRequest {
+            target: slice(target, tlen),
+            scheme: slice(scheme, slen),
+            accept: slice(accept, alen),
+            // NULL: the request has no User-Agent (an empty one is sent as such).
+            user_agent: (!user_agent.is_null()).then(|| slice(user_agent, ualen)),
+        };
+        (&*map, request)
     };
     ANSWER.with(|buf| {
         let mut buf = buf.borrow_mut();
-        let found = lookup(&mut buf, |buf| {
-            map.answer_request(target, scheme, accept, buf)
-        });
+        let found = lookup(&mut buf, |buf| map.answer_request(&request, plain, buf));
         // A signposted redirect's Link value, kept apart: the target is the answer's tail.
         LINK.with(|link| {
             let mut link = link.borrow_mut();

@@ -33,5 +33,5 @@ mod map;
 mod options;
 mod request;
 
-pub use map::{Found, Map};
+pub use map::{Found, HttpRequest, Map};
 pub use options::{Config, ConfigError, Protocol};

@@ -7,17 +7,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noid_resolve::egg::{self, Miss};
-use noid_resolve::lines::{answer_kept, answer_line, resolve, LineProtocol};
+use noid_resolve::lines::{answer_kept, answer_line, resolve, Answered, LineProtocol};
 use noid_resolve::memo::Kind;
 use noid_resolve::{noid_line, Outcome, Resolver};
 use noid_store::{AnswerRegion, Follower, StoreError, View, ViewRef};
 
 use noid_counts::lines::{self as counted, line_identifier};
-use noid_counts::{counts_dir_of, Counting, CountsDir};
+use noid_counts::{counts_dir_of, Asker, Counting, CountsDir};
 
 use crate::deadline::{Deadline, SharedWord};
 use crate::options::{Config, ConfigError, Protocol};
-use crate::request::{egg_line, egg_line_as_sent};
+use crate::request::{egg_line, egg_line_as_sent, plain_redirect};
 
 /// What a key is answered with, as mod_rewrite reads a `prg:` answer line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,27 +107,34 @@ impl Map {
         if key.contains(&b'\n') {
             return Found::NotFound;
         }
-        let id = match self.protocol {
-            Protocol::Noid => line_identifier(counted::Protocol::Noid, key),
-            Protocol::Egg => line_identifier(counted::Protocol::Egg, key),
+        let counted = Counted {
+            id: || line_identifier(self.counted_protocol(), key),
+            asker: Asker::Unseen,
+            plain_only: false,
         };
-        self.answered(id, out, |view, protocol, out| {
+        self.answered(counted, out, |view, protocol, out| {
             answer_line(view, protocol, key, out)
         })
     }
 
-    /// Append the egg answer to an HTTP request for `target` (the raw request-target)
-    /// over `scheme` with `accept` (the nginx module): the answer to the line
-    /// [`egg_line`] makes of them, kept by the raw request itself (and not also by the
-    /// line), so that a request asked before costs one look-up (no line made) and one
-    /// asked for the first time one insertion.
+    /// Append the egg answer to an HTTP request (the nginx module, mod_noid's
+    /// `NoidResolve`): the answer to the line [`egg_line`] makes of it, kept by the
+    /// raw request itself (and not also by the line), so that a request asked before
+    /// costs one look-up (no line made) and one asked for the first time one
+    /// insertion. With `plain_only` (`NoidResolve`, which leaves any other answer to
+    /// the rules, whose own look-up counts it), only a plain redirect is counted.
     pub fn answer_request(
         &self,
-        target: &[u8],
-        scheme: &[u8],
-        accept: &[u8],
+        request: &HttpRequest<'_>,
+        plain_only: bool,
         out: &mut Vec<u8>,
     ) -> Found {
+        let HttpRequest {
+            target,
+            scheme,
+            accept,
+            user_agent,
+        } = *request;
         let line_answer = |view: &View, protocol: LineProtocol<'_>, out: &mut Vec<u8>| {
             let mut line = Vec::with_capacity(target.len() + accept.len() + 40);
             if !egg_line(target, scheme, accept, &mut line) {
@@ -146,9 +153,13 @@ impl Map {
             }
             outcome
         };
-        // Counted as sent: the request-target without its `/` (still %-encoded).
-        let id = target.strip_prefix(b"/").unwrap_or(target);
-        self.answered(Some(id), out, |view, protocol, out| {
+        let counted = Counted {
+            // As sent: the request-target without its `/` (still %-encoded).
+            id: || Some(target.strip_prefix(b"/").unwrap_or(target)),
+            asker: Asker::UserAgent(user_agent),
+            plain_only,
+        };
+        self.answered(counted, out, |view, protocol, out| {
             let fields = [Some(target), Some(scheme)];
             answer_kept(
                 view,
@@ -164,13 +175,12 @@ impl Map {
 
     /// `ask`'s answer on the freshest view of the store (a write that has returned is
     /// seen) in the map's protocol, unless the deadline answers; without its newline,
-    /// and what it is. With `counts=`, the answer is counted for identifier `id`
-    /// (`None`: a line that is no lookup).
-    fn answered(
+    /// and what it is. With `counts=`, the answer is counted as `counted` says.
+    fn answered<'a>(
         &self,
-        id: Option<&[u8]>,
+        counted: Counted<'a, impl FnOnce() -> Option<&'a [u8]>>,
         out: &mut Vec<u8>,
-        ask: impl FnOnce(&View, LineProtocol<'_>, &mut Vec<u8>) -> Outcome,
+        ask: impl FnOnce(&View, LineProtocol<'_>, &mut Vec<u8>) -> Answered,
     ) -> Found {
         let at = out.len();
         let asked = self.deadline.run(|| {
@@ -179,7 +189,7 @@ impl Map {
                 Err(e) => {
                     log::debug!("store unavailable: {e}");
                     self.error_line(&e, out);
-                    return Outcome::Error;
+                    return Answered::unkept(Outcome::Error);
                 }
             };
             let protocol = match &self.resolver {
@@ -192,20 +202,22 @@ impl Map {
             };
             ask(&view, protocol, out)
         });
-        let outcome = asked.unwrap_or_else(|| {
+        let answered = asked.unwrap_or_else(|| {
             self.error_line(&Late(self.limit.unwrap_or_default()), out);
-            Outcome::Error
+            Answered::unkept(Outcome::Error)
         });
         if out.last() == Some(&b'\n') {
             out.pop();
         }
-        if let (Some(counting), Some(id)) = (&self.counting, id) {
-            let protocol = match self.protocol {
-                Protocol::Noid => counted::Protocol::Noid,
-                Protocol::Egg => counted::Protocol::Egg,
-            };
-            counted::count_answer(counting, protocol, id, &out[at..], outcome);
+        if let Some(counting) = &self.counting {
+            let answer = &out[at..];
+            if !counted.plain_only || plain_redirect(answer).is_some() {
+                let class = counting.class_of(counted.asker);
+                let protocol = self.counted_protocol();
+                counted::count_line(counting, protocol, counted.id, class, &answered, answer);
+            }
         }
+        let outcome = answered.outcome;
         if outcome == Outcome::Error {
             Found::Error
         } else if out[at..].eq_ignore_ascii_case(b"NULL") {
@@ -228,6 +240,14 @@ impl Map {
         let _ = self.follower.open_once();
         self.open_tried.store(true, Ordering::Release);
         self.follower.fresh()
+    }
+
+    /// The map's protocol, as the counts know it.
+    fn counted_protocol(&self) -> counted::Protocol {
+        match self.protocol {
+            Protocol::Noid => counted::Protocol::Noid,
+            Protocol::Egg => counted::Protocol::Egg,
+        }
     }
 
     /// The protocol's error line for `e`.
@@ -253,6 +273,28 @@ impl Drop for Map {
         }
         self.follower.stop();
     }
+}
+
+/// An HTTP request as a module passes it: the raw request-target, the scheme, the
+/// `Accept` header and the `User-Agent` header (`None` without one).
+#[derive(Debug, Clone, Copy)]
+pub struct HttpRequest<'a> {
+    /// The request-target as sent (`/ark:/…`, still %-encoded).
+    pub target: &'a [u8],
+    /// `http` or `https`.
+    pub scheme: &'a [u8],
+    /// The `Accept` header (empty without one).
+    pub accept: &'a [u8],
+    /// The `User-Agent` header, read only to class the asker for the counts.
+    pub user_agent: Option<&'a [u8]>,
+}
+
+/// What a module's answer counts as: the identifier `id` finds, asked by `asker`,
+/// and whether only a plain redirect counts (see [`Map::answer_request`]).
+struct Counted<'a, I> {
+    id: I,
+    asker: Asker<'a>,
+    plain_only: bool,
 }
 
 /// The error of a lookup answered without the store, after another stalled.

@@ -11,7 +11,7 @@ use noid_embed::ffi::{
     boundary, noid_map_answer, noid_map_close, noid_map_open, noid_map_redirect,
     noid_map_redirect_plain,
 };
-use noid_embed::{Config, Found, Map};
+use noid_embed::{Config, Found, HttpRequest, Map};
 use noid_store::{AnswerRegion, Op, Writer};
 
 const T: Duration = Duration::from_secs(5);
@@ -224,7 +224,11 @@ fn http_requests_answer_as_their_lines() {
     let map = open("egg", d.path(), &[]);
     let ask = |target: &str, accept: &str| {
         let mut out = Vec::new();
-        let found = map.answer_request(target.as_bytes(), b"http", accept.as_bytes(), &mut out);
+        let found = map.answer_request(
+            &request(target.as_bytes(), accept.as_bytes()),
+            false,
+            &mut out,
+        );
         (found, String::from_utf8(out).unwrap())
     };
     for _ in 0..2 {
@@ -273,7 +277,7 @@ fn every_row_of_the_draft_rules_table_answers_in_the_maps() {
     for row in rows {
         let mut out = Vec::new();
         let target = format!("/{}", row.http_path());
-        map.answer_request(target.as_bytes(), b"http", b"", &mut out);
+        map.answer_request(&request(target.as_bytes(), b""), false, &mut out);
         let over_http = String::from_utf8(out).unwrap();
         let (_, line) = ask(&map, &format!("{}.resolve", row.request));
         for (how, answer) in [("request", &over_http), ("line", &line)] {
@@ -392,6 +396,8 @@ fn redirects_and_plain_redirects() {
         usize,
         *const c_char,
         usize,
+        *const c_char,
+        usize,
         *mut i32,
         *mut *const c_char,
         *mut usize,
@@ -406,6 +412,8 @@ fn redirects_and_plain_redirects() {
                 target.len(),
                 "http".as_ptr().cast(),
                 4,
+                std::ptr::null(),
+                0,
                 std::ptr::null(),
                 0,
                 &mut status,
@@ -513,7 +521,7 @@ fn a_broken_target_falls_back_on_its_archived_copy_where_the_rules_say() {
         value(&format!("redir302 {copy}"))
     );
     let mut out = Vec::new();
-    let found = map.answer_request(b"/ark:/13030/xt1", b"http", b"", &mut out);
+    let found = map.answer_request(&request(b"/ark:/13030/xt1", b""), false, &mut out);
     assert_eq!(
         (found, String::from_utf8(out).unwrap()),
         value(&format!("redir302 {copy}"))
@@ -528,8 +536,10 @@ fn a_broken_target_falls_back_on_its_archived_copy_where_the_rules_say() {
 
 /// `counts=`: two maps on one store, as two worker processes have (each its own
 /// segment), answered from two threads each, by line and by request; once closed,
-/// the counts store holds exactly what was asked (all as people's: no User-Agent
-/// reaches a map).
+/// the counts store holds exactly what was asked: lines as people's (no User-Agent
+/// reaches a `RewriteMap`), HTTP requests by their User-Agent (a browser's, a
+/// crawler's, none: COUNTER-Robots counts that as a robot); a `NoidResolve` request
+/// it leaves to the rules (a miss) is not counted, since the rules' own look-up is.
 #[test]
 fn counts_of_two_workers_add_up_to_the_requests_asked() {
     use noid_counts::{counts_dir_of, Class, CountsDir, Kind};
@@ -547,9 +557,26 @@ fn counts_of_two_workers_add_up_to_the_requests_asked() {
                         assert_eq!(ask(map, "ark:/13030/xt1.resolve").0, Found::Value);
                         assert_eq!(ask(map, "ark:/13030/p1.resolve").0, Found::Value);
                         assert_eq!(ask(map, "ark:/13030/nope.resolve").0, Found::NotFound);
-                        let mut out = Vec::new();
-                        let found = map.answer_request(b"/ark:/13030/xt1", b"http", b"", &mut out);
-                        assert_eq!(found, Found::Value);
+                        let agents: [Option<&[u8]>; 3] = [
+                            Some(FIREFOX),
+                            Some(b"Googlebot/2.1 (+http://www.google.com/bot.html)"),
+                            None,
+                        ];
+                        for user_agent in agents {
+                            let mut out = Vec::new();
+                            let xt1 = HttpRequest {
+                                user_agent,
+                                ..request(b"/ark:/13030/xt1", b"")
+                            };
+                            assert_eq!(map.answer_request(&xt1, false, &mut out), Found::Value);
+                            // Plain (NoidResolve): a redirect is counted, a miss left to the rules is not.
+                            assert_eq!(map.answer_request(&xt1, true, &mut out), Found::Value);
+                            let nope = HttpRequest {
+                                user_agent,
+                                ..request(b"/ark:/13030/nope", b"")
+                            };
+                            assert_eq!(map.answer_request(&nope, true, &mut out), Found::NotFound);
+                        }
                     }
                 });
             }
@@ -563,12 +590,29 @@ fn counts_of_two_workers_add_up_to_the_requests_asked() {
             .or_insert(0u64) += e.count;
     }
     let person = |id: &str, kind| (id.to_string(), kind, Class::Person);
+    let robot = |id: &str, kind| (id.to_string(), kind, Class::Robot);
     assert_eq!(
         got,
         BTreeMap::from([
-            (person("ark:/13030/xt1", Kind::Redirect(302)), 2_000),
+            // 1000 lines, 2 x 1000 requests from the browser
+            (person("ark:/13030/xt1", Kind::Redirect(302)), 3_000),
+            // 2 x 1000 from the crawler, 2 x 1000 without a User-Agent
+            (robot("ark:/13030/xt1", Kind::Redirect(302)), 4_000),
             (person("ark:/13030/p1", Kind::Redirect(301)), 1_000),
             (person("ark:/13030/nope", Kind::Miss), 1_000),
         ])
     );
+}
+
+/// Firefox's User-Agent, a person's.
+const FIREFOX: &[u8] = b"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+
+/// An HTTP request for `target` over http with `accept`, without a User-Agent.
+fn request<'a>(target: &'a [u8], accept: &'a [u8]) -> HttpRequest<'a> {
+    HttpRequest {
+        target,
+        scheme: b"http",
+        accept,
+        user_agent: None,
+    }
 }

@@ -7,11 +7,31 @@
 
 use std::sync::Arc;
 
-use noid_core::{Lookup, Memo};
+use noid_core::{Kept, Lookup, Memo};
 
 use crate::egg::{self, Miss};
 use crate::memo::{self, Kind};
 use crate::{noid_line, Outcome, Resolver};
+
+/// What a request was answered with: its outcome, and the kept answer it was given
+/// from (or kept as), which is where a counter counts its uses ([`Kept`]); `None` for
+/// an answer not kept (an error, a long answer or request).
+pub struct Answered {
+    /// What the answer is.
+    pub outcome: Outcome,
+    /// The memo's answer, when there is one.
+    pub kept: Option<Arc<Kept>>,
+}
+
+impl Answered {
+    /// An answer not kept.
+    pub fn unkept(outcome: Outcome) -> Answered {
+        Answered {
+            outcome,
+            kept: None,
+        }
+    }
+}
 
 /// The protocol a line is answered in.
 #[derive(Clone, Copy)]
@@ -43,7 +63,7 @@ pub fn answer_line<V: Lookup + Memo + ?Sized>(
     protocol: LineProtocol<'_>,
     line: &[u8],
     out: &mut Vec<u8>,
-) -> Outcome {
+) -> Answered {
     let kind = match protocol {
         LineProtocol::Noid => Kind::Noid,
         LineProtocol::Egg { .. } => Kind::Egg,
@@ -69,7 +89,7 @@ pub fn answer_kept<V: Lookup + Memo + ?Sized>(
     last: &[u8],
     out: &mut Vec<u8>,
     compute: impl FnOnce(&mut Vec<u8>) -> Outcome,
-) -> Outcome {
+) -> Answered {
     let stamp = match protocol {
         LineProtocol::Noid => None,
         LineProtocol::Egg {
@@ -79,7 +99,7 @@ pub fn answer_kept<V: Lookup + Memo + ?Sized>(
         } => Some((generation, resolver.registry().health_changes())),
     };
     let Some(key) = memo::key(kind, stamp, fields, last) else {
-        return compute(out);
+        return Answered::unkept(compute(out));
     };
     let at = out.len();
     let mut computed = false;
@@ -93,16 +113,19 @@ pub fn answer_kept<V: Lookup + Memo + ?Sized>(
         let mut kept = Vec::with_capacity(1 + answer.len());
         kept.push(outcome.index() as u8);
         kept.extend_from_slice(answer);
-        Ok(Arc::<[u8]>::from(kept))
+        Ok(Kept::new(kept))
     });
     match kept {
         Ok(kept) => {
             if !computed {
                 out.extend_from_slice(&kept[1..]);
             }
-            Outcome::ALL[usize::from(kept[0])]
+            Answered {
+                outcome: Outcome::ALL[usize::from(kept[0])],
+                kept: Some(kept),
+            }
         }
-        Err(outcome) => outcome,
+        Err(outcome) => Answered::unkept(outcome),
     }
 }
 

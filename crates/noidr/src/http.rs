@@ -4,13 +4,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use noid_core::LookupError;
+use noid_core::{Kept, LookupError};
 use noid_resolve::{memo, Answer, Outcome, Request};
 use noid_store::{Follower, View};
 
-use noid_counts::{Counting, Kind};
+use noid_counts::{Asker, Counting, Kind};
 
 use crate::current::Current;
+use crate::last_kept;
 
 use crate::metrics::Metrics;
 
@@ -52,6 +53,10 @@ impl Backend {
         let resolver = self.current.resolver();
         let stamp = (generation, resolver.registry().health_changes());
         let fields = [req.accept, req.proto].map(|p| p.map(str::as_bytes));
+        let counted = self.counting.is_some();
+        if counted {
+            last_kept::forget();
+        }
         let Some(key) = memo::key(memo::Kind::Http, Some(stamp), &fields, req.id.as_bytes()) else {
             return resolver.resolve_counted(view, req);
         };
@@ -66,14 +71,17 @@ impl Backend {
                     kept.push(outcome.index() as u8);
                     kept.extend_from_slice(&code.to_le_bytes());
                     kept.extend_from_slice(target.as_bytes());
-                    Arc::<[u8]>::from(kept)
+                    Kept::new(kept)
                 }
-                Ok((Answer::NotFound, outcome)) => Arc::from(&[outcome.index() as u8][..]),
+                Ok((Answer::NotFound, outcome)) => Kept::new(&[outcome.index() as u8][..]),
                 _ => return Err(resolved),
             };
             computed = Some(resolved);
             Ok(value)
         });
+        if let (Ok(kept), true) = (&kept, counted) {
+            last_kept::remember(kept, req.id);
+        }
         match (kept, computed) {
             (Ok(_), Some(resolved)) | (Err(resolved), _) => resolved,
             (Ok(kept), None) => {
@@ -142,7 +150,13 @@ impl noid_http::Backend for Backend {
 
     fn count(&self, id: &str, kind: Kind, user_agent: Option<&[u8]>) {
         if let Some(counting) = &self.counting {
-            counting.count(id.as_bytes(), kind, user_agent);
+            match last_kept::take_for(id) {
+                Some(kept) => {
+                    let class = counting.class_of(Asker::UserAgent(user_agent));
+                    counting.count_kept(&kept, class, || Some((id.as_bytes(), kind)));
+                }
+                None => counting.count(id.as_bytes(), kind, user_agent),
+            }
         }
     }
 

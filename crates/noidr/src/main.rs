@@ -21,6 +21,7 @@ mod args;
 mod current;
 mod deadline;
 mod http;
+mod last_kept;
 mod lines;
 mod metrics;
 mod position;
@@ -135,6 +136,10 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
             threads,
             limits,
         } => {
+            if let Some(counting) = &counting {
+                // HTTP requests carry User-Agents: no request waits for the list.
+                counting.prepare_robots();
+            }
             signals::spawn(
                 follower.clone(),
                 metrics.clone(),

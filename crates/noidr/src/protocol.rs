@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use noid_resolve::egg::{self, Miss};
 use noid_resolve::{noid_line, Outcome};
 
-use noid_resolve::lines::{self, LineProtocol};
+use noid_resolve::lines::{self, Answered, LineProtocol};
 use noid_store::{Follower, StoreError, View};
 
-use noid_counts::{lines as counted, Counting};
+use noid_counts::{lines as counted, Class, Counting};
 
 use crate::args::Protocol;
 use crate::current::Current;
@@ -53,7 +53,7 @@ impl Answerer {
 impl Answerer {
     /// The answer to `line` from `view` (see [`lines::answer_line`]), in the protocol
     /// chosen on the command line with the resolver in force.
-    fn answer_from(&self, view: &View, line: &[u8], out: &mut Vec<u8>) -> Outcome {
+    fn answer_from(&self, view: &View, line: &[u8], out: &mut Vec<u8>) -> Answered {
         match self.protocol {
             Protocol::Noid => lines::answer_line(view, LineProtocol::Noid, line, out),
             Protocol::Egg => {
@@ -113,23 +113,25 @@ impl crate::lines::AnswerLines for Answerer {
     fn answer(&self, line: &[u8], out: &mut Vec<u8>) {
         let start = Instant::now();
         let at = out.len();
-        let outcome = match self.follower.fresh() {
+        let answered = match self.follower.fresh() {
             Ok(view) => self.answer_from(&view, line, out),
             Err(e) => {
                 log::debug!("store unavailable: {e}");
                 self.error_line(&named_store(&e), out);
-                Outcome::Error
+                Answered {
+                    outcome: Outcome::Error,
+                    kept: None,
+                }
             }
         };
-        self.metrics.record(outcome, start);
+        self.metrics.record(answered.outcome, start);
         if let Some(counting) = &self.counting {
             let protocol = match self.protocol {
                 Protocol::Noid => counted::Protocol::Noid,
                 Protocol::Egg => counted::Protocol::Egg,
             };
-            if let Some(id) = counted::line_identifier(protocol, line) {
-                counted::count_answer(counting, protocol, id, &out[at..], outcome);
-            }
+            let id = || counted::line_identifier(protocol, line);
+            counted::count_line(counting, protocol, id, Class::Person, &answered, &out[at..]);
         }
     }
 

@@ -24,6 +24,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use noid_core::Kept;
+
 /// Bytes of one slot.
 pub const SLOT_BYTES: usize = 256;
 
@@ -115,8 +117,8 @@ impl RegionCache {
         &self,
         view: impl Fn() -> ViewId,
         key: &[u8],
-        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
-    ) -> Result<Arc<[u8]>, E> {
+        compute: impl FnOnce() -> Result<Arc<Kept>, E>,
+    ) -> Result<Arc<Kept>, E> {
         let started = view();
         let hash = self.hasher.hash_one(key);
         if let Some(kept) = self.get(started, hash, key) {
@@ -136,7 +138,7 @@ impl RegionCache {
         b * WAYS
     }
 
-    fn get(&self, view: ViewId, hash: u64, key: &[u8]) -> Option<Arc<[u8]>> {
+    fn get(&self, view: ViewId, hash: u64, key: &[u8]) -> Option<Arc<Kept>> {
         let first = self.bucket(hash);
         let mut bytes = [0u8; SLOT_DATA];
         for i in first..first + WAYS {
@@ -164,7 +166,7 @@ impl RegionCache {
                 continue;
             }
             if &bytes[..klen] == key {
-                return Some(Arc::from(&bytes[klen..klen + alen]));
+                return Some(Kept::new(&bytes[klen..klen + alen]));
             }
         }
         None
@@ -251,11 +253,11 @@ mod tests {
         sequence: 100,
     };
 
-    fn ask(c: &RegionCache, view: ViewId, key: &str, answer: &str) -> Arc<[u8]> {
+    fn ask(c: &RegionCache, view: ViewId, key: &str, answer: &str) -> Arc<Kept> {
         c.get_or_compute(
             || view,
             key.as_bytes(),
-            || Ok::<_, ()>(Arc::from(answer.as_bytes())),
+            || Ok::<_, ()>(Kept::new(answer.as_bytes())),
         )
         .unwrap()
     }
@@ -343,9 +345,9 @@ mod tests {
         };
         let a = c.get_or_compute(view, b"k", || {
             moved.set(true);
-            Ok::<_, ()>(Arc::from(&b"old"[..]))
+            Ok::<_, ()>(Kept::new(&b"old"[..]))
         });
-        assert_eq!(a.unwrap().as_ref(), b"old");
+        assert_eq!(&**a.unwrap(), b"old");
         assert_eq!(kept(&c, V1, "k"), None);
     }
 
@@ -401,10 +403,10 @@ mod tests {
                             .get_or_compute(
                                 || V1,
                                 key.as_bytes(),
-                                || Ok::<_, ()>(Arc::from(answer.as_bytes())),
+                                || Ok::<_, ()>(Kept::new(answer.as_bytes())),
                             )
                             .unwrap();
-                        assert_eq!(&*got, answer.as_bytes(), "{key}");
+                        assert_eq!(&**got, answer.as_bytes(), "{key}");
                     }
                 });
             }

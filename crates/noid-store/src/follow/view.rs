@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use noid_core::keys::is_idmap_key;
-use noid_core::{Lookup, LookupError, Memo, Pairs};
+use noid_core::{Kept, Lookup, LookupError, Memo, Pairs};
 
 use super::answer_region::{AnswerRegion, RegionCache, ViewId};
 use super::shared_cache::SharedCache;
@@ -59,8 +59,8 @@ pub struct View {
 /// Where [`View::memo`] keeps answers.
 enum Answers {
     /// Boxed: a `ViewCache` is some 500 bytes (its `ThreadLocal` table).
-    PerThread(Box<ViewCache<Vec<u8>, Arc<[u8]>>>),
-    Shared(SharedCache<Arc<[u8]>>),
+    PerThread(Box<ViewCache<Vec<u8>, Arc<Kept>>>),
+    Shared(SharedCache<Arc<Kept>>),
 }
 
 /// How many point reads and whole answers a view keeps per thread (each cache is per
@@ -129,8 +129,8 @@ impl View {
     pub fn memo<E>(
         &self,
         key: &[u8],
-        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
-    ) -> Result<Arc<[u8]>, E> {
+        compute: impl FnOnce() -> Result<Arc<Kept>, E>,
+    ) -> Result<Arc<Kept>, E> {
         let compute = || match &self.region {
             None => compute(),
             Some(region) => region.get_or_compute(|| self.view_id(), key, compute),
@@ -166,8 +166,8 @@ impl Memo for View {
     fn memo<E>(
         &self,
         key: &[u8],
-        compute: impl FnOnce() -> Result<Arc<[u8]>, E>,
-    ) -> Result<Arc<[u8]>, E> {
+        compute: impl FnOnce() -> Result<Arc<Kept>, E>,
+    ) -> Result<Arc<Kept>, E> {
         View::memo(self, key, compute)
     }
 }
@@ -254,7 +254,7 @@ mod tests {
         let view = || View::with_cache(Secondary::open(d.path(), None, 1 << 20).unwrap(), cache);
         let (one, two) = (view(), view());
         let ask = |v: &View, answer: Option<&str>| {
-            v.memo(b"k", || answer.map(|a| Arc::from(a.as_bytes())).ok_or(()))
+            v.memo(b"k", || answer.map(|a| Kept::new(a.as_bytes())).ok_or(()))
                 .ok()
                 .map(|a| String::from_utf8(a.to_vec()).unwrap())
         };
@@ -351,20 +351,20 @@ mod tests {
                 if key == b"fail" {
                     return Err(v);
                 }
-                Ok(Arc::<[u8]>::from([key, b"=", &v[..]].concat()))
+                Ok(Kept::new([key, b"=", &v[..]].concat()))
             })
         };
-        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
-        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
+        assert_eq!(&**answer(b"a").unwrap(), b"a=t");
+        assert_eq!(&**answer(b"a").unwrap(), b"a=t");
         assert_eq!(answer(b"fail").unwrap_err(), b"t");
         assert_eq!(answer(b"fail").unwrap_err(), b"t");
         assert_eq!(computed.get(), 3, "one computation for a, two for fail");
 
         commit(d.path(), vec![put("ark:/13030/fk4\t_t", "t2")]);
         // Not caught up: the kept answer stands.
-        assert_eq!(&*answer(b"a").unwrap(), b"a=t");
+        assert_eq!(&**answer(b"a").unwrap(), b"a=t");
         assert_eq!(view.secondary().freshen().unwrap(), Freshness::CaughtUp);
-        assert_eq!(&*answer(b"a").unwrap(), b"a=t2");
+        assert_eq!(&**answer(b"a").unwrap(), b"a=t2");
         assert_eq!(computed.get(), 4);
     }
 
