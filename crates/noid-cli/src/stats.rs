@@ -1,6 +1,7 @@
 //! `noid -f Dbdir stats [ID|PREFIX]`: the resolution counts that `noidr --counts`
 //! writes in `Dbdir/counts/` (crate `noid-counts`), summed over every process's
-//! segment, for one identifier, a shoulder or all. A mode of the process: it never
+//! segment, for one identifier, a shoulder or all; for a minter held by PostgreSQL,
+//! the sum its web nodes shipped to its database (`noid_binder::usage`). A mode of the process: it never
 //! comes from bulk lines or the web.
 
 use clap::{Parser, ValueEnum};
@@ -98,10 +99,11 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
             }
             report
         }
+        Ok((report, CountsSource::Postgres { .. })) => report,
         Err(e) => {
             eprintln!(
-                "error: cannot read {}: {e}",
-                counts_dir_of(&session.dbdir).display()
+                "error: cannot read the counts of {}: {e}",
+                session.dbdir.display()
             );
             return 1;
         }

@@ -1,0 +1,201 @@
+//! Several web nodes' resolution counts added up in the PostgreSQL database that holds
+//! the minter: real `noidr --follow … --counts --http` nodes against a real server,
+//! read back with the real `noid -f DIR stats` of the minter's directory (whose
+//! `NOID/backend` names the database). The expected counts are the tests' own tally of
+//! the requests they sent; "exactly once" is checked against the nodes' own counts
+//! files, which `noid -f CACHE stats` reads.
+//!
+//! The crash tests make their scenario happen: a row the shipment must add to is held
+//! by an open transaction of the test's, so the node's shipping transaction is seen
+//! waiting in `pg_stat_activity` (it has read and locked its offset, and not
+//! committed) when its connection is cut, or the node is killed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use noid_store::pg::testing::TestServer;
+use noid_store::pg::{Location, PgWriter};
+use noid_store::{Layout, Op, Store};
+use postgres::{Client, NoTls};
+
+use crate::counts::{http_load, http_requests, request, FIREFOX};
+use crate::util::{noid_bin, noidr_bin, Http};
+
+/// What was counted: (identifier, kind, class) → count, in `noid stats`' words.
+type Tally = BTreeMap<(String, String, String), u64>;
+
+/// Polls `cond` (a minute at most: a bound for a hung node, not a speed).
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A database holding the minter `m` (ten bound identifiers, `ark:/99999/fk4a0` …
+/// `a9`, as in counts.rs), and its minter directory, whose `NOID/backend` names it.
+struct Minter {
+    server: TestServer,
+    url: String,
+    tmp: tempfile::TempDir,
+}
+
+impl Minter {
+    fn new(db: &str) -> Minter {
+        let server = TestServer::start();
+        let url = server.create_database(db);
+        let loc = Location::new(&url, "m").unwrap();
+        let w = PgWriter::create(&loc, Duration::from_secs(10)).unwrap();
+        let mut ops = Vec::new();
+        for i in 0..10 {
+            let id = format!("ark:/99999/fk4a{i}");
+            ops.push(Op::Put(
+                format!("{id}\t_t").into(),
+                b"https://example.org/x".to_vec(),
+            ));
+            ops.push(Op::Put(format!("{id}\twho").into(), b"Somebody".to_vec()));
+        }
+        w.commit_all(&mut ops).unwrap();
+        drop(w);
+        let tmp = tempfile::tempdir().unwrap();
+        loc.write(&Layout::new(&tmp.path().join("m"))).unwrap();
+        Minter { server, url, tmp }
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.tmp.path().join("m")
+    }
+
+    fn cache(&self, node: &str) -> PathBuf {
+        self.tmp.path().join(node)
+    }
+
+    /// A web node following the minter with its copy in `cache`, counting.
+    fn node(&self, cache: &Path) -> Http {
+        let mut cmd = Command::new(noidr_bin());
+        cmd.args(["--follow", &self.url, "--minter", "m", "--cache"])
+            .arg(cache)
+            .args(["--poll", "0.2", "--http-threads", "2"])
+            .args(["--counts", "--counts-interval", "0.2"]);
+        Http::start(cmd, "127.0.0.1:0")
+    }
+
+    fn sql(&self) -> Client {
+        Client::connect(&self.url, NoTls).unwrap()
+    }
+}
+
+/// `noid -f DIR stats --format FORMAT` over the last two days (a request in the last
+/// interval before midnight may count on the day before).
+fn stats(dir: &Path, format: &str) -> String {
+    let out = Command::new(noid_bin())
+        .arg("-f")
+        .arg(dir)
+        .args(["stats", "--days", "2", "--format", format])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The counts `noid stats` reads in `dir`, all days together.
+fn counted(dir: &Path) -> Tally {
+    let mut tally = Tally::new();
+    for line in stats(dir, "csv").lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let key = (f[1].to_string(), f[2].to_string(), f[3].to_string());
+        *tally.entry(key).or_default() += f[4].parse::<u64>().unwrap();
+    }
+    tally
+}
+
+fn total(t: &Tally) -> u64 {
+    t.values().sum()
+}
+
+fn add(a: &Tally, b: &Tally) -> Tally {
+    let mut sum = a.clone();
+    for (k, n) in b {
+        *sum.entry(k.clone()).or_default() += n;
+    }
+    sum
+}
+
+/// Client `client`'s `n` requests (counts.rs: hits, misses and inflections, by people
+/// and robots) sent to `node`; what they should count.
+fn load(node: &Http, client: u64, n: u64) -> Tally {
+    let requests = http_requests(client, n);
+    let sent: Vec<(String, Option<&str>)> = requests
+        .iter()
+        .map(|(p, _, ua, _)| (p.clone(), *ua))
+        .collect();
+    http_load(node, &sent);
+    let mut tally = Tally::new();
+    for (i, (_, kind, _, class)) in requests.into_iter().enumerate() {
+        let (id, _) = request(i as u64 + client);
+        let key = (id, kind.name(), class.name().to_string());
+        *tally.entry(key).or_default() += 1;
+    }
+    tally
+}
+
+/// `n` requests by a person for `ark:/99999/fk4a1` (a redirect-302 each).
+fn person_load(node: &Http, n: usize) -> Tally {
+    let sent = vec![("/ark:/99999/fk4a1".to_string(), Some(FIREFOX)); n];
+    http_load(node, &sent);
+    let key = (
+        "ark:/99999/fk4a1".into(),
+        "redirect-302".into(),
+        "person".into(),
+    );
+    Tally::from([(key, n as u64)])
+}
+
+#[test]
+fn two_nodes_counts_add_up_in_postgresql_each_kind_once() {
+    let m = Minter::new("counts_sum");
+    let (c1, c2) = (m.cache("c1"), m.cache("c2"));
+    let (mut a, mut b) = (m.node(&c1), m.node(&c2));
+    // Two clients at once on each node.
+    let mut sent = Vec::new();
+    std::thread::scope(|s| {
+        let loads: Vec<_> = [(&a, 0), (&a, 1), (&b, 2), (&b, 3)]
+            .into_iter()
+            .map(|(node, client)| s.spawn(move || load(node, client, 700)))
+            .collect();
+        sent = loads.into_iter().map(|l| l.join().unwrap()).collect();
+    });
+    let (on_a, on_b) = (add(&sent[0], &sent[1]), add(&sent[2], &sent[3]));
+    let both = add(&on_a, &on_b);
+    assert_eq!(total(&both), 2_800);
+    eventually("both nodes' counts are in the database", || {
+        counted(&m.dir()) == both
+    });
+    // Each node's own directory still reads its own counts.
+    assert_eq!(counted(&c1), on_a);
+    assert_eq!(counted(&c2), on_b);
+    // The JSON totals, each kind, people and robots apart.
+    let json: serde_json::Value = serde_json::from_str(&stats(&m.dir(), "json")).unwrap();
+    for ((_, kind, class), _) in &both {
+        let want: u64 = both
+            .iter()
+            .filter(|((_, k, c), _)| k == kind && c == class)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(json["total"][class][kind], want, "{kind} {class}");
+    }
+    // Stopped cleanly (each ships once more at its end): nothing counted twice.
+    assert!(a.stop().success());
+    assert!(b.stop().success());
+    assert_eq!(counted(&m.dir()), both);
+    let segments: i64 = m
+        .sql()
+        .query_one("SELECT count(*) FROM noid_counts_shipped", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(segments, 2, "one segment per noidr process");
+}
