@@ -199,3 +199,130 @@ fn two_nodes_counts_add_up_in_postgresql_each_kind_once() {
         .get(0);
     assert_eq!(segments, 2, "one segment per noidr process");
 }
+
+/// The backend of a node's shipping transaction that waits for a lock, if one does.
+fn waiting_shipment(sql: &mut Client) -> Option<i32> {
+    sql.query_opt(
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'INSERT INTO noid_counts AS c%' \
+         AND state = 'active' AND wait_event_type = 'Lock'",
+        &[],
+    )
+    .unwrap()
+    .map(|r| r.get(0))
+}
+
+#[test]
+fn a_shipment_cut_off_by_a_lost_connection_or_a_killed_node_is_shipped_again_once() {
+    let m = Minter::new("counts_cut");
+    let c1 = m.cache("c1");
+    let mut node = m.node(&c1);
+    let (mut holder, mut watcher) = (m.sql(), m.sql());
+    // The test's own 0 count on the row the node's shipment adds to (yesterday,
+    // today and tomorrow: whichever day the node counts on), not committed: the
+    // shipment waits for it, inside its transaction, its offset read and locked.
+    let mut hold = holder.transaction().unwrap();
+    let today = noid_counts::today() as i32;
+    for day in [today - 1, today, today + 1] {
+        hold.execute(
+            "INSERT INTO noid_counts (minter, day, id, kind, code, class, count) \
+             SELECT id, DATE '1970-01-01' + $1::int, $2, 'redirect', 302, 'person', 0 \
+             FROM noid_minters WHERE name = 'm'",
+            &[&day, &b"ark:/99999/fk4a1".as_slice()],
+        )
+        .unwrap();
+    }
+    let first = person_load(&node, 40);
+    eventually("the node wrote its counts", || counted(&c1) == first);
+    let mut cut = None;
+    eventually("the node's shipment waits", || {
+        cut = waiting_shipment(&mut watcher);
+        cut.is_some()
+    });
+    let shipped = |sql: &mut Client| -> i64 {
+        let row = sql.query_one("SELECT count(*) FROM noid_counts_shipped", &[]);
+        row.unwrap().get(0)
+    };
+    assert_eq!(
+        shipped(&mut watcher),
+        0,
+        "the offset moves only at the commit"
+    );
+    // (a) Its connection is lost mid-shipment: it connects again and ships again,
+    // from the same offset (and waits again).
+    watcher
+        .execute("SELECT pg_terminate_backend($1)", &[&cut.unwrap()])
+        .unwrap();
+    eventually("the node ships again on a new connection", || {
+        waiting_shipment(&mut watcher).is_some_and(|pid| Some(pid) != cut)
+    });
+    // (b) The node is killed mid-shipment: its transaction never commits.
+    node.child.kill().unwrap();
+    node.child.wait().unwrap();
+    hold.rollback().unwrap();
+    assert_eq!(counted(&m.dir()), Tally::new());
+    // Started again, it ships what the killed process wrote, once, and its own.
+    let mut node = m.node(&c1);
+    eventually("the killed process's counts are shipped", || {
+        counted(&m.dir()) == first
+    });
+    let more = add(&first, &person_load(&node, 25));
+    eventually("the new process's counts are shipped", || {
+        counted(&m.dir()) == more
+    });
+    assert!(node.stop().success());
+    assert_eq!(counted(&m.dir()), more);
+    assert_eq!(counted(&c1), more);
+    assert_eq!(shipped(&mut watcher), 2, "one segment per noidr process");
+    // (c) A crash after a commit and before the node's own record of it leaves the
+    // record behind the database: here, as if nothing had been recorded. The
+    // database's offsets decide: nothing is shipped twice.
+    let record = c1.join("counts").join(noid_counts::SHIPPING_FILE);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 2);
+    let behind: String = text.lines().filter(|l| l.starts_with('#')).collect();
+    std::fs::write(&record, behind + "\n").unwrap();
+    let mut node = m.node(&c1);
+    let last = add(&more, &person_load(&node, 10));
+    eventually("the third process's counts are shipped", || {
+        counted(&m.dir()) == last
+    });
+    assert!(node.stop().success());
+    assert_eq!(counted(&m.dir()), last);
+}
+
+#[test]
+fn a_database_down_delays_shipping_and_a_node_killed_meanwhile_ships_at_its_next_start() {
+    let mut m = Minter::new("counts_down");
+    let (c1, c2) = (m.cache("c1"), m.cache("c2"));
+    let (mut a, mut b) = (m.node(&c1), m.node(&c2));
+    let (a1, b1) = (load(&a, 0, 300), load(&b, 1, 300));
+    eventually("the first counts are in the database", || {
+        counted(&m.dir()) == add(&a1, &b1)
+    });
+    m.server.stop();
+    // Both count on, into their own directories.
+    let (a2, b2) = (add(&a1, &load(&a, 2, 300)), add(&b1, &load(&b, 3, 300)));
+    eventually("node a wrote its counts", || counted(&c1) == a2);
+    eventually("node b wrote its counts", || counted(&c2) == b2);
+    // Node b counts a last window and is killed: it may lose that window only.
+    let b3 = add(&b2, &person_load(&b, 50));
+    b.child.kill().unwrap();
+    b.child.wait().unwrap();
+    let b_kept = counted(&c2);
+    assert!(
+        (total(&b2)..=total(&b3)).contains(&total(&b_kept)),
+        "{}",
+        total(&b_kept)
+    );
+    m.server.restart();
+    // Node a ships what it counted while the database was down; node b's wait for
+    // its next start.
+    eventually("node a caught up", || counted(&m.dir()) == add(&a2, &b1));
+    let mut b = m.node(&c2);
+    eventually("node b caught up", || {
+        counted(&m.dir()) == add(&a2, &b_kept)
+    });
+    assert!(a.stop().success());
+    assert!(b.stop().success());
+    assert_eq!(counted(&m.dir()), add(&a2, &b_kept));
+}
