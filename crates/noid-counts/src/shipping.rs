@@ -35,6 +35,9 @@ pub const SHIPPING_FILE: &str = "shipping";
 const HEADER: &str = "# noid: these counts are shipped (docs/COUNTS.md); segment and \
                       the offset shipped to, as last committed";
 
+/// The bytes of blocks read for one shipment, at most (unless one block is larger).
+pub const SHIPMENT: u64 = 8 << 20;
+
 /// The segments whose counts are shipped (a compaction's are not).
 const SHIPPED_PREFIX: &str = "seg-";
 
@@ -97,13 +100,19 @@ impl Shipping {
     }
 
     /// The whole counts blocks of `segment` from byte `from` on (an offset that a
-    /// block starts at: one this record or the store gave). A block still being
-    /// written, or the torn end a crash left, is not whole and waits.
+    /// block starts at: one this record or the store gave), about [`SHIPMENT`] bytes
+    /// of them at most (at least one block): a backlog (a database down for a day) is
+    /// shipped in several transactions, none too large. A block still being written,
+    /// or the torn end a crash left, is not whole and waits.
     pub fn unshipped(&self, segment: &str, from: u64) -> io::Result<Unshipped> {
         let mut file = File::open(self.dir.path().join(segment))?;
         file.seek(SeekFrom::Start(from))?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        (&mut file).take(SHIPMENT).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 == SHIPMENT && segment::parse(&bytes).end == 0 {
+            // One block larger than a shipment: the whole of it.
+            file.read_to_end(&mut bytes)?;
+        }
         let parsed = segment::parse(&bytes);
         Ok(Unshipped {
             entries: parsed.entries,

@@ -111,3 +111,54 @@ fn a_directory_that_is_not_shipped_folds_every_gone_writer() {
     }
     assert_eq!(dir.compact().unwrap().folded, 2);
 }
+
+#[test]
+fn a_backlog_is_offered_a_shipment_at_a_time_and_a_larger_block_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = CountsDir::new(tmp.path().join("counts"));
+    let shipping = Shipping::open(&dir).unwrap();
+    let tally = Tally::default();
+    let mut w = dir.writer().unwrap();
+    let name = w.path().file_name().unwrap().to_str().unwrap().to_string();
+    // Blocks of 20,000 entries of 41 bytes (18 + a 23-byte identifier), 820,012 bytes
+    // each: a shipment (8 MiB, 8,388,608 bytes) holds 10 of them (8,200,120 bytes);
+    // 25 blocks, then one block of 300,000 entries (12,300,012 bytes), larger than a
+    // shipment.
+    let block = |ids: std::ops::Range<u64>| {
+        for i in ids {
+            tally.count(
+                format!("ark:/1/{i:016}").as_bytes(),
+                Kind::Hit,
+                Class::Person,
+            );
+        }
+        let mut body = Vec::new();
+        tally.drain(&mut body);
+        body
+    };
+    for b in 0..25 {
+        w.append(&block(b * 20_000..(b + 1) * 20_000)).unwrap();
+    }
+    w.append(&block(0..300_000)).unwrap();
+    let mut offsets = vec![0];
+    let mut shipped = 0;
+    loop {
+        let from = *offsets.last().unwrap();
+        let next = shipping.unshipped(&name, from).unwrap();
+        if next.end == from {
+            break;
+        }
+        shipped += total(&next.entries);
+        offsets.push(next.end);
+    }
+    let b = 820_012;
+    assert_eq!(
+        offsets,
+        vec![0, 10 * b, 20 * b, 25 * b, 25 * b + 12 + 300_000 * 41]
+    );
+    assert_eq!(shipped, 25 * 20_000 + 300_000);
+    assert_eq!(
+        offsets.last().copied(),
+        Some(fs::metadata(w.path()).unwrap().len())
+    );
+}

@@ -97,31 +97,50 @@ fn round(shipping: &mut Shipping, shipper: &mut CountsShipper, failing: &mut boo
     }
 }
 
-/// Ships what each segment has past what was shipped of it.
+/// Ships what each segment has past what was shipped of it, a shipment at a time
+/// (noid-counts' `SHIPMENT`).
 fn ship_all(shipping: &mut Shipping, shipper: &mut CountsShipper) -> Result<(), String> {
-    for (segment, recorded) in shipping.segments().map_err(|e| e.to_string())? {
-        let new = shipping
-            .unshipped(&segment, recorded)
-            .map_err(|e| e.to_string())?;
-        if new.end == recorded {
-            continue;
+    for (segment, mut recorded) in shipping.segments().map_err(|e| e.to_string())? {
+        loop {
+            let shipped = ship_one(shipping, shipper, &segment, recorded)?;
+            if shipped == recorded {
+                break;
+            }
+            recorded = shipped;
         }
-        let shipped = shipper
-            .ship(&segment, |from| {
-                let new = match from == recorded {
-                    true => new,
-                    // The database is ahead of the local record (a crash after a
-                    // commit) or behind it (restored): it decides.
-                    false => shipping.unshipped(&segment, from)?,
-                };
-                Ok((rows(&new.entries), new.end))
-            })
-            .map_err(|e| e.to_string())?;
-        shipping
-            .record(&segment, shipped)
-            .map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Ships one shipment of `segment`, whose local record says `recorded`: the offset
+/// shipped to.
+fn ship_one(
+    shipping: &mut Shipping,
+    shipper: &mut CountsShipper,
+    segment: &str,
+    recorded: u64,
+) -> Result<u64, String> {
+    let new = shipping
+        .unshipped(segment, recorded)
+        .map_err(|e| e.to_string())?;
+    if new.end == recorded {
+        return Ok(recorded);
+    }
+    let shipped = shipper
+        .ship(segment, |from| {
+            let new = match from == recorded {
+                true => new,
+                // The database is ahead of the local record (a crash after a commit)
+                // or behind it (restored from a backup): it decides.
+                false => shipping.unshipped(segment, from)?,
+            };
+            Ok((rows(&new.entries), new.end))
+        })
+        .map_err(|e| e.to_string())?;
+    shipping
+        .record(segment, shipped)
+        .map_err(|e| e.to_string())?;
+    Ok(shipped)
 }
 
 /// The entries as the database's rows, equal keys added up.
