@@ -20,7 +20,9 @@ use crate::invocation::Invocation;
 /// formats give the totals, each day's counts and the lists; CSV gives one row per
 /// day, identifier, kind and class. Counts reach the store every --counts-interval
 /// (5 s) of each noidr. --compact folds the files of the noidr processes that have
-/// ended into one (safe while others write).
+/// ended into one (safe while others write). For a minter held by PostgreSQL, the
+/// counts are those its web nodes (noidr --follow --counts) shipped to its database,
+/// added up.
 #[derive(Parser, Debug)]
 #[command(name = "noid stats")]
 struct StatsArgs {
