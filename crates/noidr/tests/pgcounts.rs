@@ -73,13 +73,19 @@ impl Minter {
         self.tmp.path().join(node)
     }
 
-    /// A web node following the minter with its copy in `cache`, counting.
+    /// A web node following the minter with its copy in `cache`, counting (and
+    /// shipping) every 0.2 s.
     fn node(&self, cache: &Path) -> Http {
+        self.node_every(cache, "0.2")
+    }
+
+    /// A web node that counts and ships every `interval` seconds.
+    fn node_every(&self, cache: &Path, interval: &str) -> Http {
         let mut cmd = Command::new(noidr_bin());
         cmd.args(["--follow", &self.url, "--minter", "m", "--cache"])
             .arg(cache)
             .args(["--poll", "0.2", "--http-threads", "2"])
-            .args(["--counts", "--counts-interval", "0.2"]);
+            .args(["--counts", "--counts-interval", interval]);
         Http::start(cmd, "127.0.0.1:0")
     }
 
@@ -300,6 +306,21 @@ fn a_database_down_delays_shipping_and_a_node_killed_meanwhile_ships_at_its_next
         counted(&m.dir()) == add(&a1, &b1)
     });
     m.server.stop();
+    // Reading the sum needs the database, and says so.
+    let out = Command::new(noid_bin())
+        .arg("-f")
+        .arg(m.dir())
+        .arg("stats")
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let want = format!(
+        "error: cannot read the counts of {}: PostgreSQL at ",
+        m.dir().display()
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with(&want), "{err}");
     // Both count on, into their own directories.
     let (a2, b2) = (add(&a1, &load(&a, 2, 300)), add(&b1, &load(&b, 3, 300)));
     eventually("node a wrote its counts", || counted(&c1) == a2);
@@ -325,4 +346,17 @@ fn a_database_down_delays_shipping_and_a_node_killed_meanwhile_ships_at_its_next
     assert!(a.stop().success());
     assert!(b.stop().success());
     assert_eq!(counted(&m.dir()), add(&a2, &b_kept));
+}
+
+#[test]
+fn a_node_stopped_cleanly_ships_its_last_interval_before_it_ends() {
+    let m = Minter::new("counts_end");
+    let c1 = m.cache("c1");
+    // An hour's interval: nothing is written or shipped before the end.
+    let mut node = m.node_every(&c1, "3600");
+    let sent = person_load(&node, 30);
+    assert_eq!(counted(&m.dir()), Tally::new());
+    assert!(node.stop().success());
+    assert_eq!(counted(&m.dir()), sent);
+    assert_eq!(counted(&c1), sent);
 }
