@@ -360,3 +360,58 @@ fn a_node_stopped_cleanly_ships_its_last_interval_before_it_ends() {
     assert_eq!(counted(&m.dir()), sent);
     assert_eq!(counted(&c1), sent);
 }
+
+/// `noid -f DIR stats --compact`'s report line (stderr).
+fn compact(dir: &Path) -> String {
+    let out = Command::new(noid_bin())
+        .arg("-f")
+        .arg(dir)
+        .args(["stats", "--compact"])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn compaction_on_a_node_folds_only_what_was_shipped_and_a_folded_file_is_never_shipped() {
+    let mut m = Minter::new("counts_fold");
+    let c1 = m.cache("c1");
+    // Two processes that shipped everything and ended.
+    let mut shipped = Tally::new();
+    for n in [20, 30] {
+        let mut node = m.node(&c1);
+        shipped = add(&shipped, &person_load(&node, n));
+        assert!(node.stop().success());
+    }
+    assert_eq!(counted(&m.dir()), shipped);
+    // A third that counted while the database was down, and was killed.
+    m.server.stop();
+    let mut node = m.node(&c1);
+    let unshipped = person_load(&node, 40);
+    let all = add(&shipped, &unshipped);
+    eventually("the third process wrote its counts", || counted(&c1) == all);
+    node.child.kill().unwrap();
+    node.child.wait().unwrap();
+    // Only the two shipped segments are folded; the node still reads all its counts.
+    assert_eq!(
+        compact(&c1),
+        "compacted: 2 files folded into one, 0 already folded removed\n"
+    );
+    assert_eq!(counted(&c1), all);
+    // The next start ships the unshipped segment, and not the folded file.
+    m.server.restart();
+    let mut node = m.node(&c1);
+    eventually("the killed process's counts are shipped", || {
+        counted(&m.dir()) == all
+    });
+    assert!(node.stop().success());
+    assert_eq!(counted(&m.dir()), all);
+    // Once shipped, it is folded too (with the folded file and the last process's).
+    assert_eq!(
+        compact(&c1),
+        "compacted: 3 files folded into one, 0 already folded removed\n"
+    );
+    assert_eq!(counted(&c1), all);
+}
