@@ -103,9 +103,19 @@ impl Shipping {
     /// block starts at: one this record or the store gave), about [`SHIPMENT`] bytes
     /// of them at most (at least one block): a backlog (a database down for a day) is
     /// shipped in several transactions, none too large. A block still being written,
-    /// or the torn end a crash left, is not whole and waits.
+    /// or the torn end a crash left, is not whole and waits. A segment that is gone
+    /// (folded since it was listed, so wholly shipped) has nothing left.
     pub fn unshipped(&self, segment: &str, from: u64) -> io::Result<Unshipped> {
-        let mut file = File::open(self.dir.path().join(segment))?;
+        let mut file = match File::open(self.dir.path().join(segment)) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Unshipped {
+                    entries: Vec::new(),
+                    end: from,
+                })
+            }
+            Err(e) => return Err(e),
+        };
         file.seek(SeekFrom::Start(from))?;
         let mut bytes = Vec::new();
         (&mut file).take(SHIPMENT).read_to_end(&mut bytes)?;

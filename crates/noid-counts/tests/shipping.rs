@@ -94,6 +94,9 @@ fn a_shipped_directory_folds_only_wholly_shipped_segments_and_never_offers_a_fol
     assert_eq!(dir.compact().unwrap().folded, 2);
     assert_eq!(total(&dir.read().unwrap()), before);
     assert_eq!(reopened.segments().unwrap(), vec![]);
+    // A segment folded after it was listed has nothing left to ship.
+    let gone = reopened.unshipped(&names[2], half).unwrap();
+    assert_eq!((gone.entries.len(), gone.end), (0, half));
     // The record forgets segments that are gone at its next write.
     shipping.record("seg-0-0.counts", 0).unwrap();
     let text = fs::read_to_string(dir.path().join(SHIPPING_FILE)).unwrap();
