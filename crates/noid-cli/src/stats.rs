@@ -1,8 +1,8 @@
 //! `noid -f Dbdir stats [ID|PREFIX]`: the resolution counts that `noidr --counts`
 //! writes in `Dbdir/counts/` (crate `noid-counts`), summed over every process's
 //! segment, for one identifier, a shoulder or all; for a minter held by PostgreSQL,
-//! the sum its web nodes shipped to its database (`noid_binder::usage`). A mode of the process: it never
-//! comes from bulk lines or the web.
+//! the sum its web nodes shipped to its database (`noid_binder::usage`). A mode of
+//! the process: it never comes from bulk lines or the web.
 
 use clap::{Parser, ValueEnum};
 use noid_binder::usage::{self, CountsSource};
