@@ -1,7 +1,8 @@
 //! `noid -f Dbdir stats [ID|PREFIX]`: the resolution counts that `noidr --counts`
 //! writes in `Dbdir/counts/` (crate `noid-counts`), summed over every process's
-//! segment, for one identifier, a shoulder or all. A mode of the process: it never
-//! comes from bulk lines or the web.
+//! segment, for one identifier, a shoulder or all; for a minter held by PostgreSQL,
+//! the sum its web nodes shipped to its database (`noid_binder::usage`). A mode of
+//! the process: it never comes from bulk lines or the web.
 
 use clap::{Parser, ValueEnum};
 use noid_binder::usage::{self, CountsSource};
@@ -19,7 +20,9 @@ use crate::invocation::Invocation;
 /// formats give the totals, each day's counts and the lists; CSV gives one row per
 /// day, identifier, kind and class. Counts reach the store every --counts-interval
 /// (5 s) of each noidr. --compact folds the files of the noidr processes that have
-/// ended into one (safe while others write).
+/// ended into one (safe while others write). For a minter held by PostgreSQL, the
+/// counts are those its web nodes (noidr --follow --counts) shipped to its database,
+/// added up.
 #[derive(Parser, Debug)]
 #[command(name = "noid stats")]
 struct StatsArgs {
@@ -98,10 +101,11 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
             }
             report
         }
+        Ok((report, CountsSource::Postgres { .. })) => report,
         Err(e) => {
             eprintln!(
-                "error: cannot read {}: {e}",
-                counts_dir_of(&session.dbdir).display()
+                "error: cannot read the counts of {}: {e}",
+                session.dbdir.display()
             );
             return 1;
         }

@@ -64,6 +64,28 @@ impl Kind {
         }
     }
 
+    /// The kind of a group name ([`Kind::group`]) and a redirect's code (ignored for
+    /// the other groups), as a store outside this crate keeps it (PostgreSQL's
+    /// `noid_counts`); `None` for a group this version does not know.
+    pub fn from_group(group: &str, code: u16) -> Option<Kind> {
+        Some(match group {
+            "hit" => Kind::Hit,
+            "redirect" => Kind::Redirect(code),
+            "miss" => Kind::Miss,
+            "inflection" => Kind::Inflection,
+            "page" => Kind::Page,
+            _ => return None,
+        })
+    }
+
+    /// A redirect's code; 0 for the other kinds.
+    pub fn code(self) -> u16 {
+        match self {
+            Kind::Redirect(code) => code,
+            _ => 0,
+        }
+    }
+
     /// Whether the identifier was found (every kind but a miss).
     pub fn resolved(self) -> bool {
         self != Kind::Miss
@@ -111,6 +133,15 @@ impl Class {
         }
     }
 
+    /// The class of a name ([`Class::name`]); `None` for another.
+    pub fn from_name(name: &str) -> Option<Class> {
+        match name {
+            "person" => Some(Class::Person),
+            "robot" => Some(Class::Robot),
+            _ => None,
+        }
+    }
+
     pub(crate) fn encode(self) -> u8 {
         self as u8
     }
@@ -146,7 +177,12 @@ mod tests {
         ] {
             let (tag, code) = kind.encode();
             assert_eq!(Kind::decode(tag, code), Some(kind));
+            assert_eq!(Kind::from_group(kind.group(), kind.code()), Some(kind));
         }
         assert_eq!(Kind::decode(9, 0), None);
+        assert_eq!(Kind::from_group("redirects", 302), None);
+        for class in [Class::Person, Class::Robot] {
+            assert_eq!(Class::from_name(class.name()), Some(class));
+        }
     }
 }

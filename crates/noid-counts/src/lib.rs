@@ -8,6 +8,9 @@
 //!   process's own segment of the counts store.
 //! * [`CountsDir`] is the store (`DIR/counts/`): segments that many processes append
 //!   to at once, read back summed, compacted when their writers are gone.
+//! * [`Shipping`] says what a directory has not shipped yet to a store that adds up
+//!   several directories' counts (PostgreSQL, by noidr `--follow`), and records how
+//!   far it was shipped.
 //! * [`Query`] makes a [`Report`] of what was read: per day, per kind and class, the
 //!   most resolved and most asked missing identifiers (`noid stats`).
 //! * [`Robots`] classes a User-Agent by the COUNTER-Robots list shipped in `data/`.
@@ -21,6 +24,7 @@ pub mod lines;
 mod report;
 mod robots;
 pub mod segment;
+mod shipping;
 mod store;
 mod tally;
 
@@ -29,6 +33,7 @@ pub use key::{day_text, today, Class, Day, Kind};
 pub use report::{summed, DayTallies, Key, Query, Ranked, Report, Tallies};
 pub use robots::{Robots, COUNTER_ROBOTS};
 pub use segment::{Entry, MAX_ID};
+pub use shipping::{Shipping, Unshipped, SHIPPING_FILE};
 pub use store::{counts_dir_of, Compacted, CountsDir, SegmentWriter};
 pub use tally::{group_index, Tally, Totals};
 

@@ -129,6 +129,9 @@ pub(crate) struct Parsed {
     pub(crate) folded: Vec<String>,
     /// Bytes at the end that are not a whole block (a torn last write), skipped.
     pub(crate) torn: usize,
+    /// Where the whole blocks end (the bytes' length less `torn`): where the next
+    /// block will start.
+    pub(crate) end: usize,
 }
 
 /// The blocks of a segment, up to the first that is not whole or not checked by its
@@ -157,6 +160,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Parsed {
         at += HEAD + body.len();
     }
     parsed.torn = bytes.len() - at;
+    parsed.end = at;
     parsed
 }
 

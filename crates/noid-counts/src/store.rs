@@ -12,7 +12,10 @@
 //!   deleted. A reader ignores a segment that another names as folded, so a crash
 //!   between the rename and the deletions counts nothing twice, and the next
 //!   compaction deletes what was left. Compactions take `compact.lock` in turn; writers
-//!   never do.
+//!   never do. In a directory whose counts are shipped ([`crate::shipping`]), a
+//!   compaction folds only the segments that were wholly shipped: what it folds is
+//!   never shipped, so folding sooner would keep a segment's unshipped blocks from
+//!   ever being shipped.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -102,6 +105,7 @@ impl CountsDir {
         let guard = File::create(self.path.join("compact.lock"))?;
         guard.lock()?;
         let segments = self.segments()?;
+        let shipped = crate::shipping::read_record(self)?;
         let already: HashSet<String> = segments
             .iter()
             .flat_map(|(_, p)| p.folded.iter().cloned())
@@ -113,6 +117,9 @@ impl CountsDir {
             if already.contains(name) {
                 remove(&path)?;
                 done.leftovers += 1;
+                continue;
+            }
+            if !crate::shipping::foldable(shipped.as_ref(), name, parsed.end) {
                 continue;
             }
             let Ok(file) = File::open(&path) else {

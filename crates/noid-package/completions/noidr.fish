@@ -24,7 +24,7 @@ eggnog\t'`redir302 ` (empty target)'"
 complete -c noidr -l secondary-dir -d 'Writable directory for RocksDB\'s secondary-instance files (its info log). Default: a fresh directory under /tmp, removed at exit' -r -f -a "(__fish_complete_directories)"
 complete -c noidr -l cache-mb -d 'RocksDB block cache, in MiB (give at least the size of the data for best speed)' -r
 complete -c noidr -l log-level -d 'Log level: off, error, warn (default), info, debug, trace' -r
-complete -c noidr -l counts -d 'Count resolutions per identifier and UTC day (redirects by code, misses, inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/, written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No address and no User-Agent is stored. See COUNTS.md'
+complete -c noidr -l counts -d 'Count resolutions per identifier and UTC day (redirects by code, misses, inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/, written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No address and no User-Agent is stored. With --follow they are also shipped to the minter\'s database, where every web node\'s add up (`noid -f DIR stats` of the minter\'s directory). See COUNTS.md'
 complete -c noidr -l check-registry -d 'Check the --registry file and exit: status 0 and a summary on stdout when it is good, status 2 and the bad line on stderr when it is not'
 complete -c noidr -s v -l verbose -d 'More log output on stderr (Apache\'s ErrorLog): -v info, -vv debug, -vvv trace'
 complete -c noidr -s q -l quiet -d 'Less log output: errors only'

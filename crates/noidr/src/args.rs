@@ -124,7 +124,9 @@ pub struct Args {
     /// Count resolutions per identifier and UTC day (redirects by code, misses,
     /// inflections, pages; robots apart from people by their User-Agent) in DBDIR/counts/,
     /// written every --counts-interval seconds; read them with `noid -f DBDIR stats`. No
-    /// address and no User-Agent is stored. See COUNTS.md.
+    /// address and no User-Agent is stored. With --follow they are also shipped to the
+    /// minter's database, where every web node's add up (`noid -f DIR stats` of the
+    /// minter's directory). See COUNTS.md.
     #[arg(long)]
     pub counts: bool,
 

@@ -9,6 +9,8 @@
 //! hands the line and the view to crate `noid-resolve`, which parses it, resolves it
 //! with lookups on the view (its caches, then RocksDB) and renders the answer line.
 //! `noid-http` does the same for `--http`. `metrics` counts the answers (per thread).
+//! With `--follow` and `--counts`, `ship` adds this node's counts to the minter's
+//! database.
 //! `main` only parses flags and maps errors to an exit status.
 
 /// Every request allocates its keys and answer; mimalloc's per-thread heaps serve the
@@ -32,6 +34,8 @@ mod replicate;
 #[cfg(not(feature = "postgres"))]
 #[path = "no_postgres.rs"]
 mod replicate;
+#[cfg(feature = "postgres")]
+mod ship;
 mod signals;
 
 use std::fs::File;
@@ -97,6 +101,10 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
     });
     let counting = match cfg.counts {
         Some(interval) => {
+            #[cfg(feature = "postgres")]
+            if let Some(follow) = &cfg.follow {
+                ship::start(&follow.location, &cfg.dbdir, interval)?;
+            }
             let dir = CountsDir::new(counts_dir_of(&cfg.dbdir));
             let counting = Counting::start(&dir, interval)
                 .with_context(|| format!("--counts: cannot write in {}", dir.path().display()))?;
@@ -165,11 +173,14 @@ fn run(args: Args, argv0: &str) -> anyhow::Result<u8> {
     }
 }
 
-/// Writes what `--counts` counted since its last write, at a clean end.
+/// Writes what `--counts` counted since its last write, at a clean end (and, with
+/// `--follow`, ships it).
 fn finish_counting(counting: Option<&Counting>) {
     if let Some(Err(e)) = counting.map(Counting::finish) {
         log::error!("cannot write the counts: {e}");
     }
+    #[cfg(feature = "postgres")]
+    ship::at_end();
 }
 
 /// `--check-registry`: the file parsed (or `Config` would have failed, naming the line);

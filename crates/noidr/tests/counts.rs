@@ -54,7 +54,7 @@ fn minter() -> Minter {
 }
 
 /// Request `i` of a load: a hit, a miss or an inflection of one of the identifiers.
-fn request(i: u64) -> (String, Kind) {
+pub(crate) fn request(i: u64) -> (String, Kind) {
     match i % 5 {
         0 => (format!("ark:/99999/fk4zz{}", i % 7), Kind::Miss),
         1 => (format!("ark:/99999/fk4a{}", i % 10), Kind::Inflection),
@@ -142,7 +142,7 @@ fn prg_counts_of_concurrent_noidr_processes_equal_the_requests_sent() {
 
 /// Sends `requests` (path, User-Agent) on one kept-alive connection, 50 at a time
 /// pipelined, and returns each response's status.
-fn http_load(server: &Http, requests: &[(String, Option<&str>)]) -> Vec<u16> {
+pub(crate) fn http_load(server: &Http, requests: &[(String, Option<&str>)]) -> Vec<u16> {
     let mut conn = BufReader::new(server.connect());
     let mut statuses = Vec::new();
     for chunk in requests.chunks(50) {
@@ -179,11 +179,15 @@ fn http_load(server: &Http, requests: &[(String, Option<&str>)]) -> Vec<u16> {
 }
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+pub(crate) const FIREFOX: &str =
+    "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
 /// A client's requests: a person's (Firefox), a robot's (Googlebot) or one without a
 /// User-Agent (a robot by the COUNTER list's `^.?$`), by turns.
-fn http_requests(client: u64, n: u64) -> Vec<(String, Kind, Option<&'static str>, Class)> {
+pub(crate) fn http_requests(
+    client: u64,
+    n: u64,
+) -> Vec<(String, Kind, Option<&'static str>, Class)> {
     (0..n)
         .map(|i| {
             let (id, kind) = request(i + client);

@@ -26,6 +26,7 @@ mod lifecycle;
 mod metrics;
 mod monitoring;
 mod pepper;
+mod pgcounts;
 mod protocol;
 mod providers;
 mod robust;

@@ -15,6 +15,8 @@
 //!
 //! * [`Replica`]: a local copy in an embedded RocksDB store, bootstrapped from a
 //!   snapshot and kept up to date from the change log, for web nodes' resolvers.
+//! * [`CountsShipper`] adds a web node's resolution counts to the minter's, exactly
+//!   once; [`read_counts`] reads their sum.
 //!
 //! [`crate::open`] opens any minter directory, whichever engine holds it.
 //!
@@ -30,6 +32,8 @@ mod ahead;
 mod conn;
 #[cfg(feature = "postgres")]
 mod copy;
+#[cfg(feature = "postgres")]
+mod counts;
 #[cfg(feature = "postgres")]
 pub mod digest;
 // What `crate::open` calls: the engine, or (without the feature) its refusal.
@@ -59,6 +63,8 @@ pub mod testing;
 mod writer;
 
 #[cfg(feature = "postgres")]
+pub use counts::CountsShipper;
+#[cfg(feature = "postgres")]
 pub use digest::Digest;
 pub use location::{Location, LocationError};
 #[cfg(feature = "postgres")]
@@ -80,4 +86,32 @@ pub fn without_postgres(what: &str, loc: &Location) -> StoreError {
          (built without the cargo feature \"postgres\")",
         loc.display_url()
     ))
+}
+
+/// One resolution count as the minter's database keeps it (`noid_counts`): crate
+/// noid-counts' entry, in the words of the table (this crate does not depend on that
+/// one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountRow {
+    /// The UTC day, as days since 1970-01-01.
+    pub day: u32,
+    /// The identifier, as asked.
+    pub id: Vec<u8>,
+    /// `hit`, `redirect`, `miss`, `inflection` or `page`.
+    pub kind: String,
+    /// A redirect's status code; 0 for the other kinds.
+    pub code: u16,
+    /// `person` or `robot`.
+    pub class: String,
+    /// How many.
+    pub count: u64,
+}
+
+/// Every resolution count of the minter at `loc`, as its web nodes shipped them
+/// (docs/COUNTS.md); refused in a build without PostgreSQL.
+pub fn read_counts(loc: &Location) -> Result<Vec<CountRow>, StoreError> {
+    #[cfg(feature = "postgres")]
+    return counts::read(loc);
+    #[cfg(not(feature = "postgres"))]
+    Err(without_postgres(&format!("the minter {}", loc.minter), loc))
 }

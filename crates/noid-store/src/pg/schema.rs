@@ -50,6 +50,47 @@ CREATE TABLE IF NOT EXISTS noid_followers (
 );
 ";
 
+/// The resolution counts that web nodes ship (`pg/counts.rs`; docs/COUNTS.md,
+/// "Several web nodes"): `noid_counts` adds up every node's counts per minter, UTC
+/// day, identifier (as asked, bytes), kind (`hit`, `redirect` with its `code`, `miss`,
+/// `inflection`, `page`; `code` is 0 but for a redirect) and class (`person`,
+/// `robot`); `noid_counts_shipped` says, per segment file of a node's counts
+/// directory (a name unique to the process that wrote it), the byte offset of its
+/// next unshipped block. A shipment adds to the one and moves the other in one
+/// transaction. Part of [`create`], and made by the first shipment on a database
+/// made before they existed ([`create_counts`]).
+pub(crate) const COUNTS_TABLES: &str = "
+CREATE TABLE IF NOT EXISTS noid_counts (
+    minter bigint  NOT NULL REFERENCES noid_minters(id),
+    day    date    NOT NULL,
+    id     bytea   NOT NULL,
+    kind   text    NOT NULL,
+    code   integer NOT NULL,
+    class  text    NOT NULL,
+    count  bigint  NOT NULL,
+    PRIMARY KEY (minter, day, id, kind, code, class)
+);
+CREATE TABLE IF NOT EXISTS noid_counts_shipped (
+    minter  bigint NOT NULL REFERENCES noid_minters(id),
+    segment text   NOT NULL,
+    node    text   NOT NULL,
+    shipped bigint NOT NULL,
+    at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (minter, segment)
+);
+";
+
+/// Create the counts tables if they are missing ([`COUNTS_TABLES`]), queued as
+/// [`create`] is.
+pub(crate) fn create_counts(client: &mut Client) -> Result<(), postgres::Error> {
+    let mut t = client.transaction()?;
+    t.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])?;
+    // Without "relation … already exists, skipping" in the node's log at each connection.
+    t.batch_execute("SET LOCAL client_min_messages = warning")?;
+    t.batch_execute(COUNTS_TABLES)?;
+    t.commit()
+}
+
 /// True when `noid_log` is the current one, a row per commit (schema version 2). The
 /// first version, never released, had a row per key (`ord`, `key`, `value`); noid
 /// refuses to work on such a database rather than misread it ([`OLD_LOG`]).
@@ -179,6 +220,7 @@ pub fn create(client: &mut Client) -> Result<bool, postgres::Error> {
     t.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])?;
     move_keys_to_rows(&mut t)?;
     t.batch_execute(TABLES)?;
+    t.batch_execute(COUNTS_TABLES)?;
     // lz4 compresses a large commit's log row in a tenth of the time pglz takes (a
     // `mint 100000`'s 10 MB: 18-58 ms against 171-198 ms); a server built without it
     // keeps its default.
