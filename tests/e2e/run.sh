@@ -75,6 +75,7 @@ cleanup() {
     [ -n "${APA:-}" ] && "$REPO/scripts/web-apache.sh" stop "$APA" >/dev/null 2>&1
     [ -n "${NGA:-}" ] && "$REPO/scripts/web-nginx.sh" stop "$NGA" >/dev/null 2>&1
     modules_stop
+    counting_stop
     for p in $HTTP_PID; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -115,6 +116,7 @@ take_port N3  # nginx, noid-njs.conf
 # the web server modules (issue 30): their ports, servers and checks
 . "$REPO/tests/e2e/modules.sh"
 . "$REPO/tests/e2e/signposting.sh"
+. "$REPO/tests/e2e/counting.sh"
 
 # --- the minter and its bindings -------------------------------------------------------
 bind() { "$NOID" -f "$DB" bind set "$1" "$2" "$3" >/dev/null || bad "noid bind set $1 $2 $3"; }
@@ -596,6 +598,8 @@ expect "after graceful apache-egg" "$AE" /ark:/13030/xt1 302 https://example.org
 expect "after graceful apache-get" "$AG" /ark:/13030/kt639k9 302 https://example.org/kt-v2
 
 modules_checks
+counting_start
+counting_checks
 
 # --- the HTTP mode's own contract ------------------------------------------------------
 expect_body noidr-http "$H1" /health 200 ok
