@@ -26,6 +26,9 @@ pub struct ApiReply {
     pub retry_after: Option<u64>,
     /// The body's type when it is not plain text (a report's CSV or JSON).
     pub content_type: Option<&'static str>,
+    /// What the answer's `Noid-Note` header tells the client beside the body (a
+    /// report that is empty because nothing has been counted yet).
+    pub note: Option<&'static str>,
     /// The body (all of it, or what goes before the producer's part).
     pub body: Vec<u8>,
     /// The rest of the body, written as it is produced.
@@ -76,6 +79,9 @@ impl ApiReply {
         if let Some(s) = self.retry_after {
             h.insert(RETRY_AFTER, HeaderValue::from(s));
         }
+        if let Some(note) = self.note {
+            h.insert("noid-note", HeaderValue::from_static(note));
+        }
         h
     }
 
@@ -124,6 +130,7 @@ pub fn plain(status: StatusCode, text: &str) -> ApiReply {
         realm: None,
         retry_after: None,
         content_type: None,
+        note: None,
         body: text.as_bytes().to_vec(),
         producer: None,
     }
@@ -155,6 +162,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> A
         realm: None,
         retry_after: None,
         content_type: None,
+        note: None,
         body,
         producer: None,
     }
