@@ -154,7 +154,7 @@ fn report_html(c: &Ctx, asked: &Asked, counted: &Counted, h: &str, id: &str) -> 
     }
     let q = escape(&query_of(asked));
     s.push_str(&format!(
-        "<p>Download this report: <a href=\"{base}usage.csv?{q}\" download>CSV</a> \
+        "<p class=\"downloads\">Download this report: <a href=\"{base}usage.csv?{q}\" download>CSV</a> \
          (one row per day, identifier, kind and class) · \
          <a href=\"{base}usage.json?{q}\" download>JSON</a></p>\n",
         base = escape(&c.base())

@@ -16,7 +16,7 @@ const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 260.0;
 /// The plot's box inside it: room for the y axis's labels left, the legend above
 /// and the days below.
-const LEFT: f64 = 70.0;
+const LEFT: f64 = 80.0;
 const RIGHT: f64 = 630.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 215.0;
@@ -175,8 +175,8 @@ fn legend(id: &str) -> String {
          <rect fill=\"url(#{id}-hatch)\" x=\"{:.1}\" y=\"8\" width=\"18\" height=\"18\"/>\
          <text class=\"label\" x=\"{:.1}\" y=\"23\">robots</text>\n",
         LEFT + 26.0,
-        LEFT + 120.0,
-        LEFT + 146.0
+        LEFT + 130.0,
+        LEFT + 156.0
     )
 }
 
