@@ -18,7 +18,8 @@
 //!
 //! Reading the counts opens no store: it reads the counts files (never the writer
 //! thread, never a lock a writer waits for). Before any resolver has counted, the
-//! answer is the empty report, with the header `Noid-Note` saying so.
+//! answer is the empty report, with the header `Noid-Note` saying so
+//! ([`Note::NothingCounted`]).
 
 use std::io;
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ pub use noid_counts::{DayTallies, Query, Ranked, Report, Tallies};
 
 use super::config::Checked;
 use super::fields::Fields;
-use super::reply::{bad, plain, typed, ApiReply};
+use super::reply::{bad, plain, typed, ApiReply, Note};
 use crate::usage::{self, CountsSource};
 
 /// Days reported when `days` is not given (as `noid stats`).
@@ -40,10 +41,6 @@ pub const MAX_DAYS: u32 = 36_600;
 pub const DEFAULT_TOP: usize = 20;
 /// The longest lists a request may ask for.
 pub const MAX_TOP: usize = 10_000;
-
-/// What `Noid-Note` says when no resolver has counted yet.
-pub const NOTHING_COUNTED: &str =
-    "no counts yet: the resolvers count with noidr --counts or the modules' counts=SECS";
 
 /// The fields `stats` takes.
 const FIELDS: [&str; 4] = ["id", "days", "top", "format"];
@@ -181,7 +178,7 @@ pub fn answer(dirs: &[PathBuf], raw_query: &str) -> ApiReply {
         typed("application/json", counted.report.json())
     };
     ApiReply {
-        note: (!counted.counted).then_some(NOTHING_COUNTED),
+        note: (!counted.counted).then_some(Note::NothingCounted),
         ..reply
     }
 }
