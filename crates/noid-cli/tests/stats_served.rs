@@ -392,8 +392,10 @@ fn the_console_shows_the_usage_of_a_shoulder_and_of_an_identifier() {
     let p = o.get("/console/p/other/usage");
     assert_eq!(p.status, 200);
     assert!(
-        p.body.contains("Nothing has been counted yet"),
+        p.body
+            .contains("<p class=\"uncounted\">Nothing has been counted yet: the resolvers"),
         "{}",
         p.body
     );
+    assert!(!p.body.contains("<svg"), "{}", p.body);
 }

@@ -116,16 +116,20 @@ pub async fn identifier_section(c: &Ctx, id: &str) -> String {
 }
 
 /// The report laid out under headings of level `h`; `id` prefixes the chart's ids.
+/// Before anything is counted, only a sentence saying so.
 fn report_html(c: &Ctx, asked: &Asked, counted: &Counted, h: &str, id: &str) -> String {
     let report = &counted.report;
     let mut s = String::new();
     if !counted.counted {
-        s.push_str(&notice(
-            "ok",
-            "Nothing has been counted yet: the resolvers count with noidr --counts or the \
-             web server modules' counts=SECS (docs/COUNTS.md).",
-        ));
-    } else if report.total.all() == 0 {
+        // Nothing to chart or list: said once, in words (not a notice: nothing is wrong).
+        s.push_str(
+            "<p class=\"uncounted\">Nothing has been counted yet: the resolvers count with \
+             <code>noidr --counts</code> or the web server modules' <code>counts=SECS</code> \
+             (docs/COUNTS.md).</p>\n",
+        );
+        return s;
+    }
+    if report.total.all() == 0 {
         s.push_str(&format!(
             "<p>No requests were counted for {} from {} to {} (UTC).</p>\n",
             subject_html(report),
