@@ -1,5 +1,5 @@
-//! Reading the counts: what `noid stats` prints (and what the API and the console
-//! will show): per day, per kind and class, for one identifier or every identifier
+//! Reading the counts: what `noid stats` prints, the API's `stats` answers and the
+//! console's Usage pages show: per day, per kind and class, for one identifier or every identifier
 //! that starts with a prefix (a shoulder), with the most resolved and the most asked
 //! missing identifiers. Per shoulder is derived here, at read time; the store keeps
 //! identifiers only.
