@@ -34,6 +34,14 @@ enum Served {
     ToWriter(Work),
 }
 
+/// `answer` run on a blocking thread (it reads files or waits on a lock); a `500` if
+/// that thread failed.
+async fn blocking(answer: impl FnOnce() -> ApiReply + Send + 'static) -> ApiReply {
+    tokio::task::spawn_blocking(answer)
+        .await
+        .unwrap_or_else(|e| plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n")))
+}
+
 impl Service {
     /// Answer one request (`GET /metrics`: the service's metrics, to a client on
     /// loopback when no `metrics_listen` is configured), counted in them.
@@ -84,24 +92,9 @@ impl Service {
         let input = if matches!(route, Route::Binder { .. }) && is_bulk(&query) {
             self.streamed_body(req).await
         } else {
-            let within = self.body_deadline(req.headers());
-            match crate::body::read_whole(req.into_body(), MAX_BODY, within).await {
-                Ok(b) => Input::Whole(b.to_vec()),
-                Err(WholeError::TooLarge) => return Err(body_too_large()),
-                Err(WholeError::Late(within)) => {
-                    log::warn!(
-                        "populator {name}: request body not there within {} s (client {})",
-                        within.as_secs(),
-                        peer.shown()
-                    );
-                    return Ok(crate::body::too_late(within));
-                }
-                Err(WholeError::Failed(e)) => {
-                    return Err(plain(
-                        StatusCode::BAD_REQUEST,
-                        &format!("error: cannot read the request body: {e}\n"),
-                    ))
-                }
+            match self.whole_body(req, &name, &peer).await {
+                Ok(input) => input,
+                Err(answered) => return answered,
             }
         };
         let who = Who {
@@ -117,25 +110,24 @@ impl Service {
             Plan::Links { dir } => return Err(self.links_report(dir, &raw_query).await),
             Plan::Resolving(r) => return Err(self.resolving(r, &raw_query).await),
             Plan::Search { dir } => {
-                let answered = tokio::task::spawn_blocking(move || {
-                    noid_binder::api::search::answer(&dir, &raw_query)
-                })
-                .await;
-                return Err(answered.unwrap_or_else(|e| {
-                    plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n"))
-                }));
+                return Err(
+                    blocking(move || noid_binder::api::search::answer(&dir, &raw_query)).await,
+                )
+            }
+            // The counts files only: no store is opened, no writer thread taken.
+            Plan::Stats { dirs } => {
+                return Err(
+                    blocking(move || noid_binder::api::stats::answer(&dirs, &raw_query)).await,
+                )
             }
             Plan::Changes(c) => {
                 let writes = pop.populator.write;
                 let store = self.store(&c.dir, Some(c.log.clone()));
-                let answered = tokio::task::spawn_blocking(move || {
+                return Err(blocking(move || {
                     let run = |work| store.run(work, who.clone(), !writes);
                     noid_binder::api::changes::answer(c, &raw_query, &who, writes, &run)
                 })
-                .await;
-                return Err(answered.unwrap_or_else(|e| {
-                    plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("error: {e}\n"))
-                }));
+                .await);
             }
             Plan::Run {
                 dir,
@@ -172,6 +164,34 @@ impl Service {
         }
         let answer = name_store(submit(&store, work, who, read_only).await, &dir);
         Err(finish(answer, note, tool))
+    }
+
+    /// A request's body, read whole within its deadline; else what [`Service::answer`]
+    /// returns: `Err(Ok(..))` the `408` of a body that came too late (the connection
+    /// then closes), `Err(Err(..))` a refusal.
+    async fn whole_body(
+        &self,
+        req: Request<Incoming>,
+        name: &str,
+        peer: &Peer,
+    ) -> Result<Input, Result<Resp, ApiReply>> {
+        let within = self.body_deadline(req.headers());
+        match crate::body::read_whole(req.into_body(), MAX_BODY, within).await {
+            Ok(b) => Ok(Input::Whole(b.to_vec())),
+            Err(WholeError::TooLarge) => Err(Err(body_too_large())),
+            Err(WholeError::Late(within)) => {
+                log::warn!(
+                    "populator {name}: request body not there within {} s (client {})",
+                    within.as_secs(),
+                    peer.shown()
+                );
+                Err(Ok(crate::body::too_late(within)))
+            }
+            Err(WholeError::Failed(e)) => Err(Err(plain(
+                StatusCode::BAD_REQUEST,
+                &format!("error: cannot read the request body: {e}\n"),
+            ))),
+        }
     }
 
     /// A bulk POST's body, read as it arrives by the run that holds the binder, at the

@@ -45,5 +45,6 @@ mod slow_clients;
 mod spelling;
 mod standing;
 mod stats;
+mod stats_served;
 mod table;
 mod upload;

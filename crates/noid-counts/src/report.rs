@@ -1,5 +1,5 @@
-//! Reading the counts: what `noid stats` prints (and what the API and the console
-//! will show): per day, per kind and class, for one identifier or every identifier
+//! Reading the counts: what `noid stats` prints, the API's `stats` answers and the
+//! console's Usage pages show: per day, per kind and class, for one identifier or every identifier
 //! that starts with a prefix (a shoulder), with the most resolved and the most asked
 //! missing identifiers. Per shoulder is derived here, at read time; the store keeps
 //! identifiers only.
@@ -22,6 +22,11 @@ pub struct Key {
 
 /// `entries` with the counts of equal keys added up, in key order.
 pub fn summed(entries: &[Entry]) -> BTreeMap<Key, u64> {
+    sum(entries.iter())
+}
+
+/// `entries` with the counts of equal keys added up.
+fn sum<'a>(entries: impl Iterator<Item = &'a Entry>) -> BTreeMap<Key, u64> {
     let mut sums = BTreeMap::new();
     for e in entries {
         let key = Key {
@@ -38,14 +43,25 @@ pub fn summed(entries: &[Entry]) -> BTreeMap<Key, u64> {
 /// The spelling identifiers are compared in: an ARK's `ark:/` written `ark:` (the
 /// ARK draft's two spellings of one identifier), any case of the `ark:` label.
 fn canonical(id: &[u8]) -> Vec<u8> {
+    let (head, rest) = spelled(id);
+    [head, rest].concat()
+}
+
+/// `id` in the spelling compared, as its two parts: `ark:` (or nothing) and the rest.
+fn spelled(id: &[u8]) -> (&'static [u8], &[u8]) {
     if id.len() >= 4 && id[..4].eq_ignore_ascii_case(b"ark:") {
-        let rest = id[4..].strip_prefix(b"/").unwrap_or(&id[4..]);
-        let mut out = b"ark:".to_vec();
-        out.extend_from_slice(rest);
-        out
+        (b"ark:", id[4..].strip_prefix(b"/").unwrap_or(&id[4..]))
     } else {
-        id.to_vec()
+        (b"", id)
     }
+}
+
+/// Whether `id`, in the spelling compared, starts with `prefix` (already in it):
+/// `canonical(id).starts_with(prefix)` without making the spelling, once per count read.
+fn starts_with(id: &[u8], prefix: &[u8]) -> bool {
+    let (head, rest) = spelled(id);
+    let n = prefix.len().min(head.len());
+    head[..n] == prefix[..n] && rest.starts_with(&prefix[n..])
 }
 
 /// What to report on.
@@ -137,14 +153,10 @@ impl Query {
         self.to.saturating_sub(self.days.saturating_sub(1))
     }
 
-    fn matches(&self, key: &Key) -> bool {
-        if key.day < self.from() || key.day > self.to {
-            return false;
-        }
-        match &self.subject {
-            None => true,
-            Some(s) => canonical(&key.id).starts_with(&canonical(s.as_bytes())),
-        }
+    /// Whether `e` is of the period and of the subject (`subject`: the query's, in
+    /// the spelling compared).
+    fn keeps(&self, e: &Entry, subject: Option<&[u8]>) -> bool {
+        e.day >= self.from() && e.day <= self.to && subject.is_none_or(|s| starts_with(&e.id, s))
     }
 
     /// The report on `entries` (read from a [`crate::CountsDir`]).
@@ -160,10 +172,11 @@ impl Query {
         let mut resolved: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut missing: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut rows = Vec::new();
-        for (key, count) in summed(entries) {
-            if !self.matches(&key) {
-                continue;
-            }
+        // Only the counts asked about are summed: a question about one identifier or
+        // shoulder then costs a scan of the store's counts, not a sort of all of them.
+        let subject = self.subject.as_ref().map(|s| canonical(s.as_bytes()));
+        let kept = entries.iter().filter(|e| self.keeps(e, subject.as_deref()));
+        for (key, count) in sum(kept) {
             days[(key.day - from) as usize]
                 .tallies
                 .add(key.kind, key.class, count);
@@ -282,5 +295,50 @@ impl Report {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `starts_with` answers as the spelling made whole would.
+    #[test]
+    fn a_prefix_matches_in_either_spelling_of_an_ark() {
+        let ids: [&[u8]; 6] = [
+            b"ark:/99999/fk4a",
+            b"ARK:99999/fk4a",
+            b"ark:",
+            b"ar",
+            b"doi:10.5072/x",
+            b"",
+        ];
+        let prefixes: [&[u8]; 8] = [
+            b"ark:/99999/fk4",
+            b"ark:99999",
+            b"ARK:/",
+            b"ar",
+            b"a",
+            b"doi:10",
+            b"ark:/99999/fk4ab",
+            b"",
+        ];
+        for id in ids {
+            for p in prefixes {
+                let p = canonical(p);
+                assert_eq!(
+                    starts_with(id, &p),
+                    canonical(id).starts_with(&p),
+                    "{:?} {:?}",
+                    String::from_utf8_lossy(id),
+                    String::from_utf8_lossy(&p)
+                );
+            }
+        }
+        assert!(starts_with(
+            b"ARK:99999/fk4a",
+            &canonical(b"ark:/99999/fk4")
+        ));
+        assert!(!starts_with(b"doi:10.5072/x", &canonical(b"ark:")));
     }
 }

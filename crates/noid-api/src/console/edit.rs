@@ -306,6 +306,7 @@ pub fn show(c: Ctx) -> Handled {
                 body.push_str(&super::links::identifier_section(&c, &id).await);
                 body.push_str(&super::changes::history_section(&c, &id).await);
                 body.push_str(&super::resolving::identifier_section(&c, &id).await);
+                body.push_str(&super::usage::identifier_section(&c, &id).await);
                 if !bindings.is_empty() {
                     body.push_str(&format!(
                         "<p><a href=\"{base}withdraw?id={q}\">Withdraw this identifier…</a> · \

@@ -107,6 +107,7 @@ pub const NAV: &[(&str, &str)] = &[
     ("links", "Link health"),
     ("explain", "Explain"),
     ("rules", "Test rules"),
+    ("usage", "Usage"),
 ];
 
 #[cfg(test)]

@@ -52,6 +52,8 @@ mod search;
 pub mod session;
 pub mod state;
 mod upload;
+mod usage;
+mod usage_chart;
 mod writes;
 
 use std::sync::Arc;
@@ -99,6 +101,9 @@ pub const PAGES: &[(&str, PageMethod, Handler)] = &[
     ("explain", PageMethod::Get, resolving::explain),
     ("rules", PageMethod::Get, resolving::rules_form_page),
     ("rules", PageMethod::Post, resolving::rules_test),
+    ("usage", PageMethod::Get, usage::page),
+    ("usage.csv", PageMethod::Get, usage::csv),
+    ("usage.json", PageMethod::Get, usage::json),
 ];
 
 /// Whether `path` is the console's.

@@ -107,6 +107,8 @@ fn answer(service: &Site, req: CgiRequest) -> Result<ApiReply, ApiReply> {
             super::changes::answer(c, &req.query, &who, pop.populator.write, &run)
         }
         Plan::Search { dir } => search(&dir, &req.query),
+        // The counts files only: no store is opened.
+        Plan::Stats { dirs } => super::stats::answer(&dirs, &req.query),
         // Resolved on a snapshot of the binder: nothing is written.
         Plan::Resolving(r) => match Resolving::of(&r, &req.query) {
             Ok(ask) => crate::snapshot(&r.dir, |store| ask.answer(store)).unwrap_or_else(|e| {

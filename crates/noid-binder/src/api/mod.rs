@@ -21,6 +21,7 @@ mod route;
 #[cfg(feature = "search")]
 pub mod search;
 mod site;
+pub mod stats;
 
 pub use config::{
     front_addresses, load, parse, Checked, Config, ConsoleConfig, Front, Populator, ServeConfig,

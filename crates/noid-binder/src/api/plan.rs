@@ -83,6 +83,12 @@ pub enum Plan {
     /// An explanation or a rules test, resolved on a read-only view of the binder
     /// ([`super::resolving::Ask`]).
     Resolving(super::resolving::ResolvingRequest),
+    /// The resolution counts of these directories ([`super::stats::answer`], on a
+    /// blocking thread: it reads the counts files; no store is opened).
+    Stats {
+        /// The binder and minter directories ([`super::stats::directories`]).
+        dirs: Vec<PathBuf>,
+    },
     /// Run `work` on the directory `dir`.
     Run {
         /// The binder or minter directory.
@@ -109,28 +115,10 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
             let Some(dir) = &pop.populator.binder else {
                 return Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n"));
             };
-            let work = match (is_bulk(&query), body) {
-                (true, Input::Stream(body)) => Work::Bulk {
-                    body,
-                    progress: None,
-                    tally: None,
-                },
-                (true, Input::Whole(body)) => Work::Bulk {
-                    body: Box::new(std::io::Cursor::new(body)),
-                    progress: None,
-                    tally: None,
-                },
-                (false, Input::Whole(body)) => Work::Egg { line: query, body },
-                (false, Input::Stream(mut r)) => {
-                    let mut body = Vec::new();
-                    let _ = std::io::Read::read_to_end(&mut r, &mut body);
-                    Work::Egg { line: query, body }
-                }
-            };
             Plan::Run {
                 dir: dir.clone(),
                 log: pop.log_path(),
-                work,
+                work: binder_work(query, body),
                 tool: "egg",
             }
         }
@@ -139,20 +127,9 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 dir: dir.clone(),
                 log,
                 rewrite: *rewrite,
-                body: match body {
-                    Input::Whole(b) => b,
-                    Input::Stream(mut r) => {
-                        let mut b = Vec::new();
-                        let _ = std::io::Read::read_to_end(&mut r, &mut b);
-                        b
-                    }
-                },
+                body: whole(body),
             }),
-            _ => Plan::Respond(plain(
-                StatusCode::NOT_FOUND,
-                "error: no binder
-",
-            )),
+            _ => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
         },
         Route::Search { .. } => match &pop.populator.binder {
             Some(dir) if cfg!(feature = "search") => Plan::Search { dir: dir.clone() },
@@ -167,20 +144,12 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
                 dir: dir.clone(),
                 resolver: pop.resolver.clone(),
                 test: *test,
-                body: match body {
-                    Input::Whole(b) => b,
-                    Input::Stream(mut r) => {
-                        let mut b = Vec::new();
-                        let _ = std::io::Read::read_to_end(&mut r, &mut b);
-                        b
-                    }
-                },
+                body: whole(body),
             }),
-            None => Plan::Respond(plain(
-                StatusCode::NOT_FOUND,
-                "error: no binder
-",
-            )),
+            None => Plan::Respond(plain(StatusCode::NOT_FOUND, "error: no binder\n")),
+        },
+        Route::Stats { .. } => Plan::Stats {
+            dirs: super::stats::directories(pop),
         },
         Route::Links { .. } => match &pop.populator.binder {
             Some(dir) => Plan::Links { dir: dir.clone() },
@@ -221,6 +190,38 @@ pub fn plan(route: &Route, pop: &Checked, query: String, body: Input) -> Plan {
     }
 }
 
+/// A binder request's work: bulk (`?-`, the body's commands) or one command.
+fn binder_work(query: String, body: Input) -> Work {
+    match (is_bulk(&query), body) {
+        (true, Input::Stream(body)) => Work::Bulk {
+            body,
+            progress: None,
+            tally: None,
+        },
+        (true, Input::Whole(body)) => Work::Bulk {
+            body: Box::new(std::io::Cursor::new(body)),
+            progress: None,
+            tally: None,
+        },
+        (false, body) => Work::Egg {
+            line: query,
+            body: whole(body),
+        },
+    }
+}
+
+/// The body, read whole.
+fn whole(body: Input) -> Vec<u8> {
+    match body {
+        Input::Whole(b) => b,
+        Input::Stream(mut r) => {
+            let mut b = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut r, &mut b);
+            b
+        }
+    }
+}
+
 /// The directory of populator `pop`'s minter `SCHEME/NAAN/SHOULDER`, if it has that
 /// minter (each step a safe name, so no path leaves its minters' directory).
 pub fn minter_dir(pop: &Checked, path: &[String; 3]) -> Option<PathBuf> {
@@ -244,6 +245,9 @@ fn help(name: &str, pop: &Checked) -> String {
             "# minters: /a/{name}/m/SCHEME/NAAN/SHOULDER?mint N\n"
         ));
     }
+    s.push_str(&format!(
+        "# counts:  /a/{name}/stats?id=ID|PREFIX&days=N&top=N&format=json|csv\n"
+    ));
     if !pop.populator.write {
         s.push_str("# access: read only\n");
     }

@@ -26,10 +26,32 @@ pub struct ApiReply {
     pub retry_after: Option<u64>,
     /// The body's type when it is not plain text (a report's CSV or JSON).
     pub content_type: Option<&'static str>,
+    /// What the answer's `Noid-Note` header tells the client beside the body.
+    pub note: Option<Note>,
     /// The body (all of it, or what goes before the producer's part).
     pub body: Vec<u8>,
     /// The rest of the body, written as it is produced.
     pub producer: Option<Producer>,
+}
+
+/// What an answer's `Noid-Note` header says beside its body (a byte in every reply,
+/// not a string: replies are returned by value on every path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// A counts report that is empty because no resolver has counted yet.
+    NothingCounted,
+}
+
+impl Note {
+    /// The header's value.
+    pub fn text(self) -> &'static str {
+        match self {
+            Note::NothingCounted => {
+                "no counts yet: the resolvers count with noidr --counts or the modules' \
+                 counts=SECS"
+            }
+        }
+    }
 }
 
 /// A body written as it is produced, into whatever the transport gives: `noid serve`'s
@@ -75,6 +97,9 @@ impl ApiReply {
         }
         if let Some(s) = self.retry_after {
             h.insert(RETRY_AFTER, HeaderValue::from(s));
+        }
+        if let Some(note) = self.note {
+            h.insert("noid-note", HeaderValue::from_static(note.text()));
         }
         h
     }
@@ -124,6 +149,7 @@ pub fn plain(status: StatusCode, text: &str) -> ApiReply {
         realm: None,
         retry_after: None,
         content_type: None,
+        note: None,
         body: text.as_bytes().to_vec(),
         producer: None,
     }
@@ -155,6 +181,7 @@ pub fn finish(answer: WorkResult, note: Option<String>, tool: &'static str) -> A
         realm: None,
         retry_after: None,
         content_type: None,
+        note: None,
         body,
         producer: None,
     }

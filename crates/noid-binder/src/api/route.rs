@@ -1,7 +1,7 @@
 //! URL layout, as N2T's: `/a/POPULATOR/b` (the binder), `/a/POPULATOR/m/SCHEME/NAAN/SHOULDER`
 //! (a minter), `/a/POPULATOR` (help); and noid's `/a/POPULATOR/links` (the link
 //! checker's report on the binder's targets, docs/LINKS.md), `history`, `rewrite`,
-//! `search`, `explain` and `rules/test`. Anything else, and any step that is not a safe
+//! `search`, `explain`, `rules/test` and `stats`. Anything else, and any step that is not a safe
 //! name ([`is_safe_name`]: no `..`, no `/`), matches nothing.
 
 use crate::safe_name::is_safe_name;
@@ -45,6 +45,11 @@ pub enum Route {
         /// `rules/test` (else `explain`).
         test: bool,
     },
+    /// `/a/POP/stats`: how often its identifiers were resolved ([`super::stats`]).
+    Stats {
+        /// The populator.
+        populator: String,
+    },
     /// `/a/POP/m/SCHEME/NAAN/SHOULDER`.
     Minter {
         /// The populator.
@@ -64,6 +69,7 @@ impl Route {
             | Route::Changes { populator, .. }
             | Route::Search { populator }
             | Route::Resolving { populator, .. }
+            | Route::Stats { populator }
             | Route::Minter { populator, .. } => populator,
         }
     }
@@ -98,6 +104,9 @@ pub fn parse(path: &str) -> Option<Route> {
         [p, "rules", "test"] => Route::Resolving {
             populator: safe(p)?,
             test: true,
+        },
+        [p, "stats"] => Route::Stats {
+            populator: safe(p)?,
         },
         [p, "m", scheme, naan, shoulder] => Route::Minter {
             populator: safe(p)?,
@@ -157,7 +166,14 @@ mod tests {
                 test: true
             })
         );
+        assert_eq!(
+            parse("/a/sam/stats"),
+            Some(Route::Stats {
+                populator: "sam".into()
+            })
+        );
         for bad in [
+            "/a/sam/stats/x",
             "/a/sam/rules",
             "/a/sam/rules/test/x",
             "/a/../b",
