@@ -19,7 +19,8 @@
 #   scripts/bench-counts-costs.sh
 #
 # PATHS="prg" and MIXES="repeat" choose; KEEP=1 keeps the work directory (callgrind's
-# files, cg.prg and cg.http, for callgrind_annotate).
+# files, cg.prg, cg.http and with --counts cg.prg.counts, cg.http.counts, for
+# callgrind_annotate).
 # Needs valgrind (installed from Debian when missing) and release binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,8 +55,9 @@ for mix, n in (("repeat", 1000), ("new", 200000)):
 PY
 collected() { awk '/^summary:/ {print $2}' "$1"; }
 prg() { # MIX FLAGS...: instructions inside the answerer, per request
-    local mix=$1 out=$dir/cg.prg
+    local mix=$1
     shift
+    local out=$dir/cg.prg${1:+.counts}
     valgrind --tool=callgrind --callgrind-out-file="$out" --collect-atstart=no \
         --toggle-collect='noidr::lines::answer_all' --toggle-collect='noidr::lines::Io*' \
         "$noidr" -f "$dir/store" --protocol egg --lookup-deadline 600 "$@" \
@@ -64,8 +66,9 @@ prg() { # MIX FLAGS...: instructions inside the answerer, per request
     echo $(($(collected "$out") / 40000))
 }
 http() { # MIX FLAGS...: instructions inside noid-http's handler, per request
-    local mix=$1 sock=$dir/http.sock out=$dir/cg.http
+    local mix=$1 sock=$dir/http.sock
     shift
+    local out=$dir/cg.http${1:+.counts}
     rm -f "$sock"
     valgrind --tool=callgrind --callgrind-out-file="$out" --collect-atstart=no \
         --toggle-collect='noid_http::server::Worker::run' \

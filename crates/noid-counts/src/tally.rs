@@ -43,12 +43,17 @@ struct Shard {
     totals: Totals,
     /// The kept answers this shard takes the uses of at each drain.
     watched: Vec<Watched>,
+    /// Their identifiers end to end, in the order of `watched` (one allocation for
+    /// all, compacted at each drain, rather than one per answer).
+    watched_ids: Vec<u8>,
 }
 
-/// A memo's kept answer whose uses count for `id` as `kind` ([`Tally::watch`]).
+/// A memo's kept answer whose uses count for an identifier (at `at` in the shard's
+/// `watched_ids`, `len` bytes) as `kind` ([`Tally::watch`]).
 struct Watched {
     kept: Arc<Kept>,
-    id: Box<[u8]>,
+    at: u32,
+    len: u16,
     kind: Kind,
 }
 
@@ -64,7 +69,8 @@ impl Default for Shard {
             slots: HashTable::with_capacity(START_KEYS),
             block,
             totals: Totals::default(),
-            watched: Vec::new(),
+            watched: Vec::with_capacity(START_KEYS),
+            watched_ids: Vec::with_capacity(START_KEYS * 32),
         }
     }
 }
@@ -78,9 +84,13 @@ impl Shard {
             block,
             totals,
             watched,
+            watched_ids: ids,
             ..
         } = self;
-        watched.retain(|w| {
+        // The identifiers of the answers kept on are moved down over those let go.
+        let mut kept_ids = 0;
+        watched.retain_mut(|w| {
+            let (at, len) = (w.at as usize, usize::from(w.len));
             let unheld = Arc::strong_count(&w.kept) == 1;
             if unheld {
                 // With the releasing drop of the last other holder: its uses are seen.
@@ -92,12 +102,18 @@ impl Shard {
             {
                 if n > 0 {
                     totals[group_index(w.kind)][class as usize] += n;
-                    block.extend_from_slice(&entry_head(day, w.kind, class, n, w.id.len()));
-                    block.extend_from_slice(&w.id);
+                    block.extend_from_slice(&entry_head(day, w.kind, class, n, len));
+                    block.extend_from_slice(&ids[at..at + len]);
                 }
+            }
+            if !unheld {
+                ids.copy_within(at..at + len, kept_ids);
+                w.at = kept_ids as u32;
+                kept_ids += len;
             }
             !unheld
         });
+        ids.truncate(kept_ids);
     }
 }
 
@@ -185,10 +201,17 @@ impl Tally {
     /// is then counted with one increment and no look-up here. The caller registers
     /// each kept answer once ([`Kept::watch`]).
     pub fn watch(&self, kept: Arc<Kept>, id: &[u8], kind: Kind) {
-        let id = kept_id(without_inflection(id)).into();
+        let id = kept_id(without_inflection(id));
         let shard = self.shards.get_or(Mutex::default);
         let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-        shard.watched.push(Watched { kept, id, kind });
+        let at = shard.watched_ids.len() as u32;
+        shard.watched_ids.extend_from_slice(id);
+        shard.watched.push(Watched {
+            kept,
+            at,
+            len: id.len() as u16,
+            kind,
+        });
     }
 
     /// The day counts are given from now on (the flusher's clock).
@@ -335,6 +358,8 @@ mod tests {
         assert!(kept.watch());
         assert!(!kept.watch(), "registered once");
         tally.watch(kept.clone(), b"ark:/1/x?", Kind::Redirect(302));
+        let other = Kept::new(&b"\x01NULL"[..]);
+        tally.watch(other.clone(), b"ark:/1/yy", Kind::Miss);
         for _ in 0..3 {
             kept.add_use(Class::Person as usize);
         }
@@ -357,10 +382,21 @@ mod tests {
         assert!(tally
             .shards
             .iter()
-            .all(|s| s.lock().unwrap().watched.is_empty()));
+            .all(|s| s.lock().unwrap().watched.len() == 1));
+        // The other answer, still held, keeps its identifier (moved down over x's).
+        other.add_use(Class::Robot as usize);
+        body.clear();
+        assert_eq!(tally.drain(&mut body), 1);
+        assert_eq!(drained(&body), [("ark:/1/yy".to_string(), Class::Robot, 1)]);
+        drop(other);
         body.clear();
         assert_eq!(tally.drain(&mut body), 0);
+        assert!(tally
+            .shards
+            .iter()
+            .all(|s| s.lock().unwrap().watched.is_empty()));
         assert_eq!(tally.totals()[group_index(Kind::Redirect(302))], [4, 1]);
+        assert_eq!(tally.totals()[group_index(Kind::Miss)], [0, 1]);
     }
 
     #[test]
