@@ -148,11 +148,12 @@ EOF
     wait "$wrk_pid" || true
     n=$(sed -n 's/^REQUESTS //p' "$d/wrk.out")
     stop "$1"
-    # the module's own share: what its calls cost (the boundary every call passes), which
-    # unlike the whole process's count holds no thread that runs by the clock
-    # (the store's follower)
+    # the module's own share: what its calls cost (mod_noid's map lookup, the nginx
+    # module's noid_map_redirect: every call passes there), which unlike the whole
+    # process's count holds no thread that runs by the clock (the store's follower,
+    # the counts' flusher)
     m=$(callgrind_annotate --inclusive=yes --threshold=100 "$d"/cg.out.* 2>/dev/null |
-        awk '/noid_embed::ffi::boundary/ { gsub(",", "", $1); print $1; exit }')
+        awk '/mod_noid\.c:lookup |:noid_map_redirect / { gsub(",", "", $1); print $1; exit }')
     echo "$n $(sed -n 's/^totals: //p' "$d"/cg.out.* | head -1) ${m:-0}"
 }
 # per_request NAME PORT SPREAD: instructions per request

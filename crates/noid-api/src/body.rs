@@ -1,8 +1,9 @@
 //! Streamed bodies: a bulk POST's request body read by a directory's thread as it
-//! arrives ([`BodyReader`], fed by [`pump`]), and the response body that carries each
-//! committed batch's output to the client as soon as it is durable ([`Streamed`]), and
-//! the response body a blocking thread writes as the client takes it ([`Produced`]: a
-//! search's export of every match, never held in memory whole).
+//! arrives ([`BodyReader`], fed by [`pump`]), and response bodies that come in chunks
+//! from a channel ([`Chunks`]): each committed batch's output of a bulk run, sent to
+//! the client as soon as it is durable, or what a blocking thread writes as the client
+//! takes it ([`produced`]: a search's export of every match, never held in memory
+//! whole).
 //!
 //! A bulk request therefore never sits in memory whole, and a client whose body is cut
 //! off, or a server that is stopping, still gets the answers of the commands that ran
@@ -231,23 +232,25 @@ impl BufRead for BodyReader {
     }
 }
 
-/// A response body whose chunks come from a channel: the directory's thread sends each
-/// committed batch's output, the handler the rest.
-pub struct Streamed {
-    rx: mpsc::Receiver<Bytes>,
+/// A response body whose chunks come from a channel: a bulk run's committed output
+/// (the directory's thread sends each batch's, the handler the rest), or what a
+/// producer writes ([`produced`]). An error ends the body with that error, which makes
+/// hyper cut the response off instead of ending it as if it were whole.
+pub struct Chunks {
+    rx: mpsc::Receiver<io::Result<Bytes>>,
 }
 
-impl Streamed {
+impl Chunks {
     /// A body and the sender that feeds it (closing the sender ends the body).
-    pub fn channel() -> (mpsc::Sender<Bytes>, Streamed) {
+    pub fn channel() -> (mpsc::Sender<io::Result<Bytes>>, Chunks) {
         let (tx, rx) = mpsc::channel(CHUNKS);
-        (tx, Streamed { rx })
+        (tx, Chunks { rx })
     }
 }
 
-impl Body for Streamed {
+impl Body for Chunks {
     type Data = Bytes;
-    type Error = std::convert::Infallible;
+    type Error = io::Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
@@ -255,44 +258,36 @@ impl Body for Streamed {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         self.rx
             .poll_recv(cx)
-            .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+            .map(|chunk| chunk.map(|b| b.map(Frame::data)))
     }
 }
 
 /// A response body written by a producer (noid-binder's [`noid_binder::api::Producer`])
-/// on a blocking thread, in chunks of [`PRODUCED_CHUNK`] at most [`CHUNKS`] ahead of
-/// the client: a slow client slows the producer, and one that goes away stops it (its
-/// next write fails). An error of the producer ends the body with that error, which
-/// makes hyper cut the response off instead of ending it as if it were whole.
-pub struct Produced {
-    rx: mpsc::Receiver<io::Result<Bytes>>,
+/// on a blocking thread of the current runtime: `head` first, then what the producer
+/// writes, in chunks of [`PRODUCED_CHUNK`] at most [`CHUNKS`] ahead of the client: a
+/// slow client slows the producer, and one that goes away stops it (its next write
+/// fails). An error of the producer ends the body with that error.
+pub fn produced(head: Vec<u8>, producer: noid_binder::api::Producer) -> Chunks {
+    let (tx, body) = Chunks::channel();
+    tokio::task::spawn_blocking(move || {
+        let mut out = io::BufWriter::with_capacity(PRODUCED_CHUNK, ChunkSender(tx.clone()));
+        let written = io::Write::write_all(&mut out, &head)
+            .and_then(|()| producer.produce(&mut out))
+            .and_then(|()| io::Write::flush(&mut out));
+        if let Err(e) = written {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                log::warn!("a produced response was cut off: {e}");
+            }
+            let _ = tx.blocking_send(Err(e));
+        }
+    });
+    body
 }
 
 /// The size of a produced body's chunks.
 pub const PRODUCED_CHUNK: usize = 64 << 10;
 
-impl Produced {
-    /// `head` (sent first), then what `producer` writes, from a blocking thread of the
-    /// current runtime.
-    pub fn start(head: Vec<u8>, producer: noid_binder::api::Producer) -> Produced {
-        let (tx, rx) = mpsc::channel(CHUNKS);
-        tokio::task::spawn_blocking(move || {
-            let mut out = io::BufWriter::with_capacity(PRODUCED_CHUNK, ChunkSender(tx.clone()));
-            let written = io::Write::write_all(&mut out, &head)
-                .and_then(|()| producer.produce(&mut out))
-                .and_then(|()| io::Write::flush(&mut out));
-            if let Err(e) = written {
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    log::warn!("a produced response was cut off: {e}");
-                }
-                let _ = tx.blocking_send(Err(e));
-            }
-        });
-        Produced { rx }
-    }
-}
-
-/// Writes each buffer it is given as one chunk of a [`Produced`] body, waiting while
+/// Writes each buffer it is given as one chunk of a [`produced`] body, waiting while
 /// the client is [`CHUNKS`] behind; `BrokenPipe` once the body is gone.
 struct ChunkSender(mpsc::Sender<io::Result<Bytes>>);
 
@@ -306,20 +301,6 @@ impl io::Write for ChunkSender {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-impl Body for Produced {
-    type Data = Bytes;
-    type Error = io::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        self.rx
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|b| b.map(Frame::data)))
     }
 }
 
@@ -389,15 +370,16 @@ pub fn close_after<B>(r: &mut hyper::Response<B>) {
     );
 }
 
-/// A bulk run's committed output sent to its [`Streamed`] response body (noid-binder's
+/// A bulk run's committed output sent to its [`Chunks`] response body (noid-binder's
 /// [`Progress`]): never waits for the client; output a full channel cannot take now
 /// stays in the run's answer, and a client that went away still has its commands run.
-pub struct SentProgress(pub mpsc::Sender<Bytes>);
+pub struct SentProgress(pub mpsc::Sender<io::Result<Bytes>>);
 
 impl Progress for SentProgress {
     fn committed(&mut self, output: Vec<u8>) -> Result<(), Vec<u8>> {
-        match self.0.try_send(Bytes::from(output)) {
-            Err(mpsc::error::TrySendError::Full(kept)) => Err(kept.to_vec()),
+        match self.0.try_send(Ok(Bytes::from(output))) {
+            Err(mpsc::error::TrySendError::Full(Ok(kept))) => Err(kept.to_vec()),
+            Err(mpsc::error::TrySendError::Full(Err(_))) => Ok(()),
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
         }
     }
@@ -420,7 +402,7 @@ mod tests {
         })
         .producer
         .unwrap();
-        let mut body = Produced::start(b"id\n".to_vec(), producer);
+        let mut body = produced(b"id\n".to_vec(), producer);
         let (mut data, mut chunks) = (Vec::new(), 0);
         let error = loop {
             match body.frame().await {

@@ -146,9 +146,9 @@ impl Service {
         };
         let store = self.store(&dir, log);
         if let Work::Bulk { progress, .. } = &mut work {
-            let (tx, body) = crate::body::Streamed::channel();
+            let (tx, body) = crate::body::Chunks::channel();
             if let Some(n) = note {
-                let _ = tx.try_send(Bytes::from(n));
+                let _ = tx.try_send(Ok(Bytes::from(n)));
             }
             *progress = Some(Box::new(SentProgress(tx.clone())));
             tokio::spawn(async move {
@@ -156,9 +156,9 @@ impl Service {
                 let status = answer.status();
                 let mut b = answer.body;
                 b.extend(status_line(tool, status).bytes());
-                let _ = tx.send(Bytes::from(b)).await;
+                let _ = tx.send(Ok(Bytes::from(b))).await;
             });
-            let mut r = Response::new(body.map_err(|never| match never {}).boxed());
+            let mut r = Response::new(body.boxed());
             command_headers(r.headers_mut(), tool);
             return Ok(r);
         }

@@ -26,12 +26,12 @@ pub fn whole(bytes: impl Into<Bytes>) -> Body {
 }
 
 /// The response `noid serve` sends for `reply`; a produced body (an export) is written
-/// by a blocking thread as the client takes it ([`crate::body::Produced`]).
+/// by a blocking thread as the client takes it ([`crate::body::produced`]).
 pub fn response(mut reply: ApiReply) -> Resp {
     let headers = reply.headers();
     let body = match reply.producer.take() {
         None => whole(reply.body),
-        Some(producer) => crate::body::Produced::start(reply.body, producer).boxed(),
+        Some(producer) => crate::body::produced(reply.body, producer).boxed(),
     };
     let mut r = Response::new(body);
     *r.status_mut() = reply.status;
