@@ -422,6 +422,13 @@ def landing_site():
     return f"http://127.0.0.1:{site.server_address[1]}"
 
 
+def bind(binder, ident, elem, value):
+    """`noid -f BINDER bind set ID ELEM VALUE`, as a curator's other tools would: the
+    fixtures a test's console pages then show. Fails the test on a non-zero exit."""
+    subprocess.run([NOID, "-f", binder, "bind", "set", ident, elem, value], check=True,
+                   capture_output=True)
+
+
 def noid_get(binder, ident, elem):
     """What `noid -f BINDER get ID ELEM` prints (an empty line, and exit 1, for none):
     what the store holds, read by another way in than the console's."""

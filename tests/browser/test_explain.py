@@ -53,8 +53,7 @@ class Explain(harness.ConsolePages, unittest.TestCase):
         cls.cases = cls.write("cases.tsv", CASES)
         cls.api.toml.append(f'rules = "{cls.rules}"')
         for ident, elem, value in BINDINGS:
-            subprocess.run([harness.NOID, "-f", cls.sam, "bind", "set", ident, elem, value],
-                           check=True, capture_output=True)
+            harness.bind(cls.sam, ident, elem, value)
         cls.server = cls.api.start()
         cls.driver = harness.browser()
 

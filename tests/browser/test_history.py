@@ -9,7 +9,6 @@ the `noid` CLI, and the operation ids read from the binder's write log.
 
 import os
 import re
-import subprocess
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -39,8 +38,7 @@ class History(harness.ConsolePages, unittest.TestCase):
         cls.api = harness.Api()
         cls.sam = cls.api.populator("sam", "sam", "secret")
         for ident in IDS:
-            subprocess.run([harness.NOID, "-f", cls.sam, "bind", "set", ident, "_t",
-                            f"https://old.example.org/{ident}"], check=True, capture_output=True)
+            harness.bind(cls.sam, ident, "_t", f"https://old.example.org/{ident}")
         cls.server = cls.api.start()
         cls.driver = harness.browser()
 

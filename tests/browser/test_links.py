@@ -7,7 +7,6 @@ Expected values come from the loopback site's own answers (which path is 404).
 """
 
 import http.server
-import subprocess
 import threading
 import unittest
 
@@ -54,8 +53,7 @@ class LinkHealth(unittest.TestCase):
         cls.api = harness.Api()
         cls.sam = cls.api.populator("sam", "sam", "secret")
         for ident, target in (("ark:/99999/fk4a", cls.ok), ("ark:/99999/fk4b", cls.gone)):
-            subprocess.run([harness.NOID, "-f", cls.sam, "bind", "set", ident, "_t", target],
-                           check=True, capture_output=True)
+            harness.bind(cls.sam, ident, "_t", target)
         cls.api.toml[:0] = [
             "[links]", 'contact = "https://noid.example.org/about-links"', 'interval = "2s"',
             "failures = 1", 'span = "0s"', 'allow_net = ["127.0.0.0/8"]']

@@ -9,7 +9,6 @@ the `noid` CLI, and the download read back with Python's csv module.
 
 import csv
 import io
-import subprocess
 import unittest
 import urllib.request
 
@@ -34,8 +33,7 @@ class Search(harness.ConsolePages, unittest.TestCase):
         cls.sam = cls.api.populator("sam", "sam", "secret")
         for ident, what, who, when, target in RECORDS:
             for elem, value in (("what", what), ("who", who), ("when", when), ("_t", target)):
-                subprocess.run([harness.NOID, "-f", cls.sam, "bind", "set", ident, elem, value],
-                               check=True, capture_output=True)
+                harness.bind(cls.sam, ident, elem, value)
         cls.server = cls.api.start()
         cls.driver = harness.browser()
 

@@ -53,9 +53,7 @@ class Usage(harness.ConsolePages, unittest.TestCase):
         cls.api = harness.Api()
         cls.sam = cls.api.populator("sam", "sam", "secret")
         for ident in ("ark:/99999/fk4a", "ark:/99999/fk4b"):
-            subprocess.run([harness.NOID, "-f", cls.sam, "bind", "set", ident, "_t",
-                            f"https://example.org/{ident[-4:]}"], check=True,
-                           capture_output=True)
+            harness.bind(cls.sam, ident, "_t", f"https://example.org/{ident[-4:]}")
         # The resolver counts into the binder's directory; stopped (SIGTERM), it writes
         # what it counted before it exits.
         noidr = harness.Noidr(types.SimpleNamespace(dir=cls.sam), "--counts")
