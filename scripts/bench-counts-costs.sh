@@ -36,20 +36,12 @@ trap '[[ -n "${KEEP:-}" ]] || rm -rf "$dir"' EXIT
 "$bench" load "$dir/store" 200000 2>/dev/null
 python3 - "$dir" <<'PY'
 import sys
+sys.path.insert(0, "scripts")
+from bench_requests import Picker, ident
 d = sys.argv[1]
-X = "0123456789bcdfghjkmnpqrstvwxz"
-def ident(i):
-    s = ""
-    for _ in range(6):
-        s = X[i % 29] + s; i //= 29
-    return "ark:/13030/fk4" + s
-state = 0x9E3779B97F4A7C15
-def pick(n):
-    global state
-    state ^= (state << 13) & (2**64 - 1); state ^= state >> 7; state ^= (state << 17) & (2**64 - 1)
-    return state % n
+picker = Picker()
 for mix, n in (("repeat", 1000), ("new", 200000)):
-    ids = [ident(pick(n)) for _ in range(40000)]
+    ids = [ident(picker.pick(n)) for _ in range(40000)]
     open(f"{d}/prg-{mix}", "w").write("".join(f"{i}.resolve !!!pr=http!!!!!!ac=!!!\n" for i in ids))
     open(f"{d}/http-{mix}", "w").write("\n".join(f"/{i}" for i in ids) + "\n")
 PY
@@ -77,25 +69,13 @@ http() { # MIX FLAGS...: instructions inside noid-http's handler, per request
     local pid=$!
     for _ in $(seq 1 1200); do [[ -S $sock ]] && break; sleep 0.1; done
     python3 - "$sock" "$dir/http-$mix" <<'PY' || { kill "$pid"; exit 1; }
-import socket, sys
+import os, sys
+sys.path.insert(0, "scripts")
+from bench_requests import redirects
 sock, paths = sys.argv[1], open(sys.argv[2]).read().split()
-import os
 ua = os.environ.get("HTTP_USER_AGENT", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
 ua = b"User-Agent: %s\r\n" % ua.encode() if ua else b""
-s = socket.socket(socket.AF_UNIX)
-s.connect(sock)
-buf = b""
-for i in range(0, len(paths), 100):
-    batch = paths[i:i + 100]
-    s.sendall(b"".join(b"GET %s HTTP/1.1\r\nHost: b\r\nX-Forwarded-Proto: http\r\n%s\r\n" % (p.encode(), ua) for p in batch))
-    got = 0
-    while got < len(batch):
-        while b"\r\n\r\n" not in buf:
-            buf += s.recv(65536)
-        head, buf = buf.split(b"\r\n\r\n", 1)
-        if not head.startswith(b"HTTP/1.1 302 "):
-            sys.exit(f"http: not a 302: {head[:80]!r}")
-        got += 1
+redirects(sock, paths, b"X-Forwarded-Proto: http\r\n" + ua)
 PY
     kill -TERM "$pid"
     wait "$pid" || true

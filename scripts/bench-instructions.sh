@@ -45,18 +45,12 @@ trap 'rm -rf "$dir"' EXIT
 # Request files: the bench's ids (`ark:/13030/fk4` + 6 extended digits of i).
 python3 - "$dir" "$n_ids" "$r" <<'PY'
 import sys
+sys.path.insert(0, "scripts")
+from bench_requests import Picker, ident
 d, n, r = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-X = "0123456789bcdfghjkmnpqrstvwxz"
-def ident(i):
-    s = ""
-    for _ in range(6):
-        s = X[i % 29] + s; i //= 29
-    return "ark:/13030/fk4" + s
-state = 0x9E3779B97F4A7C15
+picker = Picker()
 def pick():
-    global state
-    state ^= (state << 13) & (2**64 - 1); state ^= state >> 7; state ^= (state << 17) & (2**64 - 1)
-    return state % n
+    return picker.pick(n)
 kinds = {
     "hit": lambda: f"{ident(pick())}.resolve",
     "miss": lambda: f"{ident(n + pick())}.resolve",
@@ -112,24 +106,12 @@ http_instructions() {
     local pid=$!
     for _ in $(seq 1 1200); do [[ -S $sock ]] && break; sleep 0.1; done
     python3 - "$sock" "$1" "${HTTP_USER_AGENT:-}" <<'PY' || { kill "$pid"; exit 1; }
-import socket, sys
+import sys
+sys.path.insert(0, "scripts")
+from bench_requests import redirects
 sock, paths = sys.argv[1], open(sys.argv[2]).read().split()
 ua = b"User-Agent: %s\r\n" % sys.argv[3].encode() if sys.argv[3] else b""
-s = socket.socket(socket.AF_UNIX)
-s.connect(sock)
-buf = b""
-for i in range(0, len(paths), 100):
-    batch = paths[i:i + 100]
-    s.sendall(b"".join(b"GET %s HTTP/1.1\r\nHost: b\r\n%s\r\n" % (p.encode(), ua) for p in batch))
-    heads = []
-    while len(heads) < len(batch):
-        while b"\r\n\r\n" not in buf:
-            buf += s.recv(65536)
-        head, buf = buf.split(b"\r\n\r\n", 1)
-        heads.append(head)  # a redirect has no body (content-length: 0)
-    bad = [h for h in heads if not h.startswith(b"HTTP/1.1 302 ")]
-    if bad:
-        sys.exit(f"http: {len(bad)} answers are not 302: {bad[0][:80]!r}")
+redirects(sock, paths, ua)
 PY
     kill -TERM "$pid"
     wait "$pid" || true
