@@ -33,7 +33,8 @@ pub enum Asker<'a> {
 /// Counting in this process, shared by its request threads.
 pub struct Counting {
     tally: Tally,
-    /// Compiled at the first request with a User-Agent (the line protocols have none).
+    /// Compiled when an HTTP server starts ([`Counting::prepare_robots`]) or at the
+    /// first request with a User-Agent; the line protocols never need it.
     robots: OnceLock<Robots>,
     /// The segment.
     writer: Mutex<SegmentWriter>,

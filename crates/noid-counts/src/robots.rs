@@ -26,9 +26,9 @@ const CACHE: usize = 64;
 type Slot = (u64, u64, Class);
 
 thread_local! {
-    /// The thread's classes of the User-Agents it saw last: a plain thread-local (one
-    /// instruction to reach, where a per-classifier `ThreadLocal` took some twenty on
-    /// every request), shared by the process's classifiers, each slot naming its own.
+    /// The thread's classes of the User-Agents it saw last. A plain thread-local, which
+    /// a request reaches in an instruction or two, is shared by the process's
+    /// classifiers, so each slot names the classifier it is of.
     static SEEN: RefCell<[Slot; CACHE]> = const { RefCell::new([(0, 0, Class::Person); CACHE]) };
 }
 

@@ -100,7 +100,7 @@ impl Shipping {
     }
 
     /// The whole counts blocks of `segment` from byte `from` on (an offset that a
-    /// block starts at: one this record or the store gave), about [`SHIPMENT`] bytes
+    /// block starts at: one this record or the store gave), about `SHIPMENT` (8 MiB) bytes
     /// of them at most (at least one block): a backlog (a database down for a day) is
     /// shipped in several transactions, none too large. A block still being written,
     /// or the torn end a crash left, is not whole and waits. A segment that is gone

@@ -11,6 +11,11 @@
 //! worth of keys, counting allocates nothing. The day is read from an atomic the
 //! flusher sets ([`Tally::set_day`]) rather than from the clock at each request: a
 //! request in the last window before midnight UTC may be counted on the day before.
+//!
+//! An answer the resolver's memo kept is counted without the table: its uses are
+//! counted in the kept answer itself ([`noid_core::Kept`]), and the shard that first
+//! counted it watches it ([`Tally::watch`]) and moves its uses into the block at each
+//! drain, until the memo lets it go.
 
 use std::hash::BuildHasher;
 use std::sync::atomic::{fence, AtomicU32, Ordering};
