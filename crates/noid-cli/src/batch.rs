@@ -1,6 +1,6 @@
 //! Write batches: consecutive write commands share one open store and one
 //! transaction, committed (synced) and their output printed whenever no more input is
-//! already waiting, or every [`BATCH_WRITES`] writes. A script that writes a command
+//! already waiting, or every `Store::bulk_batch_writes` writes. A script that writes a command
 //! and waits for its answer therefore gets it at once, while a piped file of a million
 //! `bind`s commits in large batches. The lock is released whenever input runs dry.
 
@@ -14,9 +14,6 @@ use crate::invocation::Invocation;
 use crate::output::Out;
 use crate::request::Request;
 use crate::source::{Input, Source};
-
-/// Pending key writes after which a batch is committed even if more input waits.
-const BATCH_WRITES: usize = 200_000;
 
 /// The verbs that run within a write batch.
 enum InBatch {
@@ -159,10 +156,10 @@ impl Feed<dyn Store> for Commands<'_> {
     }
 
     /// When no more input is waiting (a script that writes a command and waits for
-    /// its answer gets it at once), or every [`BATCH_WRITES`].
+    /// its answer gets it at once), or every `Store::bulk_batch_writes` pending writes.
     fn commit_due(&mut self, pending: usize) -> bool {
         self.drained = !self.source.more_buffered();
-        self.drained || pending >= BATCH_WRITES
+        self.drained || pending >= self.store.bulk_batch_writes()
     }
 
     /// Print the output of the commands committed; on failure only why nothing was
