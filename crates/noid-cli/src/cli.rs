@@ -67,6 +67,7 @@ pub fn run() -> u8 {
         Some(Mode::History) => crate::history::history(&session, &args.command[1..]),
         Some(Mode::Rewrite) => crate::history::rewrite(&session, &args.command[1..]),
         Some(Mode::Stats) => crate::stats::run(&session, &args.command[1..]),
+        Some(Mode::Compact) => crate::compact::run(&session, &args.command[1..]),
         _ => bulk::run_words(&session, args.command),
     }
 }

@@ -7,6 +7,7 @@ mod bulk;
 mod cgi;
 mod cli;
 mod commands;
+mod compact;
 mod complaint;
 mod env;
 mod history;

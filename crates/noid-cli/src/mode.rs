@@ -1,6 +1,6 @@
 //! The modes of the `noid` process: a first word of the command line that starts
 //! something other than commands (`noid serve`, `noid replay`, `noid prune-log`,
-//! `noid links`, `noid explain`, `noid rules`). Their
+//! `noid links`, `noid explain`, `noid rules`, `noid compact`, …). Their
 //! words are in noid-core's verb table, served by no line (so that a bulk line naming
 //! one is "no such command" and noidr refuses it as a write); which mode each starts,
 //! and that only the command line starts them, is decided here.
@@ -33,6 +33,8 @@ pub enum Mode {
     Rewrite,
     /// `stats [ID|PREFIX]`: the resolution counts.
     Stats,
+    /// `compact`: an embedded minter's tables rewritten into one level.
+    Compact,
 }
 
 impl Mode {
@@ -54,6 +56,7 @@ impl Mode {
             Name::History => Some(Mode::History),
             Name::Rewrite => Some(Mode::Rewrite),
             Name::Stats => Some(Mode::Stats),
+            Name::Compact => Some(Mode::Compact),
             _ => None,
         }
     }
@@ -87,12 +90,14 @@ mod tests {
                 "search",
                 "history",
                 "rewrite",
-                "stats"
+                "stats",
+                "compact"
             ]
         );
         assert_eq!(Mode::of("history"), Some(Mode::History));
         assert_eq!(Mode::of("rewrite"), Some(Mode::Rewrite));
         assert_eq!(Mode::of("stats"), Some(Mode::Stats));
+        assert_eq!(Mode::of("compact"), Some(Mode::Compact));
         assert_eq!(Mode::of("links"), Some(Mode::Links));
         assert_eq!(Mode::of("serve"), Some(Mode::Serve));
         assert_eq!(Mode::of("replay"), Some(Mode::Replay));

@@ -99,6 +99,7 @@ impl Request {
             | Name::History
             | Name::Rewrite
             | Name::Stats
+            | Name::Compact
             | Name::DbImport => return Request::Unknown { verb: word, args },
         };
         Request::Action(verb)

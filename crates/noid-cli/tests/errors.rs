@@ -196,7 +196,7 @@ fn version_hello_and_help() {
     let r = d.noid(&["help", "zz"]);
     assert_eq!(
         r.ok(),
-        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui standing\n\t serve replay prune-log links explain rules index\n\t search history rewrite stats\n \n\n"
+        "Sorry: nothing under \"zz\".\n You might try one of these topics:\n\t intro all templates bind dbinfo dbcreate fetch\n\t get hello help hold mint note peppermint\n\t queue validate import export check lui standing\n\t serve replay prune-log links explain rules index\n\t search history rewrite stats compact\n \n\n"
     );
     // Issue 41, item 11: the process modes have help topics too.
     let r = d.noid(&["help", "serve"]);

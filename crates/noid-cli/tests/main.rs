@@ -18,6 +18,7 @@ mod beyond_perl;
 mod bind;
 mod cgi;
 mod check_spellings;
+mod compact;
 mod concurrency;
 mod conformance;
 mod console;

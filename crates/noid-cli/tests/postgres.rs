@@ -139,6 +139,24 @@ fn bulk_binds_read_ahead_and_answer_as_on_the_embedded_store() {
     assert_eq!(r.ok(), "uno-more+z\n");
 }
 
+/// `noid compact` on a minter held by PostgreSQL: an error that says why, exit 1, and
+/// the minter as it was.
+#[test]
+fn compact_on_postgres_is_an_error_that_says_why() {
+    let server = TestServer::start();
+    let (pg, _) = pg_minter(&server, "compact", &[".sdd"]);
+    pg.noid(&["bind", "set", "51", "_t", "one"]).ok();
+    let r = pg.noid(&["compact"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr.replace(&pg.path().display().to_string(), "DIR"),
+        "error: DIR: a minter held by PostgreSQL has no tables of noid's to compact \
+         (PostgreSQL's autovacuum keeps its own)\n"
+    );
+    assert_eq!(pg.noid(&["get", "51", "_t"]).ok(), "one\n");
+}
+
 #[test]
 fn eight_concurrent_minters_on_postgres_mint_the_embedded_backends_first_ids() {
     let server = TestServer::start();

@@ -72,6 +72,8 @@ pub enum Name {
     Rewrite,
     /// `stats`: a mode of the `noid` process (noid-cli), no line's command.
     Stats,
+    /// `compact`: a mode of the `noid` process (noid-cli), no line's command.
+    Compact,
     /// `dbimport`: no place serves it; noidr has always refused it as a write.
     DbImport,
 }
@@ -164,6 +166,7 @@ pub const VERBS: &[Verb] = &[
     verb(Name::History, "history", false, NOWHERE),
     verb(Name::Rewrite, "rewrite", true, NOWHERE),
     verb(Name::Stats, "stats", false, NOWHERE),
+    verb(Name::Compact, "compact", true, NOWHERE),
     verb(Name::DbImport, "dbimport", true, NOWHERE),
 ];
 

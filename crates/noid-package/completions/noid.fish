@@ -56,6 +56,7 @@ complete -c noid -n "__fish_noid_needs_command" -a "search" -d 'noid search: fin
 complete -c noid -n "__fish_noid_needs_command" -a "history" -d 'noid history: every logged write to an identifier, oldest first: when, who, which element, the old value and the new'
 complete -c noid -n "__fish_noid_needs_command" -a "rewrite" -d 'noid rewrite: change the targets (or any element) that start with one prefix to start with another, for every identifier or those under a prefix; or undo such a change'
 complete -c noid -n "__fish_noid_needs_command" -a "stats" -d 'noid stats: how often identifiers were resolved, per UTC day, as counted by noidr --counts (prg and --http): redirects by code, misses, inflections and other pages, with robots (by the COUNTER-Robots list of User-Agents) apart from people, and the most resolved and most asked missing identifiers'
+complete -c noid -n "__fish_noid_needs_command" -a "compact" -d 'noid compact: rewrite an embedded minter\'s tables into one sorted level'
 complete -c noid -n "__fish_noid_using_subcommand bind" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbinfo" -s h -l help -d 'Print help'
 complete -c noid -n "__fish_noid_using_subcommand dbcreate" -s h -l help -d 'Print help'
@@ -165,3 +166,4 @@ json\t'The totals, every day\'s counts and the lists'"
 complete -c noid -n "__fish_noid_using_subcommand stats" -l top -d 'How many identifiers the most-resolved and most-asked-missing lists name' -r
 complete -c noid -n "__fish_noid_using_subcommand stats" -l compact -d 'Fold the counts files of processes that have ended into one first'
 complete -c noid -n "__fish_noid_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'

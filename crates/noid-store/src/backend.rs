@@ -140,6 +140,16 @@ pub trait Store: Scan + Sync {
         1_000_000
     }
 
+    /// Rewrite the store's tables into one sorted level (`noid compact`), where the
+    /// engine keeps tables of its own; `None` where it does not (PostgreSQL keeps its
+    /// tables itself). A bulk load of identifiers in no key order leaves them spread
+    /// over several levels, and every lookup that misses, and every chop-back's range
+    /// read, consults each level: at 50 million identifiers a chop-back cost more than
+    /// twice its CPU at one million (docs/SCALING.md).
+    fn compact(&self) -> Result<Option<crate::Compaction>, StoreError> {
+        Ok(None)
+    }
+
     /// Let long-lived readers of this machine catch up while this writer stays open,
     /// once its background work is over, waiting for that up to `wait` (the embedded
     /// store's [`crate::Writer::pause`]); whether they can. An engine whose readers

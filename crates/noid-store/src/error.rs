@@ -50,6 +50,14 @@ pub enum StoreError {
     /// The followed minter's files changed under the open view (its `NOID/` removed,
     /// or the minter replaced) and it has not been opened anew yet.
     NotFollowed(PathBuf),
+    /// A full compaction ended with the store's tables still in several levels: RocksDB
+    /// gave it up (a full disk, most likely) and left them as they were.
+    CompactionUnfinished {
+        /// The database directory (its `LOG` says why).
+        path: PathBuf,
+        /// The levels still holding tables.
+        levels: usize,
+    },
 }
 
 impl From<noid_core::PreviousFailed> for StoreError {
@@ -85,6 +93,11 @@ impl fmt::Display for StoreError {
                 f,
                 "minter {} was removed or replaced and is not followed (yet)",
                 dbdir.display()
+            ),
+            StoreError::CompactionUnfinished { path, levels } => write!(
+                f,
+                "the compaction of {} did not finish: its tables are still in {levels} levels, as they were (is the disk full? its LOG says why)",
+                path.display()
             ),
         }
     }

@@ -34,6 +34,7 @@
 // The facade.
 mod backend;
 pub mod changes;
+mod compaction;
 mod error;
 mod layout;
 pub mod open;
@@ -47,6 +48,7 @@ mod rocks;
 mod follow;
 
 pub use backend::{Op, Scan, Store};
+pub use compaction::{Compaction, Level, Levels};
 pub use error::StoreError;
 pub use layout::Layout;
 pub use sweep::sweep_stale;

@@ -263,7 +263,7 @@ fn every_noid_verb_is_sent_to_noid() {
     ] {
         cases.push((format!("{v} x"), read_only(v)));
     }
-    for v in ["serve", "replay", "prune-log", "links"] {
+    for v in ["serve", "replay", "prune-log", "links", "compact"] {
         cases.push((format!("{v} x"), read_only(v)));
     }
     cases.push(("standing".into(), elsewhere("standing")));

@@ -43,6 +43,10 @@ impl Store for Writer {
     fn pause(&self, wait: std::time::Duration) -> Result<bool, StoreError> {
         Writer::pause(self, wait)
     }
+
+    fn compact(&self) -> Result<Option<crate::Compaction>, StoreError> {
+        Writer::compact(self).map(Some)
+    }
 }
 
 impl Scan for Snapshot {

@@ -295,13 +295,53 @@ impl Writer {
         Ok(result?)
     }
 
-    /// Compact the whole key space (after bulk loads).
-    pub fn compact(&self) {
-        if let Err(e) = self.resume() {
-            log::warn!("{e}; {} not compacted", self.layout.db.display());
-            return;
+    /// Compact the whole key space into the last level (after bulk loads; `noid
+    /// compact`). RocksDB reports no error from a manual compaction, and an
+    /// interrupted one (a full disk) leaves the tables as they were, so the levels
+    /// after it tell: more than one is an error.
+    pub fn compact(&self) -> Result<crate::Compaction, StoreError> {
+        self.resume()?;
+        let before = self.levels()?;
+        let t0 = Instant::now();
+        let mut opts = rocksdb::CompactOptions::default();
+        // The last level's tables are rewritten only where upper levels overlap them
+        // (with identifiers in no key order, all of them), not for their own sake.
+        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Skip);
+        self.db.compact_range_opt::<&[u8], &[u8]>(None, None, &opts);
+        let took = t0.elapsed();
+        let after = self.levels()?;
+        if after.0.len() > 1 {
+            return Err(StoreError::CompactionUnfinished {
+                path: self.layout.db.clone(),
+                levels: after.0.len(),
+            });
         }
-        self.db.compact_range::<&[u8], &[u8]>(None, None);
+        Ok(crate::Compaction {
+            before,
+            after,
+            took,
+        })
+    }
+
+    /// The table files by level.
+    fn levels(&self) -> Result<crate::Levels, StoreError> {
+        let mut levels: Vec<crate::Level> = Vec::new();
+        for f in self.db.live_files()? {
+            let level = f.level.max(0) as u32;
+            match levels.iter_mut().find(|l| l.level == level) {
+                Some(l) => {
+                    l.files += 1;
+                    l.bytes += f.size as u64;
+                }
+                None => levels.push(crate::Level {
+                    level,
+                    files: 1,
+                    bytes: f.size as u64,
+                }),
+            }
+        }
+        levels.sort_by_key(|l| l.level);
+        Ok(crate::Levels(levels))
     }
 }
 
