@@ -77,7 +77,7 @@ fn load(dbdir: &Path, n: u64) {
         }))
         .expect("commit");
     }
-    w.compact();
+    w.compact().expect("compact");
     eprintln!("loaded {n} ids in {:.1} s", start.elapsed().as_secs_f64());
 }
 
