@@ -108,7 +108,7 @@ complete_line() {
 got=$(complete_line "noid b")
 check "bash completion of 'noid b'" test "$got" = "bind"
 got=$(complete_line "noid " | tr '\n' ' ')
-want="-f -v -q -h --version --quiet --lock-timeout --help bind dbinfo dbcreate fetch get hello help hold mint note peppermint queue validate import export check lui standing prune-log links explain rules index search history rewrite stats "
+want="-f -v -q -h --version --quiet --lock-timeout --help bind dbinfo dbcreate fetch get hello help hold mint note peppermint queue validate import export check lui standing prune-log links explain rules index search history rewrite stats compact "
 check "bash completion of 'noid '" test "$got" = "$want"
 got=$(complete_line "noidr --prot")
 check "bash completion of 'noidr --prot'" test "$got" = "--protocol"
