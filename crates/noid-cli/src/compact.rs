@@ -33,11 +33,7 @@ pub fn command() -> clap::Command {
 /// Run `compact ARGS` on the session's minter: 0 when compacted, 1 when it could not
 /// be (with why on stderr), 2 for bad arguments.
 pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    if let Err(e) = CompactArgs::try_parse_from(
-        std::iter::once("noid compact".to_string()).chain(args.iter().cloned()),
-    ) {
-        let code = if e.use_stderr() { 2 } else { 0 };
-        let _ = e.print();
+    if let Err(code) = crate::mode::parse_args::<CompactArgs>("noid compact", args) {
         return code;
     }
     let store = match crate::store::open_writer(session) {

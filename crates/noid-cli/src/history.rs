@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::mode::parse_args;
 use clap::{ArgGroup, Parser, ValueEnum};
 use noid_binder::history::{self, Format};
 use noid_binder::rewrite::{self, Operation, Rewrite, BATCH};
@@ -109,18 +110,6 @@ pub fn commands() -> [clap::Command; 2] {
     ]
 }
 
-/// `args` parsed as `name`'s, or the exit status after clap's message.
-fn parse<P: Parser>(name: &str, args: &[String]) -> Result<P, u8> {
-    P::try_parse_from(std::iter::once(name.to_string()).chain(args.iter().cloned())).map_err(|e| {
-        let _ = e.print();
-        if e.use_stderr() {
-            2
-        } else {
-            0
-        }
-    })
-}
-
 /// The write log: `--log`, or the binder's own.
 fn log_of(session: &Invocation, log: Option<PathBuf>) -> PathBuf {
     log.unwrap_or_else(|| session.dbdir.join("write.log"))
@@ -128,7 +117,7 @@ fn log_of(session: &Invocation, log: Option<PathBuf>) -> PathBuf {
 
 /// `noid history ID`.
 pub fn history(session: &Invocation, args: &[String]) -> u8 {
-    let a: HistoryArgs = match parse("noid history", args) {
+    let a: HistoryArgs = match parse_args("noid history", args) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -159,7 +148,7 @@ fn one_line(s: &str) -> String {
 
 /// `noid rewrite …`.
 pub fn rewrite(session: &Invocation, args: &[String]) -> u8 {
-    let a: RewriteArgs = match parse("noid rewrite", args) {
+    let a: RewriteArgs = match parse_args("noid rewrite", args) {
         Ok(a) => a,
         Err(code) => return code,
     };

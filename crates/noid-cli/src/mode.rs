@@ -62,6 +62,19 @@ impl Mode {
     }
 }
 
+/// A mode's `args` parsed as the command `name` (`noid prune-log`, …); `Err` is the
+/// exit status after clap printed why: 2 for a usage error, 0 for `--help`.
+pub fn parse_args<P: clap::Parser>(name: &str, args: &[String]) -> Result<P, u8> {
+    P::try_parse_from(std::iter::once(name.to_string()).chain(args.iter().cloned())).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            2
+        } else {
+            0
+        }
+    })
+}
+
 /// The words of the modes, in the verb table's order (that of their help topics).
 pub fn words() -> impl Iterator<Item = &'static str> {
     verbs::VERBS

@@ -47,15 +47,9 @@ pub fn command() -> clap::Command {
 
 /// Run `prune-log ARGS` on the session's minter.
 pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    let parsed = match PruneLog::try_parse_from(
-        std::iter::once("noid prune-log".to_string()).chain(args.iter().cloned()),
-    ) {
+    let parsed: PruneLog = match crate::mode::parse_args("noid prune-log", args) {
         Ok(p) => p,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+        Err(code) => return code,
     };
     let keep = match (parsed.keep, parsed.before) {
         (Some(n), _) => Keep::Last(i64::from(n)),

@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use crate::mode::parse_args;
 use clap::{Parser, Subcommand, ValueEnum};
 use noid_core::{Lookup, MemLookup};
 use noid_resolve::{cases, Request};
@@ -93,23 +94,9 @@ pub fn commands() -> [clap::Command; 2] {
     ]
 }
 
-/// Parse `args` as `noid WORD …`; `Err` is the exit status after clap printed why.
-fn parse<P: Parser>(word: &str, args: &[String]) -> Result<P, u8> {
-    P::try_parse_from(std::iter::once(format!("noid {word}")).chain(args.iter().cloned())).map_err(
-        |e| {
-            let _ = e.print();
-            if e.use_stderr() {
-                2
-            } else {
-                0
-            }
-        },
-    )
-}
-
 /// `noid explain ARGS`.
 pub fn explain(session: &Invocation, args: &[String]) -> u8 {
-    let a: ExplainArgs = match parse("explain", args) {
+    let a: ExplainArgs = match parse_args("noid explain", args) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -156,7 +143,7 @@ pub fn explain(session: &Invocation, args: &[String]) -> u8 {
 
 /// `noid rules ARGS`.
 pub fn rules(session: &Invocation, args: &[String]) -> u8 {
-    let a: RulesArgs = match parse("rules", args) {
+    let a: RulesArgs = match parse_args("noid rules", args) {
         Ok(a) => a,
         Err(code) => return code,
     };

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 
+use crate::mode::parse_args;
 use clap::{Parser, Subcommand, ValueEnum};
 use noid_search::{Format, Query, SearchIndex, Sort};
 
@@ -92,20 +93,9 @@ pub fn commands() -> [clap::Command; 2] {
     ]
 }
 
-fn parsed<P: Parser>(name: &str, args: &[String]) -> Result<P, u8> {
-    P::try_parse_from(std::iter::once(name.to_string()).chain(args.iter().cloned())).map_err(|e| {
-        let _ = e.print();
-        if e.use_stderr() {
-            2
-        } else {
-            0
-        }
-    })
-}
-
 /// `index ARGS`.
 pub fn index(session: &Invocation, args: &[String]) -> u8 {
-    let parsed: Index = match parsed("noid index", args) {
+    let parsed: Index = match parse_args("noid index", args) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -129,7 +119,7 @@ pub fn index(session: &Invocation, args: &[String]) -> u8 {
 
 /// `search ARGS`.
 pub fn search(session: &Invocation, args: &[String]) -> u8 {
-    let parsed: Search = match parsed("noid search", args) {
+    let parsed: Search = match parse_args("noid search", args) {
         Ok(p) => p,
         Err(code) => return code,
     };

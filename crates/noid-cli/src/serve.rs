@@ -23,15 +23,9 @@ struct Serve {
 
 /// `noid serve --http ADDR --config FILE`.
 pub fn serve(args: &[String]) -> u8 {
-    let serve = match Serve::try_parse_from(
-        std::iter::once("noid serve".to_string()).chain(args.iter().cloned()),
-    ) {
+    let serve: Serve = match crate::mode::parse_args("noid serve", args) {
         Ok(s) => s,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+        Err(code) => return code,
     };
     let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
         .try_init();

@@ -62,13 +62,9 @@ pub fn command() -> clap::Command {
 
 /// `noid stats …`.
 pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    let words = std::iter::once("noid stats".to_string()).chain(args.iter().cloned());
-    let a = match StatsArgs::try_parse_from(words) {
+    let a: StatsArgs = match crate::mode::parse_args("noid stats", args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
+        Err(code) => return code,
     };
     if a.compact {
         match usage::compact(&session.dbdir) {

@@ -51,15 +51,9 @@ pub fn command() -> clap::Command {
 
 /// Run `links ARGS` on the session's minter.
 pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    let parsed = match Links::try_parse_from(
-        std::iter::once("noid links".to_string()).chain(args.iter().cloned()),
-    ) {
+    let parsed: Links = match crate::mode::parse_args("noid links", args) {
         Ok(p) => p,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+        Err(code) => return code,
     };
     let result = match parsed.command {
         Command::Check(a) => health::check(session, a),
