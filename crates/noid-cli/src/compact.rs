@@ -13,9 +13,11 @@ use crate::invocation::Invocation;
 /// levels, and every lookup that misses (a chop-back's ancestors, a resolver asked for
 /// an unknown identifier) and every range read consults each level. After loading
 /// millions of identifiers, compacting puts them all in the last level, so that
-/// lookups cost what they cost in a small store. It holds the writers' lock while it
-/// runs (other writers wait, as for any write; resolvers keep answering), needs free
-/// disk for a second copy of the store while it runs, and changes no key or value:
+/// lookups cost what they cost in a small store. It rewrites every table, so tables
+/// written by an earlier version take this version's table options. It holds the
+/// writers' lock while it runs (other writers wait, as for any write; resolvers keep
+/// answering), needs free disk for a second copy of the store while it runs, and
+/// changes no key or value:
 /// `noid export` is the same before and after. A minter held by PostgreSQL has no such
 /// tables (PostgreSQL's autovacuum keeps its own); a follower's local copy is compacted
 /// by its noidr in the background.

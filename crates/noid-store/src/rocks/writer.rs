@@ -304,9 +304,11 @@ impl Writer {
         let before = self.levels()?;
         let t0 = Instant::now();
         let mut opts = rocksdb::CompactOptions::default();
-        // The last level's tables are rewritten only where upper levels overlap them
-        // (with identifiers in no key order, all of them), not for their own sake.
-        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Skip);
+        // The last level's tables are rewritten too, once (not again those this
+        // compaction has just written): after a load, upper levels overlap nearly all of
+        // them anyway, and on a compacted store it is how tables written by an earlier
+        // version take this version's table options.
+        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::ForceOptimized);
         self.db.compact_range_opt::<&[u8], &[u8]>(None, None, &opts);
         let took = t0.elapsed();
         let after = self.levels()?;
