@@ -8,20 +8,45 @@ use rocksdb::{
     LruCacheOptions, Options,
 };
 
-/// Options for opening a minter database, with a block cache of `cache_bytes`.
-pub(crate) fn db_options(cache_bytes: usize) -> Options {
-    options(cache_bytes, false)
-}
-
 /// Options for a reader. A long-lived one (the resolver) keeps every table's index and
 /// filter pinned, so a lookup consults the block cache for its data block alone. A
 /// short-lived one (a one-lookup command) does without: pinning reads them all at open,
-/// while a lookup needs those of one table per level.
+/// while a lookup needs those of one table per level. (A reader writes no table, so
+/// the index layout given here is never used.)
 pub(crate) fn reader_options(cache_bytes: usize, long_lived: bool) -> Options {
-    options(cache_bytes, long_lived)
+    options(cache_bytes, long_lived, index_restart_interval(0))
 }
 
-fn options(cache_bytes: usize, pin_blocks: bool) -> Options {
+/// Tables of a store past this size (about 10 million identifiers of N2T's shape) are
+/// written with an index restart point every [`LARGE_INDEX_RESTART_INTERVAL`] entries.
+pub(crate) const LARGE_STORE_BYTES: u64 = 1 << 30;
+
+/// See [`index_restart_interval`].
+const LARGE_INDEX_RESTART_INTERVAL: i32 = 16;
+
+/// The index restart interval for the tables a writer of a store of `store_bytes`
+/// (its table files' total size when the writer opens it) writes.
+///
+/// A table's index has an entry per data block (13,000 in a 64 MB table), and a
+/// lookup binary-searches them. While the store's indexes fit in the CPU's caches
+/// (a small store), each step is cheap, and RocksDB's restart point at every entry is
+/// best: a lookup decodes no entry it does not compare. Past [`LARGE_STORE_BYTES`],
+/// each step is a cache miss, and a restart point every 16 entries takes four steps
+/// off the search for a short scan of neighbouring entries, and makes the index
+/// smaller. At 50M identifiers that cost `noidr` 14 % less CPU per chop-back and 5 %
+/// less per hit (docs/SCALING.md, "What the curve showed"); in a 100,000-identifier
+/// store it would cost the modules some 1,700 instructions more per first request.
+/// A store holds tables of both kinds while compaction rewrites it; every reader
+/// reads both.
+pub(crate) fn index_restart_interval(store_bytes: u64) -> i32 {
+    if store_bytes > LARGE_STORE_BYTES {
+        LARGE_INDEX_RESTART_INTERVAL
+    } else {
+        1
+    }
+}
+
+fn options(cache_bytes: usize, pin_blocks: bool, index_restart_interval: i32) -> Options {
     let mut o = Options::default();
     // Each primary open rotates the info log; without a cap the directory fills with LOG.old.*.
     o.set_keep_log_file_num(5);
@@ -75,27 +100,76 @@ fn options(cache_bytes: usize, pin_blocks: bool) -> Options {
     // decode fewer entries per hit, for somewhat larger data blocks (keys share less
     // prefix).
     b.set_block_restart_interval(4);
-    // A table's index has an entry per data block (13,000 in a 64 MB table), and a
-    // lookup's binary search over them is where a large store's lookups spend their
-    // time: each step a cache miss, when the store's indexes outgrow the CPU's caches.
-    // A restart point every 16 entries instead of every one takes four steps off that
-    // search for a short scan of neighbouring entries, and makes the index a fifth
-    // smaller. At 50M identifiers a chop-back cost `noidr` 14 % less CPU and a hit 5 %
-    // less; at 1M, the same within the drift (docs/SCALING.md, "What the curve showed").
-    b.set_index_block_restart_interval(16);
+    b.set_index_block_restart_interval(index_restart_interval);
     o.set_block_based_table_factory(&b);
     o
 }
 
-/// Options for the single writer: as [`db_options`], plus a memtable bloom filter.
+/// Options for the single writer of a store of `store_bytes` (its tables' total size as
+/// it opens; see [`index_restart_interval`]), with a block cache of `cache_bytes`, and a
+/// memtable bloom filter.
 ///
 /// Minting probes the hold and circulation keys of every candidate, nearly all absent
 /// and nearly all in the memtable: the filter answers those misses without walking the
 /// skiplist. Readers go without it: its several megabytes, zeroed at every open, would
 /// dominate the start-up of a short `noid get`.
-pub(crate) fn writer_options(cache_bytes: usize) -> Options {
-    let mut o = db_options(cache_bytes);
+pub(crate) fn writer_options(cache_bytes: usize, store_bytes: u64) -> Options {
+    let mut o = options(cache_bytes, false, index_restart_interval(store_bytes));
     o.set_memtable_prefix_bloom_ratio(0.1);
     o.set_memtable_whole_key_filtering(true);
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocksdb::DB;
+
+    /// The index block size RocksDB reports for a store's tables.
+    fn index_bytes(db: &DB) -> u64 {
+        let props = db
+            .property_value("rocksdb.aggregated-table-properties")
+            .unwrap()
+            .unwrap();
+        let after = props
+            .split("index block size")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{props}"));
+        after
+            .split(['=', ';'])
+            .nth(1)
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{props}"))
+    }
+
+    /// The same 20,000 keys written by a writer of a small store and of one past
+    /// `LARGE_STORE_BYTES`: the second's tables have a restart point every 16 index
+    /// entries, so their index is several times smaller (RocksDB's own count), and both
+    /// read the same.
+    #[test]
+    fn a_large_stores_writer_writes_sparser_indexes() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, store_bytes: u64| {
+            let mut o = writer_options(8 << 20, store_bytes);
+            o.create_if_missing(true);
+            let db = DB::open(&o, d.path().join(name)).unwrap();
+            for i in 0..20_000u32 {
+                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
+                db.put(id, format!("https://example.org/{i}")).unwrap();
+            }
+            db.flush().unwrap();
+            db
+        };
+        let small = write("small", 0);
+        let large = write("large", LARGE_STORE_BYTES + 1);
+        let (s, l) = (index_bytes(&small), index_bytes(&large));
+        assert!(
+            l * 3 < s,
+            "index of the large store's tables {l}, of the small's {s}"
+        );
+        let key = format!("ark:/99999/b{:08x}\t_t", 7u32.wrapping_mul(2_654_435_761));
+        assert_eq!(small.get(&key).unwrap().unwrap(), b"https://example.org/7");
+        assert_eq!(large.get(&key).unwrap().unwrap(), b"https://example.org/7");
+        assert_eq!(index_restart_interval(LARGE_STORE_BYTES), 1);
+    }
 }

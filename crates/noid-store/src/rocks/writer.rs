@@ -52,6 +52,21 @@ pub struct Writer {
 /// them up to some 70 million identifiers; a short command uses a few MB of it.
 const WRITER_CACHE: usize = 1 << 30;
 
+/// The total size of the table files in the RocksDB directory `db`: what decides how
+/// the tables a writer writes are laid out (`options::index_restart_interval`). A
+/// directory that cannot be listed counts as empty, as a new store does.
+fn tables_bytes(db: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(db) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".sst"))
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 impl Writer {
     /// Open the existing minter in `dbdir`, waiting up to `timeout` for other writers.
     pub fn open(dbdir: &Path, timeout: Duration) -> Result<Writer, StoreError> {
@@ -62,7 +77,7 @@ impl Writer {
         let start = Instant::now();
         let lock = take_lock(&layout.lock, timeout)?;
         let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
-        let opts = writer_options(WRITER_CACHE);
+        let opts = writer_options(WRITER_CACHE, tables_bytes(&layout.db));
         let db = DB::open(&opts, &layout.db)?;
         Writer::assemble(db, opts, layout, (lock, busy), timeout)
     }
@@ -78,7 +93,7 @@ impl Writer {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
         let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
-        let mut opts = writer_options(WRITER_CACHE);
+        let mut opts = writer_options(WRITER_CACHE, 0);
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
