@@ -241,7 +241,7 @@ pub fn run(session: &Invocation, source: &mut dyn Source) -> bool {
             Action::Plain(p) => p.run(&mut out),
             Action::Create(c) => c.run(session, &mut out),
             Action::Port(p) => p.run(session, &mut out),
-            Action::Read(r) => match crate::store::open_reader(session) {
+            Action::Read(r) => match crate::store::open_reader_for(session, &r) {
                 Ok(snap) => {
                     if let Err(e) = r.run(&*snap, &mut out) {
                         out.fail(format!("{e}\n"));

@@ -29,6 +29,15 @@ pub fn reader(dbdir: &Path) -> Result<Box<dyn Scan>, StoreError> {
     }
 }
 
+/// [`reader`] for a few lookups (`noid get`, `fetch`): an embedded store's tables are
+/// opened as the lookups need them ([`Snapshot::open_for_lookups`]), not all at once.
+pub fn lookup_reader(dbdir: &Path) -> Result<Box<dyn Scan>, StoreError> {
+    match Location::read(&Layout::new(dbdir))? {
+        Some(loc) => pg::open_reader(dbdir, &loc),
+        None => Ok(Box::new(Snapshot::open_for_lookups(dbdir)?)),
+    }
+}
+
 /// [`reader`], opened between writers (waiting up to `wait` for one at work): sure to
 /// show every write acknowledged before it, even one still being flushed (RocksDB's
 /// [`Snapshot::open_between_writers`]; a PostgreSQL transaction always is).

@@ -157,7 +157,7 @@ impl Follower {
             return Err(StoreError::Stopping);
         }
         let dir = SecondaryDir::removed(self.dirs.next());
-        match Secondary::open_in(&self.dbdir, dir, self.cache_bytes, true) {
+        match Secondary::open_in(&self.dbdir, dir, self.cache_bytes, true, false) {
             Ok(secondary) => {
                 self.stats.opened(secondary.generation());
                 self.current.store(Some(Arc::new(View::with_cache(

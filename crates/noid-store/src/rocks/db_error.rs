@@ -18,6 +18,16 @@ impl fmt::Display for DbError {
 
 impl std::error::Error for DbError {}
 
+impl DbError {
+    /// A table file the view names is gone: a writer's compaction removed it before
+    /// this reader opened it (a reader that opens tables as lookups need them).
+    pub(crate) fn is_vanished_table(&self) -> bool {
+        self.0.kind() == rocksdb::ErrorKind::IOError
+            && self.0.as_ref().contains(".sst")
+            && self.0.as_ref().contains("No such file")
+    }
+}
+
 impl From<rocksdb::Error> for StoreError {
     fn from(e: rocksdb::Error) -> Self {
         StoreError::Db(DbError(e))

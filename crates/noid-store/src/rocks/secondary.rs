@@ -118,7 +118,7 @@ impl Secondary {
         cache_bytes: usize,
     ) -> Result<Secondary, StoreError> {
         let dir = secondary_dir.map_or_else(SecondaryDir::temporary, SecondaryDir::kept);
-        Secondary::open_in(dbdir, dir, cache_bytes, true)
+        Secondary::open_in(dbdir, dir, cache_bytes, true, false)
     }
 
     /// Open the minter in `dbdir`, its own files in `dir`: long-lived (pinning index
@@ -130,6 +130,7 @@ impl Secondary {
         dir: SecondaryDir,
         cache_bytes: usize,
         long_lived: bool,
+        lazy_tables: bool,
     ) -> Result<Secondary, StoreError> {
         let layout = Layout::new(dbdir);
         if !layout.exists() {
@@ -147,7 +148,7 @@ impl Secondary {
         // between only makes the first `freshen` catch up.
         let opened = Watcher::open(&layout.generation).and_then(|watcher| {
             let before = watcher.current();
-            let options = reader_options(cache_bytes, long_lived);
+            let options = reader_options(cache_bytes, long_lived, lazy_tables);
             let db = DB::open_as_secondary(&options, &layout.db, &dir.path)?;
             Ok((watcher, db, before))
         });

@@ -5,7 +5,9 @@
 //! throw-away directory does neither, and opens quickly: it reads no table's index
 //! or filter until a lookup needs it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::RwLock;
 use std::time::Duration;
 
 use crate::error::StoreError;
@@ -14,15 +16,79 @@ use crate::rocks::secondary::{gate, lock_shared_within, Secondary, SecondaryDir}
 
 /// A read-only view of a minter that does not block writers.
 pub struct Snapshot {
-    secondary: Secondary,
+    secondary: RwLock<Secondary>,
+    /// For a view that opens its tables as lookups need them: the minter, opened again
+    /// when a table it names is gone.
+    lookups: Option<PathBuf>,
+    reopened: AtomicU32,
 }
 
+/// How many times a view for lookups opens the store again before the error stands: a
+/// compaction removes tables once, so a second removal during one lookup is unlikely.
+const REOPENS: u32 = 3;
+
 impl Snapshot {
-    /// Open the minter in `dbdir` for reading.
+    /// Open the minter in `dbdir` for reading: every table opened at once, so that the
+    /// view reads its tables to the end whatever a writer's compaction removes meanwhile
+    /// (`noid export`, `check`, `dbinfo`).
     pub fn open(dbdir: &Path) -> Result<Snapshot, StoreError> {
         Ok(Snapshot {
-            secondary: Secondary::open_in(dbdir, SecondaryDir::temporary(), 8 << 20, false)?,
+            secondary: RwLock::new(Secondary::open_in(
+                dbdir,
+                SecondaryDir::temporary(),
+                8 << 20,
+                false,
+                false,
+            )?),
+            lookups: None,
+            reopened: AtomicU32::new(0),
         })
+    }
+
+    /// Open the minter in `dbdir` for a few lookups (`noid get`, `fetch`): each table
+    /// is opened when a lookup first needs it, so that opening costs the same whatever
+    /// the store's size. When a writer's compaction has removed a table the view names
+    /// and has not opened, a lookup ([`Snapshot::get`], and the `Lookup` methods, which
+    /// return whole answers) opens the store again and asks again: the answer is then
+    /// that of the newer view. [`Snapshot::scan_from`] does not, and reports the error.
+    pub fn open_for_lookups(dbdir: &Path) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot {
+            secondary: RwLock::new(Self::lookup_view(dbdir)?),
+            lookups: Some(dbdir.to_path_buf()),
+            reopened: AtomicU32::new(0),
+        })
+    }
+
+    fn lookup_view(dbdir: &Path) -> Result<Secondary, StoreError> {
+        Secondary::open_in(dbdir, SecondaryDir::temporary(), 8 << 20, false, true)
+    }
+
+    /// How many times this view opened the store again (a table gone).
+    pub fn reopened(&self) -> u32 {
+        self.reopened.load(Ordering::Relaxed)
+    }
+
+    /// `read` on the view; for a view for lookups, again on a new view of the store
+    /// while a table the view names is gone.
+    fn with_view<T>(
+        &self,
+        read: impl Fn(&Secondary) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut tries = 0;
+        loop {
+            let result = read(&self.secondary.read().unwrap_or_else(|p| p.into_inner()));
+            match (&result, &self.lookups) {
+                (Err(StoreError::Db(e)), Some(dbdir))
+                    if e.is_vanished_table() && tries < REOPENS =>
+                {
+                    tries += 1;
+                    let view = Self::lookup_view(dbdir)?;
+                    *self.secondary.write().unwrap_or_else(|p| p.into_inner()) = view;
+                    self.reopened.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => return result,
+            }
+        }
     }
 
     /// Open the minter in `dbdir` for reading between writers: with the writers' gate
@@ -51,7 +117,7 @@ impl Snapshot {
 
     /// The value under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        self.secondary.get(key)
+        self.with_view(|s| s.get(key))
     }
 
     /// Call `f` on each (key, value) from the first key `>= start`, until it returns false.
@@ -60,15 +126,16 @@ impl Snapshot {
         start: &[u8],
         f: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), StoreError> {
-        self.secondary.scan_from(start, f)
+        self.secondary
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .scan_from(start, f)
     }
 }
 
 impl noid_core::Lookup for Snapshot {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, noid_core::LookupError> {
-        self.secondary
-            .get(key)
-            .map_err(|e| noid_core::LookupError::read(key, e))
+        Snapshot::get(self, key).map_err(|e| noid_core::LookupError::read(key, e))
     }
 
     fn scan_prefix(
@@ -76,8 +143,56 @@ impl noid_core::Lookup for Snapshot {
         prefix: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, noid_core::LookupError> {
-        self.secondary
-            .scan_prefix(prefix, limit)
+        self.with_view(|s| s.scan_prefix(prefix, limit))
             .map_err(|e| noid_core::LookupError::read(prefix, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Op, Writer};
+
+    /// Four writers each leave a table, each spanning the same keys (so that a lookup
+    /// consults each); a view for lookups opened then names them all but opens at most
+    /// two. A writer's compaction removes them; a lookup in the
+    /// oldest table then finds one gone, opens the store again (counted) and answers
+    /// from the compacted table. A view that opened every table at once still reads
+    /// them through its open files, without opening the store again.
+    #[test]
+    fn a_lookup_view_opens_the_store_again_when_a_table_is_gone() {
+        let d = tempfile::tempdir().unwrap();
+        let wait = Duration::from_secs(5);
+        drop(Writer::create(d.path(), wait).unwrap());
+        for i in 0..4 {
+            let w = Writer::open(d.path(), wait).unwrap();
+            let (k, v) = (format!("id{i}\t_t"), format!("https://example.org/{i}"));
+            w.commit([
+                Op::Put(format!("a{i}").into_bytes(), b"x".to_vec()),
+                Op::Put(k.into_bytes(), v.into_bytes()),
+                Op::Put(format!("z{i}").into_bytes(), b"x".to_vec()),
+            ])
+            .unwrap();
+            drop(w);
+        }
+        let lookups = Snapshot::open_for_lookups(d.path()).unwrap();
+        let whole = Snapshot::open(d.path()).unwrap();
+        let w = Writer::open(d.path(), wait).unwrap();
+        w.compact().unwrap();
+        drop(w);
+        assert_eq!(
+            lookups.get(b"id0\t_t").unwrap().as_deref(),
+            Some(&b"https://example.org/0"[..])
+        );
+        assert_eq!(
+            lookups.reopened(),
+            1,
+            "a table was gone and the store opened again"
+        );
+        assert_eq!(
+            whole.get(b"id0\t_t").unwrap().as_deref(),
+            Some(&b"https://example.org/0"[..])
+        );
+        assert_eq!(whole.reopened(), 0);
     }
 }
