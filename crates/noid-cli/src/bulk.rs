@@ -8,7 +8,7 @@ use std::io::BufRead;
 use indicatif::ProgressBar;
 
 use crate::batch::{emit, write_batch};
-use crate::commands::Action;
+use crate::commands::{Action, Read};
 use crate::complaint::store_error;
 use crate::invocation::Invocation;
 use crate::output::Out;
@@ -241,7 +241,7 @@ pub fn run(session: &Invocation, source: &mut dyn Source) -> bool {
             Action::Plain(p) => p.run(&mut out),
             Action::Create(c) => c.run(session, &mut out),
             Action::Port(p) => p.run(session, &mut out),
-            Action::Read(r) => match crate::store::open_reader_for(session, &r) {
+            Action::Read(r) => match open_for(session, &r) {
                 Ok(snap) => {
                     if let Err(e) = r.run(&*snap, &mut out) {
                         out.fail(format!("{e}\n"));
@@ -259,4 +259,16 @@ pub fn run(session: &Invocation, source: &mut dyn Source) -> bool {
         ok &= emit(session, &mut out);
     }
     ok
+}
+
+/// The store opened for the read `r`: `get` and `fetch` open only the tables their
+/// lookups need; the others (`dbinfo`, `validate`, standing) read on as a whole.
+fn open_for(
+    session: &Invocation,
+    r: &Read,
+) -> Result<Box<dyn noid_store::Scan>, noid_store::StoreError> {
+    match r {
+        Read::Fetch(_) => crate::store::open_lookup_reader(session),
+        _ => crate::store::open_reader(session),
+    }
 }

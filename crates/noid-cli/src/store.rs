@@ -19,17 +19,11 @@ pub fn open_reader(session: &Invocation) -> Result<Box<dyn Scan>, StoreError> {
     noid_store::open::reader(&session.dbdir)
 }
 
-/// The session's minter, opened for the read `read`: `get` and `fetch` look up one
-/// identifier's keys, and open only the tables they need; the others read on as a
-/// whole ([`open_reader`]).
-pub fn open_reader_for(
-    session: &Invocation,
-    read: &crate::commands::Read,
-) -> Result<Box<dyn Scan>, StoreError> {
-    match read {
-        crate::commands::Read::Fetch(_) => noid_store::open::lookup_reader(&session.dbdir),
-        _ => open_reader(session),
-    }
+/// The session's minter, opened for a few lookups (`get` and `fetch` look up one
+/// identifier's keys): an embedded store's tables are opened as the lookups need them
+/// (noid-store's `open::lookup_reader`).
+pub fn open_lookup_reader(session: &Invocation) -> Result<Box<dyn Scan>, StoreError> {
+    noid_store::open::lookup_reader(&session.dbdir)
 }
 
 /// Create the session's minter, embedded or (`backend`) on PostgreSQL, and open it for
