@@ -32,17 +32,7 @@ impl Snapshot {
     /// view reads its tables to the end whatever a writer's compaction removes meanwhile
     /// (`noid export`, `check`, `dbinfo`).
     pub fn open(dbdir: &Path) -> Result<Snapshot, StoreError> {
-        Ok(Snapshot {
-            secondary: RwLock::new(Secondary::open_in(
-                dbdir,
-                SecondaryDir::temporary(),
-                8 << 20,
-                false,
-                false,
-            )?),
-            lookups: None,
-            reopened: AtomicU32::new(0),
-        })
+        Snapshot::opened(dbdir, false)
     }
 
     /// Open the minter in `dbdir` for a few lookups (`noid get`, `fetch`): each table
@@ -52,15 +42,27 @@ impl Snapshot {
     /// return whole answers) opens the store again and asks again: the answer is then
     /// that of the newer view. [`Snapshot::scan_from`] does not, and reports the error.
     pub fn open_for_lookups(dbdir: &Path) -> Result<Snapshot, StoreError> {
+        Snapshot::opened(dbdir, true)
+    }
+
+    fn opened(dbdir: &Path, lookups: bool) -> Result<Snapshot, StoreError> {
         Ok(Snapshot {
-            secondary: RwLock::new(Self::lookup_view(dbdir)?),
-            lookups: Some(dbdir.to_path_buf()),
+            secondary: RwLock::new(Snapshot::view(dbdir, lookups)?),
+            lookups: lookups.then(|| dbdir.to_path_buf()),
             reopened: AtomicU32::new(0),
         })
     }
 
-    fn lookup_view(dbdir: &Path) -> Result<Secondary, StoreError> {
-        Secondary::open_in(dbdir, SecondaryDir::temporary(), 8 << 20, false, true)
+    /// A secondary in a throw-away directory, opening its tables as lookups need them
+    /// (`lazy_tables`) or all at once.
+    fn view(dbdir: &Path, lazy_tables: bool) -> Result<Secondary, StoreError> {
+        Secondary::open_in(
+            dbdir,
+            SecondaryDir::temporary(),
+            8 << 20,
+            false,
+            lazy_tables,
+        )
     }
 
     /// How many times this view opened the store again (a table gone).
@@ -82,7 +84,7 @@ impl Snapshot {
                     if e.is_vanished_table() && tries < REOPENS =>
                 {
                     tries += 1;
-                    let view = Self::lookup_view(dbdir)?;
+                    let view = Snapshot::view(dbdir, true)?;
                     *self.secondary.write().unwrap_or_else(|p| p.into_inner()) = view;
                     self.reopened.fetch_add(1, Ordering::Relaxed);
                 }
@@ -155,9 +157,8 @@ mod tests {
 
     /// Four writers each leave a table, each spanning the same keys (so that a lookup
     /// consults each); a view for lookups opened then names them all but opens at most
-    /// two. A writer's compaction removes them; a lookup in the
-    /// oldest table then finds one gone, opens the store again (counted) and answers
-    /// from the compacted table. A view that opened every table at once still reads
+    /// two. A writer's compaction removes them; a lookup in the oldest table then finds
+    /// one gone, opens the store again (counted) and answers from the compacted table. A view that opened every table at once still reads
     /// them through its open files, without opening the store again.
     #[test]
     fn a_lookup_view_opens_the_store_again_when_a_table_is_gone() {
