@@ -41,7 +41,7 @@ class Target(http.server.BaseHTTPRequestHandler):
         pass
 
 
-class LinkHealth(unittest.TestCase):
+class LinkHealth(harness.ConsolePages, unittest.TestCase):
     """One browser session, in order."""
 
     @classmethod
@@ -64,9 +64,6 @@ class LinkHealth(unittest.TestCase):
     def tearDownClass(cls):
         cls.server.stop()
 
-    def go(self, path):
-        self.driver.get(self.server.url(path))
-
     def page(self, name):
         harness.check_axe(self.driver)
         harness.assert_fits(self.driver)
@@ -75,10 +72,11 @@ class LinkHealth(unittest.TestCase):
     def test_1_counts_and_rows(self):
         self.go("/console/login")
         for field, value in (("populator", "sam"), ("login", "sam"), ("password", "secret")):
-            self.driver.find_element(By.ID, field).send_keys(value)
-        self.driver.find_element(By.XPATH, "//button[normalize-space()='Log in']").click()
-        WebDriverWait(self.driver, 20).until(
-            lambda d: d.find_element(By.TAG_NAME, "h1").text == "Binders and minters")
+            self.fill(field, value)
+        # Waits for the login page to be replaced: reading the new page's heading while
+        # the old one is torn down fails with "stale element" (a CI run).
+        self.click("Log in")
+        harness.assert_text(self.driver, "h1", "Binders and minters")
 
         def both_checked(driver):
             driver.get(self.server.url("/console/p/sam/links"))
@@ -95,9 +93,7 @@ class LinkHealth(unittest.TestCase):
 
     def test_2_filter_and_open_the_identifier(self):
         Select(self.driver.find_element(By.ID, "links-status")).select_by_value("broken")
-        old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(By.XPATH, "//button[normalize-space()='Show']").click()
-        WebDriverWait(self.driver, 20).until(harness.replaced(old))
+        self.click("Show")
         self.assertTrue(self.driver.current_url.endswith("/console/p/sam/links?status=broken&under=&populator=&host="),
                         self.driver.current_url)
         rows = self.driver.find_elements(By.CSS_SELECTOR, "table.links tbody tr")
