@@ -2,8 +2,8 @@
 //! (noid-store's `Store::compact`; docs/SCALING.md, "Capacity on one machine"). Not a
 //! Perl verb: like `prune-log`, it never comes from bulk lines or the web.
 
-use clap::Parser;
-use noid_store::{Compaction, Levels};
+use clap::{Parser, ValueEnum};
+use noid_store::{Compaction, Levels, TableIndex};
 
 use crate::invocation::Invocation;
 
@@ -21,9 +21,42 @@ use crate::invocation::Invocation;
 /// `noid export` is the same before and after. A minter held by PostgreSQL has no such
 /// tables (PostgreSQL's autovacuum keeps its own); a follower's local copy is compacted
 /// by its noidr in the background.
+///
+/// With --index, the tables are rewritten with their index and filters laid out as it
+/// says, and every writer after writes them so (the store's setting, kept in
+/// NOID/table-index). Whole (the default) is the fastest while every resolver can hold
+/// the store's index and filters in memory, about 7 bytes per identifier of N2T's
+/// shape, whatever its --cache-mb. In pieces, a resolver holds in memory only the
+/// pieces that fit in half its block cache, so that its memory stays within what it was
+/// given, at some cost per lookup: at 50 million identifiers, an Apache child with
+/// mod_noid's cache-mb=64 held 208 MB instead of 817 at the same request rate, while
+/// a single noidr spent a quarter more CPU per hit (docs/SCALING.md, "Memory, bounded
+/// by configuration"). The resolvers log, as they open, which they hold.
 #[derive(Parser, Debug)]
 #[command(name = "noid compact")]
-struct CompactArgs {}
+struct CompactArgs {
+    /// How the tables hold their index and filters, from now on.
+    #[arg(long, value_enum, value_name = "LAYOUT")]
+    index: Option<IndexArg>,
+}
+
+/// `--index`'s values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum IndexArg {
+    /// One index block and one filter block per table.
+    Whole,
+    /// Index and filters in 4 KB pieces, held in memory as the block cache allows.
+    Pieces,
+}
+
+impl From<IndexArg> for TableIndex {
+    fn from(a: IndexArg) -> TableIndex {
+        match a {
+            IndexArg::Whole => TableIndex::Whole,
+            IndexArg::Pieces => TableIndex::Pieces,
+        }
+    }
+}
 
 /// The command's definition, named as a subcommand of noid's, for noid(1) and the
 /// shell completions.
@@ -35,9 +68,10 @@ pub fn command() -> clap::Command {
 /// Run `compact ARGS` on the session's minter: 0 when compacted, 1 when it could not
 /// be (with why on stderr), 2 for bad arguments.
 pub fn run(session: &Invocation, args: &[String]) -> u8 {
-    if let Err(code) = crate::mode::parse_args::<CompactArgs>("noid compact", args) {
-        return code;
-    }
+    let parsed = match crate::mode::parse_args::<CompactArgs>("noid compact", args) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let store = match crate::store::open_writer(session) {
         Ok(s) => s,
         Err(e) => {
@@ -45,7 +79,7 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
             return 1;
         }
     };
-    match store.compact() {
+    match store.compact(parsed.index.map(TableIndex::from)) {
         Ok(Some(c)) => {
             print!("{}", report(&c));
             0
@@ -66,13 +100,17 @@ pub fn run(session: &Invocation, args: &[String]) -> u8 {
 }
 
 /// What a compaction did, as `noid compact` prints it: the tables before and after,
-/// level by level, and the time it took.
+/// level by level, the time it took, and how the tables hold their index and filters.
 fn report(c: &Compaction) -> String {
     format!(
-        "compacted in {:.1} s\nbefore: {}\nafter:  {}\n",
+        "compacted in {:.1} s\nbefore: {}\nafter:  {}\nindex and filters: {}\n",
         c.took.as_secs_f64(),
         levels(&c.before),
-        levels(&c.after)
+        levels(&c.after),
+        match c.index {
+            TableIndex::Whole => "whole",
+            TableIndex::Pieces => "in pieces",
+        }
     )
 }
 
@@ -121,20 +159,23 @@ mod tests {
                 bytes: 1200,
             }]),
             took: std::time::Duration::from_millis(1250),
+            index: TableIndex::Whole,
         };
         assert_eq!(
             report(&c),
             "compacted in 1.2 s\nbefore: 4 table files, 1300 bytes (level 0: 3, level 6: 1)\n\
-             after:  1 table file, 1200 bytes (level 6: 1)\n"
+             after:  1 table file, 1200 bytes (level 6: 1)\nindex and filters: whole\n"
         );
         let empty = Compaction {
             before: Levels::default(),
             after: Levels::default(),
             took: std::time::Duration::ZERO,
+            index: TableIndex::Pieces,
         };
         assert_eq!(
             report(&empty),
-            "compacted in 0.0 s\nbefore: 0 table files, 0 bytes\nafter:  0 table files, 0 bytes\n"
+            "compacted in 0.0 s\nbefore: 0 table files, 0 bytes\nafter:  0 table files, 0 bytes\n\
+             index and filters: in pieces\n"
         );
     }
 }

@@ -37,7 +37,7 @@ fn info(topic: &str, brief: bool) -> &'static str {
         ("history", true) => "\n   noid history Id [--format table|json|csv]\t# Id's logged writes, old -> new\n",
         ("rewrite", true) => "\n   noid rewrite --from PREFIX --to PREFIX [--dry-run]\t# change many targets\n   noid rewrite --undo OPID\t\t# put back what operation OPID changed\n",
         ("stats", true) => "\n   noid stats [Id|Prefix] [--days N] [--format text|csv|json]\t# resolution counts\n",
-        ("compact", true) => "\n   noid compact\t\t\t# rewrite the minter's tables into one level (after bulk loads)\n",
+        ("compact", true) => "\n   noid compact [--index whole|pieces]\t# rewrite the minter's tables into one level (after bulk loads)\n",
         ("prune-log", true) => "\n   noid prune-log --keep N | --before SEQ\t# drop old change-log rows (PostgreSQL)\n",
         ("index", true) => "\n   noid index rebuild|status\t\t# the search index (noid index --help)\n",
         ("search", true) => "\n   noid search QUERY [--format table|csv|json|anvl]\t# find identifiers (noid search --help)\n",

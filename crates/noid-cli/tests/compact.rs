@@ -40,7 +40,8 @@ fn compact_puts_every_table_in_one_level_and_changes_no_key() {
     let r = d.noid(&["compact"]);
     let out = r.ok();
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[3], "index and filters: whole", "the default: {out}");
     assert!(
         lines[0].starts_with("compacted in ") && lines[0].ends_with(" s"),
         "{out}"
@@ -126,4 +127,76 @@ fn compact_refuses_arguments_and_a_missing_minter() {
     assert!(r.stderr.starts_with("error: no database ("), "{}", r.stderr);
     assert!(r.stderr.contains("-- use dbcreate?"), "{}", r.stderr);
     assert_eq!(r.stdout, "");
+}
+
+/// `--index pieces` rewrites the tables with their index and filters in pieces and keeps
+/// the setting, which a later `compact` without it follows; `--index whole` turns it
+/// back. Every key reads the same throughout.
+#[test]
+fn compact_index_pieces_is_kept_until_whole_is_asked() {
+    let d = Dir::minter(&[]);
+    d.noid_stdin(&["-"], binds(0, 3_000).as_bytes()).ok();
+    let export = d.noid(&["export"]).ok().to_string();
+    let setting = || std::fs::read_to_string(d.path().join("NOID/table-index")).ok();
+    assert_eq!(setting(), None, "no setting until one is asked for");
+
+    let last_line = |args: &[&str]| {
+        let out = d.noid(args).ok().to_string();
+        out.lines().last().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        last_line(&["compact", "--index", "pieces"]),
+        "index and filters: in pieces"
+    );
+    assert_eq!(setting().as_deref(), Some("pieces\n"));
+    assert_eq!(d.noid(&["export"]).ok(), export);
+    d.noid(&["bind", "set", "later", "_t", "https://example.org/l"])
+        .ok();
+    assert_eq!(last_line(&["compact"]), "index and filters: in pieces");
+    assert_eq!(
+        d.noid(&["get", "ark:/99999/b00000000", "_t"]).ok(),
+        "https://example.org/0\n"
+    );
+    assert_eq!(
+        d.noid(&["get", "later", "_t"]).ok(),
+        "https://example.org/l\n"
+    );
+
+    assert_eq!(
+        last_line(&["compact", "--index", "whole"]),
+        "index and filters: whole"
+    );
+    assert_eq!(setting().as_deref(), Some("whole\n"));
+    d.assert_check_clean();
+}
+
+/// A layout that is not one, and a setting file that names none: refused, the store and
+/// the setting unchanged.
+#[test]
+fn compact_refuses_an_unknown_index_layout() {
+    let d = Dir::minter(&[]);
+    d.noid(&["bind", "set", "x", "_t", "https://example.org/x"])
+        .ok();
+    let export = d.noid(&["export"]).ok().to_string();
+    let r = d.noid(&["compact", "--index", "halves"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("invalid value 'halves' for '--index <LAYOUT>'")
+            && r.stderr.contains("[possible values: whole, pieces]"),
+        "{}",
+        r.stderr
+    );
+    assert!(!d.path().join("NOID/table-index").exists());
+
+    std::fs::write(d.path().join("NOID/table-index"), "partitioned\n").unwrap();
+    let r = d.noid(&["compact"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("NOID/table-index: \"partitioned\" is not a table layout (whole or pieces)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(d.noid(&["export"]).ok(), export);
 }

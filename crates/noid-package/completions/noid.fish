@@ -166,4 +166,6 @@ json\t'The totals, every day\'s counts and the lists'"
 complete -c noid -n "__fish_noid_using_subcommand stats" -l top -d 'How many identifiers the most-resolved and most-asked-missing lists name' -r
 complete -c noid -n "__fish_noid_using_subcommand stats" -l compact -d 'Fold the counts files of processes that have ended into one first'
 complete -c noid -n "__fish_noid_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c noid -n "__fish_noid_using_subcommand compact" -l index -d 'How the tables hold their index and filters, from now on' -r -f -a "whole\t'One index block and one filter block per table'
+pieces\t'Index and filters in 4 KB pieces, held in memory as the block cache allows'"
 complete -c noid -n "__fish_noid_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -145,8 +145,14 @@ pub trait Store: Scan + Sync {
     /// tables itself). A bulk load of identifiers in no key order leaves them spread
     /// over several levels, and every lookup that misses, and every chop-back's range
     /// read, consults each level: at 50 million identifiers a chop-back cost more than
-    /// twice its CPU at one million (docs/SCALING.md).
-    fn compact(&self) -> Result<Option<crate::Compaction>, StoreError> {
+    /// twice its CPU at one million (docs/SCALING.md). With `index`, the tables are
+    /// rewritten with their index and filters laid out so, and so are those written
+    /// after ([`crate::TableIndex`]).
+    fn compact(
+        &self,
+        index: Option<crate::TableIndex>,
+    ) -> Result<Option<crate::Compaction>, StoreError> {
+        let _ = index;
         Ok(None)
     }
 

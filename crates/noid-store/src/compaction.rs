@@ -38,4 +38,6 @@ pub struct Compaction {
     pub after: Levels,
     /// How long it took.
     pub took: std::time::Duration,
+    /// How the tables after it hold their index and filters.
+    pub index: crate::TableIndex,
 }

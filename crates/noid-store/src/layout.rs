@@ -30,6 +30,9 @@ pub struct Layout {
     pub backend: PathBuf,
     /// The changed-identifiers feed, `Dbdir/NOID/changes` ([`crate::changes`]).
     pub changes: PathBuf,
+    /// How the store's writers lay out their tables' index and filters,
+    /// `Dbdir/NOID/table-index` ([`crate::TableIndex`]); absent: whole.
+    pub table_index: PathBuf,
 }
 
 impl Layout {
@@ -46,6 +49,7 @@ impl Layout {
             log: noid_dir.join("log"),
             backend: noid_dir.join("backend"),
             changes: noid_dir.join("changes"),
+            table_index: noid_dir.join("table-index"),
             noid_dir,
         }
     }

@@ -39,6 +39,7 @@ mod error;
 mod layout;
 pub mod open;
 mod sweep;
+mod table_index;
 
 // The engines.
 pub mod pg;
@@ -52,6 +53,7 @@ pub use compaction::{Compaction, Level, Levels};
 pub use error::StoreError;
 pub use layout::Layout;
 pub use sweep::sweep_stale;
+pub use table_index::TableIndex;
 
 /// The embedded store's change counter (`NOID/generation`, bumped by every writer after
 /// each commit) and its store id, as on disk now; `None` for a minter on a database
@@ -65,7 +67,9 @@ pub fn generation(dbdir: &std::path::Path) -> Option<(u64, u64)> {
     ))
 }
 
-pub use rocks::{DbError, Freshness, Secondary, Snapshot, SortedLoad, Writer, SETTLE};
+pub use rocks::{
+    DbError, Freshness, MetadataPins, Secondary, Snapshot, SortedLoad, Writer, SETTLE,
+};
 
 pub use follow::answer_region::AnswerRegion;
 pub use follow::view::{ThreadCache, View};

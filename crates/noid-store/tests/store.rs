@@ -296,7 +296,7 @@ fn tables_in_the_earlier_partitioned_layout_still_work() {
     let w = Writer::open(d.path(), T).unwrap();
     w.commit((0..20_000).map(|i| put(&format!("more{i:05}\t_t"), "m")))
         .unwrap();
-    w.compact().expect("compacted");
+    w.compact(None).expect("compacted");
     assert_eq!(
         w.get(b"old02500\t_t").unwrap().as_deref(),
         Some(&b"v2500"[..])
@@ -334,7 +334,7 @@ fn range_reads_follow_the_writers() {
         put("b\t_t", "4"),
     ])
     .unwrap();
-    w.compact().expect("compacted");
+    w.compact(None).expect("compacted");
     drop(w);
     let r = Secondary::open(d.path(), None, 1 << 20).unwrap();
     let ab = pairs(&[("a\t_t", "1"), ("a/b\t_t", "2")]);

@@ -77,7 +77,7 @@ fn load(dbdir: &Path, n: u64) {
         }))
         .expect("commit");
     }
-    w.compact().expect("compact");
+    w.compact(None).expect("compact");
     eprintln!("loaded {n} ids in {:.1} s", start.elapsed().as_secs_f64());
 }
 

@@ -80,7 +80,7 @@ fn robust(protocol: &str, lines: u64) {
                 }))
                 .expect("commit");
                 if i.is_multiple_of(10) {
-                    w.compact().expect("compact");
+                    w.compact(None).expect("compact");
                 }
                 drop(w);
                 i += 1;

@@ -19,6 +19,7 @@ pub(crate) mod snapshot;
 pub(crate) mod writer;
 
 pub use db_error::DbError;
+pub use options::MetadataPins;
 pub use secondary::{Freshness, Secondary};
 pub use snapshot::Snapshot;
 pub use writer::{SortedLoad, Writer, SETTLE};
@@ -44,8 +45,11 @@ impl Store for Writer {
         Writer::pause(self, wait)
     }
 
-    fn compact(&self) -> Result<Option<crate::Compaction>, StoreError> {
-        Writer::compact(self).map(Some)
+    fn compact(
+        &self,
+        index: Option<crate::TableIndex>,
+    ) -> Result<Option<crate::Compaction>, StoreError> {
+        Writer::compact(self, index).map(Some)
     }
 }
 

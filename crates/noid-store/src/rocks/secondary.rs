@@ -12,7 +12,10 @@ use crate::error::{io, StoreError};
 use crate::layout::Layout;
 use crate::rocks::cursor::CursorDb;
 use crate::rocks::generation::{self, Watcher};
-use crate::rocks::options::reader_options;
+use crate::rocks::options::{
+    choose_pins, metadata, reader_options, tables_bytes, Metadata, MetadataPins,
+};
+use crate::TableIndex;
 
 /// How long a long-lived reader waits, at open, for writers at work to finish.
 const OPEN_QUIET_WAIT: Duration = Duration::from_secs(1);
@@ -42,6 +45,8 @@ pub struct Secondary {
     /// Long-lived: index and filter blocks stay pinned (see `options`), range reads
     /// are offered.
     long_lived: bool,
+    /// Which index and filter blocks stay in memory ([`Secondary::pins`]).
+    pins: MetadataPins,
     /// The readers' gate (`NOID/busy`, or `NOID/lock` where `busy` cannot be made),
     /// held shared during a catch-up.
     lock: Option<std::fs::File>,
@@ -104,6 +109,67 @@ impl Drop for SecondaryDir {
     }
 }
 
+/// Opens the store laid out as `layout` as a long-lived secondary (its own files in
+/// `dir`) with a block cache of `cache_bytes`, pinning what [`choose_pins`] chooses.
+/// When the tables' size and the store's setting do not settle it, the store is first
+/// opened with the pieces of index and filters left to the cache, and opened again,
+/// all pinned, if they turn out to fit (or it has none). What does not stay within the
+/// cache is logged, with the cache that would hold it all.
+fn open_pinned(
+    layout: &Layout,
+    dir: &Path,
+    cache_bytes: usize,
+) -> Result<(DB, MetadataPins), rocksdb::Error> {
+    let db = &layout.db;
+    let open =
+        |pins| DB::open_as_secondary(&reader_options(cache_bytes, pins, false), db.as_path(), dir);
+    // A setting that cannot be read is the writers' error; here it only means asking
+    // the tables.
+    let index = TableIndex::of(layout).unwrap_or(TableIndex::Pieces);
+    let mut probe = None;
+    let pins = choose_pins(cache_bytes, tables_bytes(db), index, || {
+        let opened = open(MetadataPins::AllButPieces);
+        let m = opened.as_ref().map_or(Metadata::default(), metadata);
+        probe = Some((opened, m));
+        m
+    });
+    let half = cache_bytes as u64 / 2;
+    let (cache_mib, need_mib) = (cache_bytes >> 20, |m: Metadata| {
+        (m.bytes * 2).div_ceil(1 << 20)
+    });
+    let opened = match (pins, probe) {
+        (MetadataPins::AllButPieces, Some((opened, m))) => {
+            log::info!(
+                "{}: index and filters of {} MiB, in pieces, are left to the block cache of \
+                 {cache_mib} MiB (a lookup may read some from the files); a cache of {} MiB \
+                 would keep them all in memory",
+                db.display(),
+                m.bytes >> 20,
+                need_mib(m),
+            );
+            return Ok((opened?, pins));
+        }
+        (_, probe) => {
+            drop(probe);
+            open(pins)?
+        }
+    };
+    // Tables' properties are read as the tables open: asking costs nothing now.
+    let m = metadata(&opened);
+    if m.bytes > half {
+        log::warn!(
+            "{}: index and filters of {} MiB, whole, are held in memory beyond the block \
+             cache of {cache_mib} MiB: give a cache of {} MiB, or write the tables' index \
+             and filters in pieces (noid compact --index pieces) to keep memory within \
+             the cache",
+            db.display(),
+            m.bytes >> 20,
+            need_mib(m),
+        );
+    }
+    Ok((opened, pins))
+}
+
 impl Secondary {
     /// Open the minter in `dbdir` as a long-lived follower, with a block cache of
     /// `cache_bytes`. Its own files go to `secondary_dir` (kept), or to a fresh
@@ -148,14 +214,19 @@ impl Secondary {
         // between only makes the first `freshen` catch up.
         let opened = Watcher::open(&layout.generation).and_then(|watcher| {
             let before = watcher.current();
-            let options = reader_options(cache_bytes, long_lived, lazy_tables);
-            let db = DB::open_as_secondary(&options, &layout.db, &dir.path)?;
-            Ok((watcher, db, before))
+            let (db, pins) = if long_lived {
+                open_pinned(&layout, &dir.path, cache_bytes)?
+            } else {
+                let options = reader_options(cache_bytes, MetadataPins::Few, lazy_tables);
+                let db = DB::open_as_secondary(&options, &layout.db, &dir.path)?;
+                (db, MetadataPins::Few)
+            };
+            Ok((watcher, db, before, pins))
         });
         if let (true, Some(f)) = (quiet, &lock) {
             let _ = f.unlock();
         }
-        let (watcher, db, before) = opened?;
+        let (watcher, db, before, pins) = opened?;
         let seen = if quiet || !long_lived {
             before
         } else {
@@ -167,6 +238,7 @@ impl Secondary {
             watcher,
             layout,
             long_lived,
+            pins,
             lock,
             read: ReadOptions::default(),
             stale_memtables: AtomicBool::new(false),
@@ -266,6 +338,11 @@ impl Secondary {
             log::debug!("the primary flushed writes this view had replayed; reopening");
             self.stale_memtables.store(true, Ordering::Release);
         }
+    }
+
+    /// Which index and filter blocks this view keeps in memory (chosen at open).
+    pub fn pins(&self) -> MetadataPins {
+        self.pins
     }
 
     /// The writers' generation counter now (see `generation`).
@@ -421,4 +498,89 @@ pub(crate) fn scan_prefix(
         out.len() < limit
     })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rocks::options::{writer_options, TableLayout};
+    use crate::Writer;
+
+    /// A store of 100,000 keys written in pieces (index and filter in 4 KB pieces: some
+    /// 150 KB of them, in about 3 MB of tables), and set so.
+    fn partitioned_store() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        drop(Writer::create(d.path(), Duration::from_secs(5)).unwrap());
+        let db = DB::open(
+            &writer_options(8 << 20, TableLayout::of(0, TableIndex::Pieces)),
+            Layout::new(d.path()).db,
+        )
+        .unwrap();
+        for i in 0..100_000u32 {
+            let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
+            db.put(id, format!("https://example.org/{i}")).unwrap();
+        }
+        db.flush().unwrap();
+        TableIndex::Pieces.keep(&Layout::new(d.path())).unwrap();
+        d
+    }
+
+    /// RocksDB's count of the bytes pinned in `view`'s block cache.
+    fn pinned_bytes(view: &Secondary) -> u64 {
+        view.db
+            .db()
+            .property_int_value("rocksdb.block-cache-pinned-usage")
+            .unwrap()
+            .unwrap()
+    }
+
+    /// With a cache twice the store's index and filters or more, a resolver's view
+    /// pins them all, whether the tables' size says so (a large cache) or their
+    /// measured size does (a cache smaller than the tables); with less, it leaves
+    /// their pieces to the cache, and what stays pinned (RocksDB's count) is a
+    /// fraction of them. Every view answers the same.
+    #[test]
+    fn a_resolver_pins_index_and_filters_only_when_they_fit_in_its_cache() {
+        let d = partitioned_store();
+        let db = Layout::new(d.path()).db;
+        let (tables, metadata) = {
+            let o = reader_options(8 << 20, MetadataPins::Few, false);
+            let probe = DB::open_for_read_only(&o, &db, false).unwrap();
+            (tables_bytes(&db), metadata(&probe).bytes)
+        };
+        assert!(
+            metadata > 50_000 && tables > 8 * metadata,
+            "{tables} {metadata}"
+        );
+        let key = format!("ark:/99999/b{:08x}\t_t", 7u32.wrapping_mul(2_654_435_761));
+        let fits = (2 * metadata) as usize; // and not the tables
+        let small = (metadata / 2) as usize;
+        for (cache, pins) in [
+            (64 << 20, MetadataPins::All),
+            (fits, MetadataPins::All),
+            (small, MetadataPins::AllButPieces),
+        ] {
+            let view = Secondary::open(d.path(), None, cache).unwrap();
+            assert_eq!(view.pins(), pins, "cache {cache}");
+            for i in 0..1000u32 {
+                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
+                assert!(view.get(id.as_bytes()).unwrap().is_some());
+            }
+            assert_eq!(
+                view.get(key.as_bytes()).unwrap().as_deref(),
+                Some(&b"https://example.org/7"[..])
+            );
+            let pinned = pinned_bytes(&view);
+            match pins {
+                MetadataPins::All => assert!(pinned >= metadata, "{pinned} of {metadata}"),
+                _ => assert!(pinned < metadata / 4, "{pinned} of {metadata}"),
+            }
+        }
+        // A store set to be written whole is opened pinned at once, whatever its
+        // tables hold, without asking them.
+        TableIndex::Whole.keep(&Layout::new(d.path())).unwrap();
+        let view = Secondary::open(d.path(), None, small).unwrap();
+        assert_eq!(view.pins(), MetadataPins::All);
+        assert!(pinned_bytes(&view) >= metadata);
+    }
 }

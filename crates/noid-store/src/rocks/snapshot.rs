@@ -179,7 +179,7 @@ mod tests {
         let lookups = Snapshot::open_for_lookups(d.path()).unwrap();
         let whole = Snapshot::open(d.path()).unwrap();
         let w = Writer::open(d.path(), wait).unwrap();
-        w.compact().unwrap();
+        w.compact(None).unwrap();
         drop(w);
         assert_eq!(
             lookups.get(b"id0\t_t").unwrap().as_deref(),

@@ -9,8 +9,9 @@ use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, Wri
 use crate::error::{io, StoreError};
 use crate::layout::Layout;
 use crate::rocks::generation::{self, Bumper};
-use crate::rocks::options::writer_options;
+use crate::rocks::options::{table_index_options, tables_bytes, writer_options, TableLayout};
 use crate::Op;
+use crate::TableIndex;
 
 mod load;
 pub use load::SortedLoad;
@@ -52,21 +53,6 @@ pub struct Writer {
 /// them up to some 70 million identifiers; a short command uses a few MB of it.
 const WRITER_CACHE: usize = 1 << 30;
 
-/// The total size of the table files in the RocksDB directory `db`: what decides how
-/// the tables a writer writes are laid out (`options::index_restart_interval`). A
-/// directory that cannot be listed counts as empty, as a new store does.
-fn tables_bytes(db: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(db) else {
-        return 0;
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".sst"))
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum()
-}
-
 impl Writer {
     /// Open the existing minter in `dbdir`, waiting up to `timeout` for other writers.
     pub fn open(dbdir: &Path, timeout: Duration) -> Result<Writer, StoreError> {
@@ -77,7 +63,11 @@ impl Writer {
         let start = Instant::now();
         let lock = take_lock(&layout.lock, timeout)?;
         let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
-        let opts = writer_options(WRITER_CACHE, tables_bytes(&layout.db));
+        let index = TableIndex::of(&layout)?;
+        let opts = writer_options(
+            WRITER_CACHE,
+            TableLayout::of(tables_bytes(&layout.db), index),
+        );
         let db = DB::open(&opts, &layout.db)?;
         Writer::assemble(db, opts, layout, (lock, busy), timeout)
     }
@@ -93,7 +83,7 @@ impl Writer {
             return Err(StoreError::AlreadyExists(dbdir.to_path_buf()));
         }
         let busy = take_lock(&layout.busy, timeout.saturating_sub(start.elapsed()))?;
-        let mut opts = writer_options(WRITER_CACHE, 0);
+        let mut opts = writer_options(WRITER_CACHE, TableLayout::of(0, TableIndex::Whole));
         opts.create_if_missing(true);
         opts.set_error_if_exists(true);
         let db = DB::open(&opts, &layout.db)?;
@@ -311,11 +301,24 @@ impl Writer {
     }
 
     /// Compact the whole key space into the last level (after bulk loads; `noid
-    /// compact`). RocksDB reports no error from a manual compaction, and an
-    /// interrupted one (a full disk) leaves the tables as they were, so the levels
-    /// after it tell: more than one is an error.
-    pub fn compact(&self) -> Result<crate::Compaction, StoreError> {
+    /// compact`), its tables' index and filters laid out as `index` says (kept as the
+    /// store's setting, for every writer after) or, without it, as the store's setting
+    /// says. RocksDB reports no error from a manual compaction, and an interrupted one
+    /// (a full disk) leaves the tables as they were, so the levels after it tell: more
+    /// than one is an error.
+    pub fn compact(&self, index: Option<TableIndex>) -> Result<crate::Compaction, StoreError> {
         self.resume()?;
+        let index = match index {
+            Some(index) => {
+                // The setting first: a crash after it leaves a store whose next
+                // writer writes as asked, and whose tables are of either kind, as
+                // while any compaction runs.
+                index.keep(&self.layout)?;
+                self.db.set_options(&table_index_options(index))?;
+                index
+            }
+            None => TableIndex::of(&self.layout)?,
+        };
         let before = self.levels()?;
         let t0 = Instant::now();
         let mut opts = rocksdb::CompactOptions::default();
@@ -337,6 +340,7 @@ impl Writer {
             before,
             after,
             took,
+            index,
         })
     }
 
@@ -439,5 +443,61 @@ fn wait_exclusive(f: &File, path: &Path, timeout: Duration) -> Result<(), StoreE
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rocks::options::metadata;
+    use crate::Op;
+
+    /// A compaction asked for pieces rewrites the tables so (RocksDB's own count of
+    /// index pieces) and keeps the setting, which the next writer follows without
+    /// being asked; asked for whole, it turns back.
+    #[test]
+    fn a_compaction_lays_out_the_tables_as_asked_and_keeps_it() {
+        let d = tempfile::tempdir().unwrap();
+        let wait = Duration::from_secs(5);
+        let put = |w: &Writer, from: u32| {
+            w.commit((from..from + 20_000).map(|i| {
+                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
+                Op::Put(
+                    id.into_bytes(),
+                    format!("https://example.org/{i}").into_bytes(),
+                )
+            }))
+            .unwrap();
+        };
+        let w = Writer::create(d.path(), wait).unwrap();
+        put(&w, 0);
+        assert_eq!(w.compact(None).unwrap().index, TableIndex::Whole);
+        assert_eq!(metadata(&w.db).pieces, 0);
+        assert_eq!(
+            w.compact(Some(TableIndex::Pieces)).unwrap().index,
+            TableIndex::Pieces
+        );
+        assert!(metadata(&w.db).pieces > 1);
+        drop(w);
+
+        let w = Writer::open(d.path(), wait).unwrap();
+        put(&w, 20_000);
+        w.db.flush().unwrap();
+        let c = w.compact(None).unwrap();
+        assert_eq!(c.index, TableIndex::Pieces);
+        let pieces = metadata(&w.db).pieces;
+        assert!(
+            pieces > 2,
+            "{pieces}: the new keys' table was written in pieces too"
+        );
+        assert_eq!(
+            w.compact(Some(TableIndex::Whole)).unwrap().index,
+            TableIndex::Whole
+        );
+        assert_eq!(metadata(&w.db).pieces, 0);
+        assert_eq!(
+            w.get(b"ark:/99999/b00000000\t_t").unwrap().as_deref(),
+            Some(&b"https://example.org/0"[..])
+        );
     }
 }
