@@ -340,6 +340,19 @@ impl Secondary {
         }
     }
 
+    /// RocksDB's counts for tests: the bytes in this view's block cache, and the bytes
+    /// of its tables' filter blocks.
+    #[cfg(test)]
+    pub(crate) fn cache_and_filter_bytes(&self) -> (u64, u64) {
+        let db = self.db.db();
+        let cached = db.property_int_value("rocksdb.block-cache-usage");
+        let props = db.property_value("rocksdb.aggregated-table-properties");
+        (
+            cached.unwrap().unwrap(),
+            crate::rocks::options::table_property(&props.unwrap().unwrap(), "filter block size"),
+        )
+    }
+
     /// Which index and filter blocks this view keeps in memory (chosen at open).
     pub fn pins(&self) -> MetadataPins {
         self.pins
