@@ -5,8 +5,8 @@
 # the same figure at the smallest size, measured in the same run.
 #
 #   scripts/bench-scale.sh --ids N [--sizes A,B,...] [--rounds R] [--requests Q]
-#                          [--cache-mb MIB] [--web] [--web-seconds S] [--bin DIR]
-#                          [--keep DIR]
+#                          [--cache-mb MIB] [--compact whole|pieces] [--web]
+#                          [--web-seconds S] [--bin DIR] [--keep DIR]
 #
 # --ids N: the largest size; the sizes are those of 1M, 10M and 50M below N, and N (N/2
 # and N when that leaves one). --sizes gives them instead (ascending; --ids is then the
@@ -21,6 +21,11 @@
 # same rounds. The reference for the load rate is the median of fresh loads of the
 # smallest size, one at the start and one each time a larger size is reached, so that
 # the machine's other work over a long load weighs on both sides.
+#
+# --compact LAYOUT: after the load, every size's store is compacted (`noid compact
+# --index LAYOUT`: its tables rewritten into one level, their index and filters whole or
+# in pieces; seconds per million identifiers), and the rounds read the compacted stores
+# (as a site does after a migration's load).
 #
 # Then R rounds (default 3), each over every size (odd rounds smallest first, even
 # rounds largest first): noidr over a pipe (scripts/bench-noidr.sh's method, the
@@ -59,6 +64,7 @@ KEEP=""
 WEB=0
 WEB_SECS=10
 CACHE=()
+COMPACT=""
 usage() { sed -n '2,48p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -67,6 +73,9 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --requests) REQS=$2; shift 2 ;;
     --cache-mb) CACHE=(--cache-mb "$2"); shift 2 ;;
+    --compact)
+        case ${2:-} in whole | pieces) COMPACT=$2 ;; *) echo "bench-scale: --compact takes whole or pieces" >&2; exit 2 ;; esac
+        shift 2 ;;
     --web) WEB=1; shift ;;
     --web-seconds) WEB_SECS=$2; shift 2 ;;
     --bin) BIN=$2; shift 2 ;;
@@ -200,6 +209,17 @@ rm -f "$W/chunk"
 # The median; of two, the faster (the one other work slowed least).
 ref_rate=$(printf '%s\n' "${refs[@]}" | sort -g | awk -v n="$SMALL" '{ v[NR] = $1 } END { printf "%.0f", n / v[int((NR + 1) / 2)] }')
 log "load rate reference: $ref_rate identifiers/s (median of ${#refs[@]} loads of $SMALL: ${refs[*]} s)"
+if [ -n "$COMPACT" ]; then
+    for size in "${SIZE_LIST[@]}"; do
+        t0=$(now)
+        "$NOID" -q -f "$W/at-$size" compact --index "$COMPACT" >"$W/compact.out"
+        t1=$(now)
+        grep -qx "index and filters: $([ "$COMPACT" = pieces ] && echo "in pieces" || echo whole)" "$W/compact.out" ||
+            { echo "bench-scale: noid compact at $size said:" >&2; cat "$W/compact.out" >&2; exit 1; }
+        record "$size" 0 compact_s_per_m "$(awk -v a="$t0" -v b="$t1" -v n="$size" 'BEGIN { printf "%.3f", (b - a) / n * 1000000 }')"
+        log "compacted the store at $size identifiers, index and filters $COMPACT ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)"
+    done
+fi
 
 # --- the reads, round by round ----------------------------------------------------------
 for size in "${SIZE_LIST[@]}"; do
@@ -381,6 +401,7 @@ apache_rps|Apache + mod_noid, req/s (random identifiers)|>=|0.8
 nginx_rps|nginx + the noid module, req/s (random identifiers)|>=|0.8
 apache_child_mb|Apache + mod_noid, the largest child's peak resident memory, MB|<=|stated
 nginx_worker_mb|nginx + the noid module, the worker's peak resident memory, MB|<=|stated
+compact_s_per_m|\`noid compact --index $COMPACT\` after the load, s per million identifiers|<=|stated
 disk_mb|store on disk (\`NOID/\`), MB|<=|stated
 bytes_per_id|store bytes per identifier|<=|stated
 input_bytes_per_id|input (\`noid -\` lines) bytes per identifier|<=|stated
@@ -398,7 +419,7 @@ echo
 echo "$header"
 echo "$rule"
 echo "$ROWS" | while IFS='|' read -r key label dir goal; do
-    case $key in apache_* | nginx_*) [ "$WEB" = 1 ] || continue ;; esac
+    case $key in apache_* | nginx_*) [ "$WEB" = 1 ] || continue ;; compact_*) [ -n "$COMPACT" ] || continue ;; esac
     awk -v key="$key" -v label="$label" -v dir="$dir" -v goal="$goal" -v sizes="${SIZE_LIST[*]}" -v ref="$ref_rate" '
         function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
         $3 == key { v[$1, $2] = $4; rounds[$2] = 1 }
@@ -434,4 +455,4 @@ echo "$ROWS" | while IFS='|' read -r key label dir goal; do
         }' "$RESULTS"
 done
 echo
-echo "The load's figure at $SMALL is the median (of two, the faster) of ${#refs[@]} fresh loads of $SMALL identifiers (${refs[*]} s), one at the start and one after each larger size was loaded; the larger sizes' ratios are to it. The store grew by \`noid -\` runs of $CHUNK identifiers."
+echo "The load's figure at $SMALL is the median (of two, the faster) of ${#refs[@]} fresh loads of $SMALL identifiers (${refs[*]} s), one at the start and one after each larger size was loaded; the larger sizes' ratios are to it. The store grew by \`noid -\` runs of $CHUNK identifiers.${COMPACT:+ Then the store at each size was compacted (\`noid compact --index $COMPACT\`), and the reads are of the compacted stores; the disk figures are of the stores as loaded.}"

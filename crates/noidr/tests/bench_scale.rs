@@ -62,7 +62,7 @@ fn the_data_is_the_same_everywhere() {
 }
 
 /// The labels of the table's rows, in order, as docs/SCALING.md quotes them.
-const ROWS: [&str; 16] = [
+const ROWS: [&str; 17] = [
     "bulk load through `noid -`, identifiers/s (whole load)",
     "bulk load, identifiers/s of the last chunk of 100000",
     "noidr hits pipelined, answers/s",
@@ -75,6 +75,7 @@ const ROWS: [&str; 16] = [
     "`noid check`, s per million identifiers",
     "`noid export`, s per million identifiers",
     "noidr peak resident memory, MB",
+    "`noid compact --index pieces` after the load, s per million identifiers",
     "store on disk (`NOID/`), MB",
     "store bytes per identifier",
     "input (`noid -` lines) bytes per identifier",
@@ -101,6 +102,8 @@ fn bench_scale_measures_every_figure_at_two_sizes() {
             "1",
             "--requests",
             "20000",
+            "--compact",
+            "pieces",
         ])
         .arg("--bin")
         .arg(&bin)
@@ -123,6 +126,16 @@ fn bench_scale_measures_every_figure_at_two_sizes() {
         stderr.contains("bench-scale: reference load of 100000: "),
         "{stderr}"
     );
+    // Both stores were compacted into pieces before the reads (and noid compact said
+    // so, which the script checks).
+    for size in ["100000", "200000"] {
+        assert!(
+            stderr.contains(&format!(
+                "bench-scale: compacted the store at {size} identifiers, index and filters pieces ("
+            )),
+            "{stderr}"
+        );
+    }
 
     let table: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(
@@ -151,6 +164,6 @@ fn bench_scale_measures_every_figure_at_two_sizes() {
     }
     // The input is the generator's, byte for byte: 25,164,076 bytes for the first
     // 100,000 identifiers (`n2t-data.py binds 0 100000 | wc -c`), 251.6 per identifier.
-    let input = table[15].split(" | ").nth(1).map(str::trim);
+    let input = table[16].split(" | ").nth(1).map(str::trim);
     assert_eq!(input, Some("251.6"), "{stdout}");
 }
