@@ -62,3 +62,25 @@ impl Scan for Snapshot {
         Snapshot::scan_from(self, start, f)
     }
 }
+
+/// What the engine's unit tests write: identifiers spread over the key space, as a
+/// load's are (no key order), each with a target.
+#[cfg(test)]
+pub(crate) mod test_keys {
+    use crate::Op;
+
+    /// The target key of the `i`th identifier.
+    pub(crate) fn scattered_key(i: u32) -> String {
+        format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761))
+    }
+
+    /// The `i`th identifier's target.
+    pub(crate) fn target(i: u32) -> String {
+        format!("https://example.org/{i}")
+    }
+
+    /// The writes binding the identifiers numbered `ids` to their targets.
+    pub(crate) fn scattered_puts(ids: std::ops::Range<u32>) -> impl Iterator<Item = Op> {
+        ids.map(|i| Op::Put(scattered_key(i).into_bytes(), target(i).into_bytes()))
+    }
+}

@@ -116,17 +116,17 @@ pub(crate) fn table_property(props: &str, name: &str) -> u64 {
 /// threads. (A reader writes no table, so the table layout given here is never used.)
 ///
 /// A reader for a few lookups (`lazy_tables`) reads no filter, and opens each table
-/// when a lookup first needs it: opening every table (RocksDB's way for a secondary, which checks each
-/// table's identity as it reads the store's manifest) read ahead every table's index
-/// and filter, 357 MB at 50M identifiers, for a `noid get` that needs one table. Such a
-/// reader must open the store again when a writer's compaction removes a table it had
-/// not yet opened ([`crate::Snapshot::open_for_lookups`]).
+/// when a lookup first needs it: opening every table (RocksDB's way for a secondary,
+/// which checks each table's identity as it reads the store's manifest) reads ahead
+/// every table's index and filter, 357 MB at 50M identifiers, for a `noid get` that
+/// needs one table. Such a reader must open the store again when a writer's
+/// compaction removes a table it had not yet opened
+/// ([`crate::Snapshot::open_for_lookups`]).
 pub(crate) fn reader_options(cache_bytes: usize, pins: MetadataPins, lazy_tables: bool) -> Options {
     // A view for a few lookups reads no table's filter: RocksDB reads a table's whole
     // filter block the first time a lookup consults it (4 MB for a 64 MB table
-    // written whole), to spare reading one 4 KB data block. Without them, one `noid
-    // get` took 15.1 ms instead of 28.0 in the 50M store as loaded (8.8 instead of
-    // 12.4 in the 1M one; 9.2 instead of 11.8 in the 50M store compacted).
+    // written whole), which costs more than the 4 KB data block it would spare
+    // (docs/SCALING.md, "`noid get` and `fetch` read no filter").
     let filters = !lazy_tables;
     let mut o = options(
         cache_bytes,
@@ -245,7 +245,8 @@ fn options(cache_bytes: usize, pins: MetadataPins, layout: TableLayout, filters:
     b.set_cache_index_and_filter_blocks(true);
     b.set_cache_index_and_filter_blocks_with_high_priority(true);
     b.set_pin_l0_filter_and_index_blocks_in_cache(true);
-    // Tables written before keep their partitions until compaction rewrites them.
+    // The top levels of tables in pieces, small and consulted by every lookup in such
+    // a table, stay pinned in every reader.
     b.set_pin_top_level_index_and_filter(true);
     match pins {
         MetadataPins::Few => {}
@@ -279,8 +280,7 @@ fn options(cache_bytes: usize, pins: MetadataPins, layout: TableLayout, filters:
 }
 
 /// Options for the single writer of a store that writes its tables as `layout` says,
-/// with a block cache of `cache_bytes`, and a
-/// memtable bloom filter.
+/// with a block cache of `cache_bytes` and a memtable bloom filter.
 ///
 /// Minting probes the hold and circulation keys of every candidate, nearly all absent
 /// and nearly all in the memtable: the filter answers those misses without walking the
@@ -296,6 +296,7 @@ pub(crate) fn writer_options(cache_bytes: usize, layout: TableLayout) -> Options
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rocks::test_keys::{scattered_key, target};
 
     /// RocksDB's own count `name` in the open store `db`'s table properties.
     fn property(db: &DB, name: &str) -> u64 {
@@ -322,8 +323,7 @@ mod tests {
             o.create_if_missing(true);
             let db = DB::open(&o, d.path().join(name)).unwrap();
             for i in 0..20_000u32 {
-                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
-                db.put(id, format!("https://example.org/{i}")).unwrap();
+                db.put(scattered_key(i), target(i)).unwrap();
             }
             db.flush().unwrap();
             db
@@ -349,9 +349,11 @@ mod tests {
             metadata(&pieces).pieces,
             property(&pieces, "# index partitions")
         );
-        let key = format!("ark:/99999/b{:08x}\t_t", 7u32.wrapping_mul(2_654_435_761));
         for db in [&small, &large, &pieces] {
-            assert_eq!(db.get(&key).unwrap().unwrap(), b"https://example.org/7");
+            assert_eq!(
+                db.get(scattered_key(7)).unwrap(),
+                Some(target(7).into_bytes())
+            );
         }
         assert_eq!(
             TableLayout::of(LARGE_STORE_BYTES, TableIndex::Whole).index_restart_interval,

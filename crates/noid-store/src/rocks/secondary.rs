@@ -114,7 +114,8 @@ impl Drop for SecondaryDir {
 /// When the tables' size and the store's setting do not settle it, the store is first
 /// opened with the pieces of index and filters left to the cache, and opened again,
 /// all pinned, if they turn out to fit (or it has none). What does not stay within the
-/// cache is logged, with the cache that would hold it all.
+/// cache is logged, with the cache that would hold it all; a store whose tables fit in
+/// half the cache is not asked.
 fn open_pinned(
     layout: &Layout,
     dir: &Path,
@@ -126,8 +127,9 @@ fn open_pinned(
     // A setting that cannot be read is the writers' error; here it only means asking
     // the tables.
     let index = TableIndex::of(layout).unwrap_or(TableIndex::Pieces);
+    let tables = tables_bytes(db);
     let mut probe = None;
-    let pins = choose_pins(cache_bytes, tables_bytes(db), index, || {
+    let pins = choose_pins(cache_bytes, tables, index, || {
         let opened = open(MetadataPins::AllButPieces);
         let m = opened.as_ref().map_or(Metadata::default(), metadata);
         probe = Some((opened, m));
@@ -137,8 +139,8 @@ fn open_pinned(
     let (cache_mib, need_mib) = (cache_bytes >> 20, |m: Metadata| {
         (m.bytes * 2).div_ceil(1 << 20)
     });
-    let opened = match (pins, probe) {
-        (MetadataPins::AllButPieces, Some((opened, m))) => {
+    let probed = match probe {
+        Some((opened, m)) if pins == MetadataPins::AllButPieces => {
             log::info!(
                 "{}: index and filters of {} MiB, in pieces, are left to the block cache of \
                  {cache_mib} MiB (a lookup may read some from the files); a cache of {} MiB \
@@ -149,23 +151,25 @@ fn open_pinned(
             );
             return Ok((opened?, pins));
         }
-        (_, probe) => {
-            drop(probe);
-            open(pins)?
-        }
+        // Closed before the store is opened again.
+        probe => probe.map(|(_, m)| m),
     };
-    // Tables' properties are read as the tables open: asking costs nothing now.
-    let m = metadata(&opened);
-    if m.bytes > half {
-        log::warn!(
-            "{}: index and filters of {} MiB, whole, are held in memory beyond the block \
-             cache of {cache_mib} MiB: give a cache of {} MiB, or write the tables' index \
-             and filters in pieces (noid compact --index pieces) to keep memory within \
-             the cache",
-            db.display(),
-            m.bytes >> 20,
-            need_mib(m),
-        );
+    let opened = open(pins)?;
+    if tables > half {
+        // Counted by the first opening, or now from the tables' properties, read as
+        // they opened.
+        let m = probed.unwrap_or_else(|| metadata(&opened));
+        if m.bytes > half {
+            log::warn!(
+                "{}: index and filters of {} MiB, whole, are held in memory beyond the \
+                 block cache of {cache_mib} MiB: give a cache of {} MiB, or write the \
+                 tables' index and filters in pieces (noid compact --index pieces) to keep \
+                 memory within the cache",
+                db.display(),
+                m.bytes >> 20,
+                need_mib(m),
+            );
+        }
     }
     Ok((opened, pins))
 }
@@ -517,6 +521,7 @@ pub(crate) fn scan_prefix(
 mod tests {
     use super::*;
     use crate::rocks::options::{writer_options, TableLayout};
+    use crate::rocks::test_keys::{scattered_key, target};
     use crate::Writer;
 
     /// A store of 100,000 keys written in pieces (index and filter in 4 KB pieces: some
@@ -530,8 +535,7 @@ mod tests {
         )
         .unwrap();
         for i in 0..100_000u32 {
-            let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
-            db.put(id, format!("https://example.org/{i}")).unwrap();
+            db.put(scattered_key(i), target(i)).unwrap();
         }
         db.flush().unwrap();
         TableIndex::Pieces.keep(&Layout::new(d.path())).unwrap();
@@ -565,7 +569,6 @@ mod tests {
             metadata > 50_000 && tables > 8 * metadata,
             "{tables} {metadata}"
         );
-        let key = format!("ark:/99999/b{:08x}\t_t", 7u32.wrapping_mul(2_654_435_761));
         let fits = (2 * metadata) as usize; // and not the tables
         let small = (metadata / 2) as usize;
         for (cache, pins) in [
@@ -576,13 +579,11 @@ mod tests {
             let view = Secondary::open(d.path(), None, cache).unwrap();
             assert_eq!(view.pins(), pins, "cache {cache}");
             for i in 0..1000u32 {
-                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
-                assert!(view.get(id.as_bytes()).unwrap().is_some());
+                assert_eq!(
+                    view.get(scattered_key(i).as_bytes()).unwrap(),
+                    Some(target(i).into_bytes())
+                );
             }
-            assert_eq!(
-                view.get(key.as_bytes()).unwrap().as_deref(),
-                Some(&b"https://example.org/7"[..])
-            );
             let pinned = pinned_bytes(&view);
             match pins {
                 MetadataPins::All => assert!(pinned >= metadata, "{pinned} of {metadata}"),

@@ -153,6 +153,7 @@ impl noid_core::Lookup for Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rocks::test_keys::{scattered_key, scattered_puts, target};
     use crate::{Op, Writer};
 
     /// Four writers each leave a table, each spanning the same keys (so that a lookup
@@ -205,21 +206,14 @@ mod tests {
     fn a_lookup_view_reads_no_filter() {
         let d = tempfile::tempdir().unwrap();
         let w = Writer::create(d.path(), Duration::from_secs(5)).unwrap();
-        let id = |i: u32| format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
-        w.commit((0..100_000u32).map(|i| {
-            Op::Put(
-                id(i).into_bytes(),
-                format!("https://example.org/{i}").into_bytes(),
-            )
-        }))
-        .unwrap();
+        w.commit(scattered_puts(0..100_000)).unwrap();
         drop(w);
         let lookups = Snapshot::open_for_lookups(d.path()).unwrap();
         let whole = Snapshot::open(d.path()).unwrap();
         for view in [&lookups, &whole] {
             assert_eq!(
-                view.get(id(7).as_bytes()).unwrap().as_deref(),
-                Some(&b"https://example.org/7"[..])
+                view.get(scattered_key(7).as_bytes()).unwrap(),
+                Some(target(7).into_bytes())
             );
             assert_eq!(view.get(b"ark:/99999/absent\t_t").unwrap(), None);
         }

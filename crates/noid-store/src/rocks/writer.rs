@@ -450,7 +450,7 @@ fn wait_exclusive(f: &File, path: &Path, timeout: Duration) -> Result<(), StoreE
 mod tests {
     use super::*;
     use crate::rocks::options::metadata;
-    use crate::Op;
+    use crate::rocks::test_keys::scattered_puts;
 
     /// A compaction asked for pieces rewrites the tables so (RocksDB's own count of
     /// index pieces) and keeps the setting, which the next writer follows without
@@ -459,16 +459,7 @@ mod tests {
     fn a_compaction_lays_out_the_tables_as_asked_and_keeps_it() {
         let d = tempfile::tempdir().unwrap();
         let wait = Duration::from_secs(5);
-        let put = |w: &Writer, from: u32| {
-            w.commit((from..from + 20_000).map(|i| {
-                let id = format!("ark:/99999/b{:08x}\t_t", i.wrapping_mul(2_654_435_761));
-                Op::Put(
-                    id.into_bytes(),
-                    format!("https://example.org/{i}").into_bytes(),
-                )
-            }))
-            .unwrap();
-        };
+        let put = |w: &Writer, from: u32| w.commit(scattered_puts(from..from + 20_000)).unwrap();
         let w = Writer::create(d.path(), wait).unwrap();
         put(&w, 0);
         assert_eq!(w.compact(None).unwrap().index, TableIndex::Whole);
